@@ -1,0 +1,162 @@
+"""The error taxonomy.
+
+Every failure a user can meet is a :class:`ChatcliError`: a one-line ``message`` naming the cause,
+a ``hint`` naming the fix, and the process ``exit_code``. Providers translate their SDK's
+exceptions into the :class:`ProviderError` subclasses so the rest of chatcli never sees an SDK type.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+__all__ = [
+    "AuthError",
+    "BadRequestError",
+    "ChatcliError",
+    "ConfigError",
+    "ContextTooLongError",
+    "ModelNotFoundError",
+    "NetworkError",
+    "ProviderError",
+    "ProviderTimeoutError",
+    "RateLimitError",
+    "ServerError",
+    "StreamCutError",
+    "UsageError",
+    "redact",
+]
+
+EXIT_OK = 0
+EXIT_PROVIDER = 1
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+
+
+class ChatcliError(Exception):
+    """Base of chatcli's errors: ``str(err)`` is one line with the cause and, if known, the fix."""
+
+    exit_code: int = EXIT_PROVIDER
+
+    def __init__(self, message: str, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.message = redact(message)
+        self.hint = redact(hint) if hint else None
+
+    def __str__(self) -> str:
+        return f"{self.message} — {self.hint}" if self.hint else self.message
+
+
+class ConfigError(ChatcliError):
+    """A configuration file, variable or flag is invalid."""
+
+    exit_code = EXIT_USAGE
+
+
+class UsageError(ChatcliError):
+    """The command line asks for something impossible (unknown provider, missing prompt…)."""
+
+    exit_code = EXIT_USAGE
+
+
+class ProviderError(ChatcliError):
+    """A model service failed. ``retryable`` errors are retried with backoff before surfacing."""
+
+    retryable: bool = False
+
+    def __init__(
+        self,
+        message: str,
+        hint: str | None = None,
+        *,
+        provider: str | None = None,
+        status: int | None = None,
+    ) -> None:
+        super().__init__(message, hint)
+        self.provider = provider
+        self.status = status
+
+
+class AuthError(ProviderError):
+    """The API key is missing, wrong or lacks permission (401/403)."""
+
+
+class RateLimitError(ProviderError):
+    """Too many requests (429); ``retry_after`` is the server's requested wait in seconds."""
+
+    retryable = True
+
+    def __init__(self, message: str, hint: str | None = None, *, retry_after: float | None = None,
+                 **kw: object) -> None:
+        super().__init__(message, hint, **kw)  # type: ignore[arg-type]
+        self.retry_after = retry_after
+
+
+class ServerError(ProviderError):
+    """The service failed on its side (5xx, overloaded)."""
+
+    retryable = True
+
+    def __init__(self, message: str, hint: str | None = None, *, retry_after: float | None = None,
+                 **kw: object) -> None:
+        super().__init__(message, hint, **kw)  # type: ignore[arg-type]
+        self.retry_after = retry_after
+
+
+class ProviderTimeoutError(ProviderError):
+    """The service did not answer in time."""
+
+    retryable = True
+    retry_after: float | None = None
+
+
+class NetworkError(ProviderError):
+    """The service could not be reached (refused, DNS, TLS)."""
+
+    retryable = True
+    retry_after: float | None = None
+
+
+class StreamCutError(ProviderError):
+    """The answer stream ended early or carried data that could not be read."""
+
+
+class ContextTooLongError(ProviderError):
+    """The request exceeds the model's context window."""
+
+
+class ModelNotFoundError(ProviderError):
+    """The service does not know the requested model."""
+
+
+class BadRequestError(ProviderError):
+    """The service rejected the request as malformed (400/422)."""
+
+
+# --------------------------------------------------------------------------------------------
+# Secret redaction
+# --------------------------------------------------------------------------------------------
+
+_KEY_PATTERNS = re.compile(
+    r"(sk-[A-Za-z0-9_\-]{8,}|xai-[A-Za-z0-9_\-]{8,}|gsk_[A-Za-z0-9_\-]{8,}"
+    r"|AIza[A-Za-z0-9_\-]{20,}|(?i:bearer)\s+[A-Za-z0-9._\-]{8,})"
+)
+_secrets: set[str] = set()
+
+
+def register_secret(value: str | None) -> None:
+    """Remember ``value`` (an API key in use) so :func:`redact` hides it everywhere."""
+    if value and len(value) >= 6:
+        _secrets.add(value)
+
+
+def redact(text: str) -> str:
+    """Return ``text`` with known API keys and key-shaped strings replaced by ``***``."""
+    if not text:
+        return text
+    for secret in _secrets:
+        text = text.replace(secret, "***")
+    for name, value in os.environ.items():
+        if value and len(value) >= 8 and ("KEY" in name or "TOKEN" in name or "SECRET" in name):
+            text = text.replace(value, "***")
+    return _KEY_PATTERNS.sub("***", text)

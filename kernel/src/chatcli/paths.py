@@ -1,0 +1,64 @@
+"""Where chatcli keeps its files (XDG base directories), and atomic writes.
+
+``CHATCLI_CONFIG_DIR`` / ``CHATCLI_DATA_DIR`` override the locations (tests use them);
+otherwise ``$XDG_CONFIG_HOME/chatcli`` and ``$XDG_DATA_HOME/chatcli``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from pathlib import Path
+
+__all__ = ["atomic_write", "config_dir", "data_dir", "find_project_dir"]
+
+
+def _base(override: str, xdg: str, fallback: str) -> Path:
+    if os.environ.get(override):
+        return Path(os.environ[override]).expanduser()
+    root = os.environ.get(xdg) or str(Path.home() / fallback)
+    return Path(root).expanduser() / "chatcli"
+
+
+def config_dir() -> Path:
+    """The user's chatcli configuration directory (may not exist yet)."""
+    return _base("CHATCLI_CONFIG_DIR", "XDG_CONFIG_HOME", ".config")
+
+
+def data_dir() -> Path:
+    """The user's chatcli data directory: sessions, history, memory (may not exist yet)."""
+    return _base("CHATCLI_DATA_DIR", "XDG_DATA_HOME", ".local/share")
+
+
+def find_project_dir(start: Path | None = None) -> Path | None:
+    """The nearest directory at or above ``start`` that holds a ``.chatcli`` folder."""
+    here = (start or Path.cwd()).resolve()
+    home = Path.home().resolve()
+    for folder in (here, *here.parents):
+        if folder != home and (folder / ".chatcli").is_dir():
+            return folder
+    return None
+
+
+def atomic_write(path: Path, data: str | bytes, mode: int | None = None) -> None:
+    """Write ``data`` to ``path`` so readers see the old or the new file, never a mix.
+
+    The file is written next to its destination, flushed to disk, given ``mode`` (e.g. 0o600
+    before any secret is written), then renamed over the target.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    raw = data.encode() if isinstance(data, str) else data
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        if mode is not None:
+            os.fchmod(fd, mode)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(raw)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise

@@ -1,0 +1,96 @@
+"""Choosing a provider and building it from its spec, the settings and the stored keys."""
+
+from __future__ import annotations
+
+import difflib
+import os
+
+from chatcli.config import Settings
+from chatcli.errors import AuthError, UsageError
+from chatcli.keys import lookup_key
+from chatcli.plugins import PluginHost
+from chatcli.types import Provider, ProviderConfig, ProviderSpec
+
+__all__ = ["INSTALL_HINT", "build_provider", "choose_provider", "has_key", "provider_key"]
+
+INSTALL_HINT = (
+    "install one: pip install chatcli-provider-local (offline), chatcli-provider-openai, "
+    "chatcli-provider-anthropic or chatcli-provider-ollama"
+)
+
+
+def provider_key(spec: ProviderSpec, settings: Settings) -> tuple[str | None, str | None]:
+    """The API key of ``spec`` and where it came from (variable name or ``keys.toml``)."""
+    names = list(spec.env_keys)
+    custom = settings.provider_settings(spec.name).api_key_env
+    if custom:
+        names.insert(0, custom)
+    return lookup_key(spec.name, names)
+
+
+def has_key(spec: ProviderSpec, settings: Settings) -> bool:
+    """Whether ``spec`` can be used now (keyless, or a key is available)."""
+    return not spec.requires_key or provider_key(spec, settings)[0] is not None
+
+
+def choose_provider(host: PluginHost, settings: Settings) -> ProviderSpec:
+    """The provider to use: the configured one, else the best one that has a key.
+
+    Keyed providers with a key win by ``priority``; otherwise the keyless provider with the
+    highest priority (the offline model). Raises :class:`UsageError` when none fits.
+    """
+    specs = host.providers()
+    if not specs:
+        raise UsageError("no provider is installed", INSTALL_HINT)
+    if settings.provider:
+        spec = specs.get(settings.provider)
+        if spec is None:
+            close = difflib.get_close_matches(settings.provider, list(specs), n=1)
+            hint = f"did you mean '{close[0]}'?" if close else (
+                f"installed: {', '.join(sorted(specs))}; or pip install "
+                f"chatcli-provider-{settings.provider}"
+            )
+            raise UsageError(f"unknown provider '{settings.provider}'", hint)
+        return spec
+    keyed = [s for s in specs.values() if s.requires_key and has_key(s, settings)]
+    if keyed:
+        return max(keyed, key=lambda s: s.priority)
+    keyless = [s for s in specs.values() if not s.requires_key]
+    if keyless:
+        return max(keyless, key=lambda s: s.priority)
+    raise UsageError(
+        "no provider has an API key",
+        f"set one with `chatcli keys set {min(specs)}` or export "
+        f"{(specs[min(specs)].env_keys or ['its key'])[0]}",
+    )
+
+
+def build_provider(
+    spec: ProviderSpec, settings: Settings, model: str | None = None
+) -> tuple[Provider, ProviderConfig]:
+    """Call ``spec.factory`` with the resolved key, URL and model; returns the provider and config.
+
+    The model is ``model``, else the settings' model (when the settings name this provider or no
+    provider at all), else ``[providers.NAME].model``, else the spec's default.
+    """
+    table = settings.provider_settings(spec.name)
+    chosen = model or (settings.model if settings.provider in (None, spec.name) else None)
+    chosen = chosen or table.model or spec.default_model
+    key, _where = provider_key(spec, settings)
+    if spec.requires_key and not key:
+        raise AuthError(
+            f"no API key for {spec.display_name}",
+            f"run `chatcli keys set {spec.name}` or export {' or '.join(spec.env_keys) or 'a key'}",
+            provider=spec.name,
+        )
+    base_url = table.base_url or (os.environ.get(spec.base_url_env) if spec.base_url_env else None)
+    config = ProviderConfig(
+        name=spec.name,
+        model=chosen,
+        api_key=key,
+        base_url=base_url or spec.base_url,
+        timeout=table.timeout,
+        max_retries=table.max_retries,
+        options=table.model_extra or {},
+    )
+    return spec.factory(config), config

@@ -1,0 +1,1 @@
+"""Entry module: hookimpls only."""

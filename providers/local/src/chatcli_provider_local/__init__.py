@@ -1,0 +1,1 @@
+"""chatcli provider plugin."""
