@@ -191,7 +191,11 @@ def get_value(settings: Settings, key: str) -> Any:
 
 
 def set_value(path: Path, key: str, raw: str) -> Any:
-    """Set dotted ``key`` to ``raw`` in the TOML file at ``path`` (validated, atomic)."""
+    """Set dotted ``key`` to ``raw`` in the TOML file at ``path`` (validated, atomic).
+
+    ``raw`` is read as a TOML value (``9``, ``true``, ``["a"]``, ``"text"``) when the setting
+    accepts that type, and as plain text otherwise.
+    """
     import tomli_w
 
     data = _read_toml(path)
@@ -203,7 +207,13 @@ def set_value(path: Path, key: str, raw: str) -> Any:
             raise ConfigError(f"'{part}' in '{key}' is a value, not a table")
         cursor = nxt
     cursor[parts[-1]] = _parse_value(raw)
-    _validate(data, str(path))
+    try:
+        _validate(data, str(path))
+    except ConfigError:
+        if cursor[parts[-1]] == raw:
+            raise
+        cursor[parts[-1]] = raw  # e.g. `config set system 1`: the field wants text
+        _validate(data, str(path))
     atomic_write(path, tomli_w.dumps(data))
     return cursor[parts[-1]]
 

@@ -24,9 +24,10 @@ from pydantic import ValidationError
 
 from chatcli.config import Settings
 from chatcli.conversation import Checkpoint, Conversation, ConversationObserver
-from chatcli.errors import ChatcliError, ProviderError
+from chatcli.errors import ChatcliError
 from chatcli.plugins import PluginHost
-from chatcli.retry import retrying_stream
+from chatcli.retry import Retrying, retrying_stream
+from chatcli.toolcall import catalog_section, parse_tool_calls
 from chatcli.types import (
     ChatRequest,
     Decision,
@@ -65,15 +66,6 @@ MAX_TOOL_OUTPUT = 60_000
 
 #: ``approver(call, tool) -> bool`` asks the person; None means nobody can be asked.
 Approver = Callable[[ToolCallPart, Tool], bool]
-
-
-@dataclass
-class Retrying:
-    """A retryable failure happened before any output; waiting ``delay`` seconds."""
-
-    attempt: int
-    delay: float
-    error: ProviderError
 
 
 @dataclass
@@ -134,6 +126,8 @@ class Engine:
         interactive: bool = False,
         max_retries: int = 3,
         sleep: Callable[[float], None] | None = None,
+        on_retry: Callable[[Retrying], None] | None = None,
+        native_tools: bool = True,
     ) -> None:
         self.host = host
         self.settings = settings
@@ -145,6 +139,11 @@ class Engine:
         self.interactive = interactive
         self.max_retries = max_retries
         self._sleep = sleep
+        #: told of each retry before the wait starts (the same Retrying is also yielded)
+        self.on_retry = on_retry
+        #: False for models without native tool calling: tools are described in the prompt and
+        #: calls are parsed from the answer text (chatcli.toolcall).
+        self.native_tools = native_tools
         self.tools: dict[str, Tool] = host.tools()
 
     # ------------------------------------------------------------------ prompt
@@ -170,11 +169,16 @@ class Engine:
     def build_request(self, conversation: Conversation) -> ChatRequest:
         """The request for the next model call on ``conversation``."""
         messages = conversation.messages()
+        specs = [tool.spec() for tool in self.tools.values()]
+        sections = self.sections(messages)
+        if specs and not self.native_tools:
+            sections.append(catalog_section(specs))
+            messages, specs = [_as_text_protocol(m) for m in messages], []
         return ChatRequest(
             model=self.model,
-            system=self.sections(messages),
+            system=sections,
             messages=messages,
-            tools=[tool.spec() for tool in self.tools.values()],
+            tools=specs,
             max_tokens=self.settings.max_tokens,
             temperature=self.settings.temperature,
         )
@@ -246,6 +250,10 @@ class Engine:
                 return
 
             usage = usage + answer.usage
+            if self.tools and not self.native_tools:
+                answer.calls.extend(
+                    parse_tool_calls("".join(answer.text), [t.spec() for t in self.tools.values()])
+                )
             message = append(answer.message(self))
             self.host.call("after_response", message=message, conversation=conversation)
             if not message.tool_calls:
@@ -279,19 +287,12 @@ class Engine:
         yield TurnFinished(StopReason.TURN_LIMIT, usage, added, model=self.model)
 
     def _stream(self, request: ChatRequest) -> Iterator[Any]:
-        retries: list[Retrying] = []
-
-        def on_retry(attempt: int, delay: float, error: ProviderError) -> None:
-            retries.append(Retrying(attempt, delay, error))
-
-        kwargs: dict[str, Any] = {"on_retry": on_retry}
-        if self._sleep is not None:
-            kwargs["sleep"] = self._sleep
+        kwargs: dict[str, Any] = {"sleep": self._sleep} if self._sleep is not None else {}
         for event in retrying_stream(
             lambda: iter(self.provider.stream(request)), self.max_retries, **kwargs
         ):
-            while retries:
-                yield retries.pop(0)
+            if isinstance(event, Retrying) and self.on_retry is not None:
+                self.on_retry(event)
             yield event
 
     @staticmethod
@@ -375,6 +376,20 @@ class Engine:
         result = ToolResultPart(call_id=call.id, name=call.name, content=text)
         self.host.call("after_tool_call", call=call, result=result, conversation=conversation)
         return result
+
+
+def _as_text_protocol(message: Message) -> Message:
+    """``message`` as a model without native tools sees it: calls stay as the text it wrote,
+    results arrive as a user message."""
+    if message.role == Role.TOOL:
+        text = "\n\n".join(
+            f"Result of tool {r.name}{' (error)' if r.is_error else ''}:\n{r.content}"
+            for r in message.tool_results
+        )
+        return Message(id=message.id, role=Role.USER, parts=[TextPart(text=text)])
+    if message.tool_calls:
+        return Message(id=message.id, role=message.role, parts=[TextPart(text=message.text)])
+    return message
 
 
 class HookObserver(ConversationObserver):

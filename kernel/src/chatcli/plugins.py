@@ -156,12 +156,16 @@ class PluginHost:
 
     # ------------------------------------------------------------------ calling
 
-    def call(self, hook_name: str, **kwargs: Any) -> list[Any]:
+    def call(
+        self, hook_name: str, *, reraise: tuple[type[BaseException], ...] = (), **kwargs: Any
+    ) -> list[Any]:
         """Call every implementation of ``hook_name``, isolating failures.
 
         Implementations run in pluggy's order (last registered first, tryfirst/trylast
         honoured). Non-None results are returned in that order. An implementation that raises is
-        reported once and skipped.
+        reported once and skipped — unless the exception is one of ``reraise`` (e.g.
+        ``ChatcliError`` from ``open_conversation``, whose contract says to raise it), which
+        propagates to the caller.
         """
         caller = getattr(self.pm.hook, hook_name)
         results: list[Any] = []
@@ -169,6 +173,8 @@ class PluginHost:
             args = {name: kwargs[name] for name in impl.argnames if name in kwargs}
             try:
                 result = impl.function(**args)
+            except reraise:
+                raise
             except Exception as err:
                 self._fail(impl.plugin_name, f"in hook {hook_name}", _one_line(err))
                 continue
@@ -178,9 +184,11 @@ class PluginHost:
                     break
         return results
 
-    def first(self, hook_name: str, **kwargs: Any) -> Any:
+    def first(
+        self, hook_name: str, *, reraise: tuple[type[BaseException], ...] = (), **kwargs: Any
+    ) -> Any:
         """Call a first-result hook; returns the first non-None result, or None."""
-        results = self.call(hook_name, **kwargs)
+        results = self.call(hook_name, reraise=reraise, **kwargs)
         return results[0] if results else None
 
     def collect(self, hook_name: str, kind: str, key: Callable[[T], str]) -> dict[str, T]:
@@ -191,7 +199,8 @@ class PluginHost:
             found: dict[str, T] = {}
             owner: dict[str, str] = {}
             caller = getattr(self.pm.hook, hook_name)
-            for impl in reversed(caller.get_hookimpls()):
+            # Registration order: a plugin registered later replaces an earlier one's entry.
+            for impl in caller.get_hookimpls():
 
                 def register(item: T, _plugin: str = impl.plugin_name) -> None:
                     name = key(item)
@@ -235,7 +244,7 @@ class PluginHost:
                 return self._cache[hook_name]
             found: dict[str, Any] = {}
             caller = getattr(self.pm.hook, hook_name)
-            for impl in reversed(caller.get_hookimpls()):
+            for impl in caller.get_hookimpls():
                 try:
                     impl.function(lambda name, factory: found.__setitem__(name, factory))
                 except Exception as err:

@@ -9,16 +9,26 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import TypeVar
 
 from chatcli.errors import ProviderError
 
-__all__ = ["MAX_RETRY_AFTER", "backoff_delay", "retrying_stream"]
+__all__ = ["MAX_RETRY_AFTER", "Retrying", "backoff_delay", "retrying_stream"]
 
 T = TypeVar("T")
 
 #: A Retry-After longer than this is not waited for: the error is shown instead.
 MAX_RETRY_AFTER = 60.0
+
+
+@dataclass
+class Retrying:
+    """A retryable failure happened before any output; the stream waits ``delay`` seconds."""
+
+    attempt: int
+    delay: float
+    error: ProviderError
 
 
 def backoff_delay(attempt: int, retry_after: float | None, base: float = 0.5) -> float:
@@ -37,21 +47,23 @@ def retrying_stream(
     open_stream: Callable[[], Iterator[T]],
     max_retries: int,
     *,
-    on_retry: Callable[[int, float, ProviderError], None] | None = None,
     sleep: Callable[[float], None] = time.sleep,
-) -> Iterator[T]:
+) -> Iterator[T | Retrying]:
     """Yield from ``open_stream()``, reopening it after retryable errors raised before any item.
+
+    Before each wait a :class:`Retrying` notice is yielded, so a front end can show
+    "rate limited, retrying in 2.0 s".
 
     :param open_stream: starts the request and returns its event iterator.
     :param max_retries: how many times to retry (0 = never).
-    :param on_retry: told ``(attempt, delay, error)`` before each wait, to show "retrying in …".
     :param sleep: the wait function (tests pass a recorder).
     """
     attempt = 0
     while True:
         started = False
-        stream = open_stream()
+        stream: Iterator[T] | None = None
         try:
+            stream = open_stream()
             for item in stream:
                 started = True
                 yield item
@@ -64,10 +76,10 @@ def retrying_stream(
                 raise
             attempt += 1
             delay = backoff_delay(attempt, retry_after)
-            if on_retry:
-                on_retry(attempt, delay, err)
-            sleep(delay)
+            notice = Retrying(attempt, delay, err)
         finally:
             close = getattr(stream, "close", None)
             if close:
                 close()
+        yield notice
+        sleep(delay)

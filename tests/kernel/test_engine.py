@@ -1,0 +1,243 @@
+"""One turn of the engine with a scripted provider: text, tools, authorization, failures."""
+
+from __future__ import annotations
+
+import threading
+
+from chatcli import hookimpl
+from chatcli.config import Settings
+from chatcli.conversation import Conversation
+from chatcli.engine import Engine, Retrying, ToolFinished, TurnFinished
+from chatcli.errors import AuthError, RateLimitError
+from chatcli.plugins import PluginHost
+from chatcli.types import (
+    Decision,
+    Message,
+    PromptSection,
+    Risk,
+    Role,
+    StopEvent,
+    StopReason,
+    TextDelta,
+    Tool,
+    ToolCallEvent,
+    ToolCallPart,
+    Usage,
+    UsageEvent,
+)
+from pydantic import BaseModel
+
+
+class AddArgs(BaseModel):
+    a: int
+    b: int
+
+
+class WriteArgs(BaseModel):
+    path: str
+
+
+class Scripted:
+    """A provider that plays scripted event lists (or raises scripted errors)."""
+
+    def __init__(self, *scripts):
+        self.scripts = list(scripts)
+        self.requests = []
+
+    def stream(self, request):
+        self.requests.append(request.model_copy(deep=True))
+        script = self.scripts.pop(0)
+        if isinstance(script, Exception):
+            raise script
+        yield from script
+
+
+class Tools:
+    def __init__(self):
+        self.written: list[str] = []
+
+    def write(self, args, ctx):
+        self.written.append(args.path)
+        return "ok"
+
+    @hookimpl
+    def register_tools(self, register):
+        register(Tool(name="add", description="Add two numbers.", args_model=AddArgs,
+                      run=lambda args, ctx: str(args.a + args.b)))
+        register(Tool(name="write", description="Write a file.", args_model=WriteArgs,
+                      risk=Risk.WRITE, run=self.write))
+
+        def explode(args, ctx):
+            raise OSError("disk on fire\nmore detail")
+
+        register(Tool(name="explode", description="Fails.", args_model=WriteArgs, run=explode))
+
+
+def call(name: str, **arguments) -> ToolCallEvent:
+    return ToolCallEvent(call=ToolCallPart(name=name, arguments=arguments))
+
+
+def make(*scripts, approver=None, plugins=()):
+    host = PluginHost(warn=lambda line: None)
+    tools = Tools()
+    host.register(tools, "tools")
+    for i, plugin in enumerate(plugins):
+        host.register(plugin, f"p{i}")
+    provider = Scripted(*scripts)
+    engine = Engine(host, Settings(), provider, "scripted", "m", approver=approver,
+                    sleep=lambda d: None)
+    return engine, provider, tools
+
+
+def run(engine, conversation, text="hi"):
+    return list(engine.run(conversation, Message.user(text)))
+
+
+def test_text_turn_streams_and_records_usage() -> None:
+    engine, provider, _ = make([TextDelta(text="Hel"), TextDelta(text="lo"),
+                                UsageEvent(usage=Usage(input_tokens=3, output_tokens=2,
+                                                       cache_read_tokens=1)),
+                                StopEvent(model="m-2025")])
+    conv = Conversation()
+    events = run(engine, conv)
+    assert [e.text for e in events if isinstance(e, TextDelta)] == ["Hel", "lo"]
+    done = events[-1]
+    assert isinstance(done, TurnFinished) and done.text == "Hello"
+    assert done.usage.cache_read_tokens == 1 and done.model == "m-2025"
+    answer = conv.messages()[-1]
+    assert answer.role == Role.ASSISTANT and answer.usage.input_tokens == 3
+    assert provider.requests[0].ordered_system()[0].name == "chatcli"
+    assert provider.requests[0].ordered_system()[-1].name == "date"  # volatile goes last
+    assert {t.name for t in provider.requests[0].tools} == {"add", "write", "explode"}
+
+
+def test_tool_loop_feeds_results_back() -> None:
+    engine, provider, _ = make(
+        [call("add", a=2, b=3), StopEvent(reason=StopReason.TOOL_USE)],
+        [TextDelta(text="5"), StopEvent()],
+    )
+    conv = Conversation()
+    events = run(engine, conv)
+    finished = [e for e in events if isinstance(e, ToolFinished)]
+    assert finished[0].result.content == "5" and not finished[0].result.is_error
+    roles = [m.role for m in conv.messages()]
+    assert roles == [Role.USER, Role.ASSISTANT, Role.TOOL, Role.ASSISTANT]
+    second = provider.requests[1].messages
+    assert second[-1].tool_results[0].call_id == second[-2].tool_calls[0].id
+
+
+def test_bad_arguments_unknown_tools_and_crashes_become_error_results() -> None:
+    garbage = ToolCallEvent(call=ToolCallPart(name="add", raw_arguments="{a: 2,"))
+    engine, _, _ = make(
+        [garbage, call("add", a="x", b=1), call("nope"), call("explode", path="p"), StopEvent()],
+        [TextDelta(text="sorry"), StopEvent()],
+    )
+    conv = Conversation()
+    results = [e.result for e in run(engine, conv) if isinstance(e, ToolFinished)]
+    assert all(r.is_error for r in results)
+    assert "not a JSON object" in results[0].content
+    assert "invalid arguments" in results[1].content and "a:" in results[1].content
+    assert "unknown tool 'nope'" in results[2].content and "add" in results[2].content
+    assert results[3].content == "explode failed: OSError: disk on fire"
+
+
+def test_write_tools_are_denied_without_someone_to_ask() -> None:
+    engine, _, tools = make([call("write", path="a.txt"), StopEvent()],
+                            [TextDelta(text="ok"), StopEvent()])
+    results = [e.result for e in run(engine, Conversation()) if isinstance(e, ToolFinished)]
+    assert results[0].is_error and "--allow" in results[0].content
+    assert tools.written == []
+
+
+def test_approver_and_policy_plugins_decide() -> None:
+    asked = []
+    engine, _, tools = make([call("write", path="a"), StopEvent()],
+                            [TextDelta(text="ok"), StopEvent()],
+                            approver=lambda c, t: asked.append(c.name) or True)
+    run(engine, Conversation())
+    assert asked == ["write"] and tools.written == ["a"]
+
+    class DenyAll:
+        @hookimpl
+        def authorize_tool_call(self, call, tool):
+            return Decision.DENY
+
+    engine, _, tools = make([call("add", a=1, b=1), StopEvent()],
+                            [TextDelta(text="ok"), StopEvent()], plugins=[DenyAll()])
+    results = [e.result for e in run(engine, Conversation()) if isinstance(e, ToolFinished)]
+    assert results[0].content == "denied by policy"
+
+
+def test_interrupted_stream_keeps_partial_answer_marked() -> None:
+    def slow():
+        yield TextDelta(text="part")
+        yield TextDelta(text="ial")
+        yield StopEvent()
+
+    engine, _, _ = make(slow())
+    conv = Conversation()
+    events = engine.run(conv, Message.user("hi"))
+    assert next(events).text == "part"
+    events.close()  # what a Ctrl+C in the renderer does
+    last = conv.messages()[-1]
+    assert last.role == Role.ASSISTANT and last.interrupted and last.text == "part"
+
+    cancel = threading.Event()
+    engine, _, _ = make(slow())
+    conv = Conversation()
+    seen = []
+    for event in engine.run(conv, Message.user("hi"), cancel=cancel):
+        seen.append(event)
+        cancel.set()
+    assert isinstance(seen[-1], TurnFinished) and seen[-1].stop_reason == StopReason.INTERRUPTED
+    assert conv.messages()[-1].interrupted and conv.messages()[0].text == "hi"
+
+
+def test_provider_errors_end_the_turn_keeping_the_prompt() -> None:
+    engine, provider, _ = make(RateLimitError("busy", retry_after=0.1),
+                               AuthError("bad key"))
+    conv = Conversation()
+    events = run(engine, conv, "keep me")
+    assert isinstance(events[0], Retrying) and events[0].delay == 0.1
+    done = events[-1]
+    assert done.stop_reason == StopReason.ERROR and isinstance(done.error, AuthError)
+    assert [m.text for m in conv.messages()] == ["keep me"]
+    assert len(provider.requests) == 2
+
+
+def test_turn_limit_stops_endless_tool_loops() -> None:
+    scripts = [[call("add", a=1, b=1), StopEvent()] for _ in range(3)]
+    engine, _, _ = make(*scripts)
+    engine.settings = Settings(max_turns=3)
+    events = run(engine, Conversation())
+    assert events[-1].stop_reason == StopReason.TURN_LIMIT
+
+
+def test_plugin_sections_are_ordered_stable_first() -> None:
+    class Sections:
+        @hookimpl
+        def prompt_sections(self, model):
+            return [PromptSection(name="memory", text="recalled", stable=False, order=1),
+                    PromptSection(name="bootstrap", text="AGENTS.md", order=10)]
+
+    engine, provider, _ = make([TextDelta(text="x"), StopEvent()], plugins=[Sections()])
+    engine.settings = Settings(system="be terse")
+    run(engine, Conversation())
+    names = [s.name for s in provider.requests[0].ordered_system()]
+    assert names == ["chatcli", "bootstrap", "user-system", "memory", "date"]
+
+
+def test_models_without_native_tools_use_the_text_protocol() -> None:
+    engine, provider, _ = make(
+        [TextDelta(text='Sure. <tool_call name="add" args=\'{"a": 4, "b": 5}\'/>'), StopEvent()],
+        [TextDelta(text="9"), StopEvent()],
+    )
+    engine.native_tools = False
+    conv = Conversation()
+    events = run(engine, conv)
+    assert [e.result.content for e in events if isinstance(e, ToolFinished)] == ["9"]
+    first, second = provider.requests
+    assert first.tools == [] and "tool-catalog" in [s.name for s in first.system]
+    assert [m.role for m in second.messages] == [Role.USER, Role.ASSISTANT, Role.USER]
+    assert "Result of tool add:\n9" in second.messages[-1].text
+    assert events[-1].text == "9"

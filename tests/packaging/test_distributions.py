@@ -1,0 +1,71 @@
+"""Each feature is its own distribution: install the kernel alone, add and remove providers.
+
+These tests build throwaway virtual environments with uv (from the workspace sources, offline
+from uv's cache once the workspace is synced) and drive the installed ``chatcli`` script.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+UV = shutil.which("uv") or str(Path(sys.executable).with_name("uv"))
+
+pytestmark = pytest.mark.skipif(not Path(UV).exists(), reason="uv is not installed")
+
+
+def uv(*args: str) -> None:
+    result = subprocess.run([UV, *args], capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+
+
+@pytest.fixture(scope="module")
+def kernel_venv(tmp_path_factory) -> Path:
+    venv = tmp_path_factory.mktemp("kernel-only") / "venv"
+    uv("venv", "-q", "--python", sys.executable, str(venv))
+    uv("pip", "install", "-q", "--python", str(venv / "bin" / "python"), "-e", str(ROOT / "kernel"))
+    return venv
+
+
+def chatcli(venv: Path, *args: str, home: Path) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith("CHATCLI_") and not k.endswith("_API_KEY")}
+    env.update(CHATCLI_CONFIG_DIR=str(home / "config"), CHATCLI_DATA_DIR=str(home / "data"))
+    return subprocess.run([str(venv / "bin" / "chatcli"), *args], capture_output=True,
+                          text=True, env=env, timeout=120)
+
+
+def test_kernel_alone_works_and_says_which_providers_to_add(kernel_venv, tmp_path) -> None:
+    version = chatcli(kernel_venv, "--version", home=tmp_path)
+    assert version.returncode == 0 and version.stdout.startswith("chatcli ")
+    helped = chatcli(kernel_venv, "--help", home=tmp_path)
+    assert helped.returncode == 0 and "models" in helped.stdout
+    asked = chatcli(kernel_venv, "-p", "hello", home=tmp_path)
+    assert asked.returncode == 2
+    assert "no provider is installed" in asked.stderr
+    assert "pip install chatcli-provider-" in asked.stderr
+    assert "Traceback" not in asked.stderr
+
+
+def test_removing_one_provider_removes_exactly_that_provider(kernel_venv, tmp_path) -> None:
+    python = str(kernel_venv / "bin" / "python")
+    uv("pip", "install", "-q", "--python", python,
+       "-e", str(ROOT / "providers" / "openai"), "-e", str(ROOT / "providers" / "ollama"))
+    before = chatcli(kernel_venv, "models", home=tmp_path)
+    assert before.returncode == 0, before.stderr
+    assert "openai" in before.stdout and "ollama" in before.stdout
+    assert "groq" in before.stdout  # a preset of the openai package
+
+    uv("pip", "uninstall", "-q", "--python", python, "chatcli-provider-openai")
+    after = chatcli(kernel_venv, "models", home=tmp_path)
+    assert after.returncode == 0, after.stderr
+    assert "ollama" in after.stdout
+    assert "openai" not in after.stdout.replace("chatcli-provider-openai", "")
+    assert "groq" not in after.stdout
+    assert "Traceback" not in after.stderr and "failed" not in after.stderr
