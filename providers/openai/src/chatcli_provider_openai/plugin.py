@@ -1,1 +1,53 @@
-"""Entry module: hookimpls only."""
+"""Entry module of chatcli-provider-openai: registers OpenAI and its compatible presets.
+
+Light on purpose: the ``openai`` SDK is imported only when a provider is built (see
+:func:`make_factory`), so ``chatcli --help`` never pays for it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from chatcli.plugins import hookimpl
+from chatcli.types import Capabilities, Provider, ProviderConfig, ProviderSpec
+
+from chatcli_provider_openai.presets import PRESETS, Preset
+
+__all__ = ["make_factory", "register_providers", "spec_for"]
+
+
+def make_factory(preset: Preset) -> Callable[[ProviderConfig], Provider]:
+    """The factory of ``preset``: builds an ``OpenAIProvider``, importing the SDK only then."""
+
+    def factory(config: ProviderConfig) -> Provider:
+        from chatcli_provider_openai.provider import OpenAIProvider
+
+        return OpenAIProvider(config, preset=preset)
+
+    factory.__name__ = f"make_{preset.name}_provider"
+    return factory
+
+
+def spec_for(preset: Preset) -> ProviderSpec:
+    """The :class:`ProviderSpec` a preset registers."""
+    return ProviderSpec(
+        name=preset.name,
+        display_name=preset.display_name,
+        factory=make_factory(preset),
+        default_model=preset.default_model,
+        env_keys=list(preset.env_keys),
+        requires_key=preset.requires_key,
+        base_url=preset.base_url,
+        base_url_env=preset.base_url_env,
+        models=list(preset.models),
+        capabilities=Capabilities(vision=preset.vision),
+        priority=preset.priority,
+        description=preset.description,
+    )
+
+
+@hookimpl
+def register_providers(register: Callable[[ProviderSpec], None]) -> None:
+    """Register ``openai`` and every OpenAI-compatible preset of :data:`PRESETS`."""
+    for preset in PRESETS:
+        register(spec_for(preset))

@@ -1,0 +1,156 @@
+"""openai SDK exceptions → chatcli's error taxonomy, with one-line messages that name the fix.
+
+Imported only by :mod:`chatcli_provider_openai.provider`, after the SDK is loaded.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import openai
+from chatcli.errors import (
+    AuthError,
+    BadRequestError,
+    ContextTooLongError,
+    ModelNotFoundError,
+    NetworkError,
+    ProviderError,
+    ProviderTimeoutError,
+    RateLimitError,
+    ServerError,
+    StreamCutError,
+)
+from chatcli.providers_util import looks_like_context_overflow, one_line, retry_after_from_headers
+
+__all__ = ["ErrorContext", "map_error"]
+
+
+@dataclass(frozen=True)
+class ErrorContext:
+    """What an error message needs to name: the service, its URL, the model and the key's source."""
+
+    name: str
+    display_name: str
+    base_url: str
+    model: str
+    timeout: float
+    env_keys: tuple[str, ...] = ()
+    base_url_env: str | None = None
+
+
+def _detail(err: openai.APIError) -> str:
+    """The service's own words: ``error.message`` of the body, else the SDK's message."""
+    body: Any = getattr(err, "body", None)
+    if isinstance(body, dict):
+        message = body.get("message") or body.get("error")
+        if isinstance(message, dict):
+            message = message.get("message")
+        if isinstance(message, str) and message:
+            return one_line(message)
+    elif isinstance(body, str) and body.strip():
+        return one_line(body)
+    return one_line(getattr(err, "message", "") or str(err))
+
+
+def _key_hint(ctx: ErrorContext) -> str:
+    variables = " or ".join(ctx.env_keys)
+    where = f"export {variables} or " if variables else ""
+    return f"{where}run `chatcli keys set {ctx.name}`"
+
+
+def _status_error(err: openai.APIStatusError, ctx: ErrorContext) -> ProviderError:
+    status = err.status_code
+    detail = _detail(err)
+    code = str(getattr(err, "code", "") or "")
+    who = ctx.display_name
+    kw: dict[str, Any] = {"provider": ctx.name, "status": status}
+
+    if status in (401, 403):
+        what = "rejected the API key" if status == 401 else "denied access"
+        return AuthError(f"{who} {what} ({status}): {detail}", _key_hint(ctx), **kw)
+    if status == 429:
+        lowered = detail.lower()
+        if code == "insufficient_quota" or ("quota" in lowered and "exceeded" in lowered):
+            return AuthError(
+                f"{who} quota exhausted (429): {detail}",
+                "check the plan and billing of this API key",
+                **kw,
+            )
+        return RateLimitError(
+            f"{who} rate limit reached (429): {detail}",
+            "wait a moment and retry, or lower the request rate",
+            retry_after=retry_after_from_headers(err.response.headers),
+            **kw,
+        )
+    if status == 404:
+        return ModelNotFoundError(
+            f"{who} does not know model '{ctx.model}' (404): {detail}",
+            f"pick a model from `chatcli models` (--model or [providers.{ctx.name}].model), "
+            f"or check the base URL {ctx.base_url}",
+            **kw,
+        )
+    if status == 408:
+        return ProviderTimeoutError(f"{who} timed out (408): {detail}", "try again", **kw)
+    if status == 413 or (status in (400, 422) and (
+        code == "context_length_exceeded" or looks_like_context_overflow(detail)
+    )):
+        return ContextTooLongError(
+            f"{who}: the conversation is too long for '{ctx.model}' ({status}): {detail}",
+            "start a new conversation, rewind, or compact it",
+            **kw,
+        )
+    if status >= 500:
+        return ServerError(
+            f"{who} server error ({status}): {detail}",
+            "the service has a problem; try again later",
+            retry_after=retry_after_from_headers(err.response.headers),
+            **kw,
+        )
+    return BadRequestError(
+        f"{who} rejected the request ({status}): {detail}",
+        f"check the model and options in [providers.{ctx.name}]",
+        **kw,
+    )
+
+
+def map_error(err: BaseException, ctx: ErrorContext, *, streaming: bool = False) -> ProviderError:
+    """The kernel error for an SDK (or decoding) exception ``err``.
+
+    ``streaming`` is True once the response has started: a dropped connection then means a cut
+    stream rather than an unreachable service.
+    """
+    who = ctx.display_name
+    kw: dict[str, Any] = {"provider": ctx.name}
+    if isinstance(err, openai.APITimeoutError):
+        return ProviderTimeoutError(
+            f"{who} did not answer within {ctx.timeout:g}s",
+            f"try again, or raise [providers.{ctx.name}].timeout",
+            **kw,
+        )
+    if isinstance(err, openai.APIConnectionError):
+        if streaming:
+            return StreamCutError(
+                f"{who} dropped the connection mid-answer", "try again (/retry)", **kw
+            )
+        cause = err.__cause__ or err.__context__
+        reason = one_line(cause) if cause else one_line(err)
+        variable = f" or {ctx.base_url_env}" if ctx.base_url_env else ""
+        return NetworkError(
+            f"cannot reach {who} at {ctx.base_url}: {reason}",
+            f"check that the service runs there, or set [providers.{ctx.name}].base_url{variable}",
+            **kw,
+        )
+    if isinstance(err, openai.APIStatusError):
+        return _status_error(err, ctx)
+    if isinstance(err, openai.APIResponseValidationError):
+        return StreamCutError(f"{who} sent data that could not be read", "try again", **kw)
+    if isinstance(err, openai.APIError):  # an error event inside the stream
+        return ServerError(
+            f"{who} reported an error mid-answer: {_detail(err)}", "try again", **kw
+        )
+    if isinstance(err, ValueError):  # a chunk that is not JSON
+        return StreamCutError(
+            f"{who} sent a malformed stream chunk: {one_line(err, 120)}", "try again", **kw
+        )
+    return BadRequestError(f"{who}: {one_line(err)}", "check the provider settings", **kw)

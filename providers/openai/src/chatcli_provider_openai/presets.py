@@ -1,0 +1,153 @@
+"""The providers this package registers, as data: OpenAI and OpenAI-compatible services.
+
+Each :class:`Preset` becomes one :class:`~chatcli.types.ProviderSpec`. Adding a service is adding a
+row to :data:`PRESETS`; nothing else changes. This module imports no SDK.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+__all__ = ["AUTO_MODEL", "PRESETS", "Preset"]
+
+#: A default model meaning "ask the server (``GET /models``) and use the first model it lists";
+#: used by local servers (LM Studio, vLLM) whose model names depend on what the user loaded.
+AUTO_MODEL = "auto"
+
+
+@dataclass(frozen=True)
+class Preset:
+    """One OpenAI-compatible service.
+
+    :param name: provider name (``--provider NAME``, ``[providers.NAME]``).
+    :param display_name: how messages and ``chatcli models`` name it.
+    :param base_url: the API root (the SDK appends ``/chat/completions``).
+    :param default_model: used when no model is configured (:data:`AUTO_MODEL`: ask the server).
+    :param env_keys: variables that may hold the API key (first found wins).
+    :param requires_key: False for local servers that accept any key.
+    :param base_url_env: variable that overrides ``base_url``.
+    :param priority: automatic-selection order (keyless presets stay below the offline
+        default's 10).
+    :param max_tokens_param: request field carrying the output limit (``max_tokens`` or
+        ``max_completion_tokens``); ``[providers.NAME] max_tokens_param`` overrides it.
+    :param vision: whether the default models accept images.
+    :param models: models offered in ``chatcli models`` (any other id works too).
+    """
+
+    name: str
+    display_name: str
+    base_url: str
+    default_model: str
+    env_keys: tuple[str, ...] = ()
+    requires_key: bool = True
+    base_url_env: str | None = None
+    priority: int = 40
+    max_tokens_param: str = "max_tokens"
+    vision: bool = False
+    models: tuple[str, ...] = field(default_factory=tuple)
+    description: str = ""
+
+
+PRESETS: tuple[Preset, ...] = (
+    Preset(
+        name="openai",
+        display_name="OpenAI",
+        base_url="https://api.openai.com/v1",
+        default_model="gpt-5.4-mini",
+        env_keys=("OPENAI_API_KEY",),
+        base_url_env="OPENAI_BASE_URL",
+        priority=55,
+        max_tokens_param="max_completion_tokens",
+        vision=True,
+        models=("gpt-5.5", "gpt-5.4", "gpt-5.4-mini", "gpt-5.4-nano", "gpt-4.1-mini"),
+        description="OpenAI chat completions; OPENAI_BASE_URL points it at any compatible server.",
+    ),
+    Preset(
+        name="xai",
+        display_name="xAI",
+        base_url="https://api.x.ai/v1",
+        default_model="grok-4.3",
+        env_keys=("XAI_API_KEY",),
+        vision=True,
+        models=("grok-4.3", "grok-3-mini"),
+        description="Grok models from xAI.",
+    ),
+    Preset(
+        name="zai",
+        display_name="Z.ai",
+        base_url="https://api.z.ai/api/paas/v4",
+        default_model="glm-5.1",
+        env_keys=("ZAI_API_KEY",),
+        models=("glm-5.1", "glm-5", "glm-4.7", "glm-4.6"),
+        description="GLM models from Z.ai (Zhipu).",
+    ),
+    Preset(
+        name="minimax",
+        display_name="MiniMax",
+        base_url="https://api.minimax.io/v1",
+        default_model="MiniMax-M3",
+        env_keys=("MINIMAX_API_KEY",),
+        max_tokens_param="max_completion_tokens",
+        models=("MiniMax-M3", "MiniMax-M2.7"),
+        description="MiniMax models.",
+    ),
+    Preset(
+        name="moonshot",
+        display_name="Moonshot AI",
+        base_url="https://api.moonshot.ai/v1",
+        default_model="kimi-k2.6",
+        env_keys=("MOONSHOT_API_KEY",),
+        models=("kimi-k2.6", "kimi-k2.5"),
+        description="Kimi models from Moonshot AI.",
+    ),
+    Preset(
+        name="openrouter",
+        display_name="OpenRouter",
+        base_url="https://openrouter.ai/api/v1",
+        default_model="openai/gpt-5.4-mini",
+        env_keys=("OPENROUTER_API_KEY",),
+        priority=45,
+        vision=True,
+        models=("openai/gpt-5.4-mini", "anthropic/claude-sonnet-4.5", "z-ai/glm-5.1"),
+        description="Hundreds of models from many vendors behind one key.",
+    ),
+    Preset(
+        name="deepseek",
+        display_name="DeepSeek",
+        base_url="https://api.deepseek.com/v1",
+        default_model="deepseek-chat",
+        env_keys=("DEEPSEEK_API_KEY",),
+        models=("deepseek-chat", "deepseek-reasoner"),
+        description="DeepSeek models.",
+    ),
+    Preset(
+        name="groq",
+        display_name="Groq",
+        base_url="https://api.groq.com/openai/v1",
+        default_model="openai/gpt-oss-120b",
+        env_keys=("GROQ_API_KEY",),
+        models=("openai/gpt-oss-120b", "openai/gpt-oss-20b", "llama-3.3-70b-versatile"),
+        description="Fast inference of open models on Groq.",
+    ),
+    Preset(
+        name="lmstudio",
+        display_name="LM Studio",
+        base_url="http://localhost:1234/v1",
+        default_model=AUTO_MODEL,
+        requires_key=False,
+        base_url_env="LMSTUDIO_BASE_URL",
+        priority=5,
+        description="A model served by LM Studio on this machine (default: the first loaded).",
+    ),
+    Preset(
+        name="vllm",
+        display_name="vLLM",
+        base_url="http://localhost:8000/v1",
+        default_model=AUTO_MODEL,
+        env_keys=("VLLM_API_KEY",),
+        requires_key=False,
+        base_url_env="VLLM_BASE_URL",
+        priority=4,
+        description="A vLLM server (default: its first model; VLLM_API_KEY if it needs one).",
+    ),
+)
