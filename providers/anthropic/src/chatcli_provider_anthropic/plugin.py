@@ -1,1 +1,40 @@
-"""Entry module: hookimpls only."""
+"""Entry module of chatcli-provider-anthropic: registers the provider; imports no SDK."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from chatcli.plugins import hookimpl
+from chatcli.types import Capabilities, Provider, ProviderConfig, ProviderSpec
+
+#: The model used when none is configured.
+DEFAULT_MODEL = "claude-sonnet-5-5"
+
+#: Models offered in ``chatcli models`` (any other model id works too).
+MODELS = ["claude-opus-5-5", "claude-sonnet-5-5", "claude-haiku-5-5", "claude-opus-4-8"]
+
+
+def make_provider(config: ProviderConfig) -> Provider:
+    """Build the provider; the anthropic SDK is imported only now."""
+    from chatcli_provider_anthropic.provider import AnthropicProvider
+
+    return AnthropicProvider(config)
+
+
+@hookimpl
+def register_providers(register: Callable[[ProviderSpec], None]) -> None:
+    """Register Anthropic's Messages API as the provider ``anthropic``."""
+    register(
+        ProviderSpec(
+            name="anthropic",
+            display_name="Anthropic",
+            factory=make_provider,
+            default_model=DEFAULT_MODEL,
+            env_keys=["ANTHROPIC_API_KEY"],
+            base_url_env="ANTHROPIC_BASE_URL",
+            models=MODELS,
+            capabilities=Capabilities(prompt_caching=True, vision=True),
+            priority=60,
+            description="Claude models through the Anthropic Messages API (prompt caching).",
+        )
+    )

@@ -1,1 +1,48 @@
-"""Entry module: hookimpls only."""
+"""Entry module of chatcli-provider-ollama: registers the provider; imports no SDK."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from chatcli.plugins import hookimpl
+from chatcli.types import Capabilities, Provider, ProviderConfig, ProviderSpec
+
+#: Where Ollama listens unless OLLAMA_HOST or ``[providers.ollama] base_url`` says otherwise.
+DEFAULT_HOST = "http://localhost:11434"
+
+#: The model used when none is configured (pull it with ``ollama pull llama3.2``).
+DEFAULT_MODEL = "llama3.2"
+
+#: Models offered in ``chatcli models`` (any pulled model works).
+MODELS = ["llama3.2", "qwen3", "gpt-oss", "mistral"]
+
+
+def make_provider(config: ProviderConfig) -> Provider:
+    """Build the provider; the ollama SDK is imported only now."""
+    from chatcli_provider_ollama.provider import OllamaProvider
+
+    return OllamaProvider(config)
+
+
+@hookimpl
+def register_providers(register: Callable[[ProviderSpec], None]) -> None:
+    """Register a local (or remote) Ollama server as the provider ``ollama``.
+
+    It needs no key, and its priority (5) sits below the offline ``local`` provider's, so it is
+    used only when chosen (``--provider ollama`` or ``provider = "ollama"``).
+    """
+    register(
+        ProviderSpec(
+            name="ollama",
+            display_name="Ollama",
+            factory=make_provider,
+            default_model=DEFAULT_MODEL,
+            requires_key=False,
+            base_url=DEFAULT_HOST,
+            base_url_env="OLLAMA_HOST",
+            models=MODELS,
+            capabilities=Capabilities(vision=True),
+            priority=5,
+            description="Models served by Ollama (`ollama serve`), no API key needed.",
+        )
+    )

@@ -1,0 +1,128 @@
+"""Translate anthropic SDK / httpx2 exceptions into chatcli's error taxonomy (one-line messages).
+
+Imported only by the provider (it imports the SDK).
+"""
+
+from __future__ import annotations
+
+import json
+
+import anthropic
+import httpx2
+from chatcli.errors import (
+    AuthError,
+    BadRequestError,
+    ContextTooLongError,
+    ModelNotFoundError,
+    NetworkError,
+    ProviderError,
+    ProviderTimeoutError,
+    RateLimitError,
+    ServerError,
+    StreamCutError,
+)
+from chatcli.providers_util import (
+    looks_like_context_overflow,
+    one_line,
+    retry_after_from_headers,
+)
+from pydantic import ValidationError
+
+__all__ = ["map_error"]
+
+P = "anthropic"
+KEY_HINT = "check ANTHROPIC_API_KEY or run `chatcli keys set anthropic`"
+
+
+def _api_message(err: anthropic.APIStatusError) -> str:
+    message = err.api_message
+    if not message and isinstance(err.body, dict):
+        inner = err.body.get("error")
+        message = inner.get("message") if isinstance(inner, dict) else None
+    return one_line(message or err.message or "")
+
+
+def _status_error(err: anthropic.APIStatusError, model: str, base_url: str) -> ProviderError:
+    status = err.status_code
+    kind = err.type or ""
+    text = _api_message(err)
+    detail = f": {text}" if text else ""
+    retry_after = retry_after_from_headers(getattr(err.response, "headers", None))
+    if status == 200:  # an `event: error` inside the stream
+        if kind in ("overloaded_error", "api_error"):
+            return ServerError(f"Anthropic failed mid-answer ({kind}){detail}",
+                               "try again in a moment", provider=P, retry_after=retry_after)
+        if kind == "rate_limit_error":
+            return RateLimitError(f"Anthropic rate limit hit mid-answer{detail}",
+                                  "wait a little and try again", provider=P,
+                                  retry_after=retry_after)
+        return StreamCutError(f"Anthropic ended the answer with an error ({kind or 'unknown'})"
+                              f"{detail}", "try again", provider=P)
+    if status == 401:
+        return AuthError(f"Anthropic rejected the API key (401){detail}", KEY_HINT,
+                         provider=P, status=status)
+    if status == 403:
+        return AuthError(f"Anthropic denied access (403){detail}",
+                         "check the key's permissions and workspace", provider=P, status=status)
+    if status == 429:
+        return RateLimitError(f"Anthropic rate limit reached (429){detail}",
+                              "wait a little or lower your request rate", provider=P,
+                              status=status, retry_after=retry_after)
+    if status == 404:
+        if "model" in text.lower() or kind == "not_found_error":
+            return ModelNotFoundError(f"Anthropic does not know model '{model}' (404){detail}",
+                                      "pick another with --model (see `chatcli models`)",
+                                      provider=P, status=status)
+        return ModelNotFoundError(f"Anthropic answered 404 at {base_url}{detail}",
+                                  "check ANTHROPIC_BASE_URL and the model name",
+                                  provider=P, status=status)
+    if status == 413 or (status == 400 and looks_like_context_overflow(text)):
+        return ContextTooLongError(f"the conversation is too long for {model}{detail}",
+                                   "start a new conversation or compact this one",
+                                   provider=P, status=status)
+    if status == 408:
+        return ProviderTimeoutError(f"Anthropic timed out (408){detail}", "try again",
+                                    provider=P, status=status)
+    if status == 529 or kind == "overloaded_error":
+        return ServerError(f"Anthropic is overloaded ({status}){detail}",
+                           "try again in a moment", provider=P, status=status,
+                           retry_after=retry_after)
+    if status >= 500:
+        return ServerError(f"Anthropic server error ({status}){detail}",
+                           "try again in a moment", provider=P, status=status,
+                           retry_after=retry_after)
+    return BadRequestError(f"Anthropic rejected the request ({status}){detail}",
+                           "check the model, options and message contents",
+                           provider=P, status=status)
+
+
+def map_error(err: BaseException, *, model: str, base_url: str, started: bool) -> ProviderError:
+    """The kernel error for ``err`` (an SDK, httpx2 or decoding exception).
+
+    ``started`` tells whether part of the stream had arrived (a broken connection is then a cut
+    stream rather than an unreachable service).
+    """
+    if isinstance(err, ProviderError):
+        return err
+    if isinstance(err, anthropic.APIStatusError):
+        return _status_error(err, model, base_url)
+    if isinstance(err, anthropic.APITimeoutError | httpx2.TimeoutException):
+        return ProviderTimeoutError(
+            "Anthropic did not answer in time" + (" (the stream stalled)" if started else ""),
+            "try again, or raise [providers.anthropic] timeout", provider=P)
+    if isinstance(err, anthropic.APIConnectionError) or (
+        isinstance(err, httpx2.TransportError) and not started
+    ):
+        return NetworkError(f"cannot reach Anthropic at {base_url}",
+                            "check your network connection and ANTHROPIC_BASE_URL", provider=P)
+    if isinstance(err, httpx2.TransportError | httpx2.StreamError):
+        return StreamCutError("the connection to Anthropic dropped mid-answer",
+                              "try again", provider=P)
+    if isinstance(err, json.JSONDecodeError | ValidationError | ValueError | KeyError):
+        return StreamCutError("Anthropic sent a stream chunk that could not be read",
+                              "try again", provider=P)
+    if isinstance(err, anthropic.APIResponseValidationError):
+        return StreamCutError("Anthropic sent a response that could not be read", "try again",
+                              provider=P)
+    return ProviderError(f"Anthropic request failed: {type(err).__name__}: "
+                         f"{one_line(str(err))}", provider=P)

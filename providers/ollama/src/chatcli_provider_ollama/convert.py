@@ -1,0 +1,124 @@
+"""Turn a kernel :class:`~chatcli.types.ChatRequest` into ``ollama.Client.chat`` arguments.
+
+No SDK import here: messages and tools are plain dicts the SDK validates.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from chatcli.errors import BadRequestError
+from chatcli.providers_util import is_url, read_image
+from chatcli.types import (
+    ChatRequest,
+    ImagePart,
+    Message,
+    Role,
+    TextPart,
+    ToolCallPart,
+    ToolResultPart,
+    ToolSpec,
+)
+
+__all__ = ["build_params", "convert_messages", "convert_tool", "ollama_options"]
+
+Dict = dict[str, Any]
+
+#: ``[providers.ollama]`` keys passed straight into Ollama's ``options`` (model parameters).
+MODEL_OPTIONS = ("num_ctx", "num_predict", "top_k", "top_p", "min_p", "seed", "repeat_penalty",
+                 "temperature", "stop", "num_gpu", "num_thread")
+
+
+def _image(part: ImagePart) -> str:
+    if part.source.startswith("data:") and ";base64," in part.source:
+        return part.source.partition(",")[2]
+    if is_url(part.source):
+        raise BadRequestError(f"Ollama cannot fetch image URLs: {part.source[:80]}",
+                              "download the image and pass the local file", provider="ollama")
+    return read_image(part.source, part.media_type)[1]
+
+
+def _convert(message: Message) -> list[Dict]:
+    if message.role == Role.TOOL:
+        return [{"role": "tool", "content": r.content or "(no output)", "tool_name": r.name}
+                for r in message.parts if isinstance(r, ToolResultPart)]
+    text = "".join(p.text for p in message.parts if isinstance(p, TextPart))
+    out: Dict = {"role": message.role.value, "content": text}
+    images = [_image(p) for p in message.parts if isinstance(p, ImagePart)]
+    if images:
+        out["images"] = images
+    calls = [p for p in message.parts if isinstance(p, ToolCallPart)]
+    if calls and message.role == Role.ASSISTANT:
+        out["tool_calls"] = [{"function": {"name": c.name, "arguments": dict(c.arguments)}}
+                             for c in calls]
+    results = [p for p in message.parts if isinstance(p, ToolResultPart)]
+    extra = [{"role": "tool", "content": r.content or "(no output)", "tool_name": r.name}
+             for r in results]
+    if not text and not images and not calls:
+        return extra
+    return [out, *extra]
+
+
+def convert_messages(request: ChatRequest) -> list[Dict]:
+    """The system prompt (one ``system`` message) followed by the conversation."""
+    out: list[Dict] = []
+    system = request.system_text()
+    if system:
+        out.append({"role": "system", "content": system})
+    for message in request.messages:
+        out.extend(_convert(message))
+    return out
+
+
+def _simplify(schema: Any) -> Any:
+    """Fold ``anyOf`` unions of simple types into a type list the SDK's tool model keeps."""
+    if not isinstance(schema, dict):
+        return schema
+    schema = dict(schema)
+    if "anyOf" in schema and "type" not in schema:
+        types = [s.get("type") for s in schema["anyOf"] if isinstance(s, dict)]
+        flat = [t for t in types if isinstance(t, str)]
+        if flat and len(flat) == len(types):
+            schema["type"] = flat[0] if len(flat) == 1 else flat
+            items = [s.get("items") for s in schema["anyOf"] if isinstance(s, dict)]
+            if any(items) and "items" not in schema:
+                schema["items"] = next(i for i in items if i)
+    if isinstance(schema.get("properties"), dict):
+        schema["properties"] = {k: _simplify(v) for k, v in schema["properties"].items()}
+    return schema
+
+
+def convert_tool(tool: ToolSpec) -> Dict:
+    """One tool as Ollama's ``{"type": "function", "function": {...}}``."""
+    return {"type": "function",
+            "function": {"name": tool.name, "description": tool.description,
+                         "parameters": _simplify(tool.parameters)}}
+
+
+def ollama_options(request: ChatRequest, options: Dict) -> Dict:
+    """Model parameters: config options first, then the request's temperature and max_tokens."""
+    result: Dict = {k: options[k] for k in MODEL_OPTIONS if k in options}
+    extra = options.get("options")
+    if isinstance(extra, dict):
+        result.update(extra)
+    if request.temperature is not None:
+        result["temperature"] = request.temperature
+    if request.max_tokens:
+        result["num_predict"] = request.max_tokens
+    return result
+
+
+def build_params(request: ChatRequest, options: Dict | None = None) -> Dict:
+    """Keyword arguments for ``client.chat`` (without ``stream``)."""
+    options = {**(options or {}), **request.options}
+    params: Dict = {"model": request.model, "messages": convert_messages(request)}
+    if request.tools:
+        params["tools"] = [convert_tool(t) for t in request.tools]
+    model_options = ollama_options(request, options)
+    if model_options:
+        params["options"] = model_options
+    if "keep_alive" in options:
+        params["keep_alive"] = options["keep_alive"]
+    if "think" in options:
+        params["think"] = options["think"]
+    return params
