@@ -1,0 +1,112 @@
+"""Start-up cost of the ``chatcli`` command, as ratios to ``python -c pass``.
+
+Run with the environment's interpreter (all bundled plugins installed)::
+
+    .venv/bin/python bench/startup.py [--runs N]
+
+Each command runs N times as a fresh process (after one warm-up); the median wall time is
+reported. Then ``chatcli --help`` runs once under ``-X importtime`` and the modules it imported
+are listed, heaviest first, with any provider SDK flagged. Goal: ``--version`` ≤ 5× and no SDK.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+SDKS = ("openai", "anthropic", "ollama", "xllamacpp", "mcp", "httpx2", "llama_cpp")
+VERSION_GOAL = 5.0
+
+
+def _env(home: Path) -> dict[str, str]:
+    env = dict(os.environ)
+    env["CHATCLI_CONFIG_DIR"] = str(home / "config")
+    env["CHATCLI_DATA_DIR"] = str(home / "data")
+    for name in ("CHATCLI_PLUGINS", "CHATCLI_DISABLE_PLUGINS", "PYTHONPROFILEIMPORTTIME"):
+        env.pop(name, None)
+    return env
+
+
+def _medians_ms(commands: dict[str, list[str]], runs: int, env: dict[str, str]
+                ) -> dict[str, float]:
+    """Median wall time of each command; rounds interleave the commands so that a change in
+    the machine's load affects them all alike."""
+    times: dict[str, list[float]] = {label: [] for label in commands}
+    for command in commands.values():
+        subprocess.run(command, env=env, capture_output=True, check=True)  # warm the caches
+    for _ in range(runs):
+        for label, command in commands.items():
+            start = time.perf_counter()
+            subprocess.run(command, env=env, capture_output=True, check=True)
+            times[label].append((time.perf_counter() - start) * 1000)
+    return {label: statistics.median(values) for label, values in times.items()}
+
+
+def _imports(command: list[str], env: dict[str, str]) -> list[tuple[str, int, int]]:
+    """``(module, self_us, cumulative_us)`` for each module ``command`` imported."""
+    done = subprocess.run(command, env={**env, "PYTHONPROFILEIMPORTTIME": "1"},
+                          capture_output=True, text=True, check=True)
+    rows = []
+    for line in done.stderr.splitlines():
+        if not line.startswith("import time:") or "imported package" in line:
+            continue
+        fields = line[len("import time:"):].split("|")
+        if len(fields) != 3:
+            continue
+        rows.append((fields[2].strip(), int(fields[0]), int(fields[1])))
+    return rows
+
+
+def main() -> int:
+    """Measure and print the start-up figures; exit 1 when the goal is missed or an SDK loads."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=15, help="fresh processes per command")
+    parser.add_argument("--top", type=int, default=25, help="heaviest imports to list")
+    options = parser.parse_args()
+
+    python = sys.executable
+    chatcli = str(Path(python).with_name("chatcli"))
+    if not Path(chatcli).exists():
+        print(f"no chatcli next to {python}; run with the environment's python", file=sys.stderr)
+        return 2
+
+    with tempfile.TemporaryDirectory() as tmp:
+        env = _env(Path(tmp))
+        commands = {
+            "python -c pass": [python, "-c", "pass"],
+            "chatcli --version": [chatcli, "--version"],
+            "chatcli --help": [chatcli, "--help"],
+        }
+        print(f"startup, median of {options.runs} fresh processes each ({python})")
+        medians = _medians_ms(commands, options.runs, env)
+        base = medians["python -c pass"]
+        figures = {}
+        for label, ms in medians.items():
+            figures[label] = ms / base
+            print(f"  {label:<20} {ms:8.1f} ms   {ms / base:5.1f}x")
+        imports = _imports([chatcli, "--help"], env)
+
+    tops = sorted({name.split(".")[0] for name, _s, _c in imports})
+    flagged = sorted(n for n in tops if n in SDKS)
+    print(f"\n`chatcli --help` imported {len(imports)} modules ({len(tops)} top-level packages):")
+    print("  " + ", ".join(tops))
+    print(f"\nheaviest imports of `chatcli --help` (cumulative, top {options.top}):")
+    for name, _self_us, cumulative in sorted(imports, key=lambda r: -r[2])[: options.top]:
+        mark = "  <-- SDK" if name.split(".")[0] in SDKS else ""
+        print(f"  {cumulative / 1000:7.1f} ms  {name}{mark}")
+
+    version_ok = figures["chatcli --version"] <= VERSION_GOAL
+    print(f"\n--version: {figures['chatcli --version']:.1f}x python -c pass "
+          f"(goal <= {VERSION_GOAL:.0f}x): {'ok' if version_ok else 'MISSED'}")
+    print(f"SDKs imported by --help: {', '.join(flagged) if flagged else 'none'}")
+    return 0 if version_ok and not flagged else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,377 @@
+"""``chatcli -p PROMPT`` (one answer, then exit) and the hand-over to the interactive chat.
+
+The answer streams through :class:`chatcli.engine.Engine`: rendered markdown on a terminal,
+plain text when piped or with ``--raw``, or one JSON object with ``--json``. Retries and tool
+calls are reported briefly on stderr so stdout holds only the answer.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import TYPE_CHECKING, Any, TextIO
+
+if TYPE_CHECKING:
+    from chatcli.config import Settings
+    from chatcli.conversation import Conversation
+    from chatcli.engine import Engine, Retrying, TurnFinished
+    from chatcli.plugins import PluginHost
+    from chatcli.types import Tool, ToolCallPart
+
+__all__ = ["build_prompt", "main_command", "run_prompt"]
+
+EXIT_OK, EXIT_PROVIDER, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+REPL_HINT = "interactive chat needs chatcli-repl: pip install chatcli-repl"
+
+
+def _stdin_is_tty() -> bool:
+    try:
+        return sys.stdin is not None and sys.stdin.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def _read_stdin() -> str:
+    if sys.stdin is None:
+        return ""
+    try:
+        return sys.stdin.read()
+    except (OSError, ValueError):
+        return ""
+
+
+def _fence(text: str) -> str:
+    """``text`` in a fenced block whose fence is longer than any backtick run inside it."""
+    longest, run = 0, 0
+    for char in text:
+        run = run + 1 if char == "`" else 0
+        longest = max(longest, run)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}\n{text.rstrip(chr(10))}\n{fence}"
+
+
+def build_prompt(prompt: str | None, stdin_text: str | None) -> str | None:
+    """Combine the ``-p`` text and piped stdin into the prompt that is sent.
+
+    ``-p -`` takes the prompt from stdin; ``-p TEXT`` with piped stdin sends TEXT followed by the
+    stdin text in a fenced block; no ``-p`` with piped stdin sends stdin as the prompt.
+    """
+    piped = stdin_text if stdin_text and stdin_text.strip() else None
+    if prompt == "-":
+        return piped.strip() if piped else None
+    if prompt is not None and piped:
+        return f"{prompt}\n\n{_fence(piped)}" if prompt.strip() else piped.strip()
+    if prompt is not None:
+        return prompt
+    return piped.strip() if piped else None
+
+
+def main_command(host: PluginHost, options: dict[str, Any]) -> int:
+    """The root command without a sub-command: ``-p``, piped stdin, or the interactive chat."""
+    from chatcli.errors import UsageError
+
+    prompt_opt: str | None = options.get("prompt")
+    if prompt_opt is None and _stdin_is_tty():
+        return _interactive(host, options)
+    stdin_text = None if _stdin_is_tty() else _read_stdin()
+    prompt = build_prompt(prompt_opt, stdin_text)
+    if prompt is None or not prompt.strip():
+        if prompt_opt == "-":
+            raise UsageError("-p - reads the prompt from stdin, but stdin was empty",
+                             'pipe the prompt in: echo "question" | chatcli -p -')
+        if prompt_opt is not None:
+            raise UsageError("the prompt is empty", 'give one: chatcli -p "question"')
+        raise UsageError("no prompt: stdin was empty",
+                         'give one: chatcli -p "question", or run chatcli on a terminal')
+    return run_prompt(host, prompt, options)
+
+
+def _flags(options: dict[str, Any]) -> dict[str, Any]:
+    return {"provider": options.get("provider"), "model": options.get("model"),
+            "system": options.get("system")}
+
+
+def _interactive(host: PluginHost, options: dict[str, Any]) -> int:
+    from chatcli.cli_common import settings_from
+    from chatcli.errors import ChatcliError, UsageError
+
+    settings = settings_from(_flags(options))
+    app_options = {
+        "provider": options.get("provider"),
+        "model": options.get("model"),
+        "system": options.get("system"),
+        "continue_last": bool(options.get("continue_last")),
+        "resume": options.get("resume"),
+        "settings": settings,
+        "host": host,
+        "allow": set(options.get("allow") or ()),
+    }
+    before = len(host.failures)
+    result = host.first("interactive_main", reraise=(ChatcliError,), app_options=app_options)
+    if result is None:
+        crashed = [f for f in host.failures[before:] if f.stage == "in hook interactive_main"]
+        if crashed:
+            # already reported as a plugin failure; say plainly that the chat could not start
+            raise UsageError(f"the interactive chat failed to start: {crashed[0].reason}")
+        raise UsageError(REPL_HINT)
+    return int(result)
+
+
+# ----------------------------------------------------------------------------------- one shot
+
+
+def _open_conversation(host: PluginHost, settings: Settings, options: dict[str, Any]
+                       ) -> Conversation:
+    from chatcli.conversation import Conversation
+    from chatcli.errors import ChatcliError
+
+    conversation = host.first(
+        "open_conversation",
+        reraise=(ChatcliError,),
+        settings=settings,
+        resume=options.get("resume"),
+        continue_last=bool(options.get("continue_last")),
+    )
+    if conversation is None:
+        if options.get("resume") or options.get("continue_last"):
+            from chatcli.errors import UsageError
+
+            raise UsageError("--continue/--resume need a session store",
+                             "pip install chatcli-sessions")
+        conversation = Conversation(max_checkpoints=settings.max_checkpoints)
+    return conversation
+
+
+def _make_approver(allowed: frozenset[str]):  # -> Approver | None
+    """Pre-approved risk classes; on a terminal, ask for the others; else nobody can be asked."""
+    can_ask = _stdin_is_tty() and sys.stderr.isatty()
+    if not allowed and not can_ask:
+        return None
+
+    def approve(call: ToolCallPart, tool: Tool) -> bool:
+        if tool.risk.value in allowed:
+            return True
+        if not can_ask:
+            return False
+        import click
+
+        return click.confirm(
+            f"chatcli: allow {tool.risk.value} tool {_describe_call(call)}?",
+            default=False, err=True,
+        )
+
+    return approve
+
+
+def _describe_call(call: ToolCallPart, limit: int = 80) -> str:
+    if call.raw_arguments is not None:
+        args = call.raw_arguments
+    else:
+        args = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in
+                         call.arguments.items())
+    if len(args) > limit:
+        args = args[: limit - 1] + "…"
+    return f"{call.name}({args})"
+
+
+def _status(text: str) -> None:
+    print(f"chatcli: {text}", file=sys.stderr, flush=True)
+
+
+def _retry_text(event: Retrying) -> str:
+    from chatcli.errors import NetworkError, ProviderTimeoutError, RateLimitError, ServerError
+
+    error = event.error
+    if isinstance(error, RateLimitError):
+        what = "rate limited"
+    elif isinstance(error, ServerError):
+        what = "server error"
+    elif isinstance(error, ProviderTimeoutError):
+        what = "timed out"
+    elif isinstance(error, NetworkError):
+        what = "network error"
+    else:
+        what = "failed"
+    return f"{what}, retrying in {event.delay:.1f}s… (attempt {event.attempt + 1})"
+
+
+class _Output:
+    """Where the answer text goes: plain text, the streaming markdown renderer, or nowhere
+    (``--json`` collects it)."""
+
+    def __init__(self, out: TextIO, mode: str) -> None:
+        self.out = out
+        self.mode = mode
+        self.ended_with_newline = True
+        self.wrote = False
+        self._markdown: Any = None
+        if mode == "markdown":
+            self._markdown = _markdown_stream(out)
+            if self._markdown is None:
+                self.mode = "plain"
+
+    def feed(self, text: str) -> None:
+        if not text or self.mode == "json":
+            return
+        self.wrote = True
+        if self.mode == "markdown":
+            if self._markdown is None:
+                self._markdown = _markdown_stream(self.out)
+            self._markdown.feed(text)
+            return
+        self.out.write(text)
+        self.out.flush()
+        self.ended_with_newline = text.endswith("\n")
+
+    def pause(self) -> None:
+        """Print what has arrived before a status line (a tool call) appears on stderr."""
+        if self._markdown is not None:
+            self._markdown.finish()
+            self._markdown = None
+        elif self.mode == "plain" and self.wrote and not self.ended_with_newline:
+            self.out.write("\n")
+            self.out.flush()
+            self.ended_with_newline = True
+
+    def finish(self) -> None:
+        if self.mode == "json":
+            return
+        if self.mode == "markdown":
+            if self._markdown is not None:
+                self._markdown.finish()
+                self._markdown = None
+            return
+        if self.wrote and not self.ended_with_newline:
+            self.out.write("\n")
+            self.out.flush()
+
+
+def _markdown_stream(out: TextIO) -> Any:
+    try:
+        from chatcli.render import MarkdownStream  # built by the renderer's author
+    except ImportError:
+        return None
+    from rich.console import Console
+
+    return MarkdownStream(Console(file=out))
+
+
+def _output_mode(options: dict[str, Any], settings: Settings, out: TextIO) -> str:
+    if options.get("as_json"):
+        return "json"
+    if options.get("raw") or not settings.markdown:
+        return "plain"
+    try:
+        tty = out.isatty()
+    except (AttributeError, ValueError):
+        tty = False
+    return "markdown" if tty else "plain"
+
+
+def run_prompt(host: PluginHost, prompt: str, options: dict[str, Any]) -> int:
+    """Answer ``prompt`` once; returns the exit code. Raises ChatcliError for setup failures."""
+    from chatcli.cli_common import settings_from
+    from chatcli.engine import Engine
+    from chatcli.errors import ChatcliError
+    from chatcli.registry import build_provider, choose_provider
+    from chatcli.types import Message
+
+    as_json = bool(options.get("as_json"))
+    try:
+        settings = settings_from(_flags(options))
+        spec = choose_provider(host, settings)
+        provider, config = build_provider(spec, settings)
+        conversation = _open_conversation(host, settings, options)
+    except ChatcliError as err:
+        if as_json:
+            _print_json_error(err)
+        raise
+
+    engine = Engine(
+        host, settings, provider, spec.name, config.model,
+        approver=_make_approver(frozenset(options.get("allow") or ())),
+        interactive=False,
+        on_retry=lambda event: _status(_retry_text(event)),
+    )
+    output = _Output(sys.stdout, _output_mode(options, settings, sys.stdout))
+    host.call("session_start", conversation=conversation, settings=settings)
+    finished: TurnFinished | None = None
+    events = engine.run(conversation, Message.user(prompt))
+    interrupted = False
+    try:
+        finished = _consume(events, output)
+    except KeyboardInterrupt:
+        interrupted = True
+        events.close()  # the engine keeps the partial answer, marked interrupted
+    finally:
+        output.finish()
+        host.call("session_end", conversation=conversation)
+    return _report(finished, interrupted, engine, conversation, as_json)
+
+
+def _consume(events: Any, output: _Output) -> TurnFinished | None:
+    from chatcli.engine import Retrying, ToolFinished, ToolStarted, TurnFinished
+    from chatcli.types import TextDelta
+
+    finished = None
+    for event in events:
+        if isinstance(event, TextDelta):
+            output.feed(event.text)
+        elif isinstance(event, ToolStarted):
+            output.pause()
+            _status(f"tool {_describe_call(event.call)}")
+        elif isinstance(event, ToolFinished):
+            result = event.result
+            if result.is_error:
+                first = (result.content.splitlines() or [""])[0]
+                _status(f"tool {result.name} failed: {first[:200]}")
+            else:
+                _status(f"tool {result.name} done ({len(result.content)} chars)")
+        elif isinstance(event, Retrying):
+            pass  # already shown by on_retry, before the wait
+        elif isinstance(event, TurnFinished):
+            finished = event
+    return finished
+
+
+def _report(finished: TurnFinished | None, interrupted: bool, engine: Engine,
+            conversation: Conversation, as_json: bool) -> int:
+    from chatcli.types import StopReason, Usage
+
+    error = finished.error if finished else None
+    if finished is not None and finished.stop_reason == StopReason.INTERRUPTED:
+        interrupted = True
+    if error is not None:
+        if as_json:
+            _print_json_error(error)
+        from chatcli.cli_common import error_line
+
+        error_line(str(error))
+        return error.exit_code
+    if as_json:
+        last = conversation.last()
+        text = finished.text if finished else (last.text if last else "")
+        usage = finished.usage if finished else Usage()
+        stop = StopReason.INTERRUPTED if interrupted else (
+            finished.stop_reason if finished else StopReason.INTERRUPTED)
+        payload = {
+            "text": text,
+            "provider": engine.provider_name,
+            "model": (finished.model if finished else None) or engine.model,
+            "usage": usage.model_dump(),
+            "stop_reason": str(stop.value),
+            "conversation_id": conversation.id,
+        }
+        print(json.dumps(payload, ensure_ascii=False), flush=True)
+    if interrupted:
+        _status("interrupted")
+        return EXIT_INTERRUPTED
+    if finished is not None and finished.stop_reason == StopReason.TURN_LIMIT:
+        _status(f"stopped after {engine.settings.max_turns} model calls (max_turns)")
+    return EXIT_OK
+
+
+def _print_json_error(err: Exception) -> None:
+    print(json.dumps({"error": str(err), "type": type(err).__name__}, ensure_ascii=False),
+          flush=True)
