@@ -1,0 +1,217 @@
+"""Tests of the provider against a local server speaking the OpenAI wire format.
+
+The ``openai_server`` and ``chatcli_home`` fixtures come from chatcli's pytest plugin, which
+chatcli-kernel installs: ``openai_server.script(...)`` queues replies or faults,
+``openai_server.requests`` records what the provider sent, and ``chatcli_home`` keeps chatcli's
+config and data folders (and API-key variables) away from the real ones.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+from chatcli import (
+    ChatRequest,
+    Conversation,
+    Engine,
+    Message,
+    PluginHost,
+    PromptSection,
+    StopEvent,
+    StopReason,
+    TextDelta,
+    ToolCallEvent,
+    ToolCallPart,
+    ToolResultPart,
+    ToolSpec,
+    UsageEvent,
+)
+from chatcli.config import Settings
+from chatcli.engine import Retrying, TurnFinished
+from chatcli.errors import (
+    AuthError,
+    BadRequestError,
+    ModelNotFoundError,
+    RateLimitError,
+    ServerError,
+    StreamCutError,
+)
+from chatcli.registry import build_provider
+from chatcli.testing import Fault, Reply, ToolCall
+
+from {{package}} import plugin
+
+API_KEY = "test-key-for-{{name}}"
+
+
+@pytest.fixture
+def host() -> PluginHost:
+    """A plugin host with only this plugin registered."""
+    host = PluginHost()
+    assert host.register(plugin, plugin.NAME)
+    return host
+
+
+@pytest.fixture
+def provider(host, openai_server, chatcli_home, monkeypatch):
+    """The provider built the way chatcli builds it: key and base URL from the environment."""
+    monkeypatch.setenv("{{env}}_API_KEY", API_KEY)
+    monkeypatch.setenv("{{env}}_BASE_URL", openai_server.url)
+    provider, config = build_provider(host.providers()[plugin.NAME], Settings())
+    assert config.base_url == openai_server.url
+    return provider
+
+
+def collect(provider, request: ChatRequest) -> list:
+    """All events of one streamed answer."""
+    return list(provider.stream(request))
+
+
+def test_the_plugin_registers_its_provider(host):
+    spec = host.providers()[plugin.NAME]
+    assert spec.display_name == "{{title}}"
+    assert spec.env_keys == ["{{env}}_API_KEY"]
+    assert spec.default_model == plugin.DEFAULT_MODEL
+
+
+def test_the_entry_module_imports_no_http_client():
+    code = f"import sys, {plugin.__name__}; print('httpx' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+def test_text_streams_in_pieces_with_usage(provider, openai_server):
+    answer = "Hello from {{title}}, streamed in small pieces."
+    openai_server.script(
+        Reply(text=answer, chunk_size=5,
+              usage={"input_tokens": 12, "output_tokens": 9, "cache_read_tokens": 4})
+    )
+    events = collect(provider, ChatRequest(
+        model="model-a",
+        system=[PromptSection(name="persona", text="Be brief.")],
+        messages=[Message.user("Say hello")],
+    ))
+
+    pieces = [e.text for e in events if isinstance(e, TextDelta)]
+    assert len(pieces) > 1
+    assert "".join(pieces) == answer
+    usage = [e.usage for e in events if isinstance(e, UsageEvent)][-1]
+    assert (usage.input_tokens, usage.output_tokens, usage.cache_read_tokens) == (12, 9, 4)
+    assert isinstance(events[-1], StopEvent)
+    assert events[-1].reason == StopReason.END_TURN
+
+    sent = openai_server.requests[-1]
+    assert sent.path.endswith("/chat/completions")
+    assert sent.headers["authorization"] == f"Bearer {API_KEY}"
+    assert sent.json["model"] == "model-a"
+    assert sent.json["stream"] is True
+    assert sent.json["messages"][0] == {"role": "system", "content": "Be brief."}
+    assert sent.json["messages"][-1] == {"role": "user", "content": "Say hello"}
+
+
+def test_tool_calls_arrive_whole_with_their_arguments(provider, openai_server):
+    openai_server.script(
+        Reply(tool_calls=[ToolCall(name="get_weather", arguments={"city": "Paris", "days": 3})])
+    )
+    tool = ToolSpec(
+        name="get_weather",
+        description="Weather forecast for a city.",
+        parameters={"type": "object", "properties": {"city": {"type": "string"}}},
+    )
+    events = collect(provider, ChatRequest(
+        model="model-a", messages=[Message.user("Weather in Paris?")], tools=[tool]
+    ))
+
+    calls = [e.call for e in events if isinstance(e, ToolCallEvent)]
+    assert [(c.name, c.arguments) for c in calls] == [("get_weather", {"city": "Paris", "days": 3})]
+    assert events[-1].reason == StopReason.TOOL_USE
+    sent_tool = openai_server.requests[-1].json["tools"][0]
+    assert sent_tool["type"] == "function"
+    assert sent_tool["function"]["name"] == "get_weather"
+    assert sent_tool["function"]["parameters"] == tool.parameters
+
+
+def test_malformed_tool_arguments_are_kept_as_text(provider, openai_server):
+    openai_server.script(Reply(tool_calls=[ToolCall(name="get_weather", arguments='{"city": ')]))
+    events = collect(provider, ChatRequest(model="m", messages=[Message.user("hi")]))
+    (call,) = [e.call for e in events if isinstance(e, ToolCallEvent)]
+    assert call.raw_arguments == '{"city":'
+
+
+def test_tool_results_are_sent_back_in_the_wire_format(provider, openai_server):
+    call = ToolCallPart(id="call_1", name="get_weather", arguments={"city": "Paris"})
+    history = [
+        Message.user("Weather in Paris?"),
+        Message.assistant(tool_calls=[call]),
+        Message(role="tool", parts=[
+            ToolResultPart(call_id="call_1", name="get_weather", content="sunny, 21 °C")
+        ]),
+    ]
+    collect(provider, ChatRequest(model="m", messages=history))
+
+    sent = openai_server.requests[-1].json["messages"]
+    assert sent[1]["tool_calls"][0]["id"] == "call_1"
+    assert sent[1]["tool_calls"][0]["function"]["name"] == "get_weather"
+    assert sent[2] == {"role": "tool", "tool_call_id": "call_1", "content": "sunny, 21 °C"}
+
+
+@pytest.mark.parametrize(
+    ("status", "error_type"),
+    [
+        (401, AuthError),
+        (404, ModelNotFoundError),
+        (400, BadRequestError),
+        (500, ServerError),
+    ],
+)
+def test_http_errors_map_to_chatcli_errors(provider, openai_server, status, error_type):
+    openai_server.script(Fault(status=status, message="something went wrong"))
+    with pytest.raises(error_type) as caught:
+        collect(provider, ChatRequest(model="m", messages=[Message.user("hi")]))
+    text = str(caught.value)
+    assert "\n" not in text
+    assert str(status) in text
+    assert API_KEY not in text
+    assert len(openai_server.requests) == 1  # the provider itself never retries
+
+
+def test_rate_limits_carry_retry_after(provider, openai_server):
+    openai_server.script(Fault(status=429, retry_after=7))
+    with pytest.raises(RateLimitError) as caught:
+        collect(provider, ChatRequest(model="m", messages=[Message.user("hi")]))
+    assert caught.value.retry_after == 7
+
+
+@pytest.mark.parametrize("fault", ["cut", "malformed"])
+def test_a_broken_stream_is_a_stream_cut_error(provider, openai_server, fault):
+    partial = Reply(text="This answer will not arrive in full.", chunk_size=4)
+    if fault == "cut":
+        openai_server.script(Fault(cut_after=2, reply=partial))
+    else:
+        openai_server.script(Fault(malformed_after=2, reply=partial))
+    received: list[str] = []
+    with pytest.raises(StreamCutError):
+        for event in provider.stream(ChatRequest(model="m", messages=[Message.user("hi")])):
+            if isinstance(event, TextDelta):
+                received.append(event.text)
+    assert "".join(received) == "This ans"
+
+
+def test_the_engine_runs_a_turn_and_retries_through_this_provider(
+    host, provider, openai_server, tmp_path
+):
+    openai_server.script(Fault(status=429, retry_after=0), Reply(text="Answer after a retry."))
+    engine = Engine(host, Settings(), provider, plugin.NAME, "model-a", workspace=tmp_path,
+                    sleep=lambda _seconds: None)
+    conversation = Conversation()
+    events = list(engine.run(conversation, Message.user("Hello?")))
+
+    assert any(isinstance(e, Retrying) for e in events)
+    finished = events[-1]
+    assert isinstance(finished, TurnFinished)
+    assert finished.error is None
+    assert finished.text == "Answer after a retry."
+    assert [m.text for m in conversation.messages()] == ["Hello?", "Answer after a retry."]
+    assert len(openai_server.requests) == 2

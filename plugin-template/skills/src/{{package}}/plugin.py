@@ -1,0 +1,28 @@
+"""Entry module: registers the folder of skills this package ships.
+
+Each sub-folder of ``skills/`` is one skill: a ``SKILL.md`` with YAML front matter (``name``,
+``description``) and instructions, plus any files it refers to. The folder is package data, so it
+is installed with the package.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from chatcli import hookimpl
+
+if TYPE_CHECKING:
+    from chatcli import SkillSource
+
+#: The folder holding this pack's skills.
+SKILLS_DIR = Path(__file__).parent / "skills"
+
+
+@hookimpl
+def register_skill_sources(register: Callable[[SkillSource], None]) -> None:
+    """Register this pack's skills folder as the source ``{{name}}``."""
+    from chatcli import SkillSource
+
+    register(SkillSource(name="{{name}}", path=str(SKILLS_DIR)))

@@ -1,0 +1,1 @@
+"""{{title}}: a chatcli plugin (tool)."""
