@@ -31,7 +31,6 @@ def plugins_list(ctx: click.Context) -> int:
     host.slash_commands()
     host.skill_sources()
     infos = host.plugin_infos()
-    _fill_versions(infos)
     if not infos:
         click.echo("no plugins installed; see `chatcli plugins install NAME`")
         return 0
@@ -41,22 +40,6 @@ def plugins_list(ctx: click.Context) -> int:
         rows.append([info.name, info.version or "-", status, ", ".join(info.hooks) or "-"])
     click.echo(format_table(["NAME", "VERSION", "STATUS", "HOOKS"], rows))
     return 0
-
-
-def _fill_versions(infos: list) -> None:
-    """Give each entry-point plugin its distribution's version (editable installs included)."""
-    from importlib.metadata import entry_points
-
-    from chatcli.plugins import ENTRY_POINT_GROUP
-
-    found = {}
-    for entry_point in entry_points(group=ENTRY_POINT_GROUP):
-        dist = getattr(entry_point, "dist", None)
-        if dist is not None:
-            found.setdefault(entry_point.name, (dist.name, dist.version))
-    for info in infos:
-        if info.name in found and not info.version:
-            info.distribution, info.version = found[info.name]
 
 
 def installer_command(action: str, names: list[str]) -> list[str]:

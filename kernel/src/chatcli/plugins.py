@@ -256,17 +256,16 @@ class PluginHost:
 
     def plugin_infos(self) -> list[PluginInfo]:
         """What is installed, loaded and failed, for ``chatcli plugins list``."""
-        from importlib.metadata import packages_distributions, version
+        from importlib.metadata import entry_points
 
-        dists = packages_distributions()
+        dists = {
+            ep.name: (ep.dist.name, ep.dist.version)
+            for ep in entry_points(group=ENTRY_POINT_GROUP)
+            if ep.dist is not None
+        }
         infos: dict[str, PluginInfo] = {}
         for name, module in self.entry_points.items():
-            top = module.split(".")[0].split(":")[0]
-            dist = (dists.get(top) or [None])[0]
-            try:
-                ver = version(dist) if dist else None
-            except Exception:
-                ver = None
+            dist, ver = dists.get(name, (None, None))
             infos[name] = PluginInfo(name=name, module=module, distribution=dist, version=ver)
         for name, plugin in self.pm.list_name_plugin():
             info = infos.setdefault(

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from chatcli.plugins import hookimpl
-from chatcli.types import Capabilities, Provider, ProviderConfig, ProviderSpec
+
+if TYPE_CHECKING:  # the data model is imported when a hook runs, not at start-up
+    from chatcli.types import Provider, ProviderConfig, ProviderSpec
 
 #: The model used when none is configured.
 DEFAULT_MODEL = "claude-sonnet-5-5"
@@ -24,6 +27,8 @@ def make_provider(config: ProviderConfig) -> Provider:
 @hookimpl
 def register_providers(register: Callable[[ProviderSpec], None]) -> None:
     """Register Anthropic's Messages API as the provider ``anthropic``."""
+    from chatcli.types import Capabilities, ProviderSpec
+
     register(
         ProviderSpec(
             name="anthropic",

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from chatcli.plugins import hookimpl
-from chatcli.types import Capabilities, Provider, ProviderConfig, ProviderSpec
+
+if TYPE_CHECKING:  # the data model is imported when a hook runs, not at start-up
+    from chatcli.types import Provider, ProviderConfig, ProviderSpec
 
 #: Where Ollama listens unless OLLAMA_HOST or ``[providers.ollama] base_url`` says otherwise.
 DEFAULT_HOST = "http://localhost:11434"
@@ -31,6 +34,8 @@ def register_providers(register: Callable[[ProviderSpec], None]) -> None:
     It needs no key, and its priority (5) sits below the offline ``local`` provider's, so it is
     used only when chosen (``--provider ollama`` or ``provider = "ollama"``).
     """
+    from chatcli.types import Capabilities, ProviderSpec
+
     register(
         ProviderSpec(
             name="ollama",
