@@ -1,0 +1,72 @@
+"""chatcli.testing: fixtures and fakes for testing chatcli and its plugins.
+
+Local HTTP servers speaking the real wire formats of OpenAI, Anthropic and Ollama (drive the
+official SDKs against them), a scripted in-process provider, and the ``chatcli_home`` fixture.
+Names are imported lazily, so importing this package imports no SDK and no server code.
+See README.md next to this file.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+_EXPORTS: dict[str, str] = {
+    "Reply": "chatcli.testing.script",
+    "ToolCall": "chatcli.testing.script",
+    "Fault": "chatcli.testing.script",
+    "RecordedRequest": "chatcli.testing.server_base",
+    "ScriptedServer": "chatcli.testing.server_base",
+    "OpenAIServer": "chatcli.testing.openai_wire",
+    "AnthropicServer": "chatcli.testing.anthropic_wire",
+    "OllamaServer": "chatcli.testing.ollama_wire",
+    "ScriptedProvider": "chatcli.testing.scripted",
+    "scripted_plugin": "chatcli.testing.scripted",
+    "reply_events": "chatcli.testing.scripted",
+    "fault_error": "chatcli.testing.scripted",
+    "isolate_environment": "chatcli.testing.pytest_plugin",
+}
+
+__all__ = [
+    "AnthropicServer",
+    "Fault",
+    "OllamaServer",
+    "OpenAIServer",
+    "RecordedRequest",
+    "Reply",
+    "ScriptedProvider",
+    "ScriptedServer",
+    "ToolCall",
+    "fault_error",
+    "isolate_environment",
+    "reply_events",
+    "scripted_plugin",
+]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'chatcli.testing' has no attribute {name!r}")
+    value = getattr(import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__
+
+
+if TYPE_CHECKING:
+    from chatcli.testing.anthropic_wire import AnthropicServer
+    from chatcli.testing.ollama_wire import OllamaServer
+    from chatcli.testing.openai_wire import OpenAIServer
+    from chatcli.testing.pytest_plugin import isolate_environment
+    from chatcli.testing.script import Fault, Reply, ToolCall
+    from chatcli.testing.scripted import (
+        ScriptedProvider,
+        fault_error,
+        reply_events,
+        scripted_plugin,
+    )
+    from chatcli.testing.server_base import RecordedRequest, ScriptedServer
