@@ -8,7 +8,7 @@ from pathlib import Path
 from chatcli import hookimpl
 from chatcli.testing import Fault, Reply, ScriptedProvider, ToolCall, scripted_plugin
 from chatcli.types import ProviderSpec, TextDelta
-from conftest import TtyInput
+from cli_support import TtyInput
 
 USAGE = {"input_tokens": 10, "output_tokens": 4, "cache_read_tokens": 3, "cache_write_tokens": 2}
 

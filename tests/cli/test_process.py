@@ -10,7 +10,7 @@ import sys
 
 import pytest
 from chatcli.testing import Fault, Reply, ToolCall
-from conftest import CHATCLI, PYTHON, SCRIPTED_APP, process_env, run_process
+from cli_support import CHATCLI, PYTHON, SCRIPTED_APP, process_env, run_process
 
 SDKS = ("openai", "anthropic", "ollama", "xllamacpp", "mcp", "httpx2")
 SECRET = "sk-proc-test-0123456789abcdef"

@@ -8,7 +8,7 @@ import sys
 from chatcli import hookimpl
 from chatcli.testing import ScriptedProvider, scripted_plugin
 from chatcli.types import ProviderSpec
-from conftest import TtyInput
+from cli_support import TtyInput
 
 SECRET = "sk-test-abcdefghijklmnop1234"
 

@@ -1,0 +1,92 @@
+"""Helpers shared by the command-line tests: paths, fake terminals, in-process and real runs.
+
+(A module of its own, not conftest.py: test modules import these names, and conftest modules
+of different test folders would shadow each other.)
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from chatcli.cli import run
+from chatcli.plugins import PluginHost
+from chatcli.testing import ScriptedProvider, scripted_plugin
+from scripted_app import ToolPlugin
+
+ROOT = Path(__file__).resolve().parents[2]
+VENV_BIN = ROOT / ".venv" / "bin"
+CHATCLI = VENV_BIN / "chatcli"
+PYTHON = VENV_BIN / "python"
+SCRIPTED_APP = Path(__file__).parent / "scripted_app.py"
+
+_KEY_VARS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENAI_BASE_URL", "OLLAMA_HOST",
+             "XAI_API_KEY", "GROQ_API_KEY", "DEEPSEEK_API_KEY", "OPENROUTER_API_KEY")
+
+
+class TtyInput(io.StringIO):
+    """A stdin that says it is a terminal."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+@dataclass
+class Result:
+    """What one chatcli run produced."""
+
+    code: int
+    out: str
+    err: str
+
+
+class Cli:
+    """Runs chatcli in-process with a host holding a scripted provider."""
+
+    def __init__(self, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.capsys = capsys
+        self.monkeypatch = monkeypatch
+        self.provider = ScriptedProvider()
+        self.host = PluginHost(warn=lambda line: print(f"chatcli: warning: {line}",
+                                                       file=sys.stderr))
+        self.host.register(scripted_plugin(self.provider), "scripted")
+        self.host.register(ToolPlugin(), "tools")
+
+    def script(self, *replies) -> None:
+        """Queue the provider's replies (chatcli.testing Reply / Fault / exceptions)."""
+        self.provider.script(*replies)
+
+    def __call__(self, *argv: str, stdin: str | io.StringIO = "") -> Result:
+        self.capsys.readouterr()
+        source = stdin if isinstance(stdin, io.StringIO) else io.StringIO(stdin)
+        self.monkeypatch.setattr(sys, "stdin", source)
+        code = run(list(argv), host=self.host)
+        captured = self.capsys.readouterr()
+        return Result(code, captured.out, captured.err)
+
+
+def process_env(home: Path, **extra: str) -> dict[str, str]:
+    """The environment of a chatcli subprocess: the test's isolated dirs, no keys."""
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith("CHATCLI_") and k not in _KEY_VARS
+           and not k.endswith("_API_KEY")}
+    env["CHATCLI_CONFIG_DIR"] = str(home / "config")
+    env["CHATCLI_DATA_DIR"] = str(home / "data")
+    env.pop("PYTHONPROFILEIMPORTTIME", None)
+    env.update(extra)
+    return env
+
+
+def run_process(args: list[str], home: Path, *, input: str | None = "", timeout: float = 60,
+                **env: str) -> subprocess.CompletedProcess[str]:
+    """Run a command (``[CHATCLI, ...]`` or the scripted app) as a real process."""
+    return subprocess.run(
+        [str(a) for a in args], input=input, capture_output=True, text=True, timeout=timeout,
+        env=process_env(home, **env), cwd=home / "work" if (home / "work").is_dir() else home,
+        stdin=None if input is not None else subprocess.DEVNULL,
+    )
