@@ -146,11 +146,19 @@ class Conversation:
         checkpoints: list[Checkpoint] | None = None,
         title: str = "",
         max_checkpoints: int = 20,
+        head_history: list[str | None] | None = None,
     ) -> Conversation:
-        """Rebuild a conversation from stored messages (any order) without notifying observers."""
+        """Rebuild a conversation from stored messages (any order) without notifying observers.
+
+        ``head_history`` is the undo stack (heads before each rewind/clear, oldest first), so
+        :meth:`undo` works after a restart; entries not in the log are dropped.
+        """
         conversation = cls(id=id, title=title, max_checkpoints=max_checkpoints)
         for message in messages:
             conversation.log[message.id] = message
         conversation.head = head if head in conversation.log else None
         conversation.checkpoints = list(checkpoints or [])
+        conversation._head_history = [
+            h for h in (head_history or []) if h is None or h in conversation.log
+        ]
         return conversation

@@ -1,1 +1,1 @@
-"""chatcli plugin."""
+"""chatcli-sessions: conversations saved in SQLite as they happen; /session, /rewind, /fork."""

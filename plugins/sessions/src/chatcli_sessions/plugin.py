@@ -1,1 +1,127 @@
-"""Entry module: hookimpls only."""
+"""Entry module: hookimpls only (the database and commands are imported when first used).
+
+Every change to a conversation is written as it happens — the message_appended,
+checkpoint_created and head_moved hooks each commit one transaction before returning — so a
+killed process loses at most the answer that was still streaming.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from chatcli.plugins import hookimpl
+
+if TYPE_CHECKING:
+    import click
+    from chatcli.config import Settings
+    from chatcli.conversation import Checkpoint, Conversation
+    from chatcli.types import Message, SlashCommand
+
+    from chatcli_sessions.store import SessionStore
+
+_stores: dict[Path, SessionStore] = {}
+_lock = threading.Lock()
+
+
+def get_store() -> SessionStore:
+    """The store for the current data directory (one connection per process and path).
+
+    A store inherited through ``fork()`` is never reused: SQLite connections must not cross a
+    fork, so the child opens its own.
+    """
+    from chatcli_sessions.store import SessionStore, default_path
+
+    path = default_path()
+    with _lock:
+        store = _stores.get(path)
+        if store is None or store.pid != os.getpid():
+            store = SessionStore(path)
+            _stores[path] = store
+        return store
+
+
+def close_stores() -> None:
+    """Close this process's connections (they reopen on next use)."""
+    with _lock:
+        for path, store in list(_stores.items()):
+            if store.pid == os.getpid():
+                store.close()
+            del _stores[path]
+
+
+# ------------------------------------------------------------------ persistence
+
+
+@hookimpl
+def session_start(conversation: Conversation, settings: Settings) -> None:
+    """Apply the ``max_checkpoints`` setting to the conversation."""
+    conversation.max_checkpoints = settings.max_checkpoints
+
+
+@hookimpl
+def message_appended(conversation: Conversation, message: Message) -> None:
+    """Write the message (and, the first time, the session row) in one transaction."""
+    get_store().append(conversation, message)
+
+
+@hookimpl
+def checkpoint_created(conversation: Conversation, checkpoint: Checkpoint) -> None:
+    """Write the checkpoint and drop the ones beyond ``max_checkpoints``."""
+    get_store().add_checkpoint(conversation, checkpoint)
+
+
+@hookimpl
+def head_moved(conversation: Conversation, head: str | None, reason: str) -> None:
+    """Write the new head (rewind, undo, clear) and remember the move for undo."""
+    get_store().move_head(conversation, head, reason)
+
+
+@hookimpl
+def session_end(conversation: Conversation) -> None:
+    """Release the database connection; it reopens if the process goes on."""
+    close_stores()
+
+
+@hookimpl
+def open_conversation(
+    settings: Settings, resume: str | None, continue_last: bool
+) -> Conversation | None:
+    """``--resume REF`` restores that session, ``--continue`` the latest; else None."""
+    if not resume and not continue_last:
+        return None
+    from chatcli.errors import UsageError
+
+    store = get_store()
+    if resume:
+        ref = resume
+    else:
+        latest = store.latest()
+        if latest is None:
+            raise UsageError("there is no saved session to continue",
+                             "run chatcli without -c to start one")
+        ref = latest.id
+    return store.load(ref, max_checkpoints=settings.max_checkpoints, resume=True)
+
+
+# ------------------------------------------------------------------ commands
+
+
+@hookimpl
+def register_slash_commands(register: Callable[[SlashCommand], None]) -> None:
+    """``/session``, ``/rewind`` and ``/fork``."""
+    from chatcli_sessions.commands import slash_commands
+
+    for command in slash_commands():
+        register(command)
+
+
+@hookimpl
+def register_commands(cli: click.Group) -> None:
+    """``chatcli sessions list|show|export|delete|search``."""
+    from chatcli_sessions.cli import sessions
+
+    cli.add_command(sessions)

@@ -1,0 +1,137 @@
+"""``chatcli sessions …``: the session database from the shell, for people and scripts."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import functools
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+from chatcli.errors import ChatcliError
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _one_line_errors(func: F) -> F:
+    """Turn chatcli errors into click's one-line ``Error: …`` (exit code 2 for usage, else 1)."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except ChatcliError as err:
+            exc = click.ClickException(str(err))
+            exc.exit_code = getattr(err, "exit_code", 1)
+            raise exc from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+def _store() -> Any:
+    from chatcli_sessions.plugin import get_store
+
+    return get_store()
+
+
+def _time(timestamp: float) -> str:
+    return _dt.datetime.fromtimestamp(timestamp).strftime("%Y-%m-%d %H:%M")
+
+
+@click.group(name="sessions")
+def sessions() -> None:
+    """Saved conversations: list, show, export, delete and search them."""
+
+
+@sessions.command(name="list")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON (one array) for scripts.")
+@click.option("-n", "--limit", type=click.IntRange(min=1), default=None,
+              help="Show at most this many (newest first).")
+@_one_line_errors
+def list_sessions(as_json: bool, limit: int | None) -> None:
+    """List sessions, most recently used first."""
+    found = _store().list(limit=limit)
+    if as_json:
+        click.echo(json.dumps([s.to_dict() for s in found], ensure_ascii=False, indent=2))
+        return
+    if not found:
+        click.echo("No saved sessions.")
+        return
+    for info in found:
+        name = f" [{info.name}]" if info.name else ""
+        click.echo(
+            f"{info.id}  {_time(info.updated_at)}  {info.messages:>4} msgs  "
+            f"{info.title or '(untitled)'}{name}"
+        )
+
+
+@sessions.command(name="show")
+@click.argument("ref")
+@_one_line_errors
+def show_session(ref: str) -> None:
+    """Print a session as markdown (REF: id, unique id prefix, or name)."""
+    from chatcli_sessions.export import to_markdown
+
+    store = _store()
+    info = store.resolve(ref)
+    click.echo(to_markdown(store.load(info.id), info), nl=False)
+
+
+@sessions.command(name="export")
+@click.argument("ref")
+@click.option("--format", "fmt", type=click.Choice(["markdown", "json"]), default="markdown",
+              show_default=True, help="markdown: the conversation as read; json: the whole log.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Write to this file instead of standard output.")
+@_one_line_errors
+def export_session(ref: str, fmt: str, output: Path | None) -> None:
+    """Export a session (REF: id, unique id prefix, or name)."""
+    from chatcli.errors import UsageError
+    from chatcli.paths import atomic_write
+
+    from chatcli_sessions.export import render
+
+    store = _store()
+    info = store.resolve(ref)
+    text = render(store.load(info.id), fmt, info)
+    if output is None:
+        sys.stdout.write(text)
+        return
+    try:
+        atomic_write(output, text)
+    except OSError as err:
+        raise UsageError(f"cannot write {output}: {err.strerror}", "choose another path") from None
+    click.echo(f"Wrote {output}", err=True)
+
+
+@sessions.command(name="delete")
+@click.argument("refs", nargs=-1, required=True)
+@_one_line_errors
+def delete_session(refs: tuple[str, ...]) -> None:
+    """Delete sessions (REFS: ids, unique id prefixes, or names)."""
+    store = _store()
+    infos = [store.resolve(ref) for ref in refs]  # all or nothing: resolve before deleting
+    for info in infos:
+        store.delete(info.id)
+        click.echo(f"Deleted {info.id}")
+
+
+@sessions.command(name="search")
+@click.argument("text", nargs=-1, required=True)
+@click.option("--json", "as_json", is_flag=True, help="Print JSON (one array) for scripts.")
+@click.option("-n", "--limit", type=click.IntRange(min=1), default=20, show_default=True)
+@_one_line_errors
+def search_sessions(text: tuple[str, ...], as_json: bool, limit: int) -> None:
+    """Find messages containing every word of TEXT (full-text), newest first."""
+    hits = _store().search(" ".join(text), limit=limit)
+    if as_json:
+        click.echo(json.dumps([h.to_dict() for h in hits], ensure_ascii=False, indent=2))
+        return
+    if not hits:
+        click.echo("No matches.")
+        return
+    for hit in hits:
+        click.echo(f"{hit.session_id}  {hit.role:<9} {hit.snippet}")

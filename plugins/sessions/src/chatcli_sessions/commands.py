@@ -1,0 +1,343 @@
+"""The in-chat commands: ``/session …``, ``/rewind`` and ``/fork``.
+
+Each receives the running chat (:class:`chatcli.app.ChatApp`) and the text after the command.
+Failures print one line and change nothing.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from chatcli.errors import ChatcliError, UsageError
+from chatcli.types import Role, SlashCommand
+
+from chatcli_sessions.export import FORMATS, render
+
+if TYPE_CHECKING:
+    from chatcli.app import ChatApp
+    from chatcli.conversation import Checkpoint, Conversation
+
+    from chatcli_sessions.store import SessionInfo, SessionStore
+
+__all__ = ["SESSION_SUBCOMMANDS", "complete_session", "slash_commands"]
+
+SESSION_SUBCOMMANDS = ["new", "save", "load", "list", "delete", "fork", "export", "search"]
+
+SESSION_HELP = (
+    "Sessions: /session new | save NAME | load [ID] | list | delete ID | fork | "
+    "export [markdown|json] [PATH] | search TEXT"
+)
+
+
+def _store() -> SessionStore:
+    from chatcli_sessions.plugin import get_store
+
+    return get_store()
+
+
+def _esc(text: str) -> str:
+    from rich.markup import escape
+
+    return escape(text)
+
+
+def when(timestamp: float) -> str:
+    """A short local time: ``14:05`` today, ``Mar 03 14:05`` otherwise."""
+    moment = _dt.datetime.fromtimestamp(timestamp)
+    if moment.date() == _dt.date.today():
+        return moment.strftime("%H:%M")
+    return moment.strftime("%b %d %H:%M")
+
+
+def _say(app: ChatApp, text: str) -> None:
+    app.console.print(text)
+
+
+def _fail(app: ChatApp, err: ChatcliError) -> None:
+    app.console.print(f"[red]error:[/red] {_esc(str(err))}")
+
+
+def _guarded(action: Callable[[ChatApp, str], Any]) -> Callable[[ChatApp, str], Any]:
+    def run(app: ChatApp, args: str) -> Any:
+        try:
+            return action(app, args)
+        except ChatcliError as err:
+            _fail(app, err)
+            return None
+
+    run.__doc__ = action.__doc__
+    return run
+
+
+def _new_conversation(app: ChatApp) -> Conversation:
+    from chatcli.conversation import Conversation
+
+    return Conversation(max_checkpoints=app.settings.max_checkpoints)
+
+
+def _describe(info: SessionInfo) -> str:
+    name = f"{info.name}: " if info.name else ""
+    return f"{name}{info.title or '(untitled)'} — {when(info.updated_at)}, {info.messages} msgs"
+
+
+# ------------------------------------------------------------------ /session
+
+
+def _session_list(app: ChatApp, _args: str) -> None:
+    from rich.table import Table
+
+    sessions = _store().list(limit=30)
+    if not sessions:
+        _say(app, "No saved sessions yet.")
+        return
+    table = Table(box=None, pad_edge=False, show_edge=False)
+    for column in ("", "id", "name", "title", "msgs", "updated"):
+        table.add_column(column, no_wrap=column != "title", overflow="ellipsis")
+    current = app.conversation.id
+    for info in sessions:
+        table.add_row(
+            "*" if info.id == current else "",
+            info.id,
+            _esc(info.name or ""),
+            _esc(info.title or "(untitled)"),
+            str(info.messages),
+            when(info.updated_at),
+        )
+    app.console.print(table)
+
+
+def _session_new(app: ChatApp, _args: str) -> None:
+    app.set_conversation(_new_conversation(app))
+    _say(app, "Started a new session (saved once you send a message).")
+
+
+def _session_save(app: ChatApp, args: str) -> None:
+    name = args.strip() or None
+    _store().save(app.conversation, name)
+    if name:
+        app.conversation.metadata["session_name"] = name
+    _say(app, f"Saved session {app.conversation.id}" + (f" as {_esc(name)!s}." if name else "."))
+
+
+def _pick_session(app: ChatApp, title: str) -> SessionInfo | None:
+    sessions = _store().list(limit=30)
+    if not sessions:
+        _say(app, "No saved sessions yet.")
+        return None
+    choice = app.pick(title, [_describe(s) for s in sessions])
+    return None if choice is None else sessions[choice]
+
+
+def _session_load(app: ChatApp, args: str) -> None:
+    store = _store()
+    if args.strip():
+        info = store.resolve(args.strip())
+    else:
+        info = _pick_session(app, "Load which session?")
+        if info is None:
+            return
+    conversation = store.load(info.id, max_checkpoints=app.settings.max_checkpoints, resume=True)
+    app.set_conversation(conversation)
+    shown = len(conversation.messages())
+    _say(app, f"Loaded session {info.id}: {_esc(info.title or '(untitled)')} ({shown} messages).")
+    last_user = conversation.last(Role.USER)
+    if last_user is not None:
+        _say(app, f"[dim]last message: {_esc(last_user.text.strip()[:100])}[/dim]")
+
+
+def _session_delete(app: ChatApp, args: str) -> None:
+    store = _store()
+    if not args.strip():
+        raise UsageError("which session?", "use /session delete ID (see /session list)")
+    info = store.resolve(args.strip())
+    store.delete(info.id)
+    _say(app, f"Deleted session {info.id} ({_esc(info.title or 'untitled')}).")
+    if info.id == app.conversation.id:
+        app.set_conversation(_new_conversation(app))
+        _say(app, "That was the current session; started a new one.")
+
+
+def _fork(app: ChatApp, _args: str) -> None:
+    source = app.conversation
+    if not source.messages():
+        raise UsageError("nothing to fork yet", "send a message first")
+    forked = _store().fork(source)
+    app.set_conversation(forked)
+    _say(app, f"Forked into session {forked.id} (from {source.id}); you are now in the fork.")
+
+
+def _session_export(app: ChatApp, args: str) -> None:
+    from chatcli.paths import atomic_write
+
+    words = args.split(maxsplit=1)
+    fmt = "markdown"
+    if words and words[0].lower() in (*FORMATS, "md"):
+        fmt = words.pop(0).lower()
+    conversation = app.conversation
+    suffix = ".json" if fmt == "json" else ".md"
+    target = Path(words[0]).expanduser() if words else Path.cwd() / f"{conversation.id}{suffix}"
+    if target.is_dir():
+        target = target / f"{conversation.id}{suffix}"
+    text = render(conversation, fmt, _store().info(conversation.id))
+    try:
+        atomic_write(target, text)
+    except OSError as err:
+        raise UsageError(f"cannot write {target}: {err.strerror}", "choose another path") from None
+    _say(app, f"Exported session {conversation.id} ({fmt}) to {_esc(str(target))}.")
+
+
+def _session_search(app: ChatApp, args: str) -> None:
+    if not args.strip():
+        raise UsageError("search for what?", "use /session search TEXT")
+    hits = _store().search(args, limit=20)
+    if not hits:
+        _say(app, f"No messages match {_esc(args.strip())!s}.")
+        return
+    for hit in hits:
+        _say(
+            app,
+            f"[bold]{hit.session_id}[/bold] [dim]{_esc(hit.session_title[:40])} · {hit.role} · "
+            f"{when(hit.created_at)}[/dim]\n  {_esc(hit.snippet)}",
+        )
+
+
+_SESSION_ACTIONS: dict[str, Callable[[ChatApp, str], None]] = {
+    "new": _session_new,
+    "save": _session_save,
+    "load": _session_load,
+    "list": _session_list,
+    "delete": _session_delete,
+    "fork": _fork,
+    "export": _session_export,
+    "search": _session_search,
+}
+
+
+def _session(app: ChatApp, args: str) -> None:
+    """Dispatch ``/session SUB ARGS``."""
+    words = args.strip().split(maxsplit=1)
+    if not words:
+        conversation = app.conversation
+        info = _store().info(conversation.id)
+        state = "saved" if info else "not saved yet"
+        _say(app, f"Session {conversation.id} ({state}), {len(conversation.messages())} messages.")
+        _say(app, f"[dim]{_esc(SESSION_HELP)}[/dim]")
+        return
+    sub, rest = words[0].lower(), (words[1] if len(words) > 1 else "")
+    action = _SESSION_ACTIONS.get(sub)
+    if action is None:
+        import difflib
+
+        close = difflib.get_close_matches(sub, SESSION_SUBCOMMANDS, n=1)
+        hint = f"did you mean /session {close[0]}?" if close else SESSION_HELP
+        raise UsageError(f"unknown /session command {sub!r}", hint)
+    action(app, rest)
+
+
+def complete_session(app: ChatApp, text: str) -> list[str]:
+    """Completions for the argument text of ``/session`` (each a full replacement of it)."""
+    words = text.split()
+    if not words or (len(words) == 1 and not text.endswith(" ")):
+        prefix = words[0] if words else ""
+        return [s for s in SESSION_SUBCOMMANDS if s.startswith(prefix)]
+    sub = words[0]
+    partial = "" if text.endswith(" ") else words[-1]
+    if sub in ("load", "delete") and len(words) <= 2:
+        try:
+            sessions = _store().list(limit=30)
+        except ChatcliError:
+            return []
+        refs = [s.id for s in sessions] + [s.name for s in sessions if s.name]
+        return [f"{sub} {r}" for r in refs if r.startswith(partial)]
+    if sub == "export" and len(words) <= 2:
+        return [f"export {f}" for f in FORMATS if f.startswith(partial)]
+    return []
+
+
+# ------------------------------------------------------------------ /rewind
+
+
+def _prompt_after(conversation: Conversation, checkpoint: Checkpoint) -> str:
+    """The user message sent right after ``checkpoint`` was taken (its label if not found)."""
+    candidates = [
+        m for m in conversation.log.values()
+        if m.parent_id == checkpoint.head and m.role == Role.USER
+        and m.created_at >= checkpoint.created_at - 1.0
+    ]
+    if not candidates:
+        return checkpoint.label
+    return min(candidates, key=lambda m: m.created_at).text
+
+
+def _first_line(text: str) -> str:
+    lines = text.strip().splitlines()
+    return lines[0] if lines else "(empty)"
+
+
+def _rewind_to(app: ChatApp, checkpoint: Checkpoint) -> None:
+    conversation = app.conversation
+    conversation.rewind(checkpoint.id)
+    text = _prompt_after(conversation, checkpoint)
+    app.prefill(text)
+    _say(
+        app,
+        f"Rewound to before “{_esc(_first_line(checkpoint.label))}” "
+        f"({when(checkpoint.created_at)}); "
+        "the message is back in the input. /rewind undo goes back.",
+    )
+
+
+def _rewind(app: ChatApp, args: str) -> None:
+    """``/rewind`` (menu), ``/rewind undo``, ``/rewind CHECKPOINT_ID``."""
+    conversation = app.conversation
+    arg = args.strip()
+    if arg == "undo":
+        if conversation.undo():
+            _say(app, f"Undone: the conversation is back to {len(conversation.messages())} "
+                      "messages.")
+        else:
+            _say(app, "Nothing to undo.")
+        return
+    checkpoints = list(reversed(conversation.checkpoints))
+    if not checkpoints:
+        _say(app, "No checkpoints yet: one is taken before each message you send.")
+        return
+    if arg:
+        matches = [c for c in checkpoints if c.id.startswith(arg)]
+        if len(matches) != 1:
+            raise UsageError(f"no single checkpoint matches {arg!r}", "use /rewind for a menu")
+        _rewind_to(app, matches[0])
+        return
+    options = [f"{when(c.created_at)}  {_first_line(c.label)}" for c in checkpoints]
+    choice = app.pick("Rewind to before which message?", options)
+    if choice is None:
+        _say(app, "Rewind cancelled.")
+        return
+    _rewind_to(app, checkpoints[choice])
+
+
+def slash_commands() -> list[SlashCommand]:
+    """The commands this plugin contributes."""
+    return [
+        SlashCommand(
+            name="session",
+            help=SESSION_HELP,
+            run=_guarded(_session),
+            subcommands=list(SESSION_SUBCOMMANDS),
+            complete=complete_session,
+        ),
+        SlashCommand(
+            name="rewind",
+            help="Go back to before an earlier message (menu); /rewind undo reverts a rewind",
+            run=_guarded(_rewind),
+            subcommands=["undo"],
+        ),
+        SlashCommand(
+            name="fork",
+            help="Copy this conversation into a new session and continue there",
+            run=_guarded(_fork),
+        ),
+    ]

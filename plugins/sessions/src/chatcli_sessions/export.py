@@ -1,0 +1,95 @@
+"""Exporting a session: a readable markdown transcript, or JSON holding the whole log."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from chatcli.conversation import Conversation
+
+    from chatcli_sessions.store import SessionInfo
+
+__all__ = ["FORMATS", "render", "to_json", "to_markdown"]
+
+FORMATS = ("markdown", "json")
+EXPORT_FORMAT = "chatcli-session"
+EXPORT_VERSION = 1
+
+
+def _when(timestamp: float) -> str:
+    return _dt.datetime.fromtimestamp(timestamp).strftime("%Y-%m-%d %H:%M")
+
+
+def _fence(text: str) -> str:
+    """A code fence longer than any backtick run inside ``text``."""
+    longest, run = 0, 0
+    for char in text:
+        run = run + 1 if char == "`" else 0
+        longest = max(longest, run)
+    return "`" * max(3, longest + 1)
+
+
+def to_markdown(conversation: Conversation, info: SessionInfo | None = None) -> str:
+    """The conversation as it stands (root to head) in markdown."""
+    title = conversation.title or (info.title if info else "") or "Untitled session"
+    lines = [f"# {title}", ""]
+    meta = [f"session `{conversation.id}`"]
+    if info is not None:
+        if info.name:
+            meta.append(f"name **{info.name}**")
+        meta.append(f"created {_when(info.created_at)}")
+        if info.provider or info.model:
+            meta.append(" / ".join(x for x in (info.provider, info.model) if x))
+    lines += ["_" + " · ".join(meta) + "_", ""]
+    for message in conversation.messages():
+        role = message.role.value
+        if role == "user":
+            lines += ["## User", ""]
+        elif role == "assistant":
+            label = f"## Assistant ({message.model})" if message.model else "## Assistant"
+            lines += [label + (" — interrupted" if message.interrupted else ""), ""]
+        if message.text:
+            lines += [message.text.rstrip(), ""]
+        for part in message.parts:
+            if part.type == "tool_call":
+                args = json.dumps(part.arguments, ensure_ascii=False)
+                lines += [f"> tool call `{part.name}` {args}", ""]
+            elif part.type == "tool_result":
+                fence = _fence(part.content)
+                status = " (error)" if part.is_error else ""
+                lines += [f"**{part.name}** result{status}:", "", fence,
+                          part.content.rstrip(), fence, ""]
+            elif part.type == "image":
+                lines += [f"![image]({part.source})", ""]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def to_json(conversation: Conversation, info: SessionInfo | None = None) -> str:
+    """The whole session — every branch of the log, head, checkpoints — as JSON."""
+    data: dict[str, Any] = {
+        "format": EXPORT_FORMAT,
+        "version": EXPORT_VERSION,
+        "session": info.to_dict() if info is not None else {"id": conversation.id},
+        "head": conversation.head,
+        "messages": [
+            json.loads(m.model_dump_json())
+            for m in sorted(conversation.log.values(), key=lambda m: m.created_at)
+        ],
+        "path": [m.id for m in conversation.messages()],
+        "checkpoints": [json.loads(c.model_dump_json()) for c in conversation.checkpoints],
+    }
+    return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
+
+
+def render(conversation: Conversation, fmt: str, info: SessionInfo | None = None) -> str:
+    """Export in ``fmt`` ("markdown"/"md" or "json")."""
+    fmt = fmt.lower()
+    if fmt in ("markdown", "md"):
+        return to_markdown(conversation, info)
+    if fmt == "json":
+        return to_json(conversation, info)
+    from chatcli.errors import UsageError
+
+    raise UsageError(f"unknown export format {fmt!r}", "use markdown or json")

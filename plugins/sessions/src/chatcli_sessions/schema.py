@@ -1,0 +1,127 @@
+"""The session database's schema and its migrations (``PRAGMA user_version``).
+
+To change the schema, append a function to :data:`MIGRATIONS`; never edit a released one. A
+database newer than this code is refused with a one-line error instead of being written to.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+
+from chatcli.errors import ChatcliError
+
+__all__ = ["MIGRATIONS", "SCHEMA_VERSION", "StoreError", "migrate"]
+
+
+class StoreError(ChatcliError):
+    """The session database cannot be used (unreadable, newer schema, disk full...)."""
+
+
+def _migration_1(db: sqlite3.Connection) -> None:
+    """The first schema: sessions, messages, checkpoints, head events, full-text index."""
+    db.execute(
+        """CREATE TABLE sessions (
+            id          TEXT PRIMARY KEY,
+            name        TEXT UNIQUE,
+            title       TEXT NOT NULL DEFAULT '',
+            created_at  REAL NOT NULL,
+            updated_at  REAL NOT NULL,
+            provider    TEXT,
+            model       TEXT,
+            head        TEXT,
+            forked_from TEXT,
+            cwd         TEXT
+        )"""
+    )
+    db.execute("CREATE INDEX sessions_updated ON sessions(updated_at)")
+    db.execute(
+        """CREATE TABLE messages (
+            rowid       INTEGER PRIMARY KEY,
+            id          TEXT NOT NULL,
+            session_id  TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+            parent_id   TEXT,
+            seq         INTEGER NOT NULL,
+            role        TEXT NOT NULL,
+            text        TEXT NOT NULL DEFAULT '',
+            json        TEXT NOT NULL,
+            created_at  REAL NOT NULL,
+            UNIQUE (session_id, id),
+            UNIQUE (session_id, seq)
+        )"""
+    )
+    db.execute(
+        """CREATE TABLE checkpoints (
+            rowid       INTEGER PRIMARY KEY,
+            id          TEXT NOT NULL,
+            session_id  TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+            head        TEXT,
+            label       TEXT NOT NULL,
+            created_at  REAL NOT NULL,
+            UNIQUE (session_id, id)
+        )"""
+    )
+    db.execute(
+        """CREATE TABLE head_events (
+            rowid       INTEGER PRIMARY KEY,
+            session_id  TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+            reason      TEXT NOT NULL,
+            head        TEXT,
+            previous    TEXT,
+            created_at  REAL NOT NULL
+        )"""
+    )
+    db.execute("CREATE INDEX head_events_session ON head_events(session_id, rowid)")
+    try:
+        db.execute(
+            "CREATE VIRTUAL TABLE messages_fts USING fts5("
+            "text, content='messages', content_rowid='rowid', tokenize='unicode61')"
+        )
+    except sqlite3.OperationalError:  # SQLite built without FTS5: search uses LIKE
+        return
+    db.execute(
+        """CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages BEGIN
+            INSERT INTO messages_fts(rowid, text) VALUES (new.rowid, new.text);
+        END"""
+    )
+    db.execute(
+        """CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages BEGIN
+            INSERT INTO messages_fts(messages_fts, rowid, text)
+            VALUES ('delete', old.rowid, old.text);
+        END"""
+    )
+
+
+#: ``MIGRATIONS[i]`` brings a database from ``user_version`` i to i + 1. Append, never edit.
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_migration_1]
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+def migrate(db: sqlite3.Connection) -> int:
+    """Bring the schema of ``db`` up to :data:`SCHEMA_VERSION`; returns the version found.
+
+    Each step runs in its own write transaction that re-reads ``user_version`` after taking the
+    lock, so two processes opening a new database at once migrate it exactly once.
+    """
+    found = db.execute("PRAGMA user_version").fetchone()[0]
+    if found > SCHEMA_VERSION:
+        raise StoreError(
+            f"the session database has schema version {found}, newer than this chatcli "
+            f"understands ({SCHEMA_VERSION})",
+            "upgrade chatcli-sessions",
+        )
+    while found < SCHEMA_VERSION:
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            found = db.execute("PRAGMA user_version").fetchone()[0]
+            if found < SCHEMA_VERSION:
+                MIGRATIONS[found](db)
+                found += 1
+                db.execute(f"PRAGMA user_version = {found}")
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+    return found
+
+

@@ -1,0 +1,705 @@
+"""The session store: conversations persisted in an embedded SQLite database.
+
+One file, ``sessions.db`` in :func:`chatcli.paths.data_dir`, holds every session:
+
+* ``sessions``    one row per conversation (id, name, title, times, provider, model, head)
+* ``messages``    the append-only log: the pydantic JSON of each kernel ``Message`` plus its
+                  ``parent_id`` (the log is a tree) and a per-session ``seq``
+* ``checkpoints`` the rewind points (the newest N per session are kept)
+* ``head_events`` every head move (rewind, undo, clear), so ``undo`` survives a restart
+* ``messages_fts`` an FTS5 index over message text (search falls back to LIKE without FTS5)
+
+Crash safety. The database runs in WAL mode with ``synchronous=FULL``: every change is one short
+transaction, and a transaction is durable once :meth:`SessionStore` returns. WAL alone already
+makes a killed process (``kill -9``) lose nothing that was committed and never leaves a file
+needing repair — SQLite replays or drops the WAL tail on the next open. ``FULL`` adds an fsync of
+the WAL on each commit, so a power cut or OS crash does not drop the last turns either. chatcli
+commits a handful of times per turn (checkpoint, user message, answer), next to a model call that
+takes seconds, so the fsync costs nothing a person could notice.
+
+Concurrency. Several chatcli processes may share the file: writers take the write lock up front
+(``BEGIN IMMEDIATE``, so no read-to-write upgrade can deadlock), wait up to ``busy_timeout`` for
+it, and the whole transaction is retried with backoff if SQLite still reports it busy.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import random
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from chatcli.errors import UsageError
+
+from chatcli_sessions.schema import SCHEMA_VERSION, StoreError, migrate
+
+if TYPE_CHECKING:
+    from chatcli.conversation import Checkpoint, Conversation
+    from chatcli.types import Message
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "SearchHit",
+    "SessionInfo",
+    "SessionStore",
+    "StoreError",
+    "default_path",
+    "fts_query",
+    "migrate",
+]
+
+T = TypeVar("T")
+
+#: Milliseconds a connection waits for another process's write lock before SQLITE_BUSY.
+BUSY_TIMEOUT_MS = 10_000
+#: Whole-transaction retries after SQLITE_BUSY / "database is locked" (on top of busy_timeout).
+BUSY_RETRIES = 8
+
+
+def default_path() -> Path:
+    """Where the session database lives: ``data_dir()/sessions.db``."""
+    from chatcli.paths import data_dir
+
+    return data_dir() / "sessions.db"
+
+
+@dataclass
+class SessionInfo:
+    """One session as lists show it."""
+
+    id: str
+    name: str | None
+    title: str
+    created_at: float
+    updated_at: float
+    provider: str | None
+    model: str | None
+    head: str | None
+    messages: int
+    forked_from: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict."""
+        return asdict(self)
+
+
+@dataclass
+class SearchHit:
+    """A message that matched a search."""
+
+    session_id: str
+    session_title: str
+    message_id: str
+    role: str
+    snippet: str
+    created_at: float
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict."""
+        return asdict(self)
+
+
+def _is_busy(err: sqlite3.OperationalError) -> bool:
+    text = str(err).lower()
+    return "locked" in text or "busy" in text
+
+
+def fts_query(text: str) -> str:
+    """Turn free text into a safe FTS5 query: every word must appear (the last as a prefix)."""
+    words = [w for w in text.replace("\x00", " ").split() if w.strip('"*')]
+    quoted = ['"' + w.replace('"', '""') + '"' for w in words]
+    if quoted:
+        quoted[-1] += "*"
+    return " ".join(quoted)
+
+
+def _message_text(message: Message) -> str:
+    """What the full-text index holds of a message: its text, or its tool results' text."""
+    text = message.text
+    if not text and message.tool_results:
+        text = "\n".join(r.content for r in message.tool_results)[:4000]
+    return text
+
+
+# ------------------------------------------------------------------------------------ store
+
+
+class SessionStore:
+    """A connection to the session database. Safe to share between threads of one process."""
+
+    def __init__(self, path: Path | str | None = None, *, synchronous: str = "FULL") -> None:
+        self.path = Path(path) if path is not None else default_path()
+        self.pid = os.getpid()
+        self._lock = threading.RLock()
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.db = sqlite3.connect(
+                self.path,
+                timeout=BUSY_TIMEOUT_MS / 1000,
+                isolation_level=None,  # we issue BEGIN/COMMIT ourselves
+                check_same_thread=False,
+            )
+        except (OSError, sqlite3.Error) as err:
+            raise StoreError(
+                f"cannot open the session database {self.path}: {err}",
+                "check the permissions of that folder or set CHATCLI_DATA_DIR",
+            ) from None
+        try:
+            self._retry(lambda: self._setup(synchronous))
+        except sqlite3.DatabaseError as err:
+            self.db.close()
+            raise StoreError(
+                f"the session database {self.path} is unusable: {err}",
+                "move it aside; chatcli starts a new one",
+            ) from None
+        self.has_fts = self._table_exists("messages_fts")
+
+    def _setup(self, synchronous: str) -> None:
+        self.db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        mode = self.db.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+        if str(mode).lower() != "wal":
+            raise sqlite3.OperationalError(f"cannot switch to WAL (journal_mode={mode})")
+        self.db.execute(f"PRAGMA synchronous = {synchronous}")
+        self.db.execute("PRAGMA foreign_keys = ON")
+        migrate(self.db)
+
+    def close(self) -> None:
+        """Close the connection (idempotent)."""
+        with self._lock, contextlib.suppress(sqlite3.Error):
+            self.db.close()
+
+    def __enter__(self) -> SessionStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ------------------------------------------------------------------ plumbing
+
+    def _table_exists(self, name: str) -> bool:
+        row = self.db.execute(
+            "SELECT 1 FROM sqlite_master WHERE name = ?", (name,)
+        ).fetchone()
+        return row is not None
+
+    def _retry(self, action: Callable[[], T]) -> T:
+        """Run ``action``, retrying with backoff while another process holds the lock."""
+        for attempt in range(BUSY_RETRIES + 1):
+            try:
+                return action()
+            except sqlite3.OperationalError as err:
+                if not _is_busy(err) or attempt == BUSY_RETRIES:
+                    raise
+                time.sleep(min(0.05 * 2**attempt, 1.0) * (0.5 + random.random()))
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    @contextlib.contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction (BEGIN IMMEDIATE ... COMMIT); rolled back on any error."""
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            yield self.db
+        except BaseException:
+            with contextlib.suppress(sqlite3.Error):
+                self.db.execute("ROLLBACK")
+            raise
+        try:
+            self.db.execute("COMMIT")
+        except BaseException:
+            with contextlib.suppress(sqlite3.Error):
+                self.db.execute("ROLLBACK")
+            raise
+
+    def transaction(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        """Run ``work(db)`` in one write transaction, retried as a whole when busy."""
+
+        def attempt() -> T:
+            with self._write() as db:
+                return work(db)
+
+        with self._lock:
+            try:
+                return self._retry(attempt)
+            except sqlite3.Error as err:
+                raise StoreError(f"cannot write the session database: {err}") from None
+
+    @contextlib.contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """Reads inside see one consistent state of the database (one read transaction)."""
+        with self._lock:
+            if self.db.in_transaction:  # nested: the outer snapshot holds
+                yield
+                return
+            self.db.execute("BEGIN")
+            try:
+                yield
+            finally:
+                with contextlib.suppress(sqlite3.Error):
+                    self.db.execute("COMMIT")
+
+    def _read(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+        with self._lock:
+            return self._retry(lambda: self.db.execute(sql, params).fetchall())
+
+    # ------------------------------------------------------------------ writing
+
+    @staticmethod
+    def _exists(db: sqlite3.Connection, session_id: str) -> bool:
+        row = db.execute("SELECT 1 FROM sessions WHERE id = ?", (session_id,)).fetchone()
+        return row is not None
+
+    @staticmethod
+    def _insert_message(db: sqlite3.Connection, session_id: str, message: Message) -> None:
+        seq = db.execute(
+            "SELECT COALESCE(MAX(seq), 0) + 1 FROM messages WHERE session_id = ?", (session_id,)
+        ).fetchone()[0]
+        db.execute(
+            "INSERT OR IGNORE INTO messages"
+            "(id, session_id, parent_id, seq, role, text, json, created_at)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                message.id,
+                session_id,
+                message.parent_id,
+                seq,
+                message.role.value,
+                _message_text(message),
+                message.model_dump_json(),
+                message.created_at,
+            ),
+        )
+
+    @staticmethod
+    def _insert_checkpoint(db: sqlite3.Connection, session_id: str, cp: Checkpoint) -> None:
+        db.execute(
+            "INSERT OR IGNORE INTO checkpoints(id, session_id, head, label, created_at)"
+            " VALUES (?, ?, ?, ?, ?)",
+            (cp.id, session_id, cp.head, cp.label, cp.created_at),
+        )
+
+    @staticmethod
+    def _prune_checkpoints(db: sqlite3.Connection, session_id: str, keep: int) -> None:
+        db.execute(
+            "DELETE FROM checkpoints WHERE session_id = ? AND rowid NOT IN ("
+            " SELECT rowid FROM checkpoints WHERE session_id = ?"
+            " ORDER BY created_at DESC, rowid DESC LIMIT ?)",
+            (session_id, session_id, max(keep, 1)),
+        )
+
+    def _create(
+        self,
+        db: sqlite3.Connection,
+        conversation: Conversation,
+        name: str | None = None,
+        forked_from: str | None = None,
+    ) -> None:
+        """Write the whole conversation (row, log in append order, checkpoints)."""
+        now = time.time()
+        meta = conversation.metadata
+        db.execute(
+            "INSERT INTO sessions(id, name, title, created_at, updated_at, provider, model,"
+            " head, forked_from, cwd) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                conversation.id,
+                name,
+                conversation.title or _derive_title(conversation),
+                now,
+                now,
+                meta.get("provider"),
+                meta.get("model"),
+                conversation.head,
+                forked_from or meta.get("forked_from"),
+                meta.get("cwd") or os.getcwd(),
+            ),
+        )
+        ordered = sorted(conversation.log.values(), key=lambda m: m.created_at)
+        for message in _parents_first(ordered):
+            self._insert_message(db, conversation.id, message)
+        for checkpoint in conversation.checkpoints:
+            self._insert_checkpoint(db, conversation.id, checkpoint)
+        _record_provider(db, conversation.id, ordered)
+
+    def append(self, conversation: Conversation, message: Message) -> None:
+        """Persist ``message`` (just appended to ``conversation``) and the new head.
+
+        The first append of a conversation creates its session row and writes everything the
+        conversation holds (checkpoints taken before that first message included).
+        """
+
+        def work(db: sqlite3.Connection) -> None:
+            if not self._exists(db, conversation.id):
+                self._create(db, conversation)
+                return
+            self._insert_message(db, conversation.id, message)
+            title = _title_of(message.text) if message.role.value == "user" else ""
+            db.execute(
+                "UPDATE sessions SET head = ?, updated_at = ?,"
+                " provider = COALESCE(?, provider), model = COALESCE(?, model),"
+                " title = CASE WHEN title = '' THEN ? ELSE title END WHERE id = ?",
+                (conversation.head, time.time(), message.provider, message.model, title,
+                 conversation.id),
+            )
+
+        self.transaction(work)
+
+    def add_checkpoint(self, conversation: Conversation, checkpoint: Checkpoint) -> bool:
+        """Persist ``checkpoint``, keeping the newest ``conversation.max_checkpoints``.
+
+        Returns False when the session has no row yet (it is written with the first message).
+        """
+
+        def work(db: sqlite3.Connection) -> bool:
+            if not self._exists(db, conversation.id):
+                return False
+            self._insert_checkpoint(db, conversation.id, checkpoint)
+            self._prune_checkpoints(db, conversation.id, conversation.max_checkpoints)
+            return True
+
+        return self.transaction(work)
+
+    def move_head(self, conversation: Conversation, head: str | None, reason: str) -> bool:
+        """Persist a head move (rewind, undo, clear). False when the session has no row yet."""
+
+        def work(db: sqlite3.Connection) -> bool:
+            row = db.execute(
+                "SELECT head FROM sessions WHERE id = ?", (conversation.id,)
+            ).fetchone()
+            if row is None:
+                if not conversation.log:
+                    return False
+                self._create(db, conversation)
+                return True
+            db.execute(
+                "INSERT INTO head_events(session_id, reason, head, previous, created_at)"
+                " VALUES (?, ?, ?, ?, ?)",
+                (conversation.id, reason, head, row[0], time.time()),
+            )
+            db.execute(
+                "UPDATE sessions SET head = ?, updated_at = ? WHERE id = ?",
+                (head, time.time(), conversation.id),
+            )
+            return True
+
+        return self.transaction(work)
+
+    def save(self, conversation: Conversation, name: str | None = None) -> None:
+        """Write ``conversation`` now (even when empty), optionally giving it ``name``."""
+        name = name.strip() if name else None
+
+        def work(db: sqlite3.Connection) -> None:
+            if name is not None:
+                other = db.execute(
+                    "SELECT id FROM sessions WHERE name = ? AND id != ?", (name, conversation.id)
+                ).fetchone()
+                if other is not None:
+                    raise UsageError(
+                        f"the name {name!r} is already used by session {other[0]}",
+                        "choose another name or delete that session",
+                    )
+            if not self._exists(db, conversation.id):
+                self._create(db, conversation, name=name)
+            elif name is not None:
+                db.execute(
+                    "UPDATE sessions SET name = ?, updated_at = ? WHERE id = ?",
+                    (name, time.time(), conversation.id),
+                )
+
+        self.transaction(work)
+
+    def fork(self, conversation: Conversation) -> Conversation:
+        """A new saved session holding the current path of ``conversation`` and its checkpoints.
+
+        The copy starts where ``conversation`` stands (root to head); checkpoints that lie on
+        that path come along, so the fork can be rewound too.
+        """
+        from chatcli.conversation import Conversation as _Conversation
+
+        path = [m.model_copy(deep=True) for m in conversation.messages()]
+        on_path = {m.id for m in path} | {None}
+        checkpoints = [
+            c.model_copy(deep=True) for c in conversation.checkpoints if c.head in on_path
+        ]
+        base_title = conversation.title or _derive_title(conversation) or "untitled"
+        title = base_title if base_title.startswith("fork of ") else f"fork of {base_title}"
+        forked = _Conversation.restore(
+            id=_new_session_id(),
+            messages=path,
+            head=path[-1].id if path else None,
+            checkpoints=checkpoints,
+            title=title[:80],
+            max_checkpoints=conversation.max_checkpoints,
+        )
+        forked.metadata = {
+            k: v for k, v in conversation.metadata.items() if k not in ("session_name",)
+        }
+        forked.metadata["forked_from"] = conversation.id
+        self.transaction(lambda db: self._create(db, forked, forked_from=conversation.id))
+        return forked
+
+    def delete(self, session_id: str) -> bool:
+        """Delete a session and everything it holds. False when it did not exist."""
+
+        def work(db: sqlite3.Connection) -> bool:
+            cursor = db.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
+            return cursor.rowcount > 0
+
+        return self.transaction(work)
+
+    def append_raw(self, session_id: str, message: Message, head: str | None) -> None:
+        """Append ``message`` to a stored session and point its head at ``head``."""
+
+        def work(db: sqlite3.Connection) -> None:
+            self._insert_message(db, session_id, message)
+            db.execute(
+                "UPDATE sessions SET head = ?, updated_at = ? WHERE id = ?",
+                (head, time.time(), session_id),
+            )
+
+        self.transaction(work)
+
+    # ------------------------------------------------------------------ reading
+
+    _INFO_SQL = (
+        "SELECT s.id, s.name, s.title, s.created_at, s.updated_at, s.provider, s.model, s.head,"
+        " (SELECT COUNT(*) FROM messages m WHERE m.session_id = s.id), s.forked_from"
+        " FROM sessions s"
+    )
+
+    def list(self, limit: int | None = None) -> list[SessionInfo]:
+        """Sessions, most recently updated first."""
+        sql = self._INFO_SQL + " ORDER BY s.updated_at DESC, s.rowid DESC"
+        params: tuple[Any, ...] = ()
+        if limit is not None:
+            sql += " LIMIT ?"
+            params = (limit,)
+        return [SessionInfo(*row) for row in self._read(sql, params)]
+
+    def info(self, session_id: str) -> SessionInfo | None:
+        """One session's summary, or None."""
+        rows = self._read(self._INFO_SQL + " WHERE s.id = ?", (session_id,))
+        return SessionInfo(*rows[0]) if rows else None
+
+    def latest(self) -> SessionInfo | None:
+        """The most recently updated session, or None when there is none."""
+        found = self.list(limit=1)
+        return found[0] if found else None
+
+    def resolve(self, ref: str) -> SessionInfo:
+        """The session named by ``ref``: an exact id or name, else a unique id prefix.
+
+        Raises :class:`~chatcli.errors.UsageError` (one line) when nothing or several match.
+        """
+        ref = ref.strip()
+        if not ref:
+            raise UsageError("no session given", "see `chatcli sessions list`")
+        rows = self._read("SELECT id FROM sessions WHERE id = ? OR name = ?", (ref, ref))
+        if not rows:
+            escaped = ref.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+            rows = self._read(
+                "SELECT id FROM sessions WHERE id LIKE ? ESCAPE '\\' OR id LIKE ? ESCAPE '\\'"
+                " ORDER BY updated_at DESC",
+                (escaped + "%", "s\\_" + escaped + "%"),
+            )
+        ids = list(dict.fromkeys(r[0] for r in rows))
+        if not ids:
+            raise UsageError(f"no session matches {ref!r}", "see `chatcli sessions list`")
+        if len(ids) > 1:
+            shown = ", ".join(ids[:4]) + (" …" if len(ids) > 4 else "")
+            raise UsageError(
+                f"{ref!r} matches {len(ids)} sessions ({shown})", "give more of the id"
+            )
+        info = self.info(ids[0])
+        if info is None:  # deleted between the two reads
+            raise UsageError(f"no session matches {ref!r}", "see `chatcli sessions list`")
+        return info
+
+    def messages(self, session_id: str) -> list[Message]:
+        """Every message of the session's log (all branches), in append order."""
+        from chatcli.types import Message as _Message
+
+        rows = self._read(
+            "SELECT json FROM messages WHERE session_id = ? ORDER BY seq", (session_id,)
+        )
+        return [_Message.model_validate_json(r[0]) for r in rows]
+
+    def checkpoints(self, session_id: str) -> list[Checkpoint]:
+        """The session's checkpoints, oldest first."""
+        from chatcli.conversation import Checkpoint as _Checkpoint
+
+        rows = self._read(
+            "SELECT id, head, label, created_at FROM checkpoints WHERE session_id = ?"
+            " ORDER BY created_at, rowid",
+            (session_id,),
+        )
+        return [_Checkpoint(id=r[0], head=r[1], label=r[2], created_at=r[3]) for r in rows]
+
+    def head_history(self, session_id: str) -> list[str | None]:
+        """The undo stack rebuilt from the stored head moves (undo pops, other moves push)."""
+        stack: list[str | None] = []
+        for reason, previous in self._read(
+            "SELECT reason, previous FROM head_events WHERE session_id = ? ORDER BY rowid",
+            (session_id,),
+        ):
+            if reason == "undo":
+                if stack:
+                    stack.pop()
+            else:
+                stack.append(previous)
+        return stack
+
+    def load(self, ref: str, max_checkpoints: int = 20, resume: bool = False) -> Conversation:
+        """Restore the session named by ``ref`` (id, name or unique id prefix).
+
+        With ``resume`` (the conversation will continue), tool calls left without results by
+        a killed process get error results appended, so the next request is valid.
+        """
+        from chatcli.conversation import Conversation as _Conversation
+
+        with self.snapshot():  # another process may be appending to this very session
+            info = self.resolve(ref)
+            conversation = _Conversation.restore(
+                id=info.id,
+                messages=self.messages(info.id),
+                head=info.head,
+                checkpoints=self.checkpoints(info.id)[-max_checkpoints:],
+                title=info.title,
+                max_checkpoints=max_checkpoints,
+                head_history=self.head_history(info.id),
+            )
+        conversation.metadata.update(
+            {k: v for k, v in (("provider", info.provider), ("model", info.model),
+                               ("session_name", info.name), ("forked_from", info.forked_from))
+             if v is not None}
+        )
+        if resume:
+            self._close_dangling_calls(conversation)
+        return conversation
+
+    def _close_dangling_calls(self, conversation: Conversation) -> None:
+        """A process killed while tools ran leaves calls without results; answer them."""
+        from chatcli.types import Message as _Message
+        from chatcli.types import Role, ToolResultPart
+
+        last = conversation.log.get(conversation.head) if conversation.head else None
+        if last is None or last.role != Role.ASSISTANT or not last.tool_calls:
+            return
+        closing = _Message(
+            role=Role.TOOL,
+            parent_id=last.id,
+            parts=[
+                ToolResultPart(call_id=c.id, name=c.name, is_error=True,
+                               content="not run: chatcli stopped before the tool finished")
+                for c in last.tool_calls
+            ],
+        )
+        conversation.log[closing.id] = closing
+        conversation.head = closing.id
+        self.append_raw(conversation.id, closing, closing.id)
+
+    def search(self, text: str, limit: int = 20) -> list[SearchHit]:
+        """Messages whose text contains every word of ``text``, newest first."""
+        if not text.strip():
+            return []
+        if self.has_fts:
+            query = fts_query(text)
+            if not query:
+                return []
+            rows = self._read(
+                "SELECT m.session_id, s.title, m.id, m.role,"
+                " snippet(messages_fts, 0, '[', ']', '…', 12), m.created_at"
+                " FROM messages_fts JOIN messages m ON m.rowid = messages_fts.rowid"
+                " JOIN sessions s ON s.id = m.session_id"
+                " WHERE messages_fts MATCH ? ORDER BY m.created_at DESC LIMIT ?",
+                (query, limit),
+            )
+            return [SearchHit(*r) for r in rows]
+        words = text.split()
+        clauses = " AND ".join("m.text LIKE ? ESCAPE '\\'" for _ in words)
+        params = tuple(
+            "%" + w.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+            for w in words
+        )
+        rows = self._read(
+            "SELECT m.session_id, s.title, m.id, m.role, m.text, m.created_at FROM messages m"
+            f" JOIN sessions s ON s.id = m.session_id WHERE {clauses}"
+            " ORDER BY m.created_at DESC LIMIT ?",
+            (*params, limit),
+        )
+        return [SearchHit(r[0], r[1], r[2], r[3], _snippet(r[4], words[0]), r[5]) for r in rows]
+
+    def integrity(self) -> str:
+        """``PRAGMA integrity_check``: "ok" for a healthy database."""
+        return self._read("PRAGMA integrity_check")[0][0]
+
+
+# ------------------------------------------------------------------------------------ helpers
+
+
+def _new_session_id() -> str:
+    from chatcli.types import new_id
+
+    return new_id("s_")
+
+
+def _title_of(text: str) -> str:
+    """A session title from a message: its first line, shortened."""
+    lines = text.strip().splitlines()
+    if not lines:
+        return ""
+    return lines[0] if len(lines[0]) <= 60 else lines[0][:59] + "…"
+
+
+def _derive_title(conversation: Conversation) -> str:
+    """The title from the first user message of the conversation's log."""
+    for message in sorted(conversation.log.values(), key=lambda m: m.created_at):
+        if message.role.value == "user" and message.text.strip():
+            return _title_of(message.text)
+    return ""
+
+
+def _parents_first(messages: list[Message]) -> list[Message]:
+    """Order messages so every parent precedes its children (ties keep ``messages`` order)."""
+    ids = {m.id for m in messages}
+    done: set[str] = set()
+    result: list[Message] = []
+    pending = list(messages)
+    while pending:
+        rest = []
+        for message in pending:
+            if message.parent_id is None or message.parent_id not in ids or (
+                message.parent_id in done
+            ):
+                result.append(message)
+                done.add(message.id)
+            else:
+                rest.append(message)
+        if len(rest) == len(pending):  # a cycle cannot happen; keep everything anyway
+            result.extend(rest)
+            break
+        pending = rest
+    return result
+
+
+def _record_provider(db: sqlite3.Connection, session_id: str, messages: list[Message]) -> None:
+    for message in reversed(messages):
+        if message.provider or message.model:
+            db.execute(
+                "UPDATE sessions SET provider = COALESCE(?, provider),"
+                " model = COALESCE(?, model) WHERE id = ?",
+                (message.provider, message.model, session_id),
+            )
+            return
+
+
+def _snippet(text: str, word: str, width: int = 60) -> str:
+    at = text.lower().find(word.lower())
+    start = max(at - width // 2, 0)
+    piece = text[start : start + width].replace("\n", " ")
+    return ("…" if start else "") + piece + ("…" if start + width < len(text) else "")
+

@@ -1,0 +1,43 @@
+"""Fixtures for the sessions plugin tests."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from chatcli.plugins import PluginHost
+from chatcli_sessions import plugin as sessions_plugin
+from chatcli_sessions.store import default_path
+from sessions_helpers import FakeApp
+
+
+@pytest.fixture
+def home(chatcli_home: Path) -> Iterator[Path]:
+    """An isolated chatcli home; the plugin's connections are closed afterwards."""
+    yield chatcli_home
+    sessions_plugin.close_stores()
+
+
+@pytest.fixture
+def host(home: Path) -> PluginHost:
+    """A plugin host with only the sessions plugin; any plugin failure fails the test."""
+
+    def warn(line: str) -> None:
+        raise AssertionError(f"plugin failure: {line}")
+
+    h = PluginHost(warn=warn)
+    assert h.register(sessions_plugin, "sessions")
+    return h
+
+
+@pytest.fixture
+def db_path(home: Path) -> Path:
+    """Where the plugin keeps its database in this test."""
+    return default_path()
+
+
+@pytest.fixture
+def app(host: PluginHost) -> FakeApp:
+    """A fake chat app wired to the sessions plugin."""
+    return FakeApp(host)

@@ -1,0 +1,144 @@
+"""`chatcli sessions …` for scripts, and `-c` / `--resume` from the shell (real subprocesses)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from chatcli.plugins import PluginHost
+from chatcli_sessions.cli import sessions
+from chatcli_sessions.store import SessionStore
+from click.testing import CliRunner
+from sessions_helpers import new_conversation, turn
+
+CHATCLI = Path(sys.executable).parent / "chatcli"
+
+
+def run_chatcli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    """Run the installed ``chatcli`` console script."""
+    return subprocess.run(
+        [str(CHATCLI), *args], capture_output=True, text=True, timeout=60,
+        env=env or dict(os.environ),
+    )
+
+
+@pytest.fixture
+def two_sessions(host: PluginHost) -> tuple[str, str]:
+    first = new_conversation(host)
+    turn(first, "how to vacuum postgres", "run VACUUM ANALYZE")
+    second = new_conversation(host)
+    turn(second, "rust lifetimes explained", "they are scopes")
+    return first.id, second.id
+
+
+def test_list_json_and_text(two_sessions: tuple[str, str]) -> None:
+    first, second = two_sessions
+    result = CliRunner().invoke(sessions, ["list", "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert [s["id"] for s in data] == [second, first]
+    assert data[0]["title"] == "rust lifetimes explained" and data[0]["messages"] == 2
+    result = CliRunner().invoke(sessions, ["list", "-n", "1"])
+    assert second in result.output and first not in result.output
+
+
+def test_show_export_search_delete(two_sessions: tuple[str, str], tmp_path: Path) -> None:
+    first, second = two_sessions
+    runner = CliRunner()
+    shown = runner.invoke(sessions, ["show", first[:7]])
+    assert shown.exit_code == 0
+    assert "## User\n\nhow to vacuum postgres" in shown.output
+    target = tmp_path / "s.json"
+    result = runner.invoke(sessions, ["export", first, "--format", "json", "-o", str(target)])
+    assert result.exit_code == 0
+    assert json.loads(target.read_text())["session"]["id"] == first
+    assert runner.invoke(sessions, ["export", first]).output == shown.output
+    found = runner.invoke(sessions, ["search", "--json", "lifetimes"])
+    assert [h["session_id"] for h in json.loads(found.output)] == [second]
+    assert runner.invoke(sessions, ["search", "nothing-here"]).output == "No matches.\n"
+    result = runner.invoke(sessions, ["delete", second, "no-such-session"])
+    assert result.exit_code == 2
+    assert "no session matches 'no-such-session'" in result.output
+    assert len(json.loads(runner.invoke(sessions, ["list", "--json"]).output)) == 2  # nothing
+    assert runner.invoke(sessions, ["delete", second]).exit_code == 0
+    assert [s["id"] for s in json.loads(runner.invoke(sessions, ["list", "--json"]).output)] == [
+        first
+    ]
+
+
+def test_the_real_command_line(two_sessions: tuple[str, str]) -> None:
+    first, second = two_sessions
+    result = run_chatcli("sessions", "list", "--json")
+    assert result.returncode == 0, result.stderr
+    assert [s["id"] for s in json.loads(result.stdout)] == [second, first]
+    result = run_chatcli("sessions", "show", "nope")
+    assert result.returncode == 2
+    assert result.stderr.strip().endswith("no session matches 'nope' — see `chatcli sessions list`")
+    assert "Traceback" not in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_continue_and_resume_with_a_real_provider(home: Path, openai_server) -> None:
+    from chatcli.testing import Reply
+
+    env = dict(os.environ, OPENAI_API_KEY="test", OPENAI_BASE_URL=openai_server.url)
+    openai_server.script(Reply(text="Paris."), Reply(text="About two million."),
+                         Reply(text="Berlin."))
+    assert run_chatcli("--provider", "openai", "-p", "capital of France?", env=env).returncode == 0
+    result = run_chatcli("--provider", "openai", "-c", "-p", "its population?", env=env)
+    assert result.returncode == 0, result.stderr
+    assert "About two million." in result.stdout
+    sent = [m["content"] for m in openai_server.requests[-1].json["messages"][1:]]
+    assert sent == ["capital of France?", "Paris.", "its population?"]
+    with SessionStore(home / "data" / "sessions.db") as store:
+        [info] = store.list()
+        store.save(store.load(info.id), "geo")
+    result = run_chatcli("--provider", "openai", "--resume", "geo", "-p", "and Germany?", env=env)
+    assert result.returncode == 0, result.stderr
+    sent = [m["content"] for m in openai_server.requests[-1].json["messages"][1:]]
+    assert sent[-2:] == ["About two million.", "and Germany?"]
+    result = run_chatcli("--provider", "openai", "--resume", "nothing", "-p", "x", env=env)
+    assert result.returncode == 2
+    assert "no session matches 'nothing'" in result.stderr
+
+
+def test_continue_after_kill_9_mid_answer(home: Path, openai_server) -> None:
+    from chatcli.testing import Reply
+
+    env = dict(os.environ, OPENAI_API_KEY="test", OPENAI_BASE_URL=openai_server.url)
+    openai_server.script(
+        Reply(text="The first answer."),
+        Reply(text="a very slow answer " * 50, chunk_size=2, delay=0.05),
+        Reply(text="Resumed fine."),
+    )
+    assert run_chatcli("--provider", "openai", "-p", "first question", env=env).returncode == 0
+    process = subprocess.Popen(
+        [str(CHATCLI), "--provider", "openai", "-c", "-p", "second question"],
+        env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while len(openai_server.requests) < 2 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert len(openai_server.requests) == 2, "the second request never arrived"
+        time.sleep(0.2)  # the answer is streaming now
+    finally:
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+    assert process.returncode == -signal.SIGKILL
+
+    result = run_chatcli("--provider", "openai", "-c", "-p", "third question", env=env)
+    assert result.returncode == 0, result.stderr
+    assert "Resumed fine." in result.stdout
+    sent = [m["content"] for m in openai_server.requests[-1].json["messages"][1:]]
+    # the finished turn and the killed turn's question survived; the streaming answer is lost
+    assert sent == ["first question", "The first answer.", "second question", "third question"]
+    with SessionStore(home / "data" / "sessions.db") as store:
+        assert store.integrity() == "ok"
+        assert len(store.list()) == 1
