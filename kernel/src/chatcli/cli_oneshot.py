@@ -293,6 +293,7 @@ def run_prompt(host: PluginHost, prompt: str, options: dict[str, Any]) -> int:
         approver=_make_approver(frozenset(options.get("allow") or ())),
         interactive=False,
         on_retry=lambda event: _status(_retry_text(event)),
+        native_tools=spec.capabilities.native_tools,
     )
     output = _Output(sys.stdout, _output_mode(options, settings, sys.stdout))
     host.call("session_start", conversation=conversation, settings=settings)

@@ -1,1 +1,49 @@
-"""Entry module: hookimpls only."""
+"""Entry module of chatcli-provider-local: registers the offline model.
+
+Light on purpose: llama.cpp (``xllamacpp``) is imported only when the model is first loaded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from chatcli.plugins import hookimpl
+
+if TYPE_CHECKING:  # the data model is imported when a hook runs, not at start-up
+    from chatcli.types import Provider, ProviderConfig, ProviderSpec
+
+__all__ = ["local_spec", "make_local_provider", "register_providers"]
+
+
+def make_local_provider(config: ProviderConfig) -> Provider:
+    """Build the local provider: finds and checks the GGUF file; the model loads on first use."""
+    from chatcli_provider_local.provider import LocalProvider
+
+    return LocalProvider(config)
+
+
+def local_spec() -> ProviderSpec:
+    """The ``local`` provider's spec."""
+    from chatcli.types import Capabilities, ProviderSpec
+
+    return ProviderSpec(
+        name="local",
+        display_name="Local (offline, SmolLM2-135M)",
+        factory=make_local_provider,
+        default_model="smollm2-135m",
+        requires_key=False,
+        models=["smollm2-135m"],
+        # SmolLM2's chat template has no tool syntax; another GGUF whose template renders tools gets
+        # them (see the README).
+        capabilities=Capabilities(streaming=True, native_tools=False),
+        priority=10,
+        description="A small model that runs in-process on the CPU: no key, no network. "
+        "Any GGUF file via providers.local.model_path.",
+    )
+
+
+@hookimpl
+def register_providers(register: Callable[[ProviderSpec], None]) -> None:
+    """Register the ``local`` provider."""
+    register(local_spec())

@@ -1,0 +1,159 @@
+"""The offline provider: a GGUF model run by llama.cpp inside this process.
+
+``handle_chat_completions`` blocks while it generates and calls back once per chunk, so it runs on
+a worker thread that hands chunks over a queue; :meth:`LocalProvider.stream` yields from that
+queue. Closing the stream (or Ctrl+C in the consumer) makes the next callback return True, which
+tells llama.cpp to stop generating.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from chatcli.errors import BadRequestError, ConfigError, ProviderError, ServerError
+from chatcli.types import ChatRequest, ProviderConfig, StreamEvent
+
+from chatcli_provider_local.convert import ChunkMapper, request_body
+from chatcli_provider_local.gguf import (
+    DEFAULT_MODEL,
+    GGUFInfo,
+    bundled_model_path,
+    read_gguf_info,
+    resolve_model_path,
+)
+from chatcli_provider_local.runtime import (
+    DEFAULT_CONTEXT,
+    LoadedModel,
+    RuntimeOptions,
+    load_model,
+    track_generation,
+)
+
+__all__ = ["LocalProvider"]
+
+_DONE = object()
+#: Seconds to wait for the worker thread after the consumer stops reading.
+_JOIN_SECONDS = 5.0
+
+
+class _Failure:
+    def __init__(self, error: BaseException) -> None:
+        self.error = error
+
+
+class LocalProvider:
+    """Streams answers from a local GGUF model (SmolLM2-135M unless configured otherwise).
+
+    Options (``[providers.local]`` in the config): ``model_path`` (a .gguf file),
+    ``context_size`` (tokens; 4096, or the model's own if smaller), ``threads`` (default 1),
+    ``tools`` (true/false: send tool definitions; by default only when the model's chat template
+    renders them).
+    """
+
+    def __init__(self, config: ProviderConfig) -> None:
+        options = dict(config.options)
+        self.path: Path = resolve_model_path(config.model, options)
+        self.info: GGUFInfo = read_gguf_info(self.path)
+        trained = self.info.context_length or DEFAULT_CONTEXT
+        self.runtime = RuntimeOptions(
+            context_size=_int_option(
+                options, "context_size", min(DEFAULT_CONTEXT, trained), 128, 1 << 20
+            ),
+            threads=_int_option(options, "threads", 1, 1, 256),
+        )
+        tools = _bool_option(options, "tools")
+        self.tools: bool = self.info.template_supports_tools if tools is None else tools
+        self.model_name = self._display_name(config.model)
+        self._loaded: LoadedModel | None = None
+
+    def _display_name(self, model: str | None) -> str:
+        bundled = bundled_model_path()
+        if bundled is not None and self.path == bundled.resolve():
+            return DEFAULT_MODEL
+        return self.path.stem if not model or model == DEFAULT_MODEL else model
+
+    def load(self) -> LoadedModel:
+        """Load the model now (it is otherwise loaded by the first :meth:`stream`)."""
+        if self._loaded is None:
+            self._loaded = load_model(self.path, self.runtime)
+        return self._loaded
+
+    def stream(self, request: ChatRequest) -> Iterator[StreamEvent]:
+        """Generate the answer to ``request``, yielding text per token, usage and the stop."""
+        server = self.load().server
+        if server is None:
+            raise ServerError("the local model was already unloaded", provider="local")
+        body = request_body(request, tools=self.tools)
+        chunks: queue.Queue[Any] = queue.Queue()
+        stop = threading.Event()
+
+        def on_chunk(chunk: Any) -> bool:
+            chunks.put(chunk)
+            return stop.is_set()  # True tells llama.cpp to stop generating
+
+        def work() -> None:
+            try:
+                server.handle_chat_completions(body, on_chunk)
+            except BaseException as err:  # handed to the consumer thread
+                chunks.put(_Failure(err))
+            finally:
+                chunks.put(_DONE)
+
+        worker = threading.Thread(target=work, name="chatcli-local-generate", daemon=True)
+        mapper = ChunkMapper(self.model_name)
+        with track_generation(worker, stop):
+            worker.start()
+            try:
+                while True:
+                    item = chunks.get()
+                    if item is _DONE:
+                        break
+                    if isinstance(item, _Failure):
+                        raise _map_failure(item.error)
+                    yield from mapper.feed(item)
+                yield from mapper.finish()
+            finally:
+                stop.set()
+                worker.join(_JOIN_SECONDS)
+
+
+def _map_failure(error: BaseException) -> ProviderError:
+    first = (str(error).splitlines() or [""])[0][:300]
+    if isinstance(error, (ValueError, TypeError)):
+        return BadRequestError(f"local model rejected the request: {first}", provider="local")
+    return ServerError(f"local model failed: {type(error).__name__}: {first}", provider="local")
+
+
+def _bool_option(options: dict[str, Any], key: str) -> bool | None:
+    value = options.get(key)
+    if value is None or isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in ("auto", ""):
+        return None
+    if text in ("true", "yes", "on", "1"):
+        return True
+    if text in ("false", "no", "off", "0"):
+        return False
+    raise ConfigError(
+        f"providers.local.{key} must be true, false or auto, not {value!r}",
+        f"fix it with `chatcli config set providers.local.{key} auto`",
+    )
+
+
+def _int_option(options: dict[str, Any], key: str, default: int, low: int, high: int) -> int:
+    value = options.get(key, default)
+    try:
+        number = int(value)
+    except (TypeError, ValueError):
+        number = low - 1
+    if isinstance(value, bool) or not low <= number <= high:
+        raise ConfigError(
+            f"providers.local.{key} must be a whole number from {low} to {high}, not {value!r}",
+            f"fix it with `chatcli config set providers.local.{key} {default}`",
+        )
+    return number
