@@ -1,1 +1,25 @@
-"""Entry module: hookimpls only."""
+"""Entry module of the REPL plugin: hookimpls only (prompt-toolkit loads when the chat starts)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from chatcli import hookimpl
+
+
+@hookimpl
+def interactive_main(app_options: dict[str, Any]) -> int | None:
+    """Run the interactive chat; returns the exit code."""
+    from chatcli_repl.loop import run
+
+    return run(app_options)
+
+
+@hookimpl
+def register_slash_commands(register: Callable[[Any], None]) -> None:
+    """The built-in commands: /help /exit /clear /switch /model /provider /system /retry /config."""
+    from chatcli_repl.commands import builtin_commands
+
+    for command in builtin_commands():
+        register(command)

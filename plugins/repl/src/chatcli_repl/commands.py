@@ -1,0 +1,172 @@
+"""The built-in slash commands (registered through the hook like any plugin's) and routing."""
+
+from __future__ import annotations
+
+import difflib
+import shlex
+from typing import Any
+
+from chatcli.errors import ChatcliError
+from chatcli.types import SlashCommand
+
+
+def dispatch(app: Any, line: str) -> None:
+    """Run ``/name args`` from ``app.host.slash_commands()``; unknown names get a suggestion."""
+    name, _, argument = line[1:].partition(" ")
+    commands = app.host.slash_commands()
+    command = commands.get(name) or next(
+        (c for c in commands.values() if name in c.aliases), None)
+    if command is None:
+        names = sorted({*commands, *(a for c in commands.values() for a in c.aliases)})
+        close = difflib.get_close_matches(name, names, n=1, cutoff=0.5)
+        hint = f" — did you mean /{close[0]}?" if close else " — /help lists the commands"
+        app.console.print(f"unknown command /{name}{hint}", style="yellow", markup=False)
+        return
+    try:
+        command.run(app, argument.strip())
+    except ChatcliError as err:
+        app.console.print(f"✗ {err}", style="red", markup=False)
+    except Exception as err:  # a plugin's command must not end the chat
+        app.console.print(f"✗ /{command.name} failed: {type(err).__name__}: {err}",
+                          style="red", markup=False)
+
+
+def _help(app: Any, argument: str) -> None:
+    from rich.table import Table
+    from rich.text import Text
+
+    table = Table(show_header=False, box=None, padding=(0, 2, 0, 0))
+    for name, command in sorted(app.host.slash_commands().items()):
+        extra = f" [{'|'.join(command.subcommands)}]" if command.subcommands else ""
+        table.add_row(Text(f"/{name}{extra}", style="bold"), Text(command.help))
+    app.console.print(table)
+    app.console.print("Alt+Enter or Ctrl+J: new line · Ctrl+C: stop an answer · Esc Esc: rewind "
+                      "· Ctrl+D: quit · @path completes files", style="dim")
+
+
+def _exit(app: Any, argument: str) -> None:
+    app.exit()
+
+
+def _clear(app: Any, argument: str) -> None:
+    app.conversation.clear()
+    app.console.print("conversation cleared (the log keeps it; /rewind can go back)",
+                      style="dim")
+
+
+def _switch(app: Any, argument: str) -> None:
+    args = shlex.split(argument)
+    provider = model = None
+    while args:
+        arg = args.pop(0)
+        if arg in ("--model", "-m") and args:
+            model = args.pop(0)
+        elif arg.startswith("--model="):
+            model = arg.split("=", 1)[1]
+        elif provider is None:
+            provider, _, slash_model = arg.partition("/")
+            model = model or slash_model or None
+        else:
+            raise ChatcliError(f"unexpected argument '{arg}'", "use /switch PROVIDER[/MODEL] "
+                               "or /switch --model MODEL")
+    if provider is None and model is None:
+        raise ChatcliError("nothing to switch to", "use /switch PROVIDER[/MODEL] or "
+                           "/switch --model MODEL")
+    app.switch(provider=provider, model=model)
+    _say_engine(app, "now using")
+
+
+def _say_engine(app: Any, what: str) -> None:
+    app.console.print(f"{what} {app.engine.provider_name}/{app.engine.model}", style="dim",
+                      markup=False)
+
+
+def _model(app: Any, argument: str) -> None:
+    if argument:
+        app.switch(model=argument)
+        _say_engine(app, "now using")
+    else:
+        _say_engine(app, "using")
+
+
+def _provider(app: Any, argument: str) -> None:
+    if argument:
+        app.switch(provider=argument)
+        _say_engine(app, "now using")
+        return
+    _say_engine(app, "using")
+    names = ", ".join(sorted(app.host.providers()))
+    app.console.print(f"installed providers: {names}", style="dim", markup=False)
+
+
+def _system(app: Any, argument: str) -> None:
+    if argument:
+        app.settings.system = None if argument in ("-", "none", "off") else argument
+        app.console.print("system prompt updated", style="dim")
+    else:
+        app.console.print(app.settings.system or "(no extra system prompt)", markup=False)
+
+
+def _retry(app: Any, argument: str) -> None:
+    from chatcli_repl.loop import retry
+
+    retry(app)
+
+
+def _config(app: Any, argument: str) -> None:
+    from chatcli.config import get_value, set_value, user_config_path
+
+    args = shlex.split(argument)
+    if not args or args == ["list"]:
+        data = app.settings.model_dump(exclude_none=True)
+        for key, value in sorted(_flatten(data)):
+            app.console.print(f"{key} = {value!r}", markup=False)
+        return
+    if args[0] == "get" and len(args) == 2:
+        app.console.print(repr(get_value(app.settings, args[1])), markup=False)
+        return
+    if args[0] == "set" and len(args) == 3:
+        set_value(user_config_path(), args[1], args[2])
+        top = args[1].split(".")[0]
+        if "." not in args[1] and top in type(app.settings).model_fields:
+            from chatcli.config import load_settings
+
+            setattr(app.settings, top, getattr(load_settings(), top))
+        app.console.print(f"saved {args[1]} in {user_config_path()}", style="dim", markup=False)
+        return
+    raise ChatcliError("usage: /config [list] | get KEY | set KEY VALUE")
+
+
+def _flatten(data: dict[str, Any], prefix: str = "") -> list[tuple[str, Any]]:
+    items: list[tuple[str, Any]] = []
+    for key, value in data.items():
+        if isinstance(value, dict) and value:
+            items.extend(_flatten(value, f"{prefix}{key}."))
+        elif key != "api_key":
+            items.append((f"{prefix}{key}", value))
+    return items
+
+
+def _complete_providers(app: Any, text: str) -> list[str]:
+    return sorted(app.host.providers())
+
+
+def builtin_commands() -> list[SlashCommand]:
+    """The REPL's own commands."""
+    return [
+        SlashCommand(name="help", help="list the commands", run=_help, aliases=["?"]),
+        SlashCommand(name="exit", help="leave the chat", run=_exit, aliases=["quit"]),
+        SlashCommand(name="clear", help="start over with an empty conversation view",
+                     run=_clear),
+        SlashCommand(name="switch", help="use another provider and/or model: "
+                     "/switch PROVIDER[/MODEL] or /switch --model MODEL", run=_switch,
+                     complete=_complete_providers),
+        SlashCommand(name="model", help="show or change the model", run=_model),
+        SlashCommand(name="provider", help="show or change the provider", run=_provider,
+                     complete=_complete_providers),
+        SlashCommand(name="system", help="show or set extra system prompt text ('-' clears)",
+                     run=_system),
+        SlashCommand(name="retry", help="send the last message again", run=_retry),
+        SlashCommand(name="config", help="show settings, or /config get KEY | set KEY VALUE",
+                     run=_config, subcommands=["list", "get", "set"]),
+    ]

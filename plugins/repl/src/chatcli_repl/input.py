@@ -1,0 +1,165 @@
+"""The input line: prompt-toolkit session with history, multi-line keys, completion and menus."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from chatcli.paths import data_dir
+from prompt_toolkit import PromptSession
+from prompt_toolkit.completion import CompleteEvent, Completer, Completion
+from prompt_toolkit.document import Document
+from prompt_toolkit.filters import Condition
+from prompt_toolkit.history import FileHistory
+from prompt_toolkit.key_binding import KeyBindings
+
+if TYPE_CHECKING:
+    from chatcli_repl.app import ReplApp
+
+
+class ChatCompleter(Completer):
+    """Completes ``/commands``, their sub-commands, and ``@path`` file references."""
+
+    def __init__(self, app: ReplApp) -> None:
+        self.app = app
+
+    def get_completions(self, document: Document, complete_event: CompleteEvent
+                        ) -> Iterator[Completion]:
+        text = document.text_before_cursor
+        if text.startswith("/"):
+            yield from self._commands(text)
+            return
+        word = text.split()[-1] if text and not text[-1].isspace() else ""
+        if word.startswith("@"):
+            yield from self._paths(word[1:])
+
+    def _commands(self, text: str) -> Iterator[Completion]:
+        commands = self.app.host.slash_commands()
+        if " " not in text:
+            names: dict[str, str] = {}
+            for command in commands.values():
+                names[command.name] = command.help
+                for alias in command.aliases:
+                    names.setdefault(alias, command.help)
+            for name in sorted(names):
+                if name.startswith(text[1:]):
+                    yield Completion("/" + name, -len(text), display_meta=names[name][:60])
+            return
+        head, _, rest = text.partition(" ")
+        command = _find(commands, head[1:])
+        if command is None or " " in rest.strip():
+            return
+        candidates = list(command.subcommands)
+        if command.complete is not None:
+            with contextlib.suppress(Exception):  # a plugin's completer must not break typing
+                candidates += list(command.complete(self.app, rest))
+        for candidate in dict.fromkeys(candidates):
+            if candidate.startswith(rest):
+                yield Completion(candidate, -len(rest))
+
+    def _paths(self, partial: str) -> Iterator[Completion]:
+        folder, _, stem = partial.rpartition("/")
+        base = Path(folder or ".").expanduser()
+        try:
+            entries = sorted(os.scandir(base), key=lambda e: e.name)
+        except OSError:
+            return
+        for entry in entries:
+            if not entry.name.startswith(stem) or (entry.name.startswith(".") and not stem):
+                continue
+            suffix = "/" if entry.is_dir() else ""
+            path = f"{folder}/{entry.name}" if folder else entry.name
+            yield Completion(path + suffix, -len(partial), display=entry.name + suffix)
+
+
+def _find(commands: dict[str, Any], name: str) -> Any:
+    if name in commands:
+        return commands[name]
+    for command in commands.values():
+        if name in command.aliases:
+            return command
+    return None
+
+
+def key_bindings(app: ReplApp) -> KeyBindings:
+    """Newline keys, Ctrl+C while answering, Esc Esc for /rewind, and menu keys."""
+    bindings = KeyBindings()
+    busy = Condition(lambda: app.busy)
+    asking = Condition(lambda: app.view.question is not None)
+
+    @bindings.add("escape", "enter")
+    @bindings.add("c-j")
+    def _newline(event: Any) -> None:
+        event.current_buffer.insert_text("\n")
+
+    @bindings.add("c-c", filter=asking)
+    @bindings.add("escape", filter=asking)
+    def _cancel_question(event: Any) -> None:
+        question = app.view.question
+        if question is not None:
+            question.settle(None)
+
+    @bindings.add("up", filter=asking)
+    def _up(event: Any) -> None:
+        question = app.view.question
+        if question is not None:
+            question.selected = (question.selected - 1) % len(question.options)
+
+    @bindings.add("down", filter=asking)
+    def _down(event: Any) -> None:
+        question = app.view.question
+        if question is not None:
+            question.selected = (question.selected + 1) % len(question.options)
+
+    @bindings.add("enter", filter=asking)
+    def _answer(event: Any) -> None:
+        question = app.view.question
+        if question is None:
+            return
+        typed = event.current_buffer.text.strip()
+        if typed.isdigit() and 1 <= int(typed) <= len(question.options):
+            choice = int(typed) - 1
+        elif not typed:
+            choice = question.selected
+        else:
+            return
+        event.current_buffer.reset()
+        question.settle(choice)
+
+    @bindings.add("c-c", filter=busy & ~asking)
+    def _stop(event: Any) -> None:
+        if app.cancel is not None:
+            app.cancel.set()
+            app.view.status = "stopping…"
+
+    @bindings.add("escape", "escape", filter=~asking)
+    def _rewind(event: Any) -> None:
+        if "rewind" in app.host.slash_commands():
+            app.submit("/rewind")
+
+    return bindings
+
+
+def build_session(app: ReplApp) -> PromptSession[str]:
+    """The prompt session: persistent history in the data dir, completion, bindings."""
+    history_file = data_dir() / "history"
+    try:
+        history_file.parent.mkdir(parents=True, exist_ok=True)
+        history: Any = FileHistory(str(history_file))
+    except OSError:
+        from prompt_toolkit.history import InMemoryHistory
+
+        history = InMemoryHistory()
+    return PromptSession(
+        message=app.view.message,
+        history=history,
+        completer=ChatCompleter(app),
+        complete_while_typing=True,
+        key_bindings=key_bindings(app),
+        erase_when_done=True,
+        enable_history_search=False,
+        reserve_space_for_menu=4,
+    )

@@ -1,0 +1,166 @@
+"""The REPL's two halves: the input loop (prompt-toolkit, asyncio) and the worker thread.
+
+The input line stays live while an answer streams: what is typed meanwhile is queued and shown as
+queued. The worker thread takes messages and commands from the queue in order, runs the engine,
+and prints finished markdown blocks above the input line (``patch_stdout``); the block still
+growing, the spinner and the queue are drawn in the prompt's message. Ctrl+C while answering sets
+the turn's cancel event: the engine keeps the partial answer, marked interrupted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from typing import Any
+
+from chatcli.conversation import Conversation
+from chatcli.errors import ChatcliError
+from chatcli.types import Message, Role
+
+from chatcli_repl.app import ReplApp, WorkItem
+from chatcli_repl.commands import dispatch
+from chatcli_repl.turn import run_turn
+
+
+def run(app_options: dict[str, Any]) -> int:
+    """Start the chat with the CLI's options; returns the exit code."""
+    from rich.console import Console
+
+    host = app_options["host"]
+    settings = app_options["settings"]
+    conversation = host.first(
+        "open_conversation", reraise=(ChatcliError,), settings=settings,
+        resume=app_options.get("resume"), continue_last=bool(app_options.get("continue_last")),
+    )
+    if conversation is None:
+        conversation = Conversation(max_checkpoints=settings.max_checkpoints)
+    console = Console(highlight=False)
+    app = ReplApp(host, settings, console, conversation, set(app_options.get("allow") or ()))
+    host.call("session_start", conversation=app.conversation, settings=settings)
+    try:
+        asyncio.run(_main(app))
+    finally:
+        host.call("session_end", conversation=app.conversation)
+    return 0
+
+
+def _greeting(app: ReplApp) -> None:
+    engine = app.engine
+    count = len(app.conversation)
+    resumed = f" · resumed {count} messages" if count else ""
+    app.console.print(
+        f"[bold]chatcli[/] · {engine.provider_name}/{engine.model}{resumed} · "
+        "/help for commands, Alt+Enter for a new line, Ctrl+D to quit", style="dim",
+        markup=True,
+    )
+
+
+async def _main(app: ReplApp) -> None:
+    from prompt_toolkit.patch_stdout import patch_stdout
+
+    from chatcli_repl.input import build_session
+
+    session = build_session(app)
+    app.loop = asyncio.get_running_loop()
+    with patch_stdout(raw=True):
+        _greeting(app)
+        worker = threading.Thread(target=_work, args=(app,), name="chatcli-worker", daemon=True)
+        worker.start()
+        ticker = asyncio.create_task(_tick(app))
+        warned = False
+        while not app.exiting:
+            app.ui = session.app
+            try:
+                text = await session.prompt_async(default=app.take_prefill())
+            except KeyboardInterrupt:
+                if not warned:
+                    app.console.print("(Ctrl+C again clears; Ctrl+D exits)", style="dim")
+                    warned = True
+                continue
+            except EOFError:
+                break
+            finally:
+                app.ui = None
+            warned = False
+            if text.strip():
+                app.submit(text)
+        app.exiting = True
+        if app.cancel is not None:
+            app.cancel.set()
+        question = app.view.question
+        if question is not None:
+            question.settle(None)
+        app.work.put(None)
+        await asyncio.to_thread(worker.join, 30)
+        ticker.cancel()
+
+
+async def _tick(app: ReplApp) -> None:
+    """Redraw the spinner while waiting for an answer."""
+    while True:
+        await asyncio.sleep(0.1)
+        if app.busy and app.ui is not None:
+            app.ui.invalidate()
+
+
+def _work(app: ReplApp) -> None:
+    """The worker thread: messages, commands and retries, one at a time, in order."""
+    while True:
+        item = app.work.get()
+        if item is None or app.exiting:
+            return
+        app.busy = True
+        try:
+            _handle(app, item)
+        except Exception as err:  # never kill the worker: report in one line
+            app.console.print(f"error: {type(err).__name__}: {err}", style="red", markup=False)
+        finally:
+            app.busy = False
+            app.cancel = None
+            app.view.status = ""
+            app.invalidate()
+
+
+def _handle(app: ReplApp, item: WorkItem) -> None:
+    kind, text = item
+    if kind == "text":
+        with app.view.lock:
+            if text in app.view.queued:
+                app.view.queued.remove(text)
+        app.invalidate()
+        _echo(app, text)
+        if text.lstrip().startswith("/"):
+            dispatch(app, text.strip())
+            return
+        run_turn(app, Message.user(text))
+    elif kind == "retry":
+        retry(app)
+
+
+def retry(app: ReplApp) -> None:
+    """Answer the last user message again (after a failure or an interruption)."""
+    messages = app.conversation.messages()
+    if not messages:
+        app.console.print("nothing to retry", style="yellow")
+        return
+    last = messages[-1]
+    if last.role != Role.USER:
+        user = app.conversation.last(Role.USER)
+        if user is None:
+            app.console.print("nothing to retry", style="yellow")
+            return
+        app.conversation.move_head(user.id, "retry")
+    app.console.print(f"retrying: {app.last_user_text()[:60]!r}", style="dim", markup=False)
+    run_turn(app, None)
+
+
+def _echo(app: ReplApp, text: str) -> None:
+    from rich.text import Text
+
+    lines = text.splitlines() or [""]
+    echo = Text()
+    for index, line in enumerate(lines):
+        echo.append("› " if index == 0 else "  ", style="bold green")
+        echo.append(line + ("\n" if index < len(lines) - 1 else ""), style="bold")
+    app.console.print(echo)
+

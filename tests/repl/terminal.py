@@ -1,0 +1,72 @@
+"""Drive the real chatcli REPL in a tmux terminal (send keys, read the screen)."""
+
+from __future__ import annotations
+
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+
+CHATCLI = str(Path(sys.executable).with_name("chatcli"))
+
+
+class Terminal:
+    """A 100x30 tmux session running one command."""
+
+    def __init__(self, command: str, env: dict[str, str], width: int = 100, height: int = 30):
+        self.name = f"chatcli-test-{uuid.uuid4().hex[:8]}"
+        exports = " ".join(f"{key}={shlex.quote(value)}" for key, value in env.items())
+        # Report the exit code, then keep the pane alive a little so it can be read.
+        script = f"env -u COLUMNS -u LINES {exports} {command}; echo EXIT=$?; sleep 30"
+        subprocess.run(["tmux", "new-session", "-d", "-s", self.name, "-x", str(width),
+                        "-y", str(height), script], check=True)
+
+    def send(self, *keys: str, pause: float = 0.3) -> None:
+        """Send keys (``'text'``, ``'Enter'``, ``'C-c'``…), then give the program a moment."""
+        subprocess.run(["tmux", "send-keys", "-t", self.name, *keys], check=True)
+        time.sleep(pause)
+
+    def type(self, text: str) -> None:
+        """Type literal text and press Enter."""
+        subprocess.run(["tmux", "send-keys", "-t", self.name, "-l", text], check=True)
+        self.send("Enter")
+
+    def screen(self) -> str:
+        """The visible screen plus scrollback."""
+        return subprocess.run(["tmux", "capture-pane", "-p", "-J", "-S", "-500", "-t",
+                               self.name], capture_output=True, text=True, check=True).stdout
+
+    def wait_for(self, condition: str | Callable[[str], bool], timeout: float = 15.0) -> str:
+        """Poll the screen until ``condition`` (a substring or a predicate) holds."""
+        check = condition if callable(condition) else (lambda screen: condition in screen)
+        deadline = time.monotonic() + timeout
+        screen = ""
+        while time.monotonic() < deadline:
+            screen = self.screen()
+            if check(screen):
+                return screen
+            time.sleep(0.2)
+        raise AssertionError(f"timed out waiting for {condition!r}; screen:\n{screen}")
+
+    def close(self) -> None:
+        """Kill the session."""
+        subprocess.run(["tmux", "kill-session", "-t", self.name], capture_output=True)
+
+
+def wait_until(predicate: Callable[[], bool], timeout: float = 15.0) -> None:
+    """Poll ``predicate`` until true."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        time.sleep(0.1)
+    raise AssertionError("timed out")
+
+
+def have_tmux() -> bool:
+    """Whether tmux is installed."""
+    return shutil.which("tmux") is not None
