@@ -11,7 +11,14 @@ from chatcli.keys import lookup_key
 from chatcli.plugins import PluginHost
 from chatcli.types import Provider, ProviderConfig, ProviderSpec
 
-__all__ = ["INSTALL_HINT", "build_provider", "choose_provider", "has_key", "provider_key"]
+__all__ = [
+    "INSTALL_HINT",
+    "build_provider",
+    "choose_provider",
+    "find_provider",
+    "has_key",
+    "provider_key",
+]
 
 INSTALL_HINT = (
     "install one: pip install chatcli-provider-local (offline), chatcli-provider-openai, "
@@ -33,6 +40,21 @@ def has_key(spec: ProviderSpec, settings: Settings) -> bool:
     return not spec.requires_key or provider_key(spec, settings)[0] is not None
 
 
+def find_provider(host: PluginHost, name: str) -> ProviderSpec:
+    """The installed provider called ``name``; a :class:`UsageError` suggesting the closest
+    name (or the package to install) when there is none."""
+    specs = host.providers()
+    spec = specs.get(name)
+    if spec is None:
+        close = difflib.get_close_matches(name, list(specs), n=1)
+        hint = f"did you mean '{close[0]}'?" if close else (
+            f"installed: {', '.join(sorted(specs)) or 'none'}; or pip install "
+            f"chatcli-provider-{name}"
+        )
+        raise UsageError(f"unknown provider '{name}'", hint)
+    return spec
+
+
 def choose_provider(host: PluginHost, settings: Settings) -> ProviderSpec:
     """The provider to use: the configured one, else the best one that has a key.
 
@@ -43,15 +65,7 @@ def choose_provider(host: PluginHost, settings: Settings) -> ProviderSpec:
     if not specs:
         raise UsageError("no provider is installed", INSTALL_HINT)
     if settings.provider:
-        spec = specs.get(settings.provider)
-        if spec is None:
-            close = difflib.get_close_matches(settings.provider, list(specs), n=1)
-            hint = f"did you mean '{close[0]}'?" if close else (
-                f"installed: {', '.join(sorted(specs))}; or pip install "
-                f"chatcli-provider-{settings.provider}"
-            )
-            raise UsageError(f"unknown provider '{settings.provider}'", hint)
-        return spec
+        return find_provider(host, settings.provider)
     keyed = [s for s in specs.values() if s.requires_key and has_key(s, settings)]
     if keyed:
         return max(keyed, key=lambda s: s.priority)

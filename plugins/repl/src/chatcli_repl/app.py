@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import queue
 import threading
 from typing import Any
@@ -10,9 +9,8 @@ from typing import Any
 from chatcli.config import Settings
 from chatcli.conversation import Conversation
 from chatcli.engine import Engine, attach_hooks
-from chatcli.errors import UsageError
 from chatcli.plugins import PluginHost
-from chatcli.registry import build_provider, choose_provider
+from chatcli.registry import build_provider, choose_provider, find_provider
 from chatcli.types import Role
 
 from chatcli_repl.view import Question, View
@@ -43,21 +41,15 @@ class ReplApp:
         provider, config = build_provider(spec, settings)
         self.engine = Engine(host, settings, provider, spec.name, config.model,
                              approver=self._approve, interactive=True,
-                             max_retries=config.max_retries)
+                             max_retries=config.max_retries,
+                             native_tools=spec.capabilities.native_tools)
         attach_hooks(conversation, host)
 
     # ---------------------------------------------------------------- ChatApp
 
     def switch(self, provider: str | None = None, model: str | None = None) -> None:
         """Use another provider and/or model from the next message on; history is kept."""
-        specs = self.host.providers()
-        name = provider or self.engine.provider_name
-        spec = specs.get(name)
-        if spec is None:
-            close = difflib.get_close_matches(name, list(specs), n=1)
-            hint = f"did you mean '{close[0]}'?" if close else (
-                f"installed: {', '.join(sorted(specs))}")
-            raise UsageError(f"unknown provider '{name}'", hint)
+        spec = find_provider(self.host, provider or self.engine.provider_name)
         if model is None and provider is not None and provider != self.engine.provider_name:
             model = None  # the new provider's configured or default model
         elif model is None:
@@ -67,6 +59,7 @@ class ReplApp:
         self.engine.provider_name = spec.name
         self.engine.model = config.model
         self.engine.max_retries = config.max_retries
+        self.engine.native_tools = spec.capabilities.native_tools
 
     def set_conversation(self, conversation: Conversation) -> None:
         """Replace the current conversation; hooks observe the new one."""
