@@ -241,3 +241,15 @@ def test_models_without_native_tools_use_the_text_protocol() -> None:
     assert [m.role for m in second.messages] == [Role.USER, Role.ASSISTANT, Role.USER]
     assert "Result of tool add:\n9" in second.messages[-1].text
     assert events[-1].text == "9"
+
+
+def test_a_checkpoint_is_taken_before_every_model_call() -> None:
+    engine, _, _ = make([call("add", a=1, b=2), StopEvent()], [TextDelta(text="3"), StopEvent()])
+    conv = Conversation()
+    run(engine, conv, "sum please\nsecond line")
+    first, second = conv.checkpoints
+    assert first.label == "sum please" and first.head is None
+    assert second.label == "sum please (step 2)"
+    assert conv.log[second.head].role == Role.TOOL
+    conv.rewind(first.id)
+    assert conv.messages() == []

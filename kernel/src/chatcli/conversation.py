@@ -39,7 +39,7 @@ class ConversationObserver:
         """``checkpoint`` was recorded."""
 
     def head_moved(self, conversation: Conversation, head: str | None, reason: str) -> None:
-        """The head moved to ``head`` for ``reason`` ("rewind", "undo", "clear")."""
+        """The head moved to ``head`` for ``reason`` ("rewind", "undo", "clear", "retry")."""
 
 
 class Conversation:

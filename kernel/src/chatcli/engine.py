@@ -207,12 +207,13 @@ class Engine:
             return message
 
         if prompt is not None:
-            label = prompt.text.strip().splitlines()[0] if prompt.text.strip() else "(empty)"
-            conversation.checkpoint(label)
+            conversation.checkpoint(_first_line(prompt.text))
             append(prompt)
             self.host.call("user_prompt_submitted", conversation=conversation, message=prompt)
 
-        for _call_number in range(self.settings.max_turns):
+        for call_number in range(self.settings.max_turns):
+            if call_number:  # a checkpoint before every model call; the first is the prompt's
+                conversation.checkpoint(f"{_turn_label(conversation)} (step {call_number + 1})")
             request = self.build_request(conversation)
             self.host.call("before_request", request=request, conversation=conversation)
             answer = _Answer()
@@ -376,6 +377,17 @@ class Engine:
         result = ToolResultPart(call_id=call.id, name=call.name, content=text)
         self.host.call("after_tool_call", call=call, result=result, conversation=conversation)
         return result
+
+
+def _first_line(text: str) -> str:
+    stripped = text.strip()
+    return stripped.splitlines()[0] if stripped else "(empty)"
+
+
+def _turn_label(conversation: Conversation) -> str:
+    """The label of checkpoints within a turn: the start of its user message."""
+    user = conversation.last(Role.USER)
+    return _first_line(user.text) if user is not None else "(empty)"
 
 
 def _as_text_protocol(message: Message) -> Message:

@@ -208,12 +208,20 @@ def message_appended(conversation: Conversation, message: Message) -> None:
 
 @hookspec
 def checkpoint_created(conversation: Conversation, checkpoint: Checkpoint) -> None:
-    """A checkpoint was taken (one before each model call)."""
+    """A checkpoint was taken: one before each model call.
+
+    The first call of a turn records the head before the user's message (rewinding to it brings
+    back the state before that message was sent); later calls of the same turn (after tool
+    results) record the head at that moment.
+    """
 
 
 @hookspec
 def head_moved(conversation: Conversation, head: str | None, reason: str) -> None:
-    """The conversation's head moved without an append (``reason``: "rewind", "undo", "clear").
+    """The conversation's head moved without an append.
+
+    ``reason`` is "rewind", "undo", "clear", or "retry" (the head goes back to the last user
+    message so that it is answered again).
 
     Nothing is deleted: messages after the new head stay in the log.
     """
