@@ -52,6 +52,25 @@ class Terminal:
             time.sleep(0.2)
         raise AssertionError(f"timed out waiting for {condition!r}; screen:\n{screen}")
 
+    def program_pid(self) -> int:
+        """The pid of the program running in the pane (the child of the pane's shell)."""
+        shell = subprocess.run(["tmux", "display-message", "-p", "-t", self.name,
+                                "#{pane_pid}"], capture_output=True, text=True,
+                               check=True).stdout.strip()
+        children = subprocess.run(["pgrep", "-P", shell], capture_output=True, text=True
+                                  ).stdout.split()
+        if not children:
+            raise AssertionError(f"no program runs in the pane (shell pid {shell})")
+        return int(children[0])
+
+    def paste(self, text: str) -> None:
+        """Paste ``text`` as a terminal does (bracketed paste)."""
+        buffer = f"paste-{self.name}"
+        subprocess.run(["tmux", "load-buffer", "-b", buffer, "-"], input=text, text=True,
+                       check=True)
+        subprocess.run(["tmux", "paste-buffer", "-p", "-d", "-b", buffer, "-t", self.name],
+                       check=True)
+
     def close(self) -> None:
         """Kill the session."""
         subprocess.run(["tmux", "kill-session", "-t", self.name], capture_output=True)

@@ -156,3 +156,17 @@ def test_completion_of_subcommands_and_session_ids(app: FakeApp) -> None:
     assert complete(app, "delete na") == ["delete named"]
     assert complete(app, "export j") == ["export json"]
     assert complete(app, "search anything") == []
+
+
+def test_rewind_prefills_what_was_typed_without_attached_files(app: FakeApp) -> None:
+    from chatcli.types import Message, Role, TextPart
+
+    conversation = app.conversation
+    conversation.checkpoint("explain @a.py")
+    conversation.append(Message(role=Role.USER, parts=[
+        TextPart(text="explain @a.py"), TextPart(text='\n\n<file path="a.py">\nx = 1\n</file>')]))
+    conversation.append(Message.assistant("it sets x"))
+    app.picks = [0]
+    app.run("/rewind")
+    assert app.prefilled == ["explain @a.py"]
+    assert conversation.messages() == []

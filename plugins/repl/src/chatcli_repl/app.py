@@ -136,8 +136,10 @@ class ReplApp:
 
     def last_user_text(self) -> str | None:
         """The text of the last user message on the current path."""
+        from chatcli_repl.attach import typed_text
+
         message = self.conversation.last(Role.USER)
-        return message.text if message else None
+        return typed_text(message) if message else None
 
     def _pick_without_ui(self, title: str, options: list[str]) -> int | None:
         from prompt_toolkit.shortcuts import choice

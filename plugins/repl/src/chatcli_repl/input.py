@@ -50,9 +50,11 @@ class ChatCompleter(Completer):
             return
         head, _, rest = text.partition(" ")
         command = _find(commands, head[1:])
-        if command is None or " " in rest.strip():
+        if command is None:
             return
-        candidates = list(command.subcommands)
+        # Sub-commands complete the first word; a plugin's completer gets the whole argument
+        # text and returns full replacements of it (``load s_1a2b`` for ``load s_``).
+        candidates = [] if " " in rest else list(command.subcommands)
         if command.complete is not None:
             with contextlib.suppress(Exception):  # a plugin's completer must not break typing
                 candidates += list(command.complete(self.app, rest))
@@ -134,6 +136,15 @@ def key_bindings(app: ReplApp) -> KeyBindings:
         if app.cancel is not None:
             app.cancel.set()
             app.view.status = "stopping…"
+
+    @bindings.add("c-c", filter=~busy & ~asking)
+    def _clear_line(event: Any) -> None:
+        # Ctrl+C clears a typed line; on an empty line it reminds how to leave.
+        buffer = event.current_buffer
+        if buffer.text:
+            buffer.reset()
+        else:
+            event.app.exit(exception=KeyboardInterrupt)
 
     @bindings.add("escape", "escape", filter=~asking)
     def _rewind(event: Any) -> None:

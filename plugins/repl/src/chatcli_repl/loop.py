@@ -15,9 +15,10 @@ from typing import Any
 
 from chatcli.conversation import Conversation
 from chatcli.errors import ChatcliError
-from chatcli.types import Message, Role
+from chatcli.types import Role
 
 from chatcli_repl.app import ReplApp, WorkItem
+from chatcli_repl.attach import user_message
 from chatcli_repl.commands import dispatch
 from chatcli_repl.turn import run_turn
 
@@ -53,6 +54,39 @@ def _greeting(app: ReplApp) -> None:
         "/help for commands, Alt+Enter for a new line, Ctrl+D to quit", style="dim",
         markup=True,
     )
+    if count:
+        _recap(app)
+
+
+#: Source lines of the last answer shown when a session is resumed.
+RECAP_LINES = 30
+
+
+def _recap(app: ReplApp) -> None:
+    """Show where a resumed conversation stands: the last message sent and its answer."""
+    from chatcli.render import markdown
+
+    messages = app.conversation.messages()
+    last_user = next((i for i in range(len(messages) - 1, -1, -1)
+                      if messages[i].role == Role.USER), None)
+    if last_user is None:
+        return
+    _echo(app, app.last_user_text() or "")
+    answer = "\n\n".join(m.text for m in messages[last_user + 1:]
+                          if m.role == Role.ASSISTANT and m.text.strip())
+    if not answer:
+        app.console.print("(not answered yet — /retry asks again)", style="dim")
+        return
+    lines = answer.splitlines()
+    if len(lines) > RECAP_LINES:
+        app.console.print(f"… ({len(lines) - RECAP_LINES} earlier lines)", style="dim")
+        dropped = lines[:-RECAP_LINES]
+        open_fence = sum(line.lstrip().startswith(("```", "~~~")) for line in dropped) % 2
+        answer = "\n".join((["```"] if open_fence else []) + lines[-RECAP_LINES:])
+    if app.settings.markdown:
+        app.console.print(markdown(answer))
+    else:
+        app.console.print(answer, markup=False)
 
 
 async def _main(app: ReplApp) -> None:
@@ -74,7 +108,7 @@ async def _main(app: ReplApp) -> None:
                 text = await session.prompt_async(default=app.take_prefill())
             except KeyboardInterrupt:
                 if not warned:
-                    app.console.print("(Ctrl+C again clears; Ctrl+D exits)", style="dim")
+                    app.console.print("(Ctrl+D or /exit quits)", style="dim")
                     warned = True
                 continue
             except EOFError:
@@ -132,7 +166,14 @@ def _handle(app: ReplApp, item: WorkItem) -> None:
         if text.lstrip().startswith("/"):
             dispatch(app, text.strip())
             return
-        run_turn(app, Message.user(text))
+        try:
+            message = user_message(text)
+        except ChatcliError as err:
+            app.console.print(f"✗ {err} — not sent; your message is back in the input line",
+                              style="red", markup=False)
+            app.prefill(text)
+            return
+        run_turn(app, message)
     elif kind == "retry":
         retry(app)
 
@@ -154,13 +195,23 @@ def retry(app: ReplApp) -> None:
     run_turn(app, None)
 
 
+#: Lines of a sent message echoed above the input line (the rest is summarised).
+ECHO_LINES = 12
+
+
 def _echo(app: ReplApp, text: str) -> None:
     from rich.text import Text
 
     lines = text.splitlines() or [""]
+    hidden = len(lines) - ECHO_LINES
+    if hidden > 0:  # a huge paste: its start is enough to recognise it
+        lines = lines[: ECHO_LINES - 1]
     echo = Text()
     for index, line in enumerate(lines):
         echo.append("› " if index == 0 else "  ", style="bold green")
         echo.append(line + ("\n" if index < len(lines) - 1 else ""), style="bold")
+    if hidden > 0:
+        echo.append(f"\n  … {hidden + 1:,} more lines ({len(text):,} characters in all)",
+                    style="dim")
     app.console.print(echo)
 

@@ -57,8 +57,10 @@ def run_turn(app: ReplApp, prompt: Message | None) -> TurnFinished | None:
         app.console.print("⏹ interrupted — the partial answer is kept; /retry answers again",
                           style="yellow", markup=False)
     if finished.error is not None:
-        app.console.print(f"✗ {_one_line(finished.error)} — your message is kept; /retry "
-                          "sends it again", style="red", markup=False)
+        line = _one_line(finished.error)
+        hint = "your message is kept" if "/retry" in line else (
+            "your message is kept; /retry sends it again")
+        app.console.print(f"✗ {line} — {hint}", style="red", markup=False)
     _footer(app, finished, time.monotonic() - start)
     return finished
 
@@ -66,8 +68,9 @@ def run_turn(app: ReplApp, prompt: Message | None) -> TurnFinished | None:
 def _footer(app: ReplApp, finished: TurnFinished, seconds: float) -> None:
     usage: Usage = finished.usage
     model = finished.model or app.engine.model
-    parts = [f"{app.engine.provider_name}/{model}",
-             f"{usage.input_tokens} in · {usage.output_tokens} out"]
+    parts = [f"{app.engine.provider_name}/{model}"]
+    if usage.input_tokens or usage.output_tokens:  # unknown when the answer was cut short
+        parts.append(f"{usage.input_tokens} in · {usage.output_tokens} out")
     if usage.cache_read_tokens or usage.cache_write_tokens:
         parts.append(f"cache {usage.cache_read_tokens} read · {usage.cache_write_tokens} write")
     parts.append(f"{seconds:.1f}s")

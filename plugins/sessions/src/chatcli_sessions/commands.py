@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from chatcli.errors import ChatcliError, UsageError
-from chatcli.types import Role, SlashCommand
+from chatcli.types import Role, SlashCommand, TextPart
 
 from chatcli_sessions.export import FORMATS, render
 
@@ -269,7 +269,10 @@ def _prompt_after(conversation: Conversation, checkpoint: Checkpoint) -> str:
     ]
     if not candidates:
         return checkpoint.label
-    return min(candidates, key=lambda m: m.created_at).text
+    message = min(candidates, key=lambda m: m.created_at)
+    # What was typed is the first text part; later ones are attached files (@path).
+    typed = next((p.text for p in message.parts if isinstance(p, TextPart)), None)
+    return message.text if typed is None else typed
 
 
 def _first_line(text: str) -> str:
