@@ -164,7 +164,8 @@ def run(argv: list[str] | None = None, host: PluginHost | None = None) -> int:
     except click.exceptions.Abort:
         return EXIT_INTERRUPTED
     except click.ClickException as err:
-        hint = " (see `chatcli --help`)" if isinstance(err, click.UsageError) else ""
+        where = err.ctx.command_path if isinstance(err, click.UsageError) and err.ctx else "chatcli"
+        hint = f" (see `{where} --help`)" if isinstance(err, click.UsageError) else ""
         error_line(err.format_message() + hint)
         return EXIT_USAGE if isinstance(err, click.UsageError) else err.exit_code
     except KeyboardInterrupt:

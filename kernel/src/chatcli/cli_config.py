@@ -66,7 +66,7 @@ def config_get(key: str) -> int:
     return 0
 
 
-@config_group.command("set")
+@config_group.command("set", context_settings={"ignore_unknown_options": True})
 @click.argument("key")
 @click.argument("value")
 @click.option("--project", is_flag=True, help="Write the project's .chatcli/config.toml.")

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from chatcli.plugins import PluginHost
     from chatcli.types import Tool, ToolCallPart
 
-__all__ = ["build_prompt", "main_command", "run_prompt"]
+__all__ = ["build_prompt", "clean_text", "decode_input", "main_command", "run_prompt"]
 
 EXIT_OK, EXIT_PROVIDER, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
@@ -33,20 +33,59 @@ def _stdin_is_tty() -> bool:
 
 
 def _read_stdin() -> str:
+    """Piped stdin as text: UTF-8 (or UTF-16 with a BOM), undecodable bytes replaced.
+
+    Binary data (a NUL byte) is refused with a usage error rather than sent to the model.
+    """
     if sys.stdin is None:
         return ""
+    buffer = getattr(sys.stdin, "buffer", None)
     try:
-        return sys.stdin.read()
+        if buffer is None:  # a text stream (tests, embedding): only stray surrogates to fix
+            return clean_text(sys.stdin.read())
+        data = buffer.read()
     except (OSError, ValueError):
         return ""
+    return decode_input(data)
+
+
+def clean_text(text: str) -> str:
+    """``text`` with lone surrogates (undecodable bytes in argv or stdin) replaced by U+FFFD."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        try:  # bytes that the OS decoding escaped: decode them again, replacing bad ones
+            return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+        except UnicodeEncodeError:
+            return text.encode("utf-8", "replace").decode("utf-8")
+    return text
+
+
+def decode_input(data: bytes, what: str = "stdin") -> str:
+    """Decode piped bytes: UTF-8 (BOM skipped) or UTF-16 with a BOM; invalid bytes become
+    U+FFFD with a warning. Raises :class:`~chatcli.errors.UsageError` for binary data."""
+    from chatcli.errors import UsageError
+
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return data.decode("utf-16", "replace")
+    if b"\x00" in data:
+        raise UsageError(
+            f"{what} is binary data ({len(data):,} bytes), not text",
+            "pipe text instead, e.g. `file FILE`, or `xxd FILE | head -c 20000 | chatcli -p …`",
+        )
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        _status(f"warning: {what} is not valid UTF-8 (byte 0x{data[err.start]:02x} at "
+                f"{err.start}); undecodable bytes were replaced with U+FFFD")
+        return data.decode("utf-8-sig", "replace")
 
 
 def _fence(text: str) -> str:
     """``text`` in a fenced block whose fence is longer than any backtick run inside it."""
-    longest, run = 0, 0
-    for char in text:
-        run = run + 1 if char == "`" else 0
-        longest = max(longest, run)
+    import re
+
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
     fence = "`" * max(3, longest + 1)
     return f"{fence}\n{text.rstrip(chr(10))}\n{fence}"
 
@@ -72,6 +111,10 @@ def main_command(host: PluginHost, options: dict[str, Any]) -> int:
     from chatcli.errors import UsageError
 
     prompt_opt: str | None = options.get("prompt")
+    if prompt_opt is not None:
+        prompt_opt = clean_text(prompt_opt)
+    if options.get("system"):
+        options = {**options, "system": clean_text(options["system"])}
     if prompt_opt is None and _stdin_is_tty():
         return _interactive(host, options)
     stdin_text = None if _stdin_is_tty() else _read_stdin()

@@ -10,7 +10,7 @@ import click
 
 from chatcli.cli_common import format_table, get_state
 
-__all__ = ["installer_command", "plugins_group"]
+__all__ = ["installed_distribution", "installer_command", "plugins_group"]
 
 KINDS = ("provider", "tool", "command", "skills")
 
@@ -89,12 +89,37 @@ def plugins_install(names: tuple[str, ...], editable: bool, dry_run: bool) -> in
     return _run_installer("install", names, dry_run, editable)
 
 
+def installed_distribution(name: str) -> str | None:
+    """The installed distribution that ``name`` means: a plugin's name as ``chatcli plugins
+    list`` shows it (``my-tool``), or a distribution's own name (``chatcli-my-tool``)."""
+    from importlib.metadata import PackageNotFoundError, distribution, entry_points
+
+    from chatcli.plugins import ENTRY_POINT_GROUP
+
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
+        if ep.name == name and ep.dist is not None:
+            return ep.dist.name
+    try:
+        return distribution(name).metadata["Name"] or name
+    except PackageNotFoundError:
+        return None
+
+
 @plugins_group.command("uninstall")
 @click.argument("names", nargs=-1, required=True)
 @click.option("--dry-run", is_flag=True, help="Print the installer command without running it.")
 def plugins_uninstall(names: tuple[str, ...], dry_run: bool) -> int:
-    """Remove plugin packages from chatcli's environment."""
-    return _run_installer("uninstall", names, dry_run)
+    """Remove plugin packages (plugin or package names) from chatcli's environment."""
+    from chatcli.errors import UsageError
+
+    resolved = []
+    for name in names:
+        dist = installed_distribution(name)
+        if dist is None and not dry_run:
+            raise UsageError(f"no installed plugin or package named '{name}'",
+                             "see `chatcli plugins list` for the names")
+        resolved.append(dist or name)
+    return _run_installer("uninstall", tuple(resolved), dry_run)
 
 
 @plugins_group.command("new")

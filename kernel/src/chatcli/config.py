@@ -31,6 +31,9 @@ __all__ = [
     "user_config_path",
 ]
 
+#: How errors name the ``CHATCLI_*`` layer.
+ENV_SOURCE = "environment (CHATCLI_*)"
+
 # Variables that look like settings but belong to other parts of chatcli.
 _NOT_SETTINGS = {
     "CHATCLI_CONFIG_DIR",
@@ -101,8 +104,14 @@ def _read_toml(path: Path) -> dict[str, Any]:
         raise ConfigError(
             f"{path}: invalid TOML ({err})", "fix the syntax or remove the file"
         ) from None
+    except UnicodeDecodeError as err:
+        raise ConfigError(
+            f"{path}: not UTF-8 text (byte 0x{err.object[err.start]:02x} at offset {err.start})",
+            "save the file as UTF-8, or remove it",
+        ) from None
     except OSError as err:
-        raise ConfigError(f"{path}: cannot read ({err.strerror})") from None
+        raise ConfigError(f"{path}: cannot read ({err.strerror})",
+                          "make it a readable file (e.g. chmod 644 it), or remove it") from None
 
 
 def _merge(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
@@ -136,10 +145,12 @@ def _validate(data: dict[str, Any], source: str) -> Settings:
     except ValidationError as err:
         first = err.errors()[0]
         key = ".".join(str(p) for p in first["loc"])
-        raise ConfigError(
-            f"{source}: invalid value for '{key}': {first['msg']}",
-            f"fix it with `chatcli config set {key} VALUE` or edit the file",
-        ) from None
+        if source == ENV_SOURCE:
+            variable = "CHATCLI_" + "__".join(str(p).upper() for p in first["loc"])
+            fix = f"fix or unset {variable}"
+        else:
+            fix = f"fix it with `chatcli config set {key} VALUE` or edit the file"
+        raise ConfigError(f"{source}: invalid value for '{key}': {first['msg']}", fix) from None
 
 
 def load_settings(
@@ -159,12 +170,22 @@ def load_settings(
     project_path = project_config_path(cwd)
     if project_path:
         layers.append((str(project_path), _read_toml(project_path)))
-    layers.append(("environment (CHATCLI_*)", _env_layer(environ)))
+    layers.append((ENV_SOURCE, _env_layer(environ)))
     layers.append(("command line", {k: v for k, v in (flags or {}).items() if v is not None}))
 
     merged: dict[str, Any] = {}
+    # A model named in the same layer as a provider belongs to that provider: `--provider
+    # ollama` over a file saying provider = "anthropic", model = "claude-…" must not send the
+    # Claude model to Ollama (its [providers.ollama].model or default applies instead).
+    # A model set on its own (no provider beside it) applies to whichever provider is used.
+    paired_with: str | None = None
     for source, layer in layers:
         _validate(layer, source)  # name the layer that holds the bad value
+        if "model" in layer:
+            paired_with = layer.get("provider")
+        elif paired_with is not None and layer.get("provider", paired_with) != paired_with:
+            merged.pop("model", None)
+            paired_with = None
         merged = _merge(merged, layer)
     return _validate(merged, "configuration")
 
@@ -188,6 +209,17 @@ def get_value(settings: Settings, key: str) -> Any:
             raise ConfigError(f"unknown setting '{key}'", "see `chatcli config list`")
         data = data[part]
     return data
+
+
+def _write(path: Path, text: str) -> None:
+    """Write a config file atomically; an unwritable place is a ConfigError, not a crash."""
+    try:
+        atomic_write(path, text)
+    except OSError as err:
+        raise ConfigError(
+            f"{path}: cannot write ({err.strerror})",
+            "check the permissions of its folder, or point CHATCLI_CONFIG_DIR elsewhere",
+        ) from None
 
 
 def set_value(path: Path, key: str, raw: str) -> Any:
@@ -214,7 +246,7 @@ def set_value(path: Path, key: str, raw: str) -> Any:
             raise
         cursor[parts[-1]] = raw  # e.g. `config set system 1`: the field wants text
         _validate(data, str(path))
-    atomic_write(path, tomli_w.dumps(data))
+    _write(path, tomli_w.dumps(data))
     return cursor[parts[-1]]
 
 
@@ -230,5 +262,5 @@ def unset_value(path: Path, key: str) -> bool:
     if not isinstance(cursor, dict) or parts[-1] not in cursor:
         return False
     del cursor[parts[-1]]
-    atomic_write(path, tomli_w.dumps(data))
+    _write(path, tomli_w.dumps(data))
     return True

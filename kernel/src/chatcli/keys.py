@@ -27,21 +27,33 @@ def _load() -> dict[str, str]:
         mode = path.stat().st_mode
     except FileNotFoundError:
         return {}
+    except OSError as err:  # e.g. CHATCLI_CONFIG_DIR names a file
+        raise ConfigError(f"{path}: cannot read the key file ({err.strerror})",
+                          "check CHATCLI_CONFIG_DIR and the folder's permissions") from None
     if mode & (stat.S_IRWXG | stat.S_IRWXO):
         os.chmod(path, 0o600)  # repair permissions before reading secrets
     try:
-        data = tomllib.loads(path.read_text())
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError):
         raise ConfigError(
             f"{path}: the key file is not valid TOML", "remove it and run `chatcli keys set`"
         ) from None
+    except OSError as err:
+        raise ConfigError(f"{path}: cannot read the key file ({err.strerror})",
+                          "check its owner and permissions (it should be 0600 and yours)") from None
     return {k: v for k, v in data.items() if isinstance(v, str)}
 
 
 def _save(keys: dict[str, str]) -> None:
     import tomli_w
 
-    atomic_write(key_file(), tomli_w.dumps(dict(sorted(keys.items()))), mode=0o600)
+    try:
+        atomic_write(key_file(), tomli_w.dumps(dict(sorted(keys.items()))), mode=0o600)
+    except OSError as err:
+        raise ConfigError(
+            f"{key_file()}: cannot write the key file ({err.strerror})",
+            "check the permissions of its folder, or point CHATCLI_CONFIG_DIR elsewhere",
+        ) from None
 
 
 def set_key(provider: str, key: str) -> None:
@@ -49,6 +61,10 @@ def set_key(provider: str, key: str) -> None:
     key = key.strip()
     if not key:
         raise ConfigError("empty key", "paste the key when asked, or pipe it on stdin")
+    if not key.isascii() or not all(c.isprintable() and not c.isspace() for c in key):
+        # never echo it: say what is wrong, not what was given
+        raise ConfigError("the key contains spaces, line breaks or non-ASCII characters",
+                          "pass only the key itself, on one line")
     keys = _load()
     keys[provider] = key
     _save(keys)

@@ -53,7 +53,9 @@ class PluginInfo:
 
 
 def _one_line(err: BaseException) -> str:
-    text = f"{type(err).__name__}: {err}".strip().splitlines()
+    text = [line.strip() for line in f"{type(err).__name__}: {err}".strip().splitlines()]
+    if isinstance(err, pluggy.PluginValidationError):  # the reason is on the later lines
+        return redact("; ".join(line for line in text if line))
     return redact(text[0] if text else type(err).__name__)
 
 

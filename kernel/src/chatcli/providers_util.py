@@ -10,6 +10,7 @@ freely. The functions are:
 - :func:`parse_tool_arguments` — streamed tool-call argument text to ``(arguments, raw_or_None)``,
   ready for :class:`~chatcli.types.ToolCallPart`.
 - :func:`one_line` — shorten a service's error text to one clean line.
+- :func:`check_base_url` — refuse a configured service URL that is not ``http(s)://host…``.
 - :func:`looks_like_context_overflow` — whether an error text says the prompt is too long.
 """
 
@@ -26,10 +27,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from chatcli.errors import BadRequestError
+from chatcli.errors import BadRequestError, ConfigError
 
 __all__ = [
     "MAX_IMAGE_BYTES",
+    "check_base_url",
     "image_data_url",
     "is_url",
     "looks_like_context_overflow",
@@ -111,6 +113,31 @@ def retry_after_from_headers(headers: Mapping[str, str] | None) -> float | None:
 # --------------------------------------------------------------------------------------------
 # Images
 # --------------------------------------------------------------------------------------------
+
+
+def check_base_url(url: str | None, who: str, setting: str) -> None:
+    """Raise :class:`~chatcli.errors.ConfigError` unless ``url`` (when set) is an absolute
+    ``http://`` or ``https://`` URL with a host; ``setting`` names where to fix it.
+
+    Without this check a typo such as ``OPENAI_BASE_URL=localhost:8000/v1`` surfaces as a
+    network error that is retried, rather than as a configuration error.
+    """
+    if url is None:
+        return
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url.strip())
+        ok = parts.scheme in ("http", "https") and bool(parts.hostname)
+        if ok:
+            _ = parts.port  # raises ValueError for a port that is not a number
+    except ValueError:
+        ok = False
+    if not ok:
+        raise ConfigError(
+            f"the {who} base URL '{url}' is not an http:// or https:// URL",
+            f"fix {setting}, e.g. http://localhost:8000/v1",
+        )
 
 
 def is_url(source: str) -> bool:

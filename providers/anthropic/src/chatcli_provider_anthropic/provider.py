@@ -11,7 +11,7 @@ from typing import Any
 
 import anthropic
 from chatcli.errors import StreamCutError, register_secret
-from chatcli.providers_util import parse_tool_arguments
+from chatcli.providers_util import check_base_url, parse_tool_arguments
 from chatcli.types import (
     ChatRequest,
     ProviderConfig,
@@ -103,6 +103,8 @@ class AnthropicProvider:
     def __init__(self, config: ProviderConfig) -> None:
         self.config = config
         register_secret(config.api_key)
+        check_base_url(config.base_url, "Anthropic",
+                       "[providers.anthropic].base_url or ANTHROPIC_BASE_URL")
         timeout = float(config.timeout)
         self.client = anthropic.Anthropic(
             api_key=config.api_key,

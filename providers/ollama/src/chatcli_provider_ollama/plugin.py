@@ -22,8 +22,18 @@ MODELS = ["llama3.2", "qwen3", "gpt-oss", "mistral"]
 
 def make_provider(config: ProviderConfig) -> Provider:
     """Build the provider; the ollama SDK is imported only now."""
-    from chatcli_provider_ollama.provider import OllamaProvider
+    import os
 
+    try:
+        # `import ollama` builds a default client from OLLAMA_HOST and raises on a bad one
+        from chatcli_provider_ollama.provider import OllamaProvider
+    except ValueError as err:
+        from chatcli.errors import ConfigError
+
+        raise ConfigError(
+            f"OLLAMA_HOST '{os.environ.get('OLLAMA_HOST', '')}' is not a valid address ({err})",
+            "set OLLAMA_HOST to host:port or http://host:port",
+        ) from None
     return OllamaProvider(config)
 
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import httpx
 import ollama
-from chatcli.errors import StreamCutError
+from chatcli.errors import ConfigError, StreamCutError
 from chatcli.types import (
     ChatRequest,
     ProviderConfig,
@@ -48,11 +48,17 @@ class OllamaProvider:
         self.host = (config.base_url or DEFAULT_HOST).rstrip("/")
         timeout = float(config.timeout)
         self._error_headers: Mapping[str, str] | None = None
-        self.client = ollama.Client(
-            host=self.host,
-            timeout=httpx.Timeout(timeout, connect=min(timeout, 10.0)),
-            event_hooks={"response": [self._remember_headers]},
-        )
+        try:
+            self.client = ollama.Client(
+                host=self.host,
+                timeout=httpx.Timeout(timeout, connect=min(timeout, 10.0)),
+                event_hooks={"response": [self._remember_headers]},
+            )
+        except ValueError as err:  # the SDK parses the host: "::::", "http://h:port"…
+            raise ConfigError(
+                f"the Ollama address '{self.host}' is not valid ({err})",
+                "set OLLAMA_HOST or [providers.ollama].base_url to host:port or http://host:port",
+            ) from None
 
     def _remember_headers(self, response: httpx.Response) -> None:
         """Keep the headers of a failed response (the SDK's error drops them: Retry-After)."""

@@ -13,7 +13,7 @@ from typing import Any
 
 import openai
 from chatcli.errors import ModelNotFoundError, StreamCutError, register_secret
-from chatcli.providers_util import parse_tool_arguments
+from chatcli.providers_util import check_base_url, parse_tool_arguments
 from chatcli.types import (
     ChatRequest,
     ProviderConfig,
@@ -105,6 +105,9 @@ class OpenAIProvider:
         self.stream_usage = _flag(options.get("stream_usage", True))
         self.extra_body = dict(options.get("extra_body") or {})
         self.base_url = config.base_url or self.preset.base_url
+        variable = f" or {self.preset.base_url_env}" if self.preset.base_url_env else ""
+        check_base_url(self.base_url, self.preset.display_name,
+                       f"[providers.{config.name}].base_url{variable}")
         register_secret(config.api_key)
         headers = options.get("headers") or None
         self.client = openai.OpenAI(
