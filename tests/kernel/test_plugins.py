@@ -6,6 +6,7 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
 from chatcli import ProviderSpec, hookimpl
 from chatcli.plugins import PluginHost
 
@@ -156,3 +157,27 @@ def test_env_selection_loads_only_named_plugins(tmp_path) -> None:
     loaded = blocked.stdout.splitlines()[0]
     assert "probe" not in loaded and "openai" not in loaded and "anthropic" in loaded
     assert "must not be imported" not in blocked.stderr
+
+
+def test_keyless_servers_are_never_chosen_automatically() -> None:
+    from chatcli.config import Settings
+    from chatcli.errors import UsageError
+    from chatcli.registry import choose_provider
+
+    class Servers:
+        @hookimpl
+        def register_providers(self, register):
+            spec = _spec("server", priority=90)
+            spec.auto_select = False
+            register(spec)
+            keyed = _spec("cloud", priority=80)
+            keyed.requires_key, keyed.env_keys = True, ["CLOUD_TEST_KEY"]
+            register(keyed)
+
+    host, _ = quiet_host()
+    host.register(Servers(), "servers")
+    with pytest.raises(UsageError, match="no provider has an API key"):
+        choose_provider(host, Settings())
+    assert choose_provider(host, Settings(provider="server")).name == "server"
+    host.register(GoodProviders(), "good")  # keyless and auto-selectable: the offline default
+    assert choose_provider(host, Settings()).name == "good"

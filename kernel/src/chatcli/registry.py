@@ -59,7 +59,8 @@ def choose_provider(host: PluginHost, settings: Settings) -> ProviderSpec:
     """The provider to use: the configured one, else the best one that has a key.
 
     Keyed providers with a key win by ``priority``; otherwise the keyless provider with the
-    highest priority (the offline model). Raises :class:`UsageError` when none fits.
+    highest priority among those that allow automatic selection (the offline model). Raises
+    :class:`UsageError` when none fits.
     """
     specs = host.providers()
     if not specs:
@@ -69,7 +70,7 @@ def choose_provider(host: PluginHost, settings: Settings) -> ProviderSpec:
     keyed = [s for s in specs.values() if s.requires_key and has_key(s, settings)]
     if keyed:
         return max(keyed, key=lambda s: s.priority)
-    keyless = [s for s in specs.values() if not s.requires_key]
+    keyless = [s for s in specs.values() if not s.requires_key and s.auto_select]
     if keyless:
         return max(keyless, key=lambda s: s.priority)
     raise UsageError(

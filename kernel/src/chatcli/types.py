@@ -340,7 +340,9 @@ class ProviderSpec(BaseModel):
 
     ``env_keys`` are the environment variables that may hold its API key (first found wins);
     ``requires_key`` is False for local services. ``priority`` orders automatic selection when no
-    provider is configured: the highest-priority provider with a key is chosen.
+    provider is configured: the highest-priority provider with a key is chosen, else the
+    highest-priority keyless one with ``auto_select`` (the in-process offline model). Servers that
+    may not be running (Ollama, LM Studio) set ``auto_select=False``: used only when named.
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
@@ -356,6 +358,7 @@ class ProviderSpec(BaseModel):
     models: list[str] = Field(default_factory=list)
     capabilities: Capabilities = Field(default_factory=Capabilities)
     priority: int = 50
+    auto_select: bool = True
     description: str = ""
 
 

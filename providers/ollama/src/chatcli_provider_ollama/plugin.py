@@ -41,8 +41,8 @@ def make_provider(config: ProviderConfig) -> Provider:
 def register_providers(register: Callable[[ProviderSpec], None]) -> None:
     """Register a local (or remote) Ollama server as the provider ``ollama``.
 
-    It needs no key, and its priority (5) sits below the offline ``local`` provider's, so it is
-    used only when chosen (``--provider ollama`` or ``provider = "ollama"``).
+    It needs no key, and it is never chosen automatically (the server may not be running): it is
+    used only when named (``--provider ollama`` or ``provider = "ollama"``).
     """
     from chatcli.types import Capabilities, ProviderSpec
 
@@ -58,6 +58,7 @@ def register_providers(register: Callable[[ProviderSpec], None]) -> None:
             models=MODELS,
             capabilities=Capabilities(vision=True),
             priority=5,
+            auto_select=False,
             description="Models served by Ollama (`ollama serve`), no API key needed.",
         )
     )

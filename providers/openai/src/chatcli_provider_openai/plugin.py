@@ -47,6 +47,7 @@ def spec_for(preset: Preset) -> ProviderSpec:
         models=list(preset.models),
         capabilities=Capabilities(vision=preset.vision),
         priority=preset.priority,
+        auto_select=preset.auto_select,
         description=preset.description,
     )
 

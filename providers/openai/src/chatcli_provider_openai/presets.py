@@ -26,8 +26,8 @@ class Preset:
     :param env_keys: variables that may hold the API key (first found wins).
     :param requires_key: False for local servers that accept any key.
     :param base_url_env: variable that overrides ``base_url``.
-    :param priority: automatic-selection order (keyless presets stay below the offline
-        default's 10).
+    :param priority: automatic-selection order among providers that have a key.
+    :param auto_select: False for local servers that may not be running: used only when named.
     :param max_tokens_param: request field carrying the output limit (``max_tokens`` or
         ``max_completion_tokens``); ``[providers.NAME] max_tokens_param`` overrides it.
     :param vision: whether the default models accept images.
@@ -42,6 +42,7 @@ class Preset:
     requires_key: bool = True
     base_url_env: str | None = None
     priority: int = 40
+    auto_select: bool = True
     max_tokens_param: str = "max_tokens"
     vision: bool = False
     models: tuple[str, ...] = field(default_factory=tuple)
@@ -137,6 +138,7 @@ PRESETS: tuple[Preset, ...] = (
         requires_key=False,
         base_url_env="LMSTUDIO_BASE_URL",
         priority=5,
+        auto_select=False,
         description="A model served by LM Studio on this machine (default: the first loaded).",
     ),
     Preset(
@@ -148,6 +150,7 @@ PRESETS: tuple[Preset, ...] = (
         requires_key=False,
         base_url_env="VLLM_BASE_URL",
         priority=4,
+        auto_select=False,
         description="A vLLM server (default: its first model; VLLM_API_KEY if it needs one).",
     ),
 )
