@@ -48,6 +48,18 @@ def test_binary_stdin_is_refused_in_one_line_before_any_request(openai_server, t
     assert openai_server.requests == []
 
 
+def test_stdin_larger_than_any_context_is_refused_before_any_request(openai_server, tmp_path):
+    from chatcli.cli_oneshot import MAX_STDIN_BYTES
+
+    data = b"log line\n" * (MAX_STDIN_BYTES // 9 + 2)
+    done = run_bytes(tmp_path, ["-p", "summarize", "--provider", "openai", "--model", "m"],
+                     data, **openai_env(openai_server))
+    err = done.stderr.decode()
+    assert done.returncode == 2 and "stdin is larger than 8 MiB" in err and "tail -c" in err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert openai_server.requests == []
+
+
 def test_non_utf8_stdin_is_sent_with_replacements_and_a_warning(openai_server, tmp_path):
     openai_server.script(Reply(text="fine"))
     done = run_bytes(tmp_path, ["-p", "what is this", "--provider", "openai", "--model", "m"],

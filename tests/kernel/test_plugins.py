@@ -157,6 +157,9 @@ def test_env_selection_loads_only_named_plugins(tmp_path) -> None:
     loaded = blocked.stdout.splitlines()[0]
     assert "probe" not in loaded and "openai" not in loaded and "anthropic" in loaded
     assert "must not be imported" not in blocked.stderr
+    typo = _run(LIST, {**env, "CHATCLI_PLUGINS": "openai,opneai"})
+    assert "CHATCLI_PLUGINS names 'opneai', which is not installed" in typo.stderr
+    assert typo.stdout.splitlines()[0] == "['openai']"
 
 
 def test_keyless_servers_are_never_chosen_automatically() -> None:

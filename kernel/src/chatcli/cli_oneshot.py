@@ -22,6 +22,9 @@ __all__ = ["build_prompt", "clean_text", "decode_input", "main_command", "run_pr
 
 EXIT_OK, EXIT_PROVIDER, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
+#: Piped input beyond this is refused (about two million tokens: more than any context window).
+MAX_STDIN_BYTES = 8 * 2**20
+
 REPL_HINT = "interactive chat needs chatcli-repl: pip install chatcli-repl"
 
 
@@ -43,9 +46,16 @@ def _read_stdin() -> str:
     try:
         if buffer is None:  # a text stream (tests, embedding): only stray surrogates to fix
             return clean_text(sys.stdin.read())
-        data = buffer.read()
+        data = buffer.read(MAX_STDIN_BYTES + 1)
     except (OSError, ValueError):
         return ""
+    if len(data) > MAX_STDIN_BYTES:
+        from chatcli.errors import UsageError
+
+        raise UsageError(
+            f"stdin is larger than {MAX_STDIN_BYTES // 2**20} MiB, more than any model reads",
+            "send the part that matters, e.g. `tail -c 200000 FILE | chatcli -p …`",
+        )
     return decode_input(data)
 
 

@@ -121,6 +121,12 @@ class PluginHost:
         for extension in manager.extensions:
             self.entry_points[extension.name] = extension.entry_point.value
             self.register(extension.plugin, extension.name)
+        installed = {ep.name for ep in manager.list_entry_points()}
+        for variable, wanted in (("CHATCLI_PLUGINS", names.allowed),
+                                 ("CHATCLI_DISABLE_PLUGINS", names.blocked)):
+            for name in sorted((wanted or set()) - installed):
+                self._warn(f"{variable} names '{name}', which is not installed "
+                           f"(installed: {', '.join(sorted(installed)) or 'none'})")
 
     def register(self, plugin: object, name: str) -> bool:
         """Register a plugin object (a module or an instance) under ``name``.

@@ -131,7 +131,7 @@ def map_error(err: BaseException, ctx: ErrorContext, *, streaming: bool = False)
     if isinstance(err, openai.APIConnectionError):
         if streaming:
             return StreamCutError(
-                f"{who} dropped the connection mid-answer", "try again (/retry)", **kw
+                f"{who} dropped the connection mid-answer", "try again", **kw
             )
         cause = err.__cause__ or err.__context__
         reason = one_line(cause) if cause else one_line(err)

@@ -211,7 +211,7 @@ class OpenAIProvider:
         if finish is None:
             raise StreamCutError(
                 f"{ctx.display_name} ended the answer stream before it finished",
-                "try again (/retry)",
+                "try again",
                 provider=ctx.name,
             )
         for index in sorted(calls):
