@@ -233,3 +233,22 @@ def test_continue_resumes_the_last_session(home, openai_server):
     missing = run_process([CHATCLI, "--resume", "no-such-session", "-p", "q3"], home, **env)
     assert missing.returncode == 2
     assert missing.stderr.startswith("chatcli: error: ") and missing.stderr.count("\n") == 1
+
+
+def test_a_resumed_session_goes_on_with_its_provider_unless_one_is_named(
+    home, openai_server, anthropic_server
+):
+    pytest.importorskip("chatcli_sessions")
+    openai_server.script(Reply(text="from openai"), Reply(text="openai again"))
+    anthropic_server.script(Reply(text="from anthropic"))
+    env = {"OPENAI_API_KEY": SECRET, "OPENAI_BASE_URL": openai_server.url,
+           "ANTHROPIC_API_KEY": SECRET, "ANTHROPIC_BASE_URL": anthropic_server.url,
+           "CHATCLI_PLUGINS": "openai,anthropic,sessions"}
+    first = run_process([CHATCLI, "--provider", "openai", "-p", "q1"], home, **env)
+    assert first.returncode == 0, first.stderr
+    # anthropic has the higher priority, but the session was answered by openai
+    resumed = run_process([CHATCLI, "-c", "-p", "q2"], home, **env)
+    assert resumed.stdout == "openai again\n" and len(anthropic_server.requests) == 0
+    switched = run_process([CHATCLI, "-c", "--provider", "anthropic", "-p", "q3"], home, **env)
+    assert switched.stdout == "from anthropic\n"
+    assert len(openai_server.requests) == 2 and len(anthropic_server.requests) == 1

@@ -327,15 +327,17 @@ def run_prompt(host: PluginHost, prompt: str, options: dict[str, Any]) -> int:
     from chatcli.cli_common import settings_from
     from chatcli.engine import Engine
     from chatcli.errors import ChatcliError
-    from chatcli.registry import build_provider, choose_provider
+    from chatcli.registry import build_provider, choose_provider, continue_with_session_model
     from chatcli.types import Message
 
     as_json = bool(options.get("as_json"))
     try:
         settings = settings_from(_flags(options))
+        conversation = _open_conversation(host, settings, options)
+        named = bool(options.get("provider") or options.get("model"))
+        settings = continue_with_session_model(host, settings, conversation, named)
         spec = choose_provider(host, settings)
         provider, config = build_provider(spec, settings)
-        conversation = _open_conversation(host, settings, options)
     except ChatcliError as err:
         if as_json:
             _print_json_error(err)

@@ -6,6 +6,7 @@ import difflib
 import os
 
 from chatcli.config import Settings
+from chatcli.conversation import Conversation
 from chatcli.errors import AuthError, UsageError
 from chatcli.keys import lookup_key
 from chatcli.plugins import PluginHost
@@ -15,6 +16,7 @@ __all__ = [
     "INSTALL_HINT",
     "build_provider",
     "choose_provider",
+    "continue_with_session_model",
     "find_provider",
     "has_key",
     "provider_key",
@@ -53,6 +55,23 @@ def find_provider(host: PluginHost, name: str) -> ProviderSpec:
         )
         raise UsageError(f"unknown provider '{name}'", hint)
     return spec
+
+
+def continue_with_session_model(
+    host: PluginHost, settings: Settings, conversation: Conversation, named: bool
+) -> Settings:
+    """The settings to answer a resumed ``conversation`` with.
+
+    A resumed session goes on with the provider and model that last answered it (stored in its
+    ``metadata``), unless the command line ``named`` a provider or model, or that provider is no
+    longer installed.
+    """
+    provider = conversation.metadata.get("provider")
+    if named or not provider or provider not in host.providers():
+        return settings
+    return settings.model_copy(
+        update={"provider": provider, "model": conversation.metadata.get("model")}
+    )
 
 
 def choose_provider(host: PluginHost, settings: Settings) -> ProviderSpec:

@@ -15,6 +15,7 @@ from typing import Any
 
 from chatcli.conversation import Conversation
 from chatcli.errors import ChatcliError
+from chatcli.registry import continue_with_session_model
 from chatcli.types import Role
 
 from chatcli_repl.app import ReplApp, WorkItem
@@ -36,6 +37,8 @@ def run(app_options: dict[str, Any]) -> int:
     if conversation is None:
         conversation = Conversation(max_checkpoints=settings.max_checkpoints)
     console = Console(highlight=False)
+    named = bool(app_options.get("provider") or app_options.get("model"))
+    settings = continue_with_session_model(host, settings, conversation, named)
     app = ReplApp(host, settings, console, conversation, set(app_options.get("allow") or ()))
     host.call("session_start", conversation=app.conversation, settings=settings)
     try:
