@@ -12,6 +12,7 @@ freely. The functions are:
 - :func:`one_line` — shorten a service's error text to one clean line.
 - :func:`check_base_url` — refuse a configured service URL that is not ``http(s)://host…``.
 - :func:`looks_like_context_overflow` — whether an error text says the prompt is too long.
+- :func:`status_error` — an HTTP error status and the service's words as a kernel error.
 """
 
 from __future__ import annotations
@@ -27,7 +28,18 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from chatcli.errors import BadRequestError, ConfigError
+from chatcli.errors import (
+    AuthError,
+    BadRequestError,
+    ConfigError,
+    ContextTooLongError,
+    ModelNotFoundError,
+    ProviderError,
+    ProviderTimeoutError,
+    RateLimitError,
+    ServerError,
+    redact,
+)
 
 __all__ = [
     "MAX_IMAGE_BYTES",
@@ -40,6 +52,7 @@ __all__ = [
     "parse_tool_arguments",
     "read_image",
     "retry_after_from_headers",
+    "status_error",
 ]
 
 #: Images larger than this are refused before upload (every major API rejects them anyway).
@@ -226,3 +239,85 @@ _CONTEXT_WORDS = re.compile(
 def looks_like_context_overflow(text: str | None) -> bool:
     """Whether a service's error text says the request is larger than the model's context."""
     return bool(text) and bool(_CONTEXT_WORDS.search(text or ""))
+
+
+# --------------------------------------------------------------------------------------------
+# HTTP status → error taxonomy
+# --------------------------------------------------------------------------------------------
+
+
+def status_error(
+    status: int,
+    detail: str,
+    *,
+    who: str,
+    provider: str,
+    model: str | None,
+    base_url: str | None,
+    key_hint: str,
+    retry_after: float | None = None,
+    code: str = "",
+    server_hint: str | None = None,
+) -> ProviderError:
+    """The kernel error for an HTTP error answer: ``status`` plus the service's own ``detail``.
+
+    ``who`` names the service in the message (``"OpenAI"``), ``provider`` is its chatcli name
+    (``[providers.NAME]``), ``key_hint`` says how to fix the API key, ``retry_after`` is the
+    server's requested wait (see :func:`retry_after_from_headers`) and ``code`` an OpenAI-style
+    error code when the body carries one (``insufficient_quota``, ``context_length_exceeded``).
+    ``server_hint`` replaces the fix named for a 5xx answer. The decision table:
+
+    - 401 / 403 → :class:`~chatcli.errors.AuthError` naming ``key_hint``;
+    - 429 → :class:`~chatcli.errors.RateLimitError` with ``retry_after``, but
+      :class:`~chatcli.errors.AuthError` (not retried) for code ``insufficient_quota``;
+    - 404 → :class:`~chatcli.errors.ModelNotFoundError`;
+    - 408 → :class:`~chatcli.errors.ProviderTimeoutError`;
+    - 413, or 400 / 422 whose text says the prompt is too long (or code
+      ``context_length_exceeded``) → :class:`~chatcli.errors.ContextTooLongError`;
+    - 5xx (529 too) → :class:`~chatcli.errors.ServerError` with ``retry_after``;
+    - anything else → :class:`~chatcli.errors.BadRequestError`.
+
+    The message is one line, ``"{who} <what happened> (HTTP {status}): {detail}"``, with known
+    secrets redacted before ``detail`` is shortened. Cases only one service has (an
+    "overloaded" type, a "model not found" text on another status…) are for the provider to
+    check before calling this.
+    """
+    text = one_line(redact(detail or ""))
+    said = f": {text}" if text else ""
+    kw: dict[str, Any] = {"provider": provider, "status": status}
+    if status in (401, 403):
+        what = "rejected the API key" if status == 401 else "denied access"
+        return AuthError(f"{who} {what} (HTTP {status}){said}", key_hint, **kw)
+    if status == 429:
+        if code == "insufficient_quota":
+            return AuthError(f"{who} quota exhausted (HTTP 429){said}",
+                             "check the plan and billing of this API key", **kw)
+        return RateLimitError(f"{who} rate limit reached (HTTP 429){said}",
+                              "wait a moment and retry, or lower the request rate",
+                              retry_after=retry_after, **kw)
+    if status == 404:
+        what = f"does not know model '{model}'" if model else "found nothing"
+        where = f" {base_url}" if base_url else ""
+        return ModelNotFoundError(
+            f"{who} {what} (HTTP 404){said}",
+            f"pick a model from `chatcli models` (--model or [providers.{provider}].model), "
+            f"or check the base URL{where}",
+            **kw,
+        )
+    if status == 408:
+        return ProviderTimeoutError(f"{who} timed out (HTTP 408){said}", "try again", **kw)
+    if status == 413 or (status in (400, 422) and (
+        code == "context_length_exceeded" or looks_like_context_overflow(detail)
+    )):
+        name = f"'{model}'" if model else "the model"
+        return ContextTooLongError(
+            f"{who}: the conversation is too long for {name} (HTTP {status}){said}",
+            "start a new conversation, rewind, or compact it",
+            **kw,
+        )
+    if status >= 500:
+        return ServerError(f"{who} server error (HTTP {status}){said}",
+                           server_hint or "the service has a problem; try again later",
+                           retry_after=retry_after, **kw)
+    return BadRequestError(f"{who} rejected the request (HTTP {status}){said}",
+                           f"check the model and options in [providers.{provider}]", **kw)

@@ -19,18 +19,14 @@ from typing import Any
 
 import httpx
 from chatcli.errors import (
-    AuthError,
-    BadRequestError,
-    ContextTooLongError,
-    ModelNotFoundError,
     NetworkError,
     ProviderError,
     ProviderTimeoutError,
-    RateLimitError,
     ServerError,
     StreamCutError,
     register_secret,
 )
+from chatcli.providers_util import retry_after_from_headers, status_error
 from chatcli.types import (
     ChatRequest,
     ImagePart,
@@ -107,29 +103,17 @@ class OpenAICompatibleProvider:
         self._client.close()
 
     def _status_error(self, response: httpx.Response) -> ProviderError:
-        """Map an HTTP error answer to chatcli's error taxonomy."""
-        status = response.status_code
-        detail = _error_message(response)
-        message = f"{self.display_name} answered HTTP {status}: {detail}"
-        kw: dict[str, Any] = {"status": status}
-        if status in (401, 403):
-            return AuthError(message, "check the API key (`chatcli keys set`)", **kw)
-        if status == 404:
-            return ModelNotFoundError(
-                message, f"check the model name '{self.config.model}' and the base URL", **kw
-            )
-        if status == 429:
-            return RateLimitError(message, "wait and try again", retry_after=_retry_after(
-                response), **kw)
-        if status == 408:
-            return ProviderTimeoutError(message, "try again", **kw)
-        if status >= 500:
-            return ServerError(message, "try again later", retry_after=_retry_after(response),
-                               **kw)
-        lowered = detail.lower()
-        if "context" in lowered and ("length" in lowered or "window" in lowered):
-            return ContextTooLongError(message, "shorten the conversation (/clear)", **kw)
-        return BadRequestError(message, "check the request options", **kw)
+        """Map an HTTP error answer to chatcli's error taxonomy (the kernel's shared table)."""
+        return status_error(
+            response.status_code,
+            _error_message(response),
+            who=self.display_name,
+            provider=self.config.name,
+            model=self.config.model,
+            base_url=self.config.base_url,
+            key_hint=f"check the API key (`chatcli keys set {self.config.name}`)",
+            retry_after=retry_after_from_headers(response.headers),
+        )
 
 
 # ------------------------------------------------------------------------------------------------
@@ -311,12 +295,3 @@ def _error_message(response: httpx.Response) -> str:
         text = response.text or response.reason_phrase
     lines = text.strip().splitlines()
     return (lines[0] if lines else response.reason_phrase)[:300]
-
-
-def _retry_after(response: httpx.Response) -> float | None:
-    """The ``Retry-After`` header in seconds, if the server sent one as a number."""
-    value = response.headers.get("retry-after")
-    try:
-        return float(value) if value is not None else None
-    except ValueError:
-        return None

@@ -10,10 +10,6 @@ import json
 import anthropic
 import httpx2
 from chatcli.errors import (
-    AuthError,
-    BadRequestError,
-    ContextTooLongError,
-    ModelNotFoundError,
     NetworkError,
     ProviderError,
     ProviderTimeoutError,
@@ -21,11 +17,7 @@ from chatcli.errors import (
     ServerError,
     StreamCutError,
 )
-from chatcli.providers_util import (
-    looks_like_context_overflow,
-    one_line,
-    retry_after_from_headers,
-)
+from chatcli.providers_util import one_line, retry_after_from_headers, status_error
 from pydantic import ValidationError
 
 __all__ = ["map_error"]
@@ -58,42 +50,12 @@ def _status_error(err: anthropic.APIStatusError, model: str, base_url: str) -> P
                                   retry_after=retry_after)
         return StreamCutError(f"Anthropic ended the answer with an error ({kind or 'unknown'})"
                               f"{detail}", "try again", provider=P)
-    if status == 401:
-        return AuthError(f"Anthropic rejected the API key (401){detail}", KEY_HINT,
-                         provider=P, status=status)
-    if status == 403:
-        return AuthError(f"Anthropic denied access (403){detail}",
-                         "check the key's permissions and workspace", provider=P, status=status)
-    if status == 429:
-        return RateLimitError(f"Anthropic rate limit reached (429){detail}",
-                              "wait a little or lower your request rate", provider=P,
-                              status=status, retry_after=retry_after)
-    if status == 404:
-        if "model" in text.lower() or kind == "not_found_error":
-            return ModelNotFoundError(f"Anthropic does not know model '{model}' (404){detail}",
-                                      "pick another with --model (see `chatcli models`)",
-                                      provider=P, status=status)
-        return ModelNotFoundError(f"Anthropic answered 404 at {base_url}{detail}",
-                                  "check ANTHROPIC_BASE_URL and the model name",
-                                  provider=P, status=status)
-    if status == 413 or (status == 400 and looks_like_context_overflow(text)):
-        return ContextTooLongError(f"the conversation is too long for {model}{detail}",
-                                   "start a new conversation or compact this one",
-                                   provider=P, status=status)
-    if status == 408:
-        return ProviderTimeoutError(f"Anthropic timed out (408){detail}", "try again",
-                                    provider=P, status=status)
     if status == 529 or kind == "overloaded_error":
-        return ServerError(f"Anthropic is overloaded ({status}){detail}",
+        return ServerError(f"Anthropic is overloaded (HTTP {status}){detail}",
                            "try again in a moment", provider=P, status=status,
                            retry_after=retry_after)
-    if status >= 500:
-        return ServerError(f"Anthropic server error ({status}){detail}",
-                           "try again in a moment", provider=P, status=status,
-                           retry_after=retry_after)
-    return BadRequestError(f"Anthropic rejected the request ({status}){detail}",
-                           "check the model, options and message contents",
-                           provider=P, status=status)
+    return status_error(status, text, who="Anthropic", provider=P, model=model,
+                        base_url=base_url, key_hint=KEY_HINT, retry_after=retry_after)
 
 
 def map_error(err: BaseException, *, model: str, base_url: str, started: bool) -> ProviderError:

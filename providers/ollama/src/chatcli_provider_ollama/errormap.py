@@ -10,14 +10,12 @@ from collections.abc import Mapping
 import httpx
 import ollama
 from chatcli.errors import (
-    AuthError,
     BadRequestError,
     ContextTooLongError,
     ModelNotFoundError,
     NetworkError,
     ProviderError,
     ProviderTimeoutError,
-    RateLimitError,
     ServerError,
     StreamCutError,
 )
@@ -25,6 +23,7 @@ from chatcli.providers_util import (
     looks_like_context_overflow,
     one_line,
     retry_after_from_headers,
+    status_error,
 )
 
 __all__ = ["map_error"]
@@ -46,39 +45,20 @@ def _response_error(err: ollama.ResponseError, model: str, host: str, started: b
         if started:
             return StreamCutError(f"Ollama stopped mid-answer{detail}", "try again", provider=P)
         return ServerError(f"Ollama failed{detail}", "check the `ollama serve` log", provider=P)
-    if status in (401, 403):
-        return AuthError(f"Ollama at {host} refused the request ({status}){detail}",
-                         "check OLLAMA_API_KEY (needed only for ollama.com)",
-                         provider=P, status=status)
-    if status == 429:
-        return RateLimitError(f"Ollama rate limit reached (429){detail}",
-                              "wait a little and try again", provider=P, status=status,
-                              retry_after=retry_after_from_headers(headers))
-    if status == 404:
-        return ModelNotFoundError(f"Ollama answered 404 at {host}{detail}",
-                                  "check OLLAMA_HOST and the model name", provider=P,
-                                  status=status)
-    if status == 408:
-        return ProviderTimeoutError(f"Ollama timed out (408){detail}", "try again",
-                                    provider=P, status=status)
-    if status >= 500:
-        if looks_like_context_overflow(text):
-            return ContextTooLongError(f"the conversation is too long for {model}{detail}",
-                                       "raise num_ctx or start a new conversation",
-                                       provider=P, status=status)
-        return ServerError(f"Ollama server error ({status}){detail}",
-                           "check the `ollama serve` log and try again", provider=P,
-                           status=status, retry_after=retry_after_from_headers(headers))
-    if looks_like_context_overflow(text):
-        return ContextTooLongError(f"the conversation is too long for {model}{detail}",
+    generic = status in (401, 403, 404, 408, 429)  # never a context or tool-support problem
+    if not generic and looks_like_context_overflow(text):  # Ollama says so on a 500 too
+        return ContextTooLongError(f"Ollama: the conversation is too long for '{model}' "
+                                   f"(HTTP {status}){detail}",
                                    "raise num_ctx or start a new conversation",
                                    provider=P, status=status)
-    if "does not support tools" in lower:
+    if not generic and status < 500 and "does not support tools" in lower:
         return BadRequestError(f"Ollama model '{model}' cannot call tools{detail}",
                                "pick a model with tool support (e.g. llama3.2, qwen3)",
                                provider=P, status=status)
-    return BadRequestError(f"Ollama rejected the request ({status}){detail}",
-                           "check the model and options", provider=P, status=status)
+    return status_error(status, text, who="Ollama", provider=P, model=model, base_url=host,
+                        key_hint="check OLLAMA_API_KEY (needed only for ollama.com)",
+                        retry_after=retry_after_from_headers(headers),
+                        server_hint="check the `ollama serve` log and try again")
 
 
 def map_error(err: BaseException, *, model: str, host: str, started: bool,

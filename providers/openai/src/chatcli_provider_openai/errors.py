@@ -10,18 +10,14 @@ from typing import Any
 
 import openai
 from chatcli.errors import (
-    AuthError,
     BadRequestError,
-    ContextTooLongError,
-    ModelNotFoundError,
     NetworkError,
     ProviderError,
     ProviderTimeoutError,
-    RateLimitError,
     ServerError,
     StreamCutError,
 )
-from chatcli.providers_util import looks_like_context_overflow, one_line, retry_after_from_headers
+from chatcli.providers_util import one_line, retry_after_from_headers, status_error
 
 __all__ = ["ErrorContext", "map_error"]
 
@@ -60,57 +56,21 @@ def _key_hint(ctx: ErrorContext) -> str:
 
 
 def _status_error(err: openai.APIStatusError, ctx: ErrorContext) -> ProviderError:
-    status = err.status_code
     detail = _detail(err)
     code = str(getattr(err, "code", "") or "")
-    who = ctx.display_name
-    kw: dict[str, Any] = {"provider": ctx.name, "status": status}
-
-    if status in (401, 403):
-        what = "rejected the API key" if status == 401 else "denied access"
-        return AuthError(f"{who} {what} ({status}): {detail}", _key_hint(ctx), **kw)
-    if status == 429:
-        lowered = detail.lower()
-        if code == "insufficient_quota" or ("quota" in lowered and "exceeded" in lowered):
-            return AuthError(
-                f"{who} quota exhausted (429): {detail}",
-                "check the plan and billing of this API key",
-                **kw,
-            )
-        return RateLimitError(
-            f"{who} rate limit reached (429): {detail}",
-            "wait a moment and retry, or lower the request rate",
-            retry_after=retry_after_from_headers(err.response.headers),
-            **kw,
-        )
-    if status == 404:
-        return ModelNotFoundError(
-            f"{who} does not know model '{ctx.model}' (404): {detail}",
-            f"pick a model from `chatcli models` (--model or [providers.{ctx.name}].model), "
-            f"or check the base URL {ctx.base_url}",
-            **kw,
-        )
-    if status == 408:
-        return ProviderTimeoutError(f"{who} timed out (408): {detail}", "try again", **kw)
-    if status == 413 or (status in (400, 422) and (
-        code == "context_length_exceeded" or looks_like_context_overflow(detail)
-    )):
-        return ContextTooLongError(
-            f"{who}: the conversation is too long for '{ctx.model}' ({status}): {detail}",
-            "start a new conversation, rewind, or compact it",
-            **kw,
-        )
-    if status >= 500:
-        return ServerError(
-            f"{who} server error ({status}): {detail}",
-            "the service has a problem; try again later",
-            retry_after=retry_after_from_headers(err.response.headers),
-            **kw,
-        )
-    return BadRequestError(
-        f"{who} rejected the request ({status}): {detail}",
-        f"check the model and options in [providers.{ctx.name}]",
-        **kw,
+    lowered = detail.lower()
+    if err.status_code == 429 and "quota" in lowered and "exceeded" in lowered:
+        code = "insufficient_quota"  # some compatible services say so only in words
+    return status_error(
+        err.status_code,
+        detail,
+        who=ctx.display_name,
+        provider=ctx.name,
+        model=ctx.model,
+        base_url=ctx.base_url,
+        key_hint=_key_hint(ctx),
+        retry_after=retry_after_from_headers(err.response.headers),
+        code=code,
     )
 
 
