@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
@@ -26,34 +25,11 @@ from chatcli.errors import (
     StreamCutError,
     register_secret,
 )
+from chatcli.openai_format import ChunkAssembler, chat_messages, tool_definitions
 from chatcli.providers_util import retry_after_from_headers, status_error
-from chatcli.types import (
-    ChatRequest,
-    ImagePart,
-    Message,
-    ProviderConfig,
-    Role,
-    StopEvent,
-    StopReason,
-    StreamEvent,
-    TextDelta,
-    TextPart,
-    ToolCallEvent,
-    ToolCallPart,
-    ToolResultPart,
-    Usage,
-    UsageEvent,
-    new_id,
-)
+from chatcli.types import ChatRequest, ProviderConfig, StreamEvent
 
 __all__ = ["OpenAICompatibleProvider", "parse_stream", "request_body"]
-
-_FINISH_REASONS = {
-    "stop": StopReason.END_TURN,
-    "tool_calls": StopReason.TOOL_USE,
-    "function_call": StopReason.TOOL_USE,
-    "length": StopReason.MAX_TOKENS,
-}
 
 
 class OpenAICompatibleProvider:
@@ -123,30 +99,16 @@ class OpenAICompatibleProvider:
 
 def request_body(request: ChatRequest) -> dict[str, Any]:
     """The JSON body of ``POST /chat/completions`` for ``request``."""
-    messages: list[dict[str, Any]] = []
-    system = request.system_text()
-    if system:
-        messages.append({"role": "system", "content": system})
-    for message in request.messages:
-        messages.extend(_wire_messages(message))
+    # Images go as given: a URL the service fetches itself (use images="inline" to send local
+    # files as data: URLs, images="text" for a model without vision).
     body: dict[str, Any] = {
         "model": request.model,
-        "messages": messages,
+        "messages": chat_messages(request, images="source"),
         "stream": True,
         "stream_options": {"include_usage": True},
     }
     if request.tools:
-        body["tools"] = [
-            {
-                "type": "function",
-                "function": {
-                    "name": tool.name,
-                    "description": tool.description,
-                    "parameters": tool.parameters,
-                },
-            }
-            for tool in request.tools
-        ]
+        body["tools"] = tool_definitions(request.tools)
     if request.max_tokens is not None:
         body["max_tokens"] = request.max_tokens
     if request.temperature is not None:
@@ -155,63 +117,9 @@ def request_body(request: ChatRequest) -> dict[str, Any]:
     return body
 
 
-def _wire_messages(message: Message) -> list[dict[str, Any]]:
-    """One chatcli message as OpenAI messages (tool results become one message each)."""
-    if message.role == Role.TOOL:
-        return [
-            {"role": "tool", "tool_call_id": part.call_id, "content": part.content}
-            for part in message.parts
-            if isinstance(part, ToolResultPart)
-        ]
-    if message.role == Role.ASSISTANT:
-        wire: dict[str, Any] = {"role": "assistant", "content": message.text or None}
-        if message.tool_calls:
-            wire["tool_calls"] = [
-                {
-                    "id": call.id,
-                    "type": "function",
-                    "function": {
-                        "name": call.name,
-                        "arguments": call.raw_arguments or json.dumps(call.arguments),
-                    },
-                }
-                for call in message.tool_calls
-            ]
-        return [wire]
-    images = [part for part in message.parts if isinstance(part, ImagePart)]
-    if not images:
-        return [{"role": "user", "content": message.text}]
-    content: list[dict[str, Any]] = [
-        {"type": "text", "text": part.text} for part in message.parts if isinstance(part, TextPart)
-    ]
-    content.extend({"type": "image_url", "image_url": {"url": image.source}} for image in images)
-    return [{"role": "user", "content": content}]
-
-
 # ------------------------------------------------------------------------------------------------
 # Response stream
 # ------------------------------------------------------------------------------------------------
-
-
-@dataclass
-class _PendingCall:
-    """A tool call whose fragments are still arriving."""
-
-    id: str = ""
-    name: str = ""
-    arguments: list[str] = field(default_factory=list)
-
-    def part(self) -> ToolCallPart:
-        text = "".join(self.arguments).strip() or "{}"
-        try:
-            parsed = json.loads(text)
-        except json.JSONDecodeError:
-            parsed = None
-        call_id = self.id or new_id("call_")
-        if isinstance(parsed, dict):
-            return ToolCallPart(id=call_id, name=self.name, arguments=parsed)
-        # Not a JSON object: keep the text so the engine can tell the model what was wrong.
-        return ToolCallPart(id=call_id, name=self.name, raw_arguments=text)
 
 
 def parse_stream(lines: Iterable[str], display_name: str = "the service") -> Iterator[StreamEvent]:
@@ -221,10 +129,7 @@ def parse_stream(lines: Iterable[str], display_name: str = "the service") -> Ite
     stream. A stream that ends before a finish reason or ``[DONE]``, or carries a line that is not
     JSON, raises :class:`~chatcli.errors.StreamCutError`.
     """
-    calls: dict[int, _PendingCall] = {}
-    usage: Usage | None = None
-    reason: StopReason | None = None
-    model: str | None = None
+    assembler = ChunkAssembler(usage_at_end=True, strip_arguments=True, tool_use_on_calls=False)
     done = False
     for line in lines:
         if not line.startswith("data:"):
@@ -245,41 +150,10 @@ def parse_stream(lines: Iterable[str], display_name: str = "the service") -> Ite
             error = chunk["error"]
             detail = error.get("message") if isinstance(error, dict) else str(error)
             raise ServerError(f"{display_name} failed mid-answer: {detail}", "try again")
-        model = chunk.get("model") or model
-        if chunk.get("usage"):
-            usage = _usage(chunk["usage"])
-        for choice in chunk.get("choices") or []:
-            delta = choice.get("delta") or {}
-            if delta.get("content"):
-                yield TextDelta(text=delta["content"])
-            for fragment in delta.get("tool_calls") or []:
-                pending = calls.setdefault(fragment.get("index", len(calls)), _PendingCall())
-                pending.id = fragment.get("id") or pending.id
-                function = fragment.get("function") or {}
-                pending.name = function.get("name") or pending.name
-                if function.get("arguments"):
-                    pending.arguments.append(function["arguments"])
-            if choice.get("finish_reason"):
-                reason = _FINISH_REASONS.get(choice["finish_reason"], StopReason.END_TURN)
-    if not done and reason is None:
+        yield from assembler.feed(chunk)
+    if not done and not assembler.finished:
         raise StreamCutError(f"the answer from {display_name} ended early", "try again")
-    for index in sorted(calls):
-        yield ToolCallEvent(call=calls[index].part())
-    if usage is not None:
-        yield UsageEvent(usage=usage)
-    if reason is None:
-        reason = StopReason.TOOL_USE if calls else StopReason.END_TURN
-    yield StopEvent(reason=reason, model=model)
-
-
-def _usage(raw: dict[str, Any]) -> Usage:
-    """OpenAI usage → chatcli usage (``prompt_tokens`` already counts cached tokens)."""
-    details = raw.get("prompt_tokens_details") or {}
-    return Usage(
-        input_tokens=int(raw.get("prompt_tokens") or 0),
-        output_tokens=int(raw.get("completion_tokens") or 0),
-        cache_read_tokens=int(details.get("cached_tokens") or 0),
-    )
+    yield from assembler.finish()
 
 
 def _error_message(response: httpx.Response) -> str:

@@ -8,25 +8,13 @@ Retry-After.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from typing import Any
 
 import openai
 from chatcli.errors import ModelNotFoundError, StreamCutError, register_secret
-from chatcli.providers_util import check_base_url, parse_tool_arguments
-from chatcli.types import (
-    ChatRequest,
-    ProviderConfig,
-    StopEvent,
-    StopReason,
-    StreamEvent,
-    TextDelta,
-    ToolCallEvent,
-    ToolCallPart,
-    Usage,
-    UsageEvent,
-    new_id,
-)
+from chatcli.openai_format import FINISH_REASONS, ChunkAssembler
+from chatcli.providers_util import check_base_url
+from chatcli.types import ChatRequest, ProviderConfig, StreamEvent
 
 from chatcli_provider_openai.errors import ErrorContext, map_error
 from chatcli_provider_openai.presets import AUTO_MODEL, PRESETS, Preset
@@ -34,47 +22,8 @@ from chatcli_provider_openai.request import build_params
 
 __all__ = ["FINISH_REASONS", "OpenAIProvider"]
 
-#: OpenAI ``finish_reason`` → kernel stop reason.
-FINISH_REASONS: dict[str, StopReason] = {
-    "stop": StopReason.END_TURN,
-    "tool_calls": StopReason.TOOL_USE,
-    "function_call": StopReason.TOOL_USE,
-    "length": StopReason.MAX_TOKENS,
-    "content_filter": StopReason.END_TURN,
-}
-
 #: Sent as the key to servers that need none (the SDK insists on one; never the user's key).
 _NO_KEY = "not-needed"
-
-
-@dataclass
-class _PendingCall:
-    """A tool call whose pieces are still arriving."""
-
-    id: str | None = None
-    name: str = ""
-    fragments: list[str] = field(default_factory=list)
-
-    def part(self) -> ToolCallPart:
-        raw = "".join(self.fragments)
-        arguments, bad = parse_tool_arguments(raw)
-        return ToolCallPart(
-            id=self.id or new_id("call_"), name=self.name, arguments=arguments, raw_arguments=bad
-        )
-
-
-def _usage(raw: Any) -> Usage:
-    """Kernel usage from an OpenAI ``usage`` object (cached prompt tokens → cache reads)."""
-    details = getattr(raw, "prompt_tokens_details", None)
-    cached = getattr(details, "cached_tokens", None) if details is not None else None
-    if cached is None:  # DeepSeek reports cache hits at the top level
-        extra = getattr(raw, "model_extra", None) or {}
-        cached = extra.get("prompt_cache_hit_tokens")
-    return Usage(
-        input_tokens=int(getattr(raw, "prompt_tokens", 0) or 0),
-        output_tokens=int(getattr(raw, "completion_tokens", 0) or 0),
-        cache_read_tokens=int(cached or 0),
-    )
 
 
 def _flag(value: Any) -> bool:
@@ -181,25 +130,10 @@ class OpenAIProvider:
             response.close()
 
     def _events(self, response: Any, ctx: ErrorContext) -> Iterator[StreamEvent]:
-        calls: dict[int, _PendingCall] = {}
-        finish: str | None = None
-        model: str | None = None
+        assembler = ChunkAssembler()
         try:
             for chunk in response:
-                model = getattr(chunk, "model", None) or model
-                usage = getattr(chunk, "usage", None)
-                if usage is not None:
-                    yield UsageEvent(usage=_usage(usage))
-                for choice in getattr(chunk, "choices", None) or []:
-                    delta = getattr(choice, "delta", None)
-                    if delta is not None:
-                        text = getattr(delta, "content", None)
-                        if text:
-                            yield TextDelta(text=text)
-                        for tool in getattr(delta, "tool_calls", None) or []:
-                            self._add_fragment(calls, tool)
-                    if getattr(choice, "finish_reason", None):
-                        finish = choice.finish_reason
+                yield from assembler.feed(chunk.model_dump(exclude_unset=True))
         except (openai.OpenAIError, ValueError) as err:
             raise map_error(err, ctx, streaming=True) from None
         except (AttributeError, TypeError) as err:  # a chunk of the wrong shape
@@ -208,33 +142,13 @@ class OpenAIProvider:
                 "try again",
                 provider=ctx.name,
             ) from None
-        if finish is None:
+        if not assembler.finished:
             raise StreamCutError(
                 f"{ctx.display_name} ended the answer stream before it finished",
                 "try again",
                 provider=ctx.name,
             )
-        for index in sorted(calls):
-            yield ToolCallEvent(call=calls[index].part())
-        reason = FINISH_REASONS.get(finish, StopReason.END_TURN)
-        if calls and reason == StopReason.END_TURN:  # some servers say "stop" after tool calls
-            reason = StopReason.TOOL_USE
-        yield StopEvent(reason=reason, model=model)
-
-    @staticmethod
-    def _add_fragment(calls: dict[int, _PendingCall], tool: Any) -> None:
-        index = getattr(tool, "index", None)
-        if index is None:  # servers that omit the index send each call whole
-            index = len(calls) if getattr(tool, "id", None) or not calls else max(calls)
-        pending = calls.setdefault(int(index), _PendingCall())
-        if getattr(tool, "id", None) and not pending.id:
-            pending.id = tool.id
-        function = getattr(tool, "function", None)
-        if function is not None:
-            if getattr(function, "name", None) and not pending.name:
-                pending.name = function.name
-            if getattr(function, "arguments", None):
-                pending.fragments.append(function.arguments)
+        yield from assembler.finish()
 
     def close(self) -> None:
         """Release the HTTP connection pool."""
