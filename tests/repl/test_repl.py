@@ -112,6 +112,8 @@ def test_unknown_command_suggests_the_closest(start_chat: Callable[..., Terminal
     term.type("/help")
     screen = term.wait_for("/retry")
     assert "/switch" in screen and "/config" in screen
+    session_row = next(line for line in screen.splitlines() if line.startswith("/session "))
+    assert "new | save NAME" in session_row  # the name column stays narrow: help on one row
     assert openai_server.requests == []  # commands never reach the model
 
 

@@ -37,8 +37,8 @@ def _help(app: Any, argument: str) -> None:
 
     table = Table(show_header=False, box=None, padding=(0, 2, 0, 0))
     for name, command in sorted(app.host.slash_commands().items()):
-        extra = f" [{'|'.join(command.subcommands)}]" if command.subcommands else ""
-        table.add_row(Text(f"/{name}{extra}", style="bold"), Text(command.help))
+        # the help text says how to use sub-commands; Tab completes them
+        table.add_row(Text(f"/{name}", style="bold"), Text(command.help))
     app.console.print(table)
     app.console.print("Alt+Enter or Ctrl+J: new line · Ctrl+C: stop an answer · Esc Esc: rewind "
                       "· Ctrl+D: quit · @path completes files", style="dim")
