@@ -1,4 +1,8 @@
-"""The Anthropic provider through the real anthropic SDK against the local Messages server."""
+"""The Anthropic provider through the real anthropic SDK against the local Messages server.
+
+What every provider must do is tested by ``test_anthropic_contract.py``; this file holds what is
+particular to Anthropic (request mapping, caching, wording of its errors).
+"""
 
 from __future__ import annotations
 
@@ -6,7 +10,6 @@ import base64
 import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +20,6 @@ from chatcli.errors import (
     ContextTooLongError,
     ModelNotFoundError,
     NetworkError,
-    ProviderTimeoutError,
     RateLimitError,
     ServerError,
     StreamCutError,
@@ -30,16 +32,12 @@ from chatcli.types import (
     PromptSection,
     ProviderConfig,
     Role,
-    StopEvent,
     StopReason,
-    TextDelta,
     TextPart,
     ToolCallEvent,
     ToolCallPart,
     ToolResultPart,
     ToolSpec,
-    Usage,
-    UsageEvent,
 )
 from chatcli_provider_anthropic.provider import AnthropicProvider
 
@@ -61,35 +59,7 @@ def run(provider: AnthropicProvider, req: ChatRequest | None = None) -> list[Any
     return list(provider.stream(req or request()))
 
 
-def text_of(events: list[Any]) -> str:
-    return "".join(e.text for e in events if isinstance(e, TextDelta))
-
-
 # ------------------------------------------------------------------ streaming
-
-
-def test_streams_text_in_pieces_and_stops(anthropic_server):
-    anthropic_server.script(Reply(text="Hello there, dear world!", chunk_size=3))
-    events = run(make_provider(anthropic_server))
-    deltas = [e for e in events if isinstance(e, TextDelta)]
-    assert len(deltas) == 8
-    assert text_of(events) == "Hello there, dear world!"
-    assert isinstance(events[-1], StopEvent)
-    assert events[-1].reason == StopReason.END_TURN
-    assert events[-1].model == MODEL
-
-
-def test_tool_call_assembled_from_fragmented_json(anthropic_server):
-    args = {"path": "src/main.py", "lines": [1, 2, 3], "note": "ünïcode \"quoted\""}
-    anthropic_server.script(Reply(text="Let me look.", tool_calls=[
-        ToolCall("read_file", args, id="toolu_abc"), ToolCall("noop", {}, id="toolu_def")],
-        chunk_size=2))
-    events = run(make_provider(anthropic_server))
-    calls = [e.call for e in events if isinstance(e, ToolCallEvent)]
-    assert [(c.id, c.name, c.arguments, c.raw_arguments) for c in calls] == [
-        ("toolu_abc", "read_file", args, None), ("toolu_def", "noop", {}, None)]
-    assert text_of(events) == "Let me look."
-    assert events[-1].reason == StopReason.TOOL_USE
 
 
 def test_malformed_tool_arguments_are_kept_raw(anthropic_server):
@@ -98,17 +68,6 @@ def test_malformed_tool_arguments_are_kept_raw(anthropic_server):
     (call,) = [e.call for e in events if isinstance(e, ToolCallEvent)]
     assert call.raw_arguments == '{"a": 2, "b": '
     assert call.arguments == {}
-
-
-def test_usage_with_cache_read_and_write(anthropic_server):
-    anthropic_server.script(Reply(text="cached", usage={
-        "input_tokens": 12, "output_tokens": 34, "cache_read_tokens": 1500,
-        "cache_write_tokens": 200}))
-    events = run(make_provider(anthropic_server))
-    usages = [e.usage for e in events if isinstance(e, UsageEvent)]
-    # chatcli's input count is the whole prompt: uncached + cache reads + cache writes
-    assert usages == [Usage(input_tokens=1712, output_tokens=34, cache_read_tokens=1500,
-                            cache_write_tokens=200)]
 
 
 def test_max_tokens_stop_reason(anthropic_server):
@@ -266,17 +225,6 @@ def test_other_bad_request(anthropic_server):
     assert "field required" in str(err)
 
 
-def test_stream_cut_mid_answer_keeps_what_arrived(anthropic_server):
-    anthropic_server.script(Fault(cut_after=3, reply=Reply(text="abcdefghijklmnop",
-                                                           chunk_size=2)))
-    seen: list[str] = []
-    with pytest.raises(StreamCutError):
-        for event in make_provider(anthropic_server).stream(request()):
-            if isinstance(event, TextDelta):
-                seen.append(event.text)
-    assert "".join(seen) == "abcdef"
-
-
 def test_malformed_chunk(anthropic_server):
     err = expect(anthropic_server, Fault(malformed_after=2), StreamCutError)
     assert "could not be read" in str(err)
@@ -288,14 +236,6 @@ def test_error_event_mid_stream_is_a_server_error(anthropic_server):
     assert "Overloaded" in str(err)
 
 
-def test_stalled_stream_times_out(anthropic_server):
-    anthropic_server.script(Fault(stall=5))
-    config = ProviderConfig(name="anthropic", model=MODEL, api_key=KEY,
-                            base_url=anthropic_server.url, timeout=0.5)
-    with pytest.raises(ProviderTimeoutError):
-        list(AnthropicProvider(config).stream(request()))
-
-
 def test_unreachable_host_is_a_network_error():
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -305,19 +245,6 @@ def test_unreachable_host_is_a_network_error():
     with pytest.raises(NetworkError) as info:
         list(AnthropicProvider(config).stream(request()))
     assert f"127.0.0.1:{port}" in str(info.value)
-
-
-def test_closing_the_iterator_early_closes_the_response(anthropic_server):
-    anthropic_server.script(Reply(text="x" * 400, chunk_size=1, delay=0.02))
-    stream = make_provider(anthropic_server).stream(request())
-    first = next(e for e in stream if isinstance(e, TextDelta))
-    assert first.text == "x"
-    stream.close()
-    # the server notices the dropped connection long before its 8 s of stream are over
-    deadline = time.monotonic() + 5
-    while anthropic_server._connections and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not anthropic_server._connections
 
 
 # ------------------------------------------------------------------ entry module

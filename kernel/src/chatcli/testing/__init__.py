@@ -1,7 +1,8 @@
 """chatcli.testing: fixtures and fakes for testing chatcli and its plugins.
 
 Local HTTP servers speaking the real wire formats of OpenAI, Anthropic and Ollama (drive the
-official SDKs against them), a scripted in-process provider, and the ``chatcli_home`` fixture.
+official SDKs against them), a scripted in-process provider, the ``chatcli_home`` fixture, and
+``ProviderContract`` (conformance tests for provider plugins).
 Names are imported lazily, so importing this package imports no SDK and no server code.
 See README.md next to this file.
 """
@@ -25,6 +26,7 @@ _EXPORTS: dict[str, str] = {
     "reply_events": "chatcli.testing.scripted",
     "fault_error": "chatcli.testing.scripted",
     "isolate_environment": "chatcli.testing.pytest_plugin",
+    "ProviderContract": "chatcli.testing.contract",
 }
 
 __all__ = [
@@ -32,6 +34,7 @@ __all__ = [
     "Fault",
     "OllamaServer",
     "OpenAIServer",
+    "ProviderContract",
     "RecordedRequest",
     "Reply",
     "ScriptedProvider",
@@ -59,6 +62,7 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:
     from chatcli.testing.anthropic_wire import AnthropicServer
+    from chatcli.testing.contract import ProviderContract
     from chatcli.testing.ollama_wire import OllamaServer
     from chatcli.testing.openai_wire import OpenAIServer
     from chatcli.testing.pytest_plugin import isolate_environment
