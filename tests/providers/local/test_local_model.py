@@ -162,7 +162,8 @@ UNCLOSED_STREAM = """
 from chatcli.types import ChatRequest, Message, ProviderConfig
 from chatcli_provider_local.plugin import make_local_provider
 provider = make_local_provider(ProviderConfig(name="local", model="smollm2-135m"))
-request = ChatRequest(model="m", messages=[Message.user("Tell a long story.")], max_tokens=500)
+request = ChatRequest(model="m", messages=[Message.user(
+    "Write a long essay about the history of computers.")], max_tokens=500, temperature=0)
 stream = provider.stream(request)
 print(type(next(stream)).__name__, flush=True)
 # exit with the generation still running and the stream never closed
@@ -189,16 +190,19 @@ from chatcli.types import Message, TextDelta
 from chatcli_provider_local import plugin
 host = PluginHost()
 host.register(plugin, "local")
-settings = Settings(max_tokens=500)
+# greedy sampling: this prompt then always yields a long answer (measured: the 1,024 limit)
+settings = Settings(max_tokens=500, temperature=0)
 provider, config = build_provider(plugin.local_spec(), settings)
 engine = Engine(host, settings, provider, "local", config.model)
 conversation = Conversation()
 sent = False
-for event in engine.run(conversation, Message.user("Tell a long story.")):
+prompt = "Write a long essay about the history of computers."
+for event in engine.run(conversation, Message.user(prompt)):
     if isinstance(event, TextDelta) and not sent:
         sent = True
-        # Ctrl+C a moment later, while the main thread waits for the next token
-        threading.Timer(0.2, os.kill, (os.getpid(), signal.SIGINT)).start()
+        # Ctrl+C a moment later (a few tokens into an answer hundreds of tokens long), while
+        # the main thread waits for the next token
+        threading.Timer(0.05, os.kill, (os.getpid(), signal.SIGINT)).start()
     if isinstance(event, TurnFinished):
         answer = conversation.messages()[-1]
         print(event.stop_reason.value, answer.interrupted, bool(answer.text), flush=True)
