@@ -3,17 +3,12 @@
 from __future__ import annotations
 
 import pytest
+from chatcli.testing import isolate_environment
 
 
 @pytest.fixture(autouse=True)
 def isolated_dirs(tmp_path, monkeypatch):
-    """Point config and data dirs at tmp folders and drop variables that leak settings."""
-    import os
-
-    for name in list(os.environ):
-        if name.startswith("CHATCLI_") or name.endswith("_API_KEY"):
-            monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("CHATCLI_CONFIG_DIR", str(tmp_path / "config"))
-    monkeypatch.setenv("CHATCLI_DATA_DIR", str(tmp_path / "data"))
+    """Config and data dirs under tmp_path, no leaking keys or settings, tmp_path as the cwd."""
+    isolate_environment(monkeypatch, tmp_path)
     monkeypatch.chdir(tmp_path)
     return tmp_path

@@ -9,34 +9,20 @@ from chatcli import errors
 from chatcli.config import Settings
 from chatcli.conversation import Conversation
 from chatcli.engine import Engine, Retrying, ToolFinished, TurnFinished
-from chatcli.plugins import PluginHost, hookimpl
+from chatcli.plugins import PluginHost
 from chatcli.registry import build_provider, choose_provider
-from chatcli.testing import Fault, Reply, ScriptedProvider, ToolCall, scripted_plugin
+from chatcli.testing import AddTool, Fault, Reply, ScriptedProvider, ToolCall, scripted_plugin
 from chatcli.types import (
     Message,
     Role,
     StopEvent,
     StopReason,
     TextDelta,
-    Tool,
     ToolCallEvent,
     UsageEvent,
 )
 from hypothesis import given
 from hypothesis import strategies as st
-from pydantic import BaseModel
-
-
-class AddArgs(BaseModel):
-    a: int
-    b: int
-
-
-class AddTool:
-    @hookimpl
-    def register_tools(self, register):  # type: ignore[no-untyped-def]
-        register(Tool(name="add", description="add two numbers", args_model=AddArgs,
-                      run=lambda args, ctx: str(args.a + args.b)))
 
 
 def engine(provider: ScriptedProvider, tmp_path: Path) -> Engine:

@@ -5,23 +5,10 @@ from __future__ import annotations
 from chatcli.config import Settings
 from chatcli.conversation import Conversation
 from chatcli.engine import Engine, ToolFinished, TurnFinished
-from chatcli.plugins import PluginHost, hookimpl
+from chatcli.plugins import PluginHost
 from chatcli.registry import build_provider, choose_provider
-from chatcli.testing import Fault, Reply, ToolCall
-from chatcli.types import Message, StopReason, Tool, Usage
-from pydantic import BaseModel
-
-
-class AddArgs(BaseModel):
-    a: int
-    b: int
-
-
-class AddTool:
-    @hookimpl
-    def register_tools(self, register):
-        register(Tool(name="add", description="Add two numbers", args_model=AddArgs,
-                      run=lambda args, ctx: str(args.a + args.b)))
+from chatcli.testing import AddTool, Fault, Reply, ToolCall
+from chatcli.types import Message, StopReason, Usage
 
 
 def test_engine_turn_with_a_tool_call(anthropic_server, chatcli_home, monkeypatch, tmp_path):

@@ -24,9 +24,9 @@ from chatcli.errors import (
     ServerError,
     StreamCutError,
 )
-from chatcli.plugins import PluginHost, hookimpl
+from chatcli.plugins import PluginHost
 from chatcli.registry import build_provider, choose_provider
-from chatcli.testing import Fault, Reply, ToolCall
+from chatcli.testing import AddTool, Fault, Reply, ToolCall
 from chatcli.types import (
     ChatRequest,
     Message,
@@ -175,17 +175,6 @@ def test_unreachable_server_names_ollama_serve():
 
 # ------------------------------------------------------------------ plugin, registry, engine
 
-
-class AddArgs(BaseModel):
-    a: int
-    b: int
-
-
-class AddTool:
-    @hookimpl
-    def register_tools(self, register):
-        register(Tool(name="add", description="Add two numbers", args_model=AddArgs,
-                      run=lambda args, ctx: str(args.a + args.b)))
 
 
 def test_engine_turn_with_a_tool_call(ollama_server, chatcli_home, monkeypatch, tmp_path):

@@ -7,23 +7,10 @@ from _openai_testlib import TEST_KEY
 from chatcli.config import Settings
 from chatcli.conversation import Conversation
 from chatcli.engine import Engine, Retrying, ToolFinished, TurnFinished
-from chatcli.plugins import PluginHost, hookimpl
+from chatcli.plugins import PluginHost
 from chatcli.registry import build_provider, choose_provider
-from chatcli.testing import Fault, Reply, ToolCall
-from chatcli.types import Message, Role, StopReason, TextDelta, Tool
-from pydantic import BaseModel
-
-
-class AddArgs(BaseModel):
-    a: int
-    b: int
-
-
-class AddTool:
-    @hookimpl
-    def register_tools(self, register):
-        register(Tool(name="add", description="Add two integers", args_model=AddArgs,
-                      run=lambda args, ctx: str(args.a + args.b)))
+from chatcli.testing import AddTool, Fault, Reply, ToolCall
+from chatcli.types import Message, Role, StopReason, TextDelta
 
 
 def test_engine_turn_with_tool_and_retry_after(openai_server, chatcli_home, monkeypatch, tmp_path):

@@ -22,6 +22,7 @@ _EXPORTS: dict[str, str] = {
     "AnthropicServer": "chatcli.testing.anthropic_wire",
     "OllamaServer": "chatcli.testing.ollama_wire",
     "ScriptedProvider": "chatcli.testing.scripted",
+    "AddTool": "chatcli.testing.scripted",
     "scripted_plugin": "chatcli.testing.scripted",
     "reply_events": "chatcli.testing.scripted",
     "fault_error": "chatcli.testing.scripted",
@@ -30,6 +31,7 @@ _EXPORTS: dict[str, str] = {
 }
 
 __all__ = [
+    "AddTool",
     "AnthropicServer",
     "Fault",
     "OllamaServer",
@@ -68,6 +70,7 @@ if TYPE_CHECKING:
     from chatcli.testing.pytest_plugin import isolate_environment
     from chatcli.testing.script import Fault, Reply, ToolCall
     from chatcli.testing.scripted import (
+        AddTool,
         ScriptedProvider,
         fault_error,
         reply_events,

@@ -14,6 +14,8 @@ from collections import deque
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from pydantic import BaseModel
+
 from chatcli import errors
 from chatcli.plugins import hookimpl
 from chatcli.testing.script import DEFAULT_REPLY_TEXT, Fault, Reply
@@ -25,13 +27,14 @@ from chatcli.types import (
     StopReason,
     StreamEvent,
     TextDelta,
+    Tool,
     ToolCallEvent,
     ToolCallPart,
     Usage,
     UsageEvent,
 )
 
-__all__ = ["ScriptedProvider", "fault_error", "reply_events", "scripted_plugin"]
+__all__ = ["AddTool", "ScriptedProvider", "fault_error", "reply_events", "scripted_plugin"]
 
 ScriptItem = Reply | Fault | BaseException | str
 
@@ -184,3 +187,22 @@ def scripted_plugin(provider: Any, name: str = "scripted", default_model: str = 
             register(spec)
 
     return ScriptedPlugin()
+
+
+class _AddArgs(BaseModel):
+    a: int
+    b: int
+
+
+class AddTool:
+    """A plugin registering one read-only tool, ``add(a, b)``: the tool for tool-call tests.
+
+    ``host.register(AddTool(), "add-tool")``; a model that calls ``add`` with ``{"a": 2, "b": 3}``
+    gets the result ``"5"``.
+    """
+
+    @hookimpl
+    def register_tools(self, register: Any) -> None:
+        """Register ``add``."""
+        register(Tool(name="add", description="Add two numbers", args_model=_AddArgs,
+                      run=lambda args, ctx: str(args.a + args.b)))
