@@ -57,6 +57,19 @@ def test_broken_toml_is_one_clear_line() -> None:
     assert "invalid TOML" in str(err.value) and err.value.exit_code == 2
 
 
+def test_a_misspelt_setting_in_a_file_is_named_with_the_closest_one(isolated_dirs) -> None:
+    write(isolated_dirs / ".chatcli" / "config.toml", 'modle = "gpt-x"\n')
+    with pytest.raises(ConfigError) as err:
+        load_settings()
+    text = str(err.value)
+    assert "config.toml" in text and "'modle'" in text and "did you mean 'model'" in text
+
+
+def test_a_plugin_table_in_a_file_is_kept_for_the_plugin() -> None:
+    write(user_config_path(), "[repl]\nplain = true\n")
+    assert load_settings().plugin_table("repl") == {"plain": True}
+
+
 def test_invalid_env_value_names_the_environment(monkeypatch) -> None:
     monkeypatch.setenv("CHATCLI_TEMPERATURE", "hot")
     with pytest.raises(ConfigError, match="environment"):

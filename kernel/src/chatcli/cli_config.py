@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import json
 from pathlib import Path
 from typing import Any
@@ -40,7 +39,7 @@ def _target(project: bool) -> Path:
 
 def _check_key(key: str) -> None:
     """Reject typos of top-level settings; dotted keys may name plugin tables."""
-    from chatcli.config import Settings
+    from chatcli.config import Settings, unknown_setting
     from chatcli.errors import ConfigError
 
     if not key or any(not part for part in key.split(".")):
@@ -49,9 +48,7 @@ def _check_key(key: str) -> None:
         )
     top = key.split(".")[0]
     if "." not in key and top not in Settings.model_fields:
-        close = difflib.get_close_matches(top, list(Settings.model_fields), n=1)
-        hint = f"did you mean '{close[0]}'?" if close else "see `chatcli config list`"
-        raise ConfigError(f"unknown setting '{key}'", hint)
+        raise unknown_setting(key)
     if top == "providers" and len(key.split(".")) < 3:
         raise ConfigError(f"'{key}' is a table", "set a key inside it, e.g. providers.openai.model")
 

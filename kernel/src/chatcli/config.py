@@ -27,6 +27,7 @@ __all__ = [
     "load_settings",
     "project_config_path",
     "set_value",
+    "unknown_setting",
     "unset_value",
     "user_config_path",
 ]
@@ -139,7 +140,25 @@ def _env_layer(environ: dict[str, str]) -> dict[str, Any]:
     return layer
 
 
+def unknown_setting(key: str, where: str = "") -> ConfigError:
+    """The error for a top-level ``key`` that is no setting, suggesting the closest one."""
+    import difflib
+
+    close = difflib.get_close_matches(key, list(Settings.model_fields), n=1)
+    hint = f"did you mean '{close[0]}'?" if close else "see `chatcli config list`"
+    return ConfigError(f"{where}{': ' if where else ''}unknown setting '{key}'", hint)
+
+
+def _reject_unknown_values(data: dict[str, Any], source: str) -> None:
+    """A top-level key that is neither a setting nor a table is a typo (plugins own tables)."""
+    for key, value in data.items():
+        if key not in Settings.model_fields and not isinstance(value, dict):
+            raise unknown_setting(key, source)
+
+
 def _validate(data: dict[str, Any], source: str) -> Settings:
+    if source not in (ENV_SOURCE, "command line", "configuration"):
+        _reject_unknown_values(data, source)  # a file: every key in it was written by someone
     try:
         return Settings.model_validate(data)
     except ValidationError as err:
