@@ -283,3 +283,21 @@ def test_the_skill_pack_ships_its_skill_files(sandbox):
     assert sandbox.root / "venv" in path.parents  # installed, not the rendered source folder
     skill = (path / "tskills" / "SKILL.md").read_text()
     assert skill.startswith("---\nname: tskills\ndescription: ")
+
+
+def test_plugins_uninstall_then_install_through_chatcli(sandbox):
+    # The real installer (uv pip here: a uv environment has no pip), in chatcli's own venv.
+    removed = sandbox.chatcli("plugins", "uninstall", "thello")
+    assert removed.returncode == 0, removed.stderr
+    assert "uninstalled: chatcli-thello" in removed.stdout
+    try:
+        listed = sandbox.chatcli("plugins", "list")
+        assert "thello" not in listed.stdout and listed.returncode == 0
+        gone = sandbox.chatcli("thello", "Ada")
+        assert gone.returncode == 2 and "No such command 'thello'" in gone.stderr
+    finally:
+        added = sandbox.chatcli("plugins", "install", "-e", str(sandbox.plugins["command"]))
+    assert added.returncode == 0, added.stderr
+    assert "installed:" in added.stdout
+    again = sandbox.chatcli("thello", "Ada")
+    assert again.returncode == 0 and again.stdout == "Hello, Ada, from the Thello plugin!\n"
