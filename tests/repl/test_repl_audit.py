@@ -141,3 +141,20 @@ def test_a_cut_stream_gives_one_clean_error_line(start_chat: Callable[..., Termi
     assert error.count("/retry") == 1
     footer = screen.split("your message is kept")[-1]
     assert " in · " not in footer  # the usage of a cut answer is unknown, not zero
+
+
+def test_esc_closes_a_menu_at_once_and_keeps_what_is_typed_next(
+        start_chat: Callable[..., Terminal], openai_server) -> None:
+    # Esc is also the start of Esc Enter / Esc Esc; in a menu it must not wait for a second key
+    # and swallow the first characters typed after it.
+    openai_server.script(Reply(text="answer one"))
+    term = start_chat("--provider", "openai", **openai_env(openai_server))
+    term.type("msg one")
+    term.wait_for("answer one")
+    term.type("/rewind")
+    term.wait_for("↑/↓ and Enter")
+    term.send("Escape", pause=0.1)
+    term.type("/help")
+    screen = term.wait_for("/switch")
+    assert "Rewind cancelled." in screen
+    assert "› /help" in screen

@@ -90,35 +90,37 @@ def key_bindings(app: ReplApp) -> KeyBindings:
     """Newline keys, Ctrl+C while answering, Esc Esc for /rewind, and menu keys."""
     bindings = KeyBindings()
     busy = Condition(lambda: app.busy)
-    asking = Condition(lambda: app.view.question is not None)
+    asking = Condition(lambda: app.view.open_question() is not None)
 
     @bindings.add("escape", "enter")
     @bindings.add("c-j")
     def _newline(event: Any) -> None:
         event.current_buffer.insert_text("\n")
 
+    # eager: Esc in a menu acts at once, instead of waiting a second for Esc Enter / Esc Esc
+    # (keys typed in that second were swallowed with the Esc).
     @bindings.add("c-c", filter=asking)
-    @bindings.add("escape", filter=asking)
+    @bindings.add("escape", filter=asking, eager=True)
     def _cancel_question(event: Any) -> None:
-        question = app.view.question
+        question = app.view.open_question()
         if question is not None:
             question.settle(None)
 
     @bindings.add("up", filter=asking)
     def _up(event: Any) -> None:
-        question = app.view.question
+        question = app.view.open_question()
         if question is not None:
             question.selected = (question.selected - 1) % len(question.options)
 
     @bindings.add("down", filter=asking)
     def _down(event: Any) -> None:
-        question = app.view.question
+        question = app.view.open_question()
         if question is not None:
             question.selected = (question.selected + 1) % len(question.options)
 
     @bindings.add("enter", filter=asking)
     def _answer(event: Any) -> None:
-        question = app.view.question
+        question = app.view.open_question()
         if question is None:
             return
         typed = event.current_buffer.text.strip()

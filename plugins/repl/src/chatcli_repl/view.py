@@ -40,6 +40,12 @@ class View:
         self.question: Question | None = None
         self.lock = threading.Lock()
 
+    def open_question(self) -> Question | None:
+        """The menu still waiting for an answer. A settled one takes no more keys and is not
+        drawn, even before the worker that asked has woken up to clear it."""
+        question = self.question
+        return question if question is not None and not question.done.is_set() else None
+
     # ---------------------------------------------------------------- written by the worker
 
     def set_preview(self, renderable: Any) -> None:
@@ -80,7 +86,7 @@ class View:
         for text in queued:
             first = text.strip().splitlines()[0] if text.strip() else text
             status.append(("fg:ansiyellow", f"  ⏳ queued: {first[:80]}\n"))
-        question = self.question
+        question = self.open_question()
         if question is not None:
             status.append(("bold", f"{question.title}\n"))
             for index, option in enumerate(question.options):
