@@ -91,8 +91,8 @@ def cli(ctx: click.Context, **options: Any) -> int | None:
     """chatcli: an AI assistant in your terminal.
 
     \b
-    chatcli                      interactive chat (needs chatcli-repl)
-    chatcli -p "question"        answer once and exit
+    chatcli                       interactive chat (needs chatcli-repl)
+    chatcli -p "question"         answer once and exit
     git diff | chatcli -p review  send piped text along with the prompt
     """
     if ctx.invoked_subcommand is not None:

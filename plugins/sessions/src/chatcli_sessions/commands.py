@@ -27,7 +27,7 @@ __all__ = ["SESSION_SUBCOMMANDS", "complete_session", "slash_commands"]
 SESSION_SUBCOMMANDS = ["new", "save", "load", "list", "delete", "fork", "export", "search"]
 
 SESSION_HELP = (
-    "Sessions: /session new | save NAME | load [ID] | list | delete ID | fork | "
+    "sessions: /session new | save NAME | load [ID] | list | delete ID | fork | "
     "export [markdown|json] [PATH] | search TEXT"
 )
 
@@ -334,13 +334,13 @@ def slash_commands() -> list[SlashCommand]:
         ),
         SlashCommand(
             name="rewind",
-            help="Go back to before an earlier message (menu); /rewind undo reverts a rewind",
+            help="go back to before an earlier message (menu); /rewind undo reverts a rewind",
             run=_guarded(_rewind),
             subcommands=["undo"],
         ),
         SlashCommand(
             name="fork",
-            help="Copy this conversation into a new session and continue there",
+            help="copy this conversation into a new session and continue there",
             run=_guarded(_fork),
         ),
     ]
