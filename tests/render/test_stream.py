@@ -139,6 +139,27 @@ def test_plain_mode_writes_the_text_verbatim() -> None:
     assert out.getvalue() == DOC
 
 
+def test_plain_mode_with_a_preview_writes_whole_lines_and_previews_the_growing_one() -> None:
+    # A front end that redraws its own area (the REPL's prompt) overwrites a partial line
+    # written above it: only whole lines may reach the output.
+    console, out = _console(terminal=True)
+    shown: list[object] = []
+    stream = MarkdownStream(console, plain=True, preview=shown.append, min_interval=0)
+    writes: list[str] = []
+    doc = DOC + "still growing"
+    for chunk in chunked(doc, 5):
+        before = len(out.getvalue())
+        stream.feed(chunk)
+        writes.append(out.getvalue()[before:])
+    assert all(w.endswith("\n") for w in writes if w)
+    assert str(shown[-1]) == "still growing"
+    assert out.getvalue() == DOC
+    stream.finish()
+    assert shown[-1] is None
+    assert out.getvalue() == doc + "\n"
+    assert stream.text == doc
+
+
 def test_preview_callback_gets_the_growing_block_only() -> None:
     console, out = _console(terminal=False)
     shown: list[object] = []

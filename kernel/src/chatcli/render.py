@@ -114,7 +114,8 @@ class MarkdownStream:
     """Render a markdown answer that arrives in pieces: ``feed(text)`` … ``finish()``.
 
     :param console: where to print; NO_COLOR and terminal detection are the console's.
-    :param plain: write the text as it comes, without markdown rendering.
+    :param plain: write the text as it comes, without markdown rendering (with ``preview``:
+        whole lines as they complete, the line still growing in the preview).
     :param preview: draw the growing block yourself: called with a renderable, or None to clear.
         Without it, a transient rich ``Live`` region is used when the console is a terminal; on
         other outputs finished blocks are printed as they complete and the rest at ``finish()``.
@@ -142,6 +143,7 @@ class MarkdownStream:
         self._live: Any = None
         self._done: list[str] = []  # text already printed
         self._tail = ""  # text of the block(s) not printed yet
+        self._pending = ""  # plain text with a preview: the line not written yet
         self._lines_seen = 0  # newlines in the tail when it was last parsed
         self._blank_before_next = False  # what rich's ``new_line`` would be at this point
         self._last_preview = float("-inf")
@@ -164,6 +166,9 @@ class MarkdownStream:
             return
         if self.plain:
             self._done.append(text)
+            if self._preview is not None:
+                self._feed_plain_lines(text)
+                return
             self.console.file.write(text)
             self.console.file.flush()
             return
@@ -187,6 +192,13 @@ class MarkdownStream:
             return
         self._finished = True
         if self.plain:
+            if self._preview is not None:
+                self._clear_preview()
+                if self._pending:
+                    self.console.file.write(self._pending + "\n")
+                    self.console.file.flush()
+                    self._pending = ""
+                return
             if self._done and not self._done[-1].endswith("\n"):
                 self.console.file.write("\n")
                 self.console.file.flush()
@@ -207,6 +219,29 @@ class MarkdownStream:
 
     def _markdown(self, source: str) -> RenderableType:
         return markdown(source, self.code_theme)
+
+    def _feed_plain_lines(self, text: str) -> None:
+        """Plain text with a preview: whole lines go to the scrollback, the line still growing
+        to the preview (a front end redrawing its own area, such as the REPL's prompt, would
+        overwrite a partial line written above it)."""
+        preview = self._preview
+        if preview is None:
+            return
+        pending = self._pending + text
+        cut = pending.rfind("\n") + 1
+        if cut:
+            if self._previewed:
+                preview(None)
+                self._previewed = False
+            self.console.file.write(pending[:cut])
+            self.console.file.flush()
+        self._pending = pending[cut:]
+        if self._pending and (cut or self._clock() - self._last_preview >= self.min_interval):
+            from rich.text import Text
+
+            self._last_preview = self._clock()
+            self._previewed = True
+            preview(Text(self._pending))
 
     def _commit(self) -> bool:
         """Print the blocks that are finished; True when something was printed."""

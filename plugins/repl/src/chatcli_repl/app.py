@@ -13,6 +13,7 @@ from chatcli.plugins import PluginHost
 from chatcli.registry import build_provider, choose_provider, find_provider
 from chatcli.types import Role
 
+from chatcli_repl.cancel import CancellableProvider, cancellable_sleep
 from chatcli_repl.view import Question, View
 
 #: Items of the work queue: ("text", str) for a message or command, ("retry", "") for /retry.
@@ -39,9 +40,11 @@ class ReplApp:
         self._prefill = ""
         spec = choose_provider(host, settings)
         provider, config = build_provider(spec, settings)
-        self.engine = Engine(host, settings, provider, spec.name, config.model,
-                             approver=self._approve, interactive=True,
+        # Ctrl+C stops a turn even while the provider is silent or between two retries.
+        self.engine = Engine(host, settings, self._cancellable(provider), spec.name,
+                             config.model, approver=self._approve, interactive=True,
                              max_retries=config.max_retries,
+                             sleep=cancellable_sleep(lambda: self.cancel),
                              native_tools=spec.capabilities.native_tools)
         attach_hooks(conversation, host)
 
@@ -55,7 +58,7 @@ class ReplApp:
         elif model is None:
             model = self.engine.model
         new_provider, config = build_provider(spec, self.settings, model)
-        self.engine.provider = new_provider
+        self.engine.provider = self._cancellable(new_provider)
         self.engine.provider_name = spec.name
         self.engine.model = config.model
         self.engine.max_retries = config.max_retries
@@ -140,6 +143,9 @@ class ReplApp:
 
         message = self.conversation.last(Role.USER)
         return typed_text(message) if message else None
+
+    def _cancellable(self, provider: Any) -> CancellableProvider:
+        return CancellableProvider(provider, lambda: self.cancel)
 
     def _pick_without_ui(self, title: str, options: list[str]) -> int | None:
         from prompt_toolkit.shortcuts import choice

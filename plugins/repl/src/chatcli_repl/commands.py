@@ -10,6 +10,19 @@ from chatcli.errors import ChatcliError
 from chatcli.types import SlashCommand
 
 
+def is_command(text: str) -> bool:
+    """Whether a sent line is a ``/command``, not a message that starts with a path.
+
+    ``/usr/lib/x.so: cannot open`` or a pasted ``/home/me/app.py:12: TypeError`` trace is a
+    question for the model: a command name never holds another ``/``.
+    """
+    stripped = text.lstrip()
+    if not stripped.startswith("/"):
+        return False
+    words = stripped[1:].split(maxsplit=1)
+    return not words or "/" not in words[0]
+
+
 def dispatch(app: Any, line: str) -> None:
     """Run ``/name args`` from ``app.host.slash_commands()``; unknown names get a suggestion."""
     name, _, argument = line[1:].partition(" ")

@@ -99,12 +99,20 @@ def key_bindings(app: ReplApp) -> KeyBindings:
 
     # eager: Esc in a menu acts at once, instead of waiting a second for Esc Enter / Esc Esc
     # (keys typed in that second were swallowed with the Esc).
-    @bindings.add("c-c", filter=asking)
     @bindings.add("escape", filter=asking, eager=True)
     def _cancel_question(event: Any) -> None:
         question = app.view.open_question()
         if question is not None:
             question.settle(None)
+
+    @bindings.add("c-c", filter=asking)
+    def _stop_at_question(event: Any) -> None:
+        # Ctrl+C always stops: at a tool approval it denies the call *and* ends the answer
+        # (Esc only declines, and the model goes on).
+        if app.cancel is not None:
+            app.cancel.set()
+            app.view.status = "stopping…"
+        _cancel_question(event)
 
     @bindings.add("up", filter=asking)
     def _up(event: Any) -> None:

@@ -20,7 +20,7 @@ from chatcli.types import Role
 
 from chatcli_repl.app import ReplApp, WorkItem
 from chatcli_repl.attach import user_message
-from chatcli_repl.commands import dispatch
+from chatcli_repl.commands import dispatch, is_command
 from chatcli_repl.turn import run_turn
 
 
@@ -166,7 +166,7 @@ def _handle(app: ReplApp, item: WorkItem) -> None:
                 app.view.queued.remove(text)
         app.invalidate()
         _echo(app, text)
-        if text.lstrip().startswith("/"):
+        if is_command(text):
             dispatch(app, text.strip())
             return
         try:

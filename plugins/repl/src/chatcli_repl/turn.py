@@ -38,6 +38,7 @@ def run_turn(app: ReplApp, prompt: Message | None) -> TurnFinished | None:
             elif isinstance(event, ToolStarted):
                 stream.finish()
                 view.waiting_since = time.monotonic()
+                view.status = ""
                 app.console.print(f"⚙ {event.call.name}", style="cyan", markup=False)
                 stream = MarkdownStream(app.console, plain=plain, preview=view.set_preview)
             elif isinstance(event, ToolFinished):

@@ -78,6 +78,8 @@ class View:
             elapsed = time.monotonic() - self.waiting_since
             frame = SPINNER[int(elapsed * 10) % len(SPINNER)]
             status.append(("fg:ansicyan", f"{frame} thinking… {elapsed:.1f}s"))
+            if self.status:  # a retry notice (or "stopping…") before the first token
+                status.append(("fg:ansiyellow", f" · {self.status}"))
             status.append(("fg:ansibrightblack", "  (Ctrl+C to stop)\n"))
         elif self.status:
             status.append(("fg:ansibrightblack", self.status + "\n"))
