@@ -102,6 +102,11 @@ def test_switch_changes_provider_mid_conversation(start_chat: Callable[..., Term
     assert "first" in flat and "hello from openai" in flat  # the history came along
     term.type("/switch --model other-model")
     term.wait_for("now using anthropic/other-model")
+    term.type("/switch --model")
+    term.wait_for("✗ --model needs a model name")
+    term.type("/switch 'openai")
+    screen = term.wait_for("✗ cannot read the arguments (no closing quotation)")
+    assert "ValueError" not in screen
 
 
 def test_unknown_command_suggests_the_closest(start_chat: Callable[..., Terminal],

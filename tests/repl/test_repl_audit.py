@@ -153,6 +153,8 @@ def test_esc_closes_a_menu_at_once_and_keeps_what_is_typed_next(
     term.wait_for("answer one")
     term.type("/rewind")
     term.wait_for("↑/↓ and Enter")
+    term.type("not a number")  # no answer: said so, and the menu stays open
+    term.wait_for("'not a number' is not a choice: type 1 to 1")
     term.send("Escape", pause=0.1)
     term.type("/help")
     screen = term.wait_for("/switch")

@@ -118,6 +118,9 @@ def test_session_export(app: FakeApp, tmp_path: Path, monkeypatch: pytest.Monkey
     md_target = tmp_path / "notes.md"
     app.run(f"/session export markdown {md_target}")
     assert md_target.read_text() == markdown
+    by_suffix = tmp_path / "by-suffix.JSON"  # no format named: the suffix decides
+    assert "(json) to" in app.run(f"/session export {by_suffix}")
+    assert json.loads(by_suffix.read_text())["messages"][0]["role"] == "user"
 
 
 def test_session_search(app: FakeApp) -> None:

@@ -42,8 +42,11 @@ def settings_from(flags: dict[str, Any] | None = None) -> Settings:
 
 
 def error_line(message: str) -> None:
-    """Print ``chatcli: error: MESSAGE`` (one line) on stderr."""
-    text = " ".join(str(message).split("\n")).strip()
+    """Print ``chatcli: error: MESSAGE`` (one line, known and key-shaped secrets redacted)
+    on stderr."""
+    from chatcli.errors import redact
+
+    text = redact(" ".join(str(message).split("\n")).strip())
     print(f"chatcli: error: {text}", file=sys.stderr, flush=True)
 
 

@@ -12,6 +12,9 @@ from chatcli.cli_common import settings_from
 
 __all__ = ["config_group", "format_value"]
 
+#: Setting names that would put a secret into config.toml (readable, often committed).
+_SECRET_NAMES = frozenset({"api_key", "apikey", "token", "secret", "password"})
+
 
 @click.group("config")
 def config_group() -> None:
@@ -46,7 +49,14 @@ def _check_key(key: str) -> None:
         raise ConfigError(
             f"invalid setting name '{key}'", "use dotted names like providers.openai.model"
         )
-    top = key.split(".")[0]
+    top, last = key.split(".")[0], key.split(".")[-1].lower()
+    if last in _SECRET_NAMES:
+        provider = key.split(".")[1] if top == "providers" and key.count(".") >= 2 else "NAME"
+        raise ConfigError(
+            f"'{key}' would store a secret in plain text in the config file",
+            f"store API keys with `chatcli keys set {provider}` (a 0600 file), or name the "
+            f"variable holding it: chatcli config set providers.{provider}.api_key_env VAR",
+        )
     if "." not in key and top not in Settings.model_fields:
         raise unknown_setting(key)
     if top == "providers" and len(key.split(".")) < 3:

@@ -20,14 +20,21 @@ def _known_providers(ctx: click.Context) -> dict:
     return get_state(ctx).host.providers()
 
 
-@keys_group.command("set")
+@keys_group.command("set", context_settings={"ignore_unknown_options": True,
+                                              "allow_extra_args": True})
 @click.argument("name")
 @click.pass_context
 def keys_set(ctx: click.Context, name: str) -> int:
     """Store the key of provider NAME (asked without echo, or read from piped stdin)."""
-    from chatcli.errors import UsageError
+    from chatcli.errors import UsageError, redact
     from chatcli.keys import key_file, set_key
 
+    if ctx.args or redact(name) != name:  # a key on the command line: never echo it back
+        raise UsageError(
+            "`chatcli keys set NAME` takes no key on the command line (it would stay in your "
+            "shell history)",
+            "type it when asked, or pipe it: printf %s \"$KEY\" | chatcli keys set NAME",
+        )
     specs = _known_providers(ctx)
     if specs and name not in specs:
         import difflib

@@ -117,9 +117,27 @@ def build_prompt(prompt: str | None, stdin_text: str | None) -> str | None:
 
 
 def main_command(host: PluginHost, options: dict[str, Any]) -> int:
-    """The root command without a sub-command: ``-p``, piped stdin, or the interactive chat."""
+    """The root command without a sub-command: ``-p``, piped stdin, or the interactive chat.
+
+    With ``--json`` every failure, a usage error too, is also printed as one JSON object on
+    stdout, so a script that parses stdout always gets an object.
+    """
+    from chatcli.errors import ChatcliError
+
+    try:
+        return _main_command(host, options)
+    except ChatcliError as err:
+        if options.get("as_json") and sys.stdout is not None:
+            _print_json_error(err)
+        raise
+
+
+def _main_command(host: PluginHost, options: dict[str, Any]) -> int:
     from chatcli.errors import UsageError
 
+    if sys.stdout is None:  # started with stdout closed (`>&-`): the answer has nowhere to go
+        raise UsageError("stdout is closed, so the answer has nowhere to go",
+                         "redirect it instead, e.g. `> answer.txt` or `> /dev/null`")
     prompt_opt: str | None = options.get("prompt")
     if prompt_opt is not None:
         prompt_opt = clean_text(prompt_opt)
@@ -326,27 +344,22 @@ def run_prompt(host: PluginHost, prompt: str, options: dict[str, Any]) -> int:
     """Answer ``prompt`` once; returns the exit code. Raises ChatcliError for setup failures."""
     from chatcli.cli_common import settings_from
     from chatcli.engine import Engine
-    from chatcli.errors import ChatcliError
     from chatcli.registry import build_provider, choose_provider, continue_with_session_model
     from chatcli.types import Message
 
     as_json = bool(options.get("as_json"))
-    try:
-        settings = settings_from(_flags(options))
-        conversation = _open_conversation(host, settings, options)
-        named = bool(options.get("provider") or options.get("model"))
-        settings = continue_with_session_model(host, settings, conversation, named)
-        spec = choose_provider(host, settings)
-        provider, config = build_provider(spec, settings)
-    except ChatcliError as err:
-        if as_json:
-            _print_json_error(err)
-        raise
+    settings = settings_from(_flags(options))
+    conversation = _open_conversation(host, settings, options)
+    named = bool(options.get("provider") or options.get("model"))
+    settings = continue_with_session_model(host, settings, conversation, named)
+    spec = choose_provider(host, settings)
+    provider, config = build_provider(spec, settings)
 
     engine = Engine(
         host, settings, provider, spec.name, config.model,
         approver=_make_approver(frozenset(options.get("allow") or ())),
         interactive=False,
+        max_retries=config.max_retries,
         on_retry=lambda event: _status(_retry_text(event)),
         native_tools=spec.capabilities.native_tools,
     )
@@ -401,8 +414,12 @@ def _report(finished: TurnFinished | None, interrupted: bool, engine: Engine,
     if error is not None:
         if as_json:
             _print_json_error(error)
-        from chatcli.cli_common import error_line
+        from chatcli.cli_common import debug_enabled, error_line
 
+        if debug_enabled():
+            import traceback
+
+            traceback.print_exception(error)
         error_line(str(error))
         return error.exit_code
     if as_json:

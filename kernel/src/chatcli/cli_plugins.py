@@ -118,8 +118,29 @@ def plugins_uninstall(names: tuple[str, ...], dry_run: bool) -> int:
         if dist is None and not dry_run:
             raise UsageError(f"no installed plugin or package named '{name}'",
                              "see `chatcli plugins list` for the names")
+        if dist is not None and not _declares_plugins(dist):
+            what = ("chatcli itself" if dist.lower().replace("_", "-") in _CHATCLI_ITSELF
+                    else "not a chatcli plugin (it declares no chatcli.plugins entry point)")
+            raise UsageError(f"'{dist}' is {what}; removing it could break chatcli",
+                             "name a plugin from `chatcli plugins list`")
         resolved.append(dist or name)
     return _run_installer("uninstall", tuple(resolved), dry_run)
+
+
+#: Distributions that are chatcli rather than plugins of it.
+_CHATCLI_ITSELF = frozenset({"chatcli", "chatcli-kernel"})
+
+
+def _declares_plugins(dist: str) -> bool:
+    """Whether the installed distribution ``dist`` declares a ``chatcli.plugins`` entry point."""
+    from importlib.metadata import PackageNotFoundError, distribution
+
+    from chatcli.plugins import ENTRY_POINT_GROUP
+
+    try:
+        return any(ep.group == ENTRY_POINT_GROUP for ep in distribution(dist).entry_points)
+    except PackageNotFoundError:
+        return True  # nothing to protect; the installer reports it
 
 
 @plugins_group.command("new")

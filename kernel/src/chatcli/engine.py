@@ -24,8 +24,8 @@ from pydantic import ValidationError
 
 from chatcli.config import Settings
 from chatcli.conversation import Checkpoint, Conversation, ConversationObserver
-from chatcli.errors import ChatcliError
-from chatcli.plugins import PluginHost
+from chatcli.errors import ChatcliError, ProviderError
+from chatcli.plugins import PLUGIN_ERRORS, PluginHost
 from chatcli.retry import Retrying, retrying_stream
 from chatcli.toolcall import catalog_section, parse_tool_calls
 from chatcli.types import (
@@ -290,7 +290,9 @@ class Engine:
     def _stream(self, request: ChatRequest) -> Iterator[Any]:
         kwargs: dict[str, Any] = {"sleep": self._sleep} if self._sleep is not None else {}
         for event in retrying_stream(
-            lambda: iter(self.provider.stream(request)), self.max_retries, **kwargs
+            lambda: _guarded(self.provider.stream(request), self.provider_name),
+            self.max_retries,
+            **kwargs,
         ):
             if isinstance(event, Retrying) and self.on_retry is not None:
                 self.on_retry(event)
@@ -368,7 +370,7 @@ class Engine:
             output = tool.run(args, self.tool_context())
         except KeyboardInterrupt:
             raise
-        except Exception as err:
+        except PLUGIN_ERRORS as err:  # SystemExit too: a tool must not end chatcli
             first = (str(err).splitlines() or [""])[0]
             return error(f"{call.name} failed: {type(err).__name__}: {first}")
         text = output if isinstance(output, str) else str(output)
@@ -377,6 +379,33 @@ class Engine:
         result = ToolResultPart(call_id=call.id, name=call.name, content=text)
         self.host.call("after_tool_call", call=call, result=result, conversation=conversation)
         return result
+
+
+def _guarded(events: Any, provider_name: str) -> Iterator[Any]:
+    """``events`` with any exception that is not a :class:`ChatcliError` turned into a
+    :class:`ProviderError`.
+
+    A provider that leaks an SDK or programming error (``KeyError``, an unmapped ``httpx``
+    error, ``sys.exit()``) must still end the turn like any provider failure: the partial answer
+    is kept in the conversation and the user gets one line naming the provider.
+    """
+    try:
+        yield from events
+    except ChatcliError:
+        raise
+    except PLUGIN_ERRORS as err:
+        detail = " ".join(str(err).split())[:200]
+        raise ProviderError(
+            f"the {provider_name} provider failed: {type(err).__name__}"
+            + (f": {detail}" if detail else ""),
+            "try again; if it persists, report it to the provider plugin's authors "
+            "(CHATCLI_DEBUG=1 shows the traceback)",
+            provider=provider_name,
+        ) from err
+    finally:
+        close = getattr(events, "close", None)
+        if close is not None:
+            close()
 
 
 def _first_line(text: str) -> str:

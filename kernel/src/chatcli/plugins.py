@@ -20,11 +20,32 @@ import pluggy
 from chatcli import hookspecs
 from chatcli.errors import redact
 
-__all__ = ["ENTRY_POINT_GROUP", "PluginFailure", "PluginHost", "PluginInfo", "hookimpl"]
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "PLUGIN_ERRORS",
+    "PluginFailure",
+    "PluginHost",
+    "PluginImportError",
+    "PluginInfo",
+    "hookimpl",
+]
 
 ENTRY_POINT_GROUP = "chatcli.plugins"
 hookimpl = pluggy.HookimplMarker("chatcli")
 T = TypeVar("T")
+
+#: What a misbehaving plugin may raise and still be isolated. ``SystemExit`` counts: a plugin
+#: calling ``sys.exit()`` (argparse does on bad input) must not end chatcli. KeyboardInterrupt
+#: is never caught: it is the user's Ctrl+C.
+PLUGIN_ERRORS: tuple[type[BaseException], ...] = (Exception, SystemExit)
+
+
+class PluginImportError(Exception):
+    """A plugin's import raised something stevedore would let through (SystemExit, an assert)."""
+
+    def __init__(self, err: BaseException) -> None:
+        super().__init__(str(err))
+        self.original = err
 
 
 @dataclass
@@ -83,6 +104,25 @@ class _AllowedNames:
         return iter(self.allowed or ())
 
 
+def _manager_class() -> type:
+    """stevedore's ``NamedExtensionManager``, made to report every import failure.
+
+    stevedore re-raises ``AssertionError`` (and ``SystemExit`` is no ``Exception``), so one
+    plugin with a failing ``assert`` or a ``sys.exit()`` at import would end every command.
+    Imported lazily: ``chatcli --version`` must not pay for stevedore.
+    """
+    from stevedore import NamedExtensionManager
+
+    class _IsolatingManager(NamedExtensionManager):  # type: ignore[misc]
+        def _load_one_plugin(self, ep: Any, *args: Any, **kwargs: Any) -> Any:
+            try:
+                return super()._load_one_plugin(ep, *args, **kwargs)
+            except (AssertionError, SystemExit) as err:
+                raise PluginImportError(err) from err
+
+    return _IsolatingManager
+
+
 class PluginHost:
     """The kernel's plugin manager: loads plugins and calls hooks with failures isolated."""
 
@@ -101,17 +141,16 @@ class PluginHost:
 
     def load_entry_points(self) -> None:
         """Find, import and register the installed plugins (honouring the env selection)."""
-        from stevedore import NamedExtensionManager
-
         names = _AllowedNames(
             _names_from_env("CHATCLI_PLUGINS"), _names_from_env("CHATCLI_DISABLE_PLUGINS") or set()
         )
 
         def on_failure(_manager: Any, entry_point: Any, err: BaseException) -> None:
             self.entry_points[entry_point.name] = entry_point.value
-            self._fail(entry_point.name, "to import", _one_line(err))
+            original = err.original if isinstance(err, PluginImportError) else err
+            self._fail(entry_point.name, "to import", _one_line(original))
 
-        manager = NamedExtensionManager(
+        manager = _manager_class()(
             ENTRY_POINT_GROUP,
             names=names,  # type: ignore[arg-type]
             on_load_failure_callback=on_failure,
@@ -183,7 +222,7 @@ class PluginHost:
                 result = impl.function(**args)
             except reraise:
                 raise
-            except Exception as err:
+            except PLUGIN_ERRORS as err:
                 self._fail(impl.plugin_name, f"in hook {hook_name}", _one_line(err))
                 continue
             if result is not None:
@@ -222,7 +261,7 @@ class PluginHost:
 
                 try:
                     impl.function(register)
-                except Exception as err:
+                except PLUGIN_ERRORS as err:
                     self._fail(impl.plugin_name, f"in hook {hook_name}", _one_line(err))
             self._cache[hook_name] = found
             return found
@@ -255,7 +294,7 @@ class PluginHost:
             for impl in caller.get_hookimpls():
                 try:
                     impl.function(lambda name, factory: found.__setitem__(name, factory))
-                except Exception as err:
+                except PLUGIN_ERRORS as err:
                     self._fail(impl.plugin_name, f"in hook {hook_name}", _one_line(err))
             self._cache[hook_name] = found
             return found

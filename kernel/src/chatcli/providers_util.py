@@ -292,8 +292,10 @@ def status_error(
         if code == "insufficient_quota":
             return AuthError(f"{who} quota exhausted (HTTP 429){said}",
                              "check the plan and billing of this API key", **kw)
+        wait = (f"the service asks to wait {retry_after:.0f}s before retrying"
+                if retry_after is not None and retry_after >= 1 else "wait a moment and retry")
         return RateLimitError(f"{who} rate limit reached (HTTP 429){said}",
-                              "wait a moment and retry, or lower the request rate",
+                              f"{wait}, or lower the request rate",
                               retry_after=retry_after, **kw)
     if status == 404:
         what = f"does not know model '{model}'" if model else "found nothing"

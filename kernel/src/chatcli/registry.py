@@ -7,9 +7,9 @@ import os
 
 from chatcli.config import Settings
 from chatcli.conversation import Conversation
-from chatcli.errors import AuthError, UsageError
+from chatcli.errors import AuthError, ChatcliError, ProviderError, UsageError
 from chatcli.keys import lookup_key
-from chatcli.plugins import PluginHost
+from chatcli.plugins import PLUGIN_ERRORS, PluginHost
 from chatcli.types import Provider, ProviderConfig, ProviderSpec
 
 __all__ = [
@@ -127,4 +127,22 @@ def build_provider(
         max_retries=table.max_retries,
         options=table.model_extra or {},
     )
-    return spec.factory(config), config
+    return _start(spec, config), config
+
+
+def _start(spec: ProviderSpec, config: ProviderConfig) -> Provider:
+    """``spec.factory(config)``, with a plugin's unexpected failure (an SDK that does not
+    import, a bug, ``sys.exit()``) turned into one :class:`ProviderError` line naming it."""
+    try:
+        return spec.factory(config)
+    except ChatcliError:
+        raise
+    except PLUGIN_ERRORS as err:
+        detail = " ".join(str(err).split())[:200]
+        raise ProviderError(
+            f"the {spec.display_name} provider cannot start: {type(err).__name__}"
+            + (f": {detail}" if detail else ""),
+            "reinstall the plugin that provides it (`chatcli plugins list` names it), "
+            "or pick another with --provider",
+            provider=spec.name,
+        ) from err

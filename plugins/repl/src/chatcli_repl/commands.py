@@ -67,12 +67,25 @@ def _clear(app: Any, argument: str) -> None:
                       style="dim")
 
 
+def _words(argument: str, usage: str) -> list[str]:
+    """Split a command's argument like a shell; unbalanced quotes are a usage error."""
+    try:
+        return shlex.split(argument)
+    except ValueError as err:  # "No closing quotation"
+        raise ChatcliError(f"cannot read the arguments ({str(err).lower()})", usage) from None
+
+
+SWITCH_USAGE = "use /switch PROVIDER[/MODEL] or /switch --model MODEL"
+
+
 def _switch(app: Any, argument: str) -> None:
-    args = shlex.split(argument)
+    args = _words(argument, SWITCH_USAGE)
     provider = model = None
     while args:
         arg = args.pop(0)
-        if arg in ("--model", "-m") and args:
+        if arg in ("--model", "-m"):
+            if not args:
+                raise ChatcliError(f"{arg} needs a model name", SWITCH_USAGE)
             model = args.pop(0)
         elif arg.startswith("--model="):
             model = arg.split("=", 1)[1]
@@ -80,11 +93,9 @@ def _switch(app: Any, argument: str) -> None:
             provider, _, slash_model = arg.partition("/")
             model = model or slash_model or None
         else:
-            raise ChatcliError(f"unexpected argument '{arg}'", "use /switch PROVIDER[/MODEL] "
-                               "or /switch --model MODEL")
+            raise ChatcliError(f"unexpected argument '{arg}'", SWITCH_USAGE)
     if provider is None and model is None:
-        raise ChatcliError("nothing to switch to", "use /switch PROVIDER[/MODEL] or "
-                           "/switch --model MODEL")
+        raise ChatcliError("nothing to switch to", SWITCH_USAGE)
     app.switch(provider=provider, model=model)
     _say_engine(app, "now using")
 
@@ -129,7 +140,7 @@ def _retry(app: Any, argument: str) -> None:
 def _config(app: Any, argument: str) -> None:
     from chatcli.config import get_value, set_value, user_config_path
 
-    args = shlex.split(argument)
+    args = _words(argument, "use /config [list] | get KEY | set KEY VALUE")
     if not args or args == ["list"]:
         data = app.settings.model_dump(exclude_none=True)
         for key, value in sorted(_flatten(data)):

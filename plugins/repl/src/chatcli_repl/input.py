@@ -137,6 +137,8 @@ def key_bindings(app: ReplApp) -> KeyBindings:
         elif not typed:
             choice = question.selected
         else:
+            question.hint = f"'{typed[:40]}' is not a choice: type 1 to {len(question.options)}"
+            event.current_buffer.reset()
             return
         event.current_buffer.reset()
         question.settle(choice)

@@ -19,6 +19,7 @@ class Question:
     options: list[str]
     selected: int = 0
     answer: int | None = None
+    hint: str = ""  # shown under the options after a key that is no answer
     done: threading.Event = field(default_factory=threading.Event)
 
     def settle(self, answer: int | None) -> None:
@@ -95,6 +96,8 @@ class View:
                 mark = "❯" if index == question.selected else " "
                 style = "reverse" if index == question.selected else ""
                 status.append((style, f" {mark} {index + 1}. {option}\n"))
+            if question.hint:
+                status.append(("fg:ansiyellow", f"  {question.hint}\n"))
             status.append(("fg:ansibrightblack",
                            "  ↑/↓ and Enter, or type a number; Esc cancels\n"))
         parts.append(FormattedText(status))

@@ -173,9 +173,11 @@ def _session_export(app: ChatApp, args: str) -> None:
     from chatcli.paths import atomic_write
 
     words = args.split(maxsplit=1)
-    fmt = "markdown"
+    fmt = ""
     if words and words[0].lower() in (*FORMATS, "md"):
         fmt = words.pop(0).lower()
+    if not fmt:  # no format named: the file's suffix tells (out.json), else markdown
+        fmt = "json" if words and words[0].lower().endswith(".json") else "markdown"
     conversation = app.conversation
     suffix = ".json" if fmt == "json" else ".md"
     target = Path(words[0]).expanduser() if words else Path.cwd() / f"{conversation.id}{suffix}"
