@@ -252,3 +252,23 @@ def test_a_resumed_session_goes_on_with_its_provider_unless_one_is_named(
     switched = run_process([CHATCLI, "-c", "--provider", "anthropic", "-p", "q3"], home, **env)
     assert switched.stdout == "from anthropic\n"
     assert len(openai_server.requests) == 2 and len(anthropic_server.requests) == 1
+
+
+def test_a_resumed_session_whose_provider_lost_its_key_goes_on_with_another(
+    home, openai_server, anthropic_server
+):
+    pytest.importorskip("chatcli_sessions")
+    anthropic_server.script(Reply(text="from anthropic"))
+    openai_server.script(Reply(text="openai takes over"))
+    both = {"OPENAI_API_KEY": SECRET, "OPENAI_BASE_URL": openai_server.url,
+            "ANTHROPIC_BASE_URL": anthropic_server.url,
+            "CHATCLI_PLUGINS": "openai,anthropic,sessions"}
+    first = run_process([CHATCLI, "--provider", "anthropic", "-p", "q1"], home,
+                        ANTHROPIC_API_KEY=SECRET, **both)
+    assert first.returncode == 0, first.stderr
+    resumed = run_process([CHATCLI, "-c", "-p", "q2", "--json"], home, **both)  # no Anthropic key
+    assert resumed.returncode == 0, resumed.stderr
+    answer = json.loads(resumed.stdout)
+    assert answer["provider"] == "openai" and answer["text"] == "openai takes over"
+    sent = [m["content"] for m in openai_server.requests[0].json["messages"]]
+    assert sent[-3:] == ["q1", "from anthropic", "q2"]

@@ -64,10 +64,12 @@ def continue_with_session_model(
 
     A resumed session goes on with the provider and model that last answered it (stored in its
     ``metadata``), unless the command line ``named`` a provider or model, or that provider is no
-    longer installed.
+    longer installed or has no key any more (then the usual choice applies, so the session
+    still opens).
     """
     provider = conversation.metadata.get("provider")
-    if named or not provider or provider not in host.providers():
+    spec = host.providers().get(provider) if provider else None
+    if named or spec is None or (spec.requires_key and not has_key(spec, settings)):
         return settings
     return settings.model_copy(
         update={"provider": provider, "model": conversation.metadata.get("model")}
