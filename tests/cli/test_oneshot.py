@@ -417,3 +417,14 @@ def test_stream_cut_after_text_keeps_partial_and_exits_1(cli):
     assert result.code == 1
     assert result.out == "abcdefgh\n"
     assert result.err.startswith("chatcli: error: ") and "ended early" in result.err
+
+
+def test_an_option_taken_as_the_prompt_is_refused_not_sent(cli):
+    for option in ("--help", "--raw", "-c", "--json"):
+        result = cli("-p", option)
+        assert result.code == 2, option
+        assert result.err.startswith(f"chatcli: error: -p took '{option}' as the prompt")
+        assert result.err.count("\n") == 1
+    assert cli.provider.requests == []
+    cli.script(Reply(text="fine"))
+    assert cli("-p", "--verbose is not one of ours").out == "fine\n"

@@ -272,3 +272,22 @@ def test_a_resumed_session_whose_provider_lost_its_key_goes_on_with_another(
     assert answer["provider"] == "openai" and answer["text"] == "openai takes over"
     sent = [m["content"] for m in openai_server.requests[0].json["messages"]]
     assert sent[-3:] == ["q1", "from anthropic", "q2"]
+
+
+def test_a_full_disk_is_one_line_naming_it(home, openai_server):
+    openai_server.script(Reply(text="an answer with nowhere to go"))
+    env = process_env(home, OPENAI_API_KEY=SECRET, OPENAI_BASE_URL=openai_server.url,
+                      CHATCLI_PLUGINS="openai")
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([CHATCLI, "-p", "hi", "--raw"], env=env, stdout=full,
+                              stderr=subprocess.PIPE, text=True, timeout=60, input="")
+    assert done.returncode == 1
+    assert done.stderr == ("chatcli: error: cannot write: No space left on device — free some "
+                           "space, or send the output to another disk\n")
+
+
+def test_python_m_chatcli_is_the_chatcli_command(home):
+    module = run_process([PYTHON, "-m", "chatcli", "--version"], home)
+    script = run_process([CHATCLI, "--version"], home)
+    assert module.returncode == 0 and module.stdout == script.stdout
+    assert module.stdout.startswith("chatcli ")

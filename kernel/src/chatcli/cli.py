@@ -10,6 +10,7 @@ inside the commands, so ``chatcli --help`` stays fast and imports no provider SD
 
 from __future__ import annotations
 
+import errno
 import os
 import sys
 import traceback
@@ -174,20 +175,36 @@ def run(argv: list[str] | None = None, host: PluginHost | None = None) -> int:
     except BrokenPipeError:
         _silence_stdout()
         return EXIT_OK
-    except Exception as err:  # a bug: still one line unless CHATCLI_DEBUG asks for more
-        if debug_enabled():
-            traceback.print_exc()
-        from chatcli.errors import redact
-
-        first = (str(err).splitlines() or [""])[0]
-        error_line(
-            redact(f"unexpected {type(err).__name__}: {first}")
-            + " (set CHATCLI_DEBUG=1 for the traceback)"
-        )
+    except OSError as err:
+        if err.errno not in _DISK_FULL:
+            return _unexpected(err)
+        _silence_stdout()
+        error_line(f"cannot write: {os.strerror(err.errno)}"
+                   " — free some space, or send the output to another disk")
         return EXIT_PROVIDER
+    except Exception as err:
+        return _unexpected(err)
     if isinstance(result, int):
         return result
     return EXIT_OK
+
+
+#: errno values that mean the output (or a file chatcli writes) has no room left.
+_DISK_FULL = frozenset({errno.ENOSPC, errno.EDQUOT})
+
+
+def _unexpected(err: Exception) -> int:
+    """A bug: still one line unless CHATCLI_DEBUG asks for more."""
+    if debug_enabled():
+        traceback.print_exc()
+    from chatcli.errors import redact
+
+    first = (str(err).splitlines() or [""])[0]
+    error_line(
+        redact(f"unexpected {type(err).__name__}: {first}")
+        + " (set CHATCLI_DEBUG=1 for the traceback)"
+    )
+    return EXIT_PROVIDER
 
 
 def _silence_stdout() -> None:

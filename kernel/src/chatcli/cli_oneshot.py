@@ -132,6 +132,23 @@ def main_command(host: PluginHost, options: dict[str, Any]) -> int:
         raise
 
 
+def _refuse_option_as_prompt(prompt: str) -> None:
+    """``chatcli -p --json "q"`` takes ``--json`` as the prompt (click gives ``-p`` the next
+    word): refuse a prompt that is exactly one of chatcli's options instead of sending it."""
+    import click
+
+    from chatcli.errors import UsageError
+
+    ctx = click.get_current_context(silent=True)
+    if ctx is None:
+        return
+    names = {name for param in ctx.command.get_params(ctx) for name in param.opts}
+    if prompt in names:
+        raise UsageError(f"-p took '{prompt}' as the prompt",
+                         f'put the prompt right after -p: chatcli {prompt} -p "question"'
+                         if prompt not in ("-h", "--help") else "see `chatcli --help`")
+
+
 def _main_command(host: PluginHost, options: dict[str, Any]) -> int:
     from chatcli.errors import UsageError
 
@@ -141,6 +158,7 @@ def _main_command(host: PluginHost, options: dict[str, Any]) -> int:
     prompt_opt: str | None = options.get("prompt")
     if prompt_opt is not None:
         prompt_opt = clean_text(prompt_opt)
+        _refuse_option_as_prompt(prompt_opt)
     if options.get("system"):
         options = {**options, "system": clean_text(options["system"])}
     if prompt_opt is None and _stdin_is_tty():
