@@ -160,3 +160,20 @@ def test_esc_closes_a_menu_at_once_and_keeps_what_is_typed_next(
     screen = term.wait_for("/switch")
     assert "Rewind cancelled." in screen
     assert "› /help" in screen
+
+
+def test_continue_shows_that_the_last_answer_was_interrupted(
+        start_chat: Callable[..., Terminal], openai_server) -> None:
+    openai_server.script(Reply(text="word " * 400, delay=0.05, chunk_size=5))
+    term = start_chat("--provider", "openai", **openai_env(openai_server))
+    term.type("tell me a long story")
+    term.wait_for("word word word")
+    term.send("C-c")
+    term.wait_for("interrupted — the partial answer is kept")
+    term.send("C-d")
+    term.wait_for("EXIT=0")
+
+    again = start_chat("--provider", "openai", "-c", **openai_env(openai_server))
+    screen = again.wait_for("resumed 2 messages")
+    screen = again.wait_for("this answer was interrupted — /retry answers again")
+    assert screen.index("› tell me a long story") < screen.index("this answer was interrupted")

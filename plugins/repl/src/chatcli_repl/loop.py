@@ -90,6 +90,9 @@ def _recap(app: ReplApp) -> None:
         app.console.print(markdown(answer))
     else:
         app.console.print(answer, markup=False)
+    if messages[-1].role == Role.ASSISTANT and messages[-1].interrupted:
+        app.console.print("⏹ this answer was interrupted — /retry answers again", style="yellow",
+                          markup=False)
 
 
 async def _main(app: ReplApp) -> None:
