@@ -6,10 +6,14 @@ into a terminal Console writing to a StringIO (width 100), and prints the CPU ti
 (``time.process_time``) as a ratio to printing ``Markdown(final_text)`` once.
 
 The live preview of the growing block is refreshed at most 10 times a second; the clock is
-simulated at ``--rate`` tokens per second (what a fast model streams), so the refresh count is
-the one a real stream would see. ``--rate 0`` refreshes on every chunk (the worst case).
+simulated at ``RATE`` tokens per second (what a fast model streams), so the refresh count is
+the one a real stream would see; the "every" column refreshes on every chunk (the worst case).
 
-Run: .venv/bin/python bench/render.py [--rate 80]
+A second table streams answers that are one long code block: the growing block must not be
+parsed again on every line (the cost per token stays flat), and its previews stay under a tenth
+of the stream's duration.
+
+Run: .venv/bin/python bench/render.py
 """
 
 from __future__ import annotations
@@ -65,6 +69,19 @@ def generate(tokens: int, seed: int = 1) -> str:
     return "\n\n".join(parts) + "\n"
 
 
+def generate_one_code_block(tokens: int) -> str:
+    """An answer that is mostly one fenced code block of about ``tokens`` tokens (a whole file):
+    the block keeps growing until the end, the case where re-parsing it per line is quadratic."""
+    lines: list[str] = []
+    size = 0
+    while size < tokens * 4:
+        line = f"    value_{len(lines)} = compute({len(lines)}, 'word')  # step {len(lines)}"
+        lines.append(line)
+        size += len(line) + 1
+    return "Here is the file:\n\n```python\ndef f(x):\n" + "\n".join(lines) + (
+        "\n    return x\n```\n\nDone.\n")
+
+
 def console() -> Console:
     """A colour terminal console writing to memory."""
     return Console(file=io.StringIO(), force_terminal=True, width=100, height=30,
@@ -118,6 +135,17 @@ def main() -> None:
         print(f"{tokens:>7} {once:>7.3f} {cost['fed'] / once:>6.2f} {cost['paced'] / once:>6.2f}"
               f" {cost['every'] / once:>6.2f} {cost['fed'] / tokens * 1e6:>13.0f}"
               f" {cost['paced'] / tokens * 1e6:>15.0f}")
+    print("\nOne growing code block (a whole file in one fence); paced CPU as a share of the")
+    print(f"stream's own duration at {RATE:g} tokens/s (previews of a screenful of highlighted")
+    print("code are costly, so they are spaced out to take at most a tenth of the time)")
+    print(f"{'tokens':>7} {'once s':>7} {'fed':>6} {'us/token fed':>13} {'paced CPU':>10}")
+    for tokens in (2000, 8000, 16000):
+        text = generate_one_code_block(tokens)
+        once = min(render_once(text) for _ in range(2))
+        fed = stream(text, "fed")
+        paced = stream(text, "paced")
+        print(f"{tokens:>7} {once:>7.3f} {fed / once:>6.2f} {fed / tokens * 1e6:>13.0f}"
+              f" {paced / (tokens / RATE) * 100:>9.1f}%")
 
 
 if __name__ == "__main__":

@@ -205,3 +205,51 @@ def test_any_chunking_gives_the_same_output(doc: str, data: st.DataObject) -> No
 def test_any_chunking_on_a_terminal_leaves_the_same_screen(doc: str, size: int) -> None:
     shown = render_streamed(chunked(doc, size), terminal=True, min_interval=0)
     assert shown == render_once(doc, terminal=True)
+
+
+class _CountingParser:
+    """Wraps the stream's markdown-it parser and adds up the characters it is given."""
+
+    def __init__(self, inner: object) -> None:
+        self.inner = inner
+        self.characters = 0
+
+    def parse(self, text: str) -> object:
+        self.characters += len(text)
+        return self.inner.parse(text)  # type: ignore[attr-defined]
+
+
+def test_a_long_growing_code_block_is_not_parsed_again_on_every_line() -> None:
+    # One block that keeps growing (a whole file in one fence) must cost O(n) parsing, not a
+    # parse of everything so far on each new line (O(n²): 500x the text for 1,000 lines).
+    code = "\n".join(f"    value_{i} = compute({i})  # step {i}" for i in range(1000))
+    doc = f"Here it is:\n\n```python\ndef f():\n{code}\n```\n\nDone.\n"
+    console, out = _console(terminal=False)
+    stream = MarkdownStream(console)
+    counting = _CountingParser(stream._parser)
+    stream._parser = counting
+    for chunk in chunked(doc, 12):
+        stream.feed(chunk)
+    stream.finish()
+    assert counting.characters < 20 * len(doc)
+    assert screen_text(out.getvalue()) == render_once(doc)
+
+
+def test_a_costly_preview_spaces_the_next_ones_out() -> None:
+    import time
+
+    now = [0.0]
+    drawn: list[object] = []
+
+    def slow_preview(renderable: object) -> None:  # costs at least 20 ms to "draw"
+        if renderable is not None:
+            time.sleep(0.02)
+        drawn.append(renderable)
+
+    console, _ = _console(terminal=False)
+    stream = MarkdownStream(console, preview=slow_preview, clock=lambda: now[0])
+    for _ in range(100):  # 100 chunks, 50 ms apart on the stream's clock: 5 s in all
+        now[0] += 0.05
+        stream.feed("word ")
+    # at most every 0.2 s (10x the cost) instead of every 0.1 s: 25 previews, not 50
+    assert 1 <= len([d for d in drawn if d is not None]) <= 26

@@ -121,6 +121,8 @@ class MarkdownStream:
         other outputs finished blocks are printed as they complete and the rest at ``finish()``.
     :param code_theme: pygments theme for code blocks.
     :param min_interval: seconds between two previews of the growing block (0: every chunk).
+        A preview that is costly to draw (a screenful of highlighted code) spaces the next ones
+        out further, so that previews take at most a tenth of the time.
     :param clock: the time source for ``min_interval`` (benchmarks pass a simulated one).
     """
 
@@ -147,6 +149,7 @@ class MarkdownStream:
         self._lines_seen = 0  # newlines in the tail when it was last parsed
         self._blank_before_next = False  # what rich's ``new_line`` would be at this point
         self._last_preview = float("-inf")
+        self._preview_seconds = 0.0  # what drawing the last preview cost
         self._previewed = False
         self._dirty = False
         self._finished = False
@@ -176,7 +179,7 @@ class MarkdownStream:
         self._dirty = True
         if "\n" in text:
             self._commit()
-        if self._clock() - self._last_preview >= self.min_interval:
+        if self._clock() - self._last_preview >= self._interval():
             self.refresh()
 
     def refresh(self) -> None:
@@ -184,7 +187,9 @@ class MarkdownStream:
         if self._dirty and not self._finished and not self.plain:
             self._dirty = False
             self._last_preview = self._clock()
+            started = time.perf_counter()
             self._show_preview()
+            self._preview_seconds = time.perf_counter() - started
 
     def finish(self) -> None:
         """Print what is left, close the live region and end with a newline. Idempotent."""
@@ -220,6 +225,13 @@ class MarkdownStream:
     def _markdown(self, source: str) -> RenderableType:
         return markdown(source, self.code_theme)
 
+    def _interval(self) -> float:
+        """Seconds until the next preview: ``min_interval``, or ten times what the last one
+        cost to draw when that is longer (0 keeps previewing every chunk)."""
+        if self.min_interval <= 0:
+            return 0.0
+        return max(self.min_interval, 10 * self._preview_seconds)
+
     def _feed_plain_lines(self, text: str) -> None:
         """Plain text with a preview: whole lines go to the scrollback, the line still growing
         to the preview (a front end redrawing its own area, such as the REPL's prompt, would
@@ -246,7 +258,10 @@ class MarkdownStream:
     def _commit(self) -> bool:
         """Print the blocks that are finished; True when something was printed."""
         lines = self._tail.count("\n")
-        if lines == self._lines_seen:
+        # A block that keeps growing (a long code block or list) is parsed again only once it
+        # grew by an eighth since the last look: the parses then add up to O(n) instead of
+        # O(n²). Short blocks, the usual case, are still looked at on every new line.
+        if lines - self._lines_seen < max(1, self._lines_seen // 8):
             return False
         offset = block_split(self._parser, self._tail)
         if offset:
