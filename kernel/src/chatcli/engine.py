@@ -394,13 +394,11 @@ def _guarded(events: Any, provider_name: str) -> Iterator[Any]:
     except ChatcliError:
         raise
     except PLUGIN_ERRORS as err:
-        detail = " ".join(str(err).split())[:200]
-        raise ProviderError(
-            f"the {provider_name} provider failed: {type(err).__name__}"
-            + (f": {detail}" if detail else ""),
+        raise ProviderError.unexpected(
+            f"the {provider_name} provider failed", err,
             "try again; if it persists, report it to the provider plugin's authors "
             "(CHATCLI_DEBUG=1 shows the traceback)",
-            provider=provider_name,
+            provider_name,
         ) from err
     finally:
         close = getattr(events, "close", None)

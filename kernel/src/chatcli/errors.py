@@ -76,6 +76,15 @@ class ProviderError(ChatcliError):
         self.provider = provider
         self.status = status
 
+    @classmethod
+    def unexpected(cls, what: str, err: BaseException, hint: str, provider: str
+                   ) -> ProviderError:
+        """A provider plugin's unexpected exception (a bug, an SDK error it does not map) as one
+        line: ``WHAT: ErrorType: its message``, the message flattened and cut to 200 characters."""
+        detail = " ".join(str(err).split())[:200]
+        return cls(f"{what}: {type(err).__name__}" + (f": {detail}" if detail else ""), hint,
+                   provider=provider)
+
 
 class AuthError(ProviderError):
     """The API key is missing, wrong or lacks permission (401/403)."""

@@ -140,11 +140,9 @@ def _start(spec: ProviderSpec, config: ProviderConfig) -> Provider:
     except ChatcliError:
         raise
     except PLUGIN_ERRORS as err:
-        detail = " ".join(str(err).split())[:200]
-        raise ProviderError(
-            f"the {spec.display_name} provider cannot start: {type(err).__name__}"
-            + (f": {detail}" if detail else ""),
+        raise ProviderError.unexpected(
+            f"the {spec.display_name} provider cannot start", err,
             "reinstall the plugin that provides it (`chatcli plugins list` names it), "
             "or pick another with --provider",
-            provider=spec.name,
+            spec.name,
         ) from err
