@@ -291,3 +291,11 @@ def test_python_m_chatcli_is_the_chatcli_command(home):
     script = run_process([CHATCLI, "--version"], home)
     assert module.returncode == 0 and module.stdout == script.stdout
     assert module.stdout.startswith("chatcli ")
+
+
+def test_a_missing_api_key_is_a_set_up_error_with_exit_code_2(home):
+    done = run_process([CHATCLI, "-p", "hi", "--provider", "openai"], home,
+                       CHATCLI_PLUGINS="openai")
+    assert done.returncode == 2
+    assert done.stderr == ("chatcli: error: no API key for OpenAI — run `chatcli keys set "
+                           "openai` or export OPENAI_API_KEY\n")

@@ -7,7 +7,7 @@ import os
 
 from chatcli.config import Settings
 from chatcli.conversation import Conversation
-from chatcli.errors import AuthError, ChatcliError, ProviderError, UsageError
+from chatcli.errors import ChatcliError, ConfigError, ProviderError, UsageError
 from chatcli.keys import lookup_key
 from chatcli.plugins import PLUGIN_ERRORS, PluginHost
 from chatcli.types import Provider, ProviderConfig, ProviderSpec
@@ -113,11 +113,10 @@ def build_provider(
     chosen = model or (settings.model if settings.provider in (None, spec.name) else None)
     chosen = chosen or table.model or spec.default_model
     key, _where = provider_key(spec, settings)
-    if spec.requires_key and not key:
-        raise AuthError(
+    if spec.requires_key and not key:  # set-up, not a failure of the service: exit code 2
+        raise ConfigError(
             f"no API key for {spec.display_name}",
             f"run `chatcli keys set {spec.name}` or export {' or '.join(spec.env_keys) or 'a key'}",
-            provider=spec.name,
         )
     base_url = table.base_url or (os.environ.get(spec.base_url_env) if spec.base_url_env else None)
     config = ProviderConfig(

@@ -10,7 +10,7 @@ import chatcli_provider_openai.plugin as openai_plugin
 import pytest
 from _openai_testlib import TEST_KEY, ask
 from chatcli.config import Settings
-from chatcli.errors import AuthError
+from chatcli.errors import ConfigError
 from chatcli.plugins import PluginHost, hookimpl
 from chatcli.registry import build_provider, choose_provider
 from chatcli.testing import Reply
@@ -93,9 +93,9 @@ def test_each_preset_resolves_key_and_url(name, chatcli_home, no_provider_env, m
 def test_keyed_preset_without_key_says_which_variable(chatcli_home, no_provider_env):
     host = PluginHost()
     host.register(openai_plugin, "openai")
-    with pytest.raises(AuthError) as info:
+    with pytest.raises(ConfigError) as info:
         build_provider(host.providers()["xai"], Settings())
-    assert "XAI_API_KEY" in str(info.value)
+    assert "XAI_API_KEY" in str(info.value) and info.value.exit_code == 2
 
 
 def test_local_url_variables_redirect_keyless_presets(chatcli_home, no_provider_env, monkeypatch):
