@@ -32,7 +32,8 @@ def test_streamed_answer_renders_as_markdown(start_chat: Callable[..., Terminal]
                                             openai_server) -> None:
     openai_server.script(Reply(
         text="## Plan\n\nThis is **very bold** text.\n\n- first point\n- second point\n\n"
-             "```python\nprint('hi')\n```\n\nAll done.", delay=0.01))
+             "```python\nprint('hi')\n```\n\nAll done.", delay=0.01,
+        usage={"input_tokens": 12345, "output_tokens": 67, "cache_read_tokens": 2048}))
     term = start_chat("--provider", "openai", **openai_env(openai_server))
     term.type("show me markdown")
     screen = term.wait_for(lambda s: "All done." in s and " in · " in s)
@@ -41,7 +42,9 @@ def test_streamed_answer_renders_as_markdown(start_chat: Callable[..., Terminal]
     assert "• first point" in screen
     assert "print('hi')" in screen
     assert screen.count("All done.") == 1 and screen.count("first point") == 1
-    assert "openai/" in screen.split("All done.")[1]  # the footer names the model
+    footer = screen.split("All done.")[1]
+    assert "openai/" in footer  # the footer names the model, tokens and cache use
+    assert "12,345 in · 67 out · cache 2,048 read · 0 write" in footer
 
 
 def test_ctrl_c_keeps_the_partial_answer_and_the_prompt_returns(

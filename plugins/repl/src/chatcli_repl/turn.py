@@ -71,9 +71,9 @@ def _footer(app: ReplApp, finished: TurnFinished, seconds: float) -> None:
     model = finished.model or app.engine.model
     parts = [f"{app.engine.provider_name}/{model}"]
     if usage.input_tokens or usage.output_tokens:  # unknown when the answer was cut short
-        parts.append(f"{usage.input_tokens} in · {usage.output_tokens} out")
+        parts.append(f"{usage.input_tokens:,} in · {usage.output_tokens:,} out")
     if usage.cache_read_tokens or usage.cache_write_tokens:
-        parts.append(f"cache {usage.cache_read_tokens} read · {usage.cache_write_tokens} write")
+        parts.append(f"cache {usage.cache_read_tokens:,} read · {usage.cache_write_tokens:,} write")
     parts.append(f"{seconds:.1f}s")
     app.console.print("  " + " · ".join(parts), style="dim", markup=False)
 
