@@ -109,9 +109,7 @@ def key_bindings(app: ReplApp) -> KeyBindings:
     def _stop_at_question(event: Any) -> None:
         # Ctrl+C always stops: at a tool approval it denies the call *and* ends the answer
         # (Esc only declines, and the model goes on).
-        if app.cancel is not None:
-            app.cancel.set()
-            app.view.status = "stopping…"
+        _stop(event)
         _cancel_question(event)
 
     @bindings.add("up", filter=asking)
@@ -145,6 +143,7 @@ def key_bindings(app: ReplApp) -> KeyBindings:
 
     @bindings.add("c-c", filter=busy & ~asking)
     def _stop(event: Any) -> None:
+        """Cancel the answer in progress (the engine keeps what arrived, marked interrupted)."""
         if app.cancel is not None:
             app.cancel.set()
             app.view.status = "stopping…"

@@ -173,10 +173,9 @@ def _session_export(app: ChatApp, args: str) -> None:
     from chatcli.paths import atomic_write
 
     words = args.split(maxsplit=1)
-    fmt = ""
     if words and words[0].lower() in (*FORMATS, "md"):
         fmt = words.pop(0).lower()
-    if not fmt:  # no format named: the file's suffix tells (out.json), else markdown
+    else:  # no format named: the file's suffix tells (out.json), else markdown
         fmt = "json" if words and words[0].lower().endswith(".json") else "markdown"
     conversation = app.conversation
     suffix = ".json" if fmt == "json" else ".md"
