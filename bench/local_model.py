@@ -14,7 +14,7 @@ import statistics
 import sys
 import time
 
-from chatcli.types import (
+from chatcli import (
     ChatRequest,
     Message,
     PromptSection,

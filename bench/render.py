@@ -22,7 +22,7 @@ import io
 import random
 import time
 
-from chatcli.render import MarkdownStream
+from chatcli import MarkdownStream
 from rich.console import Console
 from rich.markdown import Markdown
 

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from chatcli.cli import run
-from chatcli.plugins import PluginHost
-from chatcli.testing import ScriptedProvider, scripted_plugin
+from chatcli import PluginHost
+from chatcli._cli import run
+from chatcli_testing import ScriptedProvider, scripted_plugin
 from scripted_app import ToolPlugin
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -58,7 +58,7 @@ class Cli:
         self.host.register(ToolPlugin(), "tools")
 
     def script(self, *replies) -> None:
-        """Queue the provider's replies (chatcli.testing Reply / Fault / exceptions)."""
+        """Queue the provider's replies (chatcli_testing Reply / Fault / exceptions)."""
         self.provider.script(*replies)
 
     def __call__(self, *argv: str, stdin: str | io.StringIO = "") -> Result:

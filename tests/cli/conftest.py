@@ -9,13 +9,13 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from chatcli.testing import isolate_environment
+from chatcli_testing import isolate_environment
 from cli_support import Cli
 
 
 @pytest.fixture
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Isolated config/data dirs (``chatcli.testing``), and a work dir as the current dir."""
+    """Isolated config/data dirs (``chatcli_testing``), and a work dir as the current dir."""
     isolate_environment(monkeypatch, tmp_path)
     work = tmp_path / "work"
     work.mkdir()

@@ -1,7 +1,7 @@
 """Test helpers: a ``write_note`` tool plugin, and ``chatcli`` with a scripted provider.
 
 Run as a script (``python scripted_app.py ARGS...``) this is the real command line with only the
-``chatcli.testing`` scripted provider and the tool registered; the provider's script comes from
+``chatcli_testing`` scripted provider and the tool registered; the provider's script comes from
 the ``CLI_TEST_SCRIPT`` variable: a JSON list of ``{"reply": {Reply fields}}``,
 ``{"fault": {Fault fields}}`` or ``{"tool": NAME, "args": {...}}``.
 """
@@ -13,8 +13,7 @@ import os
 import sys
 from pathlib import Path
 
-from chatcli import hookimpl
-from chatcli.types import Risk, Tool, ToolContext
+from chatcli import Risk, Tool, ToolContext, hookimpl
 from pydantic import BaseModel
 
 __all__ = ["NoteArgs", "ToolPlugin", "script_from_env"]
@@ -44,7 +43,7 @@ class ToolPlugin:
 
 def script_from_env() -> list:
     """The scripted replies described by ``CLI_TEST_SCRIPT``."""
-    from chatcli.testing import Fault, Reply, ToolCall
+    from chatcli_testing import Fault, Reply, ToolCall
 
     items: list = []
     for item in json.loads(os.environ.get("CLI_TEST_SCRIPT", "[]")):
@@ -59,9 +58,9 @@ def script_from_env() -> list:
 
 def main() -> int:
     """The real command line with the scripted provider and the tool (nothing else)."""
-    from chatcli.cli import run
-    from chatcli.plugins import PluginHost
-    from chatcli.testing import ScriptedProvider, scripted_plugin
+    from chatcli import PluginHost
+    from chatcli._cli import run
+    from chatcli_testing import ScriptedProvider, scripted_plugin
 
     host = PluginHost()
     host.register(scripted_plugin(ScriptedProvider(script_from_env())), "scripted")

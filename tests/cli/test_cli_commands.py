@@ -5,9 +5,8 @@ from __future__ import annotations
 import stat
 import sys
 
-from chatcli import hookimpl
-from chatcli.testing import ScriptedProvider, scripted_plugin
-from chatcli.types import ProviderSpec
+from chatcli import ProviderSpec, hookimpl
+from chatcli_testing import ScriptedProvider, scripted_plugin
 from cli_support import TtyInput
 
 SECRET = "sk-test-abcdefghijklmnop1234"
@@ -164,7 +163,7 @@ def test_plugins_install_uses_chatcli_own_python(cli):
 
 def test_plugins_new_renders_the_template(cli, home):
     try:
-        import chatcli.scaffold  # noqa: F401
+        import chatcli._cli.scaffold  # noqa: F401
     except ImportError:
         result = cli("plugins", "new", "chatcli-demo", "--kind", "tool")
         assert result.code == 2 and "scaffold" in result.err

@@ -8,9 +8,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from chatcli.cli_oneshot import clean_text, decode_input
-from chatcli.errors import UsageError
-from chatcli.testing import Reply
+from chatcli import UsageError
+from chatcli._cli.oneshot import clean_text, decode_input
+from chatcli_testing import Reply
 from cli_support import CHATCLI, process_env
 from hypothesis import given
 from hypothesis import strategies as st
@@ -49,7 +49,7 @@ def test_binary_stdin_is_refused_in_one_line_before_any_request(openai_server, t
 
 
 def test_stdin_larger_than_any_context_is_refused_before_any_request(openai_server, tmp_path):
-    from chatcli.cli_oneshot import MAX_STDIN_BYTES
+    from chatcli._cli.oneshot import MAX_STDIN_BYTES
 
     data = b"log line\n" * (MAX_STDIN_BYTES // 9 + 2)
     done = run_bytes(tmp_path, ["-p", "summarize", "--provider", "openai", "--model", "m"],

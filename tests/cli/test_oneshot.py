@@ -5,9 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from chatcli import hookimpl
-from chatcli.testing import Fault, Reply, ScriptedProvider, ToolCall, scripted_plugin
-from chatcli.types import ProviderSpec, TextDelta
+from chatcli import ProviderSpec, TextDelta, hookimpl
+from chatcli_testing import Fault, Reply, ScriptedProvider, ToolCall, scripted_plugin
 from cli_support import TtyInput
 
 USAGE = {"input_tokens": 10, "output_tokens": 4, "cache_read_tokens": 3, "cache_write_tokens": 2}
@@ -288,8 +287,7 @@ def test_no_prompt_on_a_terminal_calls_interactive_main(cli):
 
 
 def test_resume_goes_through_open_conversation(cli):
-    from chatcli.conversation import Conversation
-    from chatcli.types import Message
+    from chatcli import Conversation, Message
 
     calls = []
 
@@ -313,7 +311,7 @@ def test_resume_goes_through_open_conversation(cli):
 
 
 def test_open_conversation_usage_error_propagates(cli):
-    from chatcli.errors import UsageError
+    from chatcli import UsageError
 
     class Sessions:
         @hookimpl
@@ -365,7 +363,7 @@ def test_markdown_on_a_terminal_uses_the_renderer_when_present(cli, monkeypatch)
     shown = fake.getvalue()
     assert "Title" in shown and "text" in shown
     try:
-        import chatcli.render  # noqa: F401
+        import chatcli._cli.render  # noqa: F401
     except ImportError:
         return
     assert "# Title" not in shown  # rendered, not raw markdown

@@ -6,7 +6,7 @@ import json
 import subprocess
 
 import pytest
-from chatcli.testing import Fault, Reply
+from chatcli_testing import Fault, Reply
 from cli_support import CHATCLI, process_env, run_process
 
 SECRET = "sk-audit-test-0123456789abcdef"
@@ -58,7 +58,7 @@ def test_plugin_exiting_or_asserting_at_import_is_skipped(home, openai_server, b
 
 HOOK_EXITS = """\
 import sys
-from chatcli.plugins import hookimpl
+from chatcli import hookimpl
 
 @hookimpl
 def session_start(conversation, settings):
@@ -83,8 +83,7 @@ def test_plugin_calling_sys_exit_in_a_hook_is_isolated(home, openai_server):
 
 LEAKY_PROVIDER = """\
 import os
-from chatcli import ProviderSpec, hookimpl
-from chatcli.types import StopEvent, StopReason, TextDelta
+from chatcli import ProviderSpec, StopEvent, StopReason, TextDelta, hookimpl
 
 
 class Leaky:

@@ -8,8 +8,9 @@ import stat
 import subprocess
 import sys
 
+import chatcli
 import pytest
-from chatcli.testing import Fault, Reply, ToolCall
+from chatcli_testing import Fault, Reply, ToolCall
 from cli_support import CHATCLI, PYTHON, SCRIPTED_APP, process_env, run_process
 
 SDKS = ("openai", "anthropic", "ollama", "xllamacpp", "mcp", "httpx2")
@@ -51,7 +52,7 @@ def home(tmp_path):
 def test_version_answers_without_importing_click(home):
     done = run_process([CHATCLI, "--version"], home, PYTHONPROFILEIMPORTTIME="1")
     assert done.returncode == 0
-    assert done.stdout == "chatcli 0.1.0\n"
+    assert done.stdout == f"chatcli {chatcli.__version__}\n"
     modules = imported_modules(done.stderr)
     assert "chatcli" in modules
     assert "click" not in modules and "pluggy" not in modules and "stevedore" not in modules
@@ -157,7 +158,7 @@ def test_tool_denied_and_allowed_in_a_real_process(home):
                           CLI_TEST_SCRIPT=script)
     assert allowed.returncode == 0, allowed.stderr
     assert (home / "work" / "n.txt").read_text() == "hi"
-    assert ToolCall  # the script format mirrors chatcli.testing.ToolCall
+    assert ToolCall  # the script format mirrors chatcli_testing.ToolCall
 
 
 def test_sigint_keeps_the_partial_answer_and_exits_130(home):

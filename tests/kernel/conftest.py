@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from chatcli.testing import isolate_environment
+from chatcli_testing import isolate_environment
 
 
 @pytest.fixture(autouse=True)

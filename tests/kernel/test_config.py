@@ -5,9 +5,9 @@ from __future__ import annotations
 import stat
 
 import pytest
-from chatcli.config import get_value, load_settings, set_value, unset_value, user_config_path
-from chatcli.errors import ConfigError
-from chatcli.keys import key_file, list_keys, lookup_key, remove_key, set_key
+from chatcli import ConfigError
+from chatcli._config import get_value, load_settings, set_value, unset_value, user_config_path
+from chatcli._keys import key_file, list_keys, lookup_key, remove_key, set_key
 from hypothesis import given
 from hypothesis import strategies as st
 

@@ -5,11 +5,8 @@ A model set on its own applies to whichever provider is used."""
 from __future__ import annotations
 
 import pytest
-from chatcli.config import load_settings, user_config_path
-from chatcli.errors import ConfigError
-from chatcli.plugins import PluginHost
-from chatcli.registry import build_provider
-from chatcli.testing import ScriptedProvider, scripted_plugin
+from chatcli import ConfigError, PluginHost, build_provider, load_settings, user_config_path
+from chatcli_testing import ScriptedProvider, scripted_plugin
 
 
 def write(path, text: str) -> None:

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from chatcli.conversation import Conversation, ConversationObserver
-from chatcli.types import Message
+from chatcli import Conversation, ConversationObserver, Message
 
 
 def texts(conversation: Conversation) -> list[str]:

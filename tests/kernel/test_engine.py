@@ -4,26 +4,30 @@ from __future__ import annotations
 
 import threading
 
-from chatcli import hookimpl
-from chatcli.config import Settings
-from chatcli.conversation import Conversation
-from chatcli.engine import Engine, Retrying, ToolFinished, TurnFinished
-from chatcli.errors import AuthError, RateLimitError
-from chatcli.plugins import PluginHost
-from chatcli.types import (
+from chatcli import (
+    AuthError,
+    Conversation,
     Decision,
+    Engine,
     Message,
+    PluginHost,
     PromptSection,
+    RateLimitError,
+    Retrying,
     Risk,
     Role,
+    Settings,
     StopEvent,
     StopReason,
     TextDelta,
     Tool,
     ToolCallEvent,
     ToolCallPart,
+    ToolFinished,
+    TurnFinished,
     Usage,
     UsageEvent,
+    hookimpl,
 )
 from pydantic import BaseModel
 

@@ -4,21 +4,23 @@ from __future__ import annotations
 
 import sys
 
-from chatcli import hookimpl
-from chatcli.config import Settings
-from chatcli.conversation import Conversation
-from chatcli.engine import Engine, ToolFinished, TurnFinished
-from chatcli.errors import ProviderError
-from chatcli.plugins import PluginHost
-from chatcli.types import (
+from chatcli import (
+    Conversation,
+    Engine,
     Message,
+    PluginHost,
+    ProviderError,
     Role,
+    Settings,
     StopEvent,
     StopReason,
     TextDelta,
     Tool,
     ToolCallEvent,
     ToolCallPart,
+    ToolFinished,
+    TurnFinished,
+    hookimpl,
 )
 from pydantic import BaseModel
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from chatcli.errors import ConfigError
-from chatcli.keys import key_file, list_keys, set_key
+from chatcli import ConfigError
+from chatcli._keys import key_file, list_keys, set_key
 
 
 @pytest.mark.parametrize("bad", ["sk-abc\ndef", "sk-abc def", "sk-\udcff\udcfe", "sk-ab\x07c"])

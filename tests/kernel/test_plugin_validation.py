@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from chatcli.plugins import PluginHost, hookimpl
+from chatcli import PluginHost, hookimpl
 
 
 class ExtraArgument:

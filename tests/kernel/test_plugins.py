@@ -7,8 +7,7 @@ import sys
 import textwrap
 
 import pytest
-from chatcli import ProviderSpec, hookimpl
-from chatcli.plugins import PluginHost
+from chatcli import PluginHost, ProviderSpec, hookimpl
 
 
 def _spec(name: str, priority: int = 50) -> ProviderSpec:
@@ -129,7 +128,7 @@ def _run(code: str, env_extra: dict[str, str]) -> subprocess.CompletedProcess[st
 
 
 LIST = (
-    "from chatcli.plugins import PluginHost\n"
+    "from chatcli import PluginHost\n"
     "h = PluginHost(); h.load_entry_points()\n"
     "print(sorted(h.entry_points)); print(sorted(h.providers()))\n"
     "print([str(f) for f in h.failures])"
@@ -163,9 +162,7 @@ def test_env_selection_loads_only_named_plugins(tmp_path) -> None:
 
 
 def test_keyless_servers_are_never_chosen_automatically() -> None:
-    from chatcli.config import Settings
-    from chatcli.errors import UsageError
-    from chatcli.registry import choose_provider
+    from chatcli import Settings, UsageError, choose_provider
 
     class Servers:
         @hookimpl

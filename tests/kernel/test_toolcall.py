@@ -4,13 +4,8 @@ from __future__ import annotations
 
 import json
 
-from chatcli.toolcall import (
-    catalog_section,
-    format_tool_call,
-    parse_tool_calls,
-    scan_tool_calls,
-)
-from chatcli.types import ToolSpec
+from chatcli import ToolSpec
+from chatcli._toolcall import catalog_section, format_tool_call, parse_tool_calls, scan_tool_calls
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

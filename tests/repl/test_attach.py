@@ -5,8 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from chatcli.errors import UsageError
-from chatcli.types import ImagePart, TextPart
+from chatcli import ImagePart, TextPart, UsageError
 from chatcli_repl.attach import MAX_BYTES, references, typed_text, user_message
 from hypothesis import given, settings
 from hypothesis import strategies as st

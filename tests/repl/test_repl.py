@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
-from chatcli.testing import Fault, Reply
+from chatcli_testing import Fault, Reply
 
 from .terminal import Terminal, wait_until
 

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from chatcli.testing import Fault, Reply
+from chatcli_testing import Fault, Reply
 
 from .terminal import Terminal, wait_until
 

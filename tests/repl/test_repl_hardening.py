@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from chatcli.testing import Fault, Reply, ToolCall
+from chatcli_testing import Fault, Reply, ToolCall
 
 from .terminal import Terminal
 
@@ -72,8 +72,7 @@ def test_a_message_starting_with_a_path_is_sent_not_taken_for_a_command(
 NOTE_TOOL = """
 import os
 from pydantic import BaseModel
-from chatcli.plugins import hookimpl
-from chatcli.types import Risk, Tool
+from chatcli import Risk, Tool, hookimpl
 
 class _Args(BaseModel):
     text: str

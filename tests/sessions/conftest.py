@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from chatcli.plugins import PluginHost
+from chatcli import PluginHost
 from chatcli_sessions import plugin as sessions_plugin
 from chatcli_sessions.store import default_path
 from sessions_helpers import FakeApp

@@ -13,11 +13,7 @@ import sys
 import time
 from pathlib import Path
 
-from chatcli.config import Settings
-from chatcli.conversation import Conversation
-from chatcli.engine import attach_hooks
-from chatcli.plugins import PluginHost
-from chatcli.types import Message
+from chatcli import Conversation, Message, PluginHost, Settings, attach_hooks
 from chatcli_sessions import plugin
 
 

@@ -5,11 +5,7 @@ from __future__ import annotations
 import io
 from typing import Any
 
-from chatcli.config import Settings
-from chatcli.conversation import Conversation
-from chatcli.engine import attach_hooks
-from chatcli.plugins import PluginHost
-from chatcli.types import Message
+from chatcli import Conversation, Message, PluginHost, Settings, attach_hooks
 from rich.console import Console
 
 

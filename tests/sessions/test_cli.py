@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-from chatcli.plugins import PluginHost
+from chatcli import PluginHost
 from chatcli_sessions.cli import sessions
 from chatcli_sessions.store import SessionStore
 from click.testing import CliRunner
@@ -85,7 +85,7 @@ def test_the_real_command_line(two_sessions: tuple[str, str]) -> None:
 
 
 def test_continue_and_resume_with_a_real_provider(home: Path, openai_server) -> None:
-    from chatcli.testing import Reply
+    from chatcli_testing import Reply
 
     env = dict(os.environ, OPENAI_API_KEY="test", OPENAI_BASE_URL=openai_server.url)
     openai_server.script(Reply(text="Paris."), Reply(text="About two million."),
@@ -109,7 +109,7 @@ def test_continue_and_resume_with_a_real_provider(home: Path, openai_server) -> 
 
 
 def test_continue_after_kill_9_mid_answer(home: Path, openai_server) -> None:
-    from chatcli.testing import Reply
+    from chatcli_testing import Reply
 
     env = dict(os.environ, OPENAI_API_KEY="test", OPENAI_BASE_URL=openai_server.url)
     openai_server.script(

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from chatcli.plugins import PluginHost
+from chatcli import PluginHost
 from chatcli_sessions.store import SessionStore
 from sessions_helpers import FakeApp, path_texts, turn
 
@@ -162,7 +162,7 @@ def test_completion_of_subcommands_and_session_ids(app: FakeApp) -> None:
 
 
 def test_rewind_prefills_what_was_typed_without_attached_files(app: FakeApp) -> None:
-    from chatcli.types import Message, Role, TextPart
+    from chatcli import Message, Role, TextPart
 
     conversation = app.conversation
     conversation.checkpoint("explain @a.py")

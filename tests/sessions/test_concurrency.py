@@ -8,9 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from chatcli.conversation import Conversation
-from chatcli.plugins import PluginHost
-from chatcli.types import Role
+from chatcli import Conversation, PluginHost, Role
 from chatcli_sessions.store import SessionStore
 from sessions_helpers import new_conversation, turn
 

@@ -22,12 +22,7 @@ import time
 import traceback
 from pathlib import Path
 
-from chatcli.config import Settings
-from chatcli.conversation import Conversation
-from chatcli.engine import attach_hooks
-from chatcli.errors import UsageError
-from chatcli.plugins import PluginHost
-from chatcli.types import Message, Role
+from chatcli import Conversation, Message, PluginHost, Role, Settings, UsageError, attach_hooks
 from chatcli_sessions import plugin as sessions_plugin
 from chatcli_sessions.store import SessionStore
 

@@ -7,18 +7,9 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from chatcli.config import Settings
-from chatcli.engine import attach_hooks
-from chatcli.errors import UsageError
-from chatcli.plugins import PluginHost
-from chatcli.types import Message, Role, ToolCallPart
+from chatcli import Message, PluginHost, Role, Settings, ToolCallPart, UsageError, attach_hooks
 from chatcli_sessions.export import to_json, to_markdown
-from chatcli_sessions.store import (
-    SCHEMA_VERSION,
-    SessionStore,
-    StoreError,
-    fts_query,
-)
+from chatcli_sessions.store import SCHEMA_VERSION, SessionStore, StoreError, fts_query
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sessions_helpers import new_conversation, path_texts, turn

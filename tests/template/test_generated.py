@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from chatcli.scaffold import KINDS, render_plugin
-from chatcli.testing import Fault, OpenAIServer, Reply, ToolCall
+from chatcli._cli.scaffold import KINDS, render_plugin
+from chatcli_testing import Fault, OpenAIServer, Reply, ToolCall
 
 pytestmark = pytest.mark.slow
 
@@ -103,17 +103,21 @@ def sandbox(tmp_path_factory) -> Sandbox:
     uv = uv_command()
     root = tmp_path_factory.mktemp("template-e2e")
 
-    built = run([*uv, "build", "--quiet", "--out-dir", str(root / "dist"), str(REPO / "kernel")])
-    assert built.returncode == 0, built.stderr
-    (wheel,) = (root / "dist").glob("chatcli_kernel-*.whl")
+    dist = root / "dist"
+    for project in ("kernel", "libs/provider-kit", "libs/testing"):
+        built = run([*uv, "build", "--quiet", "--out-dir", str(dist), str(REPO / project)])
+        assert built.returncode == 0, built.stderr
+    (wheel,) = dist.glob("chatcli_kernel-*.whl")
 
     venv = root / "venv"
     made = run([*uv, "venv", "--quiet", "--python", sys.executable, str(venv)])
     assert made.returncode == 0, made.stderr
     python = venv / "bin" / "python"
-    uv_install(uv, python, str(wheel), "pytest")
+    uv_install(uv, python, str(wheel))
 
-    env = clean_env(root / "home", venv / "bin")
+    # The libraries are not on the package index yet: the installer finds them in dist/.
+    env = clean_env(root / "home", venv / "bin") | {
+        "UV_FIND_LINKS": str(dist), "PIP_FIND_LINKS": str(dist)}
     work = root / "work"
     work.mkdir()
     plugins: dict[str, Path] = {}
@@ -124,10 +128,14 @@ def sandbox(tmp_path_factory) -> Sandbox:
         plugins[kind] = work / folder
         assert plugins[kind].is_dir()
 
-    # Editable installs as the READMEs say; the skill pack as a regular install, to prove its
-    # SKILL.md files ship as package data.
-    uv_install(uv, python, "-e", str(plugins["provider"]), "-e", str(plugins["tool"]),
-               "-e", str(plugins["command"]), str(plugins["skills"]))
+    # As the READMEs say: `chatcli plugins install -e '.[test]'` (the installer chatcli finds in
+    # its own environment: uv here, since a uv environment has no pip). The skill pack as a
+    # regular install, to prove its SKILL.md files ship as package data.
+    for kind in ("provider", "tool", "command"):
+        done = run([str(venv / "bin" / "chatcli"), "plugins", "install", "-e", ".[test]"],
+                   cwd=plugins[kind], env=env)
+        assert done.returncode == 0, done.stdout + done.stderr
+    uv_install(uv, python, "--find-links", str(dist), str(plugins["skills"]) + "[test]")
     return Sandbox(root=root, wheel=wheel, bin=venv / "bin", plugins=plugins, env=env)
 
 
@@ -273,7 +281,7 @@ def test_the_command_is_a_chatcli_subcommand(sandbox):
 
 def test_the_skill_pack_ships_its_skill_files(sandbox):
     code = (
-        "from chatcli.plugins import PluginHost\n"
+        "from chatcli import PluginHost\n"
         "host = PluginHost(); host.load_entry_points()\n"
         "print(host.skill_sources()['tskills'].path)\n"
     )

@@ -11,9 +11,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import chatcli
 import pytest
-from chatcli.errors import UsageError
-from chatcli.scaffold import KINDS, find_template, placeholders, render_plugin, validate_name
+from chatcli import UsageError
+from chatcli._cli.scaffold import KINDS, find_template, placeholders, render_plugin, validate_name
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -84,7 +85,8 @@ def test_placeholders_follow_the_naming_rules():
         "distribution": "chatcli-provider-my-weather",
         "package": "chatcli_provider_my_weather",
         "env": "MY_WEATHER",
-        "kernel_version": placeholders("x", "tool")["kernel_version"],
+        "kernel_version": chatcli.__version__,
+        "kernel_range": f">={chatcli.__version__},<{int(chatcli.__version__.split('.')[0]) + 1}",
         "kind": "provider",
     }
     assert placeholders("my-weather", "tool")["distribution"] == "chatcli-my-weather"
@@ -192,7 +194,7 @@ def test_build_leftovers_in_the_template_are_not_copied(tmp_path, monkeypatch):
     (fake / "tool" / "src" / "{{package}}" / "icon.bin").write_bytes(b"\xff\xfe{{name}}")
     (fake / "tool" / "run.sh").write_text("#!/bin/sh\necho {{name}}\n")
     (fake / "tool" / "run.sh").chmod(0o755)
-    monkeypatch.setattr("chatcli.scaffold.find_template", lambda: fake)
+    monkeypatch.setattr("chatcli._cli.scaffold.find_template", lambda: fake)
 
     folder = render_plugin("weather", "tool", tmp_path / "out")
 

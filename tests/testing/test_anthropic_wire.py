@@ -8,7 +8,7 @@ from typing import Any
 
 import anthropic
 import pytest
-from chatcli.testing import AnthropicServer, Fault, Reply, ToolCall
+from chatcli_testing import AnthropicServer, Fault, Reply, ToolCall
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

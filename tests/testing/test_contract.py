@@ -14,9 +14,15 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 BROKEN = textwrap.dedent('''
-    from chatcli.errors import AuthError, ProviderError, RateLimitError, ServerError
-    from chatcli.testing import ProviderContract
-    from chatcli.types import ProviderConfig, StopEvent
+    from chatcli import (
+        AuthError,
+        ProviderConfig,
+        ProviderError,
+        RateLimitError,
+        ServerError,
+        StopEvent,
+    )
+    from chatcli_testing import ProviderContract
 
     KEY = "sk-broken-0123456789abcdefSECRET"
 
@@ -154,7 +160,7 @@ def test_the_contract_fails_exactly_where_a_provider_breaks_a_rule(tmp_path):
 
 def test_an_incomplete_subclass_fails_with_a_clear_message(tmp_path):
     (tmp_path / "test_incomplete.py").write_text(textwrap.dedent('''
-        from chatcli.testing import ProviderContract
+        from chatcli_testing import ProviderContract
 
         class TestNoServer(ProviderContract):
             pass

@@ -8,7 +8,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from chatcli import paths
+from chatcli import _paths as paths
 
 
 def test_chatcli_home_isolates_dirs_and_clears_keys(monkeypatch: pytest.MonkeyPatch,

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import openai
 import pytest
-from chatcli.testing import AnthropicServer, Fault, OllamaServer, OpenAIServer, Reply
+from chatcli_testing import AnthropicServer, Fault, OllamaServer, OpenAIServer, Reply
 
-README = Path(__file__).parents[2] / "kernel/src/chatcli/testing/README.md"
+README = Path(__file__).parents[2] / "libs/testing/README.md"
 
 
 @pytest.mark.parametrize("cls", [OpenAIServer, AnthropicServer, OllamaServer])
@@ -77,8 +77,8 @@ def test_readme_example_passes(openai_server: OpenAIServer, chatcli_home: Path) 
 
 
 def test_importing_the_package_and_plugin_imports_no_sdk() -> None:
-    code = ("import sys, chatcli.testing, chatcli.testing.pytest_plugin; "
-            "from chatcli.testing import Reply, OpenAIServer, AnthropicServer, OllamaServer; "
+    code = ("import sys, chatcli_testing, chatcli_testing.pytest_plugin; "
+            "from chatcli_testing import Reply, OpenAIServer, AnthropicServer, OllamaServer; "
             "print(sorted(m for m in sys.modules if m.split('.')[0] in "
             "('openai', 'anthropic', 'ollama', 'httpx', 'httpx2', 'pydantic')))")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

@@ -8,7 +8,7 @@ from typing import Any
 import httpx
 import ollama
 import pytest
-from chatcli.testing import Fault, OllamaServer, Reply, ToolCall
+from chatcli_testing import Fault, OllamaServer, Reply, ToolCall
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

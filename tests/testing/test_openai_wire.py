@@ -8,7 +8,7 @@ from typing import Any
 
 import openai
 import pytest
-from chatcli.testing import Fault, OpenAIServer, Reply, ToolCall
+from chatcli_testing import Fault, OpenAIServer, Reply, ToolCall
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

@@ -4,23 +4,27 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import chatcli as errors
 import pytest
-from chatcli import errors
-from chatcli.config import Settings
-from chatcli.conversation import Conversation
-from chatcli.engine import Engine, Retrying, ToolFinished, TurnFinished
-from chatcli.plugins import PluginHost
-from chatcli.registry import build_provider, choose_provider
-from chatcli.testing import AddTool, Fault, Reply, ScriptedProvider, ToolCall, scripted_plugin
-from chatcli.types import (
+from chatcli import (
+    Conversation,
+    Engine,
     Message,
+    PluginHost,
+    Retrying,
     Role,
+    Settings,
     StopEvent,
     StopReason,
     TextDelta,
     ToolCallEvent,
+    ToolFinished,
+    TurnFinished,
     UsageEvent,
+    build_provider,
+    choose_provider,
 )
+from chatcli_testing import AddTool, Fault, Reply, ScriptedProvider, ToolCall, scripted_plugin
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -132,6 +136,6 @@ def test_reply_rejects_unknown_usage_keys() -> None:
 
 
 def _request():  # type: ignore[no-untyped-def]
-    from chatcli.types import ChatRequest
+    from chatcli import ChatRequest
 
     return ChatRequest(model="m1", messages=[Message.user("hi")])

@@ -1,7 +1,9 @@
 """chatcli: a terminal AI assistant built as a plugin-first microkernel.
 
-The public API is re-exported here and imported lazily, so ``import chatcli`` (and
-``chatcli --version``) stays cheap: each name loads its module on first use.
+This module is chatcli's public API: the names in ``__all__``. Every other module of the
+``chatcli`` package is private (its name starts with ``_``) and may change without notice.
+Names are imported lazily, so ``import chatcli`` (and ``chatcli --version``) stays cheap: each
+name loads its module on first use.
 """
 
 from __future__ import annotations
@@ -9,59 +11,88 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+__version__ = "1.0.0"
 
 _EXPORTS: dict[str, str] = {
-    # plugin contract
-    "hookimpl": "chatcli.plugins",
+    # the plugin contract
+    "hookimpl": "chatcli._plugins",
     "hookspec": "chatcli.hookspecs",
-    "PluginHost": "chatcli.plugins",
-    # data model
-    "Capabilities": "chatcli.types",
-    "ChatRequest": "chatcli.types",
-    "Decision": "chatcli.types",
-    "ImagePart": "chatcli.types",
-    "Message": "chatcli.types",
-    "PromptSection": "chatcli.types",
-    "Provider": "chatcli.types",
-    "ProviderConfig": "chatcli.types",
-    "ProviderSpec": "chatcli.types",
-    "Risk": "chatcli.types",
-    "Role": "chatcli.types",
-    "SkillSource": "chatcli.types",
-    "SlashCommand": "chatcli.types",
-    "StopEvent": "chatcli.types",
-    "StopReason": "chatcli.types",
-    "StreamEvent": "chatcli.types",
-    "TextDelta": "chatcli.types",
-    "TextPart": "chatcli.types",
-    "Tool": "chatcli.types",
-    "ToolCallEvent": "chatcli.types",
-    "ToolCallPart": "chatcli.types",
-    "ToolContext": "chatcli.types",
-    "ToolResultPart": "chatcli.types",
-    "ToolSpec": "chatcli.types",
-    "Usage": "chatcli.types",
-    "UsageEvent": "chatcli.types",
-    # conversation and engine
-    "Checkpoint": "chatcli.conversation",
-    "Conversation": "chatcli.conversation",
-    "Engine": "chatcli.engine",
-    "Settings": "chatcli.config",
-    "load_settings": "chatcli.config",
+    "PluginHost": "chatcli._plugins",
+    "PluginFailure": "chatcli._plugins",
+    # the data model
+    "Capabilities": "chatcli._types",
+    "ChatRequest": "chatcli._types",
+    "Decision": "chatcli._types",
+    "ImagePart": "chatcli._types",
+    "Message": "chatcli._types",
+    "Part": "chatcli._types",
+    "PromptSection": "chatcli._types",
+    "Provider": "chatcli._types",
+    "ProviderConfig": "chatcli._types",
+    "ProviderSpec": "chatcli._types",
+    "Risk": "chatcli._types",
+    "Role": "chatcli._types",
+    "SkillSource": "chatcli._types",
+    "SlashCommand": "chatcli._types",
+    "StopEvent": "chatcli._types",
+    "StopReason": "chatcli._types",
+    "StreamEvent": "chatcli._types",
+    "TextDelta": "chatcli._types",
+    "TextPart": "chatcli._types",
+    "Tool": "chatcli._types",
+    "ToolCallEvent": "chatcli._types",
+    "ToolCallPart": "chatcli._types",
+    "ToolContext": "chatcli._types",
+    "ToolResultPart": "chatcli._types",
+    "ToolSpec": "chatcli._types",
+    "Usage": "chatcli._types",
+    "UsageEvent": "chatcli._types",
+    "new_id": "chatcli._types",
+    # conversation, engine, session
+    "Checkpoint": "chatcli._conversation",
+    "Conversation": "chatcli._conversation",
+    "ConversationObserver": "chatcli._conversation",
+    "Engine": "chatcli._engine",
+    "EngineEvent": "chatcli._engine",
+    "Retrying": "chatcli._retry",
+    "ToolFinished": "chatcli._engine",
+    "ToolStarted": "chatcli._engine",
+    "TurnFinished": "chatcli._engine",
+    "attach_hooks": "chatcli._engine",
+    "build_provider": "chatcli._registry",
+    "choose_provider": "chatcli._registry",
+    "continue_with_session_model": "chatcli._registry",
+    "find_provider": "chatcli._registry",
+    "ChatApp": "chatcli._app",
+    # settings and files
+    "ProviderSettings": "chatcli._config",
+    "Settings": "chatcli._config",
+    "load_settings": "chatcli._config",
+    "get_value": "chatcli._config",
+    "set_value": "chatcli._config",
+    "user_config_path": "chatcli._config",
+    "atomic_write": "chatcli._paths",
+    "config_dir": "chatcli._paths",
+    "data_dir": "chatcli._paths",
+    # front-end helpers
+    "MarkdownStream": "chatcli._cli.render",
+    "render_markdown": "chatcli._cli.render",
     # errors
-    "ChatcliError": "chatcli.errors",
-    "ConfigError": "chatcli.errors",
-    "ProviderError": "chatcli.errors",
-    "AuthError": "chatcli.errors",
-    "RateLimitError": "chatcli.errors",
-    "ServerError": "chatcli.errors",
-    "ProviderTimeoutError": "chatcli.errors",
-    "NetworkError": "chatcli.errors",
-    "StreamCutError": "chatcli.errors",
-    "ContextTooLongError": "chatcli.errors",
-    "ModelNotFoundError": "chatcli.errors",
-    "BadRequestError": "chatcli.errors",
+    "ChatcliError": "chatcli._errors",
+    "ConfigError": "chatcli._errors",
+    "UsageError": "chatcli._errors",
+    "ProviderError": "chatcli._errors",
+    "AuthError": "chatcli._errors",
+    "RateLimitError": "chatcli._errors",
+    "ServerError": "chatcli._errors",
+    "ProviderTimeoutError": "chatcli._errors",
+    "NetworkError": "chatcli._errors",
+    "StreamCutError": "chatcli._errors",
+    "ContextTooLongError": "chatcli._errors",
+    "ModelNotFoundError": "chatcli._errors",
+    "BadRequestError": "chatcli._errors",
+    "redact": "chatcli._errors",
+    "register_secret": "chatcli._errors",
 }
 
 __all__ = ["__version__", *sorted(_EXPORTS)]
@@ -78,53 +109,3 @@ def __getattr__(name: str) -> Any:
 
 def __dir__() -> list[str]:
     return __all__
-
-
-if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
-    from chatcli.config import Settings, load_settings
-    from chatcli.conversation import Checkpoint, Conversation
-    from chatcli.engine import Engine
-    from chatcli.errors import (
-        AuthError,
-        BadRequestError,
-        ChatcliError,
-        ConfigError,
-        ContextTooLongError,
-        ModelNotFoundError,
-        NetworkError,
-        ProviderError,
-        ProviderTimeoutError,
-        RateLimitError,
-        ServerError,
-        StreamCutError,
-    )
-    from chatcli.hookspecs import hookspec
-    from chatcli.plugins import PluginHost, hookimpl
-    from chatcli.types import (
-        Capabilities,
-        ChatRequest,
-        Decision,
-        ImagePart,
-        Message,
-        PromptSection,
-        Provider,
-        ProviderConfig,
-        ProviderSpec,
-        Risk,
-        Role,
-        SkillSource,
-        SlashCommand,
-        StopEvent,
-        StopReason,
-        StreamEvent,
-        TextDelta,
-        TextPart,
-        Tool,
-        ToolCallEvent,
-        ToolCallPart,
-        ToolContext,
-        ToolResultPart,
-        ToolSpec,
-        Usage,
-        UsageEvent,
-    )

@@ -12,6 +12,6 @@ def main() -> int:
 
         print(f"chatcli {__version__}")
         return 0
-    from chatcli.cli import run
+    from chatcli._cli import run
 
     return run()

@@ -19,9 +19,9 @@ import pluggy
 if TYPE_CHECKING:
     import click
 
-    from chatcli.config import Settings
-    from chatcli.conversation import Checkpoint, Conversation
-    from chatcli.types import (
+    from chatcli._config import Settings
+    from chatcli._conversation import Checkpoint, Conversation
+    from chatcli._types import (
         ChatRequest,
         Decision,
         Message,
@@ -137,7 +137,7 @@ def prompt_sections(
     :param messages: the conversation view about to be sent (read only).
     :param provider: the provider's name.
     :param model: the model's name.
-    :return: a list of :class:`~chatcli.types.PromptSection` (or None). Mark material that changes
+    :return: a list of :class:`~chatcli.PromptSection` (or None). Mark material that changes
         between calls ``stable=False`` so it is placed after the cached prefix.
     """
 
@@ -263,9 +263,9 @@ def open_conversation(
     :param settings: the effective settings.
     :param resume: a session id (or unique prefix, or name) from ``--resume``, else None.
     :param continue_last: True for ``--continue``/``-c``: the most recent session.
-    :return: a :class:`~chatcli.conversation.Conversation` (restored from storage, observing
+    :return: a :class:`~chatcli.Conversation` (restored from storage, observing
         nothing yet), or None to let the next plugin (or the kernel: a new, unsaved
-        conversation) decide. Raise :class:`chatcli.errors.UsageError` when ``resume`` names
+        conversation) decide. Raise :class:`chatcli.UsageError` when ``resume`` names
         nothing.
     """
 
@@ -275,7 +275,7 @@ def interactive_main(app_options: dict[str, Any]) -> int | None:
     """Run the interactive chat (``chatcli`` with no prompt on a terminal). First result wins.
 
     :param app_options: ``provider``, ``model``, ``system`` (or None), ``continue_last`` (bool),
-        ``resume`` (str or None), ``settings`` (:class:`~chatcli.config.Settings`), ``host``
-        (:class:`~chatcli.plugins.PluginHost`) and ``allow`` (risk classes pre-approved).
+        ``resume`` (str or None), ``settings`` (:class:`~chatcli.Settings`), ``host``
+        (:class:`~chatcli.PluginHost`) and ``allow`` (risk classes pre-approved).
     :return: the process exit code, or None when this plugin does not provide a chat front end.
     """

@@ -2,7 +2,7 @@
 
 The click command is run on a real click group the way chatcli adds it (through the
 ``register_commands`` hook); the slash command is run with a small stand-in for the chat that has
-the two things it uses from :class:`chatcli.app.ChatApp`: a rich console and the conversation.
+the two things it uses from :class:`chatcli.ChatApp`: a rich console and the conversation.
 """
 
 from __future__ import annotations

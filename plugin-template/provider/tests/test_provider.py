@@ -13,13 +13,19 @@ import sys
 
 import pytest
 from chatcli import (
+    AuthError,
+    BadRequestError,
     ChatRequest,
     Conversation,
     Engine,
     Message,
+    ModelNotFoundError,
     PluginHost,
     PromptSection,
     ProviderConfig,
+    Retrying,
+    ServerError,
+    Settings,
     StopEvent,
     StopReason,
     TextDelta,
@@ -27,18 +33,11 @@ from chatcli import (
     ToolCallPart,
     ToolResultPart,
     ToolSpec,
+    TurnFinished,
     UsageEvent,
+    build_provider,
 )
-from chatcli.config import Settings
-from chatcli.engine import Retrying, TurnFinished
-from chatcli.errors import (
-    AuthError,
-    BadRequestError,
-    ModelNotFoundError,
-    ServerError,
-)
-from chatcli.registry import build_provider
-from chatcli.testing import Fault, ProviderContract, Reply, ToolCall
+from chatcli_testing import Fault, ProviderContract, Reply, ToolCall
 
 from {{package}} import plugin
 
@@ -71,7 +70,7 @@ def collect(provider, request: ChatRequest) -> list:
 class TestContract(ProviderContract):
     """chatcli's provider conformance kit: streaming, usage, tool calls and every fault.
 
-    The tests come from :class:`chatcli.testing.ProviderContract`; this class says how to build
+    The tests come from :class:`chatcli_testing.ProviderContract`; this class says how to build
     the provider and what the OpenAI wire format cannot report.
     """
 

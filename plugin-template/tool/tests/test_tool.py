@@ -1,6 +1,6 @@
 """Tests of the tool, run the way chatcli runs it: through the conversation engine.
 
-``ScriptedProvider`` (from chatcli's pytest plugin package ``chatcli.testing``) plays the model:
+``ScriptedProvider`` (from chatcli's pytest plugin package ``chatcli_testing``) plays the model:
 each ``Reply`` is one answer, so a test scripts "call the tool", then "answer in words", and
 checks what the engine did with the call.
 """
@@ -10,10 +10,17 @@ from __future__ import annotations
 import os
 
 import pytest
-from chatcli import Conversation, Engine, Message, PluginHost, Role
-from chatcli.config import Settings
-from chatcli.engine import ToolFinished, TurnFinished
-from chatcli.testing import Reply, ScriptedProvider, ToolCall
+from chatcli import (
+    Conversation,
+    Engine,
+    Message,
+    PluginHost,
+    Role,
+    Settings,
+    ToolFinished,
+    TurnFinished,
+)
+from chatcli_testing import Reply, ScriptedProvider, ToolCall
 
 from {{package}} import plugin
 from {{package}}.tool import TOOL_NAME

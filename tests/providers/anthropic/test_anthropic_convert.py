@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import itertools
 
-from chatcli.types import (
+from chatcli import (
     ChatRequest,
     Message,
     PromptSection,

@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
-from chatcli.config import Settings
-from chatcli.conversation import Conversation
-from chatcli.engine import Engine, ToolFinished, TurnFinished
-from chatcli.plugins import PluginHost
-from chatcli.registry import build_provider, choose_provider
-from chatcli.testing import AddTool, Fault, Reply, ToolCall
-from chatcli.types import Message, StopReason, Usage
+from chatcli import (
+    Conversation,
+    Engine,
+    Message,
+    PluginHost,
+    Settings,
+    StopReason,
+    ToolFinished,
+    TurnFinished,
+    Usage,
+    build_provider,
+    choose_provider,
+)
+from chatcli_testing import AddTool, Fault, Reply, ToolCall
 
 
 def test_engine_turn_with_a_tool_call(anthropic_server, chatcli_home, monkeypatch, tmp_path):

@@ -14,25 +14,22 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from chatcli.errors import (
+from chatcli import (
     AuthError,
     BadRequestError,
-    ContextTooLongError,
-    ModelNotFoundError,
-    NetworkError,
-    RateLimitError,
-    ServerError,
-    StreamCutError,
-)
-from chatcli.testing import Fault, Reply, ToolCall
-from chatcli.types import (
     ChatRequest,
+    ContextTooLongError,
     ImagePart,
     Message,
+    ModelNotFoundError,
+    NetworkError,
     PromptSection,
     ProviderConfig,
+    RateLimitError,
     Role,
+    ServerError,
     StopReason,
+    StreamCutError,
     TextPart,
     ToolCallEvent,
     ToolCallPart,
@@ -40,6 +37,7 @@ from chatcli.types import (
     ToolSpec,
 )
 from chatcli_provider_anthropic.provider import AnthropicProvider
+from chatcli_testing import Fault, Reply, ToolCall
 
 KEY = "sk-ant-test-0123456789abcdef"
 MODEL = "claude-test"

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from chatcli.testing import isolate_environment
-from chatcli.types import ProviderConfig
+from chatcli import ProviderConfig
+from chatcli_testing import isolate_environment
 
 
 @pytest.fixture(autouse=True)

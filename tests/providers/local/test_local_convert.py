@@ -13,23 +13,21 @@ import sys
 from pathlib import Path
 
 import pytest
-from chatcli.errors import (
+from chatcli import (
     BadRequestError,
+    ChatRequest,
     ConfigError,
     ContextTooLongError,
-    ModelNotFoundError,
-    ProviderError,
-    ServerError,
-    StreamCutError,
-)
-from chatcli.types import (
-    ChatRequest,
     Message,
+    ModelNotFoundError,
     PromptSection,
     ProviderConfig,
+    ProviderError,
     Role,
+    ServerError,
     StopEvent,
     StopReason,
+    StreamCutError,
     TextDelta,
     ToolCallEvent,
     ToolCallPart,

@@ -7,22 +7,29 @@ import sys
 import threading
 
 import pytest
-from chatcli.config import Settings, load_settings, set_value, user_config_path
-from chatcli.conversation import Conversation
-from chatcli.engine import Engine, TurnFinished
-from chatcli.errors import ContextTooLongError, ModelNotFoundError, ProviderError
-from chatcli.plugins import PluginHost
-from chatcli.registry import build_provider, choose_provider
-from chatcli.types import (
+from chatcli import (
     ChatRequest,
+    ContextTooLongError,
+    Conversation,
+    Engine,
     Message,
+    ModelNotFoundError,
+    PluginHost,
     PromptSection,
     ProviderConfig,
+    ProviderError,
     Role,
+    Settings,
     StopEvent,
     StopReason,
     TextDelta,
+    TurnFinished,
     UsageEvent,
+    build_provider,
+    choose_provider,
+    load_settings,
+    set_value,
+    user_config_path,
 )
 from chatcli_provider_local import plugin
 from chatcli_provider_local.gguf import bundled_model_path
@@ -159,7 +166,7 @@ def test_truncated_model_fails_cleanly_and_quietly(tmp_path, capfd):
 
 
 UNCLOSED_STREAM = """
-from chatcli.types import ChatRequest, Message, ProviderConfig
+from chatcli import ChatRequest, Message, ProviderConfig
 from chatcli_provider_local.plugin import make_local_provider
 provider = make_local_provider(ProviderConfig(name="local", model="smollm2-135m"))
 request = ChatRequest(model="m", messages=[Message.user(
@@ -181,12 +188,16 @@ def test_exit_during_a_generation_is_clean(tmp_path):
 
 CTRL_C_TURN = """
 import os, signal, threading
-from chatcli.config import Settings
-from chatcli.conversation import Conversation
-from chatcli.engine import Engine, TurnFinished
-from chatcli.plugins import PluginHost
-from chatcli.registry import build_provider
-from chatcli.types import Message, TextDelta
+from chatcli import (
+    Conversation,
+    Engine,
+    Message,
+    PluginHost,
+    Settings,
+    TextDelta,
+    TurnFinished,
+    build_provider,
+)
 from chatcli_provider_local import plugin
 host = PluginHost()
 host.register(plugin, "local")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from chatcli.testing import ProviderContract
-from chatcli.types import ProviderConfig
+from chatcli import ProviderConfig
+from chatcli_testing import ProviderContract
 
 
 class TestOllamaContract(ProviderContract):

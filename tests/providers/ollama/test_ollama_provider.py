@@ -14,33 +14,34 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from chatcli.config import Settings
-from chatcli.conversation import Conversation
-from chatcli.engine import Engine, ToolFinished, TurnFinished
-from chatcli.errors import (
+from chatcli import (
     BadRequestError,
+    ChatRequest,
+    Conversation,
+    Engine,
+    Message,
     ModelNotFoundError,
     NetworkError,
-    ServerError,
-    StreamCutError,
-)
-from chatcli.plugins import PluginHost
-from chatcli.registry import build_provider, choose_provider
-from chatcli.testing import AddTool, Fault, Reply, ToolCall
-from chatcli.types import (
-    ChatRequest,
-    Message,
+    PluginHost,
     PromptSection,
     ProviderConfig,
     Role,
+    ServerError,
+    Settings,
     StopReason,
+    StreamCutError,
     TextPart,
     Tool,
     ToolCallPart,
+    ToolFinished,
     ToolResultPart,
+    TurnFinished,
     Usage,
+    build_provider,
+    choose_provider,
 )
 from chatcli_provider_ollama.provider import OllamaProvider
+from chatcli_testing import AddTool, Fault, Reply, ToolCall
 from pydantic import BaseModel
 
 MODEL = "llama-test"

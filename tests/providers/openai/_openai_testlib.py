@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from chatcli.types import ChatRequest, Message
+from chatcli import ChatRequest, Message
 from chatcli_provider_openai.presets import PRESETS, Preset
 
 #: A key-shaped secret: tests assert it never shows up in any message.

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 from _openai_testlib import TEST_KEY, preset
-from chatcli.types import ProviderConfig
+from chatcli import ProviderConfig
 
 
 @pytest.fixture

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from _openai_testlib import TEST_KEY, preset
-from chatcli.testing import ProviderContract
-from chatcli.types import ProviderConfig
+from chatcli import ProviderConfig
+from chatcli_testing import ProviderContract
 
 
 class TestOpenAIContract(ProviderContract):

@@ -4,13 +4,22 @@ from __future__ import annotations
 
 import chatcli_provider_openai.plugin as openai_plugin
 from _openai_testlib import TEST_KEY
-from chatcli.config import Settings
-from chatcli.conversation import Conversation
-from chatcli.engine import Engine, Retrying, ToolFinished, TurnFinished
-from chatcli.plugins import PluginHost
-from chatcli.registry import build_provider, choose_provider
-from chatcli.testing import AddTool, Fault, Reply, ToolCall
-from chatcli.types import Message, Role, StopReason, TextDelta
+from chatcli import (
+    Conversation,
+    Engine,
+    Message,
+    PluginHost,
+    Retrying,
+    Role,
+    Settings,
+    StopReason,
+    TextDelta,
+    ToolFinished,
+    TurnFinished,
+    build_provider,
+    choose_provider,
+)
+from chatcli_testing import AddTool, Fault, Reply, ToolCall
 
 
 def test_engine_turn_with_tool_and_retry_after(openai_server, chatcli_home, monkeypatch, tmp_path):

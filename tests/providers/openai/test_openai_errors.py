@@ -10,20 +10,21 @@ import socket
 
 import pytest
 from _openai_testlib import TEST_KEY, ask, preset
-from chatcli.errors import (
+from chatcli import (
     AuthError,
     BadRequestError,
     ContextTooLongError,
     ModelNotFoundError,
     NetworkError,
+    ProviderConfig,
     ProviderError,
     ProviderTimeoutError,
     RateLimitError,
     ServerError,
     StreamCutError,
+    TextDelta,
 )
-from chatcli.testing import Fault, Reply
-from chatcli.types import ProviderConfig, TextDelta
+from chatcli_testing import Fault, Reply
 
 
 def fail(provider, request=None) -> tuple[ProviderError, list]:

@@ -9,12 +9,17 @@ import sys
 import chatcli_provider_openai.plugin as openai_plugin
 import pytest
 from _openai_testlib import TEST_KEY, ask
-from chatcli.config import Settings
-from chatcli.errors import ConfigError
-from chatcli.plugins import PluginHost, hookimpl
-from chatcli.registry import build_provider, choose_provider
-from chatcli.testing import Reply
-from chatcli.types import ProviderSpec, TextDelta
+from chatcli import (
+    ConfigError,
+    PluginHost,
+    ProviderSpec,
+    Settings,
+    TextDelta,
+    build_provider,
+    choose_provider,
+    hookimpl,
+)
+from chatcli_testing import Reply
 
 EXPECTED = {
     # name: (key variable or None, base URL, URL variable, requires key)
@@ -135,7 +140,7 @@ def test_config_table_overrides_url_and_model(openai_server, chatcli_home, no_pr
 def test_entry_module_imports_no_sdk():
     code = (
         "import sys, chatcli_provider_openai.plugin as p\n"
-        "from chatcli.plugins import PluginHost\n"
+        "from chatcli import PluginHost\n"
         "h = PluginHost(); h.register(p, 'openai'); assert len(h.providers()) == 10\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in "
         "('openai', 'httpx2', 'httpx', 'anthropic')))\n"

@@ -10,8 +10,7 @@ import base64
 
 import pytest
 from _openai_testlib import TEST_KEY, ask
-from chatcli.testing import Reply, ToolCall
-from chatcli.types import (
+from chatcli import (
     ChatRequest,
     Message,
     PromptSection,
@@ -25,6 +24,7 @@ from chatcli.types import (
     ToolSpec,
     UsageEvent,
 )
+from chatcli_testing import Reply, ToolCall
 
 
 def events_of(provider, request):

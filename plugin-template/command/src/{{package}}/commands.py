@@ -48,7 +48,7 @@ def conversation_stats(app: Any) -> str:
 def run_slash(app: Any, text: str) -> None:
     """``/NAME [stats | hello WHO]``.
 
-    ``app`` is the chat (:class:`chatcli.app.ChatApp`); ``text`` what follows the name.
+    ``app`` is the chat (:class:`chatcli.ChatApp`); ``text`` what follows the name.
     """
     words = text.split()
     action = words[0] if words else "stats"
@@ -61,7 +61,7 @@ def run_slash(app: Any, text: str) -> None:
 
 
 def slash_command() -> SlashCommand:
-    """The :class:`~chatcli.types.SlashCommand` this plugin registers."""
+    """The :class:`~chatcli.SlashCommand` this plugin registers."""
     return SlashCommand(
         name="{{name}}",
         help="Conversation stats (stats) or a greeting (hello WHO)",

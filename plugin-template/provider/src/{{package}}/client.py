@@ -7,7 +7,7 @@ as ``choices[0].delta.content``; tool calls arrive as fragments in
 (requested with ``stream_options.include_usage``).
 
 It never retries: chatcli's engine retries retryable errors (honouring ``Retry-After``), so every
-failure is raised once as the matching :mod:`chatcli.errors` exception.
+failure is raised once as the matching :mod:`chatcli` errors exception.
 """
 
 from __future__ import annotations
@@ -17,28 +17,35 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 import httpx
-from chatcli.errors import (
+from chatcli import (
+    ChatRequest,
     NetworkError,
+    ProviderConfig,
     ProviderError,
     ProviderTimeoutError,
     ServerError,
     StreamCutError,
+    StreamEvent,
     register_secret,
 )
-from chatcli.openai_format import ChunkAssembler, chat_messages, tool_definitions
-from chatcli.providers_util import retry_after_from_headers, status_error
-from chatcli.types import ChatRequest, ProviderConfig, StreamEvent
+from chatcli_provider_kit import (
+    ChunkAssembler,
+    chat_messages,
+    retry_after_from_headers,
+    status_error,
+    tool_definitions,
+)
 
 __all__ = ["OpenAICompatibleProvider", "parse_stream", "request_body"]
 
 
 class OpenAICompatibleProvider:
-    """A chatcli :class:`~chatcli.types.Provider` for one OpenAI-compatible service."""
+    """A chatcli :class:`~chatcli.Provider` for one OpenAI-compatible service."""
 
     def __init__(self, config: ProviderConfig, display_name: str = "the service") -> None:
         self.config = config
         self.display_name = display_name
-        register_secret(config.api_key)  # chatcli.errors.redact hides it from every message
+        register_secret(config.api_key)  # chatcli.redact hides it from every message
         headers = {"Accept": "text/event-stream"}
         if config.api_key:
             headers["Authorization"] = f"Bearer {config.api_key}"
@@ -127,7 +134,7 @@ def parse_stream(lines: Iterable[str], display_name: str = "the service") -> Ite
 
     Text is yielded as it arrives; tool calls, usage and the stop event come at the end of the
     stream. A stream that ends before a finish reason or ``[DONE]``, or carries a line that is not
-    JSON, raises :class:`~chatcli.errors.StreamCutError`.
+    JSON, raises :class:`~chatcli.StreamCutError`.
     """
     assembler = ChunkAssembler(usage_at_end=True, strip_arguments=True, tool_use_on_calls=False)
     done = False

@@ -51,7 +51,7 @@ def count_words(args: CountArgs, context: ToolContext) -> str:
 
 
 def make_tool() -> Tool:
-    """The :class:`~chatcli.types.Tool` this plugin registers."""
+    """The :class:`~chatcli.Tool` this plugin registers."""
     return Tool(
         name=TOOL_NAME,
         description=(

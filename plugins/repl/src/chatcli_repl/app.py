@@ -1,4 +1,4 @@
-"""The REPL's state and its :class:`chatcli.app.ChatApp` implementation (what commands use)."""
+"""The REPL's state and its :class:`chatcli.ChatApp` implementation (what commands use)."""
 
 from __future__ import annotations
 
@@ -6,12 +6,17 @@ import queue
 import threading
 from typing import Any
 
-from chatcli.config import Settings
-from chatcli.conversation import Conversation
-from chatcli.engine import Engine, attach_hooks
-from chatcli.plugins import PluginHost
-from chatcli.registry import build_provider, choose_provider, find_provider
-from chatcli.types import Role
+from chatcli import (
+    Conversation,
+    Engine,
+    PluginHost,
+    Role,
+    Settings,
+    attach_hooks,
+    build_provider,
+    choose_provider,
+    find_provider,
+)
 
 from chatcli_repl.cancel import CancellableProvider, cancellable_sleep
 from chatcli_repl.view import Question, View

@@ -13,8 +13,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from chatcli.errors import UsageError
-from chatcli.types import ImagePart, Message, Role, TextPart
+from chatcli import ImagePart, Message, Role, TextPart, UsageError
 
 __all__ = ["MAX_BYTES", "references", "user_message"]
 
@@ -87,7 +86,7 @@ def _attachment(written: str, path: Path) -> Any:
 def user_message(text: str, cwd: Path | None = None) -> Message:
     """The user message for ``text``: the typed text, then the files its ``@path`` words name.
 
-    Raises :class:`~chatcli.errors.UsageError` (one line) for a folder, a binary file or a file
+    Raises :class:`~chatcli.UsageError` (one line) for a folder, a binary file or a file
     too big to attach.
     """
     parts: list[Any] = [TextPart(text=text)]

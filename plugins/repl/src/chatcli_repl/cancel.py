@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from chatcli.types import ChatRequest, Provider, StreamEvent
+from chatcli import ChatRequest, Provider, StreamEvent
 
 #: Seconds between two looks at the cancel event while the provider is silent.
 POLL_SECONDS = 0.05

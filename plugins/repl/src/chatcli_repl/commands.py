@@ -6,8 +6,7 @@ import difflib
 import shlex
 from typing import Any
 
-from chatcli.errors import ChatcliError
-from chatcli.types import SlashCommand
+from chatcli import ChatcliError, SlashCommand
 
 
 def is_command(text: str) -> bool:
@@ -138,7 +137,7 @@ def _retry(app: Any, argument: str) -> None:
 
 
 def _config(app: Any, argument: str) -> None:
-    from chatcli.config import get_value, set_value, user_config_path
+    from chatcli import get_value, set_value, user_config_path
 
     args = _words(argument, "use /config [list] | get KEY | set KEY VALUE")
     if not args or args == ["list"]:
@@ -153,7 +152,7 @@ def _config(app: Any, argument: str) -> None:
         set_value(user_config_path(), args[1], args[2])
         top = args[1].split(".")[0]
         if "." not in args[1] and top in type(app.settings).model_fields:
-            from chatcli.config import load_settings
+            from chatcli import load_settings
 
             setattr(app.settings, top, getattr(load_settings(), top))
         app.console.print(f"saved {args[1]} in {user_config_path()}", style="dim", markup=False)

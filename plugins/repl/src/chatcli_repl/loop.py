@@ -13,10 +13,7 @@ import asyncio
 import threading
 from typing import Any
 
-from chatcli.conversation import Conversation
-from chatcli.errors import ChatcliError
-from chatcli.registry import continue_with_session_model
-from chatcli.types import Role
+from chatcli import ChatcliError, Conversation, Role, continue_with_session_model
 
 from chatcli_repl.app import ReplApp, WorkItem
 from chatcli_repl.attach import user_message
@@ -67,7 +64,7 @@ RECAP_LINES = 30
 
 def _recap(app: ReplApp) -> None:
     """Show where a resumed conversation stands: the last message sent and its answer."""
-    from chatcli.render import markdown
+    from chatcli import render_markdown as markdown
 
     messages = app.conversation.messages()
     last_user = next((i for i in range(len(messages) - 1, -1, -1)

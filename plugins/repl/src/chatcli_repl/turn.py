@@ -6,9 +6,17 @@ import threading
 import time
 from typing import TYPE_CHECKING
 
-from chatcli.engine import Retrying, ToolFinished, ToolStarted, TurnFinished
-from chatcli.render import MarkdownStream
-from chatcli.types import Message, StopReason, TextDelta, Usage
+from chatcli import (
+    MarkdownStream,
+    Message,
+    Retrying,
+    StopReason,
+    TextDelta,
+    ToolFinished,
+    ToolStarted,
+    TurnFinished,
+    Usage,
+)
 
 if TYPE_CHECKING:
     from chatcli_repl.app import ReplApp

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import click
-from chatcli.errors import ChatcliError
+from chatcli import ChatcliError
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -89,8 +89,7 @@ def show_session(ref: str) -> None:
 @_one_line_errors
 def export_session(ref: str, fmt: str, output: Path | None) -> None:
     """Export a session (REF: id, unique id prefix, or name)."""
-    from chatcli.errors import UsageError
-    from chatcli.paths import atomic_write
+    from chatcli import UsageError, atomic_write
 
     from chatcli_sessions.export import render
 

@@ -1,6 +1,6 @@
 """The in-chat commands: ``/session …``, ``/rewind`` and ``/fork``.
 
-Each receives the running chat (:class:`chatcli.app.ChatApp`) and the text after the command.
+Each receives the running chat (:class:`chatcli.ChatApp`) and the text after the command.
 Failures print one line and change nothing.
 """
 
@@ -11,14 +11,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from chatcli.errors import ChatcliError, UsageError
-from chatcli.types import Role, SlashCommand, TextPart
+from chatcli import ChatcliError, Role, SlashCommand, TextPart, UsageError
 
 from chatcli_sessions.export import FORMATS, render
 
 if TYPE_CHECKING:
-    from chatcli.app import ChatApp
-    from chatcli.conversation import Checkpoint, Conversation
+    from chatcli import ChatApp, Checkpoint, Conversation
 
     from chatcli_sessions.store import SessionInfo, SessionStore
 
@@ -73,7 +71,7 @@ def _guarded(action: Callable[[ChatApp, str], Any]) -> Callable[[ChatApp, str], 
 
 
 def _new_conversation(app: ChatApp) -> Conversation:
-    from chatcli.conversation import Conversation
+    from chatcli import Conversation
 
     return Conversation(max_checkpoints=app.settings.max_checkpoints)
 
@@ -170,7 +168,7 @@ def _fork(app: ChatApp, _args: str) -> None:
 
 
 def _session_export(app: ChatApp, args: str) -> None:
-    from chatcli.paths import atomic_write
+    from chatcli import atomic_write
 
     words = args.split(maxsplit=1)
     if words and words[0].lower() in (*FORMATS, "md"):

@@ -7,7 +7,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from chatcli.conversation import Conversation
+    from chatcli import Conversation
 
     from chatcli_sessions.store import SessionInfo
 
@@ -90,6 +90,6 @@ def render(conversation: Conversation, fmt: str, info: SessionInfo | None = None
         return to_markdown(conversation, info)
     if fmt == "json":
         return to_json(conversation, info)
-    from chatcli.errors import UsageError
+    from chatcli import UsageError
 
     raise UsageError(f"unknown export format {fmt!r}", "use markdown or json")

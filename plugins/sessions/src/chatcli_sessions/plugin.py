@@ -13,13 +13,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from chatcli.plugins import hookimpl
+from chatcli import hookimpl
 
 if TYPE_CHECKING:
     import click
-    from chatcli.config import Settings
-    from chatcli.conversation import Checkpoint, Conversation
-    from chatcli.types import Message, SlashCommand
+    from chatcli import Checkpoint, Conversation, Message, Settings, SlashCommand
 
     from chatcli_sessions.store import SessionStore
 
@@ -93,7 +91,7 @@ def open_conversation(
     """``--resume REF`` restores that session, ``--continue`` the latest; else None."""
     if not resume and not continue_last:
         return None
-    from chatcli.errors import UsageError
+    from chatcli import UsageError
 
     store = get_store()
     if resume:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable
 
-from chatcli.errors import ChatcliError
+from chatcli import ChatcliError
 
 __all__ = ["MIGRATIONS", "SCHEMA_VERSION", "StoreError", "migrate"]
 

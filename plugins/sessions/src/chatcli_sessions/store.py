@@ -1,6 +1,6 @@
 """The session store: conversations persisted in an embedded SQLite database.
 
-One file, ``sessions.db`` in :func:`chatcli.paths.data_dir`, holds every session:
+One file, ``sessions.db`` in :func:`chatcli.data_dir`, holds every session:
 
 * ``sessions``    one row per conversation (id, name, title, times, provider, model, head)
 * ``messages``    the append-only log: the pydantic JSON of each kernel ``Message`` plus its
@@ -35,13 +35,12 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from chatcli.errors import UsageError
+from chatcli import UsageError
 
 from chatcli_sessions.schema import SCHEMA_VERSION, StoreError, migrate
 
 if TYPE_CHECKING:
-    from chatcli.conversation import Checkpoint, Conversation
-    from chatcli.types import Message
+    from chatcli import Checkpoint, Conversation, Message
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -64,7 +63,7 @@ BUSY_RETRIES = 8
 
 def default_path() -> Path:
     """Where the session database lives: ``data_dir()/sessions.db``."""
-    from chatcli.paths import data_dir
+    from chatcli import data_dir
 
     return data_dir() / "sessions.db"
 
@@ -418,7 +417,7 @@ class SessionStore:
         The copy starts where ``conversation`` stands (root to head); checkpoints that lie on
         that path come along, so the fork can be rewound too.
         """
-        from chatcli.conversation import Conversation as _Conversation
+        from chatcli import Conversation as _Conversation
 
         path = [m.model_copy(deep=True) for m in conversation.messages()]
         on_path = {m.id for m in path} | {None}
@@ -493,7 +492,7 @@ class SessionStore:
     def resolve(self, ref: str) -> SessionInfo:
         """The session named by ``ref``: an exact id or name, else a unique id prefix.
 
-        Raises :class:`~chatcli.errors.UsageError` (one line) when nothing or several match.
+        Raises :class:`~chatcli.UsageError` (one line) when nothing or several match.
         """
         ref = ref.strip()
         if not ref:
@@ -521,7 +520,7 @@ class SessionStore:
 
     def messages(self, session_id: str) -> list[Message]:
         """Every message of the session's log (all branches), in append order."""
-        from chatcli.types import Message as _Message
+        from chatcli import Message as _Message
 
         rows = self._read(
             "SELECT json FROM messages WHERE session_id = ? ORDER BY seq", (session_id,)
@@ -530,7 +529,7 @@ class SessionStore:
 
     def checkpoints(self, session_id: str) -> list[Checkpoint]:
         """The session's checkpoints, oldest first."""
-        from chatcli.conversation import Checkpoint as _Checkpoint
+        from chatcli import Checkpoint as _Checkpoint
 
         rows = self._read(
             "SELECT id, head, label, created_at FROM checkpoints WHERE session_id = ?"
@@ -559,7 +558,7 @@ class SessionStore:
         With ``resume`` (the conversation will continue), tool calls left without results by
         a killed process get error results appended, so the next request is valid.
         """
-        from chatcli.conversation import Conversation as _Conversation
+        from chatcli import Conversation as _Conversation
 
         with self.snapshot():  # another process may be appending to this very session
             info = self.resolve(ref)
@@ -583,8 +582,8 @@ class SessionStore:
 
     def _close_dangling_calls(self, conversation: Conversation) -> None:
         """A process killed while tools ran leaves calls without results; answer them."""
-        from chatcli.types import Message as _Message
-        from chatcli.types import Role, ToolResultPart
+        from chatcli import Message as _Message
+        from chatcli import Role, ToolResultPart
 
         last = conversation.log.get(conversation.head) if conversation.head else None
         if last is None or last.role != Role.ASSISTANT or not last.tool_calls:
@@ -642,7 +641,7 @@ class SessionStore:
 
 
 def _new_session_id() -> str:
-    from chatcli.types import new_id
+    from chatcli import new_id
 
     return new_id("s_")
 

@@ -1,4 +1,4 @@
-"""Turn a kernel :class:`~chatcli.types.ChatRequest` into Messages API parameters (no SDK needed).
+"""Turn a kernel :class:`~chatcli.ChatRequest` into Messages API parameters (no SDK needed).
 
 Prompt caching: the system prompt is sent as one text block per prompt section, stable sections
 first. The last stable block carries ``cache_control``, so tools plus the whole stable prefix are
@@ -11,9 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from chatcli.errors import BadRequestError
-from chatcli.providers_util import is_url, read_image
-from chatcli.types import (
+from chatcli import (
+    BadRequestError,
     ChatRequest,
     ImagePart,
     Message,
@@ -22,6 +21,7 @@ from chatcli.types import (
     ToolCallPart,
     ToolResultPart,
 )
+from chatcli_provider_kit import is_url, read_image
 
 __all__ = ["DEFAULT_MAX_TOKENS", "build_params", "convert_messages", "system_blocks"]
 

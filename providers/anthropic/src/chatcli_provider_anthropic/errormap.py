@@ -9,7 +9,7 @@ import json
 
 import anthropic
 import httpx2
-from chatcli.errors import (
+from chatcli import (
     NetworkError,
     ProviderError,
     ProviderTimeoutError,
@@ -17,7 +17,7 @@ from chatcli.errors import (
     ServerError,
     StreamCutError,
 )
-from chatcli.providers_util import one_line, retry_after_from_headers, status_error
+from chatcli_provider_kit import one_line, retry_after_from_headers, status_error
 from pydantic import ValidationError
 
 __all__ = ["map_error"]

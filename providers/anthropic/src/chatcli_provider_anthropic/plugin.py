@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from chatcli.plugins import hookimpl
+from chatcli import hookimpl
 
 if TYPE_CHECKING:  # the data model is imported when a hook runs, not at start-up
-    from chatcli.types import Provider, ProviderConfig, ProviderSpec
+    from chatcli import Provider, ProviderConfig, ProviderSpec
 
 #: The model used when none is configured.
 DEFAULT_MODEL = "claude-sonnet-5-5"
@@ -27,7 +27,7 @@ def make_provider(config: ProviderConfig) -> Provider:
 @hookimpl
 def register_providers(register: Callable[[ProviderSpec], None]) -> None:
     """Register Anthropic's Messages API as the provider ``anthropic``."""
-    from chatcli.types import Capabilities, ProviderSpec
+    from chatcli import Capabilities, ProviderSpec
 
     register(
         ProviderSpec(

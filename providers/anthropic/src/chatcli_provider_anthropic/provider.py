@@ -1,7 +1,7 @@
 """The Anthropic provider: streams the Messages API through the official ``anthropic`` SDK.
 
 The SDK's own retries are off (``max_retries=0``): the kernel engine retries with backoff and
-honours Retry-After. Every SDK failure surfaces as a :mod:`chatcli.errors` exception.
+honours Retry-After. Every SDK failure surfaces as a :mod:`chatcli` errors exception.
 """
 
 from __future__ import annotations
@@ -10,20 +10,21 @@ from collections.abc import Iterator
 from typing import Any
 
 import anthropic
-from chatcli.errors import StreamCutError, register_secret
-from chatcli.providers_util import check_base_url, parse_tool_arguments
-from chatcli.types import (
+from chatcli import (
     ChatRequest,
     ProviderConfig,
     StopEvent,
     StopReason,
+    StreamCutError,
     StreamEvent,
     TextDelta,
     ToolCallEvent,
     ToolCallPart,
     Usage,
     UsageEvent,
+    register_secret,
 )
+from chatcli_provider_kit import check_base_url, parse_tool_arguments
 
 from chatcli_provider_anthropic.convert import build_params
 from chatcli_provider_anthropic.errormap import map_error

@@ -10,16 +10,17 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from chatcli.errors import (
+from chatcli import (
     BadRequestError,
+    ChatRequest,
     ContextTooLongError,
     ModelNotFoundError,
     ProviderError,
     ServerError,
     StreamCutError,
+    StreamEvent,
 )
-from chatcli.openai_format import ChunkAssembler, chat_messages, tool_definitions
-from chatcli.types import ChatRequest, StreamEvent
+from chatcli_provider_kit import ChunkAssembler, chat_messages, tool_definitions
 
 __all__ = ["DEFAULT_MAX_TOKENS", "ChunkMapper", "error_from_payload", "request_body"]
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from chatcli.errors import ModelNotFoundError, ProviderError
+from chatcli import ModelNotFoundError, ProviderError
 
 __all__ = [
     "BUNDLED_FILE",
@@ -71,7 +71,7 @@ def resolve_model_path(model: str | None, options: dict[str, Any]) -> Path:
 
     Order: ``model`` naming a file (``--model ./x.gguf``), then ``options["model_path"]``, then
     the bundled SmolLM2 file when ``model`` is its name (or empty). Raises
-    :class:`~chatcli.errors.ModelNotFoundError` with the fix when nothing is found.
+    :class:`~chatcli.ModelNotFoundError` with the fix when nothing is found.
     """
     if model and _looks_like_path(model):
         return _existing(Path(model).expanduser(), "--model / providers.local.model")
@@ -147,7 +147,7 @@ class _Reader:
 def read_gguf_info(path: Path) -> GGUFInfo:
     """Read the header of the GGUF file at ``path``.
 
-    Raises :class:`~chatcli.errors.ProviderError` naming the file and the fix when it is not a
+    Raises :class:`~chatcli.ProviderError` naming the file and the fix when it is not a
     readable GGUF file (wrong magic, truncated header), so llama.cpp never sees it.
     """
     hint = "re-download it, or set providers.local.model_path to a valid .gguf file"

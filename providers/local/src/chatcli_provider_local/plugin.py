@@ -8,10 +8,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from chatcli.plugins import hookimpl
+from chatcli import hookimpl
 
 if TYPE_CHECKING:  # the data model is imported when a hook runs, not at start-up
-    from chatcli.types import Provider, ProviderConfig, ProviderSpec
+    from chatcli import Provider, ProviderConfig, ProviderSpec
 
 __all__ = ["local_spec", "make_local_provider", "register_providers"]
 
@@ -25,7 +25,7 @@ def make_local_provider(config: ProviderConfig) -> Provider:
 
 def local_spec() -> ProviderSpec:
     """The ``local`` provider's spec."""
-    from chatcli.types import Capabilities, ProviderSpec
+    from chatcli import Capabilities, ProviderSpec
 
     return ProviderSpec(
         name="local",

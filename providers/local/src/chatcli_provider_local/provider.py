@@ -14,8 +14,15 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from chatcli.errors import BadRequestError, ConfigError, ProviderError, ServerError
-from chatcli.types import ChatRequest, ProviderConfig, StreamEvent
+from chatcli import (
+    BadRequestError,
+    ChatRequest,
+    ConfigError,
+    ProviderConfig,
+    ProviderError,
+    ServerError,
+    StreamEvent,
+)
 
 from chatcli_provider_local.convert import ChunkMapper, request_body
 from chatcli_provider_local.gguf import (

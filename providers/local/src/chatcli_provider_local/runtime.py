@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from chatcli.errors import ProviderError
+from chatcli import ProviderError
 
 __all__ = [
     "DEFAULT_CONTEXT",

@@ -1,4 +1,4 @@
-"""Turn a kernel :class:`~chatcli.types.ChatRequest` into ``ollama.Client.chat`` arguments.
+"""Turn a kernel :class:`~chatcli.ChatRequest` into ``ollama.Client.chat`` arguments.
 
 No SDK import here: messages and tools are plain dicts the SDK validates.
 """
@@ -7,9 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from chatcli.errors import BadRequestError
-from chatcli.providers_util import is_url, read_image
-from chatcli.types import (
+from chatcli import (
+    BadRequestError,
     ChatRequest,
     ImagePart,
     Message,
@@ -19,6 +18,7 @@ from chatcli.types import (
     ToolResultPart,
     ToolSpec,
 )
+from chatcli_provider_kit import is_url, read_image
 
 __all__ = ["build_params", "convert_messages", "convert_tool", "ollama_options"]
 

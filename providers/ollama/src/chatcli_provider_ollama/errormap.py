@@ -9,7 +9,7 @@ from collections.abc import Mapping
 
 import httpx
 import ollama
-from chatcli.errors import (
+from chatcli import (
     BadRequestError,
     ContextTooLongError,
     ModelNotFoundError,
@@ -19,7 +19,7 @@ from chatcli.errors import (
     ServerError,
     StreamCutError,
 )
-from chatcli.providers_util import (
+from chatcli_provider_kit import (
     looks_like_context_overflow,
     one_line,
     retry_after_from_headers,

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from chatcli.plugins import hookimpl
+from chatcli import hookimpl
 
 if TYPE_CHECKING:  # the data model is imported when a hook runs, not at start-up
-    from chatcli.types import Provider, ProviderConfig, ProviderSpec
+    from chatcli import Provider, ProviderConfig, ProviderSpec
 
 #: Where Ollama listens unless OLLAMA_HOST or ``[providers.ollama] base_url`` says otherwise.
 DEFAULT_HOST = "http://localhost:11434"
@@ -28,7 +28,7 @@ def make_provider(config: ProviderConfig) -> Provider:
         # `import ollama` builds a default client from OLLAMA_HOST and raises on a bad one
         from chatcli_provider_ollama.provider import OllamaProvider
     except ValueError as err:
-        from chatcli.errors import ConfigError
+        from chatcli import ConfigError
 
         raise ConfigError(
             f"OLLAMA_HOST '{os.environ.get('OLLAMA_HOST', '')}' is not a valid address ({err})",
@@ -44,7 +44,7 @@ def register_providers(register: Callable[[ProviderSpec], None]) -> None:
     It needs no key, and it is never chosen automatically (the server may not be running): it is
     used only when named (``--provider ollama`` or ``provider = "ollama"``).
     """
-    from chatcli.types import Capabilities, ProviderSpec
+    from chatcli import Capabilities, ProviderSpec
 
     register(
         ProviderSpec(

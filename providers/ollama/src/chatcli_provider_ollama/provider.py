@@ -1,7 +1,7 @@
 """The Ollama provider: streams ``/api/chat`` through the official ``ollama`` SDK.
 
 Ollama has no retries of its own; the kernel engine retries. Failures surface as
-:mod:`chatcli.errors` exceptions.
+:mod:`chatcli` errors exceptions.
 """
 
 from __future__ import annotations
@@ -11,12 +11,13 @@ from typing import Any
 
 import httpx
 import ollama
-from chatcli.errors import ConfigError, StreamCutError
-from chatcli.types import (
+from chatcli import (
     ChatRequest,
+    ConfigError,
     ProviderConfig,
     StopEvent,
     StopReason,
+    StreamCutError,
     StreamEvent,
     TextDelta,
     ToolCallEvent,

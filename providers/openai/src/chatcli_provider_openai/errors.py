@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import openai
-from chatcli.errors import (
+from chatcli import (
     BadRequestError,
     NetworkError,
     ProviderError,
@@ -17,7 +17,7 @@ from chatcli.errors import (
     ServerError,
     StreamCutError,
 )
-from chatcli.providers_util import one_line, retry_after_from_headers, status_error
+from chatcli_provider_kit import one_line, retry_after_from_headers, status_error
 
 __all__ = ["ErrorContext", "map_error"]
 

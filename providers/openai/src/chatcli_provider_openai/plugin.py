@@ -9,12 +9,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from chatcli.plugins import hookimpl
+from chatcli import hookimpl
 
 from chatcli_provider_openai.presets import PRESETS, Preset
 
 if TYPE_CHECKING:  # the data model is imported when a hook runs, not at start-up
-    from chatcli.types import Provider, ProviderConfig, ProviderSpec
+    from chatcli import Provider, ProviderConfig, ProviderSpec
 
 __all__ = ["make_factory", "register_providers", "spec_for"]
 
@@ -33,7 +33,7 @@ def make_factory(preset: Preset) -> Callable[[ProviderConfig], Provider]:
 
 def spec_for(preset: Preset) -> ProviderSpec:
     """The :class:`ProviderSpec` a preset registers."""
-    from chatcli.types import Capabilities, ProviderSpec
+    from chatcli import Capabilities, ProviderSpec
 
     return ProviderSpec(
         name=preset.name,

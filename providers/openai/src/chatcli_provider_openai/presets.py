@@ -1,6 +1,6 @@
 """The providers this package registers, as data: OpenAI and OpenAI-compatible services.
 
-Each :class:`Preset` becomes one :class:`~chatcli.types.ProviderSpec`. Adding a service is adding a
+Each :class:`Preset` becomes one :class:`~chatcli.ProviderSpec`. Adding a service is adding a
 row to :data:`PRESETS`; nothing else changes. This module imports no SDK.
 """
 

@@ -11,10 +11,15 @@ from collections.abc import Iterator
 from typing import Any
 
 import openai
-from chatcli.errors import ModelNotFoundError, StreamCutError, register_secret
-from chatcli.openai_format import FINISH_REASONS, ChunkAssembler
-from chatcli.providers_util import check_base_url
-from chatcli.types import ChatRequest, ProviderConfig, StreamEvent
+from chatcli import (
+    ChatRequest,
+    ModelNotFoundError,
+    ProviderConfig,
+    StreamCutError,
+    StreamEvent,
+    register_secret,
+)
+from chatcli_provider_kit import FINISH_REASONS, ChunkAssembler, check_base_url
 
 from chatcli_provider_openai.errors import ErrorContext, map_error
 from chatcli_provider_openai.presets import AUTO_MODEL, PRESETS, Preset
@@ -109,7 +114,7 @@ class OpenAIProvider:
         """Send ``request`` and yield text, tool calls, usage and finally a :class:`StopEvent`.
 
         Nothing is sent until the first ``next()``. Closing the iterator early closes the HTTP
-        response. Failures raise :class:`chatcli.errors.ProviderError` subclasses.
+        response. Failures raise :class:`chatcli.ProviderError` subclasses.
         """
         model = self.resolve_model(request.model)
         ctx = self._context(model)

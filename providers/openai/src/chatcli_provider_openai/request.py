@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from chatcli.openai_format import chat_messages, tool_definitions
-from chatcli.types import ChatRequest, ToolSpec
+from chatcli import ChatRequest, ToolSpec
+from chatcli_provider_kit import chat_messages, tool_definitions
 
 __all__ = ["build_messages", "build_params", "build_tools"]
 

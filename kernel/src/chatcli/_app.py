@@ -1,0 +1,59 @@
+"""What an interactive front end offers to slash commands.
+
+The REPL plugin implements :class:`ChatApp`; slash commands contributed by other plugins receive it
+as their first argument and use only what is declared here.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from chatcli._config import Settings
+    from chatcli._conversation import Conversation
+    from chatcli._engine import Engine
+    from chatcli._plugins import PluginHost
+
+__all__ = ["ChatApp"]
+
+
+@runtime_checkable
+class ChatApp(Protocol):
+    """The running chat, as slash commands see it."""
+
+    console: Console
+    """Where to print (rich); respects NO_COLOR and plain mode."""
+    host: PluginHost
+    """The plugin host (hooks, providers, tools, slash commands)."""
+    settings: Settings
+    """The effective settings."""
+    conversation: Conversation
+    """The current conversation (its log, head and checkpoints)."""
+    engine: Engine
+    """The engine: ``engine.provider_name`` and ``engine.model`` tell what answers."""
+
+    def switch(self, provider: str | None = None, model: str | None = None) -> None:
+        """Use another provider and/or model from the next message on; history is kept.
+
+        Raises :class:`chatcli.ChatcliError` (unknown provider, no key) and changes nothing.
+        """
+
+    def set_conversation(self, conversation: Conversation) -> None:
+        """Replace the current conversation (load, new, fork); hooks start observing it."""
+
+    def submit(self, text: str) -> None:
+        """Send ``text`` as if the user typed it (queued after any answer in progress)."""
+
+    def retry(self) -> None:
+        """Answer the last user message again (after a failure or an interruption)."""
+
+    def pick(self, title: str, options: list[str]) -> int | None:
+        """Let the user choose one of ``options`` in a menu; None when cancelled (Esc)."""
+
+    def prefill(self, text: str) -> None:
+        """Put ``text`` into the input line for the user to edit (e.g. after a rewind)."""
+
+    def exit(self) -> None:
+        """Leave the chat after the current command."""

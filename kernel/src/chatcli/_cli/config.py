@@ -1,0 +1,131 @@
+"""``chatcli config get|set|unset|path|list``: read and edit the TOML configuration."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+
+from chatcli._cli.common import settings_from
+
+__all__ = ["config_group", "format_value"]
+
+#: Setting names that would put a secret into config.toml (readable, often committed).
+_SECRET_NAMES = frozenset({"api_key", "apikey", "token", "secret", "password"})
+
+
+@click.group("config")
+def config_group() -> None:
+    """Read and change settings (user file, or the project's .chatcli/config.toml)."""
+
+
+def format_value(value: Any) -> str:
+    """A setting's value as the user would write it in TOML (strings bare, for scripts)."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str | int | float):
+        return str(value)
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def _target(project: bool) -> Path:
+    from chatcli._config import project_config_path, user_config_path
+
+    if not project:
+        return user_config_path()
+    return project_config_path() or Path.cwd() / ".chatcli" / "config.toml"
+
+
+def _check_key(key: str) -> None:
+    """Reject typos of top-level settings; dotted keys may name plugin tables."""
+    from chatcli._config import Settings, unknown_setting
+    from chatcli._errors import ConfigError
+
+    if not key or any(not part for part in key.split(".")):
+        raise ConfigError(
+            f"invalid setting name '{key}'", "use dotted names like providers.openai.model"
+        )
+    top, last = key.split(".")[0], key.split(".")[-1].lower()
+    if last in _SECRET_NAMES:
+        provider = key.split(".")[1] if top == "providers" and key.count(".") >= 2 else "NAME"
+        raise ConfigError(
+            f"'{key}' would store a secret in plain text in the config file",
+            f"store API keys with `chatcli keys set {provider}` (a 0600 file), or name the "
+            f"variable holding it: chatcli config set providers.{provider}.api_key_env VAR",
+        )
+    if "." not in key and top not in Settings.model_fields:
+        raise unknown_setting(key)
+    if top == "providers" and len(key.split(".")) < 3:
+        raise ConfigError(f"'{key}' is a table", "set a key inside it, e.g. providers.openai.model")
+
+
+@config_group.command("get")
+@click.argument("key")
+def config_get(key: str) -> int:
+    """Print the effective value of KEY (e.g. model, providers.openai.base_url)."""
+    from chatcli._config import get_value
+
+    click.echo(format_value(get_value(settings_from(), key)))
+    return 0
+
+
+@config_group.command("set", context_settings={"ignore_unknown_options": True})
+@click.argument("key")
+@click.argument("value")
+@click.option("--project", is_flag=True, help="Write the project's .chatcli/config.toml.")
+def config_set(key: str, value: str, project: bool) -> int:
+    """Set KEY to VALUE (validated; numbers and true/false are read as TOML)."""
+    from chatcli._config import set_value
+
+    _check_key(key)
+    path = _target(project)
+    stored = set_value(path, key, value)
+    click.echo(f"{key} = {format_value(stored)}  ({path})")
+    return 0
+
+
+@config_group.command("unset")
+@click.argument("key")
+@click.option("--project", is_flag=True, help="Edit the project's .chatcli/config.toml.")
+def config_unset(key: str, project: bool) -> int:
+    """Remove KEY from the configuration file (the default applies again)."""
+    from chatcli._config import unset_value
+
+    path = _target(project)
+    if unset_value(path, key):
+        click.echo(f"unset {key}  ({path})")
+    else:
+        click.echo(f"{key} was not set in {path}", err=True)
+    return 0
+
+
+@config_group.command("path")
+@click.option("--project", is_flag=True, help="Print the project file's path instead.")
+def config_path(project: bool) -> int:
+    """Print where the configuration file is."""
+    click.echo(str(_target(project)))
+    return 0
+
+
+def _flatten(data: dict[str, Any], prefix: str = "") -> list[tuple[str, Any]]:
+    items: list[tuple[str, Any]] = []
+    for key, value in data.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, dict) and value:
+            items.extend(_flatten(value, name + "."))
+        elif not isinstance(value, dict):
+            items.append((name, value))
+    return items
+
+
+@config_group.command("list")
+def config_list() -> int:
+    """Print every effective setting as KEY = VALUE (unset ones are left out)."""
+    settings = settings_from()
+    for key, value in _flatten(settings.model_dump(exclude_none=True)):
+        click.echo(f"{key} = {format_value(value)}")
+    return 0

@@ -1,0 +1,94 @@
+"""``chatcli keys set|list|remove``: API keys in a 0600 file. A key is never printed back."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from chatcli._cli.common import format_table, get_state
+
+__all__ = ["keys_group"]
+
+
+@click.group("keys")
+def keys_group() -> None:
+    """Store API keys (in a 0600 file in the config directory)."""
+
+
+def _known_providers(ctx: click.Context) -> dict:
+    return get_state(ctx).host.providers()
+
+
+@keys_group.command("set", context_settings={"ignore_unknown_options": True,
+                                              "allow_extra_args": True})
+@click.argument("name")
+@click.pass_context
+def keys_set(ctx: click.Context, name: str) -> int:
+    """Store the key of provider NAME (asked without echo, or read from piped stdin)."""
+    from chatcli._errors import UsageError, redact
+    from chatcli._keys import key_file, set_key
+
+    if ctx.args or redact(name) != name:  # a key on the command line: never echo it back
+        raise UsageError(
+            "`chatcli keys set NAME` takes no key on the command line (it would stay in your "
+            "shell history)",
+            "type it when asked, or pipe it: printf %s \"$KEY\" | chatcli keys set NAME",
+        )
+    specs = _known_providers(ctx)
+    if specs and name not in specs:
+        import difflib
+
+        close = difflib.get_close_matches(name, list(specs), n=1)
+        if close:
+            raise UsageError(f"unknown provider '{name}'", f"did you mean '{close[0]}'?")
+        click.echo(f"chatcli: warning: no installed provider is named '{name}'; storing anyway",
+                   err=True)
+    if sys.stdin is not None and sys.stdin.isatty():
+        key = click.prompt(f"API key for {name}", hide_input=True, err=True, default="",
+                           show_default=False)
+    else:
+        key = sys.stdin.read() if sys.stdin is not None else ""
+    set_key(name, key.strip())
+    click.echo(f"stored the key for {name} in {key_file()} (mode 0600)")
+    return 0
+
+
+@keys_group.command("list")
+@click.pass_context
+def keys_list(ctx: click.Context) -> int:
+    """Show which providers have a key, and where it is (never the key itself)."""
+    from chatcli._cli.common import settings_from
+    from chatcli._cli.models import key_status
+    from chatcli._keys import list_keys
+
+    stored = set(list_keys())
+    specs = _known_providers(ctx)
+    rows = []
+    settings = settings_from() if specs else None
+    for name in sorted(stored | {n for n, s in specs.items() if s.requires_key}):
+        if name in specs:
+            status = key_status(specs[name], settings)
+            if name in stored and status != "keys.toml":
+                status += " (keys.toml also has one)"
+        else:
+            status = "keys.toml (no such provider installed)"
+        rows.append([name, status])
+    if not rows:
+        click.echo("no keys stored; add one with `chatcli keys set NAME`")
+        return 0
+    click.echo(format_table(["PROVIDER", "KEY"], rows))
+    return 0
+
+
+@keys_group.command("remove")
+@click.argument("name")
+def keys_remove(name: str) -> int:
+    """Forget the stored key of provider NAME."""
+    from chatcli._errors import UsageError
+    from chatcli._keys import remove_key
+
+    if not remove_key(name):
+        raise UsageError(f"no stored key for '{name}'", "see `chatcli keys list`")
+    click.echo(f"removed the key for {name}")
+    return 0

@@ -1,0 +1,164 @@
+"""The conversation: an append-only log of messages with a movable head.
+
+Every message records its parent, so the log is a tree. :meth:`Conversation.messages` walks from
+the head back to the root. Rewinding moves the head to a checkpoint; nothing is ever deleted, so a
+rewind can itself be undone (:meth:`Conversation.undo`).
+
+Observers (the plugin host wires lifecycle hooks here) are told of every append, checkpoint and
+head move, which is where sessions persist.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from chatcli._types import Message, Role, new_id
+
+__all__ = ["Checkpoint", "Conversation", "ConversationObserver"]
+
+
+class Checkpoint(BaseModel):
+    """A point the conversation can be rewound to: the head before a user message was sent."""
+
+    id: str = Field(default_factory=lambda: new_id("cp_"))
+    head: str | None
+    label: str
+    created_at: float = Field(default_factory=time.time)
+
+
+class ConversationObserver:
+    """Receives conversation changes. Override what you need; the defaults do nothing."""
+
+    def message_appended(self, conversation: Conversation, message: Message) -> None:
+        """``message`` was appended and is the new head."""
+
+    def checkpoint_created(self, conversation: Conversation, checkpoint: Checkpoint) -> None:
+        """``checkpoint`` was recorded."""
+
+    def head_moved(self, conversation: Conversation, head: str | None, reason: str) -> None:
+        """The head moved to ``head`` for ``reason`` ("rewind", "undo", "clear", "retry")."""
+
+
+class Conversation:
+    """An append-only message log with a head pointer and checkpoints."""
+
+    def __init__(
+        self,
+        id: str | None = None,
+        title: str = "",
+        max_checkpoints: int = 20,
+        metadata: dict[str, Any] | None = None,
+    ) -> None:
+        self.id = id or new_id("s_")
+        self.title = title
+        self.max_checkpoints = max_checkpoints
+        self.metadata: dict[str, Any] = metadata or {}
+        self.log: dict[str, Message] = {}
+        self.head: str | None = None
+        self.checkpoints: list[Checkpoint] = []
+        self._head_history: list[str | None] = []
+        self.observers: list[ConversationObserver] = []
+
+    # ----------------------------------------------------------------- reading
+
+    def messages(self) -> list[Message]:
+        """The messages from the root to the head, in order (what the model sees)."""
+        path: list[Message] = []
+        cursor = self.head
+        while cursor is not None:
+            message = self.log[cursor]
+            path.append(message)
+            cursor = message.parent_id
+        path.reverse()
+        return path
+
+    def last(self, role: Role | None = None) -> Message | None:
+        """The newest message on the current path, optionally of a given role."""
+        for message in reversed(self.messages()):
+            if role is None or message.role == role:
+                return message
+        return None
+
+    def __len__(self) -> int:
+        return len(self.messages())
+
+    # ----------------------------------------------------------------- writing
+
+    def append(self, message: Message) -> Message:
+        """Append ``message`` after the head and make it the head; returns it."""
+        message.parent_id = self.head
+        self.log[message.id] = message
+        self.head = message.id
+        for observer in self.observers:
+            observer.message_appended(self, message)
+        return message
+
+    def checkpoint(self, label: str) -> Checkpoint:
+        """Record a checkpoint at the current head; keeps the newest ``max_checkpoints``."""
+        checkpoint = Checkpoint(head=self.head, label=label[:80])
+        self.checkpoints.append(checkpoint)
+        if len(self.checkpoints) > self.max_checkpoints:
+            del self.checkpoints[: len(self.checkpoints) - self.max_checkpoints]
+        for observer in self.observers:
+            observer.checkpoint_created(self, checkpoint)
+        return checkpoint
+
+    def move_head(self, head: str | None, reason: str) -> None:
+        """Point the conversation at ``head`` (an id in the log, or None for empty)."""
+        if head is not None and head not in self.log:
+            raise KeyError(f"no message {head!r} in this conversation")
+        self._head_history.append(self.head)
+        self.head = head
+        for observer in self.observers:
+            observer.head_moved(self, head, reason)
+
+    def rewind(self, checkpoint_id: str) -> Checkpoint:
+        """Move the head back to the checkpoint with id ``checkpoint_id`` (or a unique prefix)."""
+        matches = [c for c in self.checkpoints if c.id.startswith(checkpoint_id)]
+        if len(matches) != 1:
+            raise KeyError(f"no single checkpoint matches {checkpoint_id!r}")
+        self.move_head(matches[0].head, "rewind")
+        return matches[0]
+
+    def undo(self) -> bool:
+        """Undo the last head move (rewind or clear). Returns False when there is none."""
+        if not self._head_history:
+            return False
+        previous = self._head_history.pop()
+        self.head = previous
+        for observer in self.observers:
+            observer.head_moved(self, previous, "undo")
+        return True
+
+    def clear(self) -> None:
+        """Start over with an empty view; the log keeps everything (undo brings it back)."""
+        self.move_head(None, "clear")
+
+    @classmethod
+    def restore(
+        cls,
+        id: str,
+        messages: list[Message],
+        head: str | None,
+        checkpoints: list[Checkpoint] | None = None,
+        title: str = "",
+        max_checkpoints: int = 20,
+        head_history: list[str | None] | None = None,
+    ) -> Conversation:
+        """Rebuild a conversation from stored messages (any order) without notifying observers.
+
+        ``head_history`` is the undo stack (heads before each rewind/clear, oldest first), so
+        :meth:`undo` works after a restart; entries not in the log are dropped.
+        """
+        conversation = cls(id=id, title=title, max_checkpoints=max_checkpoints)
+        for message in messages:
+            conversation.log[message.id] = message
+        conversation.head = head if head in conversation.log else None
+        conversation.checkpoints = list(checkpoints or [])
+        conversation._head_history = [
+            h for h in (head_history or []) if h is None or h in conversation.log
+        ]
+        return conversation

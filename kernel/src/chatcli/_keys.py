@@ -1,0 +1,102 @@
+"""API keys: the environment first, then a 0600 file (``keys.toml`` in the config directory).
+
+Keys are never printed back, logged, or stored anywhere else.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import tomllib
+from pathlib import Path
+
+from chatcli._errors import ConfigError, register_secret
+from chatcli._paths import atomic_write, config_dir
+
+__all__ = ["key_file", "list_keys", "lookup_key", "remove_key", "set_key"]
+
+
+def key_file() -> Path:
+    """The key file's path."""
+    return config_dir() / "keys.toml"
+
+
+def _load() -> dict[str, str]:
+    path = key_file()
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        return {}
+    except OSError as err:  # e.g. CHATCLI_CONFIG_DIR names a file
+        raise ConfigError(f"{path}: cannot read the key file ({err.strerror})",
+                          "check CHATCLI_CONFIG_DIR and the folder's permissions") from None
+    if mode & (stat.S_IRWXG | stat.S_IRWXO):
+        os.chmod(path, 0o600)  # repair permissions before reading secrets
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError):
+        raise ConfigError(
+            f"{path}: the key file is not valid TOML", "remove it and run `chatcli keys set`"
+        ) from None
+    except OSError as err:
+        raise ConfigError(f"{path}: cannot read the key file ({err.strerror})",
+                          "check its owner and permissions (it should be 0600 and yours)") from None
+    return {k: v for k, v in data.items() if isinstance(v, str)}
+
+
+def _save(keys: dict[str, str]) -> None:
+    import tomli_w
+
+    try:
+        atomic_write(key_file(), tomli_w.dumps(dict(sorted(keys.items()))), mode=0o600)
+    except OSError as err:
+        raise ConfigError(
+            f"{key_file()}: cannot write the key file ({err.strerror})",
+            "check the permissions of its folder, or point CHATCLI_CONFIG_DIR elsewhere",
+        ) from None
+
+
+def set_key(provider: str, key: str) -> None:
+    """Store ``key`` for ``provider`` in the key file (created 0600)."""
+    key = key.strip()
+    if not key:
+        raise ConfigError("empty key", "paste the key when asked, or pipe it on stdin")
+    if not key.isascii() or not all(c.isprintable() and not c.isspace() for c in key):
+        # never echo it: say what is wrong, not what was given
+        raise ConfigError("the key contains spaces, line breaks or non-ASCII characters",
+                          "pass only the key itself, on one line")
+    keys = _load()
+    keys[provider] = key
+    _save(keys)
+
+
+def remove_key(provider: str) -> bool:
+    """Forget the stored key of ``provider``; False when none was stored."""
+    keys = _load()
+    if provider not in keys:
+        return False
+    del keys[provider]
+    _save(keys)
+    return True
+
+
+def list_keys() -> list[str]:
+    """The providers that have a stored key (names only)."""
+    return sorted(_load())
+
+
+def lookup_key(provider: str, env_names: list[str]) -> tuple[str | None, str | None]:
+    """Find ``provider``'s key: the first set variable in ``env_names``, else the key file.
+
+    Returns ``(key, where)``; ``where`` is the variable's name or ``"keys.toml"``.
+    """
+    for name in env_names:
+        value = os.environ.get(name)
+        if value:
+            register_secret(value)
+            return value, name
+    stored = _load().get(provider)
+    if stored:
+        register_secret(stored)
+        return stored, "keys.toml"
+    return None, None

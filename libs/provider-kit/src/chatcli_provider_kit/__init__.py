@@ -1,0 +1,61 @@
+"""chatcli-provider-kit: what provider plugins share, as a library (not a plugin).
+
+- the OpenAI chat-completions wire format (:func:`chat_messages`, :func:`tool_definitions`,
+  :class:`ChunkAssembler`), spoken by OpenAI, llama.cpp, vLLM, LM Studio and most hosted services;
+- :func:`status_error`, one table from an HTTP error status to chatcli's error taxonomy;
+- ``Retry-After`` parsing, image loading, tool-argument parsing, one-line error text.
+
+Nothing here imports an SDK or an HTTP library. The public API is ``__all__``; the modules behind
+it are private.
+"""
+
+from __future__ import annotations
+
+from chatcli_provider_kit._openai_format import (
+    FINISH_REASONS,
+    ChunkAssembler,
+    ImageMode,
+    chat_messages,
+    stop_reason,
+    tool_call,
+    tool_definitions,
+    usage_from,
+)
+from chatcli_provider_kit._util import (
+    MAX_IMAGE_BYTES,
+    check_base_url,
+    image_data_url,
+    is_url,
+    looks_like_context_overflow,
+    one_line,
+    parse_retry_after,
+    parse_tool_arguments,
+    read_image,
+    retry_after_from_headers,
+    status_error,
+)
+
+__version__ = "1.0.0"
+
+__all__ = [
+    "FINISH_REASONS",
+    "MAX_IMAGE_BYTES",
+    "ChunkAssembler",
+    "ImageMode",
+    "__version__",
+    "chat_messages",
+    "check_base_url",
+    "image_data_url",
+    "is_url",
+    "looks_like_context_overflow",
+    "one_line",
+    "parse_retry_after",
+    "parse_tool_arguments",
+    "read_image",
+    "retry_after_from_headers",
+    "status_error",
+    "stop_reason",
+    "tool_call",
+    "tool_definitions",
+    "usage_from",
+]
