@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from chatcli import ProviderSpec, TextDelta, hookimpl
+from chatcli import ProviderSpec, Risk, TextDelta, hookimpl
 from chatcli_testing import Fault, Reply, ScriptedProvider, ToolCall, scripted_plugin
 from cli_support import TtyInput
 
@@ -122,8 +122,19 @@ def test_json_error_object_carries_type_and_exit_code(cli):
     result = cli("-p", "hi", "--json")
     assert result.code == 1
     payload = json.loads(result.out)
-    assert payload == {"error": "scripted: invalid API key (HTTP 401) — check the API key",
-                       "type": "AuthError"}
+    assert payload["error"] == "scripted: invalid API key (HTTP 401) — check the API key"
+    assert payload["type"] == "AuthError"
+    assert payload["stop_reason"] == "error" and payload["text"] == ""
+
+
+def test_json_after_a_cut_stream_carries_the_partial_text_with_the_error(cli):
+    cli.script(Fault(cut_after=2, reply=Reply(text="the partial answer")))
+    result = cli("-p", "hi", "--json")
+    assert result.code == 1
+    payload = json.loads(result.out)
+    assert payload["type"] == "StreamCutError"
+    assert payload["text"] and "the partial answer".startswith(payload["text"])
+    assert payload["stop_reason"] == "error"
 
 
 def test_unknown_provider_is_a_usage_error_with_a_suggestion(cli):
@@ -274,15 +285,17 @@ def test_no_prompt_on_a_terminal_calls_interactive_main(cli):
 
     class Repl:
         @hookimpl
-        def interactive_main(self, app_options):
-            seen.update(app_options)
+        def interactive_main(self, options, host, settings):
+            seen.update(options=options, host=host, settings=settings)
             return 7
 
     cli.host.register(Repl(), "repl")
     result = cli("--model", "m2", "-c", "--allow", "write", stdin=TtyInput(""))
     assert result.code == 7
-    assert seen["model"] == "m2" and seen["continue_last"] is True
-    assert seen["allow"] == {"write"} and seen["host"] is cli.host
+    options = seen["options"]
+    assert options.model == "m2" and options.continue_last is True
+    assert options.allow == {Risk.WRITE} and seen["host"] is cli.host
+    assert seen["settings"].model == "m2"
     assert seen["settings"].model == "m2"
 
 

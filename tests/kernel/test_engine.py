@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import threading
 
 from chatcli import (
@@ -49,7 +50,7 @@ class Scripted:
         self.requests = []
 
     def stream(self, request):
-        self.requests.append(request.model_copy(deep=True))
+        self.requests.append(copy.deepcopy(request))
         script = self.scripts.pop(0)
         if isinstance(script, Exception):
             raise script

@@ -7,7 +7,7 @@ import sys
 import textwrap
 
 import pytest
-from chatcli import PluginHost, ProviderSpec, hookimpl
+from chatcli import Decision, PluginHost, ProviderSpec, hookimpl
 
 
 def _spec(name: str, priority: int = 50) -> ProviderSpec:
@@ -89,7 +89,7 @@ def test_call_isolates_failures_and_firstresult_stops_early() -> None:
         @hookimpl
         def authorize_tool_call(self, call):
             calls.append("A")
-            return "allow"
+            return Decision.ALLOW
 
     class B:
         @hookimpl
@@ -100,7 +100,7 @@ def test_call_isolates_failures_and_firstresult_stops_early() -> None:
     host, _ = quiet_host()
     host.register(A(), "a")
     host.register(B(), "b")  # registered last: called first
-    assert host.first("authorize_tool_call", call=None, tool=None, context=None) == "allow"
+    assert host.hooks.authorize_tool_call(call=None, tool=None, context=None) == Decision.ALLOW
     assert calls == ["B", "A"]
     assert host.failures[0].name == "b"
 

@@ -8,9 +8,6 @@ name loads its module on first use.
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
-
 __version__ = "1.0.0"
 
 _EXPORTS: dict[str, str] = {
@@ -19,34 +16,36 @@ _EXPORTS: dict[str, str] = {
     "hookspec": "chatcli.hookspecs",
     "PluginHost": "chatcli._plugins",
     "PluginFailure": "chatcli._plugins",
+    "HookCalls": "chatcli._plugins",
     # the data model
-    "Capabilities": "chatcli._types",
-    "ChatRequest": "chatcli._types",
-    "Decision": "chatcli._types",
+    "Capabilities": "chatcli._specs",
+    "ChatRequest": "chatcli._specs",
+    "Decision": "chatcli._specs",
     "ImagePart": "chatcli._types",
     "Message": "chatcli._types",
     "Part": "chatcli._types",
-    "PromptSection": "chatcli._types",
-    "Provider": "chatcli._types",
-    "ProviderConfig": "chatcli._types",
-    "ProviderSpec": "chatcli._types",
-    "Risk": "chatcli._types",
+    "PromptSection": "chatcli._specs",
+    "Provider": "chatcli._specs",
+    "ProviderConfig": "chatcli._specs",
+    "ProviderSpec": "chatcli._specs",
+    "Risk": "chatcli._specs",
     "Role": "chatcli._types",
-    "SkillSource": "chatcli._types",
-    "SlashCommand": "chatcli._types",
-    "StopEvent": "chatcli._types",
-    "StopReason": "chatcli._types",
-    "StreamEvent": "chatcli._types",
-    "TextDelta": "chatcli._types",
+    "SkillSource": "chatcli._specs",
+    "SlashCommand": "chatcli._specs",
+    "StopEvent": "chatcli._specs",
+    "StopReason": "chatcli._specs",
+    "StreamEvent": "chatcli._specs",
+    "TextDelta": "chatcli._specs",
     "TextPart": "chatcli._types",
-    "Tool": "chatcli._types",
-    "ToolCallEvent": "chatcli._types",
+    "Tool": "chatcli._specs",
+    "ToolCallEvent": "chatcli._specs",
     "ToolCallPart": "chatcli._types",
-    "ToolContext": "chatcli._types",
+    "ToolContext": "chatcli._specs",
     "ToolResultPart": "chatcli._types",
-    "ToolSpec": "chatcli._types",
+    "ToolSpec": "chatcli._specs",
     "Usage": "chatcli._types",
-    "UsageEvent": "chatcli._types",
+    "UsageEvent": "chatcli._specs",
+    "ProviderOption": "chatcli._specs",
     "new_id": "chatcli._types",
     # conversation, engine, session
     "Checkpoint": "chatcli._conversation",
@@ -54,15 +53,16 @@ _EXPORTS: dict[str, str] = {
     "ConversationObserver": "chatcli._conversation",
     "Engine": "chatcli._engine",
     "EngineEvent": "chatcli._engine",
-    "Retrying": "chatcli._retry",
+    "Retrying": "chatcli._streaming",
     "ToolFinished": "chatcli._engine",
     "ToolStarted": "chatcli._engine",
     "TurnFinished": "chatcli._engine",
     "attach_hooks": "chatcli._engine",
-    "build_provider": "chatcli._registry",
-    "choose_provider": "chatcli._registry",
-    "continue_with_session_model": "chatcli._registry",
-    "find_provider": "chatcli._registry",
+    "Session": "chatcli._session",
+    "SessionOptions": "chatcli._session",
+    "build_provider": "chatcli._providers",
+    "choose_provider": "chatcli._providers",
+    "find_provider": "chatcli._providers",
     "ChatApp": "chatcli._app",
     # settings and files
     "ProviderSettings": "chatcli._config",
@@ -72,6 +72,7 @@ _EXPORTS: dict[str, str] = {
     "set_value": "chatcli._config",
     "user_config_path": "chatcli._config",
     "atomic_write": "chatcli._paths",
+    "cache_dir": "chatcli._paths",
     "config_dir": "chatcli._paths",
     "data_dir": "chatcli._paths",
     # front-end helpers
@@ -98,10 +99,12 @@ _EXPORTS: dict[str, str] = {
 __all__ = ["__version__", *sorted(_EXPORTS)]
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'chatcli' has no attribute {name!r}")
+    from importlib import import_module
+
     value = getattr(import_module(module), name)
     globals()[name] = value
     return value

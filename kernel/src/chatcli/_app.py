@@ -13,8 +13,8 @@ if TYPE_CHECKING:
 
     from chatcli._config import Settings
     from chatcli._conversation import Conversation
-    from chatcli._engine import Engine
     from chatcli._plugins import PluginHost
+    from chatcli._session import Session
 
 __all__ = ["ChatApp"]
 
@@ -27,18 +27,19 @@ class ChatApp(Protocol):
     """Where to print (rich); respects NO_COLOR and plain mode."""
     host: PluginHost
     """The plugin host (hooks, providers, tools, slash commands)."""
-    settings: Settings
-    """The effective settings."""
-    conversation: Conversation
-    """The current conversation (its log, head and checkpoints)."""
-    engine: Engine
-    """The engine: ``engine.provider_name`` and ``engine.model`` tell what answers."""
+    session: Session
+    """The session: ``session.provider_name``/``session.model`` tell what answers,
+    ``session.switch(...)`` changes it, ``session.update_settings(...)`` changes a setting."""
 
-    def switch(self, provider: str | None = None, model: str | None = None) -> None:
-        """Use another provider and/or model from the next message on; history is kept.
+    @property
+    def settings(self) -> Settings:
+        """The session's settings (read only: change them with ``session.update_settings``)."""
+        ...
 
-        Raises :class:`chatcli.ChatcliError` (unknown provider, no key) and changes nothing.
-        """
+    @property
+    def conversation(self) -> Conversation:
+        """The current conversation (its log, head and checkpoints)."""
+        ...
 
     def set_conversation(self, conversation: Conversation) -> None:
         """Replace the current conversation (load, new, fork); hooks start observing it."""

@@ -25,6 +25,7 @@ __all__ = [
     "Settings",
     "get_value",
     "load_settings",
+    "origin_of",
     "project_config_path",
     "set_value",
     "unknown_setting",
@@ -39,8 +40,11 @@ ENV_SOURCE = "environment (CHATCLI_*)"
 _NOT_SETTINGS = {
     "CHATCLI_CONFIG_DIR",
     "CHATCLI_DATA_DIR",
+    "CHATCLI_CACHE_DIR",
     "CHATCLI_PLUGINS",
     "CHATCLI_DISABLE_PLUGINS",
+    "CHATCLI_TRACE_HOOKS",
+    "CHATCLI_DEBUG",
 }
 
 
@@ -69,6 +73,10 @@ class Settings(BaseModel):
     temperature: float | None = Field(None, ge=0, le=2, description="Sampling temperature.")
     markdown: bool = Field(True, description="Render answers as markdown on a terminal.")
     max_checkpoints: int = Field(20, ge=1, le=1000, description="Rewind checkpoints kept.")
+    response_timeout: float = Field(
+        120.0, gt=0, le=86_400,
+        description="Seconds an answer may take to start (retries included), and the longest "
+                    "silence in the middle of one.")
     providers: dict[str, ProviderSettings] = Field(default_factory=dict)
 
     def provider_settings(self, name: str) -> ProviderSettings:
@@ -172,6 +180,20 @@ def _validate(data: dict[str, Any], source: str) -> Settings:
         raise ConfigError(f"{source}: invalid value for '{key}': {first['msg']}", fix) from None
 
 
+def _layers(flags: dict[str, Any] | None, cwd: Path | None,
+            environ: dict[str, str] | None) -> list[tuple[str, dict[str, Any]]]:
+    """Every settings layer, lowest precedence first: ``(where it comes from, its data)``."""
+    environ = dict(os.environ if environ is None else environ)
+    user_path = user_config_path()
+    layers = [(str(user_path), _read_toml(user_path))]
+    project_path = project_config_path(cwd)
+    if project_path:
+        layers.append((str(project_path), _read_toml(project_path)))
+    layers.append((ENV_SOURCE, _env_layer(environ)))
+    layers.append(("command line", {k: v for k, v in (flags or {}).items() if v is not None}))
+    return layers
+
+
 def load_settings(
     flags: dict[str, Any] | None = None,
     *,
@@ -182,16 +204,15 @@ def load_settings(
 
     ``flags`` holds only options given on the command line (None values are ignored).
     """
-    environ = dict(os.environ if environ is None else environ)
-    layers: list[tuple[str, dict[str, Any]]] = []
-    user_path = user_config_path()
-    layers.append((str(user_path), _read_toml(user_path)))
-    project_path = project_config_path(cwd)
-    if project_path:
-        layers.append((str(project_path), _read_toml(project_path)))
-    layers.append((ENV_SOURCE, _env_layer(environ)))
-    layers.append(("command line", {k: v for k, v in (flags or {}).items() if v is not None}))
+    try:
+        return _load(_layers(flags, cwd, environ))
+    except RecursionError:
+        raise ConfigError("the configuration is nested too deeply to read",
+                          "flatten the tables in your config files (`chatcli config path`)"
+                          ) from None
 
+
+def _load(layers: list[tuple[str, dict[str, Any]]]) -> Settings:
     merged: dict[str, Any] = {}
     # A model named in the same layer as a provider belongs to that provider: `--provider
     # ollama` over a file saying provider = "anthropic", model = "claude-…" must not send the
@@ -207,6 +228,25 @@ def load_settings(
             paired_with = None
         merged = _merge(merged, layer)
     return _validate(merged, "configuration")
+
+
+def origin_of(key: tuple[str, ...], *, cwd: Path | None = None,
+              environ: dict[str, str] | None = None) -> str:
+    """Where the effective value of the setting at ``key`` comes from: a file's path, the
+    variable that sets it, or "command line" ("configuration" when no layer sets it)."""
+    try:
+        layers = _layers(None, cwd, environ)
+    except ConfigError:
+        return "configuration"
+    for source, data in reversed(layers):
+        cursor: Any = data
+        for part in key:
+            cursor = cursor.get(part) if isinstance(cursor, dict) else None
+        if cursor is not None:
+            if source == ENV_SOURCE:
+                return "CHATCLI_" + "__".join(part.upper() for part in key)
+            return source
+    return "configuration"
 
 
 # ------------------------------------------------------------------------------ editing

@@ -1,13 +1,17 @@
 """One conversation turn, streaming.
 
-:meth:`Engine.run` appends the user's message, then loops: assemble the request (prompt sections
-from plugins, the conversation view, tool specs), stream from the provider (with retries), yield
-events to whoever renders, append the answer, and when the model called tools: authorize, run,
-append the results and call the model again, until it stops or ``max_turns`` is reached.
+:meth:`Engine.run` appends the user's message, then alternates two steps until the model stops
+calling tools or ``max_turns`` model calls were made:
 
-Cancellation (closing the event iterator, Ctrl+C inside it, or the ``cancel`` event) keeps the
-history consistent: the partial answer is appended, marked ``interrupted``, and tool calls that
-were not run get error results so the log never holds a call without its result.
+- the **model step**: assemble the request (prompt sections from plugins, the conversation view,
+  the tools), stream the answer from the provider (retries, deadlines and Ctrl+C are handled by
+  :mod:`chatcli._streaming`), yield its text as it arrives, append the answer;
+- the **tool step**: for each call the model made, validate, authorize, run, and append the
+  results together.
+
+Interruption (closing the event iterator, Ctrl+C, the ``cancel`` event) has one path whichever
+step it hits: the partial answer is appended, marked ``interrupted``, and tool calls that did not
+run get error results, so the log never holds a call without its result.
 """
 
 from __future__ import annotations
@@ -20,41 +24,33 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
 from chatcli._config import Settings
 from chatcli._conversation import Checkpoint, Conversation, ConversationObserver
-from chatcli._errors import ChatcliError, ProviderError
-from chatcli._plugins import PLUGIN_ERRORS, PluginHost
-from chatcli._retry import Retrying, retrying_stream
-from chatcli._toolcall import catalog_section, parse_tool_calls
-from chatcli._types import (
+from chatcli._errors import ChatcliError
+from chatcli._plugins import PluginHost
+from chatcli._specs import (
     ChatRequest,
     Decision,
-    Message,
     PromptSection,
     Provider,
     Risk,
-    Role,
     StopEvent,
     StopReason,
     TextDelta,
-    TextPart,
     Tool,
     ToolCallEvent,
-    ToolCallPart,
     ToolContext,
-    ToolResultPart,
-    Usage,
     UsageEvent,
 )
+from chatcli._streaming import Retrying, read_answer
+from chatcli._toolcall import catalog_section, parse_tool_calls
+from chatcli._types import Message, Role, TextPart, ToolCallPart, ToolResultPart, Usage
 
 __all__ = [
     "Approver",
     "Engine",
     "EngineEvent",
     "HookObserver",
-    "Retrying",
     "ToolFinished",
     "ToolStarted",
     "TurnFinished",
@@ -102,6 +98,7 @@ class TurnFinished:
         return ""
 
 
+#: What :meth:`Engine.run` yields.
 EngineEvent = TextDelta | Retrying | ToolStarted | ToolFinished | TurnFinished
 
 _BASE_PROMPT = (
@@ -110,8 +107,87 @@ _BASE_PROMPT = (
 )
 
 
+@dataclass
+class _Answer:
+    """What has arrived of one model answer."""
+
+    text: list[str] = field(default_factory=list)
+    calls: list[ToolCallPart] = field(default_factory=list)
+    usage: Usage = field(default_factory=Usage)
+    stop: StopReason | None = None
+    model: str | None = None
+
+    @property
+    def empty(self) -> bool:
+        return not self.text and not self.calls
+
+
+class _Turn:
+    """The state of one turn, so that every way out of it leaves the log consistent."""
+
+    def __init__(self, engine: Engine, conversation: Conversation) -> None:
+        self.engine = engine
+        self.conversation = conversation
+        self.added: list[Message] = []
+        self.usage = Usage()
+        self.model: str | None = None
+        #: the model call in progress (between before_request and after_response)
+        self.answer: _Answer | None = None
+        #: the calls of the tool step in progress, and the results so far
+        self.calls: list[ToolCallPart] = []
+        self.results: list[ToolResultPart] = []
+
+    def append(self, message: Message) -> Message:
+        self.conversation.append(message)
+        self.added.append(message)
+        return message
+
+    def end_answer(self, *, interrupted: bool, error: ChatcliError | None = None
+                   ) -> Message | None:
+        """Append the answer (unless nothing arrived) and fire ``after_response``."""
+        answer, self.answer = self.answer, None
+        assert answer is not None
+        self.usage = self.usage + answer.usage
+        self.model = answer.model or self.model
+        message = None
+        if not (interrupted and answer.empty):
+            message = self.append(self.engine.answer_message(answer, interrupted))
+        self.engine.host.hooks.after_response(message=message, error=error,
+                                              conversation=self.conversation)
+        if interrupted and message is not None and message.tool_calls:
+            why = "the answer stream failed" if error is not None else "the turn was interrupted"
+            self.calls = message.tool_calls
+            self.close_tool_step(f"not run: {why}")
+        return message
+
+    def close_tool_step(self, unrun: str) -> None:
+        """Append the results of the tool step, with ``unrun`` for calls that did not run."""
+        done = {r.call_id for r in self.results}
+        for call in self.calls:
+            if call.id not in done:
+                result = ToolResultPart(call_id=call.id, name=call.name, content=unrun,
+                                        is_error=True)
+                self.engine.host.hooks.after_tool_call(call=call, result=result,
+                                                       conversation=self.conversation)
+                self.results.append(result)
+        if self.calls:
+            self.append(Message(role=Role.TOOL, parts=list(self.results)))
+        self.calls, self.results = [], []
+
+    def interrupt(self) -> None:
+        """Ctrl+C or a closed iterator, in either step."""
+        if self.answer is not None:
+            self.end_answer(interrupted=True)
+        elif self.calls:
+            self.close_tool_step("not run: interrupted")
+
+    def finished(self, reason: StopReason, error: ChatcliError | None = None) -> TurnFinished:
+        return TurnFinished(reason, self.usage, self.added, error=error,
+                            model=self.model or self.engine.model)
+
+
 class Engine:
-    """Runs conversation turns against one provider and model (both can be switched live)."""
+    """Runs conversation turns against one provider and model (switched with :meth:`use`)."""
 
     def __init__(
         self,
@@ -125,41 +201,48 @@ class Engine:
         approver: Approver | None = None,
         interactive: bool = False,
         max_retries: int = 3,
+        native_tools: bool = True,
         sleep: Callable[[float], None] | None = None,
         on_retry: Callable[[Retrying], None] | None = None,
-        native_tools: bool = True,
     ) -> None:
         self.host = host
+        #: The settings turns run with; replace it (``engine.settings = new``), never mutate it.
         self.settings = settings
-        self.provider = provider
-        self.provider_name = provider_name
-        self.model = model
         self.workspace = (workspace or Path.cwd()).resolve()
         self.approver = approver
         self.interactive = interactive
-        self.max_retries = max_retries
+        self.use(provider, provider_name, model, max_retries=max_retries,
+                 native_tools=native_tools)
         self._sleep = sleep
         #: told of each retry before the wait starts (the same Retrying is also yielded)
         self.on_retry = on_retry
-        #: False for models without native tool calling: tools are described in the prompt and
-        #: calls are parsed from the answer text (chatcli.toolcall).
+
+    def use(self, provider: Provider, provider_name: str, model: str, *, max_retries: int = 3,
+            native_tools: bool = True) -> None:
+        """Answer with ``provider``/``model`` from the next model call on; history is kept.
+
+        ``native_tools`` False: the model has no native tool calling, so tools are described in
+        the prompt and calls are parsed from the answer text (:mod:`chatcli._toolcall`).
+        """
+        self.provider = provider
+        self.provider_name = provider_name
+        self.model = model
+        self.max_retries = max_retries
         self.native_tools = native_tools
-        self.tools: dict[str, Tool] = host.tools()
+
+    @property
+    def tools(self) -> dict[str, Tool]:
+        """The tools the next model call offers (plugins may change them during a run)."""
+        return self.host.tools()
 
     # ------------------------------------------------------------------ prompt
 
     def sections(self, messages: list[Message]) -> list[PromptSection]:
         """The system prompt sections for the next call: kernel, plugins, then the user's."""
         sections = [PromptSection(name="chatcli", text=_BASE_PROMPT, order=0)]
-        for result in self.host.call(
-            "prompt_sections",
-            settings=self.settings,
-            workspace=self.workspace,
-            messages=messages,
-            provider=self.provider_name,
-            model=self.model,
-        ):
-            sections.extend(result)
+        sections.extend(self.host.hooks.prompt_sections(
+            settings=self.settings, workspace=self.workspace, messages=messages,
+            provider=self.provider_name, model=self.model))
         if self.settings.system:
             sections.append(PromptSection(name="user-system", text=self.settings.system, order=900))
         today = _dt.date.today().isoformat()
@@ -196,134 +279,103 @@ class Engine:
         ``prompt`` (a user message) is appended first; pass None to answer what is already there
         (``/retry``). Closing the iterator early cancels the turn cleanly.
         """
-        added: list[Message] = []
-        usage = Usage()
-
         attach_hooks(conversation, self.host)
-
-        def append(message: Message) -> Message:
-            conversation.append(message)
-            added.append(message)
-            return message
-
+        turn = _Turn(self, conversation)
         if prompt is not None:
             conversation.checkpoint(_first_line(prompt.text))
-            append(prompt)
-            self.host.call("user_prompt_submitted", conversation=conversation, message=prompt)
-
-        for call_number in range(self.settings.max_turns):
-            if call_number:  # a checkpoint before every model call; the first is the prompt's
-                conversation.checkpoint(f"{_turn_label(conversation)} (step {call_number + 1})")
-            request = self.build_request(conversation)
-            self.host.call("before_request", request=request, conversation=conversation)
-            answer = _Answer()
-            try:
-                for event in self._stream(request):
-                    if cancel is not None and cancel.is_set():
-                        raise KeyboardInterrupt
-                    if isinstance(event, TextDelta):
-                        answer.text.append(event.text)
-                        yield event
-                    elif isinstance(event, ToolCallEvent):
-                        answer.calls.append(event.call)
-                    elif isinstance(event, UsageEvent):
-                        answer.usage = event.usage
-                    elif isinstance(event, StopEvent):
-                        answer.stop = event.reason
-                        answer.model = event.model or answer.model
-                    elif isinstance(event, Retrying):
-                        yield event
-            except (KeyboardInterrupt, GeneratorExit) as interruption:
-                message = append(answer.message(self, interrupted=True))
-                self._close_unrun_calls(message, append, "the turn was interrupted")
-                self.host.call("after_response", message=message, conversation=conversation)
-                if isinstance(interruption, GeneratorExit):
+            turn.append(prompt)
+            self.host.hooks.user_prompt_submitted(conversation=conversation, message=prompt)
+        try:
+            for call_number in range(self.settings.max_turns):
+                if call_number:  # a checkpoint before every model call; the first is the prompt's
+                    conversation.checkpoint(f"{_turn_label(conversation)} (step {call_number + 1})")
+                error = yield from self._model_step(turn, cancel)
+                if error is not None:
+                    yield turn.finished(StopReason.ERROR, error)
                     return
-                yield TurnFinished(StopReason.INTERRUPTED, usage + answer.usage, added,
-                                   model=answer.model)
-                return
-            except ChatcliError as err:
-                if answer.text or answer.calls:
-                    message = append(answer.message(self, interrupted=True))
-                    self._close_unrun_calls(message, append, "the answer stream failed")
-                yield TurnFinished(StopReason.ERROR, usage + answer.usage, added, error=err,
-                                   model=answer.model)
-                return
-
-            usage = usage + answer.usage
-            if self.tools and not self.native_tools:
-                answer.calls.extend(
-                    parse_tool_calls("".join(answer.text), [t.spec() for t in self.tools.values()])
-                )
-            message = append(answer.message(self))
-            self.host.call("after_response", message=message, conversation=conversation)
-            if not message.tool_calls:
-                yield TurnFinished(answer.stop or StopReason.END_TURN, usage, added,
-                                   model=answer.model)
-                return
-
-            results: list[ToolResultPart] = []
-            try:
-                for call in message.tool_calls:
-                    yield ToolStarted(call)
-                    result = self.run_tool(call, conversation)
-                    results.append(result)
-                    yield ToolFinished(call, result)
-                    if cancel is not None and cancel.is_set():
-                        raise KeyboardInterrupt
-            except (KeyboardInterrupt, GeneratorExit) as interruption:
-                done = {r.call_id for r in results}
-                results.extend(
-                    ToolResultPart(call_id=c.id, name=c.name, content="not run: interrupted",
-                                   is_error=True)
-                    for c in message.tool_calls if c.id not in done
-                )
-                append(Message(role=Role.TOOL, parts=list(results)))
-                if isinstance(interruption, GeneratorExit):
+                answer = turn.added[-1]
+                if not answer.tool_calls:
+                    yield turn.finished(answer.stop_reason or StopReason.END_TURN)
                     return
-                yield TurnFinished(StopReason.INTERRUPTED, usage, added, model=answer.model)
+                yield from self._tool_step(turn, answer.tool_calls, cancel)
+            yield turn.finished(StopReason.TURN_LIMIT)
+        except (KeyboardInterrupt, GeneratorExit) as stop:
+            turn.interrupt()
+            if isinstance(stop, GeneratorExit):
                 return
-            append(Message(role=Role.TOOL, parts=list(results)))
+            yield turn.finished(StopReason.INTERRUPTED)
 
-        yield TurnFinished(StopReason.TURN_LIMIT, usage, added, model=self.model)
+    def _model_step(self, turn: _Turn, cancel: threading.Event | None
+                    ) -> Iterator[EngineEvent]:
+        """Stream one answer and append it; returns the error that ended it, if any."""
+        request = self.build_request(turn.conversation)
+        self.host.hooks.before_request(request=request, conversation=turn.conversation)
+        answer = turn.answer = _Answer()
+        try:
+            for event in read_answer(
+                lambda: self.provider.stream(request), who=self.provider_name,
+                max_retries=self.max_retries, response_timeout=self.settings.response_timeout,
+                cancel=cancel, sleep=self._sleep, on_retry=self.on_retry,
+            ):
+                if cancel is not None and cancel.is_set():
+                    raise KeyboardInterrupt
+                if isinstance(event, TextDelta):
+                    answer.text.append(event.text)
+                    yield event
+                elif isinstance(event, ToolCallEvent):
+                    answer.calls.append(event.call)
+                elif isinstance(event, UsageEvent):
+                    answer.usage = event.usage
+                elif isinstance(event, StopEvent):
+                    answer.stop = event.reason
+                    answer.model = event.model or answer.model
+                elif isinstance(event, Retrying):
+                    yield event
+        except ChatcliError as err:
+            turn.end_answer(interrupted=True, error=err)
+            return err
+        if self.tools and not self.native_tools:
+            specs = [tool.spec() for tool in self.tools.values()]
+            answer.calls.extend(parse_tool_calls("".join(answer.text), specs))
+        turn.end_answer(interrupted=False)
+        return None
 
-    def _stream(self, request: ChatRequest) -> Iterator[Any]:
-        kwargs: dict[str, Any] = {"sleep": self._sleep} if self._sleep is not None else {}
-        for event in retrying_stream(
-            lambda: _guarded(self.provider.stream(request), self.provider_name),
-            self.max_retries,
-            **kwargs,
-        ):
-            if isinstance(event, Retrying) and self.on_retry is not None:
-                self.on_retry(event)
-            yield event
+    def _tool_step(self, turn: _Turn, calls: list[ToolCallPart], cancel: threading.Event | None
+                   ) -> Iterator[EngineEvent]:
+        """Run the calls one by one and append their results together."""
+        turn.calls = list(calls)
+        for call in calls:
+            yield ToolStarted(call)
+            result = self.run_tool(call, turn.conversation)
+            turn.results.append(result)
+            yield ToolFinished(call, result)
+            if cancel is not None and cancel.is_set():
+                raise KeyboardInterrupt
+        turn.close_tool_step("not run")
 
-    @staticmethod
-    def _close_unrun_calls(
-        message: Message, append: Callable[[Message], Message], why: str
-    ) -> None:
-        if message.tool_calls:
-            append(Message(role=Role.TOOL, parts=[
-                ToolResultPart(call_id=c.id, name=c.name, content=f"not run: {why}", is_error=True)
-                for c in message.tool_calls
-            ]))
+    def answer_message(self, answer: _Answer, interrupted: bool) -> Message:
+        """The assistant message for what arrived of ``answer``."""
+        text = "".join(answer.text)
+        parts: list[Any] = [TextPart(text=text)] if text else []
+        parts.extend(answer.calls)
+        reason = StopReason.INTERRUPTED if interrupted else (answer.stop or StopReason.END_TURN)
+        return Message(role=Role.ASSISTANT, parts=parts, interrupted=interrupted,
+                       provider=self.provider_name, model=answer.model or self.model,
+                       usage=answer.usage, stop_reason=reason)
 
     # ------------------------------------------------------------------ tools
 
     def tool_context(self) -> ToolContext:
         """The context tools run with."""
-        return ToolContext(
-            workspace=str(self.workspace), settings=self.settings, interactive=self.interactive
-        )
+        return ToolContext(workspace=self.workspace, settings=self.settings,
+                           interactive=self.interactive)
 
     def authorize(self, call: ToolCallPart, tool: Tool) -> tuple[bool, str]:
         """Whether ``call`` may run, and why not: plugins first, then the default policy."""
-        context = self.tool_context()
-        decision = self.host.first("authorize_tool_call", call=call, tool=tool.spec(),
-                                   context=context)
+        decision = self.host.hooks.authorize_tool_call(call=call, tool=tool.spec(),
+                                                       context=self.tool_context())
         if decision is None:
             decision = Decision.ALLOW if tool.risk == Risk.READ else Decision.ASK
-        decision = Decision(decision)
         if decision == Decision.ALLOW:
             return True, ""
         if decision == Decision.DENY:
@@ -339,15 +391,18 @@ class Engine:
 
     def run_tool(self, call: ToolCallPart, conversation: Conversation) -> ToolResultPart:
         """Validate, authorize and run one tool call; every failure becomes an error result."""
+        result = self._run_tool(call, conversation)
+        self.host.hooks.after_tool_call(call=call, result=result, conversation=conversation)
+        return result
 
+    def _run_tool(self, call: ToolCallPart, conversation: Conversation) -> ToolResultPart:
         def error(text: str) -> ToolResultPart:
-            result = ToolResultPart(call_id=call.id, name=call.name, content=text, is_error=True)
-            self.host.call("after_tool_call", call=call, result=result, conversation=conversation)
-            return result
+            return ToolResultPart(call_id=call.id, name=call.name, content=text, is_error=True)
 
-        tool = self.tools.get(call.name)
+        tools = self.tools
+        tool = tools.get(call.name)
         if tool is None:
-            known = ", ".join(sorted(self.tools)) or "none"
+            known = ", ".join(sorted(tools)) or "none"
             return error(f"unknown tool '{call.name}'; available tools: {known}")
         if call.raw_arguments is not None:
             return error(
@@ -355,55 +410,33 @@ class Engine:
                 f"send JSON matching: {json.dumps(tool.spec().parameters)[:500]}"
             )
         try:
-            args = tool.args_model.model_validate(call.arguments)
-        except ValidationError as err:
-            problems = "; ".join(
-                f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}"
-                for e in err.errors()[:5]
-            )
-            return error(f"invalid arguments for '{call.name}': {problems}")
+            args = tool.parse_arguments(call.arguments)
+        except ValueError as err:  # pydantic's ValidationError is a ValueError
+            return error(f"invalid arguments for '{call.name}': {_problems(err)}")
         allowed, why = self.authorize(call, tool)
         if not allowed:
             return error(why)
-        self.host.call("before_tool_call", call=call, tool=tool.spec(), conversation=conversation)
+        self.host.hooks.before_tool_call(call=call, tool=tool.spec(), conversation=conversation)
         try:
             output = tool.run(args, self.tool_context())
         except KeyboardInterrupt:
             raise
-        except PLUGIN_ERRORS as err:  # SystemExit too: a tool must not end chatcli
+        except (Exception, SystemExit) as err:  # SystemExit too: a tool must not end chatcli
             first = (str(err).splitlines() or [""])[0]
             return error(f"{call.name} failed: {type(err).__name__}: {first}")
         text = output if isinstance(output, str) else str(output)
         if len(text) > MAX_TOOL_OUTPUT:
             text = text[:MAX_TOOL_OUTPUT] + f"\n[… cut: {len(text) - MAX_TOOL_OUTPUT} more chars]"
-        result = ToolResultPart(call_id=call.id, name=call.name, content=text)
-        self.host.call("after_tool_call", call=call, result=result, conversation=conversation)
-        return result
+        return ToolResultPart(call_id=call.id, name=call.name, content=text)
 
 
-def _guarded(events: Any, provider_name: str) -> Iterator[Any]:
-    """``events`` with any exception that is not a :class:`ChatcliError` turned into a
-    :class:`ProviderError`.
-
-    A provider that leaks an SDK or programming error (``KeyError``, an unmapped ``httpx``
-    error, ``sys.exit()``) must still end the turn like any provider failure: the partial answer
-    is kept in the conversation and the user gets one line naming the provider.
-    """
-    try:
-        yield from events
-    except ChatcliError:
-        raise
-    except PLUGIN_ERRORS as err:
-        raise ProviderError.unexpected(
-            f"the {provider_name} provider failed", err,
-            "try again; if it persists, report it to the provider plugin's authors "
-            "(CHATCLI_DEBUG=1 shows the traceback)",
-            provider_name,
-        ) from err
-    finally:
-        close = getattr(events, "close", None)
-        if close is not None:
-            close()
+def _problems(err: ValueError) -> str:
+    """What is wrong with tool arguments, in one line."""
+    details = getattr(err, "errors", None)
+    if not callable(details):
+        return str(err)
+    return "; ".join(
+        f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}" for e in details()[:5])
 
 
 def _first_line(text: str) -> str:
@@ -438,43 +471,16 @@ class HookObserver(ConversationObserver):
         self.host = host
 
     def message_appended(self, conversation: Conversation, message: Message) -> None:
-        self.host.call("message_appended", conversation=conversation, message=message)
+        self.host.hooks.message_appended(conversation=conversation, message=message)
 
     def checkpoint_created(self, conversation: Conversation, checkpoint: Checkpoint) -> None:
-        self.host.call("checkpoint_created", conversation=conversation, checkpoint=checkpoint)
+        self.host.hooks.checkpoint_created(conversation=conversation, checkpoint=checkpoint)
 
     def head_moved(self, conversation: Conversation, head: str | None, reason: str) -> None:
-        self.host.call("head_moved", conversation=conversation, head=head, reason=reason)
+        self.host.hooks.head_moved(conversation=conversation, head=head, reason=reason)
 
 
 def attach_hooks(conversation: Conversation, host: PluginHost) -> None:
     """Make ``host``'s lifecycle hooks observe ``conversation`` (once)."""
     if not any(isinstance(o, HookObserver) and o.host is host for o in conversation.observers):
         conversation.observers.append(HookObserver(host))
-
-
-class _Answer:
-    """What has arrived of one model answer."""
-
-    def __init__(self) -> None:
-        self.text: list[str] = []
-        self.calls: list[ToolCallPart] = []
-        self.usage = Usage()
-        self.stop: StopReason | None = None
-        self.model: str | None = None
-
-    def message(self, engine: Engine, interrupted: bool = False) -> Message:
-        text = "".join(self.text)
-        parts: list[Any] = [TextPart(text=text)] if text else []
-        parts.extend(self.calls)
-        reason = StopReason.INTERRUPTED if interrupted else (self.stop or StopReason.END_TURN)
-        return Message(
-            role=Role.ASSISTANT,
-            parts=parts,
-            interrupted=interrupted,
-            provider=engine.provider_name,
-            model=self.model or engine.model,
-            usage=self.usage,
-            stop_reason=reason,
-        )
-

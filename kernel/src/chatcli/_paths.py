@@ -1,17 +1,17 @@
 """Where chatcli keeps its files (XDG base directories), and atomic writes.
 
-``CHATCLI_CONFIG_DIR`` / ``CHATCLI_DATA_DIR`` override the locations (tests use them);
-otherwise ``$XDG_CONFIG_HOME/chatcli`` and ``$XDG_DATA_HOME/chatcli``.
+``CHATCLI_CONFIG_DIR`` / ``CHATCLI_DATA_DIR`` / ``CHATCLI_CACHE_DIR`` override the locations
+(tests use them); otherwise ``$XDG_CONFIG_HOME/chatcli``, ``$XDG_DATA_HOME/chatcli`` and
+``$XDG_CACHE_HOME/chatcli``.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
-import tempfile
 from pathlib import Path
 
-__all__ = ["atomic_write", "config_dir", "data_dir", "find_project_dir"]
+__all__ = ["atomic_write", "cache_dir", "config_dir", "data_dir", "find_project_dir"]
 
 
 def _base(override: str, xdg: str, fallback: str) -> Path:
@@ -31,6 +31,11 @@ def data_dir() -> Path:
     return _base("CHATCLI_DATA_DIR", "XDG_DATA_HOME", ".local/share")
 
 
+def cache_dir() -> Path:
+    """Where chatcli keeps files it can rebuild (the plugin list); may not exist yet."""
+    return _base("CHATCLI_CACHE_DIR", "XDG_CACHE_HOME", ".cache")
+
+
 def find_project_dir(start: Path | None = None) -> Path | None:
     """The nearest directory at or above ``start`` that holds a ``.chatcli`` folder."""
     here = (start or Path.cwd()).resolve()
@@ -47,6 +52,8 @@ def atomic_write(path: Path, data: str | bytes, mode: int | None = None) -> None
     The file is written next to its destination, flushed to disk, given ``mode`` (e.g. 0o600
     before any secret is written), then renamed over the target.
     """
+    import tempfile
+
     path.parent.mkdir(parents=True, exist_ok=True)
     raw = data.encode() if isinstance(data, str) else data
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)

@@ -1,9 +1,14 @@
-"""Plugin discovery and hook calls: stevedore finds and loads, pluggy holds the contract and calls.
+"""The plugin host: stevedore finds plugins, pluggy holds the contract and calls them.
 
-Plugins are modules named by entry points in the group ``chatcli.plugins``. ``CHATCLI_PLUGINS=a,b``
-loads only those names; ``CHATCLI_DISABLE_PLUGINS=x,y`` blocks some. A plugin that fails to import,
-declares an unknown hook, or raises inside a hook is recorded as a :class:`PluginFailure`,
+Plugins are modules named by entry points in the group ``chatcli.plugins``
+(:mod:`chatcli._discovery`). ``CHATCLI_PLUGINS=a,b`` loads only those names;
+``CHATCLI_DISABLE_PLUGINS=x,y`` blocks some. A plugin that fails to import, declares an unknown
+hook, raises inside a hook or returns the wrong type is recorded as a :class:`PluginFailure`,
 reported in one line on stderr, and skipped: everything else keeps working.
+
+Every hook call goes through pluggy, by way of the typed methods of :attr:`PluginHost.hooks`
+(:class:`HookCalls`): ``host.hooks.prompt_sections(...)`` is where the kernel asks for prompt
+sections, and ``grep hooks.prompt_sections`` finds every place that does.
 """
 
 from __future__ import annotations
@@ -11,53 +16,69 @@ from __future__ import annotations
 import os
 import sys
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import pluggy
 
 from chatcli import hookspecs
-from chatcli._errors import redact
+from chatcli._discovery import ENTRY_POINT_GROUP, find_entry_points, load_entry_point
+from chatcli._guard import ResultCheck, current_plugin, describe, guard
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    import click
+
+    from chatcli._config import Settings
+    from chatcli._conversation import Checkpoint, Conversation
+    from chatcli._errors import ChatcliError
+    from chatcli._session import Session, SessionOptions
+    from chatcli._specs import (
+        ChatRequest,
+        Decision,
+        PromptSection,
+        ProviderSpec,
+        SkillSource,
+        SlashCommand,
+        Tool,
+        ToolContext,
+        ToolSpec,
+    )
+    from chatcli._types import Message, ToolCallPart, ToolResultPart
 
 __all__ = [
     "ENTRY_POINT_GROUP",
-    "PLUGIN_ERRORS",
+    "HookCalls",
     "PluginFailure",
     "PluginHost",
-    "PluginImportError",
     "PluginInfo",
     "hookimpl",
 ]
 
-ENTRY_POINT_GROUP = "chatcli.plugins"
 hookimpl = pluggy.HookimplMarker("chatcli")
 T = TypeVar("T")
 
-#: What a misbehaving plugin may raise and still be isolated. ``SystemExit`` counts: a plugin
-#: calling ``sys.exit()`` (argparse does on bad input) must not end chatcli. KeyboardInterrupt
-#: is never caught: it is the user's Ctrl+C.
-PLUGIN_ERRORS: tuple[type[BaseException], ...] = (Exception, SystemExit)
-
-
-class PluginImportError(Exception):
-    """A plugin's import raised something stevedore would let through (SystemExit, an assert)."""
-
-    def __init__(self, err: BaseException) -> None:
-        super().__init__(str(err))
-        self.original = err
+#: Hooks whose contract lets a :class:`~chatcli.ChatcliError` through (it ends the command).
+_RAISING_HOOKS = frozenset({"open_conversation", "interactive_main"})
 
 
 @dataclass
 class PluginFailure:
-    """A plugin that could not be used: which one, during what, and why (one line)."""
+    """A plugin that misbehaved: which one, during what, and why (one line).
+
+    ``fatal`` is False when the plugin still works (it printed while importing, say).
+    """
 
     name: str
     stage: str
     reason: str
+    fatal: bool = True
 
     def __str__(self) -> str:
-        return f"plugin {self.name!r} failed {self.stage}: {self.reason}"
+        verb = "failed" if self.fatal else "misbehaved"
+        return f"plugin {self.name!r} {verb} {self.stage}: {self.reason}"
 
 
 @dataclass
@@ -73,13 +94,6 @@ class PluginInfo:
     reason: str = ""
 
 
-def _one_line(err: BaseException) -> str:
-    text = [line.strip() for line in f"{type(err).__name__}: {err}".strip().splitlines()]
-    if isinstance(err, pluggy.PluginValidationError):  # the reason is on the later lines
-        return redact("; ".join(line for line in text if line))
-    return redact(text[0] if text else type(err).__name__)
-
-
 def _names_from_env(variable: str) -> set[str] | None:
     raw = os.environ.get(variable)
     if raw is None:
@@ -87,82 +101,79 @@ def _names_from_env(variable: str) -> set[str] | None:
     return {n.strip() for n in raw.split(",") if n.strip()}
 
 
-class _AllowedNames:
-    """A stand-in for stevedore's ``names`` list that decides by predicate, before import."""
-
-    def __init__(self, allowed: set[str] | None, blocked: set[str]) -> None:
-        self.allowed, self.blocked = allowed, blocked
-        self.skipped: list[str] = []
-
-    def __contains__(self, name: object) -> bool:
-        ok = (self.allowed is None or name in self.allowed) and name not in self.blocked
-        if not ok:
-            self.skipped.append(str(name))
-        return ok
-
-    def __iter__(self):  # stevedore builds a set of missing names from this
-        return iter(self.allowed or ())
+def _trace_from_env() -> bool:
+    return os.environ.get("CHATCLI_TRACE_HOOKS", "") not in ("", "0", "false", "no")
 
 
-def _manager_class() -> type:
-    """stevedore's ``NamedExtensionManager``, made to report every import failure.
+def _type_namespace() -> dict[str, Any]:
+    """What the hookspecs' return annotations name."""
+    from chatcli._conversation import Conversation
+    from chatcli._specs import Decision, PromptSection
 
-    stevedore re-raises ``AssertionError`` (and ``SystemExit`` is no ``Exception``), so one
-    plugin with a failing ``assert`` or a ``sys.exit()`` at import would end every command.
-    Imported lazily: ``chatcli --version`` must not pay for stevedore.
-    """
-    from stevedore import NamedExtensionManager
-
-    class _IsolatingManager(NamedExtensionManager):  # type: ignore[misc]
-        def _load_one_plugin(self, ep: Any, *args: Any, **kwargs: Any) -> Any:
-            try:
-                return super()._load_one_plugin(ep, *args, **kwargs)
-            except (AssertionError, SystemExit) as err:
-                raise PluginImportError(err) from err
-
-    return _IsolatingManager
+    return {"Conversation": Conversation, "Decision": Decision, "PromptSection": PromptSection}
 
 
 class PluginHost:
-    """The kernel's plugin manager: loads plugins and calls hooks with failures isolated."""
+    """The kernel's plugin manager: loads plugins, calls hooks with failures isolated, and keeps
+    what plugins registered.
 
-    def __init__(self, *, warn: Callable[[str], None] | None = None) -> None:
+    :param warn: where one-line reports go (default: ``chatcli: warning: …`` on stderr).
+    :param trace: print every hook call and its result on stderr (default:
+        ``CHATCLI_TRACE_HOOKS``).
+    """
+
+    def __init__(self, *, warn: Callable[[str], None] | None = None,
+                 trace: bool | None = None) -> None:
         self.pm = pluggy.PluginManager("chatcli")
         self.pm.add_hookspecs(hookspecs)
+        #: The typed, greppable way to call every hook.
+        self.hooks = HookCalls(self.pm)
         self.failures: list[PluginFailure] = []
-        self.entry_points: dict[str, str] = {}  # plugin name -> module
+        #: plugin name → entry-point value, for every plugin found (loaded or not)
+        self.entry_points: dict[str, str] = {}
         self.skipped: list[str] = []
+        #: The run's settings and workspace, once :meth:`configure` ran.
+        self.settings: Settings | None = None
+        self.workspace: Path | None = None
         self._warn = warn or (lambda line: print(f"chatcli: warning: {line}", file=sys.stderr))
         self._reported: set[tuple[str, str]] = set()
-        self._cache: dict[str, Any] = {}
+        self._registries: dict[str, dict[str, Any]] = {}
+        self._checks: dict[str, ResultCheck] = {}
         self._lock = threading.RLock()
+        self._tracing = False
+        if _trace_from_env() if trace is None else trace:
+            self.enable_tracing()
 
     # ------------------------------------------------------------------ loading
 
     def load_entry_points(self) -> None:
         """Find, import and register the installed plugins (honouring the env selection)."""
-        names = _AllowedNames(
-            _names_from_env("CHATCLI_PLUGINS"), _names_from_env("CHATCLI_DISABLE_PLUGINS") or set()
-        )
-
-        def on_failure(_manager: Any, entry_point: Any, err: BaseException) -> None:
+        allowed = _names_from_env("CHATCLI_PLUGINS")
+        blocked = _names_from_env("CHATCLI_DISABLE_PLUGINS") or set()
+        found = find_entry_points()
+        installed = {ep.name for ep in found}
+        for entry_point in found:
+            if (allowed is not None and entry_point.name not in allowed) or (
+                    entry_point.name in blocked):
+                self.skipped.append(entry_point.name)
+                continue
             self.entry_points[entry_point.name] = entry_point.value
-            original = err.original if isinstance(err, PluginImportError) else err
-            self._fail(entry_point.name, "to import", _one_line(original))
 
-        manager = _manager_class()(
-            ENTRY_POINT_GROUP,
-            names=names,  # type: ignore[arg-type]
-            on_load_failure_callback=on_failure,
-            on_missing_entrypoints_callback=None,
-        )
-        self.skipped = sorted(set(names.skipped))
-        for extension in manager.extensions:
-            self.entry_points[extension.name] = extension.entry_point.value
-            self.register(extension.plugin, extension.name)
-        installed = {ep.name for ep in manager.list_entry_points()}
-        for variable, wanted in (("CHATCLI_PLUGINS", names.allowed),
-                                 ("CHATCLI_DISABLE_PLUGINS", names.blocked)):
+            def printed(text: str, name: str = entry_point.name) -> None:
+                self._fail(name, "while importing",
+                           f"wrote {len(text):,} characters to stdout (kept out of chatcli's "
+                           "output; report it to the plugin's authors)", fatal=False)
+
+            try:
+                plugin = load_entry_point(entry_point, printed)
+            except KeyboardInterrupt:
+                raise
+            except BaseException as err:  # a plugin must not end chatcli, sys.exit() included
+                self._fail(entry_point.name, "to import", _one_line(err))
+                continue
+            self.register(plugin, entry_point.name)
+        for variable, wanted in (("CHATCLI_PLUGINS", allowed),
+                                 ("CHATCLI_DISABLE_PLUGINS", blocked)):
             for name in sorted((wanted or set()) - installed):
                 self._warn(f"{variable} names '{name}', which is not installed "
                            f"(installed: {', '.join(sorted(installed)) or 'none'})")
@@ -182,122 +193,132 @@ class PluginHost:
                     self.pm.unregister(plugin)
                 self._fail(name, "validation", _one_line(err))
                 return False
-            self._cache.clear()
+            self._guard(plugin)
+            self._registries.clear()
             return True
 
     def unregister(self, name: str) -> None:
-        """Remove the plugin registered under ``name`` (tests use this to clean up)."""
+        """Remove the plugin registered under ``name``."""
         with self._lock:
             plugin = self.pm.get_plugin(name)
             if plugin is not None:
                 self.pm.unregister(plugin)
-            self._cache.clear()
+            self._registries.clear()
 
-    def _fail(self, name: str, stage: str, reason: str) -> None:
-        failure = PluginFailure(name, stage, reason)
+    def _guard(self, plugin: object) -> None:
+        from chatcli._errors import ChatcliError
+
+        for caller in self.pm.get_hookcallers(plugin) or []:
+            for impl in caller.get_hookimpls():
+                if impl.plugin is plugin:
+                    guard(impl, caller.name, self._check(caller), self._report,
+                          (ChatcliError,) if caller.name in _RAISING_HOOKS else ())
+
+    def _check(self, caller: pluggy.HookCaller) -> ResultCheck:
+        check = self._checks.get(caller.name)
+        if check is None:
+            assert caller.spec is not None  # check_pending() refused impls without a spec
+            check = ResultCheck(caller.spec.function, _type_namespace)
+            self._checks[caller.name] = check
+        return check
+
+    def _report(self, plugin: str, hook: str, reason: str) -> None:
+        self._fail(plugin, f"in hook {hook}", reason)
+
+    def _fail(self, name: str, stage: str, reason: str, fatal: bool = True) -> None:
+        failure = PluginFailure(name, stage, reason, fatal)
         self.failures.append(failure)
-        key = (name, stage)
-        if key not in self._reported:
-            self._reported.add(key)
+        if (name, stage) not in self._reported:
+            self._reported.add((name, stage))
             self._warn(f"{failure} (disable it with CHATCLI_DISABLE_PLUGINS={name})")
 
-    # ------------------------------------------------------------------ calling
+    def enable_tracing(self, write: Callable[[str], None] | None = None) -> None:
+        """Print every hook call, its arguments and its results (pluggy's tracing)."""
+        if self._tracing:
+            return
+        self._tracing = True
+        self.pm.trace.root.setwriter(write or (lambda text: sys.stderr.write(f"[hooks] {text}")))
+        self.pm.enable_tracing()
 
-    def call(
-        self, hook_name: str, *, reraise: tuple[type[BaseException], ...] = (), **kwargs: Any
-    ) -> list[Any]:
-        """Call every implementation of ``hook_name``, isolating failures.
+    # ------------------------------------------------------------------ the run
 
-        Implementations run in pluggy's order (last registered first, tryfirst/trylast
-        honoured). Non-None results are returned in that order. An implementation that raises is
-        reported once and skipped — unless the exception is one of ``reraise`` (e.g.
-        ``ChatcliError`` from ``open_conversation``, whose contract says to raise it), which
-        propagates to the caller.
-        """
-        caller = getattr(self.pm.hook, hook_name)
-        results: list[Any] = []
-        for impl in reversed(caller.get_hookimpls()):
-            args = {name: kwargs[name] for name in impl.argnames if name in kwargs}
-            try:
-                result = impl.function(**args)
-            except reraise:
-                raise
-            except PLUGIN_ERRORS as err:
-                self._fail(impl.plugin_name, f"in hook {hook_name}", _one_line(err))
-                continue
-            if result is not None:
-                results.append(result)
-                if caller.spec and caller.spec.opts.get("firstresult"):
-                    break
-        return results
-
-    def first(
-        self, hook_name: str, *, reraise: tuple[type[BaseException], ...] = (), **kwargs: Any
-    ) -> Any:
-        """Call a first-result hook; returns the first non-None result, or None."""
-        results = self.call(hook_name, reraise=reraise, **kwargs)
-        return results[0] if results else None
-
-    def collect(self, hook_name: str, kind: str, key: Callable[[T], str]) -> dict[str, T]:
-        """Call a ``register_*`` hook and return what was registered, by name (cached)."""
+    def configure(self, settings: Settings, workspace: Path) -> None:
+        """Hand every plugin the host, the settings and the workspace (the first call only)."""
         with self._lock:
-            if hook_name in self._cache:
-                return self._cache[hook_name]
-            found: dict[str, T] = {}
-            owner: dict[str, str] = {}
-            caller = getattr(self.pm.hook, hook_name)
-            # Registration order: a plugin registered later replaces an earlier one's entry.
-            for impl in caller.get_hookimpls():
+            if self.settings is not None:
+                return
+            self.settings, self.workspace = settings, workspace
+            self._registries.pop("tools", None)
+        self.hooks.configure(host=self, settings=settings, workspace=workspace)
 
-                def register(item: T, _plugin: str = impl.plugin_name) -> None:
-                    name = key(item)
-                    if name in found:
-                        self._warn(
-                            f"{kind} {name!r} from plugin {_plugin!r} replaces the one from "
-                            f"plugin {owner[name]!r}"
-                        )
-                    found[name] = item
-                    owner[name] = _plugin
+    # ------------------------------------------------------------------ what plugins registered
 
-                try:
-                    impl.function(register)
-                except PLUGIN_ERRORS as err:
-                    self._fail(impl.plugin_name, f"in hook {hook_name}", _one_line(err))
-            self._cache[hook_name] = found
+    def _collect(self, kind: str, expected: type, key: Callable[[Any], str],
+                 call: Callable[[Callable[[Any], None]], None]) -> dict[str, Any]:
+        with self._lock:
+            found = self._registries.get(kind)
+            if found is not None:
+                return found
+            found, owner = {}, {}
+
+            def register(item: Any) -> None:
+                plugin = current_plugin.get() or "?"
+                if not isinstance(item, expected):
+                    self._fail(plugin, f"registering a {kind}",
+                               f"got {describe(item)}, expected {expected.__name__}")
+                    return
+                name = key(item)
+                if name in found and owner[name] != plugin:
+                    # pluggy calls the later-registered (or tryfirst) plugin first: it wins
+                    self._warn(f"{kind} {name!r} from plugin {owner[name]!r} replaces the one "
+                               f"from plugin {plugin!r}")
+                    return
+                found[name], owner[name] = item, plugin
+
+            call(register)
+            self._registries[kind] = found
             return found
 
-    # ------------------------------------------------------------------ features
-
-    def providers(self) -> dict[str, Any]:
+    def providers(self) -> dict[str, ProviderSpec]:
         """The registered :class:`~chatcli.ProviderSpec` objects, by name."""
-        return self.collect("register_providers", "provider", lambda spec: spec.name)
+        from chatcli._specs import ProviderSpec
 
-    def tools(self) -> dict[str, Any]:
-        """The registered :class:`~chatcli.Tool` objects, by name."""
-        return self.collect("register_tools", "tool", lambda tool: tool.name)
+        return self._collect("provider", ProviderSpec, lambda spec: spec.name,
+                             lambda register: self.hooks.register_providers(register=register))
 
-    def slash_commands(self) -> dict[str, Any]:
-        """The registered :class:`~chatcli.SlashCommand` objects, by name."""
-        return self.collect("register_slash_commands", "slash command", lambda cmd: cmd.name)
+    def tools(self) -> dict[str, Tool]:
+        """The registered :class:`~chatcli.Tool` objects, by name (for the configured run)."""
+        from pathlib import Path
 
-    def skill_sources(self) -> dict[str, Any]:
-        """The registered :class:`~chatcli.SkillSource` objects, by name."""
-        return self.collect("register_skill_sources", "skill source", lambda src: src.name)
+        from chatcli._config import Settings
+        from chatcli._specs import Tool
 
-    def named_factories(self, hook_name: str, kind: str) -> dict[str, Any]:
-        """For ``register(name, factory)`` hooks (memory backends, compaction strategies)."""
+        settings = self.settings if self.settings is not None else Settings()
+        workspace = self.workspace if self.workspace is not None else Path.cwd()
+        return self._collect("tool", Tool, lambda tool: tool.name,
+                             lambda register: self.hooks.register_tools(
+                                 register=register, settings=settings, workspace=workspace))
+
+    def tools_changed(self) -> None:
+        """Announce that a plugin's tools changed: the next model call asks for them again."""
         with self._lock:
-            if hook_name in self._cache:
-                return self._cache[hook_name]
-            found: dict[str, Any] = {}
-            caller = getattr(self.pm.hook, hook_name)
-            for impl in caller.get_hookimpls():
-                try:
-                    impl.function(lambda name, factory: found.__setitem__(name, factory))
-                except PLUGIN_ERRORS as err:
-                    self._fail(impl.plugin_name, f"in hook {hook_name}", _one_line(err))
-            self._cache[hook_name] = found
-            return found
+            self._registries.pop("tool", None)
+
+    def slash_commands(self) -> dict[str, SlashCommand]:
+        """The registered :class:`~chatcli.SlashCommand` objects, by name."""
+        from chatcli._specs import SlashCommand
+
+        return self._collect("slash command", SlashCommand, lambda command: command.name,
+                             lambda register: self.hooks.register_slash_commands(
+                                 register=register))
+
+    def skill_sources(self) -> dict[str, SkillSource]:
+        """The registered :class:`~chatcli.SkillSource` objects, by name."""
+        from chatcli._specs import SkillSource
+
+        return self._collect("skill source", SkillSource, lambda source: source.name,
+                             lambda register: self.hooks.register_skill_sources(
+                                 register=register))
 
     # ------------------------------------------------------------------ introspection
 
@@ -312,24 +333,116 @@ class PluginHost:
         }
         infos: dict[str, PluginInfo] = {}
         for name, module in self.entry_points.items():
-            dist, ver = dists.get(name, (None, None))
-            infos[name] = PluginInfo(name=name, module=module, distribution=dist, version=ver)
+            dist, version = dists.get(name, (None, None))
+            infos[name] = PluginInfo(name=name, module=module, distribution=dist, version=version)
         for name, plugin in self.pm.list_name_plugin():
             info = infos.setdefault(
-                name, PluginInfo(name=name, module=getattr(plugin, "__name__", repr(plugin)))
-            )
-            info.hooks = sorted(
-                caller.name for caller in self.pm.get_hookcallers(plugin) or []
-            )
+                name, PluginInfo(name=name, module=getattr(plugin, "__name__", repr(plugin))))
+            info.hooks = sorted(caller.name for caller in self.pm.get_hookcallers(plugin) or [])
         for failure in self.failures:
             info = infos.setdefault(failure.name, PluginInfo(name=failure.name, module="?"))
-            info.status = "failed"
-            info.reason = f"{failure.stage}: {failure.reason}"
+            if failure.fatal:
+                info.status = "failed"
+            elif info.status == "loaded":
+                info.status = "misbehaving"
+            info.reason = info.reason or f"{failure.stage}: {failure.reason}"
         for name in self.skipped:
-            infos.setdefault(name, PluginInfo(name=name, module="?", status="disabled"))
+            infos.setdefault(name, PluginInfo(name=name, module="?")).status = "disabled"
         return sorted(infos.values(), key=lambda i: i.name)
 
 
-def iter_hook_names() -> Iterable[str]:
-    """The names of every hook the kernel declares."""
-    return sorted(n for n in dir(hookspecs) if hasattr(getattr(hookspecs, n), "chatcli_spec"))
+def _one_line(err: BaseException) -> str:
+    from chatcli._errors import redact
+
+    lines = [line.strip() for line in f"{type(err).__name__}: {err}".splitlines() if line.strip()]
+    if isinstance(err, pluggy.PluginValidationError):  # the reason is on the later lines
+        return redact("; ".join(lines))
+    return redact(lines[0] if lines else type(err).__name__)
+
+
+class HookCalls:
+    """Every hook, called through pluggy, with its arguments spelled out.
+
+    One method per hook of :mod:`chatcli.hookspecs` (whose docstrings are the contract). Results
+    are pluggy's: a list of the non-None results, or the first one for first-result hooks;
+    ``prompt_sections`` flattens its lists.
+    """
+
+    def __init__(self, pm: pluggy.PluginManager) -> None:
+        self._hook = pm.hook
+
+    # set-up
+    def configure(self, *, host: PluginHost, settings: Settings, workspace: Path) -> None:
+        self._hook.configure(host=host, settings=settings, workspace=workspace)
+
+    def register_providers(self, *, register: Callable[[ProviderSpec], None]) -> None:
+        self._hook.register_providers(register=register)
+
+    def register_tools(self, *, register: Callable[[Tool], None], settings: Settings,
+                       workspace: Path) -> None:
+        self._hook.register_tools(register=register, settings=settings, workspace=workspace)
+
+    def register_skill_sources(self, *, register: Callable[[SkillSource], None]) -> None:
+        self._hook.register_skill_sources(register=register)
+
+    def register_commands(self, *, cli: click.Group) -> None:
+        self._hook.register_commands(cli=cli)
+
+    def register_slash_commands(self, *, register: Callable[[SlashCommand], None]) -> None:
+        self._hook.register_slash_commands(register=register)
+
+    # front ends and sessions
+    def interactive_main(self, *, options: SessionOptions, host: PluginHost,
+                         settings: Settings) -> int | None:
+        return self._hook.interactive_main(options=options, host=host, settings=settings)
+
+    def open_conversation(self, *, settings: Settings, resume: str | None,
+                          continue_last: bool) -> Conversation | None:
+        return self._hook.open_conversation(settings=settings, resume=resume,
+                                            continue_last=continue_last)
+
+    def session_start(self, *, session: Session, conversation: Conversation,
+                      settings: Settings) -> None:
+        self._hook.session_start(session=session, conversation=conversation, settings=settings)
+
+    def session_end(self, *, session: Session, conversation: Conversation) -> None:
+        self._hook.session_end(session=session, conversation=conversation)
+
+    # a turn
+    def user_prompt_submitted(self, *, conversation: Conversation, message: Message) -> None:
+        self._hook.user_prompt_submitted(conversation=conversation, message=message)
+
+    def prompt_sections(self, *, settings: Settings, workspace: Path, messages: list[Message],
+                        provider: str, model: str) -> list[PromptSection]:
+        groups = self._hook.prompt_sections(settings=settings, workspace=workspace,
+                                            messages=messages, provider=provider, model=model)
+        return [section for group in groups for section in group]
+
+    def before_request(self, *, request: ChatRequest, conversation: Conversation) -> None:
+        self._hook.before_request(request=request, conversation=conversation)
+
+    def after_response(self, *, message: Message | None, error: ChatcliError | None,
+                       conversation: Conversation) -> None:
+        self._hook.after_response(message=message, error=error, conversation=conversation)
+
+    def authorize_tool_call(self, *, call: ToolCallPart, tool: ToolSpec,
+                            context: ToolContext) -> Decision | None:
+        return self._hook.authorize_tool_call(call=call, tool=tool, context=context)
+
+    def before_tool_call(self, *, call: ToolCallPart, tool: ToolSpec,
+                         conversation: Conversation) -> None:
+        self._hook.before_tool_call(call=call, tool=tool, conversation=conversation)
+
+    def after_tool_call(self, *, call: ToolCallPart, result: ToolResultPart,
+                        conversation: Conversation) -> None:
+        self._hook.after_tool_call(call=call, result=result, conversation=conversation)
+
+    # the conversation log
+    def message_appended(self, *, conversation: Conversation, message: Message) -> None:
+        self._hook.message_appended(conversation=conversation, message=message)
+
+    def checkpoint_created(self, *, conversation: Conversation, checkpoint: Checkpoint) -> None:
+        self._hook.checkpoint_created(conversation=conversation, checkpoint=checkpoint)
+
+    def head_moved(self, *, conversation: Conversation, head: str | None, reason: str) -> None:
+        self._hook.head_moved(conversation=conversation, head=head, reason=reason)

@@ -18,7 +18,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from chatcli._types import PromptSection, ToolCallPart, ToolSpec
+from chatcli._specs import PromptSection, ToolSpec
+from chatcli._types import ToolCallPart
 
 __all__ = [
     "ParsedCall",

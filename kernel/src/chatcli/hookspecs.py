@@ -1,71 +1,132 @@
-"""The plugin contract: every hook chatcli calls, with its arguments and what it returns.
+"""The plugin contract: every hook chatcli calls, when, with what, and what it may return.
 
-Plugins implement hooks with :data:`chatcli.hookimpl`; the kernel calls them through pluggy.
-A hook implementation may accept any subset of the documented arguments, by name. Unless a hook
-says "first result wins", every implementation is called and the results are collected.
+Plugins implement hooks with :data:`chatcli.hookimpl` (pluggy's marker). An implementation may
+accept any subset of a hook's arguments, by name. The kernel calls every hook through pluggy
+(``pm.hook.<name>``), by way of the typed methods of :attr:`chatcli.PluginHost.hooks`, so
+pluggy's semantics hold: implementations run last-registered first, ``tryfirst``/``trylast``
+move them, ``wrapper=True`` (and old-style ``hookwrapper=True``) implementations wrap the others
+and may change their result, and ``CHATCLI_TRACE_HOOKS=1`` (or ``--trace-hooks``) prints every
+call and its result on stderr.
 
-A plugin that raises inside a hook is reported once (one line on stderr, and in
-``chatcli plugins list``) and skipped; the other plugins' results still count.
+Unless a hook says *first result wins*, every implementation is called and the non-None results
+are collected, in call order.
+
+Failure isolation: an implementation that raises (any exception, ``SystemExit`` and other
+``BaseException`` subclasses included, but not ``KeyboardInterrupt``) is reported once — one line
+on stderr and in ``chatcli plugins list`` — and skipped; the other implementations' results still
+count. So is an implementation whose result is not of the type its hook declares below: a wrong
+result never crashes a turn. Hooks that document a :class:`chatcli.ChatcliError` let that error
+through, because raising it is part of their contract.
+
+Threads: the front ends run turns on one worker thread; every hook of a turn is called on that
+thread. ``register_*`` hooks may be called from any thread; the host serialises them.
+
+Hooks marked *awaiting its consumer* are declared so plugins can be written against them, but
+nothing in the kernel calls them yet; the feature that calls them is named in the docstring
+(:data:`AWAITING_CONSUMER`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pluggy
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     import click
 
     from chatcli._config import Settings
     from chatcli._conversation import Checkpoint, Conversation
-    from chatcli._types import (
+    from chatcli._errors import ChatcliError
+    from chatcli._plugins import PluginHost
+    from chatcli._session import Session, SessionOptions
+    from chatcli._specs import (
         ChatRequest,
         Decision,
-        Message,
         PromptSection,
         ProviderSpec,
         SkillSource,
         SlashCommand,
         Tool,
-        ToolCallPart,
         ToolContext,
-        ToolResultPart,
         ToolSpec,
     )
+    from chatcli._types import Message, ToolCallPart, ToolResultPart
 
 hookspec = pluggy.HookspecMarker("chatcli")
 
+#: Hooks declared for a feature that arrives later, and that feature. A test checks that every
+#: other hook has a call site in the kernel.
+AWAITING_CONSUMER: dict[str, str] = {
+    "register_memory_backends": "long-term memory (the chatcli-memory plugin)",
+    "register_compaction_strategies": "compaction (the chatcli-compaction plugin)",
+    "before_compaction": "compaction (the chatcli-compaction plugin)",
+    "after_compaction": "compaction (the chatcli-compaction plugin)",
+}
 
-# -------------------------------------------------------------------------
-# Registration hooks: a plugin contributes features by calling ``register``.
-# They are called once per process, when the feature kind is first needed.
-# -------------------------------------------------------------------------
+
+# =============================================================================================
+# Set-up
+# =============================================================================================
+
+
+@hookspec
+def configure(host: PluginHost, settings: Settings, workspace: Path) -> None:
+    """Set up the plugin for this run, once, before any conversation starts.
+
+    Called from :meth:`chatcli.Session.open` (so for ``chatcli -p`` and the interactive chat
+    alike), on the thread that opens the session, before ``open_conversation``. Called once per
+    process even when several sessions are opened.
+
+    :param host: the plugin host. Keep it to find what other plugins registered
+        (``host.providers()``, ``host.tools()``, ``host.skill_sources()``) or to announce that
+        this plugin's tools changed (``host.tools_changed()``).
+    :param settings: the effective settings (read only). A plugin's own settings are its table:
+        ``settings.plugin_table("NAME")``.
+    :param workspace: the folder the run works in (the current directory, resolved).
+
+    The return value is ignored.
+    """
 
 
 @hookspec
 def register_providers(register: Callable[[ProviderSpec], None]) -> None:
     """Register model providers.
 
-    Called when chatcli first needs the provider list (``-p``, ``models``, the REPL).
+    Called once per process, on first need (``-p``, ``chatcli models``, the REPL, ``/switch``).
 
     :param register: call ``register(ProviderSpec(...))`` once per provider. The spec's
         ``factory`` is called only when that provider is used, so import the SDK inside it.
+        Anything but a :class:`chatcli.ProviderSpec` is reported and ignored. When two plugins
+        register the same name, the one pluggy calls first (registered later, or ``tryfirst``)
+        wins and the other is reported.
 
-    A second registration under an existing name replaces the first and is reported.
+    The return value is ignored.
     """
 
 
 @hookspec
-def register_tools(register: Callable[[Tool], None]) -> None:
+def register_tools(
+    register: Callable[[Tool], None], settings: Settings, workspace: Path
+) -> None:
     """Register tools the model may call.
 
-    Called once, when a conversation engine is built.
+    Called when a session first needs its tools (before its first model call), and again before
+    the next model call whenever a plugin calls ``host.tools_changed()`` — so a plugin whose
+    tools come and go (an MCP server's ``tools/list_changed``) registers its current set each
+    time. Called on the turn's worker thread.
 
-    :param register: call ``register(Tool(...))`` once per tool. Tool names must be unique and
-        match ``^[a-zA-Z0-9_-]{1,64}$`` (the providers' rule).
+    :param register: call ``register(Tool(...))`` once per tool. Tool names match
+        ``^[a-zA-Z0-9_-]{1,64}$`` and are unique (when two plugins register the same name, the one
+        pluggy calls first wins and the other is reported); anything but a :class:`chatcli.Tool`
+        is reported and ignored.
+    :param settings: the effective settings (a plugin's own table: ``settings.plugin_table``).
+    :param workspace: the workspace root tools work in.
+
+    The return value is ignored.
     """
 
 
@@ -73,38 +134,52 @@ def register_tools(register: Callable[[Tool], None]) -> None:
 def register_skill_sources(register: Callable[[SkillSource], None]) -> None:
     """Register folders of skills (each a sub-folder holding a ``SKILL.md``).
 
-    Called once, when the skills feature first lists skills.
+    Called once per process, when :meth:`chatcli.PluginHost.skill_sources` is first asked
+    (``chatcli plugins list``; the skills plugin lists them from its ``configure`` host).
 
     :param register: call ``register(SkillSource(name=..., path=...))`` per folder.
+
+    The return value is ignored.
     """
 
 
 @hookspec
 def register_memory_backends(register: Callable[[str, Callable[..., Any]], None]) -> None:
-    """Register storage backends for long-term memory.
+    """Register storage backends for long-term memory. *Awaiting its consumer*: long-term memory
+    (the chatcli-memory plugin), which will give this hook its typed backend protocol.
 
-    :param register: call ``register(name, factory)``; ``factory(settings)`` returns the backend
-        object. The backend named by the ``memory.backend`` setting is used.
+    :param register: call ``register(name, factory)``; ``factory(settings)`` returns the backend.
+        The backend named by the ``memory.backend`` setting is used.
+
+    The return value is ignored.
     """
 
 
 @hookspec
-def register_compaction_strategies(register: Callable[[str, Callable[..., Any]], None]) -> None:
+def register_compaction_strategies(
+    register: Callable[[str, Callable[..., Any]], None],
+) -> None:
     """Register strategies that shorten a conversation's view when it outgrows the context.
+    *Awaiting its consumer*: compaction (the chatcli-compaction plugin), which will give
+    strategies their precise contract (budget in tokens, what they receive and return).
 
-    :param register: call ``register(name, strategy)``; ``strategy(messages, budget, settings)``
-        returns the messages of the compacted view. The log itself is never changed.
+    :param register: call ``register(name, strategy)``. The log itself is never changed.
+
+    The return value is ignored.
     """
 
 
 @hookspec
 def register_commands(cli: click.Group) -> None:
-    """Add click sub-commands to the ``chatcli`` command line.
+    """Add sub-commands to the ``chatcli`` command line.
 
-    Called while the command line is built, for every invocation except ``--version``. Keep the
-    entry module light: heavy imports belong inside the command's function.
+    Called once per process while the command line is built, for every invocation but
+    ``--version`` (``chatcli --help`` included: keep the entry module light and import heavy
+    things inside the command's function).
 
     :param cli: the root ``click.Group``; use ``cli.add_command(cmd)`` or ``@cli.command()``.
+
+    The return value is ignored.
     """
 
 
@@ -112,16 +187,100 @@ def register_commands(cli: click.Group) -> None:
 def register_slash_commands(register: Callable[[SlashCommand], None]) -> None:
     """Register in-chat ``/commands``.
 
-    Called once when the REPL starts.
+    Called once per process, when the interactive chat first lists its commands.
 
-    :param register: call ``register(SlashCommand(...))`` per command. A later registration of
-        the same name replaces an earlier one and is reported.
+    :param register: call ``register(SlashCommand(...))`` per command. When two plugins
+        register the same name, the one pluggy calls first wins and the other is reported.
+
+    The return value is ignored.
     """
 
 
-# -------------------------------------------------------------------------
-# The prompt
-# -------------------------------------------------------------------------
+# =============================================================================================
+# Front ends and sessions
+# =============================================================================================
+
+
+@hookspec(firstresult=True)
+def interactive_main(options: SessionOptions, host: PluginHost, settings: Settings) -> int | None:
+    """Run the interactive chat (``chatcli`` with no prompt, on a terminal). First result wins.
+
+    Called from the command line, on the main thread, once.
+
+    :param options: what the command line asked for: provider, model, ``resume``,
+        ``continue_last``, the pre-approved risk classes.
+    :param host: the plugin host; open the chat's session with
+        ``Session(host, settings, options, ...).open()``.
+    :param settings: the effective settings, command-line flags included.
+    :return: the process exit code, or None when this plugin provides no chat front end. A
+        :class:`chatcli.ChatcliError` raised here is shown as the command's error.
+    """
+
+
+@hookspec(firstresult=True)
+def open_conversation(
+    settings: Settings, resume: str | None, continue_last: bool
+) -> Conversation | None:
+    """Provide the conversation a session starts with. First result wins.
+
+    Called from :meth:`chatcli.Session.open`, once per session, before ``session_start``, only
+    when ``resume`` or ``continue_last`` asks for a stored conversation (a new session starts
+    with a new, empty :class:`chatcli.Conversation`).
+
+    :param settings: the effective settings.
+    :param resume: a session id (or unique prefix, or name) from ``--resume``, else None.
+    :param continue_last: True for ``--continue``/``-c``: the most recent session.
+    :return: the restored :class:`chatcli.Conversation` (observing nothing yet), or None to let
+        the next plugin answer. When no plugin answers, the session refuses to start and says
+        which plugin stores sessions. Raise :class:`chatcli.UsageError` when ``resume`` names
+        nothing; it ends the command with that error.
+    """
+
+
+@hookspec
+def session_start(session: Session, conversation: Conversation, settings: Settings) -> None:
+    """A conversation begins in a session: new, resumed, loaded or forked.
+
+    Called once for every conversation a session holds: from :meth:`chatcli.Session.open` for
+    the first, and from :meth:`chatcli.Session.set_conversation` for each one that replaces it
+    (``/session load``, ``/fork``, ``/session new``), on the thread that made the change, before
+    the conversation's first prompt is read. Each call is matched by exactly one
+    ``session_end`` for the same conversation.
+
+    :param session: the running session (provider, model, engine, options).
+    :param conversation: the conversation that begins; observers may be attached to it.
+    :param settings: the session's settings.
+
+    The return value is ignored.
+    """
+
+
+@hookspec
+def session_end(session: Session, conversation: Conversation) -> None:
+    """A conversation ends in a session: the session closes, or another conversation replaces it.
+
+    Called exactly once for each conversation that had a ``session_start``, from
+    :meth:`chatcli.Session.close` (the chat exits, a one-shot run finishes, errors and Ctrl+C
+    included) or :meth:`chatcli.Session.set_conversation`.
+
+    The return value is ignored.
+    """
+
+
+# =============================================================================================
+# A turn: the prompt, the model call, the answer
+# =============================================================================================
+
+
+@hookspec
+def user_prompt_submitted(conversation: Conversation, message: Message) -> None:
+    """The user sent ``message`` and it was appended to ``conversation``.
+
+    Called from :meth:`chatcli.Engine.run` at the start of a turn that has a prompt (not for a
+    retry), after ``message_appended`` and before the turn's first model call.
+
+    The return value is ignored.
+    """
 
 
 @hookspec
@@ -130,21 +289,52 @@ def prompt_sections(
 ) -> list[PromptSection] | None:
     """Contribute sections of the system prompt for the next model call.
 
-    Called before every model call of a turn.
+    Called from the engine before every model call of a turn (after tool results too), on the
+    turn's thread. The kernel adds its own sections (the base prompt first, the user's
+    ``system`` setting, the date).
 
-    :param settings: the effective settings.
+    :param settings: the session's settings.
     :param workspace: the workspace root.
     :param messages: the conversation view about to be sent (read only).
     :param provider: the provider's name.
     :param model: the model's name.
-    :return: a list of :class:`~chatcli.PromptSection` (or None). Mark material that changes
-        between calls ``stable=False`` so it is placed after the cached prefix.
+    :return: a list of :class:`chatcli.PromptSection`, or None. Mark material that changes
+        between calls ``stable=False`` so it is placed after the cached prefix. A wrapper
+        receives the list of every implementation's list and returns such a list.
     """
 
 
-# -------------------------------------------------------------------------
-# Tool calls
-# -------------------------------------------------------------------------
+@hookspec
+def before_request(request: ChatRequest, conversation: Conversation) -> None:
+    """A request is about to be sent to the provider.
+
+    Called from the engine before every model call (retries of the same call excluded), after
+    ``prompt_sections``.
+
+    :param request: the :class:`chatcli.ChatRequest`; implementations may change it in place
+        (add a section, set an option, trim tools).
+    :param conversation: the conversation it answers.
+
+    The return value is ignored.
+    """
+
+
+@hookspec
+def after_response(
+    message: Message | None, error: ChatcliError | None, conversation: Conversation
+) -> None:
+    """A model call ended, however it ended.
+
+    Called from the engine once for every ``before_request``: after a complete answer, an
+    interrupted one (Ctrl+C, the iterator closed), and a failed one.
+
+    :param message: the answer as appended to the conversation (``message.interrupted`` when it
+        was cut short), or None when nothing arrived before it failed or was interrupted.
+    :param error: the :class:`chatcli.ChatcliError` that ended the call, or None.
+    :param conversation: the conversation.
+
+    The return value is ignored.
+    """
 
 
 @hookspec(firstresult=True)
@@ -153,11 +343,11 @@ def authorize_tool_call(
 ) -> Decision | None:
     """Decide whether a tool call may run. First result wins.
 
-    Called before each tool call, after its arguments were validated.
+    Called from the engine before each tool call whose arguments validated.
 
-    :param call: the call the model made.
-    :param tool: the tool's spec (name, risk class).
-    :param context: the workspace root and whether a person can be asked.
+    :param call: the call the model made (read only).
+    :param tool: the tool's spec (name, schema, risk class).
+    :param context: the workspace root, the settings and whether a person can be asked.
     :return: ``Decision.ALLOW``, ``Decision.DENY``, ``Decision.ASK`` (ask the person; denied in
         non-interactive runs), or None to leave the decision to the next plugin. When no plugin
         decides, ``read`` tools are allowed and every other risk class is asked.
@@ -166,43 +356,41 @@ def authorize_tool_call(
 
 @hookspec
 def before_tool_call(call: ToolCallPart, tool: ToolSpec, conversation: Conversation) -> None:
-    """Observe a tool call that was authorized and is about to run."""
+    """An authorized tool call is about to run.
+
+    Called from the engine on the turn's thread, right before the tool's ``run``.
+
+    The return value is ignored.
+    """
 
 
 @hookspec
 def after_tool_call(
     call: ToolCallPart, result: ToolResultPart, conversation: Conversation
 ) -> None:
-    """Observe the result of a tool call (``result.is_error`` tells failures)."""
+    """A tool call produced ``result`` (``result.is_error`` for failures, denials, bad arguments).
+
+    Called from the engine for every tool call the model made, whether it ran or not, before the
+    results are appended to the conversation.
+
+    The return value is ignored.
+    """
 
 
-# -------------------------------------------------------------------------
-# Lifecycle events: observers (logging, persistence, user shell hooks).
-# Their return values are ignored.
-# -------------------------------------------------------------------------
-
-
-@hookspec
-def session_start(conversation: Conversation, settings: Settings) -> None:
-    """A conversation begins (new, resumed or forked), before the first prompt is read."""
-
-
-@hookspec
-def session_end(conversation: Conversation) -> None:
-    """A conversation ends: the REPL exits or a one-shot run finishes."""
-
-
-@hookspec
-def user_prompt_submitted(conversation: Conversation, message: Message) -> None:
-    """The user sent ``message``; it is already appended to ``conversation``."""
+# =============================================================================================
+# The conversation log: observers (persistence, audit)
+# =============================================================================================
 
 
 @hookspec
 def message_appended(conversation: Conversation, message: Message) -> None:
-    """Any message (user, assistant, tool results) was appended to the conversation log.
+    """A message (user, assistant, tool results) was appended to the conversation log.
 
-    This is the persistence point: a session store writes ``message`` here, so that a crash
-    loses nothing already appended.
+    Called synchronously from :meth:`chatcli.Conversation.append`, on the appending thread. This
+    is the persistence point: a session store writes ``message`` here, so a crash loses nothing
+    already appended.
+
+    The return value is ignored.
     """
 
 
@@ -213,6 +401,8 @@ def checkpoint_created(conversation: Conversation, checkpoint: Checkpoint) -> No
     The first call of a turn records the head before the user's message (rewinding to it brings
     back the state before that message was sent); later calls of the same turn (after tool
     results) record the head at that moment.
+
+    The return value is ignored.
     """
 
 
@@ -221,61 +411,26 @@ def head_moved(conversation: Conversation, head: str | None, reason: str) -> Non
     """The conversation's head moved without an append.
 
     ``reason`` is "rewind", "undo", "clear", or "retry" (the head goes back to the last user
-    message so that it is answered again).
+    message so that it is answered again). Nothing is deleted: messages after the new head stay
+    in the log.
 
-    Nothing is deleted: messages after the new head stay in the log.
+    The return value is ignored.
     """
-
-
-@hookspec
-def before_request(request: ChatRequest, conversation: Conversation) -> None:
-    """A request is about to be sent; implementations may edit ``request`` in place."""
-
-
-@hookspec
-def after_response(message: Message, conversation: Conversation) -> None:
-    """The model's answer (``message``, possibly ``interrupted``) was appended."""
 
 
 @hookspec
 def before_compaction(conversation: Conversation, strategy: str) -> None:
-    """The conversation's view is about to be compacted with ``strategy``."""
+    """The conversation's view is about to be compacted with ``strategy``. *Awaiting its
+    consumer*: compaction (the chatcli-compaction plugin).
+
+    The return value is ignored.
+    """
 
 
 @hookspec
 def after_compaction(conversation: Conversation, strategy: str, removed: int) -> None:
-    """The view was compacted; ``removed`` messages are now represented by summaries."""
+    """The view was compacted; ``removed`` messages are now represented by summaries.
+    *Awaiting its consumer*: compaction (the chatcli-compaction plugin).
 
-
-# -------------------------------------------------------------------------
-# Front ends: who runs the interactive chat, and where conversations come from.
-# -------------------------------------------------------------------------
-
-
-@hookspec(firstresult=True)
-def open_conversation(
-    settings: Settings, resume: str | None, continue_last: bool
-) -> Conversation | None:
-    """Provide the conversation to start with. First result wins.
-
-    Called once per run, before the first prompt (``-p`` and the REPL alike).
-
-    :param settings: the effective settings.
-    :param resume: a session id (or unique prefix, or name) from ``--resume``, else None.
-    :param continue_last: True for ``--continue``/``-c``: the most recent session.
-    :return: a :class:`~chatcli.Conversation` (restored from storage, observing
-        nothing yet), or None to let the next plugin (or the kernel: a new, unsaved
-        conversation) decide. Raise :class:`chatcli.UsageError` when ``resume`` names
-        nothing.
-    """
-
-
-@hookspec(firstresult=True)
-def interactive_main(app_options: dict[str, Any]) -> int | None:
-    """Run the interactive chat (``chatcli`` with no prompt on a terminal). First result wins.
-
-    :param app_options: ``provider``, ``model``, ``system`` (or None), ``continue_last`` (bool),
-        ``resume`` (str or None), ``settings`` (:class:`~chatcli.Settings`), ``host``
-        (:class:`~chatcli.PluginHost`) and ``allow`` (risk classes pre-approved).
-    :return: the process exit code, or None when this plugin does not provide a chat front end.
+    The return value is ignored.
     """

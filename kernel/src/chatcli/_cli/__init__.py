@@ -85,6 +85,8 @@ class _RootGroup(click.Group):
 @click.option("-c", "--continue", "continue_last", is_flag=True,
               help="Continue the most recent session.")
 @click.option("--resume", metavar="ID", help="Resume the session ID.")
+@click.option("--trace-hooks", is_flag=True,
+              help="Print every plugin hook call and its result on stderr.")
 @click.version_option(__version__, "-V", "--version", prog_name="chatcli",
                       message="%(prog)s %(version)s")
 @click.pass_context
@@ -96,11 +98,14 @@ def cli(ctx: click.Context, **options: Any) -> int | None:
     chatcli -p "question"         answer once and exit
     git diff | chatcli -p review  send piped text along with the prompt
     """
+    host = get_host(ctx)
+    if options.pop("trace_hooks"):
+        host.enable_tracing()
     if ctx.invoked_subcommand is not None:
         return None
     from chatcli._cli.oneshot import main_command
 
-    return main_command(get_host(ctx), options)
+    return main_command(host, options)
 
 
 def get_host(ctx: click.Context) -> PluginHost:
@@ -127,7 +132,7 @@ def build_cli(host: PluginHost) -> click.Group:
     group = copy.copy(cli)
     group.commands = {}
     _add_builtin_commands(group)
-    host.call("register_commands", cli=group)
+    host.hooks.register_commands(cli=group)
     return group
 
 

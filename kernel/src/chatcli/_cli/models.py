@@ -12,7 +12,7 @@ __all__ = ["key_status", "models_command"]
 def key_status(spec, settings) -> str:  # (ProviderSpec, Settings) -> str
     """Where ``spec``'s key comes from: a variable's name, ``keys.toml``, ``missing`` or
     ``not needed`` — never the key itself."""
-    from chatcli._registry import provider_key
+    from chatcli._providers import provider_key
 
     if not spec.requires_key:
         return "not needed"
@@ -28,7 +28,7 @@ def key_status(spec, settings) -> str:  # (ProviderSpec, Settings) -> str
 def models_command(ctx: click.Context) -> int:
     """List providers, their models and whether each has a key (* marks the default)."""
     from chatcli._errors import ChatcliError
-    from chatcli._registry import INSTALL_HINT, choose_provider
+    from chatcli._providers import INSTALL_HINT, choose_provider
 
     host = get_state(ctx).host
     settings = settings_from()

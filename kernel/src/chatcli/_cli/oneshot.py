@@ -14,10 +14,12 @@ from typing import TYPE_CHECKING, Any, TextIO
 if TYPE_CHECKING:
     from chatcli._config import Settings
     from chatcli._conversation import Conversation
-    from chatcli._engine import Engine, TurnFinished
+    from chatcli._engine import TurnFinished
     from chatcli._plugins import PluginHost
-    from chatcli._retry import Retrying
-    from chatcli._types import Tool, ToolCallPart
+    from chatcli._session import Session, SessionOptions
+    from chatcli._specs import Tool
+    from chatcli._streaming import Retrying
+    from chatcli._types import ToolCallPart
 
 __all__ = ["build_prompt", "clean_text", "decode_input", "main_command", "run_prompt"]
 
@@ -182,23 +184,26 @@ def _flags(options: dict[str, Any]) -> dict[str, Any]:
             "system": options.get("system")}
 
 
+def session_options(options: dict[str, Any]) -> SessionOptions:
+    """The command line's options as the :class:`~chatcli.SessionOptions` of a session."""
+    from chatcli._session import SessionOptions
+    from chatcli._specs import Risk
+
+    return SessionOptions(
+        provider=options.get("provider"), model=options.get("model"),
+        resume=options.get("resume"), continue_last=bool(options.get("continue_last")),
+        allow=frozenset(Risk(name) for name in options.get("allow") or ()),
+    )
+
+
 def _interactive(host: PluginHost, options: dict[str, Any]) -> int:
     from chatcli._cli.common import settings_from
-    from chatcli._errors import ChatcliError, UsageError
+    from chatcli._errors import UsageError
 
     settings = settings_from(_flags(options))
-    app_options = {
-        "provider": options.get("provider"),
-        "model": options.get("model"),
-        "system": options.get("system"),
-        "continue_last": bool(options.get("continue_last")),
-        "resume": options.get("resume"),
-        "settings": settings,
-        "host": host,
-        "allow": set(options.get("allow") or ()),
-    }
     before = len(host.failures)
-    result = host.first("interactive_main", reraise=(ChatcliError,), app_options=app_options)
+    result = host.hooks.interactive_main(options=session_options(options), host=host,
+                                         settings=settings)
     if result is None:
         crashed = [f for f in host.failures[before:] if f.stage == "in hook interactive_main"]
         if crashed:
@@ -209,28 +214,6 @@ def _interactive(host: PluginHost, options: dict[str, Any]) -> int:
 
 
 # ----------------------------------------------------------------------------------- one shot
-
-
-def _open_conversation(host: PluginHost, settings: Settings, options: dict[str, Any]
-                       ) -> Conversation:
-    from chatcli._conversation import Conversation
-    from chatcli._errors import ChatcliError
-
-    conversation = host.first(
-        "open_conversation",
-        reraise=(ChatcliError,),
-        settings=settings,
-        resume=options.get("resume"),
-        continue_last=bool(options.get("continue_last")),
-    )
-    if conversation is None:
-        if options.get("resume") or options.get("continue_last"):
-            from chatcli._errors import UsageError
-
-            raise UsageError("--continue/--resume need a session store",
-                             "pip install chatcli-sessions")
-        conversation = Conversation(max_checkpoints=settings.max_checkpoints)
-    return conversation
 
 
 def _make_approver(allowed: frozenset[str]):  # -> Approver | None
@@ -362,30 +345,19 @@ def _output_mode(options: dict[str, Any], settings: Settings, out: TextIO) -> st
 def run_prompt(host: PluginHost, prompt: str, options: dict[str, Any]) -> int:
     """Answer ``prompt`` once; returns the exit code. Raises ChatcliError for setup failures."""
     from chatcli._cli.common import settings_from
-    from chatcli._engine import Engine
-    from chatcli._registry import build_provider, choose_provider, continue_with_session_model
+    from chatcli._session import Session
     from chatcli._types import Message
 
-    as_json = bool(options.get("as_json"))
-    settings = settings_from(_flags(options))
-    conversation = _open_conversation(host, settings, options)
-    named = bool(options.get("provider") or options.get("model"))
-    settings = continue_with_session_model(host, settings, conversation, named)
-    spec = choose_provider(host, settings)
-    provider, config = build_provider(spec, settings)
-
-    engine = Engine(
-        host, settings, provider, spec.name, config.model,
-        approver=_make_approver(frozenset(options.get("allow") or ())),
-        interactive=False,
-        max_retries=config.max_retries,
+    run = session_options(options)
+    session = Session(
+        host, settings_from(_flags(options)), run,
+        approver=_make_approver(frozenset(risk.value for risk in run.allow)),
         on_retry=lambda event: _status(_retry_text(event)),
-        native_tools=spec.capabilities.native_tools,
-    )
-    output = _Output(sys.stdout, _output_mode(options, settings, sys.stdout))
-    host.call("session_start", conversation=conversation, settings=settings)
+    ).open()
+    output = _Output(sys.stdout, _output_mode(options, session.settings, sys.stdout))
+    conversation = session.conversation
     finished: TurnFinished | None = None
-    events = engine.run(conversation, Message.user(prompt))
+    events = session.run(Message.user(prompt))
     interrupted = False
     try:
         finished = _consume(events, output)
@@ -394,14 +366,14 @@ def run_prompt(host: PluginHost, prompt: str, options: dict[str, Any]) -> int:
         events.close()  # the engine keeps the partial answer, marked interrupted
     finally:
         output.finish()
-        host.call("session_end", conversation=conversation)
-    return _report(finished, interrupted, engine, conversation, as_json)
+        session.close()
+    return _report(finished, interrupted, session, conversation, bool(options.get("as_json")))
 
 
 def _consume(events: Any, output: _Output) -> TurnFinished | None:
     from chatcli._engine import ToolFinished, ToolStarted, TurnFinished
-    from chatcli._retry import Retrying
-    from chatcli._types import TextDelta
+    from chatcli._specs import TextDelta
+    from chatcli._streaming import Retrying
 
     finished = None
     for event in events:
@@ -424,16 +396,32 @@ def _consume(events: Any, output: _Output) -> TurnFinished | None:
     return finished
 
 
-def _report(finished: TurnFinished | None, interrupted: bool, engine: Engine,
+def _report(finished: TurnFinished | None, interrupted: bool, session: Session,
             conversation: Conversation, as_json: bool) -> int:
-    from chatcli._types import StopReason, Usage
+    from chatcli._specs import StopReason
+    from chatcli._types import Usage
 
     error = finished.error if finished else None
     if finished is not None and finished.stop_reason == StopReason.INTERRUPTED:
         interrupted = True
+    if as_json:
+        last = conversation.last()
+        text = finished.text if finished else (last.text if last else "")
+        usage = finished.usage if finished else Usage()
+        stop = StopReason.INTERRUPTED if interrupted else (
+            finished.stop_reason if finished else StopReason.INTERRUPTED)
+        payload: dict[str, Any] = {
+            "text": text,
+            "provider": session.provider_name,
+            "model": (finished.model if finished else None) or session.model,
+            "usage": usage.model_dump(),
+            "stop_reason": str(stop.value),
+            "conversation_id": conversation.id,
+        }
+        if error is not None:  # the partial answer the session kept travels with the error
+            payload |= {"error": str(error), "type": type(error).__name__}
+        print(json.dumps(payload, ensure_ascii=False), flush=True)
     if error is not None:
-        if as_json:
-            _print_json_error(error)
         from chatcli._cli.common import debug_enabled, error_line
 
         if debug_enabled():
@@ -442,26 +430,11 @@ def _report(finished: TurnFinished | None, interrupted: bool, engine: Engine,
             traceback.print_exception(error)
         error_line(str(error))
         return error.exit_code
-    if as_json:
-        last = conversation.last()
-        text = finished.text if finished else (last.text if last else "")
-        usage = finished.usage if finished else Usage()
-        stop = StopReason.INTERRUPTED if interrupted else (
-            finished.stop_reason if finished else StopReason.INTERRUPTED)
-        payload = {
-            "text": text,
-            "provider": engine.provider_name,
-            "model": (finished.model if finished else None) or engine.model,
-            "usage": usage.model_dump(),
-            "stop_reason": str(stop.value),
-            "conversation_id": conversation.id,
-        }
-        print(json.dumps(payload, ensure_ascii=False), flush=True)
     if interrupted:
         _status("interrupted")
         return EXIT_INTERRUPTED
     if finished is not None and finished.stop_reason == StopReason.TURN_LIMIT:
-        _status(f"stopped after {engine.settings.max_turns} model calls (max_turns)")
+        _status(f"stopped after {session.settings.max_turns} model calls (max_turns)")
     return EXIT_OK
 
 

@@ -6,19 +6,8 @@ import queue
 import threading
 from typing import Any
 
-from chatcli import (
-    Conversation,
-    Engine,
-    PluginHost,
-    Role,
-    Settings,
-    attach_hooks,
-    build_provider,
-    choose_provider,
-    find_provider,
-)
+from chatcli import Conversation, PluginHost, Role, Session, SessionOptions, Settings
 
-from chatcli_repl.cancel import CancellableProvider, cancellable_sleep
 from chatcli_repl.view import Question, View
 
 #: Items of the work queue: ("text", str) for a message or command, ("retry", "") for /retry.
@@ -26,15 +15,13 @@ WorkItem = tuple[str, str]
 
 
 class ReplApp:
-    """The running chat: conversation, engine, the work queue and the live view."""
+    """The running chat: its session, the work queue and the live view."""
 
     def __init__(self, host: PluginHost, settings: Settings, console: Any,
-                 conversation: Conversation, allow: set[str] | None = None) -> None:
+                 options: SessionOptions) -> None:
         self.host = host
-        self.settings = settings
         self.console = console
-        self.conversation = conversation
-        self.allow = set(allow or ())
+        self.allow = {risk.value for risk in options.allow}
         self.view = View(console)
         self.work: queue.Queue[WorkItem | None] = queue.Queue()
         self.busy = False
@@ -43,41 +30,25 @@ class ReplApp:
         self.ui: Any = None  # the prompt-toolkit Application while a prompt is shown
         self.loop: Any = None  # its asyncio loop
         self._prefill = ""
-        spec = choose_provider(host, settings)
-        provider, config = build_provider(spec, settings)
-        # Ctrl+C stops a turn even while the provider is silent or between two retries.
-        self.engine = Engine(host, settings, self._cancellable(provider), spec.name,
-                             config.model, approver=self._approve, interactive=True,
-                             max_retries=config.max_retries,
-                             sleep=cancellable_sleep(lambda: self.cancel),
-                             native_tools=spec.capabilities.native_tools)
-        attach_hooks(conversation, host)
+        # Ctrl+C stops a turn even while the provider is silent or between two retries: the
+        # engine watches the turn's cancel event (see run_turn).
+        self.session = Session(host, settings, options, interactive=True, approver=self._approve)
+
+    @property
+    def settings(self) -> Settings:
+        """The session's settings."""
+        return self.session.settings
+
+    @property
+    def conversation(self) -> Conversation:
+        """The current conversation."""
+        return self.session.conversation
 
     # ---------------------------------------------------------------- ChatApp
 
-    def switch(self, provider: str | None = None, model: str | None = None) -> None:
-        """Use another provider and/or model from the next message on; history is kept."""
-        spec = find_provider(self.host, provider or self.engine.provider_name)
-        if model is None and provider is not None and provider != self.engine.provider_name:
-            model = None  # the new provider's configured or default model
-        elif model is None:
-            model = self.engine.model
-        new_provider, config = build_provider(spec, self.settings, model)
-        self.engine.provider = self._cancellable(new_provider)
-        self.engine.provider_name = spec.name
-        self.engine.model = config.model
-        self.engine.max_retries = config.max_retries
-        self.engine.native_tools = spec.capabilities.native_tools
-
     def set_conversation(self, conversation: Conversation) -> None:
         """Replace the current conversation; hooks observe the new one."""
-        old = self.conversation
-        if old is not conversation:
-            self.host.call("session_end", conversation=old)
-        self.conversation = conversation
-        attach_hooks(conversation, self.host)
-        if old is not conversation:
-            self.host.call("session_start", conversation=conversation, settings=self.settings)
+        self.session.set_conversation(conversation)
 
     def submit(self, text: str) -> None:
         """Send ``text`` as if typed (queued after any answer in progress)."""
@@ -148,9 +119,6 @@ class ReplApp:
 
         message = self.conversation.last(Role.USER)
         return typed_text(message) if message else None
-
-    def _cancellable(self, provider: Any) -> CancellableProvider:
-        return CancellableProvider(provider, lambda: self.cancel)
 
     def _pick_without_ui(self, title: str, options: list[str]) -> int | None:
         from prompt_toolkit.shortcuts import choice

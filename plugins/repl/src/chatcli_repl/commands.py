@@ -95,18 +95,18 @@ def _switch(app: Any, argument: str) -> None:
             raise ChatcliError(f"unexpected argument '{arg}'", SWITCH_USAGE)
     if provider is None and model is None:
         raise ChatcliError("nothing to switch to", SWITCH_USAGE)
-    app.switch(provider=provider, model=model)
+    app.session.switch(provider=provider, model=model)
     _say_engine(app, "now using")
 
 
 def _say_engine(app: Any, what: str) -> None:
-    app.console.print(f"{what} {app.engine.provider_name}/{app.engine.model}", style="dim",
+    app.console.print(f"{what} {app.session.provider_name}/{app.session.model}", style="dim",
                       markup=False)
 
 
 def _model(app: Any, argument: str) -> None:
     if argument:
-        app.switch(model=argument)
+        app.session.switch(model=argument)
         _say_engine(app, "now using")
     else:
         _say_engine(app, "using")
@@ -114,7 +114,7 @@ def _model(app: Any, argument: str) -> None:
 
 def _provider(app: Any, argument: str) -> None:
     if argument:
-        app.switch(provider=argument)
+        app.session.switch(provider=argument)
         _say_engine(app, "now using")
         return
     _say_engine(app, "using")
@@ -124,7 +124,7 @@ def _provider(app: Any, argument: str) -> None:
 
 def _system(app: Any, argument: str) -> None:
     if argument:
-        app.settings.system = None if argument in ("-", "none", "off") else argument
+        app.session.update_settings(system=None if argument in ("-", "none", "off") else argument)
         app.console.print("system prompt updated", style="dim")
     else:
         app.console.print(app.settings.system or "(no extra system prompt)", markup=False)
@@ -154,7 +154,7 @@ def _config(app: Any, argument: str) -> None:
         if "." not in args[1] and top in type(app.settings).model_fields:
             from chatcli import load_settings
 
-            setattr(app.settings, top, getattr(load_settings(), top))
+            app.session.update_settings(**{top: getattr(load_settings(), top)})
         app.console.print(f"saved {args[1]} in {user_config_path()}", style="dim", markup=False)
         return
     raise ChatcliError("usage: /config [list] | get KEY | set KEY VALUE")

@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from typing import Any
 
-from chatcli import ChatcliError, Conversation, Role, continue_with_session_model
+from chatcli import ChatcliError, PluginHost, Role, SessionOptions, Settings
 
 from chatcli_repl.app import ReplApp, WorkItem
 from chatcli_repl.attach import user_message
@@ -21,36 +20,22 @@ from chatcli_repl.commands import dispatch, is_command
 from chatcli_repl.turn import run_turn
 
 
-def run(app_options: dict[str, Any]) -> int:
+def run(options: SessionOptions, host: PluginHost, settings: Settings) -> int:
     """Start the chat with the CLI's options; returns the exit code."""
     from rich.console import Console
 
-    host = app_options["host"]
-    settings = app_options["settings"]
-    conversation = host.first(
-        "open_conversation", reraise=(ChatcliError,), settings=settings,
-        resume=app_options.get("resume"), continue_last=bool(app_options.get("continue_last")),
-    )
-    if conversation is None:
-        conversation = Conversation(max_checkpoints=settings.max_checkpoints)
-    console = Console(highlight=False)
-    named = bool(app_options.get("provider") or app_options.get("model"))
-    settings = continue_with_session_model(host, settings, conversation, named)
-    app = ReplApp(host, settings, console, conversation, set(app_options.get("allow") or ()))
-    host.call("session_start", conversation=app.conversation, settings=settings)
-    try:
+    app = ReplApp(host, settings, Console(highlight=False), options)
+    with app.session.open():
         asyncio.run(_main(app))
-    finally:
-        host.call("session_end", conversation=app.conversation)
     return 0
 
 
 def _greeting(app: ReplApp) -> None:
-    engine = app.engine
+    session = app.session
     count = len(app.conversation)
     resumed = f" · resumed {count} messages" if count else ""
     app.console.print(
-        f"[bold]chatcli[/] · {engine.provider_name}/{engine.model}{resumed} · "
+        f"[bold]chatcli[/] · {session.provider_name}/{session.model}{resumed} · "
         "/help for commands, Alt+Enter for a new line, Ctrl+D to quit", style="dim",
         markup=True,
     )

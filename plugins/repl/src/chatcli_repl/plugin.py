@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from chatcli import hookimpl
 
+if TYPE_CHECKING:
+    from chatcli import PluginHost, SessionOptions, Settings
+
 
 @hookimpl
-def interactive_main(app_options: dict[str, Any]) -> int | None:
+def interactive_main(options: SessionOptions, host: PluginHost, settings: Settings) -> int | None:
     """Run the interactive chat; returns the exit code."""
     from chatcli_repl.loop import run
 
-    return run(app_options)
+    return run(options, host, settings)
 
 
 @hookimpl

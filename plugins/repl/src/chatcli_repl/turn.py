@@ -33,7 +33,7 @@ def run_turn(app: ReplApp, prompt: Message | None) -> TurnFinished | None:
     stream = MarkdownStream(app.console, plain=plain, preview=view.set_preview)
     finished: TurnFinished | None = None
     try:
-        for event in app.engine.run(app.conversation, prompt, cancel):
+        for event in app.session.run(prompt, cancel):
             if isinstance(event, TextDelta):
                 if view.waiting_since is not None:
                     view.waiting_since = None
@@ -76,8 +76,8 @@ def run_turn(app: ReplApp, prompt: Message | None) -> TurnFinished | None:
 
 def _footer(app: ReplApp, finished: TurnFinished, seconds: float) -> None:
     usage: Usage = finished.usage
-    model = finished.model or app.engine.model
-    parts = [f"{app.engine.provider_name}/{model}"]
+    model = finished.model or app.session.model
+    parts = [f"{app.session.provider_name}/{model}"]
     if usage.input_tokens or usage.output_tokens:  # unknown when the answer was cut short
         parts.append(f"{usage.input_tokens:,} in · {usage.output_tokens:,} out")
     if usage.cache_read_tokens or usage.cache_write_tokens:

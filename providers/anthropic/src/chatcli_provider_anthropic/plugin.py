@@ -27,7 +27,7 @@ def make_provider(config: ProviderConfig) -> Provider:
 @hookimpl
 def register_providers(register: Callable[[ProviderSpec], None]) -> None:
     """Register Anthropic's Messages API as the provider ``anthropic``."""
-    from chatcli import Capabilities, ProviderSpec
+    from chatcli import Capabilities, ProviderOption, ProviderSpec
 
     register(
         ProviderSpec(
@@ -41,5 +41,13 @@ def register_providers(register: Callable[[ProviderSpec], None]) -> None:
             capabilities=Capabilities(prompt_caching=True, vision=True),
             priority=60,
             description="Claude models through the Anthropic Messages API (prompt caching).",
+            options={
+                "prompt_caching": ProviderOption(bool, "mark the stable prompt prefix for "
+                                                       "caching (default true)"),
+                "cache_messages": ProviderOption(bool, "also cache the conversation so far "
+                                                       "(default true)"),
+                "cache_ttl": ProviderOption(str, 'cache lifetime: "5m" (default) or "1h"'),
+                "max_tokens": ProviderOption(int, "output limit when none is set"),
+            },
         )
     )

@@ -25,7 +25,7 @@ def make_local_provider(config: ProviderConfig) -> Provider:
 
 def local_spec() -> ProviderSpec:
     """The ``local`` provider's spec."""
-    from chatcli import Capabilities, ProviderSpec
+    from chatcli import Capabilities, ProviderOption, ProviderSpec
 
     return ProviderSpec(
         name="local",
@@ -40,6 +40,12 @@ def local_spec() -> ProviderSpec:
         priority=10,
         description="A small model that runs in-process on the CPU: no key, no network. "
         "Any GGUF file via providers.local.model_path.",
+        options={
+            "model_path": ProviderOption(str, "a GGUF file to run instead of SmolLM2-135M"),
+            "context_size": ProviderOption(int, "context window in tokens"),
+            "threads": ProviderOption(int, "CPU threads (1 is fastest on 2 cores)"),
+            "tools": ProviderOption((bool, str), "send tool definitions: true, false or auto"),
+        },
     )
 
 

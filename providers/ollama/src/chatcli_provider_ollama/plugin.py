@@ -44,8 +44,10 @@ def register_providers(register: Callable[[ProviderSpec], None]) -> None:
     It needs no key, and it is never chosen automatically (the server may not be running): it is
     used only when named (``--provider ollama`` or ``provider = "ollama"``).
     """
-    from chatcli import Capabilities, ProviderSpec
+    from chatcli import Capabilities, ProviderOption, ProviderSpec
 
+    whole, number = ProviderOption(int, "an Ollama model option"), ProviderOption(
+        float, "an Ollama model option")
     register(
         ProviderSpec(
             name="ollama",
@@ -60,5 +62,15 @@ def register_providers(register: Callable[[ProviderSpec], None]) -> None:
             priority=5,
             auto_select=False,
             description="Models served by Ollama (`ollama serve`), no API key needed.",
+            options={
+                **dict.fromkeys(("num_ctx", "num_predict", "top_k", "seed", "num_gpu",
+                                 "num_thread"), whole),
+                **dict.fromkeys(("top_p", "min_p", "repeat_penalty", "temperature"), number),
+                "stop": ProviderOption(list, "stop sequences", items=str),
+                "options": ProviderOption(dict, "any other Ollama model options"),
+                "keep_alive": ProviderOption((str, int), 'how long the model stays loaded '
+                                                         '("5m", 0, -1)'),
+                "think": ProviderOption((bool, str), "thinking for models that support it"),
+            },
         )
     )

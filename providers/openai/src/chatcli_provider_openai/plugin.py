@@ -14,7 +14,7 @@ from chatcli import hookimpl
 from chatcli_provider_openai.presets import PRESETS, Preset
 
 if TYPE_CHECKING:  # the data model is imported when a hook runs, not at start-up
-    from chatcli import Provider, ProviderConfig, ProviderSpec
+    from chatcli import Provider, ProviderConfig, ProviderOption, ProviderSpec
 
 __all__ = ["make_factory", "register_providers", "spec_for"]
 
@@ -29,6 +29,20 @@ def make_factory(preset: Preset) -> Callable[[ProviderConfig], Provider]:
 
     factory.__name__ = f"make_{preset.name}_provider"
     return factory
+
+
+def options() -> dict[str, ProviderOption]:
+    """The provider-specific keys of ``[providers.NAME]`` (checked by chatcli before use)."""
+    from chatcli import ProviderOption
+
+    return {
+        "max_tokens_param": ProviderOption(str, "the request field for the output limit "
+                                                "(max_tokens or max_completion_tokens)"),
+        "stream_usage": ProviderOption(bool, "ask for token usage in the stream "
+                                             "(false for servers that reject stream_options)"),
+        "headers": ProviderOption(dict, "extra HTTP headers", items=str),
+        "extra_body": ProviderOption(dict, "extra fields merged into every request body"),
+    }
 
 
 def spec_for(preset: Preset) -> ProviderSpec:
@@ -49,6 +63,7 @@ def spec_for(preset: Preset) -> ProviderSpec:
         priority=preset.priority,
         auto_select=preset.auto_select,
         description=preset.description,
+        options=options(),
     )
 
 

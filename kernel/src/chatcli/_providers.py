@@ -4,19 +4,19 @@ from __future__ import annotations
 
 import difflib
 import os
+from typing import Any
 
-from chatcli._config import Settings
-from chatcli._conversation import Conversation
+from chatcli._config import ProviderSettings, Settings, origin_of
 from chatcli._errors import ChatcliError, ConfigError, ProviderError, UsageError
 from chatcli._keys import lookup_key
-from chatcli._plugins import PLUGIN_ERRORS, PluginHost
-from chatcli._types import Provider, ProviderConfig, ProviderSpec
+from chatcli._plugins import PluginHost
+from chatcli._specs import Provider, ProviderConfig, ProviderOption, ProviderSpec
 
 __all__ = [
     "INSTALL_HINT",
     "build_provider",
+    "check_provider_options",
     "choose_provider",
-    "continue_with_session_model",
     "find_provider",
     "has_key",
     "provider_key",
@@ -57,25 +57,6 @@ def find_provider(host: PluginHost, name: str) -> ProviderSpec:
     return spec
 
 
-def continue_with_session_model(
-    host: PluginHost, settings: Settings, conversation: Conversation, named: bool
-) -> Settings:
-    """The settings to answer a resumed ``conversation`` with.
-
-    A resumed session goes on with the provider and model that last answered it (stored in its
-    ``metadata``), unless the command line ``named`` a provider or model, or that provider is no
-    longer installed or has no key any more (then the usual choice applies, so the session
-    still opens).
-    """
-    provider = conversation.metadata.get("provider")
-    spec = host.providers().get(provider) if provider else None
-    if named or spec is None or (spec.requires_key and not has_key(spec, settings)):
-        return settings
-    return settings.model_copy(
-        update={"provider": provider, "model": conversation.metadata.get("model")}
-    )
-
-
 def choose_provider(host: PluginHost, settings: Settings) -> ProviderSpec:
     """The provider to use: the configured one, else the best one that has a key.
 
@@ -85,6 +66,11 @@ def choose_provider(host: PluginHost, settings: Settings) -> ProviderSpec:
     """
     specs = host.providers()
     if not specs:
+        if host.skipped:
+            raise UsageError(
+                f"no provider is loaded: CHATCLI_PLUGINS or CHATCLI_DISABLE_PLUGINS leaves out "
+                f"{', '.join(sorted(host.skipped))}",
+                "add a provider plugin's name to CHATCLI_PLUGINS (see `chatcli plugins list`)")
         raise UsageError("no provider is installed", INSTALL_HINT)
     if settings.provider:
         return find_provider(host, settings.provider)
@@ -94,11 +80,82 @@ def choose_provider(host: PluginHost, settings: Settings) -> ProviderSpec:
     keyless = [s for s in specs.values() if not s.requires_key and s.auto_select]
     if keyless:
         return max(keyless, key=lambda s: s.priority)
+    first = specs[min(specs)]
     raise UsageError(
         "no provider has an API key",
-        f"set one with `chatcli keys set {min(specs)}` or export "
-        f"{(specs[min(specs)].env_keys or ['its key'])[0]}",
+        f"set one with `chatcli keys set {first.name}` or export "
+        f"{(first.env_keys or ['its key'])[0]}",
     )
+
+
+_TYPE_NAMES = {str: "text", int: "a whole number", float: "a number", bool: "true or false",
+               list: "an array", dict: "a table"}
+
+
+def _is(value: Any, kind: type | tuple[type, ...]) -> bool:
+    if isinstance(kind, tuple):
+        return any(_is(value, one) for one in kind)
+    if kind is float:
+        return isinstance(value, int | float) and not isinstance(value, bool)
+    if kind is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    return isinstance(value, kind)
+
+
+def _type_name(kind: type | tuple[type, ...]) -> str:
+    if isinstance(kind, tuple):
+        return " or ".join(_type_name(one) for one in kind)
+    return _TYPE_NAMES.get(kind, kind.__name__)
+
+
+def _coerce(value: Any, kind: type | tuple[type, ...]) -> Any:
+    """A ``CHATCLI_PROVIDERS__…`` variable is text: read it as a TOML value when text is not
+    what the option takes (``false``, ``3``, ``["a"]``)."""
+    if not isinstance(value, str) or _is(value, kind):
+        return value
+    import tomllib
+
+    try:
+        return tomllib.loads(f"v = {value}")["v"]
+    except tomllib.TOMLDecodeError:
+        return value
+
+
+def _describe(option: ProviderOption) -> str:
+    what = _type_name(option.type)
+    if option.items is not None:
+        item = _type_name(option.items)
+        what += f" of {item}" if option.type is list else f" whose values are {item}"
+    return what
+
+
+def check_provider_options(spec: ProviderSpec, table: ProviderSettings) -> dict[str, Any]:
+    """The provider-specific keys of ``[providers.NAME]``, checked against ``spec.options``.
+
+    Raises :class:`ConfigError` naming the file (or variable), the key and what it must be, or
+    suggesting the closest key for one that is no setting of this provider.
+    """
+    extra = dict(table.model_extra or {})
+    known = [*ProviderSettings.model_fields, *spec.options]
+    for key, value in extra.items():
+        where = origin_of(("providers", spec.name, key))
+        option = spec.options.get(key)
+        if option is None:
+            close = difflib.get_close_matches(key, known, n=1)
+            raise ConfigError(
+                f"{where}: unknown setting 'providers.{spec.name}.{key}'",
+                f"did you mean '{close[0]}'?" if close else
+                f"{spec.display_name} accepts: {', '.join(sorted(known))}")
+        value = extra[key] = _coerce(value, option.type)
+        items = value.values() if isinstance(value, dict) else value
+        if not _is(value, option.type) or (option.items is not None and not all(
+                _is(item, option.items) for item in items)):
+            raise ConfigError(
+                f"{where}: 'providers.{spec.name}.{key}' must be {_describe(option)}, "
+                f"not {value!r:.60}",
+                f"fix it with `chatcli config unset providers.{spec.name}.{key}` or edit "
+                "the file")
+    return extra
 
 
 def build_provider(
@@ -110,6 +167,7 @@ def build_provider(
     provider at all), else ``[providers.NAME].model``, else the spec's default.
     """
     table = settings.provider_settings(spec.name)
+    options = check_provider_options(spec, table)
     chosen = model or (settings.model if settings.provider in (None, spec.name) else None)
     chosen = chosen or table.model or spec.default_model
     key, _where = provider_key(spec, settings)
@@ -126,7 +184,7 @@ def build_provider(
         base_url=base_url or spec.base_url,
         timeout=table.timeout,
         max_retries=table.max_retries,
-        options=table.model_extra or {},
+        options=options,
     )
     return _start(spec, config), config
 
@@ -138,7 +196,7 @@ def _start(spec: ProviderSpec, config: ProviderConfig) -> Provider:
         return spec.factory(config)
     except ChatcliError:
         raise
-    except PLUGIN_ERRORS as err:
+    except (Exception, SystemExit) as err:
         raise ProviderError.unexpected(
             f"the {spec.display_name} provider cannot start", err,
             "reinstall the plugin that provides it (`chatcli plugins list` names it), "

@@ -1,0 +1,255 @@
+"""Failure isolation inside pluggy's hook calls.
+
+pluggy stops a hook call at the first implementation that raises. chatcli wants the opposite: one
+misbehaving plugin is reported and skipped, the others still count. So when a plugin is
+registered, each of its hook implementations gets a guard in place of its function
+(``HookImpl.function``): pluggy still does the calling — ordering, ``tryfirst``/``trylast``,
+wrappers, tracing — and the guard turns an exception or a result of the wrong type into a
+reported failure and ``None``, which pluggy skips.
+
+Three shapes are guarded: plain implementations, new-style wrappers (``wrapper=True``: a
+generator that yields once and returns the result) and old-style wrappers (``hookwrapper=True``:
+a generator that receives the outcome object).
+"""
+
+from __future__ import annotations
+
+import contextvars
+import types
+from collections.abc import Callable, Generator
+from typing import TYPE_CHECKING, Any, Union, get_args, get_origin
+
+if TYPE_CHECKING:
+    from pluggy import HookImpl
+
+__all__ = ["ResultCheck", "current_plugin", "describe", "guard"]
+
+#: The plugin whose hook implementation is running (registration callbacks read it).
+current_plugin: contextvars.ContextVar[str | None] = contextvars.ContextVar(
+    "chatcli_current_plugin", default=None)
+
+#: ``report(plugin, hook, reason)``: record one failure of a plugin's hook implementation.
+Report = Callable[[str, str, str], None]
+
+
+class ResultCheck:
+    """Whether a value has a hook's declared result type, and how to name that type.
+
+    The annotation is a string (the hookspecs use ``from __future__ import annotations``); it is
+    evaluated on first use, so registering a plugin imports none of the types it names.
+    """
+
+    def __init__(self, spec_function: Callable[..., Any],
+                 namespace: Callable[[], dict[str, Any]]) -> None:
+        self._spec_function = spec_function
+        self._namespace = namespace
+        self._annotation: Any = _UNSET
+
+    @property
+    def annotation(self) -> Any:
+        """The declared result type."""
+        if self._annotation is _UNSET:
+            annotation = self._spec_function.__annotations__.get("return", "None")
+            if isinstance(annotation, str):
+                annotation = eval(annotation, self._namespace())  # the kernel's own annotations
+            self._annotation = annotation
+        return self._annotation
+
+    @property
+    def expected(self) -> str:
+        """The declared result type, for people."""
+        return _name(self.annotation)
+
+    def __call__(self, value: Any) -> bool:
+        return _matches(value, self.annotation)
+
+
+_UNSET = object()
+
+
+def _matches(value: Any, annotation: Any) -> bool:
+    if annotation is Any:
+        return True
+    if annotation is None or annotation is type(None):
+        return value is None
+    origin = get_origin(annotation)
+    if origin in (Union, types.UnionType):
+        return any(_matches(value, arg) for arg in get_args(annotation))
+    if origin in (list, tuple, set, frozenset):
+        args = get_args(annotation)
+        return isinstance(value, origin) and (
+            not args or all(_matches(item, args[0]) for item in value))
+    if origin is not None:
+        return isinstance(value, origin)
+    if annotation is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    return isinstance(value, annotation) if isinstance(annotation, type) else True
+
+
+def _name(annotation: Any) -> str:
+    if annotation is None or annotation is type(None):
+        return "None"
+    origin = get_origin(annotation)
+    if origin in (Union, types.UnionType):
+        return " or ".join(_name(arg) for arg in get_args(annotation))
+    if origin is not None:
+        args = ", ".join(_name(arg) for arg in get_args(annotation))
+        return f"{origin.__name__}[{args}]" if args else origin.__name__
+    return getattr(annotation, "__name__", str(annotation))
+
+
+def describe(value: Any) -> str:
+    """A short description of a wrong result: its type and a clipped repr."""
+    text = repr(value)
+    text = text if len(text) <= 60 else text[:59] + "…"
+    return f"{type(value).__name__} {text}"
+
+
+def _one_line(err: BaseException) -> str:
+    from chatcli._errors import redact
+
+    lines = [line.strip() for line in f"{type(err).__name__}: {err}".splitlines() if line.strip()]
+    return redact(lines[0] if lines else type(err).__name__)
+
+
+def guard(
+    impl: HookImpl,
+    hook: str,
+    check: ResultCheck,
+    report: Report,
+    passthrough: tuple[type[BaseException], ...] = (),
+) -> None:
+    """Replace ``impl.function`` with a guard (see the module docstring).
+
+    ``passthrough`` names exceptions the hook's contract lets through (``ChatcliError`` from
+    ``open_conversation``); ``KeyboardInterrupt`` always passes.
+    """
+    original = impl.function
+    plugin = impl.plugin_name
+    let_through = (KeyboardInterrupt, *passthrough)
+
+    def fail(reason: str) -> None:
+        report(plugin, hook, reason)
+
+    def wrong(value: Any) -> bool:
+        if check(value):
+            return False
+        fail(f"returned {describe(value)}, expected {check.expected}")
+        return True
+
+    if impl.hookwrapper:
+        impl.function = _old_style(original, plugin, fail, wrong, let_through)
+    elif impl.wrapper:
+        impl.function = _new_style(original, plugin, fail, wrong, let_through)
+    else:
+        def guarded(*args: Any) -> Any:
+            token = current_plugin.set(plugin)
+            try:
+                result = original(*args)
+            except let_through:
+                raise
+            except BaseException as err:  # isolation is the point
+                fail(_one_line(err))
+                return None
+            finally:
+                current_plugin.reset(token)
+            return None if result is not None and wrong(result) else result
+
+        impl.function = guarded
+
+
+def _new_style(original: Callable[..., Any], plugin: str, fail: Callable[[str], None],
+               wrong: Callable[[Any], bool], let_through: tuple[type[BaseException], ...]
+               ) -> Callable[..., Generator[None, Any, Any]]:
+    """A guard for ``wrapper=True``: a failing wrapper passes the inner result through."""
+
+    def guarded(*args: Any) -> Generator[None, Any, Any]:
+        token = current_plugin.set(plugin)
+        try:
+            inner = original(*args)
+            next(inner)
+        except StopIteration:
+            fail("wrapper did not yield")
+            inner = None
+        except let_through:
+            raise
+        except BaseException as err:
+            fail(_one_line(err))
+            inner = None
+        finally:
+            current_plugin.reset(token)
+        if inner is None:
+            return (yield)
+        try:
+            result = yield
+        except BaseException as exc:  # the inner call raised: let the wrapper see it
+            token = current_plugin.set(plugin)
+            try:
+                inner.throw(exc)
+            except StopIteration as stop:
+                return stop.value
+            finally:
+                current_plugin.reset(token)
+            inner.close()
+            raise
+        token = current_plugin.set(plugin)
+        try:
+            inner.send(result)
+        except StopIteration as stop:
+            return result if wrong(stop.value) else stop.value
+        except let_through:
+            raise
+        except BaseException as err:
+            fail(_one_line(err))
+            return result
+        finally:
+            current_plugin.reset(token)
+        inner.close()
+        fail("wrapper yielded more than once")
+        return result
+
+    return guarded
+
+
+def _old_style(original: Callable[..., Any], plugin: str, fail: Callable[[str], None],
+               wrong: Callable[[Any], bool], let_through: tuple[type[BaseException], ...]
+               ) -> Callable[..., Generator[None, Any, None]]:
+    """A guard for ``hookwrapper=True``: a failing wrapper leaves the outcome as it was."""
+
+    def guarded(*args: Any) -> Generator[None, Any, None]:
+        token = current_plugin.set(plugin)
+        try:
+            inner = original(*args)
+            next(inner)
+        except StopIteration:
+            fail("hookwrapper did not yield")
+            inner = None
+        except let_through:
+            raise
+        except BaseException as err:
+            fail(_one_line(err))
+            inner = None
+        finally:
+            current_plugin.reset(token)
+        outcome = yield
+        if inner is None:
+            return
+        before = outcome.get_result() if outcome.exception is None else None
+        token = current_plugin.set(plugin)
+        try:
+            inner.send(outcome)
+        except StopIteration:
+            pass
+        except let_through:
+            raise
+        except BaseException as err:
+            fail(_one_line(err))
+        else:
+            inner.close()
+            fail("hookwrapper yielded more than once")
+        finally:
+            current_plugin.reset(token)
+        if outcome.exception is None and wrong(outcome.get_result()):
+            outcome.force_result(before)
+
+    return guarded
