@@ -160,7 +160,8 @@ def register_secret(value: str | None) -> None:
 
 
 def redact(text: str) -> str:
-    """Return ``text`` with known API keys and key-shaped strings replaced by ``***``."""
+    """Return ``text`` with known API keys, key-shaped strings and the passwords of URLs
+    (``http://user:***@host``) replaced by ``***``."""
     if not text:
         return text
     for secret in _secrets:
@@ -168,4 +169,6 @@ def redact(text: str) -> str:
     for name, value in os.environ.items():
         if value and len(value) >= 8 and ("KEY" in name or "TOKEN" in name or "SECRET" in name):
             text = text.replace(value, "***")
+    # the password of a URL's userinfo (scheme://user:PASSWORD@host), up to its last "@"
+    text = re.sub(r"(\b[A-Za-z][A-Za-z0-9+.\-]*://[^\s:/?#@\[\]]*:)[^\s/?#]+@", r"\1***@", text)
     return _KEY_PATTERNS.sub("***", text)
