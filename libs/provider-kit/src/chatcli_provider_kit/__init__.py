@@ -2,6 +2,8 @@
 
 - the OpenAI chat-completions wire format (:func:`chat_messages`, :func:`tool_definitions`,
   :class:`ChunkAssembler`), spoken by OpenAI, llama.cpp, vLLM, LM Studio and most hosted services;
+- :class:`MessageCache`, each message's wire form kept between requests (a long history is not
+  converted again on every call);
 - :func:`status_error`, one table from an HTTP error status to chatcli's error taxonomy;
 - ``Retry-After`` parsing, image loading, tool-argument parsing, one-line error text.
 
@@ -11,6 +13,7 @@ it are private.
 
 from __future__ import annotations
 
+from chatcli_provider_kit._cache import MessageCache
 from chatcli_provider_kit._openai_format import (
     FINISH_REASONS,
     ChunkAssembler,
@@ -42,6 +45,7 @@ __all__ = [
     "MAX_IMAGE_BYTES",
     "ChunkAssembler",
     "ImageMode",
+    "MessageCache",
     "__version__",
     "chat_messages",
     "check_base_url",

@@ -39,6 +39,7 @@ from chatcli import (
     new_id,
 )
 
+from chatcli_provider_kit._cache import MessageCache
 from chatcli_provider_kit._util import image_data_url, parse_tool_arguments
 
 __all__ = [
@@ -104,6 +105,7 @@ def chat_messages(
     drop_empty: bool = False,
     empty_content: str | None = None,
     error_prefix: bool = False,
+    cache: MessageCache | None = None,
 ) -> list[dict[str, Any]]:
     """The ``messages`` list for ``request``: the joined system sections, then the conversation.
 
@@ -119,6 +121,9 @@ def chat_messages(
         JSON ``null``; some servers want ``""``).
     :param error_prefix: start failed tool results with ``Error:`` (unless they already do), for
         services whose ``tool`` messages have no error flag.
+    :param cache: where each message's wire form is kept between requests (a provider passes
+        the same :class:`MessageCache` on every call), so a long history is converted once;
+        the dicts returned are then shared between calls and must not be modified.
 
     Every tool result becomes its own ``tool`` message right after the message holding it.
     """
@@ -126,15 +131,32 @@ def chat_messages(
     system = request.system_text()
     if system:
         messages.append({"role": "system", "content": system})
-    for message in request.messages:
-        if message.role == Role.ASSISTANT:
-            messages.extend(_assistant(message, tools, images, drop_empty, empty_content))
-        elif message.role == Role.USER:
-            has_content = any(isinstance(p, (TextPart, ImagePart)) for p in message.parts)
-            if has_content or not drop_empty:
-                messages.append({"role": "user", "content": _user_content(message, images)})
-        messages.extend(_results(message.tool_results, tools, error_prefix))
+
+    def convert(message: Message) -> list[dict[str, Any]]:
+        return _message(message, tools, images, drop_empty, empty_content, error_prefix)
+
+    if cache is None:
+        for message in request.messages:
+            messages.extend(convert(message))
+    else:
+        variant = ("chat_messages", tools, images, drop_empty, empty_content, error_prefix)
+        for wire in cache.convert(request.messages, convert, variant):
+            messages.extend(wire)
     return messages
+
+
+def _message(message: Message, tools: bool, images: ImageMode, drop_empty: bool,
+             empty_content: str | None, error_prefix: bool) -> list[dict[str, Any]]:
+    """The wire messages of one conversation message (its tool results follow it)."""
+    wire: list[dict[str, Any]] = []
+    if message.role == Role.ASSISTANT:
+        wire.extend(_assistant(message, tools, images, drop_empty, empty_content))
+    elif message.role == Role.USER:
+        has_content = any(isinstance(p, (TextPart, ImagePart)) for p in message.parts)
+        if has_content or not drop_empty:
+            wire.append({"role": "user", "content": _user_content(message, images)})
+    wire.extend(_results(message.tool_results, tools, error_prefix))
+    return wire
 
 
 def _text(message: Message, images: ImageMode) -> str:
@@ -313,6 +335,8 @@ class ChunkAssembler:
             delta = choice.get("delta") or {}
             content = delta.get("content")
             if content:
+                if not isinstance(content, str):
+                    raise TypeError(f"delta.content is {type(content).__name__}, not text")
                 yield TextDelta(text=content)
             for fragment in delta.get("tool_calls") or []:
                 self._add_fragment(fragment)
