@@ -6,7 +6,12 @@ OpenAI's wording, hints, presets and the faults only OpenAI-compatible services 
 
 from __future__ import annotations
 
+import json
+import os
 import socket
+import subprocess
+import sys
+import warnings
 
 import pytest
 from _openai_testlib import TEST_KEY, ask, preset
@@ -24,7 +29,7 @@ from chatcli import (
     StreamCutError,
     TextDelta,
 )
-from chatcli_testing import Fault, Reply
+from chatcli_testing import Fault, OpenAIServer, Reply
 
 
 def fail(provider, request=None) -> tuple[ProviderError, list]:
@@ -136,3 +141,72 @@ def test_unreachable_server_is_a_network_error(chatcli_home):
     assert isinstance(err, NetworkError)
     assert f"127.0.0.1:{port}" in err.message
     assert "LMSTUDIO_BASE_URL" in str(err)
+
+
+class WrongShapeServer(OpenAIServer):
+    """Sends ``chunk`` (valid JSON of the wrong shape) where a malformed chunk is scripted."""
+
+    def __init__(self, chunk: object) -> None:
+        super().__init__()
+        self.chunk = chunk
+
+    def malformed_event(self) -> bytes:
+        return f"data: {json.dumps(self.chunk)}\n\n".encode()
+
+
+@pytest.mark.parametrize("chunk", [
+    {"choices": [{"index": 0, "delta": "oops"}]},
+    {"choices": "not a list"},
+    [1, 2],
+    None,
+    {"choices": [{"index": 0, "delta": {"content": 5}}]},
+    {"choices": [{"index": 0, "delta": {"tool_calls": [{"index": "first"}]}}]},
+    {"choices": [], "usage": {"prompt_tokens": "many"}},
+])
+def test_a_chunk_of_the_wrong_shape_is_one_line_and_no_warnings(chatcli_home, chunk):
+    from chatcli_provider_openai.provider import OpenAIProvider
+
+    with WrongShapeServer(chunk) as server, warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        server.script(Fault(malformed_after=1, reply=Reply(text="abcdefgh")))
+        provider = OpenAIProvider(ProviderConfig(name="openai", model="gpt-test",
+                                                 api_key=TEST_KEY, base_url=server.url),
+                                  preset=preset("openai"))
+        err, seen = fail(provider)
+        provider.close()
+    assert [str(w.message) for w in caught] == []  # pydantic printed serializer warnings
+    assert isinstance(err, StreamCutError)
+    assert err.message.startswith("OpenAI sent a stream chunk of an unexpected shape: ")
+    assert json.dumps(chunk) in err.message
+    assert [e.text for e in seen] == ["abcd"]
+
+
+def closed_port() -> int:
+    with socket.socket() as sock:  # a port nobody listens on
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def test_a_password_in_the_base_url_is_never_printed(chatcli_home):
+    from chatcli_provider_openai.provider import OpenAIProvider
+
+    url = f"http://user:hunter2-secret@127.0.0.1:{closed_port()}/v1"
+    provider = OpenAIProvider(ProviderConfig(name="openai", model="m", api_key=TEST_KEY,
+                                             base_url=url, timeout=5), preset=preset("openai"))
+    err, _ = fail(provider)
+    assert isinstance(err, NetworkError)
+    assert "hunter2-secret" not in str(err)
+    assert "http://user:***@127.0.0.1:" in err.message  # still says where it tried
+
+
+def test_the_one_shot_cli_hides_a_password_in_openai_base_url(chatcli_home):
+    port = closed_port()
+    env = {**os.environ, "OPENAI_API_KEY": "test",
+           "OPENAI_BASE_URL": f"http://user:hunter2-secret@127.0.0.1:{port}/v1",
+           "CHATCLI_PROVIDERS__OPENAI__MAX_RETRIES": "0"}
+    done = subprocess.run([sys.executable, "-m", "chatcli", "-p", "hi", "--provider", "openai"],
+                          env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1
+    assert "hunter2-secret" not in done.stdout + done.stderr
+    (line,) = done.stderr.splitlines()
+    assert line.startswith(f"chatcli: error: cannot reach OpenAI at http://user:***@127.0.0.1:{port}")

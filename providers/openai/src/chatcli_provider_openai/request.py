@@ -1,23 +1,25 @@
-"""ChatRequest → keyword arguments of ``client.chat.completions.create`` (pure data, no SDK)."""
+"""ChatRequest → the JSON body of ``POST /chat/completions`` (pure data, no SDK)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from chatcli import ChatRequest, ToolSpec
-from chatcli_provider_kit import chat_messages, tool_definitions
+from chatcli_provider_kit import MessageCache, chat_messages, tool_definitions
 
-__all__ = ["build_messages", "build_params", "build_tools"]
+__all__ = ["build_body", "build_messages", "build_tools"]
 
 
-def build_messages(request: ChatRequest) -> list[dict[str, Any]]:
+def build_messages(request: ChatRequest, cache: MessageCache | None = None
+                   ) -> list[dict[str, Any]]:
     """The ``messages`` list: the joined system sections, then the conversation.
 
     Assistant tool calls travel in ``tool_calls``; every tool result becomes its own ``tool``
     message (wherever it was stored). Empty assistant messages (an answer interrupted before
-    anything arrived) are left out, since several services reject them.
+    anything arrived) are left out, since several services reject them. With ``cache`` each
+    message is converted once and its dicts are shared between requests.
     """
-    return chat_messages(request, drop_empty=True, error_prefix=True)
+    return chat_messages(request, drop_empty=True, error_prefix=True, cache=cache)
 
 
 def build_tools(tools: list[ToolSpec]) -> list[dict[str, Any]]:
@@ -25,33 +27,30 @@ def build_tools(tools: list[ToolSpec]) -> list[dict[str, Any]]:
     return tool_definitions(tools)
 
 
-def build_params(
+def build_body(
     request: ChatRequest,
     model: str,
     *,
     max_tokens_param: str = "max_tokens",
     stream_usage: bool = True,
     extra_body: dict[str, Any] | None = None,
+    cache: MessageCache | None = None,
 ) -> dict[str, Any]:
-    """All keyword arguments of ``chat.completions.create(stream=True, ...)``.
+    """The streaming request's JSON body, sent as is (the SDK's param transform is skipped).
 
-    ``request.options`` and ``extra_body`` are sent as extra top-level body fields (service
-    specific switches such as ``reasoning_effort``), request options winning.
+    Fields come in the order ``chat.completions.create`` sends them, so the bytes are the same.
+    ``extra_body`` and ``request.options`` are extra top-level fields (service specific switches
+    such as ``reasoning_effort``) that override the built ones, request options winning.
+    ``cache`` keeps each message's wire form between requests (see :func:`build_messages`).
     """
-    params: dict[str, Any] = {
-        "model": model,
-        "messages": build_messages(request),
-        "stream": True,
-    }
-    if stream_usage:
-        params["stream_options"] = {"include_usage": True}
-    if request.tools:
-        params["tools"] = build_tools(request.tools)
+    messages = build_messages(request, cache)
+    body: dict[str, Any] = {"model": model, "stream": True, "messages": messages}
     if request.max_tokens is not None:
-        params[max_tokens_param] = request.max_tokens
+        body[max_tokens_param] = request.max_tokens
+    if stream_usage:
+        body["stream_options"] = {"include_usage": True}
     if request.temperature is not None:
-        params["temperature"] = request.temperature
-    body = {**(extra_body or {}), **request.options}
-    if body:
-        params["extra_body"] = body
-    return params
+        body["temperature"] = request.temperature
+    if request.tools:
+        body["tools"] = build_tools(request.tools)
+    return {**body, **(extra_body or {}), **request.options}
