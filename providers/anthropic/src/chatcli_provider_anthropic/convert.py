@@ -9,6 +9,7 @@ growing conversation re-reads its earlier turns from the cache (at most 4 breakp
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from chatcli import (
@@ -21,9 +22,11 @@ from chatcli import (
     ToolCallPart,
     ToolResultPart,
 )
-from chatcli_provider_kit import is_url, read_image
+from chatcli_provider_kit import MessageCache, is_url, read_image
 
-__all__ = ["DEFAULT_MAX_TOKENS", "build_params", "convert_messages", "system_blocks"]
+__all__ = [
+    "DEFAULT_MAX_TOKENS", "build_params", "convert_messages", "request_body", "system_blocks",
+]
 
 #: Output limit used when neither the request nor the config sets one (``max_tokens`` is required).
 DEFAULT_MAX_TOKENS = 8192
@@ -91,16 +94,19 @@ def _blocks(message: Message) -> list[Block]:
     return blocks
 
 
-def convert_messages(messages: list[Message]) -> list[Block]:
+def convert_messages(messages: list[Message], cache: MessageCache | None = None) -> list[Block]:
     """Kernel messages → Anthropic messages.
 
     Tool results travel as ``tool_result`` blocks in a user message; consecutive messages of the
     same Anthropic role are merged (tool results first), and messages left empty are dropped.
+    With ``cache`` each message's blocks are built once and shared between requests: the lists
+    and blocks returned are then not to be modified (copy first, as :func:`build_params` does).
     """
+    converted = [_blocks(m) for m in messages] if cache is None else cache.convert(
+        messages, _blocks, "anthropic")
     out: list[Block] = []
-    for message in messages:
+    for message, blocks in zip(messages, converted, strict=True):
         role = "assistant" if message.role == Role.ASSISTANT else "user"
-        blocks = _blocks(message)
         if not blocks:
             continue
         if out and out[-1]["role"] == role:
@@ -114,15 +120,23 @@ def convert_messages(messages: list[Message]) -> list[Block]:
     if out and out[-1]["role"] == "assistant":
         last = out[-1]["content"][-1]
         if last["type"] == "text":
-            last["text"] = last["text"].rstrip()
+            _replace_last_block(out, {**last, "text": last["text"].rstrip()})
     return out
 
 
-def build_params(request: ChatRequest, options: dict[str, Any] | None = None) -> dict[str, Any]:
+def _replace_last_block(messages: list[Block], block: Block) -> None:
+    """Put ``block`` in place of the last block of the last message, copying the list (which
+    may be shared with the cache) rather than changing it."""
+    messages[-1] = {**messages[-1], "content": [*messages[-1]["content"][:-1], block]}
+
+
+def build_params(request: ChatRequest, options: dict[str, Any] | None = None,
+                 cache: MessageCache | None = None) -> dict[str, Any]:
     """Keyword arguments for ``client.messages.create`` (without ``stream``).
 
     ``options`` are the provider's config options: ``prompt_caching`` (default true),
     ``cache_messages`` (default true), ``cache_ttl`` ("5m" or "1h") and ``max_tokens``.
+    ``cache`` keeps each message's blocks between requests (see :func:`convert_messages`).
     """
     options = {**(options or {}), **request.options}
     caching = bool(options.get("prompt_caching", True))
@@ -130,7 +144,7 @@ def build_params(request: ChatRequest, options: dict[str, Any] | None = None) ->
     params: dict[str, Any] = {
         "model": request.model,
         "max_tokens": int(max_tokens),
-        "messages": convert_messages(request.messages),
+        "messages": convert_messages(request.messages, cache),
     }
     system = system_blocks(request, caching, options)
     if system:
@@ -145,8 +159,23 @@ def build_params(request: ChatRequest, options: dict[str, Any] | None = None) ->
         params["tools"] = tools
     if caching and options.get("cache_messages", True) and params["messages"]:
         last = params["messages"][-1]["content"][-1]
-        last["cache_control"] = _cache_control(options)
+        _replace_last_block(params["messages"], {**last, "cache_control": _cache_control(options)})
     if request.temperature is not None:
         # the SDK no longer lists sampling parameters; the API still accepts them (0..1)
         params["extra_body"] = {"temperature": min(float(request.temperature), 1.0)}
     return params
+
+
+def request_body(params: dict[str, Any]) -> bytes:
+    """The JSON body ``client.messages.create(stream=True, **params)`` sends, byte for byte.
+
+    The fields come in the SDK's order, ``extra_body`` merged last, encoded as the SDK encodes
+    them; sending these bytes skips the SDK's copy of the whole body on every request.
+    """
+    body = {key: params[key] for key in ("max_tokens", "messages", "model") if key in params}
+    body["stream"] = True
+    for key in ("system", "tools"):
+        if key in params:
+            body[key] = params[key]
+    body.update(params.get("extra_body") or {})
+    return json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()

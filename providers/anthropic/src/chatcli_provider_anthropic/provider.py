@@ -10,6 +10,8 @@ from collections.abc import Iterator
 from typing import Any
 
 import anthropic
+from anthropic.types import Message as WireMessage
+from anthropic.types import RawMessageStreamEvent
 from chatcli import (
     ChatRequest,
     ProviderConfig,
@@ -24,9 +26,9 @@ from chatcli import (
     UsageEvent,
     register_secret,
 )
-from chatcli_provider_kit import check_base_url, parse_tool_arguments
+from chatcli_provider_kit import MessageCache, check_base_url, parse_tool_arguments
 
-from chatcli_provider_anthropic.convert import build_params
+from chatcli_provider_anthropic.convert import build_params, request_body
 from chatcli_provider_anthropic.errormap import map_error
 
 __all__ = ["AnthropicProvider", "stop_reason"]
@@ -114,14 +116,23 @@ class AnthropicProvider:
             max_retries=0,
         )
         self.base_url = str(self.client.base_url).rstrip("/")
+        self._messages = MessageCache()
 
     def stream(self, request: ChatRequest) -> Iterator[StreamEvent]:
         """Send ``request`` and yield text, tool calls, usage and the stop event."""
-        params = build_params(request, self.config.options)
+        params = build_params(request, self.config.options, self._messages)
         stream = None
         started = False
         try:
-            stream = self.client.messages.create(stream=True, **params)
+            # What messages.create(stream=True, **params) sends, as ready bytes: the SDK would
+            # otherwise copy the whole body (every block of the history) on every request.
+            stream = self.client.post(
+                "/v1/messages",
+                content=request_body(params),
+                cast_to=WireMessage,
+                stream=True,
+                stream_cls=anthropic.Stream[RawMessageStreamEvent],
+            )
             for event in self._events(stream, request):
                 started = True
                 yield event
