@@ -5,6 +5,7 @@ No SDK import here: messages and tools are plain dicts the SDK validates.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from chatcli import (
@@ -18,9 +19,11 @@ from chatcli import (
     ToolResultPart,
     ToolSpec,
 )
-from chatcli_provider_kit import is_url, read_image
+from chatcli_provider_kit import MessageCache, is_url, read_image
 
-__all__ = ["build_params", "convert_messages", "convert_tool", "ollama_options"]
+__all__ = [
+    "build_params", "convert_message", "convert_messages", "convert_tool", "ollama_options",
+]
 
 Dict = dict[str, Any]
 
@@ -38,7 +41,8 @@ def _image(part: ImagePart) -> str:
     return read_image(part.source, part.media_type)[1]
 
 
-def _convert(message: Message) -> list[Dict]:
+def convert_message(message: Message) -> list[Dict]:
+    """One conversation message as Ollama messages (tool results become ``tool`` messages)."""
     if message.role == Role.TOOL:
         return [{"role": "tool", "content": r.content or "(no output)", "tool_name": r.name}
                 for r in message.parts if isinstance(r, ToolResultPart)]
@@ -59,14 +63,29 @@ def _convert(message: Message) -> list[Dict]:
     return [out, *extra]
 
 
-def convert_messages(request: ChatRequest) -> list[Dict]:
-    """The system prompt (one ``system`` message) followed by the conversation."""
-    out: list[Dict] = []
+def convert_messages(request: ChatRequest, cache: MessageCache | None = None,
+                     wire: Callable[[Dict], Dict] | None = None) -> list[Dict]:
+    """The system prompt (one ``system`` message) followed by the conversation.
+
+    ``wire``, if given, is applied to every message dict (the provider passes the form the SDK
+    sends). With ``cache`` each conversation message is converted once and its dicts are shared
+    between requests (not to be modified).
+    """
+    def convert(message: Message) -> list[Dict]:
+        out = convert_message(message)
+        return [wire(m) for m in out] if wire else out
+
     system = request.system_text()
+    out: list[Dict] = []
     if system:
-        out.append({"role": "system", "content": system})
-    for message in request.messages:
-        out.extend(_convert(message))
+        head = {"role": "system", "content": system}
+        out.append(wire(head) if wire else head)
+    if cache is None:
+        for message in request.messages:
+            out.extend(convert(message))
+    else:
+        for converted in cache.convert(request.messages, convert, ("ollama", wire)):
+            out.extend(converted)
     return out
 
 
@@ -108,10 +127,13 @@ def ollama_options(request: ChatRequest, options: Dict) -> Dict:
     return result
 
 
-def build_params(request: ChatRequest, options: Dict | None = None) -> Dict:
-    """Keyword arguments for ``client.chat`` (without ``stream``)."""
+def build_params(request: ChatRequest, options: Dict | None = None,
+                 cache: MessageCache | None = None,
+                 wire: Callable[[Dict], Dict] | None = None) -> Dict:
+    """Keyword arguments for ``client.chat`` (without ``stream``); ``cache`` and ``wire`` as in
+    :func:`convert_messages`."""
     options = {**(options or {}), **request.options}
-    params: Dict = {"model": request.model, "messages": convert_messages(request)}
+    params: Dict = {"model": request.model, "messages": convert_messages(request, cache, wire)}
     if request.tools:
         params["tools"] = [convert_tool(t) for t in request.tools]
     model_options = ollama_options(request, options)

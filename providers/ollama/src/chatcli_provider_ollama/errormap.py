@@ -5,7 +5,9 @@ Imported only by the provider (it imports the SDK).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
+from typing import Any
 
 import httpx
 import ollama
@@ -26,15 +28,40 @@ from chatcli_provider_kit import (
     status_error,
 )
 
-__all__ = ["map_error"]
+__all__ = ["error_words", "map_error", "service_error"]
 
 P = "ollama"
 
 
-def _response_error(err: ollama.ResponseError, model: str, host: str, started: bool,
-                    headers: Mapping[str, str] | None) -> ProviderError:
-    status = err.status_code
-    text = one_line(str(err.error))
+def error_words(payload: Any) -> str:
+    """The service's own words in an error payload, on one line.
+
+    Ollama sends ``{"error": "text"}``; proxies and compatible servers in front of it may nest an
+    object (``{"error": {"message": "text", "type": …}}``) or send other JSON. Strings are kept
+    (a JSON text is read first), objects give their ``message`` / ``error`` / ``detail``, lists
+    their items; anything else is shown as JSON, never as a Python repr.
+    """
+    if isinstance(payload, str):
+        try:
+            parsed = json.loads(payload)
+        except ValueError:
+            return one_line(payload)
+        return error_words(parsed) if isinstance(parsed, dict | list) else one_line(payload)
+    if isinstance(payload, dict):
+        for key in ("error", "message", "detail"):
+            if payload.get(key):
+                return error_words(payload[key])
+    if isinstance(payload, list) and payload:
+        return one_line("; ".join(error_words(item) for item in payload))
+    if payload is None or payload == "" or payload == {} or payload == []:
+        return ""
+    return one_line(json.dumps(payload, ensure_ascii=False))
+
+
+def service_error(status: int, text: str, *, model: str, host: str, started: bool,
+                  headers: Mapping[str, str] | None = None) -> ProviderError:
+    """The kernel error for Ollama's error answer: an HTTP ``status`` (``-1`` for an error line
+    inside the stream) and its words ``text`` (see :func:`error_words`)."""
     lower = text.lower()
     detail = f": {text}" if text else ""
     if ("not found" in lower and "model" in lower) or (status == 404 and "model" in lower):
@@ -62,25 +89,31 @@ def _response_error(err: ollama.ResponseError, model: str, host: str, started: b
 
 
 def map_error(err: BaseException, *, model: str, host: str, started: bool,
+              responded: bool | None = None,
               headers: Mapping[str, str] | None = None) -> ProviderError:
-    """The kernel error for ``err``; ``headers`` are those of the failed HTTP response."""
+    """The kernel error for ``err``; ``headers`` are those of the failed HTTP response.
+
+    ``started`` tells whether part of the answer had arrived, ``responded`` whether the server
+    had answered at all (status and headers; defaults to ``started``): a connection that breaks
+    after that is a cut stream, not an unreachable server.
+    """
+    responded = started if responded is None else responded
     if isinstance(err, ProviderError):
         return err
     if isinstance(err, ollama.ResponseError):
-        return _response_error(err, model, host, started, headers)
+        return service_error(err.status_code, error_words(err.error), model=model, host=host,
+                             started=started, headers=headers)
     if isinstance(err, httpx.TimeoutException):
         return ProviderTimeoutError(
-            f"Ollama at {host} did not answer in time" + (" (the stream stalled)" if started
+            f"Ollama at {host} did not answer in time" + (" (the stream stalled)" if responded
                                                           else ""),
             "a large model may still be loading: try again, or raise [providers.ollama] timeout",
             provider=P)
-    if isinstance(err, httpx.ConnectError | ConnectionError) or (
-        isinstance(err, httpx.TransportError) and not started
-    ):
+    if not responded and isinstance(err, httpx.TransportError | ConnectionError):
         return NetworkError(f"cannot reach Ollama at {host}",
                             f"is `ollama serve` running at {host}? (set OLLAMA_HOST otherwise)",
                             provider=P)
-    if isinstance(err, httpx.TransportError | httpx.StreamError):
+    if isinstance(err, httpx.TransportError | httpx.StreamError | ConnectionError):
         return StreamCutError("the connection to Ollama dropped mid-answer", "try again",
                               provider=P)
     if isinstance(err, ValueError | KeyError | TypeError):  # bad JSON line or unexpected shape

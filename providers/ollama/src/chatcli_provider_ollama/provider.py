@@ -1,11 +1,18 @@
 """The Ollama provider: streams ``/api/chat`` through the official ``ollama`` SDK.
 
+The request goes out on the SDK client's HTTP client (``client._client``: host, headers,
+``OLLAMA_API_KEY``, timeouts) with the very body ``client.chat`` sends, built from messages the
+SDK's ``Message`` model validated once each (``client.chat`` would validate and dump the whole
+history on every call); the NDJSON lines are read into the SDK's ``ChatResponse`` here, as the SDK
+does, so that errors of any shape keep the service's words.
+
 Ollama has no retries of its own; the kernel engine retries. Failures surface as
 :mod:`chatcli` errors exceptions.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -25,9 +32,11 @@ from chatcli import (
     Usage,
     UsageEvent,
 )
+from chatcli_provider_kit import MessageCache
+from pydantic import TypeAdapter
 
 from chatcli_provider_ollama.convert import build_params
-from chatcli_provider_ollama.errormap import map_error
+from chatcli_provider_ollama.errormap import error_words, map_error, service_error
 
 __all__ = ["OllamaProvider", "stop_reason"]
 
@@ -39,6 +48,57 @@ def stop_reason(done_reason: str | None, has_tool_calls: bool) -> StopReason:
     return StopReason.TOOL_USE if has_tool_calls else StopReason.END_TURN
 
 
+class _ErrorLine(Exception):
+    """An ``{"error": …}`` line inside the answer stream."""
+
+    def __init__(self, words: str) -> None:
+        super().__init__(words)
+        self.words = words
+
+
+#: How ``ollama.Client.chat`` validates these top-level fields (``keep_alive=300`` is sent as
+#: ``300.0``, ``think=1`` as ``true``).
+_KEEP_ALIVE: TypeAdapter[float | str | None] = TypeAdapter(float | str | None)
+_THINK: TypeAdapter[bool | str | None] = TypeAdapter(bool | str | None)
+
+
+def sdk_message(message: dict[str, Any]) -> dict[str, Any]:
+    """A message dict as ``ollama.Client.chat`` puts it in the body: empty fields dropped,
+    validated by ``ollama.Message`` (images as ``ollama.Image``), dumped without nulls."""
+    fields = {k: [ollama.Image(value=i) for i in v] if k == "images" else v
+              for k, v in message.items() if v}
+    return ollama.Message.model_validate(fields).model_dump(exclude_none=True)
+
+
+def sdk_tool(tool: dict[str, Any]) -> dict[str, Any]:
+    """A tool dict as ``ollama.Client.chat`` puts it in the body (through ``ollama.Tool``)."""
+    out = ollama.Tool.model_validate(tool).model_dump(exclude_none=True)
+    parameters = (out.get("function") or {}).get("parameters") or {}
+    if "defs" in parameters:
+        parameters["$defs"] = parameters.pop("defs")
+    return out
+
+
+def request_json(params: dict[str, Any]) -> dict[str, Any]:
+    """The JSON body ``ollama.Client.chat(stream=True, **params)`` sends, with the same fields in
+    the same order, when ``params["messages"]`` already holds :func:`sdk_message` dicts.
+
+    The SDK would validate and dump every message of the history again on every request.
+    """
+    body: dict[str, Any] = {"model": params["model"], "stream": True}
+    if params.get("options") is not None:
+        body["options"] = dict(params["options"])
+    keep_alive = _KEEP_ALIVE.validate_python(params.get("keep_alive"))
+    if keep_alive is not None:
+        body["keep_alive"] = keep_alive
+    body["messages"] = params["messages"]
+    body["tools"] = [sdk_tool(t) for t in params.get("tools") or []]
+    think = _THINK.validate_python(params.get("think"))
+    if think is not None:
+        body["think"] = think
+    return body
+
+
 class OllamaProvider:
     """Streams chat requests to an Ollama server."""
 
@@ -48,41 +108,56 @@ class OllamaProvider:
         self.config = config
         self.host = (config.base_url or DEFAULT_HOST).rstrip("/")
         timeout = float(config.timeout)
-        self._error_headers: Mapping[str, str] | None = None
         try:
             self.client = ollama.Client(
-                host=self.host,
-                timeout=httpx.Timeout(timeout, connect=min(timeout, 10.0)),
-                event_hooks={"response": [self._remember_headers]},
-            )
+                host=self.host, timeout=httpx.Timeout(timeout, connect=min(timeout, 10.0)))
         except ValueError as err:  # the SDK parses the host: "::::", "http://h:port"…
             raise ConfigError(
                 f"the Ollama address '{self.host}' is not valid ({err})",
                 "set OLLAMA_HOST or [providers.ollama].base_url to host:port or http://host:port",
             ) from None
-
-    def _remember_headers(self, response: httpx.Response) -> None:
-        """Keep the headers of a failed response (the SDK's error drops them: Retry-After)."""
-        self._error_headers = dict(response.headers) if response.status_code >= 400 else None
+        self._messages = MessageCache()
 
     def stream(self, request: ChatRequest) -> Iterator[StreamEvent]:
-        """Send ``request`` and yield text, tool calls, usage and the stop event."""
-        params = build_params(request, self.config.options)
-        chunks: Any = None
-        started = False
-        self._error_headers = None
+        """Send ``request`` and yield text, tool calls, usage and the stop event.
+
+        The request goes out on the SDK's HTTP client (its host, headers and timeouts) with the
+        body ``client.chat`` would send; the NDJSON answer is read here, so that error objects
+        of any shape are reported in the service's words.
+        """
+        started = responded = False
+        headers: Mapping[str, str] | None = None
         try:
-            chunks = self.client.chat(stream=True, **params)
-            for event in self._events(chunks, request):
-                started = True
-                yield event
+            params = build_params(request, self.config.options, self._messages, sdk_message)
+            http: httpx.Client = self.client._client
+            with http.stream("POST", "/api/chat", json=request_json(params)) as response:
+                responded = True
+                if response.is_error:
+                    response.read()
+                    headers = response.headers
+                    raise service_error(response.status_code, error_words(response.text),
+                                        model=request.model, host=self.host, started=False,
+                                        headers=headers)
+                for event in self._events(self._chunks(response), request):
+                    started = True
+                    yield event
+        except _ErrorLine as err:
+            raise service_error(-1, err.words, model=request.model, host=self.host,
+                                started=started) from None
         except Exception as err:
             raise map_error(err, model=request.model, host=self.host, started=started,
-                            headers=self._error_headers) from None
-        finally:
-            close = getattr(chunks, "close", None)
-            if close is not None:
-                close()
+                            responded=responded, headers=headers) from None
+
+    def _chunks(self, response: httpx.Response) -> Iterator[ollama.ChatResponse]:
+        """The NDJSON lines as ``ollama.ChatResponse`` objects (as the SDK reads them);
+        an error line raises the kernel error naming the service's words."""
+        for line in response.iter_lines():
+            if not line.strip():
+                continue
+            part = json.loads(line)
+            if isinstance(part, dict) and part.get("error"):
+                raise _ErrorLine(error_words(part["error"]))
+            yield ollama.ChatResponse(**part)
 
     def _events(self, chunks: Iterator[Any], request: ChatRequest) -> Iterator[StreamEvent]:
         calls = 0
