@@ -35,6 +35,7 @@ from chatcli import (
     ToolSpec,
     UsageEvent,
 )
+from chatcli_provider_kit import MessageCache
 from chatcli_provider_local.convert import ChunkMapper, error_from_payload, request_body
 from chatcli_provider_local.gguf import bundled_model_path, read_gguf_info, resolve_model_path
 from chatcli_provider_local.plugin import local_spec, make_local_provider
@@ -201,6 +202,19 @@ def test_tool_history_becomes_text_when_the_template_has_no_tools():
         "role": "assistant", "content": '[called tool add with {"a": 2, "b": 3}]'
     }
     assert body["messages"][2] == {"role": "user", "content": "[result of tool add]\n5"}
+
+
+@pytest.mark.parametrize("tools", [True, False])
+def test_request_body_from_the_message_cache_is_the_plain_one(tools):
+    spec = ToolSpec(name="add", description="add two numbers")
+    history = [message for _ in range(200) for message in _tool_history()]
+    cache = MessageCache()
+    for n in (30, 600, 601, 90):  # the conversation grows, then is rewound
+        request = ChatRequest(model="m", messages=history[:n], tools=[spec], options={"seed": 1})
+        plain = json.dumps(request_body(request, tools=tools))
+        assert json.dumps(request_body(request, tools=tools, cache=cache)) == plain
+        assert json.dumps(request_body(request, tools=tools, cache=cache)) == plain
+    assert len(cache) == 90
 
 
 # ------------------------------------------------------------------------------ chunks

@@ -20,7 +20,7 @@ from chatcli import (
     StreamCutError,
     StreamEvent,
 )
-from chatcli_provider_kit import ChunkAssembler, chat_messages, tool_definitions
+from chatcli_provider_kit import ChunkAssembler, MessageCache, chat_messages, tool_definitions
 
 __all__ = ["DEFAULT_MAX_TOKENS", "ChunkMapper", "error_from_payload", "request_body"]
 
@@ -29,15 +29,18 @@ __all__ = ["DEFAULT_MAX_TOKENS", "ChunkMapper", "error_from_payload", "request_b
 DEFAULT_MAX_TOKENS = 1024
 
 
-def request_body(request: ChatRequest, *, tools: bool) -> dict[str, Any]:
+def request_body(request: ChatRequest, *, tools: bool, cache: MessageCache | None = None
+                 ) -> dict[str, Any]:
     """The chat-completion request for ``request``.
 
     :param tools: whether the model's chat template renders tools. When it does not, tool specs
         are left out and earlier tool calls and results are written into the text, so the model
         still sees what happened.
+    :param cache: keeps each message's wire form between requests (converted once).
     """
+    messages = chat_messages(request, tools=tools, images="text", empty_content="", cache=cache)
     body: dict[str, Any] = {
-        "messages": chat_messages(request, tools=tools, images="text", empty_content=""),
+        "messages": messages,
         "stream": True,
         "stream_options": {"include_usage": True},
         "max_tokens": request.max_tokens or DEFAULT_MAX_TOKENS,

@@ -23,6 +23,7 @@ from chatcli import (
     ServerError,
     StreamEvent,
 )
+from chatcli_provider_kit import MessageCache
 
 from chatcli_provider_local.convert import ChunkMapper, request_body
 from chatcli_provider_local.gguf import (
@@ -76,6 +77,7 @@ class LocalProvider:
         self.tools: bool = self.info.template_supports_tools if tools is None else tools
         self.model_name = self._display_name(config.model)
         self._loaded: LoadedModel | None = None
+        self._messages = MessageCache()
 
     def _display_name(self, model: str | None) -> str:
         bundled = bundled_model_path()
@@ -94,7 +96,7 @@ class LocalProvider:
         server = self.load().server
         if server is None:
             raise ServerError("the local model was already unloaded", provider="local")
-        body = request_body(request, tools=self.tools)
+        body = request_body(request, tools=self.tools, cache=self._messages)
         chunks: queue.Queue[Any] = queue.Queue()
         stop = threading.Event()
 
