@@ -90,3 +90,22 @@ def run_process(args: list[str], home: Path, *, input: str | None = "", timeout:
         env=process_env(home, **env), cwd=home / "work" if (home / "work").is_dir() else home,
         stdin=None if input is not None else subprocess.DEVNULL,
     )
+
+
+def plugin_distribution(home: Path, name: str, body: str) -> dict[str, str]:
+    """A throwaway distribution under ``home/site`` whose ``chatcli.plugins`` entry point
+    ``name`` is a module with ``body``; returns the variables that put it on ``sys.path``."""
+    site = home / "site"
+    (site / f"{name}_plugin").mkdir(parents=True)
+    (site / f"{name}_plugin" / "__init__.py").write_text(body)
+    info = site / f"{name}_plugin-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}-plugin\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text(f"[chatcli.plugins]\n{name} = {name}_plugin\n")
+    existing = os.environ.get("PYTHONPATH")
+    return {"PYTHONPATH": str(site) + (os.pathsep + existing if existing else "")}
+
+
+def openai_env(server, key: str = "sk-test-key-123456") -> dict[str, str]:
+    """The variables that point chatcli's OpenAI provider at ``server``."""
+    return {"OPENAI_API_KEY": key, "OPENAI_BASE_URL": server.url}

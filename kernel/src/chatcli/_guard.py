@@ -64,6 +64,21 @@ class ResultCheck:
         return _matches(value, self.annotation)
 
 
+class _WrapperCheck:
+    """What a wrapper of a collecting hook returns: the list of the implementations' results."""
+
+    def __init__(self, item: ResultCheck) -> None:
+        self.item = item
+
+    @property
+    def expected(self) -> str:
+        return f"a list of ({self.item.expected}) results"
+
+    def __call__(self, value: Any) -> bool:
+        return isinstance(value, list) and all(
+            item is not None and self.item(item) for item in value)
+
+
 _UNSET = object()
 
 
@@ -118,15 +133,19 @@ def guard(
     check: ResultCheck,
     report: Report,
     passthrough: tuple[type[BaseException], ...] = (),
+    firstresult: bool = False,
 ) -> None:
     """Replace ``impl.function`` with a guard (see the module docstring).
 
-    ``passthrough`` names exceptions the hook's contract lets through (``ChatcliError`` from
-    ``open_conversation``); ``KeyboardInterrupt`` always passes.
+    ``check`` is the hook's declared result type; a wrapper of a hook that collects results
+    returns the list of them. ``passthrough`` names exceptions the hook's contract lets through
+    (``ChatcliError`` from ``open_conversation``); ``KeyboardInterrupt`` always passes.
     """
     original = impl.function
     plugin = impl.plugin_name
     let_through = (KeyboardInterrupt, *passthrough)
+    if (impl.wrapper or impl.hookwrapper) and not firstresult:
+        check = _WrapperCheck(check)  # type: ignore[assignment]
 
     def fail(reason: str) -> None:
         report(plugin, hook, reason)

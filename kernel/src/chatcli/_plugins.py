@@ -211,8 +211,9 @@ class PluginHost:
         for caller in self.pm.get_hookcallers(plugin) or []:
             for impl in caller.get_hookimpls():
                 if impl.plugin is plugin:
+                    firstresult = bool(caller.spec and caller.spec.opts.get("firstresult"))
                     guard(impl, caller.name, self._check(caller), self._report,
-                          (ChatcliError,) if caller.name in _RAISING_HOOKS else ())
+                          (ChatcliError,) if caller.name in _RAISING_HOOKS else (), firstresult)
 
     def _check(self, caller: pluggy.HookCaller) -> ResultCheck:
         check = self._checks.get(caller.name)

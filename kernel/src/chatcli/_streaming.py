@@ -164,7 +164,7 @@ def threaded(
                     raise error from None
                 if last is not None and idle_timeout is not None and now - last >= idle_timeout:
                     raise StreamCutError(
-                        f"{who} went silent for {idle_timeout:.0f}s in the middle of the answer",
+                        f"{who} went silent for {idle_timeout:g}s in the middle of the answer",
                         "the part that arrived is kept; /retry or run the command again") from None
                 continue
             if item is _END:

@@ -398,7 +398,8 @@ def message_appended(conversation: Conversation, message: Message) -> None:
 def checkpoint_created(conversation: Conversation, checkpoint: Checkpoint) -> None:
     """A checkpoint was taken: one before each model call.
 
-    The first call of a turn records the head before the user's message (rewinding to it brings
+    Called synchronously from :meth:`chatcli.Conversation.checkpoint`, which the engine calls
+    before every model call of a turn. The first call of a turn records the head before the user's message (rewinding to it brings
     back the state before that message was sent); later calls of the same turn (after tool
     results) record the head at that moment.
 
@@ -410,7 +411,8 @@ def checkpoint_created(conversation: Conversation, checkpoint: Checkpoint) -> No
 def head_moved(conversation: Conversation, head: str | None, reason: str) -> None:
     """The conversation's head moved without an append.
 
-    ``reason`` is "rewind", "undo", "clear", or "retry" (the head goes back to the last user
+    Called synchronously from :meth:`chatcli.Conversation.move_head` and ``undo`` (``/rewind``,
+    ``/clear``, ``/retry``, Esc Esc), on the thread that moved it. ``reason`` is "rewind", "undo", "clear", or "retry" (the head goes back to the last user
     message so that it is answered again). Nothing is deleted: messages after the new head stay
     in the log.
 

@@ -114,7 +114,9 @@ class Fault:
     preamble such as Anthropic's ``message_start`` comes before them for free):
     ``cut_after`` drops the connection after N chunks, ``malformed_after`` sends a garbage chunk
     after N, ``error_event_after`` sends the provider's in-stream error after N, and ``stall``
-    sends the headers then waits that many seconds before streaming anything.
+    sends the headers then waits that many seconds before streaming anything — writing a
+    keep-alive comment every ``keepalive`` seconds meanwhile, when set (SSE servers only), as
+    proxies and some services do.
     """
 
     status: int | None = None
@@ -123,6 +125,7 @@ class Fault:
     cut_after: int | None = None
     malformed_after: int | None = None
     stall: float | None = None
+    keepalive: float | None = None
     reply: Reply | None = None
     error_event_after: int | None = None
 

@@ -12,6 +12,7 @@ import contextlib
 import json
 import socket
 import threading
+import time
 from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -291,7 +292,7 @@ class ScriptedServer:
         exchange.start_stream(self.stream_content_type, self.stream_headers())
         if not exchange.streaming:
             return
-        if fault is not None and fault.stall and exchange.wait(fault.stall):
+        if fault is not None and fault.stall and self._stall(exchange, fault):
             exchange.abort()
             return
         sent = 0
@@ -311,6 +312,23 @@ class ScriptedServer:
             if not exchange.write(event.data):
                 return
         exchange.end_stream()
+
+    def _stall(self, exchange: Exchange, fault: Fault) -> bool:
+        """Wait ``fault.stall`` seconds (dripping keep-alives); True when the server stops."""
+        keepalive = self.keepalive_event() if fault.keepalive else None
+        if keepalive is None:
+            return exchange.wait(fault.stall or 0)
+        deadline = time.monotonic() + (fault.stall or 0)
+        while (left := deadline - time.monotonic()) > 0:
+            if exchange.wait(min(left, fault.keepalive or left)):
+                return True
+            if not exchange.write(keepalive):
+                return True
+        return False
+
+    def keepalive_event(self) -> bytes | None:
+        """What the server writes to keep a silent stream open (an SSE comment)."""
+        return b": keep-alive\n\n" if "event-stream" in self.stream_content_type else None
 
     def _fire(self, exchange: Exchange, what: str, fault: Fault) -> bool:
         """Apply a stream fault; True when the stream is over."""
