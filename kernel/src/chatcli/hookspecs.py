@@ -399,9 +399,9 @@ def checkpoint_created(conversation: Conversation, checkpoint: Checkpoint) -> No
     """A checkpoint was taken: one before each model call.
 
     Called synchronously from :meth:`chatcli.Conversation.checkpoint`, which the engine calls
-    before every model call of a turn. The first call of a turn records the head before the user's message (rewinding to it brings
-    back the state before that message was sent); later calls of the same turn (after tool
-    results) record the head at that moment.
+    before every model call of a turn. The first call of a turn records the head before the
+    user's message (rewinding to it brings back the state before that message was sent); later
+    calls of the same turn (after tool results) record the head at that moment.
 
     The return value is ignored.
     """
@@ -412,9 +412,9 @@ def head_moved(conversation: Conversation, head: str | None, reason: str) -> Non
     """The conversation's head moved without an append.
 
     Called synchronously from :meth:`chatcli.Conversation.move_head` and ``undo`` (``/rewind``,
-    ``/clear``, ``/retry``, Esc Esc), on the thread that moved it. ``reason`` is "rewind", "undo", "clear", or "retry" (the head goes back to the last user
-    message so that it is answered again). Nothing is deleted: messages after the new head stay
-    in the log.
+    ``/clear``, ``/retry``, Esc Esc), on the thread that moved it. ``reason`` is "rewind",
+    "undo", "clear", or "retry" (the head goes back to the last user message so that it is
+    answered again). Nothing is deleted: messages after the new head stay in the log.
 
     The return value is ignored.
     """
