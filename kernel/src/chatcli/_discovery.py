@@ -58,9 +58,9 @@ def _fingerprint() -> str:
 
 
 def _cache_file() -> str:
-    from chatcli._paths import cache_dir
+    from chatcli._paths import directory
 
-    return os.path.join(str(cache_dir()), "entry-points.txt")
+    return os.path.join(directory("cache"), "entry-points.txt")
 
 
 def _read_cache(fingerprint: str) -> list[EntryPoint] | None:

@@ -9,35 +9,56 @@ from __future__ import annotations
 
 import contextlib
 import os
-from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 __all__ = ["atomic_write", "cache_dir", "config_dir", "data_dir", "find_project_dir"]
 
+#: kind → (override variable, XDG variable, fallback under the home folder)
+_PLACES = {
+    "config": ("CHATCLI_CONFIG_DIR", "XDG_CONFIG_HOME", ".config"),
+    "data": ("CHATCLI_DATA_DIR", "XDG_DATA_HOME", ".local/share"),
+    "cache": ("CHATCLI_CACHE_DIR", "XDG_CACHE_HOME", ".cache"),
+}
 
-def _base(override: str, xdg: str, fallback: str) -> Path:
+
+def directory(kind: str) -> str:
+    """The folder of ``kind`` ("config", "data", "cache") as text (no pathlib: the start-up
+    path uses it)."""
+    override, xdg, fallback = _PLACES[kind]
     if os.environ.get(override):
-        return Path(os.environ[override]).expanduser()
-    root = os.environ.get(xdg) or str(Path.home() / fallback)
-    return Path(root).expanduser() / "chatcli"
+        return os.path.expanduser(os.environ[override])
+    root = os.environ.get(xdg) or os.path.join(os.path.expanduser("~"), fallback)
+    return os.path.join(os.path.expanduser(root), "chatcli")
 
 
 def config_dir() -> Path:
     """The user's chatcli configuration directory (may not exist yet)."""
-    return _base("CHATCLI_CONFIG_DIR", "XDG_CONFIG_HOME", ".config")
+    from pathlib import Path
+
+    return Path(directory("config"))
 
 
 def data_dir() -> Path:
     """The user's chatcli data directory: sessions, history, memory (may not exist yet)."""
-    return _base("CHATCLI_DATA_DIR", "XDG_DATA_HOME", ".local/share")
+    from pathlib import Path
+
+    return Path(directory("data"))
 
 
 def cache_dir() -> Path:
     """Where chatcli keeps files it can rebuild (the plugin list); may not exist yet."""
-    return _base("CHATCLI_CACHE_DIR", "XDG_CACHE_HOME", ".cache")
+    from pathlib import Path
+
+    return Path(directory("cache"))
 
 
 def find_project_dir(start: Path | None = None) -> Path | None:
     """The nearest directory at or above ``start`` that holds a ``.chatcli`` folder."""
+    from pathlib import Path
+
     here = (start or Path.cwd()).resolve()
     home = Path.home().resolve()
     for folder in (here, *here.parents):
