@@ -38,6 +38,11 @@ def db_path(home: Path) -> Path:
 
 
 @pytest.fixture
-def app(host: PluginHost) -> FakeApp:
-    """A fake chat app wired to the sessions plugin."""
-    return FakeApp(host)
+def app(host: PluginHost) -> Iterator[FakeApp]:
+    """A chat app with an open session (scripted provider) wired to the sessions plugin."""
+    from chatcli_testing import ScriptedProvider, scripted_plugin
+
+    assert host.register(scripted_plugin(ScriptedProvider()), "scripted")
+    fake = FakeApp(host)
+    yield fake
+    fake.session.close()

@@ -23,8 +23,8 @@ def main() -> int:
     host = PluginHost()
     host.register(plugin, "sessions")
     if ref:
-        conversation = host.first("open_conversation", settings=Settings(), resume=ref,
-                                  continue_last=False)
+        conversation = host.hooks.open_conversation(settings=Settings(), resume=ref,
+                                                    continue_last=False)
     else:
         conversation = Conversation()
     attach_hooks(conversation, host)

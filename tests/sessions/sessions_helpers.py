@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import io
-from typing import Any
 
-from chatcli import Conversation, Message, PluginHost, Settings, attach_hooks
+from chatcli import Conversation, Message, PluginHost, Session, Settings, attach_hooks
 from rich.console import Console
 
 
@@ -31,20 +30,29 @@ def path_texts(conversation: Conversation) -> list[str]:
 
 
 class FakeApp:
-    """A ChatApp for slash commands: records pick/prefill, prints to a string."""
+    """A ChatApp for slash commands, as the REPL is one: a real :class:`chatcli.Session` (with
+    the scripted provider answering) holds the conversation; pick/prefill are recorded and
+    output goes to a string."""
 
     def __init__(self, host: PluginHost, settings: Settings | None = None) -> None:
         self.buffer = io.StringIO()
         self.console = Console(file=self.buffer, width=200, color_system=None, no_color=True)
         self.host = host
-        self.settings = settings or Settings()
-        self.engine: Any = None
+        self.session = Session(host, settings or Settings(provider="scripted")).open()
         self.picks: list[int | None] = []
         self.pick_calls: list[tuple[str, list[str]]] = []
         self.prefilled: list[str] = []
         self.exited = False
-        self.conversation = Conversation(max_checkpoints=self.settings.max_checkpoints)
-        attach_hooks(self.conversation, host)
+
+    @property
+    def settings(self) -> Settings:
+        """The session's settings."""
+        return self.session.settings
+
+    @property
+    def conversation(self) -> Conversation:
+        """The session's current conversation."""
+        return self.session.conversation
 
     def output(self) -> str:
         """Everything printed since the last call."""
@@ -59,13 +67,8 @@ class FakeApp:
         self.host.slash_commands()[name].run(self, args)
         return self.output()
 
-    def switch(self, provider: str | None = None, model: str | None = None) -> None:
-        raise NotImplementedError
-
     def set_conversation(self, conversation: Conversation) -> None:
-        attach_hooks(conversation, self.host)
-        self.conversation = conversation
-        self.host.call("session_start", conversation=conversation, settings=self.settings)
+        self.session.set_conversation(conversation)
 
     def submit(self, text: str) -> None:
         raise NotImplementedError

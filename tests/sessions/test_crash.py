@@ -22,7 +22,16 @@ import time
 import traceback
 from pathlib import Path
 
-from chatcli import Conversation, Message, PluginHost, Role, Settings, UsageError, attach_hooks
+from chatcli import (
+    Conversation,
+    Message,
+    PluginHost,
+    Role,
+    Session,
+    Settings,
+    UsageError,
+    attach_hooks,
+)
 from chatcli_sessions import plugin as sessions_plugin
 from chatcli_sessions.store import SessionStore
 
@@ -39,14 +48,15 @@ def child(seed: int, report: int) -> None:
     conversation: Conversation | None = None
     if rnd.random() < 0.7:  # `chatcli -c`
         try:
-            conversation = host.first("open_conversation", reraise=(UsageError,),
-                                      settings=settings, resume=None, continue_last=True)
+            conversation = host.hooks.open_conversation(settings=settings, resume=None,
+                                                        continue_last=True)
         except UsageError:
             conversation = None
     if conversation is None:
         conversation = Conversation(max_checkpoints=MAX_CHECKPOINTS)
     attach_hooks(conversation, host)
-    host.call("session_start", conversation=conversation, settings=settings)
+    host.hooks.session_start(session=Session(host, settings), conversation=conversation,
+                             settings=settings)
     path = conversation.messages()
     n = sum(m.role == Role.USER for m in path)
     if path and path[-1].role == Role.USER:  # the turn killed last time: answer it (/retry)

@@ -7,7 +7,16 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from chatcli import Message, PluginHost, Role, Settings, ToolCallPart, UsageError, attach_hooks
+from chatcli import (
+    Message,
+    PluginHost,
+    Role,
+    Session,
+    Settings,
+    ToolCallPart,
+    UsageError,
+    attach_hooks,
+)
 from chatcli_sessions.export import to_json, to_markdown
 from chatcli_sessions.store import SCHEMA_VERSION, SessionStore, StoreError, fts_query
 from hypothesis import HealthCheck, given, settings
@@ -18,7 +27,7 @@ from sessions_helpers import new_conversation, path_texts, turn
 def test_an_empty_run_leaves_no_session(host: PluginHost, db_path: Path) -> None:
     conversation = new_conversation(host)
     conversation.checkpoint("never sent")  # a checkpoint alone does not create a session
-    host.call("session_end", conversation=conversation)
+    host.hooks.session_end(session=Session(host, Settings()), conversation=conversation)
     with SessionStore(db_path) as store:
         assert store.list() == []
 
@@ -112,7 +121,8 @@ def test_only_the_newest_checkpoints_are_kept(host: PluginHost, db_path: Path) -
 
 def test_session_start_applies_the_max_checkpoints_setting(host: PluginHost, db_path: Path) -> None:
     conversation = new_conversation(host)
-    host.call("session_start", conversation=conversation, settings=Settings(max_checkpoints=2))
+    host.hooks.session_start(session=Session(host, Settings()), conversation=conversation,
+                             settings=Settings(max_checkpoints=2))
     for n in range(4):
         turn(conversation, f"q{n}")
     with SessionStore(db_path) as store:
@@ -218,25 +228,25 @@ def test_resolve_by_id_prefix_and_name(host: PluginHost, db_path: Path) -> None:
 
 def test_open_conversation_continue_and_resume(host: PluginHost, db_path: Path) -> None:
     settings_ = Settings()
-    assert host.first("open_conversation", settings=settings_, resume=None,
-                      continue_last=False) is None
+    assert host.hooks.open_conversation(settings=settings_, resume=None,
+                                        continue_last=False) is None
     with pytest.raises(UsageError, match="no saved session to continue"):
-        host.first("open_conversation", reraise=(UsageError,), settings=settings_,
-                   resume=None, continue_last=True)
+        host.hooks.open_conversation(settings=settings_,
+                                     resume=None, continue_last=True)
     old = new_conversation(host)
     turn(old, "old question")
     new = new_conversation(host)
     turn(new, "new question")
-    latest = host.first("open_conversation", settings=settings_, resume=None, continue_last=True)
+    latest = host.hooks.open_conversation(settings=settings_, resume=None, continue_last=True)
     assert latest.id == new.id
     assert path_texts(latest) == ["new question", "answer to new question"]
-    assert latest.metadata["model"] == "m1"
-    resumed = host.first("open_conversation", settings=settings_, resume=old.id[:6],
-                         continue_last=False)
+    assert (latest.messages()[-1].provider, latest.messages()[-1].model) == ("scripted", "m1")
+    resumed = host.hooks.open_conversation(settings=settings_, resume=old.id[:6],
+                                           continue_last=False)
     assert resumed.id == old.id
     with pytest.raises(UsageError, match="no session matches 'zzz'"):
-        host.first("open_conversation", reraise=(UsageError,), settings=settings_,
-                   resume="zzz", continue_last=False)
+        host.hooks.open_conversation(settings=settings_,
+                                     resume="zzz", continue_last=False)
     # continuing appends to the same session
     attach_hooks(resumed, host)
     turn(resumed, "more")
@@ -251,8 +261,8 @@ def test_resume_answers_tool_calls_left_open_by_a_killed_process(
     conversation.append(Message.user("list files"))
     call = ToolCallPart(name="ls", arguments={})
     conversation.append(Message.assistant("", [call]))  # then the process died
-    resumed = host.first("open_conversation", settings=Settings(), resume=conversation.id,
-                         continue_last=False)
+    resumed = host.hooks.open_conversation(settings=Settings(), resume=conversation.id,
+                                           continue_last=False)
     last = resumed.messages()[-1]
     assert last.role == Role.TOOL
     assert last.tool_results[0].call_id == call.id and last.tool_results[0].is_error
