@@ -69,3 +69,18 @@ def test_removing_one_provider_removes_exactly_that_provider(kernel_venv, tmp_pa
     assert "openai" not in after.stdout.replace("chatcli-provider-openai", "")
     assert "groq" not in after.stdout
     assert "Traceback" not in after.stderr and "failed" not in after.stderr
+
+
+def test_chatcli_alone_loads_no_pytest_plugin_into_other_projects(kernel_venv, tmp_path) -> None:
+    # A project whose environment has chatcli (not chatcli-testing) runs its tests untouched.
+    python = str(kernel_venv / "bin" / "python")
+    uv("pip", "install", "-q", "--python", python, "pytest")
+    (tmp_path / "test_other.py").write_text("def test_other():\n    assert True\n")
+    done = subprocess.run([python, "-m", "pytest", "-q", "--fixtures", str(tmp_path)],
+                          capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "openai_server" not in done.stdout and "chatcli_home" not in done.stdout
+    listed = subprocess.run([python, "-c", "from importlib.metadata import entry_points; "
+                             "print([e.value for e in entry_points(group='pytest11')])"],
+                            capture_output=True, text=True, check=True)
+    assert "chatcli" not in listed.stdout

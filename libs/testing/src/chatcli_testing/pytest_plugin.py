@@ -1,7 +1,8 @@
 """The pytest plugin (entry point ``pytest11: chatcli``): server fixtures and ``chatcli_home``.
 
-Loaded by every pytest run in an environment where chatcli is installed, so it imports only the
-standard library and pytest at start-up; the servers load when a fixture is first used.
+Loaded by every pytest run in an environment where chatcli-testing is installed (a test
+dependency, never chatcli itself), so it imports only the standard library and pytest at
+start-up; the servers load when a fixture is first used.
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ def isolate_environment(monkeypatch: pytest.MonkeyPatch, home: Path) -> Path:
                 or name.endswith("_API_KEY")):
             monkeypatch.delenv(name, raising=False)
     config, data = home / "config", home / "data"
+    monkeypatch.setenv("CHATCLI_CACHE_DIR", str(home / "cache"))
     config.mkdir(parents=True, exist_ok=True)
     data.mkdir(parents=True, exist_ok=True)
     monkeypatch.setenv("CHATCLI_CONFIG_DIR", str(config))
