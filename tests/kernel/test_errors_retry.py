@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from chatcli import AuthError, ChatcliError, RateLimitError, ServerError, redact, register_secret
-from chatcli._retry import MAX_RETRY_AFTER, Retrying, backoff_delay, retrying_stream
+from chatcli._streaming import MAX_RETRY_AFTER, Retrying, backoff_delay, retrying_stream
 
 
 def test_errors_never_show_keys(monkeypatch) -> None:
