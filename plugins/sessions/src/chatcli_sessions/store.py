@@ -17,6 +17,10 @@ the WAL on each commit, so a power cut or OS crash does not drop the last turns 
 commits a handful of times per turn (checkpoint, user message, answer), next to a model call that
 takes seconds, so the fsync costs nothing a person could notice.
 
+Privacy. Conversations are private: the folder the store creates is 0700, and the database
+with its ``-wal``/``-shm`` files is 0600 — fixed on every open, so files an older chatcli
+created world-readable are narrowed too. A data folder that already exists is left as it is.
+
 Concurrency. Several chatcli processes may share the file: writers take the write lock up front
 (``BEGIN IMMEDIATE``, so no read-to-write upgrade can deadlock), wait up to ``busy_timeout`` for
 it, and the whole transaction is retried with backoff if SQLite still reports it busy.
@@ -28,6 +32,7 @@ import contextlib
 import os
 import random
 import sqlite3
+import stat
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -137,7 +142,8 @@ class SessionStore:
         self.pid = os.getpid()
         self._lock = threading.RLock()
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            _make_folder(self.path.parent)
+            _create_private(self.path)
             self.db = sqlite3.connect(
                 self.path,
                 timeout=BUSY_TIMEOUT_MS / 1000,
@@ -157,6 +163,8 @@ class SessionStore:
                 f"the session database {self.path} is unusable: {err}",
                 "move it aside; chatcli starts a new one",
             ) from None
+        for suffix in ("", "-wal", "-shm"):  # older versions left these world-readable
+            _make_private(Path(f"{self.path}{suffix}"))
         self.has_fts = self._table_exists("messages_fts")
 
     def _setup(self, synchronous: str) -> None:
@@ -638,6 +646,37 @@ class SessionStore:
 
 
 # ------------------------------------------------------------------------------------ helpers
+
+
+def _make_folder(folder: Path) -> None:
+    """Create ``folder`` and its missing parents, each 0700; existing folders are left alone."""
+    missing: list[Path] = []
+    while not folder.exists() and folder != folder.parent:
+        missing.append(folder)
+        folder = folder.parent
+    for path in reversed(missing):
+        try:
+            path.mkdir(mode=0o700)
+        except FileExistsError:  # another process was quicker; its folder, its mode
+            continue
+        os.chmod(path, 0o700)  # mkdir's mode went through the umask
+
+
+def _create_private(path: Path) -> None:
+    """Create an empty database file 0600 (SQLite gives its -wal/-shm files the same mode)."""
+    with contextlib.suppress(FileExistsError):
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    _make_private(path)
+
+
+def _make_private(path: Path) -> None:
+    """Take the group and other permission bits off ``path`` (missing or not ours: skipped)."""
+    try:
+        mode = stat.S_IMODE(os.stat(path).st_mode)
+        if mode & 0o077:
+            os.chmod(path, mode & 0o700)
+    except (FileNotFoundError, PermissionError):
+        pass
 
 
 def _new_session_id() -> str:
