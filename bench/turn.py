@@ -16,6 +16,11 @@ measured in the same run (µs/message) and as a ratio, the warm-up request at 5,
 ("first": every message converted, as after resuming a long session), and the 5,000-message
 figure against the goal (≤ 25 ms per request).
 
+Two more rows measure the kernel's own part of a turn: a whole ``Engine.run`` (checkpoint,
+appends and their hooks, prompt sections, building the request) answered at once by a scripted
+provider, with native tools and with the text tool-call protocol (its view of the history is
+converted once per message).
+
 Run: .venv/bin/python bench/turn.py [--runs N]
 """
 
@@ -238,6 +243,47 @@ def measure(provider: Any, clock: _Clock, req: ChatRequest, runs: int) -> tuple[
     return statistics.median(samples[1:]), samples[0]
 
 
+class _EngineStandIn:
+    """The kernel's part of a turn as a "provider" row: one whole ``Engine.run`` (checkpoint,
+    appends, hooks, prompt sections, the request) answered at once by a scripted provider.
+    ``native`` False is a model without native tools (the text tool-call protocol)."""
+
+    def __init__(self, native: bool, clock: _Clock) -> None:
+        from chatcli import Conversation, Engine, PluginHost, Settings
+        from chatcli_testing import AddTool, Reply, ScriptedProvider
+
+        host = PluginHost()
+        host.register(AddTool(), "add-tool")
+        self.answers = ScriptedProvider()
+        self.reply = Reply(text="ok")
+        self.engine = Engine(host, Settings(), self.answers, "scripted", "m", native_tools=native)
+        self.conversation = Conversation()
+        self.size = -1
+        self.clock = clock
+
+    def stream(self, req: ChatRequest) -> Iterator[Any]:
+        setup = 0.0
+        if len(req.messages) != self.size:  # a new history size: build it, untimed
+            from chatcli import Conversation
+
+            started = time.perf_counter()
+            self.conversation, self.size = Conversation(), len(req.messages)
+            for message in req.messages[:-1]:
+                self.conversation.append(message.model_copy())
+            setup = time.perf_counter() - started
+        self.answers.script(self.reply)
+        head = self.conversation.head
+        yield from self.engine.run(self.conversation, Message.user("one more question"))
+        self.conversation.move_head(head, "retry")  # the same history for the next run
+        self.clock.add(setup)  # no server: all but building the history is the kernel's
+
+
+@contextmanager
+def _engine(native: bool) -> Iterator[tuple[Any, _Clock]]:
+    clock = _Clock()
+    yield _EngineStandIn(native, clock), clock
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=7, help="timed requests per size (median)")
@@ -249,8 +295,10 @@ def main() -> None:
     head = ["provider", *(f"{n:,} msgs" for n in SIZES), "growth", f"{last} vs {SIZES[0]}",
             f"first {last}", "goal"]
     rows = []
-    for name, setup in PROVIDERS.items():
-        if wanted and name.split()[0] not in wanted:
+    every = {**PROVIDERS, "kernel: engine turn": lambda: _engine(True),
+             "kernel: engine turn, text tools": lambda: _engine(False)}
+    for name, setup in every.items():
+        if wanted and name.split()[0].rstrip(":") not in wanted:
             continue
         with setup() as (provider, clock):
             figures = {n: measure(provider, clock, requests[n], args.runs) for n in SIZES}

@@ -214,6 +214,7 @@ class Engine:
         self.use(provider, provider_name, model, max_retries=max_retries,
                  native_tools=native_tools)
         self._sleep = sleep
+        self._text_cache: dict[str, tuple[Message, Message]] = {}
         #: told of each retry before the wait starts (the same Retrying is also yielded)
         self.on_retry = on_retry
 
@@ -256,7 +257,7 @@ class Engine:
         sections = self.sections(messages)
         if specs and not self.native_tools:
             sections.append(catalog_section(specs))
-            messages, specs = [_as_text_protocol(m) for m in messages], []
+            messages, specs = self._text_view(messages), []
         return ChatRequest(
             model=self.model,
             system=sections,
@@ -265,6 +266,22 @@ class Engine:
             max_tokens=self.settings.max_tokens,
             temperature=self.settings.temperature,
         )
+
+    def _text_view(self, messages: list[Message]) -> list[Message]:
+        """``messages`` as a model without native tools sees them, each converted once (messages
+        are not changed after they are appended, so a turn costs only its new messages)."""
+        cache = self._text_cache
+        view = []
+        for message in messages:
+            hit = cache.get(message.id)
+            if hit is None or hit[0] is not message:
+                hit = cache[message.id] = (message, _as_text_protocol(message))
+            view.append(hit[1])
+        if len(cache) > 2 * len(messages) + 64:  # forget messages that left the view
+            keep = {m.id for m in messages}
+            for key in [k for k in cache if k not in keep]:
+                del cache[key]
+        return view
 
     # ------------------------------------------------------------------ the turn
 
