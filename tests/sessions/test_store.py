@@ -321,3 +321,35 @@ def test_any_reference_resolves_or_fails_in_one_line(host: PluginHost, db_path: 
             # ids are lower-case hex; prefixes match whatever the case ("S_1A" finds "s_1a…")
             prefix = ref.strip().lower()
             assert prefix and (info.id.startswith(prefix) or info.id[2:].startswith(prefix))
+
+
+def test_the_plugin_changes_conversations_only_through_their_methods() -> None:
+    """No assignment to (or item of) a Conversation's log, head, checkpoints or undo stack, and
+    no mutating call on them: the kernel may change how it keeps them."""
+    import ast
+
+    import chatcli_sessions
+
+    internals = {"log", "head", "checkpoints", "_head_history", "observers"}
+    mutators = {"append", "extend", "insert", "pop", "clear", "update", "setdefault",
+                "remove", "__setitem__", "__delitem__"}
+
+    def internal(node: ast.AST) -> bool:
+        if isinstance(node, ast.Subscript):
+            node = node.value
+        return isinstance(node, ast.Attribute) and node.attr in internals
+
+    found = []
+    for source in Path(chatcli_sessions.__file__).parent.glob("*.py"):
+        for node in ast.walk(ast.parse(source.read_text())):
+            targets: list[ast.AST] = []
+            if isinstance(node, ast.Assign | ast.Delete):
+                targets = list(node.targets)
+            elif isinstance(node, ast.AugAssign | ast.AnnAssign):
+                targets = [node.target]
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and (
+                node.func.attr in mutators
+            ):
+                targets = [node.func.value]
+            found += [f"{source.name}:{t.lineno}" for t in targets if internal(t)]
+    assert found == []

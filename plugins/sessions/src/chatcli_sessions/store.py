@@ -442,9 +442,9 @@ class SessionStore:
             title=title[:80],
             max_checkpoints=conversation.max_checkpoints,
         )
-        forked.metadata = {
-            k: v for k, v in conversation.metadata.items() if k not in ("session_name",)
-        }
+        forked.metadata.update(
+            {k: v for k, v in conversation.metadata.items() if k != "session_name"}
+        )
         forked.metadata["forked_from"] = conversation.id
         self.transaction(lambda db: self._create(db, forked, forked_from=conversation.id))
         return forked
@@ -570,44 +570,30 @@ class SessionStore:
 
         with self.snapshot():  # another process may be appending to this very session
             info = self.resolve(ref)
-            conversation = _Conversation.restore(
-                id=info.id,
-                messages=self.messages(info.id),
-                head=info.head,
-                checkpoints=self.checkpoints(info.id)[-max_checkpoints:],
-                title=info.title,
-                max_checkpoints=max_checkpoints,
-                head_history=self.head_history(info.id),
-            )
+            messages = self.messages(info.id)
+            checkpoints = self.checkpoints(info.id)[-max_checkpoints:]
+            history = self.head_history(info.id)
+        head = info.head
+        closing = _closing_message(messages, head) if resume else None
+        if closing is not None:
+            self.append_raw(info.id, closing, closing.id)
+            messages.append(closing)
+            head = closing.id
+        conversation = _Conversation.restore(
+            id=info.id,
+            messages=messages,
+            head=head,
+            checkpoints=checkpoints,
+            title=info.title,
+            max_checkpoints=max_checkpoints,
+            head_history=history,
+        )
+        # The provider/model to go on with are the last answer's (the kernel reads the log).
         conversation.metadata.update(
-            {k: v for k, v in (("provider", info.provider), ("model", info.model),
-                               ("session_name", info.name), ("forked_from", info.forked_from))
+            {k: v for k, v in (("session_name", info.name), ("forked_from", info.forked_from))
              if v is not None}
         )
-        if resume:
-            self._close_dangling_calls(conversation)
         return conversation
-
-    def _close_dangling_calls(self, conversation: Conversation) -> None:
-        """A process killed while tools ran leaves calls without results; answer them."""
-        from chatcli import Message as _Message
-        from chatcli import Role, ToolResultPart
-
-        last = conversation.log.get(conversation.head) if conversation.head else None
-        if last is None or last.role != Role.ASSISTANT or not last.tool_calls:
-            return
-        closing = _Message(
-            role=Role.TOOL,
-            parent_id=last.id,
-            parts=[
-                ToolResultPart(call_id=c.id, name=c.name, is_error=True,
-                               content="not run: chatcli stopped before the tool finished")
-                for c in last.tool_calls
-            ],
-        )
-        conversation.log[closing.id] = closing
-        conversation.head = closing.id
-        self.append_raw(conversation.id, closing, closing.id)
 
     def search(self, text: str, limit: int = 20) -> list[SearchHit]:
         """Messages whose text contains every word of ``text``, newest first."""
@@ -677,6 +663,26 @@ def _make_private(path: Path) -> None:
             os.chmod(path, mode & 0o700)
     except (FileNotFoundError, PermissionError):
         pass
+
+
+def _closing_message(messages: list[Message], head: str | None) -> Message | None:
+    """Error results for the tool calls of the head message, when a killed process left them
+    unanswered; None when the head needs nothing."""
+    from chatcli import Message as _Message
+    from chatcli import Role, ToolResultPart
+
+    last = next((m for m in messages if m.id == head), None)
+    if last is None or last.role != Role.ASSISTANT or not last.tool_calls:
+        return None
+    return _Message(
+        role=Role.TOOL,
+        parent_id=last.id,
+        parts=[
+            ToolResultPart(call_id=c.id, name=c.name, is_error=True,
+                           content="not run: chatcli stopped before the tool finished")
+            for c in last.tool_calls
+        ],
+    )
 
 
 def _new_session_id() -> str:
