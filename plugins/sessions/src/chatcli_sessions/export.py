@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
+import re
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -11,7 +12,7 @@ if TYPE_CHECKING:
 
     from chatcli_sessions.store import SessionInfo
 
-__all__ = ["FORMATS", "render", "to_json", "to_markdown"]
+__all__ = ["FORMATS", "close_fences", "render", "to_json", "to_markdown"]
 
 FORMATS = ("markdown", "json")
 EXPORT_FORMAT = "chatcli-session"
@@ -29,6 +30,30 @@ def _fence(text: str) -> str:
         run = run + 1 if char == "`" else 0
         longest = max(longest, run)
     return "`" * max(3, longest + 1)
+
+
+#: A fence line (CommonMark): up to three spaces, then ``` or ~~~ (or longer), then the rest.
+_FENCE_LINE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
+
+
+def close_fences(text: str) -> str:
+    """``text`` with a closing fence added when it ends inside a fenced code block.
+
+    An answer cut short (Ctrl+C, a dropped stream) can stop inside a code block; left open,
+    the block would swallow everything after it in the export.
+    """
+    open_fence: str | None = None
+    for line in text.splitlines():
+        match = _FENCE_LINE.match(line)
+        if match is None:
+            continue
+        fence, rest = match.groups()
+        if open_fence is None:
+            if not (fence[0] == "`" and "`" in rest):  # a backtick fence's info has none
+                open_fence = fence
+        elif fence[0] == open_fence[0] and len(fence) >= len(open_fence) and not rest.strip():
+            open_fence = None
+    return text if open_fence is None else f"{text.rstrip()}\n{open_fence}"
 
 
 def to_markdown(conversation: Conversation, info: SessionInfo | None = None) -> str:
@@ -51,7 +76,9 @@ def to_markdown(conversation: Conversation, info: SessionInfo | None = None) -> 
             label = f"## Assistant ({message.model})" if message.model else "## Assistant"
             lines += [label + (" — interrupted" if message.interrupted else ""), ""]
         if message.text:
-            lines += [message.text.rstrip(), ""]
+            lines += [close_fences(message.text.rstrip()), ""]
+        if role == "assistant" and message.interrupted:
+            lines += ["_(interrupted: the answer stops here)_", ""]
         for part in message.parts:
             if part.type == "tool_call":
                 args = json.dumps(part.arguments, ensure_ascii=False)
