@@ -173,3 +173,28 @@ def test_rewind_prefills_what_was_typed_without_attached_files(app: FakeApp) -> 
     app.run("/rewind")
     assert app.prefilled == ["explain @a.py"]
     assert conversation.messages() == []
+
+
+def test_rewind_offers_only_checkpoints_on_the_current_path(app: FakeApp) -> None:
+    conversation = app.conversation
+    turn(conversation, "first question")
+    turn(conversation, "second question")
+    turn(conversation, "third question")
+    app.picks = [1]
+    app.run("/rewind")  # back to before "second question"
+    assert path_texts(conversation) == ["first question", "answer to first question"]
+    app.picks = [None]
+    app.run("/rewind")  # what lies ahead of the head is another branch now
+    assert [o.split("  ", 1)[1] for o in app.pick_calls[-1][1]] == ["first question"]
+
+    turn(conversation, "second, asked again")  # a new branch from the same point
+    app.picks = [0]
+    app.run("/rewind")
+    options = [o.split("  ", 1)[1] for o in app.pick_calls[-1][1]]
+    assert options == ["second, asked again", "first question"]  # newest first
+    assert app.prefilled[-1] == "second, asked again"  # not the abandoned "second question"
+    assert path_texts(conversation) == ["first question", "answer to first question"]
+
+    conversation.clear()
+    out = app.run("/rewind")
+    assert "Nothing to rewind here" in out and len(app.pick_calls) == 3  # no menu

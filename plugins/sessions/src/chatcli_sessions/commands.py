@@ -16,7 +16,7 @@ from chatcli import ChatcliError, Role, SlashCommand, TextPart, UsageError
 from chatcli_sessions.export import FORMATS, render
 
 if TYPE_CHECKING:
-    from chatcli import ChatApp, Checkpoint, Conversation
+    from chatcli import ChatApp, Checkpoint, Conversation, Message
 
     from chatcli_sessions.store import SessionInfo, SessionStore
 
@@ -259,16 +259,35 @@ def complete_session(app: ChatApp, text: str) -> list[str]:
 # ------------------------------------------------------------------ /rewind
 
 
-def _prompt_after(conversation: Conversation, checkpoint: Checkpoint) -> str:
-    """The user message sent right after ``checkpoint`` was taken (its label if not found)."""
-    candidates = [
-        m for m in conversation.log.values()
-        if m.parent_id == checkpoint.head and m.role == Role.USER
-        and m.created_at >= checkpoint.created_at - 1.0
-    ]
-    if not candidates:
+def _sent_after(conversation: Conversation, checkpoint: Checkpoint) -> Message | None:
+    """The message that followed ``checkpoint``: of the children of its head, the one created
+    closest to it (the engine takes a checkpoint right before appending the message)."""
+    children = [m for m in conversation.log.values() if m.parent_id == checkpoint.head]
+    if not children:
+        return None
+    return min(children, key=lambda m: abs(m.created_at - checkpoint.created_at))
+
+
+def on_current_path(conversation: Conversation) -> list[tuple[Checkpoint, Message]]:
+    """The checkpoints ``/rewind`` offers, newest first, each with the message that followed it.
+
+    Only checkpoints whose message is on the current path (root to head) count: after a rewind
+    and new messages, the checkpoints of the abandoned branch would lead back into it, and one
+    that nothing followed yet would not move the conversation at all.
+    """
+    on_path = {m.id for m in conversation.messages()}
+    found = []
+    for checkpoint in reversed(conversation.checkpoints):
+        message = _sent_after(conversation, checkpoint)
+        if message is not None and message.id in on_path:
+            found.append((checkpoint, message))
+    return found
+
+
+def _prompt_text(checkpoint: Checkpoint, message: Message) -> str:
+    """What to put back in the input: what was typed in ``message`` (else the label)."""
+    if message.role != Role.USER:
         return checkpoint.label
-    message = min(candidates, key=lambda m: m.created_at)
     # What was typed is the first text part; later ones are attached files (@path).
     typed = next((p.text for p in message.parts if isinstance(p, TextPart)), None)
     return message.text if typed is None else typed
@@ -279,11 +298,9 @@ def _first_line(text: str) -> str:
     return lines[0] if lines else "(empty)"
 
 
-def _rewind_to(app: ChatApp, checkpoint: Checkpoint) -> None:
-    conversation = app.conversation
-    conversation.rewind(checkpoint.id)
-    text = _prompt_after(conversation, checkpoint)
-    app.prefill(text)
+def _rewind_to(app: ChatApp, checkpoint: Checkpoint, message: Message) -> None:
+    app.conversation.rewind(checkpoint.id)
+    app.prefill(_prompt_text(checkpoint, message))
     _say(
         app,
         f"Rewound to before “{_esc(_first_line(checkpoint.label))}” "
@@ -303,22 +320,26 @@ def _rewind(app: ChatApp, args: str) -> None:
         else:
             _say(app, "Nothing to undo.")
         return
-    checkpoints = list(reversed(conversation.checkpoints))
-    if not checkpoints:
-        _say(app, "No checkpoints yet: one is taken before each message you send.")
+    choices = on_current_path(conversation)
+    if not choices:
+        if conversation.checkpoints:
+            _say(app, "Nothing to rewind here: no earlier message of this conversation has a "
+                      "checkpoint (/rewind undo goes back to before the last rewind).")
+        else:
+            _say(app, "No checkpoints yet: one is taken before each message you send.")
         return
     if arg:
-        matches = [c for c in checkpoints if c.id.startswith(arg)]
+        matches = [c for c in choices if c[0].id.startswith(arg)]
         if len(matches) != 1:
             raise UsageError(f"no single checkpoint matches {arg!r}", "use /rewind for a menu")
-        _rewind_to(app, matches[0])
+        _rewind_to(app, *matches[0])
         return
-    options = [f"{when(c.created_at)}  {_first_line(c.label)}" for c in checkpoints]
+    options = [f"{when(c.created_at)}  {_first_line(c.label)}" for c, _ in choices]
     choice = app.pick("Rewind to before which message?", options)
     if choice is None:
         _say(app, "Rewind cancelled.")
         return
-    _rewind_to(app, checkpoints[choice])
+    _rewind_to(app, *choices[choice])
 
 
 def slash_commands() -> list[SlashCommand]:
