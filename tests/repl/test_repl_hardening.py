@@ -29,17 +29,23 @@ def test_ctrl_c_stops_an_answer_before_its_first_token(start_chat: Callable[...,
                                                        openai_server) -> None:
     # The provider is silent (a slow model, a stalled service): Ctrl+C must not wait for the
     # provider's timeout before the chat is usable again.
-    openai_server.script(Fault(stall=30), Reply(text="second answer"))
+    # Nothing had arrived, so nothing was kept: the chat says so instead of claiming a partial
+    # answer, and /retry asks the same question again.
+    openai_server.script(Fault(stall=30), Reply(text="second answer"), Reply(text="third"))
     term = start_chat("--provider", "openai", **openai_env(openai_server))
     term.type("first question")
     term.wait_for("thinking…")
     pressed = time.monotonic()
     term.send("C-c")
-    term.wait_for("⏹ interrupted", timeout=5)
+    screen = term.wait_for("⏹ stopped before any answer arrived — /retry asks again", timeout=5)
     assert time.monotonic() - pressed < 5
-    term.type("second question")
+    assert "partial answer" not in screen
+    term.type("/retry")
     term.wait_for("second answer", timeout=5)
-    assert sent_messages(openai_server)[-1] == ("user", "second question")
+    assert sent_messages(openai_server) == [("user", "first question")]
+    term.type("next question")
+    term.wait_for("third", timeout=5)
+    assert sent_messages(openai_server)[-1] == ("user", "next question")
 
 
 def test_ctrl_c_stops_the_wait_between_retries(start_chat: Callable[..., Terminal],
@@ -49,7 +55,7 @@ def test_ctrl_c_stops_the_wait_between_retries(start_chat: Callable[..., Termina
     term.type("a question")
     term.wait_for("retrying in 20.0s")
     term.send("C-c")
-    term.wait_for("⏹ interrupted", timeout=5)
+    term.wait_for("⏹ stopped before any answer arrived", timeout=5)
     term.type("/retry")
     term.wait_for("retried answer", timeout=5)
 

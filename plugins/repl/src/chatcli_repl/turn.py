@@ -10,6 +10,7 @@ from chatcli import (
     MarkdownStream,
     Message,
     Retrying,
+    Role,
     StopReason,
     TextDelta,
     ToolFinished,
@@ -63,8 +64,7 @@ def run_turn(app: ReplApp, prompt: Message | None) -> TurnFinished | None:
     if finished is None:
         return None
     if finished.stop_reason == StopReason.INTERRUPTED:
-        app.console.print("⏹ interrupted — the partial answer is kept; /retry answers again",
-                          style="yellow", markup=False)
+        app.console.print(_interrupted(finished), style="yellow", markup=False)
     if finished.error is not None:
         line = _one_line(finished.error)
         hint = "your message is kept" if "/retry" in line else (
@@ -72,6 +72,13 @@ def run_turn(app: ReplApp, prompt: Message | None) -> TurnFinished | None:
         app.console.print(f"✗ {line} — {hint}", style="red", markup=False)
     _footer(app, finished, time.monotonic() - start)
     return finished
+
+
+def _interrupted(finished: TurnFinished) -> str:
+    """What Ctrl+C left behind: the engine keeps an answer only when something of it arrived."""
+    if any(message.role == Role.ASSISTANT for message in finished.messages):
+        return "⏹ interrupted — the partial answer is kept; /retry answers again"
+    return "⏹ stopped before any answer arrived — /retry asks again"
 
 
 def _footer(app: ReplApp, finished: TurnFinished, seconds: float) -> None:
