@@ -142,3 +142,70 @@ def test_continue_after_kill_9_mid_answer(home: Path, openai_server) -> None:
     with SessionStore(home / "data" / "sessions.db") as store:
         assert store.integrity() == "ok"
         assert len(store.list()) == 1
+
+
+def run_on_a_terminal(*args: str, columns: int) -> str:
+    """Run ``chatcli ARGS`` with its output on a pseudo-terminal ``columns`` wide."""
+    import fcntl
+    import pty
+    import struct
+    import termios
+
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
+    process = subprocess.Popen([str(CHATCLI), *args], stdout=slave, stderr=subprocess.PIPE,
+                               stdin=subprocess.DEVNULL, env=env)
+    os.close(slave)
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:  # EIO: the child closed the terminal
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(master)
+    assert process.wait(timeout=60) == 0, process.stderr.read() if process.stderr else ""
+    return b"".join(chunks).decode().replace("\r\n", "\n")
+
+
+@pytest.fixture
+def long_titles(host: PluginHost) -> list[str]:
+    """Two sessions whose titles are too long for an 80-column terminal, newest first."""
+    titles = ["explain the borrow checker and lifetimes in rust with examples please",
+              "why does my postgres query planner ignore the index on created_at"]
+    ids = []
+    for title in titles:
+        conversation = new_conversation(host)
+        turn(conversation, title)
+        ids.append(conversation.id)
+    return ids[::-1]
+
+
+def test_list_on_a_terminal_has_a_header_and_cuts_titles_to_fit(long_titles: list[str]) -> None:
+    lines = run_on_a_terminal("sessions", "list", columns=80).splitlines()
+    assert lines[0].split() == ["ID", "NAME", "UPDATED", "MSGS", "MODEL", "TITLE"]
+    assert [line.split()[0] for line in lines[1:]] == long_titles  # one line per session
+    for line in lines:
+        assert len(line) <= 80, line
+    for line in lines[1:]:
+        assert line.split()[1] == "-" and line.split()[5] == "scripted/m1"
+        assert line.endswith("…")
+    assert lines[1].split("scripted/m1")[1].strip().startswith("why does my")
+    # the columns line up under the header
+    assert lines[1].index("scripted/m1") == lines[0].index("MODEL")
+
+
+def test_list_piped_keeps_whole_titles_one_session_per_line(long_titles: list[str]) -> None:
+    result = run_chatcli("sessions", "list", env=dict(os.environ, COLUMNS="40"))
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0].split() == ["ID", "NAME", "UPDATED", "MSGS", "MODEL", "TITLE"]
+    assert len(lines) == 3
+    stored = json.loads(run_chatcli("sessions", "list", "--json").stdout)
+    assert [s["id"] for s in stored] == long_titles
+    for line, info in zip(lines[1:], stored, strict=True):
+        assert len(info["title"]) >= 59  # as stored, with nothing cut by the listing
+        assert line.startswith(info["id"]) and line.endswith("  " + info["title"])

@@ -5,7 +5,9 @@ from __future__ import annotations
 import datetime as _dt
 import functools
 import json
+import shutil
 import sys
+import unicodedata
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -41,6 +43,72 @@ def _time(timestamp: float) -> str:
     return _dt.datetime.fromtimestamp(timestamp).strftime("%Y-%m-%d %H:%M")
 
 
+def _one_line(text: str) -> str:
+    """``text`` with line breaks, tabs and other control characters turned into spaces."""
+    return "".join(" " if unicodedata.category(c) == "Cc" else c for c in text).strip()
+
+
+def _cells(text: str) -> int:
+    """How many terminal columns ``text`` takes (wide characters two, combining marks none)."""
+    return sum(
+        0 if unicodedata.combining(c) else 2 if unicodedata.east_asian_width(c) in "WF" else 1
+        for c in text
+    )
+
+
+def _cut(text: str, width: int) -> str:
+    """``text`` shortened with … to at most ``width`` columns."""
+    if _cells(text) <= width:
+        return text
+    kept, used = [], 0
+    for char in text:
+        used += _cells(char)
+        if used > width - 1:
+            break
+        kept.append(char)
+    return "".join(kept) + "…"
+
+
+#: On a terminal, the widest NAME and MODEL columns; longer values are cut with ….
+_MAX_COLUMN = 24
+#: On a terminal, the fewest columns a title is cut to, however narrow the terminal.
+_MIN_TITLE = 12
+
+
+def _table(found: list[Any], width: int | None) -> list[str]:
+    """The lines of ``sessions list``: a header, then one session per line.
+
+    With a terminal ``width`` the title (and overlong names/models) are cut with … so no line
+    wraps; without one (piped) nothing is cut.
+    """
+    headers = ["ID", "NAME", "UPDATED", "MSGS", "MODEL", "TITLE"]
+    rows = [
+        [
+            info.id,
+            _one_line(info.name or "") or "-",
+            _time(info.updated_at),
+            str(info.messages),
+            _one_line("/".join(x for x in (info.provider, info.model) if x)) or "-",
+            _one_line(info.title) or "(untitled)",
+        ]
+        for info in found
+    ]
+    if width is not None:
+        for row in rows:
+            row[1], row[4] = _cut(row[1], _MAX_COLUMN), _cut(row[4], _MAX_COLUMN)
+    widths = [max(_cells(r[i]) for r in [headers, *rows]) for i in range(len(headers) - 1)]
+    title_room = None if width is None else max(width - sum(widths) - 2 * len(widths), _MIN_TITLE)
+    lines = []
+    for row in [headers, *rows]:
+        cells = [
+            cell.rjust(w) if i == 3 else cell + " " * (w - _cells(cell))
+            for i, (cell, w) in enumerate(zip(row, widths, strict=False))
+        ]
+        title = row[-1] if title_room is None else _cut(row[-1], title_room)
+        lines.append("  ".join([*cells, title]).rstrip())
+    return lines
+
+
 @click.group(name="sessions")
 def sessions() -> None:
     """Saved conversations: list, show, export, delete and search them."""
@@ -60,12 +128,9 @@ def list_sessions(as_json: bool, limit: int | None) -> None:
     if not found:
         click.echo("No saved sessions.")
         return
-    for info in found:
-        name = f" [{info.name}]" if info.name else ""
-        click.echo(
-            f"{info.id}  {_time(info.updated_at)}  {info.messages:>4} msgs  "
-            f"{info.title or '(untitled)'}{name}"
-        )
+    width = shutil.get_terminal_size().columns if sys.stdout.isatty() else None
+    for line in _table(found, width):
+        click.echo(line)
 
 
 @sessions.command(name="show")
