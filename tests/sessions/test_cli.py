@@ -209,3 +209,36 @@ def test_list_piped_keeps_whole_titles_one_session_per_line(long_titles: list[st
     for line, info in zip(lines[1:], stored, strict=True):
         assert len(info["title"]) >= 59  # as stored, with nothing cut by the listing
         assert line.startswith(info["id"]) and line.endswith("  " + info["title"])
+
+
+@pytest.mark.parametrize("args", [
+    ["sessions", "search", b"\xff"],
+    ["sessions", "search", "fine", b"caf\xe9"],
+    ["sessions", "show", b"s_\xff"],
+    ["sessions", "export", b"\xfe\xff"],
+    ["sessions", "delete", "x", b"\xff"],
+])
+def test_arguments_that_are_not_utf8_are_usage_errors(
+    two_sessions: tuple[str, str], args: list[str | bytes]
+) -> None:
+    argv = [os.fsencode(str(CHATCLI)), *(a if isinstance(a, bytes) else a.encode() for a in args)]
+    result = subprocess.run(argv, capture_output=True, timeout=60)
+    err = result.stderr.decode("utf-8", "replace")
+    assert result.returncode == 2, err
+    assert len(err.strip().splitlines()) == 1, err
+    name = "TEXT" if args[1] == "search" else "REFS" if args[1] == "delete" else "REF"
+    assert f"Invalid value for '{name}" in err and "not UTF-8" in err
+    assert "unexpected" not in err and "Traceback" not in err
+    assert len(json.loads(run_chatcli("sessions", "list", "--json").stdout)) == 2  # kept
+
+
+def test_resume_with_an_id_that_is_not_utf8_is_a_usage_error(
+    two_sessions: tuple[str, str]
+) -> None:
+    result = subprocess.run([os.fsencode(str(CHATCLI)), b"--resume", b"s_\xff", b"-p", b"hi"],
+                            capture_output=True, timeout=60)
+    err = result.stderr.decode("utf-8", "replace")
+    assert result.returncode == 2, err
+    assert err.strip().splitlines()[-1].startswith(
+        "chatcli: error: --resume: the session id holds bytes that are not UTF-8")
+    assert "unexpected" not in err and "plugin" not in err

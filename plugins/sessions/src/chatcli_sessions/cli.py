@@ -33,6 +33,24 @@ def _one_line_errors(func: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
+class _Utf8Text(click.ParamType):
+    """A text argument that must be valid UTF-8 (a shell can pass any bytes in argv)."""
+
+    name = "text"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str):
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                self.fail("holds bytes that are not UTF-8; type it again in UTF-8 text",
+                          param, ctx)
+        return value
+
+
+TEXT = _Utf8Text()
+
+
 def _store() -> Any:
     from chatcli_sessions.plugin import get_store
 
@@ -134,7 +152,7 @@ def list_sessions(as_json: bool, limit: int | None) -> None:
 
 
 @sessions.command(name="show")
-@click.argument("ref")
+@click.argument("ref", type=TEXT)
 @_one_line_errors
 def show_session(ref: str) -> None:
     """Print a session as markdown (REF: id, unique id prefix, or name)."""
@@ -146,7 +164,7 @@ def show_session(ref: str) -> None:
 
 
 @sessions.command(name="export")
-@click.argument("ref")
+@click.argument("ref", type=TEXT)
 @click.option("--format", "fmt", type=click.Choice(["markdown", "json"]), default="markdown",
               show_default=True, help="markdown: the conversation as read; json: the whole log.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
@@ -172,7 +190,7 @@ def export_session(ref: str, fmt: str, output: Path | None) -> None:
 
 
 @sessions.command(name="delete")
-@click.argument("refs", nargs=-1, required=True)
+@click.argument("refs", nargs=-1, required=True, type=TEXT)
 @_one_line_errors
 def delete_session(refs: tuple[str, ...]) -> None:
     """Delete sessions (REFS: ids, unique id prefixes, or names)."""
@@ -184,7 +202,7 @@ def delete_session(refs: tuple[str, ...]) -> None:
 
 
 @sessions.command(name="search")
-@click.argument("text", nargs=-1, required=True)
+@click.argument("text", nargs=-1, required=True, type=TEXT)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (one array) for scripts.")
 @click.option("-n", "--limit", type=click.IntRange(min=1), default=20, show_default=True)
 @_one_line_errors

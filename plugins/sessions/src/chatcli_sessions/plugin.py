@@ -93,6 +93,11 @@ def open_conversation(
         return None
     from chatcli import UsageError
 
+    try:
+        (resume or "").encode("utf-8")
+    except UnicodeEncodeError:  # undecodable bytes in argv arrive as lone surrogates
+        raise UsageError("--resume: the session id holds bytes that are not UTF-8",
+                         "give the id as `chatcli sessions list` shows it") from None
     store = get_store()
     if resume:
         ref = resume

@@ -123,6 +123,15 @@ def fts_query(text: str) -> str:
     return " ".join(quoted)
 
 
+def _is_utf8(text: str) -> bool:
+    """False for text holding lone surrogates (undecodable bytes from argv or a file name)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def _message_text(message: Message) -> str:
     """What the full-text index holds of a message: its text, or its tool results' text."""
     text = message.text
@@ -505,6 +514,9 @@ class SessionStore:
         ref = ref.strip()
         if not ref:
             raise UsageError("no session given", "see `chatcli sessions list`")
+        if not _is_utf8(ref):
+            raise UsageError("the session id holds bytes that are not UTF-8",
+                             "give it as `chatcli sessions list` shows it")
         rows = self._read("SELECT id FROM sessions WHERE id = ? OR name = ?", (ref, ref))
         if not rows:
             escaped = ref.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
@@ -599,6 +611,9 @@ class SessionStore:
         """Messages whose text contains every word of ``text``, newest first."""
         if not text.strip():
             return []
+        if not _is_utf8(text):
+            raise UsageError("the search text holds bytes that are not UTF-8",
+                             "type it again as UTF-8 text")
         if self.has_fts:
             query = fts_query(text)
             if not query:
