@@ -129,7 +129,7 @@ def _table(found: list[Any], width: int | None) -> list[str]:
 
 @click.group(name="sessions")
 def sessions() -> None:
-    """Saved conversations: list, show, export, delete and search them."""
+    """Saved conversations: list, show, export, import, delete and search them."""
 
 
 @sessions.command(name="list")
@@ -186,7 +186,37 @@ def export_session(ref: str, fmt: str, output: Path | None) -> None:
         atomic_write(output, text)
     except OSError as err:
         raise UsageError(f"cannot write {output}: {err.strerror}", "choose another path") from None
-    click.echo(f"Wrote {output}", err=True)
+    click.echo(f"Wrote {click.format_filename(output)}", err=True)
+
+
+@sessions.command(name="import")
+@click.argument("file", type=click.Path(dir_okay=False, allow_dash=True, path_type=str))
+@click.option("--new-id", is_flag=True,
+              help="Import under a new id (a copy), e.g. when the session already exists.")
+@click.option("--name", type=TEXT, default=None, help="Name the imported session NAME.")
+@_one_line_errors
+def import_session(file: str, new_id: bool, name: str | None) -> None:
+    """Import a session from FILE, written by `sessions export ID --format json` ('-': stdin)."""
+    from chatcli import UsageError
+    from chatcli import new_id as make_id
+
+    from chatcli_sessions.restore import read_export
+
+    shown = "standard input" if file == "-" else click.format_filename(file)
+    try:
+        raw = sys.stdin.buffer.read() if file == "-" else Path(file).read_bytes()
+    except OSError as err:
+        raise UsageError(f"cannot read {shown}: {err.strerror or err}", "check the path") from None
+    found = read_export(raw, shown, new_id=make_id("s_") if new_id else None)
+    conversation = found.conversation
+    _store().import_session(
+        conversation, name=(name.strip() or None) if name is not None else found.name,
+        created_at=found.created_at, updated_at=found.updated_at,
+        provider=found.provider, model=found.model, forked_from=found.forked_from,
+    )
+    copy = f" (a copy of {found.original_id})" if conversation.id != found.original_id else ""
+    click.echo(f"Imported session {conversation.id}{copy}: {len(conversation.log)} messages, "
+               f"{len(conversation.checkpoints)} checkpoints")
 
 
 @sessions.command(name="delete")

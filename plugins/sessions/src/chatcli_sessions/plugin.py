@@ -124,7 +124,7 @@ def register_slash_commands(register: Callable[[SlashCommand], None]) -> None:
 
 @hookimpl
 def register_commands(cli: click.Group) -> None:
-    """``chatcli sessions list|show|export|delete|search``."""
+    """``chatcli sessions list|show|export|import|delete|search``."""
     from chatcli_sessions.cli import sessions
 
     cli.add_command(sessions)

@@ -314,8 +314,16 @@ class SessionStore:
         conversation: Conversation,
         name: str | None = None,
         forked_from: str | None = None,
+        *,
+        created_at: float | None = None,
+        updated_at: float | None = None,
+        provider: str | None = None,
+        model: str | None = None,
     ) -> None:
-        """Write the whole conversation (row, log in append order, checkpoints)."""
+        """Write the whole conversation (row, log in append order, checkpoints).
+
+        ``provider``/``model`` default to those of the newest message that names them.
+        """
         now = time.time()
         meta = conversation.metadata
         db.execute(
@@ -325,10 +333,10 @@ class SessionStore:
                 conversation.id,
                 name,
                 conversation.title or _derive_title(conversation),
-                now,
-                now,
-                meta.get("provider"),
-                meta.get("model"),
+                now if created_at is None else created_at,
+                now if updated_at is None else updated_at,
+                provider,
+                model,
                 conversation.head,
                 forked_from or meta.get("forked_from"),
                 meta.get("cwd") or os.getcwd(),
@@ -339,7 +347,8 @@ class SessionStore:
             self._insert_message(db, conversation.id, message)
         for checkpoint in conversation.checkpoints:
             self._insert_checkpoint(db, conversation.id, checkpoint)
-        _record_provider(db, conversation.id, ordered)
+        if provider is None and model is None:
+            _record_provider(db, conversation.id, ordered)
 
     def append(self, conversation: Conversation, message: Message) -> None:
         """Persist ``message`` (just appended to ``conversation``) and the new head.
@@ -457,6 +466,42 @@ class SessionStore:
         forked.metadata["forked_from"] = conversation.id
         self.transaction(lambda db: self._create(db, forked, forked_from=conversation.id))
         return forked
+
+    def import_session(
+        self,
+        conversation: Conversation,
+        *,
+        name: str | None,
+        created_at: float,
+        updated_at: float,
+        provider: str | None,
+        model: str | None,
+        forked_from: str | None,
+    ) -> None:
+        """Store ``conversation`` (read from an export) as a new session, all or nothing.
+
+        Raises :class:`~chatcli.UsageError` when its id or ``name`` is already taken.
+        """
+
+        def work(db: sqlite3.Connection) -> None:
+            if self._exists(db, conversation.id):
+                raise UsageError(
+                    f"session {conversation.id} already exists",
+                    f"delete it first (chatcli sessions delete {conversation.id}) "
+                    "or import a copy with --new-id",
+                )
+            if name is not None:
+                other = db.execute("SELECT id FROM sessions WHERE name = ?", (name,)).fetchone()
+                if other is not None:
+                    raise UsageError(
+                        f"the name {name!r} is already used by session {other[0]}",
+                        "import with --name OTHER",
+                    )
+            self._create(db, conversation, name=name, forked_from=forked_from,
+                         created_at=created_at, updated_at=updated_at,
+                         provider=provider, model=model)
+
+        self.transaction(work)
 
     def delete(self, session_id: str) -> bool:
         """Delete a session and everything it holds. False when it did not exist."""
