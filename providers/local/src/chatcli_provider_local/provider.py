@@ -1,4 +1,4 @@
-"""The offline provider: a GGUF model run by llama.cpp inside this process.
+"""The offline provider: a GGUF model run by llama.cpp (in a process of its own: see runtime).
 
 ``handle_chat_completions`` blocks while it generates and calls back once per chunk, so it runs on
 a worker thread that hands chunks over a queue; :meth:`LocalProvider.stream` yields from that

@@ -1,9 +1,10 @@
-"""The llama.cpp engine inside this process: loaded once per model file, stopped at exit.
+"""The llama.cpp engine: loaded once per model file, in a process of its own, stopped at exit.
 
 xllamacpp's ``Server`` loads the model and runs llama.cpp's server loop on a thread of its own;
-``handle_chat_completions`` then answers OpenAI-style chat requests in-process, calling back once
-per streamed chunk, with no HTTP in between. (The server also listens on a random localhost port;
-nothing here uses it.)
+``handle_chat_completions`` then answers OpenAI-style chat requests, calling back once per streamed
+chunk. Both run in a child process (:mod:`chatcli_provider_local.model_process`), because the load
+holds the GIL for as long as it takes: in chatcli's own process it froze the chat's spinner and
+its Ctrl+C. (The server also listens on a random localhost port; nothing here uses it.)
 
 llama.cpp logs to stderr from C code. ``verbosity = 0`` keeps even its error lines away from the
 user's terminal; load failures are explained by :mod:`chatcli_provider_local.gguf` instead.
@@ -13,9 +14,7 @@ from __future__ import annotations
 
 import atexit
 import os
-import signal
 import threading
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -23,6 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from chatcli import ProviderError
+
+from chatcli_provider_local.model_process import ModelProcess
 
 __all__ = [
     "DEFAULT_CONTEXT",
@@ -53,7 +54,7 @@ class RuntimeOptions:
 
 @dataclass
 class LoadedModel:
-    """A model file loaded into an in-process llama.cpp server."""
+    """A model file loaded into a llama.cpp server (``server``: a :class:`ModelProcess`)."""
 
     path: Path
     server: Any
@@ -69,54 +70,32 @@ _EXIT_JOIN_SECONDS = 5.0
 
 
 def load_model(path: Path, options: RuntimeOptions) -> LoadedModel:
-    """The loaded model for ``path`` with ``options``, loading it on first use (thread-safe)."""
+    """The loaded model for ``path`` with ``options``, loading it on first use (thread-safe).
+
+    The calling thread waits for the child process without holding the GIL. A load nobody waits
+    for any more (Ctrl+C) goes on in the child, and the next request uses the model.
+    """
     key = (path, options)
     with _lock:
         loaded = _models.get(key)
         if loaded is None:
-            loaded = _models[key] = _load(path, options)
-        return loaded
-
-
-def _load(path: Path, options: RuntimeOptions) -> LoadedModel:
-    import xllamacpp  # heavy (a 100 MB extension): only when the model is first needed
-
-    params = xllamacpp.CommonParams()
-    params.model.path = str(path)
-    params.n_ctx = options.context_size
-    params.n_parallel = 1
-    params.cpuparams.n_threads = options.threads
-    params.cpuparams_batch.n_threads = options.threads
-    params.verbosity = 0  # nothing from llama.cpp reaches stderr, not even its errors
-    params.warmup = False  # an empty warm-up run costs load time and gains nothing here
-    params.port = 0  # the unused HTTP listener takes a free port instead of 8080
-    params.hostnames = ["127.0.0.1"]
-    started = time.perf_counter()
-    handler = _sigint_handler()
+            process = ModelProcess(path, options.context_size, options.threads)
+            loaded = _models[key] = LoadedModel(path, process, options, 0.0)
+    server = loaded.server
     try:
-        server = xllamacpp.Server(params)
+        if server is not None:
+            loaded.load_seconds = server.ready()
     except RuntimeError as err:
+        with _lock:
+            if _models.get(key) is loaded:
+                del _models[key]  # the next request tries again
         raise ProviderError(
             f"llama.cpp could not load {path} ({err})",
             "the file may be damaged or use an architecture this llama.cpp build lacks; set "
             "providers.local.model_path to another .gguf file",
             provider="local",
         ) from None
-    finally:
-        _restore_sigint(handler)
-    return LoadedModel(path, server, options, time.perf_counter() - started)
-
-
-def _sigint_handler() -> Any:
-    if threading.current_thread() is threading.main_thread():
-        return signal.getsignal(signal.SIGINT)
-    return None
-
-
-def _restore_sigint(handler: Any) -> None:
-    # llama.cpp's server may install its own SIGINT handler; Ctrl+C must stay Python's.
-    if handler is not None and threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGINT, handler)
+    return loaded
 
 
 @contextmanager
@@ -133,11 +112,10 @@ def track_generation(worker: threading.Thread, stop: threading.Event) -> Iterato
 
 @atexit.register
 def unload_all() -> None:
-    """Stop running generations and every loaded model's server loop (also run at exit).
+    """Stop running generations and every loaded model's process (also run at exit).
 
-    A generation still running when the interpreter shuts down (a stream that was never closed)
-    would be torn down inside llama.cpp's C++ frames and abort the process, so each one is told
-    to stop and waited for before the servers go.
+    A generation still running at exit (a stream that was never closed) is told to stop and
+    waited for, so its thread is not left reading from a process that is going away.
     """
     with _lock:
         generations = list(_generations.items())
@@ -148,4 +126,6 @@ def unload_all() -> None:
     for worker, _stop in generations:
         worker.join(_EXIT_JOIN_SECONDS)
     for loaded in models:
-        loaded.server = None  # the C++ destructor stops the loop thread and frees the model
+        server, loaded.server = loaded.server, None
+        if server is not None:
+            server.close()  # the child stops llama.cpp's threads and exits
