@@ -78,3 +78,21 @@ def test_restore_rebuilds_the_same_view() -> None:
     stored = [Message.model_validate_json(m.model_dump_json()) for m in conv.log.values()]
     again = Conversation.restore(conv.id, list(reversed(stored)), conv.head, title="t")
     assert texts(again) == ["a", "b"] and again.id == conv.id
+
+
+def test_the_log_is_read_only_and_lists_every_branch_in_append_order() -> None:
+    import pytest
+
+    conv = Conversation()
+    first = conv.append(Message.user("one"))
+    conv.append(Message.assistant("answer"))
+    conv.move_head(first.id, "rewind")
+    branch = conv.append(Message.assistant("another answer"))
+    assert [m.text for m in conv.all_messages()] == ["one", "answer", "another answer"]
+    assert [m.text for m in conv.messages()] == ["one", "another answer"]
+    with pytest.raises(TypeError):
+        conv.log[branch.id] = Message.user("written behind the log's back")  # type: ignore[index]
+    restored = Conversation.restore("s_x", conv.all_messages(), branch.id,
+                                    metadata={"session_name": "kept"})
+    assert restored.metadata == {"session_name": "kept"}
+    assert [m.text for m in restored.messages()] == ["one", "another answer"]

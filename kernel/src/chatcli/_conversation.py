@@ -11,6 +11,8 @@ head move, which is where sessions persist.
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -55,8 +57,10 @@ class Conversation:
         self.id = id or new_id("s_")
         self.title = title
         self.max_checkpoints = max_checkpoints
+        #: What a front end or a store keeps about the conversation (a name, where it was forked
+        #: from); the kernel reads nothing from it.
         self.metadata: dict[str, Any] = metadata or {}
-        self.log: dict[str, Message] = {}
+        self._log: dict[str, Message] = {}
         self.head: str | None = None
         self.checkpoints: list[Checkpoint] = []
         self._head_history: list[str | None] = []
@@ -64,12 +68,22 @@ class Conversation:
 
     # ----------------------------------------------------------------- reading
 
+    @property
+    def log(self) -> Mapping[str, Message]:
+        """Every message of every branch, by id (read only: the log only grows by
+        :meth:`append`)."""
+        return MappingProxyType(self._log)
+
+    def all_messages(self) -> list[Message]:
+        """Every message of every branch, in the order they were appended (or restored)."""
+        return list(self._log.values())
+
     def messages(self) -> list[Message]:
         """The messages from the root to the head, in order (what the model sees)."""
         path: list[Message] = []
         cursor = self.head
         while cursor is not None:
-            message = self.log[cursor]
+            message = self._log[cursor]
             path.append(message)
             cursor = message.parent_id
         path.reverse()
@@ -90,7 +104,7 @@ class Conversation:
     def append(self, message: Message) -> Message:
         """Append ``message`` after the head and make it the head; returns it."""
         message.parent_id = self.head
-        self.log[message.id] = message
+        self._log[message.id] = message
         self.head = message.id
         for observer in self.observers:
             observer.message_appended(self, message)
@@ -108,7 +122,7 @@ class Conversation:
 
     def move_head(self, head: str | None, reason: str) -> None:
         """Point the conversation at ``head`` (an id in the log, or None for empty)."""
-        if head is not None and head not in self.log:
+        if head is not None and head not in self._log:
             raise KeyError(f"no message {head!r} in this conversation")
         self._head_history.append(self.head)
         self.head = head
@@ -147,18 +161,21 @@ class Conversation:
         title: str = "",
         max_checkpoints: int = 20,
         head_history: list[str | None] | None = None,
+        metadata: dict[str, Any] | None = None,
     ) -> Conversation:
-        """Rebuild a conversation from stored messages (any order) without notifying observers.
+        """Rebuild a conversation from stored messages (parents before children, or any order)
+        without notifying observers.
 
         ``head_history`` is the undo stack (heads before each rewind/clear, oldest first), so
         :meth:`undo` works after a restart; entries not in the log are dropped.
         """
-        conversation = cls(id=id, title=title, max_checkpoints=max_checkpoints)
+        conversation = cls(id=id, title=title, max_checkpoints=max_checkpoints,
+                           metadata=dict(metadata or {}))
         for message in messages:
-            conversation.log[message.id] = message
-        conversation.head = head if head in conversation.log else None
+            conversation._log[message.id] = message
+        conversation.head = head if head in conversation._log else None
         conversation.checkpoints = list(checkpoints or [])
         conversation._head_history = [
-            h for h in (head_history or []) if h is None or h in conversation.log
+            h for h in (head_history or []) if h is None or h in conversation._log
         ]
         return conversation

@@ -262,7 +262,7 @@ def complete_session(app: ChatApp, text: str) -> list[str]:
 def _sent_after(conversation: Conversation, checkpoint: Checkpoint) -> Message | None:
     """The message that followed ``checkpoint``: of the children of its head, the one created
     closest to it (the engine takes a checkpoint right before appending the message)."""
-    children = [m for m in conversation.log.values() if m.parent_id == checkpoint.head]
+    children = [m for m in conversation.all_messages() if m.parent_id == checkpoint.head]
     if not children:
         return None
     return min(children, key=lambda m: abs(m.created_at - checkpoint.created_at))

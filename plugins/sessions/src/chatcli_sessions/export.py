@@ -102,7 +102,7 @@ def to_json(conversation: Conversation, info: SessionInfo | None = None) -> str:
         "head": conversation.head,
         "messages": [
             json.loads(m.model_dump_json())
-            for m in sorted(conversation.log.values(), key=lambda m: m.created_at)
+            for m in sorted(conversation.all_messages(), key=lambda m: m.created_at)
         ],
         "path": [m.id for m in conversation.messages()],
         "checkpoints": [json.loads(c.model_dump_json()) for c in conversation.checkpoints],

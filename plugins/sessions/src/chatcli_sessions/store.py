@@ -342,7 +342,7 @@ class SessionStore:
                 meta.get("cwd") or os.getcwd(),
             ),
         )
-        ordered = sorted(conversation.log.values(), key=lambda m: m.created_at)
+        ordered = sorted(conversation.all_messages(), key=lambda m: m.created_at)
         for message in _parents_first(ordered):
             self._insert_message(db, conversation.id, message)
         for checkpoint in conversation.checkpoints:
@@ -459,11 +459,9 @@ class SessionStore:
             checkpoints=checkpoints,
             title=title[:80],
             max_checkpoints=conversation.max_checkpoints,
+            metadata={**{k: v for k, v in conversation.metadata.items() if k != "session_name"},
+                      "forked_from": conversation.id},
         )
-        forked.metadata.update(
-            {k: v for k, v in conversation.metadata.items() if k != "session_name"}
-        )
-        forked.metadata["forked_from"] = conversation.id
         self.transaction(lambda db: self._create(db, forked, forked_from=conversation.id))
         return forked
 
@@ -644,11 +642,9 @@ class SessionStore:
             title=info.title,
             max_checkpoints=max_checkpoints,
             head_history=history,
-        )
-        # The provider/model to go on with are the last answer's (the kernel reads the log).
-        conversation.metadata.update(
-            {k: v for k, v in (("session_name", info.name), ("forked_from", info.forked_from))
-             if v is not None}
+            # The provider/model to go on with are the last answer's (the kernel reads the log).
+            metadata={k: v for k, v in (("session_name", info.name),
+                                        ("forked_from", info.forked_from)) if v is not None},
         )
         return conversation
 
@@ -761,7 +757,7 @@ def _title_of(text: str) -> str:
 
 def _derive_title(conversation: Conversation) -> str:
     """The title from the first user message of the conversation's log."""
-    for message in sorted(conversation.log.values(), key=lambda m: m.created_at):
+    for message in sorted(conversation.all_messages(), key=lambda m: m.created_at):
         if message.role.value == "user" and message.text.strip():
             return _title_of(message.text)
     return ""
