@@ -177,26 +177,33 @@ def guard(
         impl.function = guarded
 
 
+def _start(original: Callable[..., Any], args: tuple[Any, ...], plugin: str,
+           fail: Callable[[str], None], let_through: tuple[type[BaseException], ...]
+           ) -> Generator[None, Any, Any] | None:
+    """Run a wrapper up to its ``yield``; None (reported) when it fails or does not yield."""
+    token = current_plugin.set(plugin)
+    try:
+        inner = original(*args)
+        next(inner)
+        return inner
+    except StopIteration:
+        fail("wrapper did not yield")
+    except let_through:
+        raise
+    except BaseException as err:
+        fail(_one_line(err))
+    finally:
+        current_plugin.reset(token)
+    return None
+
+
 def _new_style(original: Callable[..., Any], plugin: str, fail: Callable[[str], None],
                wrong: Callable[[Any], bool], let_through: tuple[type[BaseException], ...]
                ) -> Callable[..., Generator[None, Any, Any]]:
     """A guard for ``wrapper=True``: a failing wrapper passes the inner result through."""
 
     def guarded(*args: Any) -> Generator[None, Any, Any]:
-        token = current_plugin.set(plugin)
-        try:
-            inner = original(*args)
-            next(inner)
-        except StopIteration:
-            fail("wrapper did not yield")
-            inner = None
-        except let_through:
-            raise
-        except BaseException as err:
-            fail(_one_line(err))
-            inner = None
-        finally:
-            current_plugin.reset(token)
+        inner = _start(original, args, plugin, fail, let_through)
         if inner is None:
             return (yield)
         try:
@@ -236,20 +243,7 @@ def _old_style(original: Callable[..., Any], plugin: str, fail: Callable[[str], 
     """A guard for ``hookwrapper=True``: a failing wrapper leaves the outcome as it was."""
 
     def guarded(*args: Any) -> Generator[None, Any, None]:
-        token = current_plugin.set(plugin)
-        try:
-            inner = original(*args)
-            next(inner)
-        except StopIteration:
-            fail("hookwrapper did not yield")
-            inner = None
-        except let_through:
-            raise
-        except BaseException as err:
-            fail(_one_line(err))
-            inner = None
-        finally:
-            current_plugin.reset(token)
+        inner = _start(original, args, plugin, fail, let_through)
         outcome = yield
         if inner is None:
             return
