@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import queue
 import threading
+import time
 from typing import Any
 
 from chatcli import Conversation, PluginHost, Role, Session, SessionOptions, Settings
@@ -68,7 +69,9 @@ class ReplApp:
         self.view.question = question
         self.invalidate()
         question.done.wait()
-        self.view.question = None
+        if self.view.waiting_since is not None:  # the time the user took is not the model's
+            self.view.waiting_since = time.monotonic()
+        self.view.question = None  # (after the clock: the spinner is back from here on)
         self.invalidate()
         return question.answer
 

@@ -75,7 +75,7 @@ class View:
         if self.preview_ansi:
             parts.append(ANSI(self.preview_ansi + "\n"))
         status: list[tuple[str, str]] = []
-        if self.waiting_since is not None:
+        if self.waiting_since is not None and self.question is None:  # a menu waits for the user
             elapsed = time.monotonic() - self.waiting_since
             frame = SPINNER[int(elapsed * 10) % len(SPINNER)]
             status.append(("fg:ansicyan", f"{frame} thinking… {elapsed:.1f}s"))
