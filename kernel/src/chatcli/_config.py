@@ -11,11 +11,13 @@ double underscore reaches into tables: ``CHATCLI_PROVIDERS__OPENAI__BASE_URL``.
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic.fields import FieldInfo
 
 from chatcli._errors import ConfigError
 from chatcli._paths import atomic_write, config_dir, find_project_dir
@@ -103,16 +105,44 @@ def project_config_path(start: Path | None = None) -> Path | None:
 # ------------------------------------------------------------------------------ loading
 
 
+#: Tables and arrays nested deeper than this are refused when read: no setting needs a tenth of
+#: it, and deeper data would overflow the recursion of every reader and writer after it.
+MAX_DEPTH = 64
+
+
+def _too_deep(data: Any) -> bool:
+    """Whether ``data`` nests tables or arrays more than :data:`MAX_DEPTH` levels (iterative)."""
+    stack = [(data, 0)]
+    while stack:
+        value, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            return True
+        items = value.values() if isinstance(value, dict) else value
+        stack.extend((item, depth + 1) for item in items if isinstance(item, dict | list))
+    return False
+
+
+def _toml_error(path: Path, err: tomllib.TOMLDecodeError) -> ConfigError:
+    """A TOML syntax error as the file, line and column to fix."""
+    text = str(err)
+    where = re.search(r" \(at line (\d+), column (\d+)\)$", text)
+    if where is None:
+        return ConfigError(f"{path}: invalid TOML ({text})", "fix it in an editor")
+    line, column = where.groups()
+    return ConfigError(f"{path}, line {line}, column {column}: invalid TOML: "
+                       f"{text[: where.start()]}", f"fix line {line} of the file in an editor")
+
+
 def _read_toml(path: Path) -> dict[str, Any]:
     try:
         with path.open("rb") as handle:
-            return tomllib.load(handle)
+            data = tomllib.load(handle)
     except FileNotFoundError:
         return {}
     except tomllib.TOMLDecodeError as err:
-        raise ConfigError(
-            f"{path}: invalid TOML ({err})", "fix the syntax or remove the file"
-        ) from None
+        raise _toml_error(path, err) from None
+    except RecursionError:  # tomllib recurses on nested arrays and inline tables
+        data = None
     except UnicodeDecodeError as err:
         raise ConfigError(
             f"{path}: not UTF-8 text (byte 0x{err.object[err.start]:02x} at offset {err.start})",
@@ -121,6 +151,10 @@ def _read_toml(path: Path) -> dict[str, Any]:
     except OSError as err:
         raise ConfigError(f"{path}: cannot read ({err.strerror})",
                           "make it a readable file (e.g. chmod 644 it), or remove it") from None
+    if data is None or _too_deep(data):
+        raise ConfigError(f"{path}: tables or arrays nested more than {MAX_DEPTH} levels deep",
+                          "flatten them in an editor")
+    return data
 
 
 def _merge(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
@@ -138,12 +172,25 @@ def _env_layer(environ: dict[str, str]) -> dict[str, Any]:
     for name, value in environ.items():
         if not name.startswith("CHATCLI_") or name in _NOT_SETTINGS:
             continue
+        for text in (name, value):
+            try:
+                text.encode("utf-8")
+            except UnicodeEncodeError:  # bytes the OS could not decode (kept as surrogates)
+                shown = name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+                raise ConfigError(f"the variable {shown} is not valid UTF-8",
+                                  "set it again in UTF-8 text, or unset it") from None
         path = [p.lower() for p in name[len("CHATCLI_") :].split("__") if p]
         if not path:
             continue
+        if len(path) > MAX_DEPTH:
+            raise ConfigError(f"{name[:60]}…: more than {MAX_DEPTH} levels of __",
+                              "unset it; no setting is nested that deep")
         cursor = layer
         for part in path[:-1]:
             cursor = cursor.setdefault(part, {})
+            if not isinstance(cursor, dict):  # CHATCLI_A=1 beside CHATCLI_A__B=2
+                raise ConfigError(f"{name} sets a key inside a setting that is not a table",
+                                  "unset one of the two variables")
         cursor[path[-1]] = value
     return layer
 
@@ -164,6 +211,39 @@ def _reject_unknown_values(data: dict[str, Any], source: str) -> None:
             raise unknown_setting(key, source)
 
 
+_KINDS: dict[Any, str] = {int: "a whole number", float: "a number", bool: "true or false",
+                          str: "text"}
+_BOUNDS = (("gt", "above"), ("ge", "at least"), ("lt", "below"), ("le", "at most"))
+
+
+def _field(loc: tuple[Any, ...]) -> FieldInfo | None:
+    """The declared field at ``loc`` (a setting, or a ``providers.NAME`` key), if any."""
+    if len(loc) == 1:
+        return Settings.model_fields.get(str(loc[0]))
+    if len(loc) == 3 and loc[0] == "providers":
+        return ProviderSettings.model_fields.get(str(loc[2]))
+    return None
+
+
+def _expected(error: Any) -> str:
+    """What the setting a pydantic ``error`` is about takes, in words: "a whole number from 1
+    to 500", else pydantic's own words."""
+    field = _field(tuple(error["loc"]))
+    kinds = [] if field is None else [
+        kind for kind in (get_args(field.annotation) or (field.annotation,))
+        if kind is not type(None)]
+    if len(kinds) != 1 or kinds[0] not in _KINDS:
+        return str(error["msg"]).removeprefix("Input should be ")
+    assert field is not None
+    bounds = {name: getattr(item, name) for item in field.metadata for name, _ in _BOUNDS
+              if getattr(item, name, None) is not None}
+    words = _KINDS[kinds[0]]
+    if "ge" in bounds and "le" in bounds:
+        return f"{words} from {bounds['ge']} to {bounds['le']}"
+    limits = [f"{label} {bounds[name]}" for name, label in _BOUNDS if name in bounds]
+    return " ".join([words, " and ".join(limits)]).strip()
+
+
 def _validate(data: dict[str, Any], source: str) -> Settings:
     if source not in (ENV_SOURCE, "command line", "configuration"):
         _reject_unknown_values(data, source)  # a file: every key in it was written by someone
@@ -177,7 +257,8 @@ def _validate(data: dict[str, Any], source: str) -> Settings:
             fix = f"fix or unset {variable}"
         else:
             fix = f"fix it with `chatcli config set {key} VALUE` or edit the file"
-        raise ConfigError(f"{source}: invalid value for '{key}': {first['msg']}", fix) from None
+        raise ConfigError(f"{source}: invalid value for '{key}': it must be "
+                          f"{_expected(first)}, not {first['input']!r:.60}", fix) from None
 
 
 def _layers(flags: dict[str, Any] | None, cwd: Path | None,
@@ -281,16 +362,126 @@ def _write(path: Path, text: str) -> None:
         ) from None
 
 
+_HEADER = re.compile(r"\s*\[([^\[\]'\"]+)\]\s*(?:#.*)?$")
+_KEY_LINE = re.compile(r"(\s*)([A-Za-z0-9_-]+)\s*=")
+_COMMENT = re.compile(r"\s+#[^\"']*$")
+
+
+def _edit_line(text: str, parts: list[str], value: Any) -> str | None:
+    """``text`` with only the line of the key at ``parts`` changed (set to ``value``, removed
+    when None) or added, so the file's comments and layout stay; None when it cannot tell."""
+    import tomli_w
+
+    table, key = parts[:-1], parts[-1]
+    lines = text.splitlines(keepends=True)
+    if lines and not lines[-1].endswith("\n"):
+        lines[-1] += "\n"
+    section: list[str] | None = []
+    found = last = None  # the key's line; the last line of its table
+    for index, line in enumerate(lines):
+        header = _HEADER.match(line)
+        if header or line.lstrip().startswith("["):
+            section = [p.strip() for p in header.group(1).split(".")] if header else None
+            if section == table:
+                last = index
+            continue
+        match = _KEY_LINE.match(line)
+        if section == table and match:
+            last = index
+            if match.group(2) == key:
+                found = index
+    if value is None:
+        return None if found is None else "".join(lines[:found] + lines[found + 1:])
+    dumped = tomli_w.dumps({key: value})
+    if not dumped.startswith(f"{key} = ") or dumped.count("\n") != 1:
+        return None  # a table, or a value over several lines: rewrite the whole file
+    if found is not None:
+        old = lines[found].rstrip("\n")
+        comment = _COMMENT.search(old)
+        indent = _KEY_LINE.match(old).group(1)  # type: ignore[union-attr]
+        lines[found] = indent + dumped.rstrip("\n") + (comment.group(0) if comment else "") + "\n"
+    elif last is not None:
+        lines.insert(last + 1, dumped)
+    elif not table:
+        first = next((i for i, line in enumerate(lines) if line.lstrip().startswith("[")),
+                     len(lines))
+        lines.insert(first, dumped)
+    else:
+        lines.append(("\n" if lines else "") + f"[{'.'.join(table)}]\n" + dumped)
+    return "".join(lines)
+
+
+def _edited(path: Path, parts: list[str], value: Any, expected: dict[str, Any]) -> str:
+    """The new text of the config file at ``path``: one line edited when that gives exactly
+    ``expected`` (the file's other lines and comments kept), else ``expected`` written anew."""
+    import tomli_w
+
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        text = ""
+    new = _edit_line(text, parts, value)
+    try:
+        if new is not None and tomllib.loads(new) == expected:
+            return new
+    except tomllib.TOMLDecodeError:
+        pass
+    return tomli_w.dumps(expected)
+
+
+def _read_for_edit(path: Path) -> dict[str, Any]:
+    """The file ``config set``/``unset`` edits; one it cannot read is left exactly as it is."""
+    try:
+        return _read_toml(path)
+    except ConfigError as err:
+        raise ConfigError(err.message, f"{err.hint}, then run the command again (the file was "
+                                       "not changed)") from None
+
+
+def _value_errors(data: dict[str, Any], parts: list[str]) -> list[Any] | None:
+    """Validate ``data``: None when valid, else the errors about the key at ``parts`` (an empty
+    list when only other keys are wrong)."""
+    try:
+        Settings.model_validate(data)
+    except ValidationError as err:
+        return [e for e in err.errors()
+                if [str(p) for p in e["loc"][: len(parts)]] == parts[: len(e["loc"])]]
+    return None
+
+
+def _bad_value(key: str, raw: str, error: Any) -> ConfigError:
+    """``config set KEY RAW`` gave a value the setting does not take: blame the value."""
+    loc = [str(p) for p in error["loc"]]
+    if len(loc) < len(key.split(".")):
+        name = ".".join(loc)
+        return ConfigError(f"'{name}' is a setting, not a table",
+                           f"set it directly: chatcli config set {name} VALUE")
+    field = _field(tuple(loc))
+    default = None if field is None else field.get_default()
+    if default is not None and not isinstance(default, dict | list):
+        hint = f"e.g. `chatcli config set {key} {_toml_text(default)}` (the default)"
+    else:
+        hint = f"`chatcli config unset {key}` goes back to the default"
+    return ConfigError(f"{key} must be {_expected(error)}; you gave {raw!r:.60}", hint)
+
+
+def _toml_text(value: Any) -> str:
+    return ("true" if value else "false") if isinstance(value, bool) else str(value)
+
+
 def set_value(path: Path, key: str, raw: str) -> Any:
     """Set dotted ``key`` to ``raw`` in the TOML file at ``path`` (validated, atomic).
 
     ``raw`` is read as a TOML value (``9``, ``true``, ``["a"]``, ``"text"``) when the setting
-    accepts that type, and as plain text otherwise.
+    accepts that type, and as plain text otherwise. A value the setting does not take is blamed
+    on the value; a file that cannot be read (bad syntax) is left as it is, naming the line.
+    Only the key's line changes, so comments stay.
     """
-    import tomli_w
-
-    data = _read_toml(path)
+    data = _read_for_edit(path)
     parts = key.split(".")
+    if len(parts) > MAX_DEPTH:
+        raise ConfigError(f"'{key[:40]}…' is nested more than {MAX_DEPTH} levels deep",
+                          "no setting is nested that deep; see `chatcli config list`")
     cursor = data
     for part in parts[:-1]:
         nxt = cursor.setdefault(part, {})
@@ -298,22 +489,22 @@ def set_value(path: Path, key: str, raw: str) -> Any:
             raise ConfigError(f"'{part}' in '{key}' is a value, not a table")
         cursor = nxt
     cursor[parts[-1]] = _parse_value(raw)
-    try:
-        _validate(data, str(path))
-    except ConfigError:
-        if cursor[parts[-1]] == raw:
-            raise
+    _reject_unknown_values(data, str(path))
+    errors = _value_errors(data, parts)
+    if errors and cursor[parts[-1]] != raw:
         cursor[parts[-1]] = raw  # e.g. `config set system 1`: the field wants text
+        errors = _value_errors(data, parts)
+    if errors:
+        raise _bad_value(key, raw, errors[0])
+    if errors is not None:  # valid value, but another key of the file is not
         _validate(data, str(path))
-    _write(path, tomli_w.dumps(data))
+    _write(path, _edited(path, parts, cursor[parts[-1]], data))
     return cursor[parts[-1]]
 
 
 def unset_value(path: Path, key: str) -> bool:
     """Remove dotted ``key`` from the TOML file at ``path``; returns False if it was not set."""
-    import tomli_w
-
-    data = _read_toml(path)
+    data = _read_for_edit(path)
     parts = key.split(".")
     cursor: Any = data
     for part in parts[:-1]:
@@ -321,5 +512,5 @@ def unset_value(path: Path, key: str) -> bool:
     if not isinstance(cursor, dict) or parts[-1] not in cursor:
         return False
     del cursor[parts[-1]]
-    _write(path, tomli_w.dumps(data))
+    _write(path, _edited(path, parts, None, data))
     return True

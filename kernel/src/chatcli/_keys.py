@@ -34,9 +34,12 @@ def _load() -> dict[str, str]:
         os.chmod(path, 0o600)  # repair permissions before reading secrets
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError):
-        raise ConfigError(
-            f"{path}: the key file is not valid TOML", "remove it and run `chatcli keys set`"
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError, RecursionError) as err:
+        why = ("nested too deeply" if isinstance(err, RecursionError) else
+               "not UTF-8" if isinstance(err, UnicodeDecodeError) else str(err))
+        raise ConfigError(  # never quote the file: it holds secrets
+            f"{path}: the key file is not valid TOML ({why})",
+            "fix it in an editor, or remove it and store the keys again with `chatcli keys set`",
         ) from None
     except OSError as err:
         raise ConfigError(f"{path}: cannot read the key file ({err.strerror})",

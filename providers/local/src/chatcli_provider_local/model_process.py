@@ -67,7 +67,7 @@ class ModelProcess:
                     self._loaded = float(line[1:])
                 else:
                     self._failure = line[1:].decode(errors="replace").strip() if line else (
-                        f"its process ended with exit code {self._process.wait()}")
+                        f"the model's process ended with exit code {self._process.wait()}")
                     self.close()
             if self._failure is not None:
                 raise RuntimeError(self._failure)
@@ -94,7 +94,7 @@ class ModelProcess:
                         failure = json.loads(line[1:])
                         raise _SAME_TYPE.get(failure["type"], RuntimeError)(failure["message"])
                     return
-        raise RuntimeError(f"its process ended (exit code {self._process.poll()})")
+        raise RuntimeError(f"the model's process ended (exit code {self._process.poll()})")
 
     def close(self) -> None:
         """End the child: it stops generating and exits, or is killed (loading, stuck)."""
@@ -118,7 +118,8 @@ class ModelProcess:
             self._process.stdin.write(line)
             self._process.stdin.flush()
         except (OSError, ValueError):  # a closed pipe, or a closed file
-            raise RuntimeError(f"its process ended (exit code {self._process.poll()})") from None
+            raise RuntimeError(
+                f"the model's process ended (exit code {self._process.poll()})") from None
 
 
 def _chunk(data: bytes) -> Any:
@@ -142,8 +143,9 @@ def main(argv: list[str]) -> int:
     started = time.perf_counter()
     try:
         server = _load(Path(argv[0]), int(argv[1]), int(argv[2]))
-    except RuntimeError as err:
-        send(b"f", str(err).encode())
+    except Exception as err:  # llama.cpp's RuntimeError, or xllamacpp missing
+        reason = str(err) if isinstance(err, RuntimeError) else f"{type(err).__name__}: {err}"
+        send(b"f", reason.encode())
         return 1
     send(b"r", f"{time.perf_counter() - started:.3f}".encode())
 
