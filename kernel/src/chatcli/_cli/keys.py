@@ -23,8 +23,10 @@ def _known_providers(ctx: click.Context) -> dict:
 @keys_group.command("set", context_settings={"ignore_unknown_options": True,
                                               "allow_extra_args": True})
 @click.argument("name")
+@click.option("--force", is_flag=True,
+              help="Store it even though no installed provider is called NAME (yet).")
 @click.pass_context
-def keys_set(ctx: click.Context, name: str) -> int:
+def keys_set(ctx: click.Context, name: str, force: bool) -> int:
     """Store the key of provider NAME (asked without echo, or read from piped stdin)."""
     from chatcli._errors import UsageError, redact
     from chatcli._keys import key_file, set_key
@@ -36,14 +38,17 @@ def keys_set(ctx: click.Context, name: str) -> int:
             "type it when asked, or pipe it: printf %s \"$KEY\" | chatcli keys set NAME",
         )
     specs = _known_providers(ctx)
-    if specs and name not in specs:
+    if name not in specs and not force:
         import difflib
 
         close = difflib.get_close_matches(name, list(specs), n=1)
-        if close:
-            raise UsageError(f"unknown provider '{name}'", f"did you mean '{close[0]}'?")
-        click.echo(f"chatcli: warning: no installed provider is named '{name}'; storing anyway",
-                   err=True)
+        installed = ", ".join(sorted(specs)) or "none"
+        raise UsageError(
+            f"no installed provider is named '{name}'",
+            f"did you mean '{close[0]}'? (--force stores it anyway)" if close else
+            f"installed: {installed}; for a provider you will install later: "
+            f"chatcli keys set {name} --force",
+        )
     if sys.stdin is not None and sys.stdin.isatty():
         key = click.prompt(f"API key for {name}", hide_input=True, err=True, default="",
                            show_default=False)
