@@ -10,6 +10,7 @@ inside the commands, so ``chatcli --help`` stays fast and imports no provider SD
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import sys
@@ -19,7 +20,15 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from chatcli import __version__
-from chatcli._cli.common import AppState, debug_enabled, error_line
+from chatcli._cli.common import (
+    AppState,
+    FreeText,
+    debug_enabled,
+    error_line,
+    exit_code_of,
+    get_state,
+    require_utf8,
+)
 
 if TYPE_CHECKING:
     from chatcli._plugins import PluginHost
@@ -46,8 +55,26 @@ def _parse_allow(_ctx: click.Context, _param: click.Parameter, value: str | None
     return frozenset(names)
 
 
+def _json_mode(ctx: click.Context, _param: click.Parameter, value: bool) -> bool:
+    """``--json`` is eager: known before any other option can fail, so that failure is a JSON
+    object on stdout too."""
+    if value:
+        get_state(ctx).json_errors = True
+    return value
+
+
+class _ReaderGone(Exception):
+    """stdout's reader closed the pipe (``chatcli -p … | head -1``): a normal end."""
+
+
 class _RootGroup(click.Group):
     """The root command: sub-commands, or a prompt given with ``-p``."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except BrokenPipeError as err:  # before click's own handler, which exits with 1
+            raise _ReaderGone from err
 
     def resolve_command(self, ctx: click.Context, args: list[str]):  # type: ignore[override]
         try:
@@ -71,13 +98,14 @@ class _RootGroup(click.Group):
     invoke_without_command=True,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
-@click.option("-p", "--prompt", metavar="TEXT",
+@click.option("-p", "--prompt", metavar="TEXT", type=FreeText(),
               help="Answer TEXT and exit ('-' reads the prompt from stdin). Piped stdin is "
                    "appended to the prompt.")
 @click.option("--provider", metavar="NAME", help="Provider to use (see `chatcli models`).")
 @click.option("-m", "--model", metavar="NAME", help="Model to use.")
-@click.option("-s", "--system", metavar="TEXT", help="Extra system prompt text.")
-@click.option("--json", "as_json", is_flag=True,
+@click.option("-s", "--system", metavar="TEXT", type=FreeText(),
+              help="Extra system prompt text.")
+@click.option("--json", "as_json", is_flag=True, is_eager=True, callback=_json_mode,
               help="Print one JSON object: text, provider, model, usage, stop_reason.")
 @click.option("--raw", is_flag=True, help="Print the answer as plain text (no markdown).")
 @click.option("--allow", metavar="CLASSES", callback=_parse_allow,
@@ -102,6 +130,7 @@ def cli(ctx: click.Context, **options: Any) -> int | None:
     if options.pop("trace_hooks"):
         host.enable_tracing()
     if ctx.invoked_subcommand is not None:
+        get_state(ctx).json_errors = False  # --json is -p's; sub-commands report as usual
         return None
     from chatcli._cli.oneshot import main_command
 
@@ -110,9 +139,7 @@ def cli(ctx: click.Context, **options: Any) -> int | None:
 
 def get_host(ctx: click.Context) -> PluginHost:
     """The plugin host of this run."""
-    state = ctx.find_object(AppState)
-    assert state is not None
-    return state.host
+    return get_state(ctx).host
 
 
 def _add_builtin_commands(group: click.Group) -> None:
@@ -133,6 +160,7 @@ def build_cli(host: PluginHost) -> click.Group:
     group.commands = {}
     _add_builtin_commands(group)
     host.hooks.register_commands(cli=group)
+    require_utf8(group)  # plugins' commands too: argv can hold bytes that are not UTF-8
     return group
 
 
@@ -150,66 +178,87 @@ def run(argv: list[str] | None = None, host: PluginHost | None = None) -> int:
     ``host`` is the plugin host to use; by default one is built and the installed plugins are
     loaded (once). Tests pass a host with scripted providers registered.
     """
-    from chatcli._errors import ChatcliError
-
     args = list(sys.argv[1:] if argv is None else argv)
+    state: AppState | None = None
     try:
         if host is None:
             host = _default_host()
-        group = build_cli(host)
-        result = group.main(
-            args=args, prog_name="chatcli", standalone_mode=False, obj=AppState(host=host)
+        state = AppState(host=host)
+        result = build_cli(host).main(
+            args=args, prog_name="chatcli", standalone_mode=False, obj=state
         )
-    except ChatcliError as err:
-        if debug_enabled():
-            traceback.print_exc()
-        error_line(str(err))
-        return err.exit_code
-    except click.exceptions.Exit as done:
-        return int(done.exit_code)
-    except click.exceptions.Abort:
-        return EXIT_INTERRUPTED
-    except click.ClickException as err:
-        where = err.ctx.command_path if isinstance(err, click.UsageError) and err.ctx else "chatcli"
-        hint = f" (see `{where} --help`)" if isinstance(err, click.UsageError) else ""
-        error_line(err.format_message() + hint)
-        return EXIT_USAGE if isinstance(err, click.UsageError) else err.exit_code
-    except KeyboardInterrupt:
-        print(file=sys.stderr)
-        return EXIT_INTERRUPTED
-    except BrokenPipeError:
+    except (_ReaderGone, BrokenPipeError):
         _silence_stdout()
         return EXIT_OK
-    except OSError as err:
-        if err.errno not in _DISK_FULL:
-            return _unexpected(err)
-        _silence_stdout()
-        error_line(f"cannot write: {os.strerror(err.errno)}"
-                   " — free some space, or send the output to another disk")
-        return EXIT_PROVIDER
-    except Exception as err:
-        return _unexpected(err)
+    except (Exception, KeyboardInterrupt) as err:
+        code, message = _failure(err)
+        if message is not None and state is not None and (
+                state.json_errors or (_root_usage_error(err) and "--json" in args)):
+            _print_json_error(message, err)
+        if isinstance(err, OSError) and err.errno in _DISK_FULL:  # quiet the final flush
+            _silence_stdout()
+        if message is not None and code != EXIT_INTERRUPTED:
+            error_line(message)
+        return code
     if isinstance(result, int):
         return result
     return EXIT_OK
+
+
+def _root_usage_error(err: BaseException) -> bool:
+    """A usage error found while click parsed the root options, before ``--json`` was seen."""
+    return isinstance(err, click.UsageError) and err.ctx is not None and err.ctx.parent is None
+
+
+def _failure(err: BaseException) -> tuple[int, str | None]:
+    """The exit code of a failure and its one-line message (None when there is none to show;
+    an interrupt's is only for ``--json``)."""
+    from chatcli._errors import ChatcliError
+
+    if isinstance(err, ChatcliError):
+        if debug_enabled():
+            traceback.print_exc()
+        return exit_code_of(err), str(err)
+    if isinstance(err, click.exceptions.Exit):
+        return int(err.exit_code), None
+    if isinstance(err, click.exceptions.Abort | KeyboardInterrupt):  # click printed a newline
+        if isinstance(err, KeyboardInterrupt):
+            print(file=sys.stderr)
+        return EXIT_INTERRUPTED, "interrupted before the answer started"
+    if isinstance(err, click.ClickException):
+        usage = isinstance(err, click.UsageError)
+        where = err.ctx.command_path if isinstance(err, click.UsageError) and err.ctx else "chatcli"
+        hint = f" (see `{where} --help`)" if usage else ""
+        return EXIT_USAGE if usage else err.exit_code, err.format_message() + hint
+    if isinstance(err, OSError) and err.errno in _DISK_FULL:
+        return EXIT_PROVIDER, (f"cannot write: {os.strerror(err.errno)}"
+                               " — free some space, or send the output to another disk")
+    return _unexpected(err)
 
 
 #: errno values that mean the output (or a file chatcli writes) has no room left.
 _DISK_FULL = frozenset({errno.ENOSPC, errno.EDQUOT})
 
 
-def _unexpected(err: Exception) -> int:
+def _unexpected(err: BaseException) -> tuple[int, str]:
     """A bug: still one line unless CHATCLI_DEBUG asks for more."""
     if debug_enabled():
         traceback.print_exc()
+    first = (str(err).splitlines() or [""])[0]
+    return EXIT_PROVIDER, (f"unexpected {type(err).__name__}: {first}"
+                           " (set CHATCLI_DEBUG=1 for the traceback)")
+
+
+def _print_json_error(message: str, err: BaseException) -> None:
+    """``--json``: the failure as the one JSON object on stdout (where a script reads)."""
+    import json
+
     from chatcli._errors import redact
 
-    first = (str(err).splitlines() or [""])[0]
-    error_line(
-        redact(f"unexpected {type(err).__name__}: {first}")
-        + " (set CHATCLI_DEBUG=1 for the traceback)"
-    )
-    return EXIT_PROVIDER
+    kind = "UsageError" if isinstance(err, click.UsageError) else type(err).__name__
+    with contextlib.suppress(OSError, ValueError, AttributeError):  # stdout closed or full
+        print(json.dumps({"error": redact(message), "type": kind}, ensure_ascii=False),
+              flush=True)
 
 
 def _silence_stdout() -> None:

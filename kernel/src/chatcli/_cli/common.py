@@ -1,4 +1,5 @@
-"""Small helpers shared by the ``chatcli`` sub-commands: the run state, tables, one-line errors.
+"""Small helpers shared by the ``chatcli`` sub-commands: the run state, tables, one-line errors,
+and the UTF-8 check of text arguments.
 
 Kept light (click only): ``chatcli --help`` imports this module.
 """
@@ -14,16 +15,31 @@ import click
 
 if TYPE_CHECKING:
     from chatcli._config import Settings
+    from chatcli._errors import ChatcliError
     from chatcli._plugins import PluginHost
 
-__all__ = ["AppState", "error_line", "format_table", "get_state", "settings_from"]
+__all__ = [
+    "UTF8_TEXT",
+    "AppState",
+    "FreeText",
+    "Utf8Text",
+    "error_line",
+    "exit_code_of",
+    "format_table",
+    "get_state",
+    "not_utf8",
+    "require_utf8",
+    "settings_from",
+]
 
 
 @dataclass
 class AppState:
-    """What every sub-command can reach through ``ctx.obj``: the loaded plugin host."""
+    """What every sub-command can reach through ``ctx.obj``: the loaded plugin host, and whether
+    a failure must also be printed as a JSON object on stdout (``chatcli -p … --json``)."""
 
     host: PluginHost
+    json_errors: bool = False
 
 
 def get_state(ctx: click.Context) -> AppState:
@@ -48,6 +64,75 @@ def error_line(message: str) -> None:
 
     text = redact(" ".join(str(message).split("\n")).strip())
     print(f"chatcli: error: {text}", file=sys.stderr, flush=True)
+
+
+def exit_code_of(err: ChatcliError) -> int:
+    """The exit code for ``err``: its own, except that a model the service does not know is a
+    usage error (2) — the user named it — although the provider reported it."""
+    from chatcli._errors import EXIT_USAGE, ModelNotFoundError
+
+    return EXIT_USAGE if isinstance(err, ModelNotFoundError) else err.exit_code
+
+
+def not_utf8(text: str) -> str | None:
+    """``text`` as the user typed it (bad bytes as ``\\xff``) when it holds bytes that are not
+    UTF-8, else None. Python keeps such bytes of argv and the environment as lone surrogates,
+    which fail far from their cause (writing a file, sending a request)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        try:
+            raw = text.encode("utf-8", "surrogateescape")
+        except UnicodeEncodeError:
+            return text.encode("utf-8", "backslashreplace").decode("ascii")
+        return raw.decode("utf-8", "backslashreplace")
+    return None
+
+
+class Utf8Text(click.types.StringParamType):
+    """Text that must be valid UTF-8 (a name, a key, a value): other bytes are a usage error
+    naming the parameter, before the command runs."""
+
+    name = "text"
+
+    def convert(self, value: Any, param: click.Parameter | None,
+                ctx: click.Context | None) -> Any:
+        text = super().convert(value, param, ctx)
+        shown = not_utf8(text) if isinstance(text, str) else None
+        if shown is None:
+            return text
+        from chatcli._errors import UsageError
+
+        if isinstance(param, click.Option):
+            name = max(param.opts, key=len)
+        else:
+            name = param.human_readable_name if param is not None else "an argument"
+        if len(shown) > 60:
+            shown = shown[:59] + "…"
+        raise UsageError(f"{name} is not valid UTF-8: '{shown}'",
+                         "type it again as UTF-8 text (check the terminal's encoding and "
+                         "`locale`)")
+
+
+#: The type :func:`require_utf8` gives plain text parameters.
+UTF8_TEXT = Utf8Text()
+
+
+class FreeText(click.types.StringParamType):
+    """Free text (a prompt) that :func:`require_utf8` leaves alone: the command replaces bytes
+    that are not UTF-8 itself."""
+
+
+def require_utf8(command: click.Command) -> None:
+    """Give every plain text parameter (``type=str`` or none) of ``command`` and its
+    sub-commands the :class:`Utf8Text` check. A plugin's command opts out of it with any other
+    type: ``click.Path`` for file names, :class:`FreeText`, or its own."""
+    for param in command.params:
+        if type(param.type) is click.types.StringParamType:
+            param.type = UTF8_TEXT
+    if isinstance(command, click.Group):
+        for sub in command.commands.values():
+            require_utf8(sub)
 
 
 def debug_enabled() -> bool:

@@ -119,22 +119,6 @@ def build_prompt(prompt: str | None, stdin_text: str | None) -> str | None:
     return piped.strip() if piped else None
 
 
-def main_command(host: PluginHost, options: dict[str, Any]) -> int:
-    """The root command without a sub-command: ``-p``, piped stdin, or the interactive chat.
-
-    With ``--json`` every failure, a usage error too, is also printed as one JSON object on
-    stdout, so a script that parses stdout always gets an object.
-    """
-    from chatcli._errors import ChatcliError
-
-    try:
-        return _main_command(host, options)
-    except ChatcliError as err:
-        if options.get("as_json") and sys.stdout is not None:
-            _print_json_error(err)
-        raise
-
-
 def _refuse_option_as_prompt(prompt: str) -> None:
     """``chatcli -p --json "q"`` takes ``--json`` as the prompt (click gives ``-p`` the next
     word): refuse a prompt that is exactly one of chatcli's options instead of sending it."""
@@ -152,9 +136,17 @@ def _refuse_option_as_prompt(prompt: str) -> None:
                          if prompt not in ("-h", "--help") else "see `chatcli --help`")
 
 
-def _main_command(host: PluginHost, options: dict[str, Any]) -> int:
+def main_command(host: PluginHost, options: dict[str, Any]) -> int:
+    """The root command without a sub-command: ``-p``, piped stdin, or the interactive chat.
+
+    With ``--json`` every failure, a usage error too, is also printed as one JSON object on
+    stdout (by :func:`chatcli._cli.run`), so a script that parses stdout always gets an object.
+    """
     from chatcli._errors import UsageError
 
+    if options.get("continue_last") and options.get("resume"):
+        raise UsageError("-c and --resume both choose the session to go on with",
+                         "give one: -c for the most recent session, --resume ID for another")
     if sys.stdout is None:  # started with stdout closed (`>&-`): the answer has nowhere to go
         raise UsageError("stdout is closed, so the answer has nowhere to go",
                          "redirect it instead, e.g. `> answer.txt` or `> /dev/null`")
@@ -360,12 +352,17 @@ def run_prompt(host: PluginHost, prompt: str, options: dict[str, Any]) -> int:
     events = session.run(Message.user(prompt))
     interrupted = False
     try:
-        finished = _consume(events, output)
+        try:
+            finished = _consume(events, output)
+        finally:
+            output.finish()
     except KeyboardInterrupt:
         interrupted = True
         events.close()  # the engine keeps the partial answer, marked interrupted
+    except BrokenPipeError:  # stdout's reader left (`| head -1`): stop, keep what came, exit 0
+        events.close()
+        raise
     finally:
-        output.finish()
         session.close()
     return _report(finished, interrupted, session, conversation, bool(options.get("as_json")))
 
@@ -377,6 +374,8 @@ def _consume(events: Any, output: _Output) -> TurnFinished | None:
 
     finished = None
     for event in events:
+        if isinstance(event, Retrying):
+            continue  # already shown by on_retry, before the wait
         if isinstance(event, TextDelta):
             output.feed(event.text)
         elif isinstance(event, ToolStarted):
@@ -389,8 +388,6 @@ def _consume(events: Any, output: _Output) -> TurnFinished | None:
                 _status(f"tool {result.name} failed: {first[:200]}")
             else:
                 _status(f"tool {result.name} done ({len(result.content)} chars)")
-        elif isinstance(event, Retrying):
-            pass  # already shown by on_retry, before the wait
         elif isinstance(event, TurnFinished):
             finished = event
     return finished
@@ -422,22 +419,17 @@ def _report(finished: TurnFinished | None, interrupted: bool, session: Session,
             payload |= {"error": str(error), "type": type(error).__name__}
         print(json.dumps(payload, ensure_ascii=False), flush=True)
     if error is not None:
-        from chatcli._cli.common import debug_enabled, error_line
+        from chatcli._cli.common import debug_enabled, error_line, exit_code_of
 
         if debug_enabled():
             import traceback
 
             traceback.print_exception(error)
         error_line(str(error))
-        return error.exit_code
+        return exit_code_of(error)
     if interrupted:
         _status("interrupted")
         return EXIT_INTERRUPTED
     if finished is not None and finished.stop_reason == StopReason.TURN_LIMIT:
         _status(f"stopped after {session.settings.max_turns} model calls (max_turns)")
     return EXIT_OK
-
-
-def _print_json_error(err: Exception) -> None:
-    print(json.dumps({"error": str(err), "type": type(err).__name__}, ensure_ascii=False),
-          flush=True)

@@ -1,0 +1,46 @@
+"""Mistakes of the user are usage errors (exit 2) that say what to do: an unknown model, two
+ways of choosing the session, a plugin selection without any provider."""
+
+from __future__ import annotations
+
+import json
+
+from chatcli_testing import Fault, Reply
+from cli_support import CHATCLI, openai_env, run_process
+
+
+def test_a_model_the_service_does_not_know_is_a_usage_error(tmp_path, openai_server):
+    openai_server.script(Fault(status=404, message="The model `gpt-nope` does not exist"))
+    done = run_process([CHATCLI, "-p", "hi", "-m", "gpt-nope"], tmp_path,
+                       **openai_env(openai_server), CHATCLI_PLUGINS="openai")
+    assert done.returncode == 2
+    assert done.stderr.startswith("chatcli: error: OpenAI does not know model 'gpt-nope'")
+    assert "pick a model from `chatcli models`" in done.stderr and done.stderr.count("\n") == 1
+
+
+def test_an_unknown_model_in_process_with_json_exits_2(cli):
+    cli.script(Fault(status=404, message="no such model"))
+    result = cli("-p", "hi", "-m", "nope", "--json")
+    assert result.code == 2
+    assert json.loads(result.out)["type"] == "ModelNotFoundError"
+
+
+def test_continue_and_resume_together_are_refused_before_anything_runs(cli):
+    cli.script(Reply(text="never sent"))
+    for args in (["-c", "--resume", "s_1", "-p", "hi"], ["--resume", "s_1", "-c"]):
+        result = cli(*args)
+        assert result.code == 2
+        assert result.err == ("chatcli: error: -c and --resume both choose the session to go on "
+                              "with — give one: -c for the most recent session, --resume ID for "
+                              "another\n")
+    assert cli.provider.requests == []
+
+
+def test_a_plugin_selection_without_providers_says_so(tmp_path):
+    done = run_process([CHATCLI, "-p", "hi"], tmp_path, CHATCLI_PLUGINS="sessions")
+    assert done.returncode == 2
+    assert done.stderr.startswith("chatcli: error: no provider is loaded: CHATCLI_PLUGINS or "
+                                  "CHATCLI_DISABLE_PLUGINS leaves out ")
+    assert "openai" in done.stderr and "add a provider plugin's name to CHATCLI_PLUGINS" in (
+        done.stderr)
+    assert "pip install" not in done.stderr and done.stderr.count("\n") == 1

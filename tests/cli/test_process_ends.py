@@ -1,0 +1,77 @@
+"""How a real ``chatcli -p`` process ends: a reader that closes the pipe early is a normal end,
+and with ``--json`` every failure is exactly one JSON object on stdout (plus one line on
+stderr) with the right exit code."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+import pytest
+from chatcli_testing import Fault, Reply
+from cli_support import CHATCLI, openai_env, process_env, run_process
+
+LINE = "a line of the long answer\n"
+
+
+def test_a_reader_closing_the_pipe_early_is_a_normal_end(tmp_path, openai_server):
+    pytest.importorskip("chatcli_sessions")
+    openai_server.script(Reply(text=LINE * 20_000, chunk_size=400), Reply(text="more"))
+    env = process_env(tmp_path, **openai_env(openai_server), CHATCLI_PLUGINS="openai,sessions")
+    errors = tmp_path / "stderr.txt"
+    script = (f'"{CHATCLI}" -p "tell me a lot" 2>"{errors}" | head -1; '
+              'echo "chatcli=${PIPESTATUS[0]}"')
+    done = subprocess.run(["bash", "-c", script], capture_output=True, text=True, env=env,
+                          cwd=tmp_path, timeout=60)
+    assert done.stdout == LINE + "chatcli=0\n"
+    assert errors.read_text() == ""
+    # the answer was stopped, not lost: the session kept what had arrived
+    again = run_process([CHATCLI, "-c", "-p", "go on"], tmp_path, **openai_env(openai_server),
+                        CHATCLI_PLUGINS="openai,sessions")
+    assert again.returncode == 0, again.stderr
+    kept = openai_server.requests[1].json["messages"][-2]
+    assert kept["role"] == "assistant" and kept["content"].startswith(LINE * 10)
+
+
+def test_json_after_a_cut_stream_carries_the_partial_text(tmp_path, openai_server):
+    answer = "The partial answer that the service cut."
+    openai_server.script(Fault(cut_after=3, reply=Reply(text=answer, chunk_size=4)))
+    done = run_process([CHATCLI, "-p", "hi", "--json"], tmp_path, **openai_env(openai_server),
+                       CHATCLI_PLUGINS="openai")
+    assert done.returncode == 1
+    assert done.stdout.count("\n") == 1
+    payload = json.loads(done.stdout)
+    assert payload["type"] == "StreamCutError" and payload["stop_reason"] == "error"
+    assert payload["text"] == answer[:12]
+    assert payload["error"] in done.stderr and done.stderr.count("\n") == 1
+
+
+BAD_CONFIG = "max_turns = 'many'\n"
+
+
+@pytest.mark.parametrize(("args", "fault", "code", "kind"), [
+    (["-p", "hi", "--json", "--allow", "teleport"], None, 2, "UsageError"),
+    (["--allow", "teleport", "--json", "-p", "hi"], None, 2, "UsageError"),  # before --json
+    (["--json", "--no-such-flag"], None, 2, "UsageError"),
+    (["--json", "-c", "--resume", "s_1", "-p", "hi"], None, 2, "UsageError"),
+    (["--json", "-p", "hi", "--provider", "nope"], None, 2, "UsageError"),
+    (["--json", "-p", "hi"], BAD_CONFIG, 2, "ConfigError"),
+    (["--json", "-p", "hi"], Fault(status=401, message="bad key"), 1, "AuthError"),
+    (["--json", "-p", "hi", "-m", "gpt-nope"],
+     Fault(status=404, message="The model `gpt-nope` does not exist"), 2, "ModelNotFoundError"),
+])
+def test_every_json_failure_is_one_object_and_one_line(tmp_path, openai_server, args, fault,
+                                                       code, kind):
+    if isinstance(fault, str):
+        (tmp_path / "config").mkdir()
+        (tmp_path / "config" / "config.toml").write_text(fault)
+    elif fault is not None:
+        openai_server.script(fault)
+    done = run_process([CHATCLI, *args], tmp_path, **openai_env(openai_server),
+                       CHATCLI_PLUGINS="openai")
+    assert done.returncode == code, done.stderr
+    assert done.stdout.count("\n") == 1, done.stdout
+    payload = json.loads(done.stdout)
+    assert payload["type"] == kind
+    assert done.stderr.startswith("chatcli: error: ") and done.stderr.count("\n") == 1
+    assert payload["error"] in done.stderr
