@@ -12,6 +12,7 @@ import sys
 from typing import TYPE_CHECKING, Any, TextIO
 
 if TYPE_CHECKING:
+    from chatcli._cli.spinner import Spinner
     from chatcli._config import Settings
     from chatcli._conversation import Conversation
     from chatcli._engine import TurnFinished
@@ -337,24 +338,29 @@ def _output_mode(options: dict[str, Any], settings: Settings, out: TextIO) -> st
 def run_prompt(host: PluginHost, prompt: str, options: dict[str, Any]) -> int:
     """Answer ``prompt`` once; returns the exit code. Raises ChatcliError for setup failures."""
     from chatcli._cli.common import settings_from
+    from chatcli._cli.spinner import Spinner
     from chatcli._session import Session
     from chatcli._types import Message
 
     run = session_options(options)
+    waiting = Spinner(sys.stderr, "waiting…")  # also prints retry lines above itself
     session = Session(
         host, settings_from(_flags(options)), run,
         approver=_make_approver(frozenset(risk.value for risk in run.allow)),
-        on_retry=lambda event: _status(_retry_text(event)),
+        on_retry=lambda event: waiting.say(f"chatcli: {_retry_text(event)}"),
     ).open()
     output = _Output(sys.stdout, _output_mode(options, session.settings, sys.stdout))
+    spin = output.mode == "markdown" and _isatty(sys.stderr)
+    waiting.text = f"waiting for {session.provider_name}/{session.model}…"
     conversation = session.conversation
     finished: TurnFinished | None = None
     events = session.run(Message.user(prompt))
     interrupted = False
     try:
         try:
-            finished = _consume(events, output)
+            finished = _consume(events, output, waiting if spin else None)
         finally:
+            waiting.stop()
             output.finish()
     except KeyboardInterrupt:
         interrupted = True
@@ -367,15 +373,27 @@ def run_prompt(host: PluginHost, prompt: str, options: dict[str, Any]) -> int:
     return _report(finished, interrupted, session, conversation, bool(options.get("as_json")))
 
 
-def _consume(events: Any, output: _Output) -> TurnFinished | None:
+def _isatty(stream: TextIO | None) -> bool:
+    try:
+        return stream is not None and stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def _consume(events: Any, output: _Output, waiting: Spinner | None) -> TurnFinished | None:
+    """Show the events of a turn; ``waiting`` spins while the model has not answered yet."""
     from chatcli._engine import ToolFinished, ToolStarted, TurnFinished
     from chatcli._specs import TextDelta
     from chatcli._streaming import Retrying
 
+    if waiting is not None:
+        waiting.start()
     finished = None
     for event in events:
         if isinstance(event, Retrying):
             continue  # already shown by on_retry, before the wait
+        if waiting is not None:
+            waiting.stop()
         if isinstance(event, TextDelta):
             output.feed(event.text)
         elif isinstance(event, ToolStarted):
@@ -388,6 +406,8 @@ def _consume(events: Any, output: _Output) -> TurnFinished | None:
                 _status(f"tool {result.name} failed: {first[:200]}")
             else:
                 _status(f"tool {result.name} done ({len(result.content)} chars)")
+            if waiting is not None:
+                waiting.start()  # the model is asked again with the tool's result
         elif isinstance(event, TurnFinished):
             finished = event
     return finished

@@ -1,0 +1,93 @@
+"""A one-line "waiting for PROVIDER/MODEL…" spinner on a terminal's stderr.
+
+``chatcli -p`` shows it while the model has not answered yet, so a slow first token does not
+look like a hang. A thread draws it; :meth:`Spinner.stop` erases the line before the answer
+(or anything else) is printed, and :meth:`Spinner.say` prints a status line above it.
+"""
+
+from __future__ import annotations
+
+import shutil
+import threading
+from typing import TextIO
+
+__all__ = ["Spinner"]
+
+_FRAMES = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+_ASCII_FRAMES = "|/-\\"
+#: Erase the current line and go back to its start.
+_CLEAR = "\r\x1b[2K"
+
+
+class Spinner:
+    """Draws ``FRAME text`` on ``stream`` every ``interval`` seconds between start and stop.
+
+    The first frame waits ``delay`` seconds, so a quick answer shows no flicker.
+    """
+
+    def __init__(self, stream: TextIO, text: str, *, interval: float = 0.1,
+                 delay: float = 0.1) -> None:
+        self.stream = stream
+        self.text = text
+        self.interval = interval
+        self.delay = delay
+        encoding = (getattr(stream, "encoding", None) or "ascii").lower().replace("-", "")
+        self._frames = _FRAMES if encoding in ("utf8", "utf8sig") else _ASCII_FRAMES
+        self._lock = threading.Lock()
+        self._stopping = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._drawn = False
+
+    @property
+    def running(self) -> bool:
+        return self._thread is not None
+
+    def start(self) -> None:
+        """Start spinning (again); nothing when it already spins."""
+        if self._thread is not None:
+            return
+        self._stopping.clear()
+        self._thread = threading.Thread(target=self._spin, name="chatcli-spinner", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        """Stop and erase the spinner line; nothing when it does not spin."""
+        thread, self._thread = self._thread, None
+        if thread is None:
+            return
+        self._stopping.set()
+        thread.join()
+        with self._lock:
+            self._erase()
+
+    def say(self, line: str) -> None:
+        """Print ``line`` on the stream (above the spinner, which is drawn again next tick)."""
+        with self._lock:
+            self._erase()
+            self._write(line + "\n")
+
+    def _spin(self) -> None:
+        index = 0
+        wait = self.delay
+        while not self._stopping.wait(wait):
+            wait = self.interval
+            width = max(shutil.get_terminal_size().columns - 1, 1)
+            frame = f"{self._frames[index % len(self._frames)]} {self.text}"[:width]
+            index += 1
+            with self._lock:
+                if self._stopping.is_set():
+                    return
+                self._write(f"\r{frame}\x1b[K")
+                self._drawn = True
+
+    def _erase(self) -> None:
+        if self._drawn:
+            self._write(_CLEAR)
+            self._drawn = False
+
+    def _write(self, text: str) -> None:
+        try:
+            self.stream.write(text)
+            self.stream.flush()
+        except (OSError, ValueError):  # the terminal went away: nothing left to show
+            pass
