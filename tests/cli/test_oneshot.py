@@ -215,7 +215,7 @@ def test_allow_other_class_still_denies_write(cli, home):
     result = cli("-p", "go", "--allow", "read,network")
     assert result.code == 0
     assert not (home / "work" / "n.txt").exists()
-    assert "tool write_note failed" in result.err
+    assert "tool write_note(path=\"n.txt\", text=\"x\") not run: denied" in result.err
 
 
 def test_rate_limit_retry_shows_a_status_line_then_answers(cli):

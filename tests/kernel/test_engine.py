@@ -25,6 +25,7 @@ from chatcli import (
     ToolCallEvent,
     ToolCallPart,
     ToolFinished,
+    ToolStarted,
     TurnFinished,
     Usage,
     UsageEvent,
@@ -237,7 +238,7 @@ def test_models_without_native_tools_use_the_text_protocol() -> None:
         [TextDelta(text='Sure. <tool_call name="add" args=\'{"a": 4, "b": 5}\'/>'), StopEvent()],
         [TextDelta(text="9"), StopEvent()],
     )
-    engine.native_tools = False
+    engine.use(engine.provider, engine.provider_name, engine.model, native_tools=False)
     conv = Conversation()
     events = run(engine, conv)
     assert [e.result.content for e in events if isinstance(e, ToolFinished)] == ["9"]
@@ -258,3 +259,35 @@ def test_a_checkpoint_is_taken_before_every_model_call() -> None:
     assert conv.log[second.head].role == Role.TOOL
     conv.rewind(first.id)
     assert conv.messages() == []
+
+
+def test_tool_started_comes_only_for_a_call_that_will_run() -> None:
+    engine, _, tools = make([call("write", path="a.txt"), StopEvent()], [TextDelta(text="ok")],
+                            approver=lambda c, t: False)
+    events = run(engine, Conversation())
+    assert not any(isinstance(e, ToolStarted) for e in events)
+    finished = [e for e in events if isinstance(e, ToolFinished)]
+    assert [f.result.content for f in finished] == ["denied by the user"]
+    assert tools.written == []
+
+
+def test_a_switch_during_a_turn_takes_effect_at_the_next_turn() -> None:
+    second = Scripted([TextDelta(text="from the second provider"), StopEvent()])
+    engine, first, _ = make([call("add", a=1, b=2), StopEvent()], [TextDelta(text="3")])
+
+    def switch_now(args, ctx):  # another thread (a slash command) switching mid-turn
+        engine.use(second, "second", "m2")
+        engine.settings = Settings(max_tokens=7)
+        return "switched"
+
+    engine.host.register(type("Switcher", (), {"register_tools": hookimpl(
+        lambda self, register: register(Tool(name="add", description="x", args_model=AddArgs,
+                                             run=switch_now)))})(), "switcher")
+    engine.host.unregister("tools")
+    conv = Conversation()
+    run(engine, conv)
+    assert len(first.requests) == 2 and first.requests[1].max_tokens is None
+    assert conv.messages()[-1].provider == "scripted"
+    run(engine, conv, "again")
+    assert second.requests[0].max_tokens == 7 and second.requests[0].model == "m2"
+    assert conv.messages()[-1].provider == "second"

@@ -122,12 +122,27 @@ class _Answer:
         return not self.text and not self.calls
 
 
+@dataclass(frozen=True)
+class Use:
+    """The provider and model an engine answers with (replaced whole by :meth:`Engine.use`)."""
+
+    provider: Provider
+    provider_name: str
+    model: str
+    max_retries: int = 3
+    native_tools: bool = True
+
+
 class _Turn:
     """The state of one turn, so that every way out of it leaves the log consistent."""
 
     def __init__(self, engine: Engine, conversation: Conversation) -> None:
         self.engine = engine
         self.conversation = conversation
+        #: what the whole turn runs with, even if the session switches or changes settings
+        #: meanwhile (from another thread): the next turn sees the change
+        self.use = engine.current
+        self.settings = engine.settings
         self.added: list[Message] = []
         self.usage = Usage()
         self.model: str | None = None
@@ -151,7 +166,7 @@ class _Turn:
         self.model = answer.model or self.model
         message = None
         if not (interrupted and answer.empty):
-            message = self.append(self.engine.answer_message(answer, interrupted))
+            message = self.append(self.engine.answer_message(answer, interrupted, self.use))
         self.engine.host.hooks.after_response(message=message, error=error,
                                               conversation=self.conversation)
         if interrupted and message is not None and message.tool_calls:
@@ -183,7 +198,7 @@ class _Turn:
 
     def finished(self, reason: StopReason, error: ChatcliError | None = None) -> TurnFinished:
         return TurnFinished(reason, self.usage, self.added, error=error,
-                            model=self.model or self.engine.model)
+                            model=self.model or self.use.model)
 
 
 class Engine:
@@ -225,11 +240,27 @@ class Engine:
         ``native_tools`` False: the model has no native tool calling, so tools are described in
         the prompt and calls are parsed from the answer text (:mod:`chatcli._toolcall`).
         """
-        self.provider = provider
-        self.provider_name = provider_name
-        self.model = model
-        self.max_retries = max_retries
-        self.native_tools = native_tools
+        self.current = Use(provider, provider_name, model, max_retries, native_tools)
+
+    @property
+    def provider(self) -> Provider:
+        """The provider answering from the next turn on."""
+        return self.current.provider
+
+    @property
+    def provider_name(self) -> str:
+        """Its name."""
+        return self.current.provider_name
+
+    @property
+    def model(self) -> str:
+        """The model answering from the next turn on."""
+        return self.current.model
+
+    @property
+    def native_tools(self) -> bool:
+        """Whether that model calls tools natively (else the text protocol is used)."""
+        return self.current.native_tools
 
     @property
     def tools(self) -> dict[str, Tool]:
@@ -238,33 +269,38 @@ class Engine:
 
     # ------------------------------------------------------------------ prompt
 
-    def sections(self, messages: list[Message]) -> list[PromptSection]:
+    def sections(self, messages: list[Message], use: Use | None = None,
+                 settings: Settings | None = None) -> list[PromptSection]:
         """The system prompt sections for the next call: kernel, plugins, then the user's."""
+        use, settings = use or self.current, settings or self.settings
         sections = [PromptSection(name="chatcli", text=_BASE_PROMPT, order=0)]
         sections.extend(self.host.hooks.prompt_sections(
-            settings=self.settings, workspace=self.workspace, messages=messages,
-            provider=self.provider_name, model=self.model))
-        if self.settings.system:
-            sections.append(PromptSection(name="user-system", text=self.settings.system, order=900))
+            settings=settings, workspace=self.workspace, messages=messages,
+            provider=use.provider_name, model=use.model))
+        if settings.system:
+            sections.append(PromptSection(name="user-system", text=settings.system, order=900))
         today = _dt.date.today().isoformat()
         sections.append(PromptSection(name="date", text=f"Today is {today}.", stable=False))
         return sections
 
-    def build_request(self, conversation: Conversation) -> ChatRequest:
-        """The request for the next model call on ``conversation``."""
+    def build_request(self, conversation: Conversation, use: Use | None = None,
+                      settings: Settings | None = None) -> ChatRequest:
+        """The request for the next model call on ``conversation`` (with the provider and
+        settings in use now, or the turn's)."""
+        use, settings = use or self.current, settings or self.settings
         messages = conversation.messages()
         specs = [tool.spec() for tool in self.tools.values()]
-        sections = self.sections(messages)
-        if specs and not self.native_tools:
+        sections = self.sections(messages, use, settings)
+        if specs and not use.native_tools:
             sections.append(catalog_section(specs))
             messages, specs = self._text_view(messages), []
         return ChatRequest(
-            model=self.model,
+            model=use.model,
             system=sections,
             messages=messages,
             tools=specs,
-            max_tokens=self.settings.max_tokens,
-            temperature=self.settings.temperature,
+            max_tokens=settings.max_tokens,
+            temperature=settings.temperature,
         )
 
     def _text_view(self, messages: list[Message]) -> list[Message]:
@@ -303,7 +339,7 @@ class Engine:
             turn.append(prompt)
             self.host.hooks.user_prompt_submitted(conversation=conversation, message=prompt)
         try:
-            for call_number in range(self.settings.max_turns):
+            for call_number in range(turn.settings.max_turns):
                 if call_number:  # a checkpoint before every model call; the first is the prompt's
                     conversation.checkpoint(f"{_turn_label(conversation)} (step {call_number + 1})")
                 error = yield from self._model_step(turn, cancel)
@@ -325,13 +361,14 @@ class Engine:
     def _model_step(self, turn: _Turn, cancel: threading.Event | None
                     ) -> Iterator[EngineEvent]:
         """Stream one answer and append it; returns the error that ended it, if any."""
-        request = self.build_request(turn.conversation)
+        use = turn.use
+        request = self.build_request(turn.conversation, use, turn.settings)
         self.host.hooks.before_request(request=request, conversation=turn.conversation)
         answer = turn.answer = _Answer()
         try:
             for event in read_answer(
-                lambda: self.provider.stream(request), who=self.provider_name,
-                max_retries=self.max_retries, response_timeout=self.settings.response_timeout,
+                lambda: use.provider.stream(request), who=use.provider_name,
+                max_retries=use.max_retries, response_timeout=turn.settings.response_timeout,
                 cancel=cancel, sleep=self._sleep, on_retry=self.on_retry,
             ):
                 if cancel is not None and cancel.is_set():
@@ -351,7 +388,7 @@ class Engine:
         except ChatcliError as err:
             turn.end_answer(interrupted=True, error=err)
             return err
-        if self.tools and not self.native_tools:
+        if self.tools and not use.native_tools:
             specs = [tool.spec() for tool in self.tools.values()]
             answer.calls.extend(parse_tool_calls("".join(answer.text), specs))
         turn.end_answer(interrupted=False)
@@ -359,38 +396,50 @@ class Engine:
 
     def _tool_step(self, turn: _Turn, calls: list[ToolCallPart], cancel: threading.Event | None
                    ) -> Iterator[EngineEvent]:
-        """Run the calls one by one and append their results together."""
+        """Run the calls one by one and append their results together.
+
+        ``ToolStarted`` comes only for a call that validated and was authorized, right before it
+        runs; every call ends with a ``ToolFinished`` (errors and denials included).
+        """
         turn.calls = list(calls)
+        context = self.tool_context(turn.settings)
         for call in calls:
-            yield ToolStarted(call)
-            result = self.run_tool(call, turn.conversation)
+            ready = self._prepare(call, context)
+            if isinstance(ready, ToolResultPart):
+                result = ready
+            else:
+                yield ToolStarted(call)
+                result = self._execute(call, *ready, context, turn.conversation)
+            self.host.hooks.after_tool_call(call=call, result=result,
+                                            conversation=turn.conversation)
             turn.results.append(result)
             yield ToolFinished(call, result)
             if cancel is not None and cancel.is_set():
                 raise KeyboardInterrupt
         turn.close_tool_step("not run")
 
-    def answer_message(self, answer: _Answer, interrupted: bool) -> Message:
+    def answer_message(self, answer: _Answer, interrupted: bool, use: Use) -> Message:
         """The assistant message for what arrived of ``answer``."""
         text = "".join(answer.text)
         parts: list[Any] = [TextPart(text=text)] if text else []
         parts.extend(answer.calls)
         reason = StopReason.INTERRUPTED if interrupted else (answer.stop or StopReason.END_TURN)
         return Message(role=Role.ASSISTANT, parts=parts, interrupted=interrupted,
-                       provider=self.provider_name, model=answer.model or self.model,
+                       provider=use.provider_name, model=answer.model or use.model,
                        usage=answer.usage, stop_reason=reason)
 
     # ------------------------------------------------------------------ tools
 
-    def tool_context(self) -> ToolContext:
+    def tool_context(self, settings: Settings | None = None) -> ToolContext:
         """The context tools run with."""
-        return ToolContext(workspace=self.workspace, settings=self.settings,
+        return ToolContext(workspace=self.workspace, settings=settings or self.settings,
                            interactive=self.interactive)
 
-    def authorize(self, call: ToolCallPart, tool: Tool) -> tuple[bool, str]:
+    def authorize(self, call: ToolCallPart, tool: Tool, context: ToolContext | None = None
+                  ) -> tuple[bool, str]:
         """Whether ``call`` may run, and why not: plugins first, then the default policy."""
         decision = self.host.hooks.authorize_tool_call(call=call, tool=tool.spec(),
-                                                       context=self.tool_context())
+                                                       context=context or self.tool_context())
         if decision is None:
             decision = Decision.ALLOW if tool.risk == Risk.READ else Decision.ASK
         if decision == Decision.ALLOW:
@@ -408,43 +457,49 @@ class Engine:
 
     def run_tool(self, call: ToolCallPart, conversation: Conversation) -> ToolResultPart:
         """Validate, authorize and run one tool call; every failure becomes an error result."""
-        result = self._run_tool(call, conversation)
+        context = self.tool_context()
+        ready = self._prepare(call, context)
+        result = ready if isinstance(ready, ToolResultPart) else self._execute(
+            call, *ready, context, conversation)
         self.host.hooks.after_tool_call(call=call, result=result, conversation=conversation)
         return result
 
-    def _run_tool(self, call: ToolCallPart, conversation: Conversation) -> ToolResultPart:
-        def error(text: str) -> ToolResultPart:
-            return ToolResultPart(call_id=call.id, name=call.name, content=text, is_error=True)
-
+    def _prepare(self, call: ToolCallPart, context: ToolContext
+                 ) -> tuple[Tool, Any] | ToolResultPart:
+        """The tool and its parsed arguments, once validated and authorized; else the error."""
         tools = self.tools
         tool = tools.get(call.name)
         if tool is None:
             known = ", ".join(sorted(tools)) or "none"
-            return error(f"unknown tool '{call.name}'; available tools: {known}")
+            return _error(call, f"unknown tool '{call.name}'; available tools: {known}")
         if call.raw_arguments is not None:
-            return error(
-                f"arguments are not a JSON object: {call.raw_arguments[:200]!r}; "
-                f"send JSON matching: {json.dumps(tool.spec().parameters)[:500]}"
-            )
+            return _error(call, f"arguments are not a JSON object: {call.raw_arguments[:200]!r}; "
+                                f"send JSON matching: {json.dumps(tool.spec().parameters)[:500]}")
         try:
             args = tool.parse_arguments(call.arguments)
         except ValueError as err:  # pydantic's ValidationError is a ValueError
-            return error(f"invalid arguments for '{call.name}': {_problems(err)}")
-        allowed, why = self.authorize(call, tool)
-        if not allowed:
-            return error(why)
+            return _error(call, f"invalid arguments for '{call.name}': {_problems(err)}")
+        allowed, why = self.authorize(call, tool, context)
+        return (tool, args) if allowed else _error(call, why)
+
+    def _execute(self, call: ToolCallPart, tool: Tool, args: Any, context: ToolContext,
+                 conversation: Conversation) -> ToolResultPart:
         self.host.hooks.before_tool_call(call=call, tool=tool.spec(), conversation=conversation)
         try:
-            output = tool.run(args, self.tool_context())
+            output = tool.run(args, context)
         except KeyboardInterrupt:
             raise
         except (Exception, SystemExit) as err:  # SystemExit too: a tool must not end chatcli
             first = (str(err).splitlines() or [""])[0]
-            return error(f"{call.name} failed: {type(err).__name__}: {first}")
+            return _error(call, f"{call.name} failed: {type(err).__name__}: {first}")
         text = output if isinstance(output, str) else str(output)
         if len(text) > MAX_TOOL_OUTPUT:
             text = text[:MAX_TOOL_OUTPUT] + f"\n[… cut: {len(text) - MAX_TOOL_OUTPUT} more chars]"
         return ToolResultPart(call_id=call.id, name=call.name, content=text)
+
+
+def _error(call: ToolCallPart, text: str) -> ToolResultPart:
+    return ToolResultPart(call_id=call.id, name=call.name, content=text, is_error=True)
 
 
 def _problems(err: ValueError) -> str:

@@ -135,7 +135,9 @@ class ContextTooLongError(ProviderError):
 
 
 class ModelNotFoundError(ProviderError):
-    """The service does not know the requested model."""
+    """The service does not know the requested model: a usage error (2), the user named it."""
+
+    exit_code = EXIT_USAGE
 
 
 class BadRequestError(ProviderError):

@@ -32,7 +32,7 @@ def cli_with_plugin() -> click.Group:
     def cli() -> None:
         """chatcli."""
 
-    host().call("register_commands", cli=cli)
+    host().hooks.register_commands(cli=cli)
     return cli
 
 

@@ -25,7 +25,6 @@ from chatcli._cli.common import (
     FreeText,
     debug_enabled,
     error_line,
-    exit_code_of,
     get_state,
     require_utf8,
 )
@@ -218,7 +217,7 @@ def _failure(err: BaseException) -> tuple[int, str | None]:
     if isinstance(err, ChatcliError):
         if debug_enabled():
             traceback.print_exc()
-        return exit_code_of(err), str(err)
+        return err.exit_code, str(err)
     if isinstance(err, click.exceptions.Exit):
         return int(err.exit_code), None
     if isinstance(err, click.exceptions.Abort | KeyboardInterrupt):  # click printed a newline

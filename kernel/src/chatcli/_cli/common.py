@@ -15,7 +15,6 @@ import click
 
 if TYPE_CHECKING:
     from chatcli._config import Settings
-    from chatcli._errors import ChatcliError
     from chatcli._plugins import PluginHost
 
 __all__ = [
@@ -24,7 +23,6 @@ __all__ = [
     "FreeText",
     "Utf8Text",
     "error_line",
-    "exit_code_of",
     "format_table",
     "get_state",
     "not_utf8",
@@ -64,14 +62,6 @@ def error_line(message: str) -> None:
 
     text = redact(" ".join(str(message).split("\n")).strip())
     print(f"chatcli: error: {text}", file=sys.stderr, flush=True)
-
-
-def exit_code_of(err: ChatcliError) -> int:
-    """The exit code for ``err``: its own, except that a model the service does not know is a
-    usage error (2) — the user named it — although the provider reported it."""
-    from chatcli._errors import EXIT_USAGE, ModelNotFoundError
-
-    return EXIT_USAGE if isinstance(err, ModelNotFoundError) else err.exit_code
 
 
 def not_utf8(text: str) -> str | None:

@@ -389,6 +389,7 @@ def _consume(events: Any, output: _Output, waiting: Spinner | None) -> TurnFinis
     if waiting is not None:
         waiting.start()
     finished = None
+    started: set[str] = set()
     for event in events:
         if isinstance(event, Retrying):
             continue  # already shown by on_retry, before the wait
@@ -397,13 +398,18 @@ def _consume(events: Any, output: _Output, waiting: Spinner | None) -> TurnFinis
         if isinstance(event, TextDelta):
             output.feed(event.text)
         elif isinstance(event, ToolStarted):
+            started.add(event.call.id)
             output.pause()
             _status(f"tool {_describe_call(event.call)}")
         elif isinstance(event, ToolFinished):
             result = event.result
             if result.is_error:
                 first = (result.content.splitlines() or [""])[0]
-                _status(f"tool {result.name} failed: {first[:200]}")
+                if event.call.id not in started:  # refused before it ran: say which call
+                    output.pause()
+                    _status(f"tool {_describe_call(event.call)} not run: {first[:200]}")
+                else:
+                    _status(f"tool {result.name} failed: {first[:200]}")
             else:
                 _status(f"tool {result.name} done ({len(result.content)} chars)")
             if waiting is not None:
@@ -439,14 +445,14 @@ def _report(finished: TurnFinished | None, interrupted: bool, session: Session,
             payload |= {"error": str(error), "type": type(error).__name__}
         print(json.dumps(payload, ensure_ascii=False), flush=True)
     if error is not None:
-        from chatcli._cli.common import debug_enabled, error_line, exit_code_of
+        from chatcli._cli.common import debug_enabled, error_line
 
         if debug_enabled():
             import traceback
 
             traceback.print_exception(error)
         error_line(str(error))
-        return exit_code_of(error)
+        return error.exit_code
     if interrupted:
         _status("interrupted")
         return EXIT_INTERRUPTED
