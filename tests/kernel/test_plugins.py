@@ -167,12 +167,9 @@ def test_keyless_servers_are_never_chosen_automatically() -> None:
     class Servers:
         @hookimpl
         def register_providers(self, register):
-            spec = _spec("server", priority=90)
-            spec.auto_select = False
-            register(spec)
-            keyed = _spec("cloud", priority=80)
-            keyed.requires_key, keyed.env_keys = True, ["CLOUD_TEST_KEY"]
-            register(keyed)
+            register(_spec("server", priority=90)._replace(auto_select=False))
+            register(_spec("cloud", priority=80)._replace(requires_key=True,
+                                                          env_keys=["CLOUD_TEST_KEY"]))
 
     host, _ = quiet_host()
     host.register(Servers(), "servers")

@@ -251,3 +251,22 @@ def test_open_conversation_refuses_an_id_that_is_not_utf8(host: PluginHost) -> N
         host.hooks.open_conversation(settings=Settings(), resume="s_\udcff", continue_last=False)
     assert str(err.value) == ("--resume: the session id holds bytes that are not UTF-8 — give "
                               "the id as `chatcli sessions list` shows it")
+
+
+def test_the_sessions_group_loads_only_when_used_and_its_help_line_is_the_real_one():
+    import subprocess
+    import sys
+
+    import chatcli_sessions.cli as real
+    from chatcli_sessions.plugin import SESSIONS_HELP
+
+    assert real.sessions.help.splitlines()[0] == SESSIONS_HELP
+    code = ("import sys; sys.argv = ['chatcli', '--help']\n"
+            "from chatcli._cli import run\n"
+            "code = run()\n"
+            "print('LOADED' if 'chatcli_sessions.cli' in sys.modules else 'LAZY', code)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=60, env={**__import__("os").environ,
+                                           "CHATCLI_PLUGINS": "sessions"})
+    assert done.stdout.strip().endswith("LAZY 0"), done.stdout + done.stderr
+    assert "sessions  Saved conversations" in done.stdout

@@ -10,7 +10,6 @@ double underscore reaches into tables: ``CHATCLI_PROVIDERS__OPENAI__BASE_URL``.
 
 from __future__ import annotations
 
-import os
 import re
 import tomllib
 from pathlib import Path
@@ -20,7 +19,17 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.fields import FieldInfo
 
 from chatcli._errors import ConfigError
-from chatcli._paths import atomic_write, config_dir, find_project_dir
+from chatcli._layers import (
+    ENV_SOURCE,
+    MAX_DEPTH,
+    layers,
+    merge_layers,
+    origin_of,
+    project_config_path,
+    read_toml,
+    user_config_path,
+)
+from chatcli._paths import atomic_write
 
 __all__ = [
     "ProviderSettings",
@@ -34,21 +43,6 @@ __all__ = [
     "unset_value",
     "user_config_path",
 ]
-
-#: How errors name the ``CHATCLI_*`` layer.
-ENV_SOURCE = "environment (CHATCLI_*)"
-
-# Variables that look like settings but belong to other parts of chatcli.
-_NOT_SETTINGS = {
-    "CHATCLI_CONFIG_DIR",
-    "CHATCLI_DATA_DIR",
-    "CHATCLI_CACHE_DIR",
-    "CHATCLI_PLUGINS",
-    "CHATCLI_DISABLE_PLUGINS",
-    "CHATCLI_TRACE_HOOKS",
-    "CHATCLI_DEBUG",
-}
-
 
 class ProviderSettings(BaseModel):
     """Per-provider settings, under ``[providers.NAME]``."""
@@ -89,110 +83,6 @@ class Settings(BaseModel):
         """A plugin's own top-level table (``[NAME]``), or an empty dict."""
         value = (self.model_extra or {}).get(name)
         return value if isinstance(value, dict) else {}
-
-
-def user_config_path() -> Path:
-    """The user configuration file."""
-    return config_dir() / "config.toml"
-
-
-def project_config_path(start: Path | None = None) -> Path | None:
-    """The project configuration file, if a ``.chatcli`` folder exists at or above ``start``."""
-    project = find_project_dir(start)
-    return project / ".chatcli" / "config.toml" if project else None
-
-
-# ------------------------------------------------------------------------------ loading
-
-
-#: Tables and arrays nested deeper than this are refused when read: no setting needs a tenth of
-#: it, and deeper data would overflow the recursion of every reader and writer after it.
-MAX_DEPTH = 64
-
-
-def _too_deep(data: Any) -> bool:
-    """Whether ``data`` nests tables or arrays more than :data:`MAX_DEPTH` levels (iterative)."""
-    stack = [(data, 0)]
-    while stack:
-        value, depth = stack.pop()
-        if depth > MAX_DEPTH:
-            return True
-        items = value.values() if isinstance(value, dict) else value
-        stack.extend((item, depth + 1) for item in items if isinstance(item, dict | list))
-    return False
-
-
-def _toml_error(path: Path, err: tomllib.TOMLDecodeError) -> ConfigError:
-    """A TOML syntax error as the file, line and column to fix."""
-    text = str(err)
-    where = re.search(r" \(at line (\d+), column (\d+)\)$", text)
-    if where is None:
-        return ConfigError(f"{path}: invalid TOML ({text})", "fix it in an editor")
-    line, column = where.groups()
-    return ConfigError(f"{path}, line {line}, column {column}: invalid TOML: "
-                       f"{text[: where.start()]}", f"fix line {line} of the file in an editor")
-
-
-def _read_toml(path: Path) -> dict[str, Any]:
-    try:
-        with path.open("rb") as handle:
-            data = tomllib.load(handle)
-    except FileNotFoundError:
-        return {}
-    except tomllib.TOMLDecodeError as err:
-        raise _toml_error(path, err) from None
-    except RecursionError:  # tomllib recurses on nested arrays and inline tables
-        data = None
-    except UnicodeDecodeError as err:
-        raise ConfigError(
-            f"{path}: not UTF-8 text (byte 0x{err.object[err.start]:02x} at offset {err.start})",
-            "save the file as UTF-8, or remove it",
-        ) from None
-    except OSError as err:
-        raise ConfigError(f"{path}: cannot read ({err.strerror})",
-                          "make it a readable file (e.g. chmod 644 it), or remove it") from None
-    if data is None or _too_deep(data):
-        raise ConfigError(f"{path}: tables or arrays nested more than {MAX_DEPTH} levels deep",
-                          "flatten them in an editor")
-    return data
-
-
-def _merge(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
-    merged = dict(base)
-    for key, value in extra.items():
-        if isinstance(value, dict) and isinstance(merged.get(key), dict):
-            merged[key] = _merge(merged[key], value)
-        else:
-            merged[key] = value
-    return merged
-
-
-def _env_layer(environ: dict[str, str]) -> dict[str, Any]:
-    layer: dict[str, Any] = {}
-    for name, value in environ.items():
-        if not name.startswith("CHATCLI_") or name in _NOT_SETTINGS:
-            continue
-        for text in (name, value):
-            try:
-                text.encode("utf-8")
-            except UnicodeEncodeError:  # bytes the OS could not decode (kept as surrogates)
-                shown = name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
-                raise ConfigError(f"the variable {shown} is not valid UTF-8",
-                                  "set it again in UTF-8 text, or unset it") from None
-        path = [p.lower() for p in name[len("CHATCLI_") :].split("__") if p]
-        if not path:
-            continue
-        if len(path) > MAX_DEPTH:
-            raise ConfigError(f"{name[:60]}…: more than {MAX_DEPTH} levels of __",
-                              "unset it; no setting is nested that deep")
-        cursor = layer
-        for part in path[:-1]:
-            cursor = cursor.setdefault(part, {})
-            if not isinstance(cursor, dict):  # CHATCLI_A=1 beside CHATCLI_A__B=2
-                raise ConfigError(f"{name} sets a key inside a setting that is not a table",
-                                  "unset one of the two variables")
-        cursor[path[-1]] = value
-    return layer
 
 
 def unknown_setting(key: str, where: str = "") -> ConfigError:
@@ -261,20 +151,6 @@ def _validate(data: dict[str, Any], source: str) -> Settings:
                           f"{_expected(first)}, not {first['input']!r:.60}", fix) from None
 
 
-def _layers(flags: dict[str, Any] | None, cwd: Path | None,
-            environ: dict[str, str] | None) -> list[tuple[str, dict[str, Any]]]:
-    """Every settings layer, lowest precedence first: ``(where it comes from, its data)``."""
-    environ = dict(os.environ if environ is None else environ)
-    user_path = user_config_path()
-    layers = [(str(user_path), _read_toml(user_path))]
-    project_path = project_config_path(cwd)
-    if project_path:
-        layers.append((str(project_path), _read_toml(project_path)))
-    layers.append((ENV_SOURCE, _env_layer(environ)))
-    layers.append(("command line", {k: v for k, v in (flags or {}).items() if v is not None}))
-    return layers
-
-
 def load_settings(
     flags: dict[str, Any] | None = None,
     *,
@@ -286,48 +162,17 @@ def load_settings(
     ``flags`` holds only options given on the command line (None values are ignored).
     """
     try:
-        return _load(_layers(flags, cwd, environ))
+        return _load(layers(flags, cwd, environ))
     except RecursionError:
         raise ConfigError("the configuration is nested too deeply to read",
                           "flatten the tables in your config files (`chatcli config path`)"
                           ) from None
 
 
-def _load(layers: list[tuple[str, dict[str, Any]]]) -> Settings:
-    merged: dict[str, Any] = {}
-    # A model named in the same layer as a provider belongs to that provider: `--provider
-    # ollama` over a file saying provider = "anthropic", model = "claude-…" must not send the
-    # Claude model to Ollama (its [providers.ollama].model or default applies instead).
-    # A model set on its own (no provider beside it) applies to whichever provider is used.
-    paired_with: str | None = None
-    for source, layer in layers:
+def _load(found: list[tuple[str, dict[str, Any]]]) -> Settings:
+    for source, layer in found:
         _validate(layer, source)  # name the layer that holds the bad value
-        if "model" in layer:
-            paired_with = layer.get("provider")
-        elif paired_with is not None and layer.get("provider", paired_with) != paired_with:
-            merged.pop("model", None)
-            paired_with = None
-        merged = _merge(merged, layer)
-    return _validate(merged, "configuration")
-
-
-def origin_of(key: tuple[str, ...], *, cwd: Path | None = None,
-              environ: dict[str, str] | None = None) -> str:
-    """Where the effective value of the setting at ``key`` comes from: a file's path, the
-    variable that sets it, or "command line" ("configuration" when no layer sets it)."""
-    try:
-        layers = _layers(None, cwd, environ)
-    except ConfigError:
-        return "configuration"
-    for source, data in reversed(layers):
-        cursor: Any = data
-        for part in key:
-            cursor = cursor.get(part) if isinstance(cursor, dict) else None
-        if cursor is not None:
-            if source == ENV_SOURCE:
-                return "CHATCLI_" + "__".join(part.upper() for part in key)
-            return source
-    return "configuration"
+    return _validate(merge_layers(found), "configuration")
 
 
 # ------------------------------------------------------------------------------ editing
@@ -432,7 +277,7 @@ def _edited(path: Path, parts: list[str], value: Any, expected: dict[str, Any]) 
 def _read_for_edit(path: Path) -> dict[str, Any]:
     """The file ``config set``/``unset`` edits; one it cannot read is left exactly as it is."""
     try:
-        return _read_toml(path)
+        return read_toml(path)
     except ConfigError as err:
         raise ConfigError(err.message, f"{err.hint}, then run the command again (the file was "
                                        "not changed)") from None

@@ -1,12 +1,11 @@
 """Finding installed plugins (entry points of the group ``chatcli.plugins``) and importing them.
 
 stevedore finds the entry points; its answer is kept in a small cache file keyed on what
-decides it — the interpreter, ``sys.path``, and the modification time of every path entry and of
-every ``entry_points.txt`` in it — so that a start-up with nothing installed or removed reads one
-file instead of importing stevedore and ``importlib.metadata`` (about 25 ms, twice the cost of
-starting Python). Installing, upgrading or removing any distribution changes those times, so the
-cache is never stale in practice; a cached plugin that no longer imports is reported like any
-other import failure.
+decides it — the interpreter, ``sys.path``, and the modification time of every path entry — so
+that a start-up with nothing installed or removed reads one file instead of importing stevedore
+and ``importlib.metadata`` (about 25 ms, twice the cost of starting Python). Installing,
+upgrading or removing any distribution changes those times, so the cache is never stale in
+practice; a cached plugin that no longer imports is reported like any other import failure.
 
 Importing a plugin is isolated: whatever it raises (``SystemExit`` and failing ``assert``
 included) becomes a one-line failure, and whatever it prints to stdout is kept away from
@@ -20,8 +19,8 @@ import io
 import os
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
 from importlib import import_module
+from typing import NamedTuple
 
 __all__ = ["ENTRY_POINT_GROUP", "EntryPoint", "find_entry_points", "load_entry_point"]
 
@@ -30,8 +29,7 @@ ENTRY_POINT_GROUP = "chatcli.plugins"
 _CACHE_VERSION = "chatcli-entry-points 1"
 
 
-@dataclass(frozen=True)
-class EntryPoint:
+class EntryPoint(NamedTuple):
     """One plugin as installed: its name and ``module`` or ``module:attribute``."""
 
     name: str
@@ -39,33 +37,31 @@ class EntryPoint:
 
 
 def _fingerprint() -> str:
-    """What decides the installed entry points: interpreter, path entries and their mtimes."""
+    """What decides the installed entry points: the interpreter, the path entries and when each
+    last changed (installing, upgrading or removing a distribution adds or replaces a
+    ``*.dist-info`` folder in one of them)."""
     parts = [_CACHE_VERSION, sys.executable, sys.prefix]
     for entry in sys.path:
         try:
             parts.append(f"{entry}\t{os.stat(entry or '.').st_mtime_ns}")
-            listing = os.scandir(entry or ".")
         except OSError:
             parts.append(f"{entry}\t-")
-            continue
-        with listing:
-            for item in listing:
-                if item.name.endswith((".dist-info", ".egg-info")):
-                    path = os.path.join(item.path, "entry_points.txt")
-                    with contextlib.suppress(OSError):
-                        parts.append(f"{path}\t{os.stat(path).st_mtime_ns}")
     return "\n".join(parts)
 
 
-def _cache_file() -> str:
+def _cache_file(fingerprint: str) -> str:
+    """One file per fingerprint (``chatcli`` and ``python -m chatcli`` see different paths)."""
+    import zlib
+
     from chatcli._paths import directory
 
-    return os.path.join(directory("cache"), "entry-points.txt")
+    digest = zlib.crc32(fingerprint.encode("utf-8", "surrogateescape"))
+    return os.path.join(directory("cache"), f"entry-points-{digest:08x}.txt")
 
 
 def _read_cache(fingerprint: str) -> list[EntryPoint] | None:
     try:
-        with open(_cache_file(), encoding="utf-8") as handle:
+        with open(_cache_file(fingerprint), encoding="utf-8") as handle:
             text = handle.read()
     except (OSError, UnicodeDecodeError):
         return None
@@ -88,7 +84,7 @@ def _write_cache(fingerprint: str, found: list[EntryPoint]) -> None:
 
     body = "".join(f"{ep.name}\t{ep.value}\n" for ep in found)
     with contextlib.suppress(OSError):  # a read-only home still works, just uncached
-        atomic_write(Path(_cache_file()), f"{fingerprint}\n\n{body}", mode=0o600)
+        atomic_write(Path(_cache_file(fingerprint)), f"{fingerprint}\n\n{body}", mode=0o600)
 
 
 def _ask_stevedore() -> list[EntryPoint]:

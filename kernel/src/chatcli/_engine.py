@@ -24,24 +24,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from chatcli._config import Settings
-from chatcli._conversation import Checkpoint, Conversation, ConversationObserver
-from chatcli._errors import ChatcliError
-from chatcli._plugins import PluginHost
-from chatcli._specs import (
+from chatcli._calls import (
     ChatRequest,
-    Decision,
     PromptSection,
-    Provider,
-    Risk,
     StopEvent,
-    StopReason,
     TextDelta,
     Tool,
     ToolCallEvent,
     ToolContext,
     UsageEvent,
 )
+from chatcli._config import Settings
+from chatcli._conversation import Checkpoint, Conversation, ConversationObserver
+from chatcli._errors import ChatcliError
+from chatcli._plugins import PluginHost
+from chatcli._specs import Decision, Provider, Risk, StopReason
 from chatcli._streaming import Retrying, read_answer
 from chatcli._toolcall import catalog_section, parse_tool_calls
 from chatcli._types import Message, Role, TextPart, ToolCallPart, ToolResultPart, Usage

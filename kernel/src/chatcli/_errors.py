@@ -148,7 +148,8 @@ class BadRequestError(ProviderError):
 # Secret redaction
 # --------------------------------------------------------------------------------------------
 
-_KEY_PATTERNS = re.compile(
+#: Key-shaped strings (compiled on first use, by ``re``'s cache: not at start-up).
+_KEY_PATTERNS = (
     r"(sk-[A-Za-z0-9_\-]{8,}|xai-[A-Za-z0-9_\-]{8,}|gsk_[A-Za-z0-9_\-]{8,}"
     r"|AIza[A-Za-z0-9_\-]{20,}|(?i:bearer)\s+[A-Za-z0-9._\-]{8,})"
 )
@@ -173,4 +174,4 @@ def redact(text: str) -> str:
             text = text.replace(value, "***")
     # the password of a URL's userinfo (scheme://user:PASSWORD@host), up to its last "@"
     text = re.sub(r"(\b[A-Za-z][A-Za-z0-9+.\-]*://[^\s:/?#@\[\]]*:)[^\s/?#]+@", r"\1***@", text)
-    return _KEY_PATTERNS.sub("***", text)
+    return re.sub(_KEY_PATTERNS, "***", text)

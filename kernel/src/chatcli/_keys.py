@@ -8,23 +8,32 @@ from __future__ import annotations
 import os
 import stat
 import tomllib
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from chatcli._errors import ConfigError, register_secret
-from chatcli._paths import atomic_write, config_dir
+from chatcli._paths import atomic_write, directory
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 __all__ = ["key_file", "list_keys", "lookup_key", "remove_key", "set_key"]
 
 
 def key_file() -> Path:
     """The key file's path."""
-    return config_dir() / "keys.toml"
+    from pathlib import Path
+
+    return Path(_key_path())
+
+
+def _key_path() -> str:
+    return os.path.join(directory("config"), "keys.toml")
 
 
 def _load() -> dict[str, str]:
-    path = key_file()
+    path = _key_path()  # text, not Path: looking a key up must not pay for pathlib
     try:
-        mode = path.stat().st_mode
+        mode = os.stat(path).st_mode
     except FileNotFoundError:
         return {}
     except OSError as err:  # e.g. CHATCLI_CONFIG_DIR names a file
@@ -33,7 +42,8 @@ def _load() -> dict[str, str]:
     if mode & (stat.S_IRWXG | stat.S_IRWXO):
         os.chmod(path, 0o600)  # repair permissions before reading secrets
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        with open(path, encoding="utf-8") as handle:
+            data = tomllib.loads(handle.read())
     except (tomllib.TOMLDecodeError, UnicodeDecodeError, RecursionError) as err:
         why = ("nested too deeply" if isinstance(err, RecursionError) else
                "not UTF-8" if isinstance(err, UnicodeDecodeError) else str(err))

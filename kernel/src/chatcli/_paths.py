@@ -59,12 +59,22 @@ def find_project_dir(start: Path | None = None) -> Path | None:
     """The nearest directory at or above ``start`` that holds a ``.chatcli`` folder."""
     from pathlib import Path
 
-    here = (start or Path.cwd()).resolve()
-    home = Path.home().resolve()
-    for folder in (here, *here.parents):
-        if folder != home and (folder / ".chatcli").is_dir():
+    found = project_directory(str(start) if start is not None else None)
+    return Path(found) if found is not None else None
+
+
+def project_directory(start: str | None = None) -> str | None:
+    """:func:`find_project_dir` as text (no pathlib: the start-up path uses it). The home
+    folder itself never counts: its ``.chatcli`` would be nobody's project."""
+    folder = os.path.realpath(start or os.getcwd())
+    home = os.path.realpath(os.path.expanduser("~"))
+    while True:
+        if folder != home and os.path.isdir(os.path.join(folder, ".chatcli")):
             return folder
-    return None
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent
 
 
 def atomic_write(path: Path, data: str | bytes, mode: int | None = None) -> None:

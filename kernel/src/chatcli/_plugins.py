@@ -17,8 +17,7 @@ import os
 import sys
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 import pluggy
 
@@ -31,21 +30,12 @@ if TYPE_CHECKING:
 
     import click
 
+    from chatcli._calls import ChatRequest, PromptSection, Tool, ToolContext, ToolSpec
     from chatcli._config import Settings
     from chatcli._conversation import Checkpoint, Conversation
     from chatcli._errors import ChatcliError
     from chatcli._session import Session, SessionOptions
-    from chatcli._specs import (
-        ChatRequest,
-        Decision,
-        PromptSection,
-        ProviderSpec,
-        SkillSource,
-        SlashCommand,
-        Tool,
-        ToolContext,
-        ToolSpec,
-    )
+    from chatcli._specs import Decision, ProviderSpec, SkillSource, SlashCommand
     from chatcli._types import Message, ToolCallPart, ToolResultPart
 
 __all__ = [
@@ -64,8 +54,7 @@ T = TypeVar("T")
 _RAISING_HOOKS = frozenset({"open_conversation", "interactive_main"})
 
 
-@dataclass
-class PluginFailure:
+class PluginFailure(NamedTuple):
     """A plugin that misbehaved: which one, during what, and why (one line).
 
     ``fatal`` is False when the plugin still works (it printed while importing, say).
@@ -81,17 +70,17 @@ class PluginFailure:
         return f"plugin {self.name!r} {verb} {self.stage}: {self.reason}"
 
 
-@dataclass
 class PluginInfo:
-    """One entry of ``chatcli plugins list``."""
+    """One entry of ``chatcli plugins list``: its status is "loaded", "misbehaving", "failed"
+    or "disabled", and ``reason`` says why when it is not loaded."""
 
-    name: str
-    module: str
-    distribution: str | None = None
-    version: str | None = None
-    hooks: list[str] = field(default_factory=list)
-    status: str = "loaded"
-    reason: str = ""
+    def __init__(self, name: str, module: str, distribution: str | None = None,
+                 version: str | None = None) -> None:
+        self.name, self.module = name, module
+        self.distribution, self.version = distribution, version
+        self.hooks: list[str] = []
+        self.status = "loaded"
+        self.reason = ""
 
 
 def _names_from_env(variable: str) -> set[str] | None:
@@ -107,8 +96,9 @@ def _trace_from_env() -> bool:
 
 def _type_namespace() -> dict[str, Any]:
     """What the hookspecs' return annotations name."""
+    from chatcli._calls import PromptSection
     from chatcli._conversation import Conversation
-    from chatcli._specs import Decision, PromptSection
+    from chatcli._specs import Decision
 
     return {"Conversation": Conversation, "Decision": Decision, "PromptSection": PromptSection}
 
@@ -291,8 +281,8 @@ class PluginHost:
         """The registered :class:`~chatcli.Tool` objects, by name (for the configured run)."""
         from pathlib import Path
 
+        from chatcli._calls import Tool
         from chatcli._config import Settings
-        from chatcli._specs import Tool
 
         settings = self.settings if self.settings is not None else Settings()
         workspace = self.workspace if self.workspace is not None else Path.cwd()

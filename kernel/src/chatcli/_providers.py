@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-import difflib
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from chatcli._config import ProviderSettings, Settings, origin_of
 from chatcli._errors import ChatcliError, ConfigError, ProviderError, UsageError
 from chatcli._keys import lookup_key
-from chatcli._plugins import PluginHost
 from chatcli._specs import Provider, ProviderConfig, ProviderOption, ProviderSpec
+
+if TYPE_CHECKING:  # settings are validated with pydantic: imported where a provider is built
+    from chatcli._config import ProviderSettings, Settings
+    from chatcli._plugins import PluginHost
 
 __all__ = [
     "INSTALL_HINT",
@@ -48,6 +49,8 @@ def find_provider(host: PluginHost, name: str) -> ProviderSpec:
     specs = host.providers()
     spec = specs.get(name)
     if spec is None:
+        import difflib
+
         close = difflib.get_close_matches(name, list(specs), n=1)
         hint = f"did you mean '{close[0]}'?" if close else (
             f"installed: {', '.join(sorted(specs)) or 'none'}; or pip install "
@@ -135,12 +138,16 @@ def check_provider_options(spec: ProviderSpec, table: ProviderSettings) -> dict[
     Raises :class:`ConfigError` naming the file (or variable), the key and what it must be, or
     suggesting the closest key for one that is no setting of this provider.
     """
+    from chatcli._config import ProviderSettings, origin_of
+
     extra = dict(table.model_extra or {})
     known = [*ProviderSettings.model_fields, *spec.options]
     for key, value in extra.items():
         where = origin_of(("providers", spec.name, key))
         option = spec.options.get(key)
         if option is None:
+            import difflib
+
             close = difflib.get_close_matches(key, known, n=1)
             raise ConfigError(
                 f"{where}: unknown setting 'providers.{spec.name}.{key}'",

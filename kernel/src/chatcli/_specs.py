@@ -1,32 +1,26 @@
-"""What plugins register and what flows between the engine and a provider: plain dataclasses.
+"""What plugins register: providers, slash commands, skill folders — light, immutable records.
 
-These types describe features (a provider, a tool, a slash command, a skill folder, a prompt
-section) and one model call (:class:`ChatRequest`, the stream events). They import neither
-pydantic nor anything heavy, so registering a provider or listing them (``chatcli models``) stays
-cheap. The conversation's messages, which are stored and validated, live in :mod:`chatcli._types`.
+Registering or listing providers (``chatcli models``) must stay as cheap as ``--help``, so these
+are ``NamedTuple`` records (no pydantic, no dataclass machinery). What one model call carries
+(requests, stream events, tools) is in :mod:`chatcli._calls`; the stored messages are in
+:mod:`chatcli._types`.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from enum import StrEnum
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
-    from pydantic import BaseModel
+    from pathlib import Path
 
-    from chatcli._config import Settings
-    from chatcli._types import Message, ToolCallPart, Usage
+    from chatcli._calls import ChatRequest, StreamEvent
 
 __all__ = [
-    "TOOL_NAME_PATTERN",
     "Capabilities",
-    "ChatRequest",
     "Decision",
-    "PromptSection",
     "Provider",
     "ProviderConfig",
     "ProviderOption",
@@ -34,19 +28,10 @@ __all__ = [
     "Risk",
     "SkillSource",
     "SlashCommand",
-    "StopEvent",
     "StopReason",
-    "StreamEvent",
-    "TextDelta",
-    "Tool",
-    "ToolCallEvent",
-    "ToolContext",
-    "ToolSpec",
-    "UsageEvent",
 ]
 
-#: What providers accept as a tool name (OpenAI's and Anthropic's rule).
-TOOL_NAME_PATTERN = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+_NOTHING: Mapping[str, Any] = MappingProxyType({})
 
 
 class Risk(StrEnum):
@@ -78,104 +63,11 @@ class StopReason(StrEnum):
 
 
 # --------------------------------------------------------------------------------------------
-# The prompt and one model call
-# --------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class PromptSection:
-    """One contribution to the system prompt.
-
-    Stable sections come first and may be cached by providers that support prompt caching;
-    volatile sections (``stable=False``: the date, retrieved memory) come after them so they never
-    break the cached prefix. Within each group, sections are ordered by ``order`` then ``name``.
-    """
-
-    name: str
-    text: str
-    stable: bool = True
-    order: int = 100
-
-
-@dataclass(frozen=True)
-class ToolSpec:
-    """What the model sees of a tool: name, description, JSON schema of its arguments, risk."""
-
-    name: str
-    description: str
-    parameters: dict[str, Any] = field(
-        default_factory=lambda: {"type": "object", "properties": {}})
-    risk: Risk = Risk.READ
-
-
-@dataclass
-class ChatRequest:
-    """Everything a provider needs for one model call.
-
-    ``before_request`` implementations may change it in place before it is sent.
-    """
-
-    model: str
-    system: list[PromptSection] = field(default_factory=list)
-    messages: list[Message] = field(default_factory=list)
-    tools: list[ToolSpec] = field(default_factory=list)
-    max_tokens: int | None = None
-    temperature: float | None = None
-    options: dict[str, Any] = field(default_factory=dict)
-
-    def ordered_system(self) -> list[PromptSection]:
-        """System sections in prompt order: stable ones first, then volatile ones."""
-        return sorted(self.system, key=lambda s: (not s.stable, s.order, s.name))
-
-    def system_text(self) -> str:
-        """The whole system prompt as one string (for providers without section support)."""
-        return "\n\n".join(s.text for s in self.ordered_system() if s.text)
-
-
-@dataclass(frozen=True, slots=True)
-class TextDelta:
-    """A piece of answer text, in arrival order."""
-
-    text: str
-    type: str = "text"
-
-
-@dataclass(frozen=True, slots=True)
-class ToolCallEvent:
-    """A complete tool call (providers assemble streamed argument fragments before yielding)."""
-
-    call: ToolCallPart
-    type: str = "tool_call"
-
-
-@dataclass(frozen=True, slots=True)
-class UsageEvent:
-    """Token usage reported by the provider (may arrive more than once; later values win)."""
-
-    usage: Usage
-    type: str = "usage"
-
-
-@dataclass(frozen=True, slots=True)
-class StopEvent:
-    """The last event of a response: why it stopped and which model answered."""
-
-    reason: StopReason = StopReason.END_TURN
-    model: str | None = None
-    type: str = "stop"
-
-
-#: What :meth:`Provider.stream` yields.
-StreamEvent = TextDelta | ToolCallEvent | UsageEvent | StopEvent
-
-
-# --------------------------------------------------------------------------------------------
 # Providers
 # --------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Capabilities:
+class Capabilities(NamedTuple):
     """What a provider supports."""
 
     streaming: bool = True
@@ -184,8 +76,7 @@ class Capabilities:
     vision: bool = False
 
 
-@dataclass(frozen=True)
-class ProviderOption:
+class ProviderOption(NamedTuple):
     """A provider-specific setting accepted in its ``[providers.NAME]`` table.
 
     ``type`` is what the value must be (``str``, ``int``, ``float``, ``bool``, ``list`` or
@@ -199,9 +90,9 @@ class ProviderOption:
     items: type | tuple[type, ...] | None = None
 
 
-@dataclass(repr=False)
-class ProviderConfig:
-    """What the kernel hands to a provider factory: resolved key, URL, model and limits.
+class ProviderConfig(NamedTuple):
+    """What the kernel hands to a provider factory: resolved key, URL, model and limits
+    (an immutable record).
 
     ``options`` holds the provider-specific keys of ``[providers.NAME]``, already checked against
     :attr:`ProviderSpec.options`. ``repr()`` never shows the key.
@@ -213,7 +104,7 @@ class ProviderConfig:
     base_url: str | None = None
     timeout: float = 120.0
     max_retries: int = 3
-    options: dict[str, Any] = field(default_factory=dict)
+    options: Mapping[str, Any] = _NOTHING
 
     def __repr__(self) -> str:
         return (f"ProviderConfig(name={self.name!r}, model={self.model!r}, "
@@ -236,9 +127,9 @@ class Provider(Protocol):
         ...
 
 
-@dataclass
-class ProviderSpec:
-    """A provider as a plugin registers it; nothing heavy is imported until ``factory`` runs.
+class ProviderSpec(NamedTuple):
+    """A provider as a plugin registers it (an immutable record); nothing heavy is imported until
+    ``factory`` runs.
 
     ``env_keys`` are the environment variables that may hold its API key (first found wins);
     ``requires_key`` is False for local services. ``priority`` orders automatic selection when no
@@ -252,87 +143,16 @@ class ProviderSpec:
     display_name: str
     factory: Callable[[ProviderConfig], Provider]
     default_model: str
-    env_keys: list[str] = field(default_factory=list)
+    env_keys: Sequence[str] = ()
     requires_key: bool = True
     base_url: str | None = None
     base_url_env: str | None = None
-    models: list[str] = field(default_factory=list)
-    capabilities: Capabilities = field(default_factory=Capabilities)
+    models: Sequence[str] = ()
+    capabilities: Capabilities = Capabilities()
     priority: int = 50
     auto_select: bool = True
     description: str = ""
-    options: Mapping[str, ProviderOption] = field(default_factory=dict)
-
-
-# --------------------------------------------------------------------------------------------
-# Tools
-# --------------------------------------------------------------------------------------------
-
-
-@dataclass
-class ToolContext:
-    """What a running tool knows: the workspace root it must stay inside, and the settings."""
-
-    workspace: Path
-    settings: Settings
-    interactive: bool = False
-
-
-_EMPTY_OBJECT: dict[str, Any] = {"type": "object", "properties": {}}
-
-
-@dataclass
-class Tool:
-    """A tool a plugin registers.
-
-    The arguments are described either by ``args_model``, a pydantic model whose JSON schema is
-    what the model sees and which validates the call, or by ``parameters``, a raw JSON schema
-    passed through as it is (an MCP server's tool), in which case ``run`` receives the arguments
-    dict. ``run(arguments, context)`` returns the text sent back to the model; raising produces an
-    error result and never ends the conversation. ``name`` must match ``^[a-zA-Z0-9_-]{1,64}$``.
-    """
-
-    name: str
-    description: str
-    run: Callable[[Any, ToolContext], str]
-    args_model: type[BaseModel] | None = None
-    parameters: dict[str, Any] | None = None
-    risk: Risk = Risk.READ
-
-    def __post_init__(self) -> None:
-        if not isinstance(self.name, str) or not TOOL_NAME_PATTERN.match(self.name):
-            raise ValueError(f"tool name {self.name!r} must be 1-64 letters, digits, '_' or '-'")
-        if self.args_model is not None and self.parameters is not None:
-            raise ValueError(f"tool {self.name!r}: give args_model or parameters, not both")
-        if self.parameters is not None and not isinstance(self.parameters, dict):
-            raise ValueError(f"tool {self.name!r}: parameters must be a JSON schema object")
-        self.risk = Risk(self.risk)
-        self._spec: ToolSpec | None = None
-
-    def spec(self) -> ToolSpec:
-        """The :class:`ToolSpec` describing this tool to a model (computed once)."""
-        if self._spec is None:
-            if self.args_model is not None:
-                schema = self.args_model.model_json_schema()
-                schema.pop("title", None)
-            else:
-                schema = dict(self.parameters or _EMPTY_OBJECT)
-            self._spec = ToolSpec(self.name, self.description, schema, self.risk)
-        return self._spec
-
-    def parse_arguments(self, arguments: dict[str, Any]) -> Any:
-        """The value ``run`` receives: a validated ``args_model`` instance, or the dict itself.
-
-        Raises ``pydantic.ValidationError`` (args_model) or ``ValueError`` (a raw schema's
-        required property is missing) with what is wrong.
-        """
-        if self.args_model is not None:
-            return self.args_model.model_validate(arguments)
-        required = (self.parameters or {}).get("required") or []
-        missing = [name for name in required if isinstance(name, str) and name not in arguments]
-        if missing:
-            raise ValueError(f"missing required argument(s): {', '.join(missing)}")
-        return arguments
+    options: Mapping[str, ProviderOption] = _NOTHING
 
 
 # --------------------------------------------------------------------------------------------
@@ -340,19 +160,14 @@ class Tool:
 # --------------------------------------------------------------------------------------------
 
 
-@dataclass
-class SkillSource:
+class SkillSource(NamedTuple):
     """A folder of skills (each a sub-folder with a ``SKILL.md``) that a skill pack contributes."""
 
     name: str
     path: Path
 
-    def __post_init__(self) -> None:
-        self.path = Path(self.path)
 
-
-@dataclass
-class SlashCommand:
+class SlashCommand(NamedTuple):
     """An in-chat ``/command``.
 
     ``run(app, argument_text)`` is called with the running chat (:class:`chatcli.ChatApp`) and
@@ -363,6 +178,6 @@ class SlashCommand:
     name: str
     help: str
     run: Callable[[Any, str], Any]
-    subcommands: list[str] = field(default_factory=list)
-    aliases: list[str] = field(default_factory=list)
+    subcommands: Sequence[str] = ()
+    aliases: Sequence[str] = ()
     complete: Callable[[Any, str], list[str]] | None = None

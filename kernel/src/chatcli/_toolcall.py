@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from chatcli._specs import PromptSection, ToolSpec
+from chatcli._calls import PromptSection, ToolSpec
 from chatcli._types import ToolCallPart
 
 __all__ = [

@@ -38,22 +38,13 @@ if TYPE_CHECKING:
 
     import click
 
+    from chatcli._calls import ChatRequest, PromptSection, Tool, ToolContext, ToolSpec
     from chatcli._config import Settings
     from chatcli._conversation import Checkpoint, Conversation
     from chatcli._errors import ChatcliError
     from chatcli._plugins import PluginHost
     from chatcli._session import Session, SessionOptions
-    from chatcli._specs import (
-        ChatRequest,
-        Decision,
-        PromptSection,
-        ProviderSpec,
-        SkillSource,
-        SlashCommand,
-        Tool,
-        ToolContext,
-        ToolSpec,
-    )
+    from chatcli._specs import Decision, ProviderSpec, SkillSource, SlashCommand
     from chatcli._types import Message, ToolCallPart, ToolResultPart
 
 hookspec = pluggy.HookspecMarker("chatcli")

@@ -14,7 +14,6 @@ import contextlib
 import errno
 import os
 import sys
-import traceback
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -216,6 +215,8 @@ def _failure(err: BaseException) -> tuple[int, str | None]:
 
     if isinstance(err, ChatcliError):
         if debug_enabled():
+            import traceback
+
             traceback.print_exc()
         return err.exit_code, str(err)
     if isinstance(err, click.exceptions.Exit):
@@ -242,6 +243,8 @@ _DISK_FULL = frozenset({errno.ENOSPC, errno.EDQUOT})
 def _unexpected(err: BaseException) -> tuple[int, str]:
     """A bug: still one line unless CHATCLI_DEBUG asks for more."""
     if debug_enabled():
+        import traceback
+
         traceback.print_exc()
     first = (str(err).splitlines() or [""])[0]
     return EXIT_PROVIDER, (f"unexpected {type(err).__name__}: {first}"

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -21,6 +20,7 @@ __all__ = [
     "UTF8_TEXT",
     "AppState",
     "FreeText",
+    "LazyGroup",
     "Utf8Text",
     "error_line",
     "format_table",
@@ -31,13 +31,13 @@ __all__ = [
 ]
 
 
-@dataclass
 class AppState:
     """What every sub-command can reach through ``ctx.obj``: the loaded plugin host, and whether
     a failure must also be printed as a JSON object on stdout (``chatcli -p … --json``)."""
 
-    host: PluginHost
-    json_errors: bool = False
+    def __init__(self, host: PluginHost, json_errors: bool = False) -> None:
+        self.host = host
+        self.json_errors = json_errors
 
 
 def get_state(ctx: click.Context) -> AppState:
@@ -141,3 +141,43 @@ def format_table(headers: list[str], rows: list[list[str]]) -> str:
         cells = [cell.ljust(widths[i]) for i, cell in enumerate(row)]
         lines.append("  ".join(cells).rstrip())
     return "\n".join(lines)
+
+
+class LazyGroup(click.Group):
+    """A sub-command group whose code is imported only when it is used.
+
+    ``chatcli --help`` imports every plugin's entry module and lists every command; a plugin with
+    a big command group registers ``LazyGroup("sessions", "Saved conversations…",
+    "chatcli_sessions.cli:sessions")`` instead, so only ``chatcli sessions …`` pays for it.
+    ``target`` is ``module:attribute`` naming the real :class:`click.Group`; ``help`` is the line
+    the root help shows (keep it the real group's first docstring line).
+    """
+
+    def __init__(self, name: str, help: str, target: str) -> None:
+        super().__init__(name=name, help=help)
+        self._target = target
+        self._loaded = False
+
+    def _load(self) -> None:
+        if self._loaded:
+            return
+        from importlib import import_module
+
+        module, _, attribute = self._target.partition(":")
+        real = getattr(import_module(module), attribute)
+        self.params, self.commands, self.callback = real.params, real.commands, real.callback
+        self.help, self.epilog, self.short_help = real.help, real.epilog, real.short_help
+        require_utf8(self)
+        self._loaded = True
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        self._load()
+        return super().parse_args(ctx, args)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        self._load()
+        return super().get_command(ctx, cmd_name)
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        self._load()
+        return super().list_commands(ctx)

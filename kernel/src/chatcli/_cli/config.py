@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 from chatcli._cli.common import settings_from
 
@@ -29,6 +30,8 @@ def format_value(value: Any) -> str:
         return "true" if value else "false"
     if isinstance(value, str | int | float):
         return str(value)
+    import json
+
     return json.dumps(value, ensure_ascii=False, default=str)
 
 
@@ -37,6 +40,8 @@ def _target(project: bool) -> Path:
 
     if not project:
         return user_config_path()
+    from pathlib import Path
+
     return project_config_path() or Path.cwd() / ".chatcli" / "config.toml"
 
 

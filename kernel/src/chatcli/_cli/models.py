@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from chatcli._cli.common import format_table, get_state, settings_from
+from chatcli._cli.common import format_table, get_state
 
 __all__ = ["key_status", "models_command"]
 
@@ -28,10 +28,11 @@ def key_status(spec, settings) -> str:  # (ProviderSpec, Settings) -> str
 def models_command(ctx: click.Context) -> int:
     """List providers, their models and whether each has a key (* marks the default)."""
     from chatcli._errors import ChatcliError
+    from chatcli._layers import glance
     from chatcli._providers import INSTALL_HINT, choose_provider
 
     host = get_state(ctx).host
-    settings = settings_from()
+    settings = glance()  # the few settings a listing needs, without validating them all
     specs = host.providers()
     if not specs:
         click.echo(f"no provider is installed — {INSTALL_HINT}")

@@ -12,13 +12,13 @@ import sys
 from typing import TYPE_CHECKING, Any, TextIO
 
 if TYPE_CHECKING:
+    from chatcli._calls import Tool
     from chatcli._cli.spinner import Spinner
     from chatcli._config import Settings
     from chatcli._conversation import Conversation
     from chatcli._engine import TurnFinished
     from chatcli._plugins import PluginHost
     from chatcli._session import Session, SessionOptions
-    from chatcli._specs import Tool
     from chatcli._streaming import Retrying
     from chatcli._types import ToolCallPart
 
@@ -382,8 +382,8 @@ def _isatty(stream: TextIO | None) -> bool:
 
 def _consume(events: Any, output: _Output, waiting: Spinner | None) -> TurnFinished | None:
     """Show the events of a turn; ``waiting`` spins while the model has not answered yet."""
+    from chatcli._calls import TextDelta
     from chatcli._engine import ToolFinished, ToolStarted, TurnFinished
-    from chatcli._specs import TextDelta
     from chatcli._streaming import Retrying
 
     if waiting is not None:

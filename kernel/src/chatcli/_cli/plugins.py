@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import importlib.util
 import sys
-from pathlib import Path
 
 import click
 
@@ -146,9 +145,9 @@ def _declares_plugins(dist: str) -> bool:
 @plugins_group.command("new")
 @click.argument("name")
 @click.option("--kind", type=click.Choice(KINDS), required=True, help="What the plugin adds.")
-@click.option("--dir", "directory", type=click.Path(file_okay=False, path_type=Path),
+@click.option("--dir", "directory", type=click.Path(file_okay=False),
               default=None, help="Where to create it (default: the current directory).")
-def plugins_new(name: str, kind: str, directory: Path | None) -> int:
+def plugins_new(name: str, kind: str, directory: str | None) -> int:
     """Create a new plugin package NAME from the template."""
     from chatcli._errors import UsageError
 
@@ -157,7 +156,9 @@ def plugins_new(name: str, kind: str, directory: Path | None) -> int:
     except ImportError:
         raise UsageError("this chatcli has no plugin template (chatcli.scaffold is missing)",
                          "reinstall chatcli-kernel") from None
-    path = render_plugin(name, kind, directory or Path.cwd())
+    from pathlib import Path
+
+    path = render_plugin(name, kind, Path(directory) if directory else Path.cwd())
     click.echo(f"created {path}")
     click.echo(f"next: chatcli plugins install -e {path} && chatcli plugins list")
     return 0

@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-import datetime as _dt
 import functools
-import json
-import shutil
 import sys
-import unicodedata
 from collections.abc import Callable
-from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 from chatcli import ChatcliError
+
+if TYPE_CHECKING:
+    pass
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -58,16 +56,22 @@ def _store() -> Any:
 
 
 def _time(timestamp: float) -> str:
-    return _dt.datetime.fromtimestamp(timestamp).strftime("%Y-%m-%d %H:%M")
+    import datetime
+
+    return datetime.datetime.fromtimestamp(timestamp).strftime("%Y-%m-%d %H:%M")
 
 
 def _one_line(text: str) -> str:
     """``text`` with line breaks, tabs and other control characters turned into spaces."""
+    import unicodedata
+
     return "".join(" " if unicodedata.category(c) == "Cc" else c for c in text).strip()
 
 
 def _cells(text: str) -> int:
     """How many terminal columns ``text`` takes (wide characters two, combining marks none)."""
+    import unicodedata
+
     return sum(
         0 if unicodedata.combining(c) else 2 if unicodedata.east_asian_width(c) in "WF" else 1
         for c in text
@@ -141,11 +145,15 @@ def list_sessions(as_json: bool, limit: int | None) -> None:
     """List sessions, most recently used first."""
     found = _store().list(limit=limit)
     if as_json:
+        import json
+
         click.echo(json.dumps([s.to_dict() for s in found], ensure_ascii=False, indent=2))
         return
     if not found:
         click.echo("No saved sessions.")
         return
+    import shutil
+
     width = shutil.get_terminal_size().columns if sys.stdout.isatty() else None
     for line in _table(found, width):
         click.echo(line)
@@ -167,10 +175,10 @@ def show_session(ref: str) -> None:
 @click.argument("ref", type=TEXT)
 @click.option("--format", "fmt", type=click.Choice(["markdown", "json"]), default="markdown",
               show_default=True, help="markdown: the conversation as read; json: the whole log.")
-@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
+@click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,
               help="Write to this file instead of standard output.")
 @_one_line_errors
-def export_session(ref: str, fmt: str, output: Path | None) -> None:
+def export_session(ref: str, fmt: str, output: str | None) -> None:
     """Export a session (REF: id, unique id prefix, or name)."""
     from chatcli import UsageError, atomic_write
 
@@ -182,8 +190,10 @@ def export_session(ref: str, fmt: str, output: Path | None) -> None:
     if output is None:
         sys.stdout.write(text)
         return
+    from pathlib import Path
+
     try:
-        atomic_write(output, text)
+        atomic_write(Path(output), text)
     except OSError as err:
         raise UsageError(f"cannot write {output}: {err.strerror}", "choose another path") from None
     click.echo(f"Wrote {click.format_filename(output)}", err=True)
@@ -204,6 +214,8 @@ def import_session(file: str, new_id: bool, name: str | None) -> None:
 
     shown = "standard input" if file == "-" else click.format_filename(file)
     try:
+        from pathlib import Path
+
         raw = sys.stdin.buffer.read() if file == "-" else Path(file).read_bytes()
     except OSError as err:
         raise UsageError(f"cannot read {shown}: {err.strerror or err}", "check the path") from None
@@ -240,6 +252,8 @@ def search_sessions(text: tuple[str, ...], as_json: bool, limit: int) -> None:
     """Find messages containing every word of TEXT (full-text), newest first."""
     hits = _store().search(" ".join(text), limit=limit)
     if as_json:
+        import json
+
         click.echo(json.dumps([h.to_dict() for h in hits], ensure_ascii=False, indent=2))
         return
     if not hits:

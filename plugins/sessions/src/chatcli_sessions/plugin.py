@@ -10,12 +10,13 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from chatcli import hookimpl
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     import click
     from chatcli import Checkpoint, Conversation, Message, Settings, SlashCommand
 
@@ -124,7 +125,11 @@ def register_slash_commands(register: Callable[[SlashCommand], None]) -> None:
 
 @hookimpl
 def register_commands(cli: click.Group) -> None:
-    """``chatcli sessions list|show|export|import|delete|search``."""
-    from chatcli_sessions.cli import sessions
+    """``chatcli sessions list|show|export|import|delete|search`` (imported when used)."""
+    from chatcli import LazyGroup
 
-    cli.add_command(sessions)
+    cli.add_command(LazyGroup("sessions", SESSIONS_HELP, "chatcli_sessions.cli:sessions"))
+
+
+#: The ``sessions`` group's first help line, as ``chatcli --help`` lists it.
+SESSIONS_HELP = "Saved conversations: list, show, export, import, delete and search them."

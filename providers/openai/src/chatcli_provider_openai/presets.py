@@ -6,7 +6,7 @@ row to :data:`PRESETS`; nothing else changes. This module imports no SDK.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from typing import NamedTuple
 
 __all__ = ["AUTO_MODEL", "PRESETS", "Preset"]
 
@@ -15,8 +15,7 @@ __all__ = ["AUTO_MODEL", "PRESETS", "Preset"]
 AUTO_MODEL = "auto"
 
 
-@dataclass(frozen=True)
-class Preset:
+class Preset(NamedTuple):
     """One OpenAI-compatible service.
 
     :param name: provider name (``--provider NAME``, ``[providers.NAME]``).
@@ -45,7 +44,7 @@ class Preset:
     auto_select: bool = True
     max_tokens_param: str = "max_tokens"
     vision: bool = False
-    models: tuple[str, ...] = field(default_factory=tuple)
+    models: tuple[str, ...] = ()
     description: str = ""
 
 

@@ -1,0 +1,197 @@
+"""What one model call carries: the request, the stream events, and the tools the model may call.
+
+Plain dataclasses: a :class:`ChatRequest` is built before every model call and
+``before_request`` implementations may change it in place.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from chatcli._specs import Risk, StopReason
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from pydantic import BaseModel
+
+    from chatcli._config import Settings
+    from chatcli._types import Message, ToolCallPart, Usage
+
+__all__ = [
+    "TOOL_NAME_PATTERN",
+    "ChatRequest",
+    "PromptSection",
+    "StopEvent",
+    "StreamEvent",
+    "TextDelta",
+    "Tool",
+    "ToolCallEvent",
+    "ToolContext",
+    "ToolSpec",
+    "UsageEvent",
+]
+
+#: What providers accept as a tool name (OpenAI's and Anthropic's rule).
+TOOL_NAME_PATTERN = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+
+
+@dataclass(frozen=True)
+class PromptSection:
+    """One contribution to the system prompt.
+
+    Stable sections come first and may be cached by providers that support prompt caching;
+    volatile sections (``stable=False``: the date, retrieved memory) come after them so they never
+    break the cached prefix. Within each group, sections are ordered by ``order`` then ``name``.
+    """
+
+    name: str
+    text: str
+    stable: bool = True
+    order: int = 100
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """What the model sees of a tool: name, description, JSON schema of its arguments, risk."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any] = field(
+        default_factory=lambda: {"type": "object", "properties": {}})
+    risk: Risk = Risk.READ
+
+
+@dataclass
+class ChatRequest:
+    """Everything a provider needs for one model call.
+
+    ``before_request`` implementations may change it in place before it is sent.
+    """
+
+    model: str
+    system: list[PromptSection] = field(default_factory=list)
+    messages: list[Message] = field(default_factory=list)
+    tools: list[ToolSpec] = field(default_factory=list)
+    max_tokens: int | None = None
+    temperature: float | None = None
+    options: dict[str, Any] = field(default_factory=dict)
+
+    def ordered_system(self) -> list[PromptSection]:
+        """System sections in prompt order: stable ones first, then volatile ones."""
+        return sorted(self.system, key=lambda s: (not s.stable, s.order, s.name))
+
+    def system_text(self) -> str:
+        """The whole system prompt as one string (for providers without section support)."""
+        return "\n\n".join(s.text for s in self.ordered_system() if s.text)
+
+
+@dataclass(frozen=True, slots=True)
+class TextDelta:
+    """A piece of answer text, in arrival order."""
+
+    text: str
+    type: str = "text"
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallEvent:
+    """A complete tool call (providers assemble streamed argument fragments before yielding)."""
+
+    call: ToolCallPart
+    type: str = "tool_call"
+
+
+@dataclass(frozen=True, slots=True)
+class UsageEvent:
+    """Token usage reported by the provider (may arrive more than once; later values win)."""
+
+    usage: Usage
+    type: str = "usage"
+
+
+@dataclass(frozen=True, slots=True)
+class StopEvent:
+    """The last event of a response: why it stopped and which model answered."""
+
+    reason: StopReason = StopReason.END_TURN
+    model: str | None = None
+    type: str = "stop"
+
+
+#: What :meth:`Provider.stream` yields.
+StreamEvent = TextDelta | ToolCallEvent | UsageEvent | StopEvent
+
+
+# --------------------------------------------------------------------------------------------
+# Tools
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class ToolContext:
+    """What a running tool knows: the workspace root it must stay inside, and the settings."""
+
+    workspace: Path
+    settings: Settings
+    interactive: bool = False
+
+
+_EMPTY_OBJECT: dict[str, Any] = {"type": "object", "properties": {}}
+
+
+@dataclass
+class Tool:
+    """A tool a plugin registers.
+
+    The arguments are described either by ``args_model``, a pydantic model whose JSON schema is
+    what the model sees and which validates the call, or by ``parameters``, a raw JSON schema
+    passed through as it is (an MCP server's tool), in which case ``run`` receives the arguments
+    dict. ``run(arguments, context)`` returns the text sent back to the model; raising produces an
+    error result and never ends the conversation. ``name`` must match ``^[a-zA-Z0-9_-]{1,64}$``.
+    """
+
+    name: str
+    description: str
+    run: Callable[[Any, ToolContext], str]
+    args_model: type[BaseModel] | None = None
+    parameters: dict[str, Any] | None = None
+    risk: Risk = Risk.READ
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not TOOL_NAME_PATTERN.match(self.name):
+            raise ValueError(f"tool name {self.name!r} must be 1-64 letters, digits, '_' or '-'")
+        if self.args_model is not None and self.parameters is not None:
+            raise ValueError(f"tool {self.name!r}: give args_model or parameters, not both")
+        if self.parameters is not None and not isinstance(self.parameters, dict):
+            raise ValueError(f"tool {self.name!r}: parameters must be a JSON schema object")
+        self.risk = Risk(self.risk)
+        self._spec: ToolSpec | None = None
+
+    def spec(self) -> ToolSpec:
+        """The :class:`ToolSpec` describing this tool to a model (computed once)."""
+        if self._spec is None:
+            if self.args_model is not None:
+                schema = self.args_model.model_json_schema()
+                schema.pop("title", None)
+            else:
+                schema = dict(self.parameters or _EMPTY_OBJECT)
+            self._spec = ToolSpec(self.name, self.description, schema, self.risk)
+        return self._spec
+
+    def parse_arguments(self, arguments: dict[str, Any]) -> Any:
+        """The value ``run`` receives: a validated ``args_model`` instance, or the dict itself.
+
+        Raises ``pydantic.ValidationError`` (args_model) or ``ValueError`` (a raw schema's
+        required property is missing) with what is wrong.
+        """
+        if self.args_model is not None:
+            return self.args_model.model_validate(arguments)
+        required = (self.parameters or {}).get("required") or []
+        missing = [name for name in required if isinstance(name, str) and name not in arguments]
+        if missing:
+            raise ValueError(f"missing required argument(s): {', '.join(missing)}")
+        return arguments

@@ -1,0 +1,257 @@
+"""The settings layers as plain data: the config files, ``CHATCLI_*`` variables and flags.
+
+Reading them needs no pydantic, so a command that only glances at a few settings
+(``chatcli models``) stays as cheap as ``--help``; :mod:`chatcli._config` validates them into
+:class:`~chatcli.Settings`.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from typing import TYPE_CHECKING, Any
+
+from chatcli._errors import ConfigError
+from chatcli._paths import directory, project_directory
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+__all__ = [
+    "ENV_SOURCE",
+    "MAX_DEPTH",
+    "Glance",
+    "glance",
+    "layers",
+    "merge_layers",
+    "origin_of",
+    "project_config_path",
+    "read_toml",
+    "user_config_path",
+]
+
+#: How errors name the ``CHATCLI_*`` layer.
+ENV_SOURCE = "environment (CHATCLI_*)"
+
+# Variables that look like settings but belong to other parts of chatcli.
+_NOT_SETTINGS = {
+    "CHATCLI_CONFIG_DIR",
+    "CHATCLI_DATA_DIR",
+    "CHATCLI_CACHE_DIR",
+    "CHATCLI_PLUGINS",
+    "CHATCLI_DISABLE_PLUGINS",
+    "CHATCLI_TRACE_HOOKS",
+    "CHATCLI_DEBUG",
+}
+
+
+def user_config_path() -> Path:
+    """The user configuration file."""
+    from pathlib import Path
+
+    return Path(_user_file())
+
+
+def project_config_path(start: Path | None = None) -> Path | None:
+    """The project configuration file, if a ``.chatcli`` folder exists at or above ``start``."""
+    from pathlib import Path
+
+    found = _project_file(start)
+    return Path(found) if found else None
+
+
+def _user_file() -> str:
+    return os.path.join(directory("config"), "config.toml")
+
+
+def _project_file(start: Path | None) -> str | None:
+    project = project_directory(str(start) if start is not None else None)
+    return os.path.join(project, ".chatcli", "config.toml") if project else None
+
+
+# ------------------------------------------------------------------------------ loading
+
+
+#: Tables and arrays nested deeper than this are refused when read: no setting needs a tenth of
+#: it, and deeper data would overflow the recursion of every reader and writer after it.
+MAX_DEPTH = 64
+
+
+def _too_deep(data: Any) -> bool:
+    """Whether ``data`` nests tables or arrays more than :data:`MAX_DEPTH` levels (iterative)."""
+    stack = [(data, 0)]
+    while stack:
+        value, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            return True
+        items = value.values() if isinstance(value, dict) else value
+        stack.extend((item, depth + 1) for item in items if isinstance(item, dict | list))
+    return False
+
+
+def _toml_error(path: str | Path, err: tomllib.TOMLDecodeError) -> ConfigError:
+    """A TOML syntax error as the file, line and column to fix."""
+    text = str(err)
+    where = re.search(r" \(at line (\d+), column (\d+)\)$", text)
+    if where is None:
+        return ConfigError(f"{path}: invalid TOML ({text})", "fix it in an editor")
+    line, column = where.groups()
+    return ConfigError(f"{path}, line {line}, column {column}: invalid TOML: "
+                       f"{text[: where.start()]}", f"fix line {line} of the file in an editor")
+
+
+def read_toml(path: str | Path) -> dict[str, Any]:
+    """A TOML file as data ({} when it does not exist); every failure is a ConfigError."""
+    try:
+        with open(path, "rb") as handle:
+            data = tomllib.load(handle)
+    except FileNotFoundError:
+        return {}
+    except tomllib.TOMLDecodeError as err:
+        raise _toml_error(path, err) from None
+    except RecursionError:  # tomllib recurses on nested arrays and inline tables
+        data = None
+    except UnicodeDecodeError as err:
+        raise ConfigError(
+            f"{path}: not UTF-8 text (byte 0x{err.object[err.start]:02x} at offset {err.start})",
+            "save the file as UTF-8, or remove it",
+        ) from None
+    except OSError as err:
+        raise ConfigError(f"{path}: cannot read ({err.strerror})",
+                          "make it a readable file (e.g. chmod 644 it), or remove it") from None
+    if data is None or _too_deep(data):
+        raise ConfigError(f"{path}: tables or arrays nested more than {MAX_DEPTH} levels deep",
+                          "flatten them in an editor")
+    return data
+
+
+def _merge(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
+    merged = dict(base)
+    for key, value in extra.items():
+        if isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = _merge(merged[key], value)
+        else:
+            merged[key] = value
+    return merged
+
+
+def _env_layer(environ: dict[str, str]) -> dict[str, Any]:
+    layer: dict[str, Any] = {}
+    for name, value in environ.items():
+        if not name.startswith("CHATCLI_") or name in _NOT_SETTINGS:
+            continue
+        for text in (name, value):
+            try:
+                text.encode("utf-8")
+            except UnicodeEncodeError:  # bytes the OS could not decode (kept as surrogates)
+                shown = name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+                raise ConfigError(f"the variable {shown} is not valid UTF-8",
+                                  "set it again in UTF-8 text, or unset it") from None
+        path = [p.lower() for p in name[len("CHATCLI_") :].split("__") if p]
+        if not path:
+            continue
+        if len(path) > MAX_DEPTH:
+            raise ConfigError(f"{name[:60]}…: more than {MAX_DEPTH} levels of __",
+                              "unset it; no setting is nested that deep")
+        cursor = layer
+        for part in path[:-1]:
+            cursor = cursor.setdefault(part, {})
+            if not isinstance(cursor, dict):  # CHATCLI_A=1 beside CHATCLI_A__B=2
+                raise ConfigError(f"{name} sets a key inside a setting that is not a table",
+                                  "unset one of the two variables")
+        cursor[path[-1]] = value
+    return layer
+
+
+def layers(flags: dict[str, Any] | None = None, cwd: Path | None = None,
+           environ: dict[str, str] | None = None) -> list[tuple[str, dict[str, Any]]]:
+    """Every settings layer, lowest precedence first: ``(where it comes from, its data)``."""
+    environ = dict(os.environ if environ is None else environ)
+    user_path = _user_file()  # text, not Path: `chatcli models` must not pay for pathlib
+    layers = [(user_path, read_toml(user_path))]
+    project_path = _project_file(cwd)
+    if project_path:
+        layers.append((project_path, read_toml(project_path)))
+    layers.append((ENV_SOURCE, _env_layer(environ)))
+    layers.append(("command line", {k: v for k, v in (flags or {}).items() if v is not None}))
+    return layers
+
+
+def merge_layers(layers: list[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
+    """The layers merged, later ones winning, tables merged key by key.
+
+    A model named in the same layer as a provider belongs to that provider: ``--provider
+    ollama`` over a file saying ``provider = "anthropic"``, ``model = "claude-…"`` must not send
+    the Claude model to Ollama (its ``[providers.ollama].model`` or default applies instead). A
+    model set on its own (no provider beside it) applies to whichever provider is used.
+    """
+    merged: dict[str, Any] = {}
+    paired_with: str | None = None
+    for _source, layer in layers:
+        if "model" in layer:
+            paired_with = layer.get("provider")
+        elif paired_with is not None and layer.get("provider", paired_with) != paired_with:
+            merged.pop("model", None)
+            paired_with = None
+        merged = _merge(merged, layer)
+    return merged
+
+
+def origin_of(key: tuple[str, ...], *, cwd: Path | None = None,
+              environ: dict[str, str] | None = None) -> str:
+    """Where the effective value of the setting at ``key`` comes from: a file's path, the
+    variable that sets it, or "command line" ("configuration" when no layer sets it)."""
+    try:
+        found = layers(None, cwd, environ)
+    except ConfigError:
+        return "configuration"
+    for source, data in reversed(found):
+        cursor: Any = data
+        for part in key:
+            cursor = cursor.get(part) if isinstance(cursor, dict) else None
+        if cursor is not None:
+            if source == ENV_SOURCE:
+                return "CHATCLI_" + "__".join(part.upper() for part in key)
+            return source
+    return "configuration"
+
+
+class Glance:
+    """A few settings read without validating the rest: what ``chatcli models`` shows.
+
+    Offers what provider selection reads of :class:`~chatcli.Settings` (``provider``,
+    ``model``, ``provider_settings(name).model``/``.api_key_env``).
+    """
+
+    class _Table:
+        def __init__(self, table: dict[str, Any]) -> None:
+            self.model: str | None = table.get("model")
+            self.api_key_env: str | None = table.get("api_key_env")
+
+    def __init__(self, merged: dict[str, Any]) -> None:
+        self.provider: str | None = merged.get("provider")
+        self.model: str | None = merged.get("model")
+        self._providers: dict[str, Any] = merged.get("providers") or {}
+
+    def provider_settings(self, name: str) -> Glance._Table:
+        """The ``[providers.NAME]`` table (model and key variable only)."""
+        return Glance._Table(self._providers.get(name) or {})
+
+
+def glance(flags: dict[str, Any] | None = None) -> Any:
+    """The settings a listing needs: a :class:`Glance` when the few values it reads have the
+    right types, else the full, validated :class:`~chatcli.Settings` (which raises the
+    :class:`~chatcli.ConfigError` naming the file and key)."""
+    merged = merge_layers(layers(flags))
+    providers = merged.get("providers", {})
+    plain = all(isinstance(merged.get(k), str | None) for k in ("provider", "model")) and (
+        isinstance(providers, dict) and all(
+            isinstance(table, dict) and all(isinstance(table.get(k), str | None)
+                                            for k in ("model", "api_key_env"))
+            for table in providers.values()))
+    if plain:
+        return Glance(merged)
+    from chatcli._config import load_settings
+
+    return load_settings(flags)
