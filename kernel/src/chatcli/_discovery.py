@@ -50,12 +50,15 @@ def _fingerprint() -> str:
 
 
 def _cache_file(fingerprint: str) -> str:
-    """One file per fingerprint (``chatcli`` and ``python -m chatcli`` see different paths)."""
-    import zlib
+    """One file per fingerprint (``chatcli`` and ``python -m chatcli`` see different paths).
 
+    The name only spreads fingerprints over files; the file itself holds the whole fingerprint
+    and is used only when it matches, so a cheap checksum is enough (no hashlib at start-up).
+    """
     from chatcli._paths import directory
 
-    digest = zlib.crc32(fingerprint.encode("utf-8", "surrogateescape"))
+    data = fingerprint.encode("utf-8", "surrogateescape")
+    digest = (len(data) * 65_537 + sum(data) * 31 + sum(data[::7])) % 2**32
     return os.path.join(directory("cache"), f"entry-points-{digest:08x}.txt")
 
 

@@ -14,7 +14,7 @@ a generator that receives the outcome object).
 
 from __future__ import annotations
 
-import contextvars
+import threading
 import types
 from collections.abc import Callable, Generator
 from typing import TYPE_CHECKING, Any, Union, get_args, get_origin
@@ -25,8 +25,24 @@ if TYPE_CHECKING:
 __all__ = ["ResultCheck", "current_plugin", "describe", "guard"]
 
 #: The plugin whose hook implementation is running (registration callbacks read it).
-current_plugin: contextvars.ContextVar[str | None] = contextvars.ContextVar(
-    "chatcli_current_plugin", default=None)
+class _Current(threading.local):
+    """Which plugin's implementation this thread runs: ``set`` returns what ``reset`` restores
+    (the ``contextvars`` API, without importing it at start-up)."""
+
+    plugin: str | None = None
+
+    def set(self, plugin: str | None) -> str | None:
+        previous, self.plugin = self.plugin, plugin
+        return previous
+
+    def reset(self, previous: str | None) -> None:
+        self.plugin = previous
+
+    def get(self) -> str | None:
+        return self.plugin
+
+
+current_plugin = _Current()
 
 #: ``report(plugin, hook, reason)``: record one failure of a plugin's hook implementation.
 Report = Callable[[str, str, str], None]

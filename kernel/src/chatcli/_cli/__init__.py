@@ -152,14 +152,28 @@ def _add_builtin_commands(group: click.Group) -> None:
 
 def build_cli(host: PluginHost) -> click.Group:
     """A fresh root group with the built-in commands and those ``host``'s plugins register."""
-    import copy
-
-    group = copy.copy(cli)
+    group = object.__new__(type(cli))  # a shallow copy of the root command
+    group.__dict__.update(cli.__dict__)
     group.commands = {}
     _add_builtin_commands(group)
     host.hooks.register_commands(cli=group)
     require_utf8(group)  # plugins' commands too: argv can hold bytes that are not UTF-8
     return group
+
+
+def _help_width() -> int:
+    """The width click would wrap help at, found without importing ``shutil`` (and the
+    compression modules it pulls in): ``COLUMNS``, else the terminal's, at most 78."""
+    try:
+        columns = int(os.environ.get("COLUMNS", "0"))
+    except ValueError:
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            columns = 80
+    return max(min(columns, 80) - 2, 50)
 
 
 def _default_host() -> PluginHost:
@@ -183,7 +197,8 @@ def run(argv: list[str] | None = None, host: PluginHost | None = None) -> int:
             host = _default_host()
         state = AppState(host=host)
         result = build_cli(host).main(
-            args=args, prog_name="chatcli", standalone_mode=False, obj=state
+            args=args, prog_name="chatcli", standalone_mode=False, obj=state,
+            terminal_width=_help_width(),
         )
     except (_ReaderGone, BrokenPipeError):
         _silence_stdout()
