@@ -1,4 +1,4 @@
-"""The local provider against the real SmolLM2-135M model, run in-process by llama.cpp."""
+"""The local provider against the real SmolLM2-135M model, run by llama.cpp in a child process."""
 
 from __future__ import annotations
 
@@ -227,3 +227,19 @@ def test_ctrl_c_interrupts_generation_and_keeps_the_partial_answer(tmp_path):
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["interrupted", "True", "True"]
     assert done.stderr == ""
+
+
+def test_a_model_process_that_died_is_started_again_on_the_next_request():
+    import os
+    import signal
+
+    provider = make_local_provider(ProviderConfig(name="local", model="smollm2-135m",
+                                                  options={"context_size": 384}))
+    first = "".join(e.text for e in provider.stream(ask("Say hi.", 4)) if isinstance(e, TextDelta))
+    process = provider.load().server._process
+    os.kill(process.pid, signal.SIGKILL)  # out of memory, or killed by the user
+    process.wait()
+    again = "".join(e.text for e in provider.stream(ask("Say hi.", 4))
+                    if isinstance(e, TextDelta))
+    assert first.strip() and again.strip()
+    assert provider.load().server._process.pid != process.pid

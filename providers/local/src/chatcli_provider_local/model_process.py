@@ -55,6 +55,11 @@ class ModelProcess:
         self._failure: str | None = None
         self._requests = 0
 
+    @property
+    def alive(self) -> bool:
+        """Whether the child still runs (a crash or a kill ends it)."""
+        return self._process.poll() is None
+
     def ready(self) -> float:
         """Wait until the model is loaded; the seconds the load took.
 

@@ -87,9 +87,10 @@ class LocalProvider:
 
     def load(self) -> LoadedModel:
         """Load the model now (it is otherwise loaded by the first :meth:`stream`)."""
-        if self._loaded is None:
-            self._loaded = load_model(self.path, self.runtime)
-        return self._loaded
+        loaded = self._loaded
+        if loaded is None or (loaded.server is not None and not loaded.server.alive):
+            self._loaded = loaded = load_model(self.path, self.runtime)
+        return loaded
 
     def stream(self, request: ChatRequest) -> Iterator[StreamEvent]:
         """Generate the answer to ``request``, yielding text per token, usage and the stop."""

@@ -78,6 +78,8 @@ def load_model(path: Path, options: RuntimeOptions) -> LoadedModel:
     key = (path, options)
     with _lock:
         loaded = _models.get(key)
+        if loaded is not None and loaded.server is not None and not loaded.server.alive:
+            loaded = None  # the model's process died (killed, out of memory): start another
         if loaded is None:
             process = ModelProcess(path, options.context_size, options.threads)
             loaded = _models[key] = LoadedModel(path, process, options, 0.0)
