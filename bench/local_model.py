@@ -1,8 +1,8 @@
 """Speed of the offline provider: model load, time to first token, generated tokens per second.
 
 Runs the real ``local`` provider (SmolLM2-135M through llama.cpp, in a child process) on a fixed
-prompt a few times and prints what a user waits for. The first run processes the whole prompt; later runs
-find it in llama.cpp's prompt cache, as the turns of a conversation do.
+prompt a few times and prints what a user waits for. The first run processes the whole prompt;
+later runs find it in llama.cpp's prompt cache, as the turns of a conversation do.
 
     .venv/bin/python bench/local_model.py [--runs 3] [--max-tokens 128] [--threads 1]
 """
