@@ -20,7 +20,8 @@ from chatcli_testing import ScriptedProvider, scripted_plugin
 from scripted_app import ToolPlugin
 
 ROOT = Path(__file__).resolve().parents[2]
-VENV_BIN = ROOT / ".venv" / "bin"
+#: The environment running the tests (any venv, wherever it is): its chatcli and python.
+VENV_BIN = Path(sys.executable).parent
 CHATCLI = VENV_BIN / "chatcli"
 PYTHON = VENV_BIN / "python"
 SCRIPTED_APP = Path(__file__).parent / "scripted_app.py"
