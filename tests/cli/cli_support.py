@@ -93,6 +93,13 @@ def run_process(args: list[str], home: Path, *, input: str | None = "", timeout:
     )
 
 
+def run_bytes(home: Path, args: list[bytes | str], stdin: bytes = b"",
+              **env: str) -> subprocess.CompletedProcess[bytes]:
+    """chatcli as a real process with raw bytes on stdin and in argv."""
+    return subprocess.run([str(CHATCLI), *args], input=stdin, capture_output=True, timeout=60,
+                          env=process_env(home, **env), cwd=home)
+
+
 def plugin_distribution(home: Path, name: str, body: str) -> dict[str, str]:
     """A throwaway distribution under ``home/site`` whose ``chatcli.plugins`` entry point
     ``name`` is a module with ``body``; returns the variables that put it on ``sys.path``."""

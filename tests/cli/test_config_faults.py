@@ -1,11 +1,15 @@
 """``chatcli config`` and the key file against bad input: a value the setting does not take is
-blamed on the value, a file with a syntax error is never rewritten (its line is named), and
-nesting thousands of levels deep is one line, not a RecursionError."""
+blamed on the value (a negative number is a value, not an option), a file with a syntax error
+is never rewritten (its line is named), nesting thousands of levels deep is one line, not a
+RecursionError, and a config file that is not UTF-8, a key file or config folder that cannot be
+read, or a disk that takes no writes is a one-line config error that loses nothing."""
 
 from __future__ import annotations
 
+import subprocess
+
 import pytest
-from cli_support import CHATCLI, run_process
+from cli_support import CHATCLI, process_env, run_bytes, run_process
 
 BROKEN = '# my settings\nmodel = "gpt-4.1"  # the one I like\nbroken line\n'
 
@@ -156,3 +160,62 @@ def test_a_layout_the_line_edit_cannot_follow_is_rewritten_correctly(cli, config
     config.write_text('providers.openai.model = "small"  # dotted\n')
     assert cli("config", "set", "providers.openai.model", "big").code == 0
     assert cli("config", "get", "providers.openai.model").out == "big\n"
+
+
+def test_non_utf8_config_file_names_the_file_and_the_fix(tmp_path):
+    config = tmp_path / "config"
+    config.mkdir()
+    (config / "config.toml").write_bytes(b"\xff\xfe provider")
+    done = run_bytes(tmp_path, ["-p", "hi"])
+    err = done.stderr.decode()
+    assert done.returncode == 2
+    assert str(config / "config.toml") in err and "not UTF-8" in err and "save the file" in err
+    assert "unexpected" not in err
+
+
+def test_unreadable_key_file_is_a_config_error(tmp_path):
+    config = tmp_path / "config"
+    (config / "keys.toml").mkdir(parents=True)  # unreadable as a file, even for root
+    done = run_bytes(tmp_path, ["keys", "list"])
+    err = done.stderr.decode()
+    assert done.returncode == 2
+    assert "keys.toml: cannot read the key file" in err and "unexpected" not in err
+
+
+def test_config_set_accepts_a_negative_number_as_the_value(cli):
+    result = cli("config", "set", "providers.openai.timeout", "-1")
+    assert result.code == 2
+    assert "timeout must be a number above 0; you gave '-1'" in result.err  # a value, not an option
+    result = cli("config", "set", "system", "-v")
+    assert result.code == 0
+    assert cli("config", "get", "system").out.strip() == "-v"
+
+
+def _no_file_writes() -> None:
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_FSIZE, (0, 0))  # any write fails: EFBIG
+
+
+def test_config_set_and_keys_set_on_an_unwritable_disk_fail_in_one_line(tmp_path):
+    config = tmp_path / "config"
+    config.mkdir()
+    (config / "config.toml").write_text('model = "kept"\n')
+    for args, stdin in ((["config", "set", "model", "new"], b""),
+                        (["keys", "set", "openai"], b"sk-abcdef123456\n")):
+        done = subprocess.run([str(CHATCLI), *args], input=stdin, capture_output=True,
+                              timeout=60, env=process_env(tmp_path), cwd=tmp_path,
+                              preexec_fn=_no_file_writes)
+        err = done.stderr.decode()
+        assert done.returncode == 2, err
+        assert "cannot write" in err and "unexpected" not in err
+    assert (config / "config.toml").read_text() == 'model = "kept"\n'  # nothing lost
+    assert not (config / "keys.toml").exists()
+
+
+def test_config_dir_that_is_a_file_is_a_config_error(tmp_path):
+    afile = tmp_path / "afile"
+    afile.write_text("")
+    done = run_bytes(tmp_path, ["keys", "list"], CHATCLI_CONFIG_DIR=str(afile))
+    assert done.returncode == 2
+    assert "cannot read the key file" in done.stderr.decode()

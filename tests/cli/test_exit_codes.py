@@ -1,12 +1,13 @@
 """Mistakes of the user are usage errors (exit 2) that say what to do: an unknown model, two
-ways of choosing the session, a plugin selection without any provider."""
+ways of choosing the session, a plugin selection without any provider, a subcommand used wrong
+(its ``--help`` is named)."""
 
 from __future__ import annotations
 
 import json
 
 from chatcli_testing import Fault, Reply
-from cli_support import CHATCLI, openai_env, run_process
+from cli_support import CHATCLI, openai_env, run_bytes, run_process
 
 
 def test_a_model_the_service_does_not_know_is_a_usage_error(tmp_path, openai_server):
@@ -44,3 +45,9 @@ def test_a_plugin_selection_without_providers_says_so(tmp_path):
     assert "openai" in done.stderr and "add a provider plugin's name to CHATCLI_PLUGINS" in (
         done.stderr)
     assert "pip install" not in done.stderr and done.stderr.count("\n") == 1
+
+
+def test_usage_errors_point_at_the_subcommand_help(tmp_path):
+    done = run_bytes(tmp_path, ["plugins", "new", "x", "--dest", "y"])
+    assert done.returncode == 2
+    assert "see `chatcli plugins new --help`" in done.stderr.decode()

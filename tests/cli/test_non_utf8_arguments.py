@@ -12,6 +12,7 @@ import click
 import pytest
 from chatcli import hookimpl
 from cli_support import CHATCLI, openai_env, process_env
+from cli_support import run_bytes as run_piped_bytes
 
 FIX = "type it again as UTF-8 text"
 
@@ -21,6 +22,11 @@ def run_bytes(home: Path, args: list[bytes | str], **env: str | bytes
     """chatcli as a real process with raw bytes in argv (and, if given, in the environment)."""
     return subprocess.run([str(CHATCLI), *args], capture_output=True, text=True, timeout=60,
                           env=process_env(home, **env), cwd=home, stdin=subprocess.DEVNULL)
+
+
+def last_user_text(server) -> str:
+    messages = server.requests[-1].json["messages"]
+    return [m for m in messages if m["role"] == "user"][-1]["content"]
 
 
 @pytest.mark.parametrize(("args", "named"), [
@@ -71,6 +77,13 @@ def test_the_prompt_and_system_text_still_take_any_bytes(tmp_path, openai_server
     messages = openai_server.requests[0].json["messages"]
     assert messages[-1]["content"] == "caf\ufffd"
     assert "be br\ufffdef" in messages[0]["content"]
+
+
+def test_non_utf8_bytes_in_the_prompt_argument_do_not_crash(openai_server, tmp_path):
+    done = run_piped_bytes(tmp_path, [b"-p", b"caf\xe9 bytes", b"--provider", b"openai",
+                                      b"--model", b"m"], **openai_env(openai_server))
+    assert done.returncode == 0, done.stderr
+    assert last_user_text(openai_server) == "caf\ufffd bytes"
 
 
 def test_a_non_utf8_chatcli_variable_names_the_variable(tmp_path, openai_server):

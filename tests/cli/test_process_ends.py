@@ -1,5 +1,6 @@
-"""How a real ``chatcli -p`` process ends: a reader that closes the pipe early is a normal end,
-and with ``--json`` every failure is exactly one JSON object on stdout (plus one line on
+"""How a real ``chatcli -p`` process ends: a reader that closes the pipe early is a normal end, a
+stdout closed from the start is a usage error before any request, and with ``--json`` every
+failure — usage errors included — is exactly one JSON object on stdout (plus one line on
 stderr) with the right exit code."""
 
 from __future__ import annotations
@@ -75,3 +76,22 @@ def test_every_json_failure_is_one_object_and_one_line(tmp_path, openai_server, 
     assert payload["type"] == kind
     assert done.stderr.startswith("chatcli: error: ") and done.stderr.count("\n") == 1
     assert payload["error"] in done.stderr
+
+
+def test_json_mode_reports_usage_errors_as_json_too(home):
+    done = run_process([CHATCLI, "--json"], home, input="bin\x00ary", CHATCLI_PLUGINS="openai")
+    assert done.returncode == 2
+    payload = json.loads(done.stdout)
+    assert payload["type"] == "UsageError" and "binary data" in payload["error"]
+    empty = run_process([CHATCLI, "-p", "", "--json"], home, CHATCLI_PLUGINS="openai")
+    assert empty.returncode == 2 and json.loads(empty.stdout)["type"] == "UsageError"
+
+
+def test_closed_stdout_is_a_usage_error_before_any_request(home, openai_server):
+    env = process_env(home, **openai_env(openai_server), CHATCLI_PLUGINS="openai")
+    done = subprocess.run(["bash", "-c", f"'{CHATCLI}' -p hi >&-"], capture_output=False,
+                          stderr=subprocess.PIPE, text=True, env=env, timeout=60)
+    assert done.returncode == 2
+    assert done.stderr == ("chatcli: error: stdout is closed, so the answer has nowhere to go — "
+                           "redirect it instead, e.g. `> answer.txt` or `> /dev/null`\n")
+    assert openai_server.requests == []

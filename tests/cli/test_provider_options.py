@@ -1,11 +1,15 @@
-"""A provider's table is checked before the provider is built: a typo names the closest key, a
-value of the wrong type names the file, the key and what it must be."""
+"""A provider's settings are checked before the provider is built: a typo in its table names the
+closest key, a value of the wrong type names the file, the key and what it must be, and a
+malformed service address (``OPENAI_BASE_URL``, ``ANTHROPIC_BASE_URL``, ``OLLAMA_HOST``) is a
+config error without retries (an Ollama host without a scheme still works)."""
 
 from __future__ import annotations
 
 import pytest
 from chatcli_testing import Reply
-from cli_support import CHATCLI, openai_env, run_process
+from cli_support import CHATCLI, openai_env, run_bytes, run_process
+
+KEY = "sk-test-SECRET123456789"
 
 
 def ask(home, server, **env: str):
@@ -52,3 +56,28 @@ def test_good_options_reach_the_request(home, openai_server):
     request = openai_server.requests[0]
     assert request.headers["x-team"] == "blue"
     assert request.json["seed"] == 7 and "stream_options" not in request.json
+
+
+@pytest.mark.parametrize(("provider", "variable", "value"), [
+    ("openai", "OPENAI_BASE_URL", "localhost:8000/v1"),
+    ("openai", "OPENAI_BASE_URL", "not a url"),
+    ("anthropic", "ANTHROPIC_BASE_URL", "ftp://example.com"),
+    ("ollama", "OLLAMA_HOST", "::::"),
+])
+def test_a_malformed_service_address_is_a_config_error_without_retries(
+        tmp_path, provider, variable, value):
+    done = run_bytes(tmp_path, ["-p", "hi", "--provider", provider, "--model", "m"],
+                     **{variable: value, "OPENAI_API_KEY": KEY, "ANTHROPIC_API_KEY": KEY})
+    err = done.stderr.decode()
+    assert done.returncode == 2, err
+    assert value in err and variable in err
+    assert "retrying" not in err and "unexpected" not in err and "Traceback" not in err
+
+
+def test_ollama_host_without_scheme_still_works(ollama_server, tmp_path):
+    ollama_server.script(Reply(text="hi there"))
+    host = ollama_server.url.removeprefix("http://")
+    done = run_bytes(tmp_path, ["-p", "hi", "--provider", "ollama", "--model", "m"],
+                     OLLAMA_HOST=host)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.decode() == "hi there\n"
