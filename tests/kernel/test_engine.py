@@ -1,8 +1,11 @@
-"""One turn of the engine with a scripted provider: text, tools, authorization, failures."""
+"""One turn of the engine with a scripted provider: text, tools, authorization, failures — also
+tools and providers that leave by the wrong door (``sys.exit`` in a tool, an exception the
+provider does not map)."""
 
 from __future__ import annotations
 
 import copy
+import sys
 import threading
 
 from chatcli import (
@@ -13,6 +16,7 @@ from chatcli import (
     Message,
     PluginHost,
     PromptSection,
+    ProviderError,
     RateLimitError,
     Retrying,
     Risk,
@@ -291,3 +295,62 @@ def test_a_switch_during_a_turn_takes_effect_at_the_next_turn() -> None:
     run(engine, conv, "again")
     assert second.requests[0].max_tokens == 7 and second.requests[0].model == "m2"
     assert conv.messages()[-1].provider == "second"
+
+
+class NoArgs(BaseModel):
+    pass
+
+
+class ExitingTool:
+    """A tool wrapping a script that calls ``sys.exit()`` (argparse does on bad input)."""
+
+    @hookimpl
+    def register_tools(self, register):
+        register(Tool(name="cli", description="Runs a script.", args_model=NoArgs,
+                      run=lambda args, ctx: sys.exit(2)))
+
+
+class Provider:
+    """Plays scripted event lists; an exception in a list is raised at that point."""
+
+    def __init__(self, *scripts):
+        self.scripts = list(scripts)
+
+    def stream(self, request):
+        script = self.scripts.pop(0)
+        for item in script:
+            if isinstance(item, BaseException):
+                raise item
+            yield item
+
+
+def engine_with(provider, *plugins) -> Engine:
+    host = PluginHost(warn=lambda line: None)
+    for index, plugin in enumerate(plugins):
+        host.register(plugin, f"p{index}")
+    return Engine(host, Settings(), provider, "scripted", "m", sleep=lambda d: None)
+
+
+def test_a_tool_calling_sys_exit_becomes_an_error_result() -> None:
+    engine = engine_with(Provider(
+        [ToolCallEvent(call=ToolCallPart(name="cli", arguments={})),
+         StopEvent(reason=StopReason.TOOL_USE)],
+        [TextDelta(text="it failed"), StopEvent()],
+    ), ExitingTool())
+    events = list(engine.run(Conversation(), Message.user("run it")))
+    result = next(e.result for e in events if isinstance(e, ToolFinished))
+    assert result.is_error and "SystemExit" in result.content
+    assert isinstance(events[-1], TurnFinished) and events[-1].text == "it failed"
+
+
+def test_an_unmapped_provider_exception_keeps_the_partial_answer() -> None:
+    engine = engine_with(Provider([TextDelta(text="half"), KeyError("choices")]))
+    conversation = Conversation()
+    events = list(engine.run(conversation, Message.user("q")))
+    finished = events[-1]
+    assert isinstance(finished, TurnFinished) and finished.stop_reason == StopReason.ERROR
+    assert isinstance(finished.error, ProviderError)
+    assert str(finished.error).startswith("the scripted provider failed: KeyError: 'choices'")
+    kept = conversation.messages()
+    assert [m.role for m in kept] == [Role.USER, Role.ASSISTANT]
+    assert kept[-1].text == "half" and kept[-1].interrupted

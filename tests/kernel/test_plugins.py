@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import textwrap
+from pathlib import Path
 
 import pytest
 from chatcli import Decision, PluginHost, ProviderSpec, hookimpl
+
+# A throwaway plugin distribution: the helper of tests/cli, whose conftest puts that folder on
+# sys.path only for its own tests.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "cli"))
+from cli_support import plugin_distribution
 
 
 def _spec(name: str, priority: int = 50) -> ProviderSpec:
@@ -105,20 +110,6 @@ def test_call_isolates_failures_and_firstresult_stops_early() -> None:
     assert host.failures[0].name == "b"
 
 
-def _entry_point_env(tmp_path, body: str, name: str = "probe") -> dict[str, str]:
-    """A throwaway distribution on sys.path declaring one chatcli.plugins entry point."""
-    pkg = tmp_path / "site"
-    (pkg / f"{name}_plugin").mkdir(parents=True)
-    (pkg / f"{name}_plugin" / "__init__.py").write_text(textwrap.dedent(body))
-    dist = pkg / f"{name}_plugin-1.0.dist-info"
-    dist.mkdir()
-    (dist / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}-plugin\nVersion: 1.0\n")
-    (dist / "entry_points.txt").write_text(
-        f"[chatcli.plugins]\n{name} = {name}_plugin\n"
-    )
-    return {"PYTHONPATH": str(pkg)}
-
-
 def _run(code: str, env_extra: dict[str, str]) -> subprocess.CompletedProcess[str]:
     import os
 
@@ -136,7 +127,7 @@ LIST = (
 
 
 def test_plugin_that_fails_to_import_is_skipped(tmp_path) -> None:
-    env = _entry_point_env(tmp_path, "import no_such_module_xyz\n")
+    env = plugin_distribution(tmp_path, "probe", "import no_such_module_xyz\n")
     result = _run(LIST, env)
     assert result.returncode == 0, result.stderr
     assert "probe" in result.stdout
@@ -147,7 +138,7 @@ def test_plugin_that_fails_to_import_is_skipped(tmp_path) -> None:
 
 
 def test_env_selection_loads_only_named_plugins(tmp_path) -> None:
-    env = _entry_point_env(tmp_path, "raise SystemError('must not be imported')\n")
+    env = plugin_distribution(tmp_path, "probe", "raise SystemError('must not be imported')\n")
     only = _run(LIST, {**env, "CHATCLI_PLUGINS": "openai"})
     assert only.returncode == 0, only.stderr
     assert only.stdout.splitlines()[0] == "['openai']"
