@@ -1,14 +1,20 @@
-"""``@path`` references: which words name files, and what a message carries for each."""
+"""``@path`` references: which words name files, and what a message carries for each — and, in
+a real terminal (tmux), a text file attached to what is sent while a binary one stops the
+message."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from chatcli import ImagePart, TextPart, UsageError
 from chatcli_repl.attach import MAX_BYTES, references, typed_text, user_message
+from chatcli_testing import Reply
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+from .terminal import Terminal
 
 
 @pytest.fixture
@@ -63,3 +69,40 @@ def test_text_without_at_is_sent_as_typed(text: str) -> None:
 def test_any_text_parses_without_error(text: str) -> None:
     found = references(text, Path("/nonexistent-dir-for-chatcli-tests"))
     assert all(written in text for written, _ in found)
+
+
+def openai_env(server: object) -> dict[str, str]:
+    return {"OPENAI_API_KEY": "test", "OPENAI_BASE_URL": server.url}  # type: ignore[attr-defined]
+
+
+def last_user_content(server: object) -> str:
+    content = server.requests[-1].json["messages"][-1]["content"]  # type: ignore[attr-defined]
+    assert isinstance(content, str)
+    return content
+
+
+def input_line(screen: str) -> str:
+    """The last prompt line on the screen."""
+    return [line for line in screen.splitlines() if line.startswith("›")][-1]
+
+
+@pytest.mark.terminal
+def test_at_path_attaches_text_files_and_refuses_binary_ones(
+        start_chat: Callable[..., Terminal], openai_server, tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("the secret number is 4711\n")
+    (tmp_path / "blob.bin").write_bytes(bytes(range(256)) * 4)
+    openai_server.script(Reply(text="it is 4711"))
+    term = start_chat("--provider", "openai", **openai_env(openai_server))
+    term.type(f"what number is in @{tmp_path}/notes.txt?")
+    term.wait_for("it is 4711")
+    sent = last_user_content(openai_server)
+    assert sent.startswith(f"what number is in @{tmp_path}/notes.txt?")
+    assert f'<file path="{tmp_path}/notes.txt">' in sent and "the secret number is 4711" in sent
+    screen = term.screen()
+    assert screen.count("the secret number is 4711") == 0  # the echo shows what was typed
+
+    term.type(f"and @{tmp_path}/blob.bin")
+    screen = term.wait_for("is a binary file")
+    assert "Traceback" not in screen and "not sent" in screen
+    term.wait_for(lambda s: input_line(s).rstrip() == f"› and @{tmp_path}/blob.bin")
+    assert len(openai_server.requests) == 1  # nothing was sent

@@ -1,9 +1,11 @@
 """The interactive chat driven in a real terminal (tmux) against the local OpenAI/Anthropic
-servers: markdown rendering, Ctrl+C, type-ahead, /switch, unknown commands, /retry."""
+servers: markdown rendering, plain answers whole in the scrollback, Ctrl+C, type-ahead, /switch,
+unknown commands, /retry, and the one error line of a cut stream."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 from chatcli_testing import Fault, Reply
@@ -184,3 +186,34 @@ def test_escape_escape_opens_rewind_menu_and_prefills(start_chat: Callable[..., 
     term.wait_for("answer again")
     assert texts(openai_server.requests[2])[-1:] == [("user", "msg one")]
     assert not any(text == "answer one" for _, text in texts(openai_server.requests[2]))
+
+
+def test_a_cut_stream_gives_one_clean_error_line(start_chat: Callable[..., Terminal],
+                                                openai_server, chatcli_home: Path) -> None:
+    (chatcli_home / "config" / "config.toml").write_text(
+        "[providers.openai]\nmax_retries = 0\n")
+    openai_server.script(Fault(cut_after=3, reply=Reply(text="partial words arrive here",
+                                                        chunk_size=4)))
+    term = start_chat("--provider", "openai", **openai_env(openai_server))
+    term.type("please answer")
+    screen = term.wait_for(lambda s: "your message is kept" in s and "openai/" in
+                           s.split("your message is kept")[-1])
+    error = next(line for line in screen.splitlines() if line.startswith("✗"))
+    error += screen.split(error, 1)[1].split("\n", 2)[1]  # it may wrap onto a second line
+    assert error.count("/retry") == 1
+    footer = screen.split("your message is kept")[-1]
+    assert " in · " not in footer  # the usage of a cut answer is unknown, not zero
+
+
+def test_plain_answers_reach_the_scrollback_whole(start_chat: Callable[..., Terminal],
+                                                  openai_server, chatcli_home: Path) -> None:
+    # markdown = false: text streamed in small pieces used to be written above the prompt a
+    # piece at a time, and each redraw of the prompt overwrote the start of the line.
+    (chatcli_home / "config" / "config.toml").write_text("markdown = false\n")
+    answer = "".join(f"line {i}: the {i}th line of a plain answer\n" for i in range(12))
+    openai_server.script(Reply(text=answer + "the end", chunk_size=3, delay=0.01))
+    term = start_chat("--provider", "openai", **openai_env(openai_server))
+    term.type("plain please")
+    screen = term.wait_for(lambda s: "the end" in s and "openai/" in s.split("the end")[-1])
+    shown = screen.split("› plain please\n", 1)[1].split("the end")[0]
+    assert [line.rstrip() for line in shown.splitlines()] == answer.splitlines()

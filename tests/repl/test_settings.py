@@ -13,8 +13,8 @@ import pytest
 from chatcli import PluginHost, SessionOptions, Settings
 from chatcli_testing import Reply, ToolCall
 
+from .note_plugin import note_tool_env
 from .terminal import Terminal
-from .test_repl_hardening import note_tool_env
 
 PIRATE = "Always answer like a pirate."
 

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 from chatcli_testing import Fault, Reply, ToolCall
 
+from .note_plugin import note_tool_env
 from .terminal import Terminal, wait_until
-from .test_repl_hardening import note_tool_env
 
 pytestmark = pytest.mark.terminal
 

@@ -1,8 +1,9 @@
-"""Regressions from the hardening audit of the REPL, driven in a real terminal (tmux)."""
+"""Ctrl+C while the chat waits, driven in a real terminal (tmux): before the first token of an
+answer, between retries, and at a tool approval — the chat is usable again at once, and says
+what was kept."""
 
 from __future__ import annotations
 
-import textwrap
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -10,6 +11,7 @@ from pathlib import Path
 import pytest
 from chatcli_testing import Fault, Reply, ToolCall
 
+from .note_plugin import note_tool_env
 from .terminal import Terminal
 
 pytestmark = pytest.mark.terminal
@@ -60,52 +62,6 @@ def test_ctrl_c_stops_the_wait_between_retries(start_chat: Callable[..., Termina
     term.wait_for("retried answer", timeout=5)
 
 
-def test_a_message_starting_with_a_path_is_sent_not_taken_for_a_command(
-        start_chat: Callable[..., Terminal], openai_server) -> None:
-    openai_server.script(Reply(text="a typo in line 12"))
-    term = start_chat("--provider", "openai", **openai_env(openai_server))
-    trace = "/home/me/app.py:12: TypeError: unsupported operand\nwhy does this fail?"
-    term.paste(trace)
-    term.send("Enter")
-    screen = term.wait_for("a typo in line 12")
-    assert "unknown command" not in screen
-    assert sent_messages(openai_server)[-1] == ("user", trace)
-    term.type("/hepl")  # a mistyped command is still a command
-    term.wait_for("unknown command /hepl — did you mean /help?")
-
-
-#: A plugin with one write tool (it needs approval) that notes each run in a file.
-NOTE_TOOL = """
-import os
-from pydantic import BaseModel
-from chatcli import Risk, Tool, hookimpl
-
-class _Args(BaseModel):
-    text: str
-
-def _run(args, context):
-    with open(os.environ["NOTE_FILE"], "a") as out:
-        out.write(args.text + "\\n")
-    return "noted"
-
-@hookimpl
-def register_tools(register):
-    register(Tool(name="note", description="write a note", args_model=_Args, risk=Risk.WRITE,
-                  run=_run))
-"""
-
-
-def note_tool_env(folder: Path) -> dict[str, str]:
-    """Environment that makes the ``note`` tool plugin discoverable (an entry point on
-    PYTHONPATH) and says where it writes."""
-    (folder / "note_tool.py").write_text(textwrap.dedent(NOTE_TOOL))
-    info = folder / "note_tool-0.1.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: note-tool\nVersion: 0.1\n")
-    (info / "entry_points.txt").write_text("[chatcli.plugins]\nnote = note_tool\n")
-    return {"PYTHONPATH": str(folder), "NOTE_FILE": str(folder / "notes.txt")}
-
-
 def test_ctrl_c_at_a_tool_approval_denies_it_and_stops_the_answer(
         start_chat: Callable[..., Terminal], openai_server, tmp_path: Path) -> None:
     openai_server.script(
@@ -121,17 +77,3 @@ def test_ctrl_c_at_a_tool_approval_denies_it_and_stops_the_answer(
     assert "the model went on" not in screen
     assert len(openai_server.requests) == 1
     assert not (tmp_path / "notes.txt").exists()
-
-
-def test_plain_answers_reach_the_scrollback_whole(start_chat: Callable[..., Terminal],
-                                                  openai_server, chatcli_home: Path) -> None:
-    # markdown = false: text streamed in small pieces used to be written above the prompt a
-    # piece at a time, and each redraw of the prompt overwrote the start of the line.
-    (chatcli_home / "config" / "config.toml").write_text("markdown = false\n")
-    answer = "".join(f"line {i}: the {i}th line of a plain answer\n" for i in range(12))
-    openai_server.script(Reply(text=answer + "the end", chunk_size=3, delay=0.01))
-    term = start_chat("--provider", "openai", **openai_env(openai_server))
-    term.type("plain please")
-    screen = term.wait_for(lambda s: "the end" in s and "openai/" in s.split("the end")[-1])
-    shown = screen.split("› plain please\n", 1)[1].split("the end")[0]
-    assert [line.rstrip() for line in shown.splitlines()] == answer.splitlines()
