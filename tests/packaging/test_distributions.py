@@ -17,7 +17,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 UV = shutil.which("uv") or str(Path(sys.executable).with_name("uv"))
 
-pytestmark = pytest.mark.skipif(not Path(UV).exists(), reason="uv is not installed")
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(not Path(UV).exists(), reason="uv is not installed")]
 
 
 def uv(*args: str) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import atexit
 import shlex
 import shutil
 import subprocess
@@ -13,11 +14,25 @@ from pathlib import Path
 
 CHATCLI = str(Path(sys.executable).with_name("chatcli"))
 
+_keepalive: list[str] = []
+
+
+def _keep_server_running() -> None:
+    """One idle session for the whole test process: tmux's server exits when its last session
+    closes, and a test starting a session at that moment gets "server exited unexpectedly"."""
+    if _keepalive:
+        return
+    name = f"chatcli-keepalive-{uuid.uuid4().hex[:8]}"
+    subprocess.run(["tmux", "new-session", "-d", "-s", name, "sleep 86400"], check=True)
+    _keepalive.append(name)
+    atexit.register(subprocess.run, ["tmux", "kill-session", "-t", name], capture_output=True)
+
 
 class Terminal:
     """A 100x30 tmux session running one command."""
 
     def __init__(self, command: str, env: dict[str, str], width: int = 100, height: int = 30):
+        _keep_server_running()
         self.name = f"chatcli-test-{uuid.uuid4().hex[:8]}"
         exports = " ".join(f"{key}={shlex.quote(value)}" for key, value in env.items())
         # Report the exit code, then keep the pane alive a little so it can be read.

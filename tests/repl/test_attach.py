@@ -4,7 +4,8 @@ message."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import tempfile
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -86,9 +87,18 @@ def input_line(screen: str) -> str:
     return [line for line in screen.splitlines() if line.startswith("›")][-1]
 
 
+@pytest.fixture
+def short_dir() -> Iterator[Path]:
+    """A folder with a short path: the screen is 100 columns wide, and pytest's tmp_path under
+    xdist (…/popen-gw0/test_…0) would wrap the lines the test reads."""
+    with tempfile.TemporaryDirectory(prefix="at-", dir="/tmp") as name:
+        yield Path(name)
+
+
 @pytest.mark.terminal
 def test_at_path_attaches_text_files_and_refuses_binary_ones(
-        start_chat: Callable[..., Terminal], openai_server, tmp_path: Path) -> None:
+        start_chat: Callable[..., Terminal], openai_server, short_dir: Path) -> None:
+    tmp_path = short_dir
     (tmp_path / "notes.txt").write_text("the secret number is 4711\n")
     (tmp_path / "blob.bin").write_bytes(bytes(range(256)) * 4)
     openai_server.script(Reply(text="it is 4711"))

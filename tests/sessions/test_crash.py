@@ -22,6 +22,7 @@ import time
 import traceback
 from pathlib import Path
 
+import pytest
 from chatcli import (
     Conversation,
     Message,
@@ -96,6 +97,7 @@ def check_session(store: SessionStore, session_id: str, finished: int) -> str:
     return "in-flight" if len(words) % 2 else "complete"
 
 
+@pytest.mark.slow
 def test_kill_9_during_writes_never_corrupts_or_loses_finished_turns(
     home: Path, db_path: Path
 ) -> None:

@@ -13,6 +13,8 @@ import textwrap
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+import pytest
+
 BROKEN = textwrap.dedent('''
     from chatcli import (
         AuthError,
@@ -147,6 +149,7 @@ def run_contract(folder: Path) -> dict[str, dict[str, str]]:
     return outcomes
 
 
+@pytest.mark.slow  # runs the whole contract against seven broken providers
 def test_the_contract_fails_exactly_where_a_provider_breaks_a_rule(tmp_path):
     outcomes = run_contract(tmp_path)
 
