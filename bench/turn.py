@@ -190,6 +190,9 @@ class _LlamaStandIn:
     """Answers like xllamacpp's ``Server.handle_chat_completions``: the body goes out as JSON
     text (client side: counted), llama.cpp's work is replaced by a short scripted answer."""
 
+    #: the model's process never dies here
+    alive = True
+
     def __init__(self, clock: _Clock) -> None:
         self.clock = clock
 

@@ -1,0 +1,23 @@
+"""The benchmarks still run (their figures are read by people, never asserted on)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCH = Path(__file__).resolve().parents[2] / "bench"
+pytestmark = pytest.mark.slow
+
+
+@pytest.mark.parametrize("script, args, expect", [
+    ("turn.py", ["--runs", "1", "--only", "local,kernel"], "kernel: engine turn, text tools"),
+    ("startup.py", ["--runs", "1"], "chatcli models"),
+])
+def test_a_bench_script_runs_and_prints_its_table(script, args, expect):
+    done = subprocess.run([sys.executable, str(BENCH / script), *args], capture_output=True,
+                          text=True, timeout=300)
+    assert expect in done.stdout, done.stdout + done.stderr
+    assert "Traceback" not in done.stderr
