@@ -104,10 +104,10 @@ def plugin_distribution(home: Path, name: str, body: str) -> dict[str, str]:
     """A throwaway distribution under ``home/site`` whose ``chatcli.plugins`` entry point
     ``name`` is a module with ``body``; returns the variables that put it on ``sys.path``."""
     site = home / "site"
-    (site / f"{name}_plugin").mkdir(parents=True)
+    (site / f"{name}_plugin").mkdir(parents=True, exist_ok=True)
     (site / f"{name}_plugin" / "__init__.py").write_text(body)
     info = site / f"{name}_plugin-1.0.dist-info"
-    info.mkdir()
+    info.mkdir(exist_ok=True)
     (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}-plugin\nVersion: 1.0\n")
     (info / "entry_points.txt").write_text(f"[chatcli.plugins]\n{name} = {name}_plugin\n")
     existing = os.environ.get("PYTHONPATH")

@@ -163,7 +163,7 @@ def test_approver_and_policy_plugins_decide() -> None:
     asked = []
     engine, _, tools = make([call("write", path="a"), StopEvent()],
                             [TextDelta(text="ok"), StopEvent()],
-                            approver=lambda c, t: asked.append(c.name) or True)
+                            approver=lambda c, t, v: asked.append(c.name) or True)
     run(engine, Conversation())
     assert asked == ["write"] and tools.written == ["a"]
 
@@ -216,11 +216,84 @@ def test_provider_errors_end_the_turn_keeping_the_prompt() -> None:
 
 
 def test_turn_limit_stops_endless_tool_loops() -> None:
-    scripts = [[call("add", a=1, b=1), StopEvent()] for _ in range(3)]
+    scripts = [[call("add", a=i, b=1), StopEvent()] for i in range(3)]
     engine, _, _ = make(*scripts)
     engine.settings = Settings(max_turns=3)
     events = run(engine, Conversation())
     assert events[-1].stop_reason == StopReason.TURN_LIMIT
+
+
+def test_the_same_calls_three_times_in_a_row_stop_the_turn() -> None:
+    scripts = [[call("add", a=1, b=1), StopEvent()] for _ in range(5)]
+    engine, provider, _ = make(*scripts)
+    conv = Conversation()
+    events = run(engine, conv)
+    assert events[-1].stop_reason == StopReason.REPEATED_CALLS
+    assert len(provider.requests) == 3
+    ran = [e.result.content for e in events if isinstance(e, ToolFinished)]
+    assert ran == ["2", "2"]  # the third identical batch was not run
+    last = conv.messages()[-1].tool_results[0]
+    assert last.is_error and "3 times in a row" in last.content
+
+
+def test_independent_reads_of_one_step_run_side_by_side_and_keep_their_order() -> None:
+    import time as _time
+
+    started: list[float] = []
+
+    def slow(args, ctx):
+        started.append(_time.monotonic())
+        _time.sleep(0.3)
+        return f"read {args.path}"
+
+    class Reads:
+        @hookimpl
+        def register_tools(self, register):
+            register(Tool(name="look", description="x", args_model=WriteArgs, run=slow))
+
+    engine, _, tools = make([call("look", path="a"), call("look", path="b"),
+                             call("look", path="c"), call("write", path="w"),
+                             call("look", path="d"), StopEvent()], [TextDelta(text="done")],
+                            approver=lambda c, t, v: True, plugins=[Reads()])
+    conv = Conversation()
+    events = run(engine, conv)
+    results = conv.messages()[2].tool_results
+    assert [r.content for r in results] == ["read a", "read b", "read c", "ok", "read d"]
+    assert max(started[:3]) - min(started[:3]) < 0.25  # the first three started together
+    assert started[3] - started[2] >= 0.25  # the write ran alone, before "d"
+    assert tools.written == ["w"]
+    assert [type(e).__name__ for e in events[:6]].count("ToolStarted") == 3
+
+
+def test_tool_results_share_a_budget_per_turn_and_keep_head_and_tail() -> None:
+    def big(args, ctx):
+        return "HEAD" + "x" * 50_000 + "TAIL"
+
+    class Big:
+        @hookimpl
+        def register_tools(self, register):
+            register(Tool(name="big", description="x", args_model=WriteArgs, run=big))
+
+    engine, _, _ = make([call("big", path="1"), call("big", path="2"), StopEvent()],
+                        [TextDelta(text="ok")], plugins=[Big()])
+    engine.settings = Settings(tool_output_max=20_000, turn_tool_output_max=25_000)
+    conv = Conversation()
+    run(engine, conv)
+    first, second = (r.content for r in conv.messages()[2].tool_results)
+    assert len(first) <= 20_000 and first.startswith("HEAD") and first.endswith("TAIL")
+    assert "characters cut" in first
+    assert len(second) <= 5_000 and second.endswith("TAIL")  # what was left of the budget
+
+
+def test_more_calls_than_allowed_in_one_answer_are_refused() -> None:
+    calls = [call("add", a=i, b=0) for i in range(5)]
+    engine, _, _ = make([*calls, StopEvent()], [TextDelta(text="ok")])
+    engine.settings = Settings(max_calls_per_step=3)
+    conv = Conversation()
+    run(engine, conv)
+    results = [r.content for r in conv.messages()[2].tool_results]
+    assert results[:3] == ["0", "1", "2"]
+    assert all("more than 3 tool calls" in r for r in results[3:])
 
 
 def test_plugin_sections_are_ordered_stable_first() -> None:
@@ -267,7 +340,7 @@ def test_a_checkpoint_is_taken_before_every_model_call() -> None:
 
 def test_tool_started_comes_only_for_a_call_that_will_run() -> None:
     engine, _, tools = make([call("write", path="a.txt"), StopEvent()], [TextDelta(text="ok")],
-                            approver=lambda c, t: False)
+                            approver=lambda c, t, v: False)
     events = run(engine, Conversation())
     assert not any(isinstance(e, ToolStarted) for e in events)
     finished = [e for e in events if isinstance(e, ToolFinished)]

@@ -1,7 +1,8 @@
-"""What an interactive front end offers to slash commands.
+"""What a front end offers to slash commands.
 
-The REPL plugin implements :class:`ChatApp`; slash commands contributed by other plugins receive it
-as their first argument and use only what is declared here.
+The REPL plugin implements :class:`ChatApp`, and so does ``chatcli -p "/command …"`` (where
+nobody can pick from a menu); slash commands contributed by plugins receive it as their first
+argument and use only what is declared here.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ if TYPE_CHECKING:
 
     from chatcli._config import Settings
     from chatcli._conversation import Conversation
+    from chatcli._engine import TurnFinished
     from chatcli._plugins import PluginHost
     from chatcli._session import Session
 
@@ -43,6 +45,10 @@ class ChatApp(Protocol):
 
     def set_conversation(self, conversation: Conversation) -> None:
         """Replace the current conversation (load, new, fork); hooks start observing it."""
+
+    def ask(self, text: str) -> TurnFinished | None:
+        """Run a turn on ``text`` now, shown as every answer is, and return how it ended (None
+        when it could not start). Slash commands run off the input loop, so this may block."""
 
     def submit(self, text: str) -> None:
         """Send ``text`` as if the user typed it (queued after any answer in progress)."""

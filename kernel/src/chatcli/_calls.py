@@ -9,20 +9,23 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from chatcli._specs import Risk, StopReason
+from chatcli._specs import Decision, Risk, StopReason
 
 if TYPE_CHECKING:
+    import threading
     from pathlib import Path
 
     from pydantic import BaseModel
 
     from chatcli._config import Settings
+    from chatcli._conversation import Conversation
     from chatcli._types import Message, ToolCallPart, Usage
 
 __all__ = [
     "TOOL_NAME_PATTERN",
+    "Approval",
     "ChatRequest",
     "PromptSection",
     "StopEvent",
@@ -33,6 +36,7 @@ __all__ = [
     "ToolContext",
     "ToolSpec",
     "UsageEvent",
+    "Verdict",
 ]
 
 #: What providers accept as a tool name (OpenAI's and Anthropic's rule).
@@ -56,13 +60,18 @@ class PromptSection:
 
 @dataclass(frozen=True)
 class ToolSpec:
-    """What the model sees of a tool: name, description, JSON schema of its arguments, risk."""
+    """What the model sees of a tool: name, description, JSON schema of its arguments, risk.
+
+    ``subject`` names the argument that permission rules match (the ``path`` of a file tool,
+    the ``command`` of a shell tool): ``read(./secrets/**)``, ``exec(npm test:*)``.
+    """
 
     name: str
     description: str
     parameters: dict[str, Any] = field(
         default_factory=lambda: {"type": "object", "properties": {}})
     risk: Risk = Risk.READ
+    subject: str | None = None
 
 
 @dataclass
@@ -131,13 +140,64 @@ StreamEvent = TextDelta | ToolCallEvent | UsageEvent | StopEvent
 # --------------------------------------------------------------------------------------------
 
 
+def _ignore(_line: str) -> None:
+    """Where a tool's live output goes when nobody shows it."""
+
+
+class Verdict(NamedTuple):
+    """An ``authorize_tool_call`` answer with its reason.
+
+    ``reason`` is shown to the person when the decision is ``ASK`` and sent to the model when it
+    is ``DENY``. ``rule`` is the permission rule an "always" answer would save
+    (``exec(npm test:*)``), shown in the question so the person knows what they allow.
+    """
+
+    decision: Decision
+    reason: str = ""
+    rule: str | None = None
+
+
+class Approval(NamedTuple):
+    """A person's answer to "may this tool call run?".
+
+    ``scope`` is how long a yes holds: ``once``, ``session`` or ``always`` (a policy plugin
+    remembers it, through ``tool_call_approved``); ``reason`` goes to the model with a no.
+    """
+
+    allow: bool
+    scope: str = "once"
+    reason: str = ""
+
+
 @dataclass
 class ToolContext:
-    """What a running tool knows: the workspace root it must stay inside, and the settings."""
+    """What a running tool knows and may use.
+
+    :param workspace: the root it must stay inside (resolved).
+    :param settings: the turn's settings (a plugin's own table: ``settings.plugin_table``).
+    :param interactive: whether a person is there to be asked.
+    :param conversation: the conversation the call belongs to (read it; never change it).
+    :param cancel: set when the user stops the turn (Ctrl+C in the chat): a long-running tool
+        polls :attr:`cancelled` and stops, killing what it started.
+    :param output: shows a line of live output to the user while the tool runs (a shell
+        command's output); it does not reach the model.
+    :param max_output: how many characters the result may have: the per-result limit, lowered
+        when the turn's budget runs short. Longer results are cut by the engine (head and
+        tail kept), so a tool that can say more useful things in less should fit it.
+    """
 
     workspace: Path
     settings: Settings
     interactive: bool = False
+    conversation: Conversation | None = None
+    cancel: threading.Event | None = None
+    output: Callable[[str], None] = _ignore
+    max_output: int = 60_000
+
+    @property
+    def cancelled(self) -> bool:
+        """Whether the user stopped the turn."""
+        return self.cancel is not None and self.cancel.is_set()
 
 
 _EMPTY_OBJECT: dict[str, Any] = {"type": "object", "properties": {}}
@@ -152,6 +212,7 @@ class Tool:
     passed through as it is (an MCP server's tool), in which case ``run`` receives the arguments
     dict. ``run(arguments, context)`` returns the text sent back to the model; raising produces an
     error result and never ends the conversation. ``name`` must match ``^[a-zA-Z0-9_-]{1,64}$``.
+    ``subject`` names the argument permission rules match (see :class:`ToolSpec`).
     """
 
     name: str
@@ -160,6 +221,7 @@ class Tool:
     args_model: type[BaseModel] | None = None
     parameters: dict[str, Any] | None = None
     risk: Risk = Risk.READ
+    subject: str | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not TOOL_NAME_PATTERN.match(self.name):
@@ -179,7 +241,7 @@ class Tool:
                 schema.pop("title", None)
             else:
                 schema = dict(self.parameters or _EMPTY_OBJECT)
-            self._spec = ToolSpec(self.name, self.description, schema, self.risk)
+            self._spec = ToolSpec(self.name, self.description, schema, self.risk, self.subject)
         return self._spec
 
     def parse_arguments(self, arguments: dict[str, Any]) -> Any:

@@ -73,6 +73,18 @@ class Settings(BaseModel):
         120.0, gt=0, le=86_400,
         description="Seconds an answer may take to start (retries included), and the longest "
                     "silence in the middle of one.")
+    tool_output_max: int = Field(
+        30_000, ge=1_000, le=1_000_000,
+        description="Characters one tool result may send to the model (head and tail kept).")
+    turn_tool_output_max: int = Field(
+        150_000, ge=1_000, le=10_000_000,
+        description="Characters all tool results of one turn may send to the model.")
+    max_repeated_calls: int = Field(
+        3, ge=2, le=100,
+        description="A turn stops when the model makes the same tool calls this many times "
+                    "in a row.")
+    max_calls_per_step: int = Field(
+        16, ge=1, le=256, description="Tool calls one model answer may make (more are refused).")
     providers: dict[str, ProviderSettings] = Field(default_factory=dict)
 
     def provider_settings(self, name: str) -> ProviderSettings:

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from chatcli._calls import (
+    Approval,
     ChatRequest,
     PromptSection,
     StopEvent,
@@ -33,6 +34,7 @@ from chatcli._calls import (
     ToolCallEvent,
     ToolContext,
     UsageEvent,
+    Verdict,
 )
 from chatcli._config import Settings
 from chatcli._conversation import Checkpoint, Conversation, ConversationObserver
@@ -54,11 +56,9 @@ __all__ = [
     "attach_hooks",
 ]
 
-#: Tool output longer than this is cut (the model is told so).
-MAX_TOOL_OUTPUT = 60_000
-
-#: ``approver(call, tool) -> bool`` asks the person; None means nobody can be asked.
-Approver = Callable[[ToolCallPart, Tool], bool]
+#: ``approver(call, tool, verdict)`` asks the person and returns an :class:`Approval` (or a
+#: bool: yes once / no); None means nobody can be asked.
+Approver = Callable[[ToolCallPart, Tool, Verdict], "Approval | bool"]
 
 
 @dataclass
@@ -140,6 +140,10 @@ class _Turn:
         #: meanwhile (from another thread): the next turn sees the change
         self.use = engine.current
         self.settings = engine.settings
+        #: characters tool results may still send to the model this turn
+        self.budget = self.settings.turn_tool_output_max
+        self.last_batch: tuple[Any, ...] | None = None
+        self.repeats = 0
         self.added: list[Message] = []
         self.usage = Usage()
         self.model: str | None = None
@@ -186,6 +190,14 @@ class _Turn:
             self.append(Message(role=Role.TOOL, parts=list(self.results)))
         self.calls, self.results = [], []
 
+    def repeated(self, calls: list[ToolCallPart]) -> int:
+        """How many model calls in a row, this one included, asked for exactly ``calls``."""
+        batch = tuple((c.name, json.dumps(c.arguments, sort_keys=True, default=str),
+                       c.raw_arguments) for c in calls)
+        self.repeats = self.repeats + 1 if batch == self.last_batch else 1
+        self.last_batch = batch
+        return self.repeats
+
     def interrupt(self) -> None:
         """Ctrl+C or a closed iterator, in either step."""
         if self.answer is not None:
@@ -216,8 +228,11 @@ class Engine:
         native_tools: bool = True,
         sleep: Callable[[float], None] | None = None,
         on_retry: Callable[[Retrying], None] | None = None,
+        on_tool_output: Callable[[str], None] | None = None,
     ) -> None:
         self.host = host
+        #: shows a running tool's live output (a shell command's) to the user
+        self.on_tool_output = on_tool_output
         #: The settings turns run with; replace it (``engine.settings = new``), never mutate it.
         self.settings = settings
         self.workspace = (workspace or Path.cwd()).resolve()
@@ -347,6 +362,12 @@ class Engine:
                 if not answer.tool_calls:
                     yield turn.finished(answer.stop_reason or StopReason.END_TURN)
                     return
+                if turn.repeated(answer.tool_calls) >= turn.settings.max_repeated_calls:
+                    turn.calls = answer.tool_calls
+                    turn.close_tool_step(f"not run: the same calls were made "
+                                         f"{turn.settings.max_repeated_calls} times in a row")
+                    yield turn.finished(StopReason.REPEATED_CALLS)
+                    return
                 yield from self._tool_step(turn, answer.tool_calls, cancel)
             yield turn.finished(StopReason.TURN_LIMIT)
         except (KeyboardInterrupt, GeneratorExit) as stop:
@@ -393,27 +414,72 @@ class Engine:
 
     def _tool_step(self, turn: _Turn, calls: list[ToolCallPart], cancel: threading.Event | None
                    ) -> Iterator[EngineEvent]:
-        """Run the calls one by one and append their results together.
+        """Run the calls and append their results together, in the calls' order.
 
-        ``ToolStarted`` comes only for a call that validated and was authorized, right before it
-        runs; every call ends with a ``ToolFinished`` (errors and denials included).
+        Each call is validated and authorized in order (questions to the person come one at a
+        time). Consecutive read-only calls then run concurrently; every other call runs alone,
+        in order. ``ToolStarted`` comes only for a call that will run; every call ends with a
+        ``ToolFinished`` (errors and denials included). An answer making more than
+        ``max_calls_per_step`` calls gets the extra ones refused.
         """
         turn.calls = list(calls)
-        context = self.tool_context(turn.settings)
-        for call in calls:
-            ready = self._prepare(call, context)
+        limit = turn.settings.max_calls_per_step
+        batch: list[tuple[ToolCallPart, Tool, Any]] = []
+        for index, call in enumerate(calls):
+            context = self.tool_context(turn, cancel)
+            ready = self._prepare(call, context) if index < limit else _error(
+                call, f"not run: more than {limit} tool calls in one answer; make fewer at a time")
+            if not isinstance(ready, ToolResultPart) and ready[0].risk == Risk.READ:
+                batch.append((call, *ready))
+                continue
+            yield from self._run_batch(turn, batch, cancel)
+            batch = []
             if isinstance(ready, ToolResultPart):
-                result = ready
+                yield from self._finish(turn, call, ready, cancel)
             else:
                 yield ToolStarted(call)
                 result = self._execute(call, *ready, context, turn.conversation)
-            self.host.hooks.after_tool_call(call=call, result=result,
-                                            conversation=turn.conversation)
-            turn.results.append(result)
-            yield ToolFinished(call, result)
-            if cancel is not None and cancel.is_set():
-                raise KeyboardInterrupt
+                yield from self._finish(turn, call, result, cancel)
+        yield from self._run_batch(turn, batch, cancel)
         turn.close_tool_step("not run")
+
+    def _run_batch(self, turn: _Turn, batch: list[tuple[ToolCallPart, Tool, Any]],
+                   cancel: threading.Event | None) -> Iterator[EngineEvent]:
+        """Run read-only calls side by side (one alone runs on this thread)."""
+        if not batch:
+            return
+        context = self.tool_context(turn, cancel)
+        if len(batch) == 1:
+            call, tool, args = batch[0]
+            yield ToolStarted(call)
+            yield from self._finish(
+                turn, call, self._execute(call, tool, args, context, turn.conversation), cancel)
+            return
+        from concurrent.futures import ThreadPoolExecutor
+
+        for call, _tool, _args in batch:
+            yield ToolStarted(call)
+        pool = ThreadPoolExecutor(max_workers=min(4, len(batch)), thread_name_prefix="chatcli-tool")
+        try:
+            futures = [pool.submit(self._execute, call, tool, args, context, turn.conversation)
+                       for call, tool, args in batch]
+            for (call, _tool, _args), future in zip(batch, futures, strict=True):
+                yield from self._finish(turn, call, future.result(), cancel)
+        finally:
+            pool.shutdown(wait=False, cancel_futures=True)
+
+    def _finish(self, turn: _Turn, call: ToolCallPart, result: ToolResultPart,
+                cancel: threading.Event | None) -> Iterator[EngineEvent]:
+        """Fit ``result`` into the turn's output budget, tell plugins, keep it, report it."""
+        limit = _result_limit(turn)
+        if len(result.content) > limit:
+            result = result.model_copy(update={"content": _cut(result.content, limit)})
+        turn.budget -= len(result.content)
+        self.host.hooks.after_tool_call(call=call, result=result, conversation=turn.conversation)
+        turn.results.append(result)
+        yield ToolFinished(call, result)
+        if cancel is not None and cancel.is_set():
+            raise KeyboardInterrupt
 
     def answer_message(self, answer: _Answer, interrupted: bool, use: Use) -> Message:
         """The assistant message for what arrived of ``answer``."""
@@ -427,30 +493,45 @@ class Engine:
 
     # ------------------------------------------------------------------ tools
 
-    def tool_context(self, settings: Settings | None = None) -> ToolContext:
-        """The context tools run with."""
-        return ToolContext(workspace=self.workspace, settings=settings or self.settings,
-                           interactive=self.interactive)
+    def tool_context(self, turn: _Turn | None = None, cancel: threading.Event | None = None
+                     ) -> ToolContext:
+        """The context tools run with (in a turn: its settings, conversation and budget)."""
+        settings = turn.settings if turn is not None else self.settings
+        return ToolContext(
+            workspace=self.workspace, settings=settings, interactive=self.interactive,
+            conversation=turn.conversation if turn is not None else None, cancel=cancel,
+            output=self.on_tool_output or _ignore_output,
+            max_output=_result_limit(turn) if turn is not None else settings.tool_output_max,
+        )
 
     def authorize(self, call: ToolCallPart, tool: Tool, context: ToolContext | None = None
                   ) -> tuple[bool, str]:
-        """Whether ``call`` may run, and why not: plugins first, then the default policy."""
-        decision = self.host.hooks.authorize_tool_call(call=call, tool=tool.spec(),
-                                                       context=context or self.tool_context())
-        if decision is None:
-            decision = Decision.ALLOW if tool.risk == Risk.READ else Decision.ASK
-        if decision == Decision.ALLOW:
+        """Whether ``call`` may run, and why not: plugins first, then the default policy
+        (``read`` tools run, every other risk class is asked)."""
+        spec = tool.spec()
+        answer = self.host.hooks.authorize_tool_call(call=call, tool=spec,
+                                                     context=context or self.tool_context())
+        verdict = answer if isinstance(answer, Verdict) else Verdict(
+            answer if answer is not None else
+            Decision.ALLOW if tool.risk == Risk.READ else Decision.ASK)
+        if verdict.decision == Decision.ALLOW:
             return True, ""
-        if decision == Decision.DENY:
-            return False, "denied by policy"
+        if verdict.decision == Decision.DENY:
+            return False, f"denied: {verdict.reason}" if verdict.reason else "denied by policy"
         if self.approver is None:
+            why = f" ({verdict.reason})" if verdict.reason else ""
             return False, (
-                f"denied: {tool.risk.value} tools need the user's approval and nobody can be "
-                "asked in this run (use --allow to permit them)"
+                f"denied: {tool.risk.value} tools need the user's approval{why} and nobody can "
+                "be asked in this run (use --allow to permit them)"
             )
-        if self.approver(call, tool):
+        approval = self.approver(call, tool, verdict)
+        if not isinstance(approval, Approval):
+            approval = Approval(bool(approval))
+        self.host.hooks.tool_call_approved(call=call, tool=spec, approval=approval,
+                                           verdict=verdict)
+        if approval.allow:
             return True, ""
-        return False, "denied by the user"
+        return False, "denied by the user" + (f": {approval.reason}" if approval.reason else "")
 
     def run_tool(self, call: ToolCallPart, conversation: Conversation) -> ToolResultPart:
         """Validate, authorize and run one tool call; every failure becomes an error result."""
@@ -490,13 +571,30 @@ class Engine:
             first = (str(err).splitlines() or [""])[0]
             return _error(call, f"{call.name} failed: {type(err).__name__}: {first}")
         text = output if isinstance(output, str) else str(output)
-        if len(text) > MAX_TOOL_OUTPUT:
-            text = text[:MAX_TOOL_OUTPUT] + f"\n[… cut: {len(text) - MAX_TOOL_OUTPUT} more chars]"
         return ToolResultPart(call_id=call.id, name=call.name, content=text)
 
 
 def _error(call: ToolCallPart, text: str) -> ToolResultPart:
     return ToolResultPart(call_id=call.id, name=call.name, content=text, is_error=True)
+
+
+def _ignore_output(_line: str) -> None:
+    """Live tool output when no front end shows it."""
+
+
+def _result_limit(turn: _Turn) -> int:
+    """How long the next tool result may be: the per-result limit, or what is left of the
+    turn's budget (never under 2,000 characters: a result must still say something)."""
+    return min(turn.settings.tool_output_max, max(turn.budget, 2_000))
+
+
+def _cut(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters, keeping its head and its tail (where errors and
+    summaries usually are) and saying how much was left out."""
+    note = "\n[… {} characters cut …]\n"
+    keep = max(limit - len(note) - 12, 0)
+    head, tail = text[: keep * 2 // 3], text[len(text) - keep // 3:] if keep // 3 else ""
+    return head + note.format(f"{len(text) - len(head) - len(tail):,}") + tail
 
 
 def _problems(err: ValueError) -> str:

@@ -30,12 +30,20 @@ if TYPE_CHECKING:
 
     import click
 
-    from chatcli._calls import ChatRequest, PromptSection, Tool, ToolContext, ToolSpec
+    from chatcli._calls import (
+        Approval,
+        ChatRequest,
+        PromptSection,
+        Tool,
+        ToolContext,
+        ToolSpec,
+        Verdict,
+    )
     from chatcli._config import Settings
     from chatcli._conversation import Checkpoint, Conversation
     from chatcli._errors import ChatcliError
     from chatcli._session import Session, SessionOptions
-    from chatcli._specs import Decision, ProviderSpec, SkillSource, SlashCommand
+    from chatcli._specs import Decision, ProviderSpec, RestorePoint, SkillSource, SlashCommand
     from chatcli._types import Message, ToolCallPart, ToolResultPart
 
 __all__ = [
@@ -96,11 +104,12 @@ def _trace_from_env() -> bool:
 
 def _type_namespace() -> dict[str, Any]:
     """What the hookspecs' return annotations name."""
-    from chatcli._calls import PromptSection
+    from chatcli._calls import PromptSection, Verdict
     from chatcli._conversation import Conversation
-    from chatcli._specs import Decision
+    from chatcli._specs import Decision, RestorePoint
 
-    return {"Conversation": Conversation, "Decision": Decision, "PromptSection": PromptSection}
+    return {"Conversation": Conversation, "Decision": Decision, "PromptSection": PromptSection,
+            "RestorePoint": RestorePoint, "Verdict": Verdict}
 
 
 class PluginHost:
@@ -417,8 +426,12 @@ class HookCalls:
         self._hook.after_response(message=message, error=error, conversation=conversation)
 
     def authorize_tool_call(self, *, call: ToolCallPart, tool: ToolSpec,
-                            context: ToolContext) -> Decision | None:
+                            context: ToolContext) -> Decision | Verdict | None:
         return self._hook.authorize_tool_call(call=call, tool=tool, context=context)
+
+    def tool_call_approved(self, *, call: ToolCallPart, tool: ToolSpec, approval: Approval,
+                           verdict: Verdict) -> None:
+        self._hook.tool_call_approved(call=call, tool=tool, approval=approval, verdict=verdict)
 
     def before_tool_call(self, *, call: ToolCallPart, tool: ToolSpec,
                          conversation: Conversation) -> None:
@@ -427,6 +440,14 @@ class HookCalls:
     def after_tool_call(self, *, call: ToolCallPart, result: ToolResultPart,
                         conversation: Conversation) -> None:
         self._hook.after_tool_call(call=call, result=result, conversation=conversation)
+
+    # the workspace
+    def workspace_restore_point(self, *, conversation: Conversation, checkpoint: Checkpoint
+                                ) -> RestorePoint | None:
+        return self._hook.workspace_restore_point(conversation=conversation, checkpoint=checkpoint)
+
+    def workspace_undo(self, *, conversation: Conversation) -> str | None:
+        return self._hook.workspace_undo(conversation=conversation)
 
     # the conversation log
     def message_appended(self, *, conversation: Conversation, message: Message) -> None:

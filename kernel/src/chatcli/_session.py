@@ -22,7 +22,7 @@ from chatcli._engine import Approver, Engine, EngineEvent, attach_hooks
 from chatcli._errors import ConfigError, UsageError
 from chatcli._plugins import PluginHost
 from chatcli._providers import build_provider, choose_provider, find_provider, has_key
-from chatcli._specs import Provider, ProviderSpec, Risk
+from chatcli._specs import Provider, ProviderSpec
 from chatcli._streaming import Retrying
 from chatcli._types import Message, Role
 
@@ -35,15 +35,18 @@ class SessionOptions:
 
     ``provider``/``model`` are the ``--provider``/``--model`` flags (already part of the
     settings; kept here because naming one overrides what a resumed conversation used).
-    ``resume`` is ``--resume REF``, ``continue_last`` is ``-c``, ``allow`` the risk classes
-    ``--allow`` pre-approves.
+    ``resume`` is ``--resume REF``, ``continue_last`` is ``-c``. ``allow`` holds what
+    ``--allow`` pre-approves: risk class names (``write``) and permission rules
+    (``exec(npm test:*)``, read by a policy plugin); ``permission_mode`` is
+    ``--permission-mode`` (``default``, ``accept-edits``, ``plan``, ``auto``), None when not given.
     """
 
     provider: str | None = None
     model: str | None = None
     resume: str | None = None
     continue_last: bool = False
-    allow: frozenset[Risk] = frozenset()
+    allow: frozenset[str] = frozenset()
+    permission_mode: str | None = None
 
     @property
     def named(self) -> bool:
@@ -71,6 +74,7 @@ class Session:
     :param on_retry: told of each retry before its wait starts.
     :param sleep: the wait between retries (tests pass a recorder).
     :param wrap_provider: applied to every provider the session builds (tests, instrumentation).
+    :param on_tool_output: shows a running tool's live output (a shell command's) to the user.
     """
 
     def __init__(
@@ -85,6 +89,7 @@ class Session:
         on_retry: Callable[[Retrying], None] | None = None,
         sleep: Callable[[float], None] | None = None,
         wrap_provider: Callable[[Provider], Provider] | None = None,
+        on_tool_output: Callable[[str], None] | None = None,
     ) -> None:
         self.host = host
         self.settings = settings
@@ -95,6 +100,7 @@ class Session:
         self._on_retry = on_retry
         self._sleep = sleep
         self._wrap = wrap_provider or (lambda provider: provider)
+        self._on_tool_output = on_tool_output
         self._engine: Engine | None = None
         self._conversation: Conversation | None = None
         self._spec: ProviderSpec | None = None
@@ -156,7 +162,7 @@ class Session:
             self.host, settings, self._wrap(provider), spec.name, config.model,
             workspace=self.workspace, approver=self._approver, interactive=self.interactive,
             max_retries=config.max_retries, native_tools=spec.capabilities.native_tools,
-            sleep=self._sleep, on_retry=self._on_retry,
+            sleep=self._sleep, on_retry=self._on_retry, on_tool_output=self._on_tool_output,
         )
         self._begin(conversation)
         return self

@@ -25,6 +25,7 @@ __all__ = [
     "ProviderConfig",
     "ProviderOption",
     "ProviderSpec",
+    "RestorePoint",
     "Risk",
     "SkillSource",
     "SlashCommand",
@@ -60,6 +61,7 @@ class StopReason(StrEnum):
     INTERRUPTED = "interrupted"
     ERROR = "error"
     TURN_LIMIT = "turn_limit"
+    REPEATED_CALLS = "repeated_calls"
 
 
 # --------------------------------------------------------------------------------------------
@@ -153,6 +155,23 @@ class ProviderSpec(NamedTuple):
     auto_select: bool = True
     description: str = ""
     options: Mapping[str, ProviderOption] = _NOTHING
+
+
+# --------------------------------------------------------------------------------------------
+# Workspace restore points (what /rewind offers besides the conversation)
+# --------------------------------------------------------------------------------------------
+
+
+class RestorePoint(NamedTuple):
+    """The workspace as it was at a conversation checkpoint, ready to be put back.
+
+    ``summary`` says what restoring would change, for the person (``3 files: a.py, b.py, …``);
+    ``restore()`` puts the files back, keeping the state it replaced so that it can be undone
+    (``workspace_undo``), and returns one line saying what it did.
+    """
+
+    summary: str
+    restore: Callable[[], str]
 
 
 # --------------------------------------------------------------------------------------------

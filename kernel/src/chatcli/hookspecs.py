@@ -38,13 +38,21 @@ if TYPE_CHECKING:
 
     import click
 
-    from chatcli._calls import ChatRequest, PromptSection, Tool, ToolContext, ToolSpec
+    from chatcli._calls import (
+        Approval,
+        ChatRequest,
+        PromptSection,
+        Tool,
+        ToolContext,
+        ToolSpec,
+        Verdict,
+    )
     from chatcli._config import Settings
     from chatcli._conversation import Checkpoint, Conversation
     from chatcli._errors import ChatcliError
     from chatcli._plugins import PluginHost
     from chatcli._session import Session, SessionOptions
-    from chatcli._specs import Decision, ProviderSpec, SkillSource, SlashCommand
+    from chatcli._specs import Decision, ProviderSpec, RestorePoint, SkillSource, SlashCommand
     from chatcli._types import Message, ToolCallPart, ToolResultPart
 
 hookspec = pluggy.HookspecMarker("chatcli")
@@ -56,6 +64,8 @@ AWAITING_CONSUMER: dict[str, str] = {
     "register_compaction_strategies": "compaction (the chatcli-compaction plugin)",
     "before_compaction": "compaction (the chatcli-compaction plugin)",
     "after_compaction": "compaction (the chatcli-compaction plugin)",
+    "workspace_restore_point": "code checkpoints (the chatcli-checkpoints plugin) in /rewind",
+    "workspace_undo": "code checkpoints (the chatcli-checkpoints plugin) in /rewind",
 }
 
 
@@ -331,17 +341,39 @@ def after_response(
 @hookspec(firstresult=True)
 def authorize_tool_call(
     call: ToolCallPart, tool: ToolSpec, context: ToolContext
-) -> Decision | None:
+) -> Decision | Verdict | None:
     """Decide whether a tool call may run. First result wins.
 
-    Called from the engine before each tool call whose arguments validated.
+    Called from the engine before each tool call whose arguments validated, in the order the
+    model made the calls, on the turn's thread.
 
     :param call: the call the model made (read only).
-    :param tool: the tool's spec (name, schema, risk class).
-    :param context: the workspace root, the settings and whether a person can be asked.
-    :return: ``Decision.ALLOW``, ``Decision.DENY``, ``Decision.ASK`` (ask the person; denied in
-        non-interactive runs), or None to leave the decision to the next plugin. When no plugin
-        decides, ``read`` tools are allowed and every other risk class is asked.
+    :param tool: the tool's spec (name, schema, risk class, and ``subject``: the argument that
+        permission rules match).
+    :param context: the workspace root, the settings, the conversation and whether a person can
+        be asked.
+    :return: a :class:`chatcli.Decision` — ``ALLOW``, ``DENY``, ``ASK`` (ask the person; denied in
+        non-interactive runs) — or a :class:`chatcli.Verdict` carrying it with a reason (sent to
+        the model on a deny, shown to the person on an ask) and the rule an "always" answer would
+        save; or None to leave the decision to the next plugin. When no plugin decides, ``read``
+        tools are allowed and every other risk class is asked.
+    """
+
+
+@hookspec
+def tool_call_approved(
+    call: ToolCallPart, tool: ToolSpec, approval: Approval, verdict: Verdict
+) -> None:
+    """The person answered whether a tool call may run (after an ``ASK``).
+
+    Called from the engine right after the front end's question, before the call runs (or is
+    refused), on the turn's thread. A policy plugin remembers a ``session`` or ``always`` answer
+    here (``always``: as the rule ``verdict.rule``).
+
+    :param approval: the :class:`chatcli.Approval`: allow or not, its scope, the person's reason.
+    :param verdict: what the policy said when it asked.
+
+    The return value is ignored.
     """
 
 
@@ -365,6 +397,39 @@ def after_tool_call(
     results are appended to the conversation.
 
     The return value is ignored.
+    """
+
+
+# =============================================================================================
+# The workspace: what /rewind can restore besides the conversation
+# =============================================================================================
+
+
+@hookspec(firstresult=True)
+def workspace_restore_point(
+    conversation: Conversation, checkpoint: Checkpoint
+) -> RestorePoint | None:
+    """The workspace's files as they were at ``checkpoint``, to offer with a rewind. First result
+    wins. *Awaiting its consumer*: code checkpoints in ``/rewind``.
+
+    Called by a rewind command (``/rewind`` of chatcli-sessions) once the person chose a
+    checkpoint, on the thread running the command.
+
+    :param conversation: the conversation being rewound.
+    :param checkpoint: the checkpoint chosen.
+    :return: a :class:`chatcli.RestorePoint` (what would change, and how to put it back), or None
+        when no plugin tracks the workspace or nothing changed since the checkpoint.
+    """
+
+
+@hookspec(firstresult=True)
+def workspace_undo(conversation: Conversation) -> str | None:
+    """Undo the last workspace restore of ``conversation``. First result wins. *Awaiting its
+    consumer*: code checkpoints in ``/rewind``.
+
+    Called by a rewind command's undo (``/rewind undo``), after the conversation's own undo.
+
+    :return: one line saying what was put back, or None when there is nothing to undo.
     """
 
 

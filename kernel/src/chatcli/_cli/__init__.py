@@ -39,18 +39,43 @@ EXIT_OK, EXIT_PROVIDER, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 RISK_CLASSES = ("read", "write", "execute", "network")
 
 
-def _parse_allow(_ctx: click.Context, _param: click.Parameter, value: str | None) -> frozenset[str]:
-    if not value:
-        return frozenset()
-    names = {part.strip().lower() for part in value.split(",") if part.strip()}
-    if "all" in names:
-        return frozenset(RISK_CLASSES)
-    unknown = sorted(names - set(RISK_CLASSES))
-    if unknown:
-        raise click.BadParameter(
-            f"unknown risk class {', '.join(unknown)}; use {','.join(RISK_CLASSES)} or all"
-        )
-    return frozenset(names)
+#: The permission modes a policy plugin (chatcli-agent) implements.
+PERMISSION_MODES = ("default", "accept-edits", "plan", "auto")
+
+
+def _split_outside_parentheses(text: str) -> list[str]:
+    parts, depth, current = [], 0, ""
+    for char in text:
+        depth += (char == "(") - (char == ")")
+        if char == "," and depth <= 0:
+            parts.append(current)
+            current = ""
+        else:
+            current += char
+    return [*parts, current]
+
+
+def _parse_allow(_ctx: click.Context, _param: click.Parameter,
+                 values: tuple[str, ...] | None) -> frozenset[str]:
+    """``--allow`` risk classes (``write,execute``, ``all``) and permission rules
+    (``exec(npm test:*)``, ``edit(src/**)``), comma-separated or repeated."""
+    found: set[str] = set()
+    for value in values or ():
+        for part in _split_outside_parentheses(value):
+            item = part.strip()
+            if not item:
+                continue
+            if item.lower() == "all":
+                found.update(RISK_CLASSES)
+            elif item.lower() in RISK_CLASSES:
+                found.add(item.lower())
+            elif "(" in item and item.endswith(")") and item.index("(") > 0:
+                found.add(item)
+            else:
+                raise click.BadParameter(
+                    f"'{item}' is neither a risk class ({','.join(RISK_CLASSES)}, all) nor a "
+                    "rule such as 'exec(npm test:*)'")
+    return frozenset(found)
 
 
 def _json_mode(ctx: click.Context, _param: click.Parameter, value: bool) -> bool:
@@ -106,8 +131,12 @@ class _RootGroup(click.Group):
 @click.option("--json", "as_json", is_flag=True, is_eager=True, callback=_json_mode,
               help="Print one JSON object: text, provider, model, usage, stop_reason.")
 @click.option("--raw", is_flag=True, help="Print the answer as plain text (no markdown).")
-@click.option("--allow", metavar="CLASSES", callback=_parse_allow,
-              help="Pre-approve tool risk classes: read,write,execute,network or all.")
+@click.option("--allow", metavar="WHAT", multiple=True, callback=_parse_allow,
+              help="Pre-approve tool risk classes (read,write,execute,network or all) or "
+                   "rules such as 'exec(npm test:*)'; repeatable.")
+@click.option("--permission-mode", type=click.Choice(PERMISSION_MODES),
+              help="How tool calls are allowed (with chatcli-agent): default, accept-edits, "
+                   "plan (read-only) or auto.")
 @click.option("-c", "--continue", "continue_last", is_flag=True,
               help="Continue the most recent session.")
 @click.option("--resume", metavar="ID", help="Resume the session ID.")

@@ -1,26 +1,18 @@
-"""``chatcli -p PROMPT`` (one answer, then exit) and the hand-over to the interactive chat.
+"""The root command without a sub-command: ``chatcli -p PROMPT``, piped stdin, or the chat.
 
-The answer streams through :class:`chatcli.Engine`: rendered markdown on a terminal,
-plain text when piped or with ``--raw``, or one JSON object with ``--json``. Retries and tool
-calls are reported briefly on stderr so stdout holds only the answer.
+This module reads the prompt (``-p``, stdin — decoded, size- and binary-checked — or both) and
+hands over: to the interactive chat (a plugin's ``interactive_main``), to a slash command
+(``-p "/name …"``), or to one answer (:mod:`chatcli._cli.turns` runs and shows it).
 """
 
 from __future__ import annotations
 
-import json
 import sys
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from chatcli._calls import Tool
-    from chatcli._cli.spinner import Spinner
-    from chatcli._config import Settings
-    from chatcli._conversation import Conversation
-    from chatcli._engine import TurnFinished
     from chatcli._plugins import PluginHost
-    from chatcli._session import Session, SessionOptions
-    from chatcli._streaming import Retrying
-    from chatcli._types import ToolCallPart
+    from chatcli._session import SessionOptions
 
 __all__ = ["build_prompt", "clean_text", "decode_input", "main_command", "run_prompt"]
 
@@ -90,7 +82,9 @@ def decode_input(data: bytes, what: str = "stdin") -> str:
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as err:
-        _status(f"warning: {what} is not valid UTF-8 (byte 0x{data[err.start]:02x} at "
+        from chatcli._cli.turns import status
+
+        status(f"warning: {what} is not valid UTF-8 (byte 0x{data[err.start]:02x} at "
                 f"{err.start}); undecodable bytes were replaced with U+FFFD")
         return data.decode("utf-8-sig", "replace")
 
@@ -172,7 +166,7 @@ def main_command(host: PluginHost, options: dict[str, Any]) -> int:
     return run_prompt(host, prompt, options)
 
 
-def _flags(options: dict[str, Any]) -> dict[str, Any]:
+def settings_flags(options: dict[str, Any]) -> dict[str, Any]:
     return {"provider": options.get("provider"), "model": options.get("model"),
             "system": options.get("system")}
 
@@ -180,12 +174,12 @@ def _flags(options: dict[str, Any]) -> dict[str, Any]:
 def session_options(options: dict[str, Any]) -> SessionOptions:
     """The command line's options as the :class:`~chatcli.SessionOptions` of a session."""
     from chatcli._session import SessionOptions
-    from chatcli._specs import Risk
 
     return SessionOptions(
         provider=options.get("provider"), model=options.get("model"),
         resume=options.get("resume"), continue_last=bool(options.get("continue_last")),
-        allow=frozenset(Risk(name) for name in options.get("allow") or ()),
+        allow=frozenset(options.get("allow") or ()),
+        permission_mode=options.get("permission_mode"),
     )
 
 
@@ -193,7 +187,7 @@ def _interactive(host: PluginHost, options: dict[str, Any]) -> int:
     from chatcli._cli.common import settings_from
     from chatcli._errors import UsageError
 
-    settings = settings_from(_flags(options))
+    settings = settings_from(settings_flags(options))
     before = len(host.failures)
     result = host.hooks.interactive_main(options=session_options(options), host=host,
                                          settings=settings)
@@ -209,253 +203,49 @@ def _interactive(host: PluginHost, options: dict[str, Any]) -> int:
 # ----------------------------------------------------------------------------------- one shot
 
 
-def _make_approver(allowed: frozenset[str]):  # -> Approver | None
-    """Pre-approved risk classes; on a terminal, ask for the others; else nobody can be asked."""
-    can_ask = _stdin_is_tty() and sys.stderr.isatty()
-    if not allowed and not can_ask:
-        return None
-
-    def approve(call: ToolCallPart, tool: Tool) -> bool:
-        if tool.risk.value in allowed:
-            return True
-        if not can_ask:
-            return False
-        import click
-
-        return click.confirm(
-            f"chatcli: allow {tool.risk.value} tool {_describe_call(call)}?",
-            default=False, err=True,
-        )
-
-    return approve
-
-
-def _describe_call(call: ToolCallPart, limit: int = 80) -> str:
-    if call.raw_arguments is not None:
-        args = call.raw_arguments
-    else:
-        args = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in
-                         call.arguments.items())
-    if len(args) > limit:
-        args = args[: limit - 1] + "…"
-    return f"{call.name}({args})"
-
-
-def _status(text: str) -> None:
-    print(f"chatcli: {text}", file=sys.stderr, flush=True)
-
-
-def _retry_text(event: Retrying) -> str:
-    from chatcli._errors import NetworkError, ProviderTimeoutError, RateLimitError, ServerError
-
-    error = event.error
-    if isinstance(error, RateLimitError):
-        what = "rate limited"
-    elif isinstance(error, ServerError):
-        what = "server error"
-    elif isinstance(error, ProviderTimeoutError):
-        what = "timed out"
-    elif isinstance(error, NetworkError):
-        what = "network error"
-    else:
-        what = "failed"
-    return f"{what}, retrying in {event.delay:.1f}s… (attempt {event.attempt + 1})"
-
-
-class _Output:
-    """Where the answer text goes: plain text, the streaming markdown renderer, or nowhere
-    (``--json`` collects it)."""
-
-    def __init__(self, out: TextIO, mode: str) -> None:
-        self.out = out
-        self.mode = mode
-        self.ended_with_newline = True
-        self.wrote = False
-        self._markdown: Any = None
-        if mode == "markdown":
-            self._markdown = _markdown_stream(out)
-            if self._markdown is None:
-                self.mode = "plain"
-
-    def feed(self, text: str) -> None:
-        if not text or self.mode == "json":
-            return
-        self.wrote = True
-        if self.mode == "markdown":
-            if self._markdown is None:
-                self._markdown = _markdown_stream(self.out)
-            self._markdown.feed(text)
-            return
-        self.out.write(text)
-        self.out.flush()
-        self.ended_with_newline = text.endswith("\n")
-
-    def pause(self) -> None:
-        """Print what has arrived before a status line (a tool call) appears on stderr."""
-        if self._markdown is not None:
-            self._markdown.finish()
-            self._markdown = None
-        elif self.mode == "plain" and self.wrote and not self.ended_with_newline:
-            self.out.write("\n")
-            self.out.flush()
-            self.ended_with_newline = True
-
-    def finish(self) -> None:
-        if self.mode == "json":
-            return
-        if self.mode == "markdown":
-            if self._markdown is not None:
-                self._markdown.finish()
-                self._markdown = None
-            return
-        if self.wrote and not self.ended_with_newline:
-            self.out.write("\n")
-            self.out.flush()
-
-
-def _markdown_stream(out: TextIO) -> Any:
-    try:
-        from chatcli._cli.render import MarkdownStream
-    except ImportError:
-        return None
-    from rich.console import Console
-
-    return MarkdownStream(Console(file=out))
-
-
-def _output_mode(options: dict[str, Any], settings: Settings, out: TextIO) -> str:
-    if options.get("as_json"):
-        return "json"
-    if options.get("raw") or not settings.markdown:
-        return "plain"
-    try:
-        tty = out.isatty()
-    except (AttributeError, ValueError):
-        tty = False
-    return "markdown" if tty else "plain"
-
-
 def run_prompt(host: PluginHost, prompt: str, options: dict[str, Any]) -> int:
-    """Answer ``prompt`` once; returns the exit code. Raises ChatcliError for setup failures."""
-    from chatcli._cli.common import settings_from
-    from chatcli._cli.spinner import Spinner
-    from chatcli._session import Session
-    from chatcli._types import Message
+    """Answer ``prompt`` once (or run it as a slash command); returns the exit code. Raises
+    ChatcliError for setup failures."""
+    from chatcli._cli.turns import OneShot
 
-    run = session_options(options)
-    waiting = Spinner(sys.stderr, "waiting…")  # also prints retry lines above itself
-    session = Session(
-        host, settings_from(_flags(options)), run,
-        approver=_make_approver(frozenset(risk.value for risk in run.allow)),
-        on_retry=lambda event: waiting.say(f"chatcli: {_retry_text(event)}"),
-    ).open()
-    output = _Output(sys.stdout, _output_mode(options, session.settings, sys.stdout))
-    spin = output.mode == "markdown" and _isatty(sys.stderr)
-    waiting.text = f"waiting for {session.provider_name}/{session.model}…"
-    conversation = session.conversation
-    finished: TurnFinished | None = None
-    events = session.run(Message.user(prompt))
-    interrupted = False
+    command = _slash_command(host, prompt)
+    run = OneShot(host, options)
     try:
-        try:
-            finished = _consume(events, output, waiting if spin else None)
-        finally:
-            waiting.stop()
-            output.finish()
-    except KeyboardInterrupt:
-        interrupted = True
-        events.close()  # the engine keeps the partial answer, marked interrupted
-    except BrokenPipeError:  # stdout's reader left (`| head -1`): stop, keep what came, exit 0
-        events.close()
-        raise
+        if command is None:
+            from chatcli._types import Message
+
+            run.turn(Message.user(prompt))
+        else:
+            _run_command(run, *command)
     finally:
-        session.close()
-    return _report(finished, interrupted, session, conversation, bool(options.get("as_json")))
+        code = run.report()
+    return code
 
 
-def _isatty(stream: TextIO | None) -> bool:
+def _slash_command(host: PluginHost, prompt: str) -> tuple[Any, str] | None:
+    """``(command, argument text)`` when ``prompt`` is ``/name …`` and a plugin registered the
+    command ``name`` (or that alias); a message starting with a path is not a command."""
+    text = prompt.strip()
+    if not text.startswith("/"):
+        return None
+    name, _, argument = text[1:].partition(" ")
+    if not name or "/" in name:
+        return None
+    commands = host.slash_commands()
+    command = commands.get(name) or next(
+        (c for c in commands.values() if name in c.aliases), None)
+    return (command, argument.strip()) if command is not None else None
+
+
+def _run_command(run: Any, command: Any, argument: str) -> None:
+    """Run a slash command with the one-shot run as its chat; its errors are the run's."""
+    from chatcli._errors import ChatcliError, UsageError
+
     try:
-        return stream is not None and stream.isatty()
-    except (AttributeError, ValueError):
-        return False
-
-
-def _consume(events: Any, output: _Output, waiting: Spinner | None) -> TurnFinished | None:
-    """Show the events of a turn; ``waiting`` spins while the model has not answered yet."""
-    from chatcli._calls import TextDelta
-    from chatcli._engine import ToolFinished, ToolStarted, TurnFinished
-    from chatcli._streaming import Retrying
-
-    if waiting is not None:
-        waiting.start()
-    finished = None
-    started: set[str] = set()
-    for event in events:
-        if isinstance(event, Retrying):
-            continue  # already shown by on_retry, before the wait
-        if waiting is not None:
-            waiting.stop()
-        if isinstance(event, TextDelta):
-            output.feed(event.text)
-        elif isinstance(event, ToolStarted):
-            started.add(event.call.id)
-            output.pause()
-            _status(f"tool {_describe_call(event.call)}")
-        elif isinstance(event, ToolFinished):
-            result = event.result
-            if result.is_error:
-                first = (result.content.splitlines() or [""])[0]
-                if event.call.id not in started:  # refused before it ran: say which call
-                    output.pause()
-                    _status(f"tool {_describe_call(event.call)} not run: {first[:200]}")
-                else:
-                    _status(f"tool {result.name} failed: {first[:200]}")
-            else:
-                _status(f"tool {result.name} done ({len(result.content)} chars)")
-            if waiting is not None:
-                waiting.start()  # the model is asked again with the tool's result
-        elif isinstance(event, TurnFinished):
-            finished = event
-    return finished
-
-
-def _report(finished: TurnFinished | None, interrupted: bool, session: Session,
-            conversation: Conversation, as_json: bool) -> int:
-    from chatcli._specs import StopReason
-    from chatcli._types import Usage
-
-    error = finished.error if finished else None
-    if finished is not None and finished.stop_reason == StopReason.INTERRUPTED:
-        interrupted = True
-    if as_json:
-        last = conversation.last()
-        text = finished.text if finished else (last.text if last else "")
-        usage = finished.usage if finished else Usage()
-        stop = StopReason.INTERRUPTED if interrupted else (
-            finished.stop_reason if finished else StopReason.INTERRUPTED)
-        payload: dict[str, Any] = {
-            "text": text,
-            "provider": session.provider_name,
-            "model": (finished.model if finished else None) or session.model,
-            "usage": usage.model_dump(),
-            "stop_reason": str(stop.value),
-            "conversation_id": conversation.id,
-        }
-        if error is not None:  # the partial answer the session kept travels with the error
-            payload |= {"error": str(error), "type": type(error).__name__}
-        print(json.dumps(payload, ensure_ascii=False), flush=True)
-    if error is not None:
-        from chatcli._cli.common import debug_enabled, error_line
-
-        if debug_enabled():
-            import traceback
-
-            traceback.print_exception(error)
-        error_line(str(error))
-        return error.exit_code
-    if interrupted:
-        _status("interrupted")
-        return EXIT_INTERRUPTED
-    if finished is not None and finished.stop_reason == StopReason.TURN_LIMIT:
-        _status(f"stopped after {session.settings.max_turns} model calls (max_turns)")
-    return EXIT_OK
+        command.run(run, argument)
+    except ChatcliError:
+        raise
+    except Exception as err:  # a plugin's command: one line naming it
+        raise UsageError(f"/{command.name} failed: {type(err).__name__}: {err}",
+                         "report it to the plugin's authors (`chatcli plugins list` names it)"
+                         ) from err

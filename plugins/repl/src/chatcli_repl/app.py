@@ -7,7 +7,15 @@ import threading
 import time
 from typing import Any
 
-from chatcli import Conversation, PluginHost, Role, Session, SessionOptions, Settings
+from chatcli import (
+    Approval,
+    Conversation,
+    PluginHost,
+    Role,
+    Session,
+    SessionOptions,
+    Settings,
+)
 
 from chatcli_repl.view import Question, View
 
@@ -22,7 +30,7 @@ class ReplApp:
                  options: SessionOptions) -> None:
         self.host = host
         self.console = console
-        self.allow = {risk.value for risk in options.allow}
+        self.allow = set(options.allow)  # risk classes (and rules, for a policy plugin)
         self.view = View(console)
         self.work: queue.Queue[WorkItem | None] = queue.Queue()
         self.busy = False
@@ -50,6 +58,14 @@ class ReplApp:
     def set_conversation(self, conversation: Conversation) -> None:
         """Replace the current conversation; hooks observe the new one."""
         self.session.set_conversation(conversation)
+
+    def ask(self, text: str) -> Any:
+        """Run a turn on ``text`` now (on the worker thread, where commands run), shown as
+        usual; returns its ``TurnFinished``, or None when the text could not be sent."""
+        from chatcli_repl.attach import user_message
+        from chatcli_repl.turn import run_turn
+
+        return run_turn(self, user_message(text))
 
     def submit(self, text: str) -> None:
         """Send ``text`` as if typed (queued after any answer in progress)."""
@@ -131,13 +147,14 @@ class ReplApp:
         except (KeyboardInterrupt, EOFError):
             return None
 
-    def _approve(self, call: Any, tool: Any) -> bool:
+    def _approve(self, call: Any, tool: Any, verdict: Any) -> Approval:
         if tool.risk.value in self.allow:
-            return True
+            return Approval(True)
         args = ", ".join(f"{k}={v!r}" for k, v in call.arguments.items())[:60]
-        answer = self.pick(f"Allow {tool.risk.value} tool {call.name}({args})?",
+        why = f" — {verdict.reason}" if verdict.reason else ""
+        answer = self.pick(f"Allow {tool.risk.value} tool {call.name}({args})?{why}",
                            ["allow once", f"allow all {tool.risk.value} tools this session",
                             "deny"])
         if answer == 1:
             self.allow.add(tool.risk.value)
-        return answer in (0, 1)
+        return Approval(answer in (0, 1), "session" if answer == 1 else "once")

@@ -1,0 +1,357 @@
+"""Running turns for ``chatcli -p``: the answer on stdout, what happens around it on stderr.
+
+:class:`OneShot` opens the session, shows each turn (rendered markdown on a terminal, plain text
+when piped or with ``--raw``, one JSON object with ``--json``; tool calls, retries and a
+"waiting…" spinner on stderr) and turns how it ended into the exit code. It is also the
+:class:`chatcli.ChatApp` a slash command gets when it is run from the shell
+(``chatcli -p "/coder fix the test"``): nobody can be asked to pick, so such a command takes
+its choice as an argument.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import TYPE_CHECKING, Any, TextIO
+
+if TYPE_CHECKING:
+    from chatcli._calls import Tool, Verdict
+    from chatcli._cli.spinner import Spinner
+    from chatcli._config import Settings
+    from chatcli._conversation import Conversation
+    from chatcli._engine import TurnFinished
+    from chatcli._plugins import PluginHost
+    from chatcli._session import Session
+    from chatcli._streaming import Retrying
+    from chatcli._types import Message, ToolCallPart
+
+__all__ = ["OneShot", "status"]
+
+EXIT_OK, EXIT_PROVIDER, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+
+class OneShot:
+    """One ``-p`` run: its session, how turns are shown, and the exit code they come to."""
+
+    def __init__(self, host: PluginHost, options: dict[str, Any]) -> None:
+        from rich.console import Console
+
+        from chatcli._cli.common import settings_from
+        from chatcli._cli.oneshot import session_options, settings_flags
+        from chatcli._cli.spinner import Spinner
+        from chatcli._session import Session
+
+        run = session_options(options)
+        self.host = host
+        self.as_json = bool(options.get("as_json"))
+        self.waiting = Spinner(sys.stderr, "waiting…")  # also prints retry lines above itself
+        self.session = Session(
+            host, settings_from(settings_flags(options)), run,
+            approver=_make_approver(run.allow),
+            on_retry=lambda event: self.waiting.say(f"chatcli: {_retry_text(event)}"),
+            on_tool_output=self._tool_output,
+        ).open()
+        self.output = _Output(sys.stdout, _output_mode(options, self.session.settings, sys.stdout))
+        self.console = Console(file=sys.stdout, highlight=False,
+                               no_color=self.output.mode != "markdown")
+        self.spin = self.output.mode == "markdown" and _isatty(sys.stderr)
+        self.waiting.text = f"waiting for {self.session.provider_name}/{self.session.model}…"
+        self.finished: TurnFinished | None = None
+        self.interrupted = False
+
+    # ---------------------------------------------------------------- ChatApp
+
+    @property
+    def settings(self) -> Settings:
+        """The session's settings."""
+        return self.session.settings
+
+    @property
+    def conversation(self) -> Conversation:
+        """The current conversation."""
+        return self.session.conversation
+
+    def set_conversation(self, conversation: Conversation) -> None:
+        """Replace the current conversation."""
+        self.session.set_conversation(conversation)
+
+    def ask(self, text: str) -> TurnFinished | None:
+        """Run a turn on ``text`` now, shown like ``-p``'s answer."""
+        from chatcli._types import Message
+
+        return self.turn(Message.user(text))
+
+    def submit(self, text: str) -> None:
+        """Send ``text`` (in a one-shot run: now)."""
+        self.ask(text)
+
+    def retry(self) -> None:
+        """Answer the last user message again."""
+        from chatcli._types import Role
+
+        user = self.conversation.last(Role.USER)
+        if user is None:
+            status("nothing to retry")
+            return
+        if self.conversation.head != user.id:
+            self.conversation.move_head(user.id, "retry")
+        self.turn(None)
+
+    def pick(self, title: str, options: list[str]) -> int | None:
+        """Nobody can pick in a one-shot run: the command must take its choice as an argument."""
+        status(f"{title} — needs a choice, which a one-shot run cannot ask for; give it as the "
+               "command's argument")
+        return None
+
+    def prefill(self, text: str) -> None:
+        """There is no input line to fill in a one-shot run; show the text instead."""
+        status(f"(your message, to send again if you want: {text[:200]})")
+
+    def exit(self) -> None:
+        """A one-shot run ends after its command anyway."""
+
+    # ---------------------------------------------------------------- turns
+
+    def turn(self, message: Message | None) -> TurnFinished | None:
+        """Run and show one turn; keeps how it ended for :meth:`report`."""
+        events = self.session.run(message)
+        try:
+            try:
+                self.finished = _consume(events, self.output, self.waiting if self.spin else None)
+            finally:
+                self.waiting.stop()
+                self.output.finish()
+        except KeyboardInterrupt:
+            self.interrupted = True
+            events.close()  # the engine keeps the partial answer, marked interrupted
+        except BrokenPipeError:  # stdout's reader left (`| head -1`): stop, keep what came, exit 0
+            events.close()
+            raise
+        return self.finished
+
+    def report(self) -> int:
+        """Close the session and turn the last turn's end into the exit code."""
+        conversation = self.session.conversation
+        self.session.close()
+        return _report(self.finished, self.interrupted, self.session, conversation, self.as_json)
+
+    def _tool_output(self, line: str) -> None:
+        """A running tool's live output, dim on stderr (stdout holds only the answer)."""
+        self.output.pause()
+        print(f"  │ {line.rstrip()}", file=sys.stderr, flush=True)
+
+
+def status(text: str) -> None:
+    """A one-line ``chatcli: …`` note on stderr."""
+    print(f"chatcli: {text}", file=sys.stderr, flush=True)
+
+
+def _make_approver(allowed: frozenset[str]):  # -> Approver | None
+    """Pre-approved risk classes; on a terminal, ask for the others; else nobody can be asked."""
+    can_ask = _isatty(sys.stdin) and _isatty(sys.stderr)
+    if not allowed and not can_ask:
+        return None
+
+    def approve(call: ToolCallPart, tool: Tool, verdict: Verdict) -> bool:
+        if tool.risk.value in allowed:
+            return True
+        if not can_ask:
+            return False
+        import click
+
+        why = f" ({verdict.reason})" if verdict.reason else ""
+        return click.confirm(
+            f"chatcli: allow {tool.risk.value} tool {_describe_call(call)}{why}?",
+            default=False, err=True,
+        )
+
+    return approve
+
+
+def _describe_call(call: ToolCallPart, limit: int = 80) -> str:
+    if call.raw_arguments is not None:
+        args = call.raw_arguments
+    else:
+        args = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in
+                         call.arguments.items())
+    if len(args) > limit:
+        args = args[: limit - 1] + "…"
+    return f"{call.name}({args})"
+
+
+def _retry_text(event: Retrying) -> str:
+    from chatcli._errors import NetworkError, ProviderTimeoutError, RateLimitError, ServerError
+
+    error = event.error
+    if isinstance(error, RateLimitError):
+        what = "rate limited"
+    elif isinstance(error, ServerError):
+        what = "server error"
+    elif isinstance(error, ProviderTimeoutError):
+        what = "timed out"
+    elif isinstance(error, NetworkError):
+        what = "network error"
+    else:
+        what = "failed"
+    return f"{what}, retrying in {event.delay:.1f}s… (attempt {event.attempt + 1})"
+
+
+class _Output:
+    """Where the answer text goes: plain text, the streaming markdown renderer, or nowhere
+    (``--json`` collects it)."""
+
+    def __init__(self, out: TextIO, mode: str) -> None:
+        self.out = out
+        self.mode = mode
+        self.ended_with_newline = True
+        self.wrote = False
+        self._markdown: Any = None
+        if mode == "markdown":
+            self._markdown = _markdown_stream(out)
+            if self._markdown is None:
+                self.mode = "plain"
+
+    def feed(self, text: str) -> None:
+        if not text or self.mode == "json":
+            return
+        self.wrote = True
+        if self.mode == "markdown":
+            if self._markdown is None:
+                self._markdown = _markdown_stream(self.out)
+            self._markdown.feed(text)
+            return
+        self.out.write(text)
+        self.out.flush()
+        self.ended_with_newline = text.endswith("\n")
+
+    def pause(self) -> None:
+        """Print what has arrived before a status line (a tool call) appears on stderr."""
+        if self._markdown is not None:
+            self._markdown.finish()
+            self._markdown = None
+        elif self.mode == "plain" and self.wrote and not self.ended_with_newline:
+            self.out.write("\n")
+            self.out.flush()
+            self.ended_with_newline = True
+
+    def finish(self) -> None:
+        if self.mode == "json":
+            return
+        if self.mode == "markdown":
+            if self._markdown is not None:
+                self._markdown.finish()
+                self._markdown = None
+            return
+        if self.wrote and not self.ended_with_newline:
+            self.out.write("\n")
+            self.out.flush()
+
+
+def _markdown_stream(out: TextIO) -> Any:
+    try:
+        from chatcli._cli.render import MarkdownStream
+    except ImportError:
+        return None
+    from rich.console import Console
+
+    return MarkdownStream(Console(file=out))
+
+
+def _output_mode(options: dict[str, Any], settings: Settings, out: TextIO) -> str:
+    if options.get("as_json"):
+        return "json"
+    if options.get("raw") or not settings.markdown:
+        return "plain"
+    try:
+        tty = out.isatty()
+    except (AttributeError, ValueError):
+        tty = False
+    return "markdown" if tty else "plain"
+
+
+def _isatty(stream: TextIO | None) -> bool:
+    try:
+        return stream is not None and stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def _consume(events: Any, output: _Output, waiting: Spinner | None) -> TurnFinished | None:
+    """Show the events of a turn; ``waiting`` spins while the model has not answered yet."""
+    from chatcli._calls import TextDelta
+    from chatcli._engine import ToolFinished, ToolStarted, TurnFinished
+    from chatcli._streaming import Retrying
+
+    if waiting is not None:
+        waiting.start()
+    finished = None
+    started: set[str] = set()
+    for event in events:
+        if isinstance(event, Retrying):
+            continue  # already shown by on_retry, before the wait
+        if waiting is not None:
+            waiting.stop()
+        if isinstance(event, TextDelta):
+            output.feed(event.text)
+        elif isinstance(event, ToolStarted):
+            started.add(event.call.id)
+            output.pause()
+            status(f"tool {_describe_call(event.call)}")
+        elif isinstance(event, ToolFinished):
+            result = event.result
+            if result.is_error:
+                first = (result.content.splitlines() or [""])[0]
+                if event.call.id not in started:  # refused before it ran: say which call
+                    output.pause()
+                    status(f"tool {_describe_call(event.call)} not run: {first[:200]}")
+                else:
+                    status(f"tool {result.name} failed: {first[:200]}")
+            else:
+                status(f"tool {result.name} done ({len(result.content)} chars)")
+            if waiting is not None:
+                waiting.start()  # the model is asked again with the tool's result
+        elif isinstance(event, TurnFinished):
+            finished = event
+    return finished
+
+
+def _report(finished: TurnFinished | None, interrupted: bool, session: Session,
+            conversation: Conversation, as_json: bool) -> int:
+    from chatcli._specs import StopReason
+    from chatcli._types import Usage
+
+    error = finished.error if finished else None
+    if finished is not None and finished.stop_reason == StopReason.INTERRUPTED:
+        interrupted = True
+    if as_json:
+        last = conversation.last()
+        text = finished.text if finished else (last.text if last else "")
+        usage = finished.usage if finished else Usage()
+        stop = StopReason.INTERRUPTED if interrupted else (
+            finished.stop_reason if finished else StopReason.INTERRUPTED)
+        payload: dict[str, Any] = {
+            "text": text,
+            "provider": session.provider_name,
+            "model": (finished.model if finished else None) or session.model,
+            "usage": usage.model_dump(),
+            "stop_reason": str(stop.value),
+            "conversation_id": conversation.id,
+        }
+        if error is not None:  # the partial answer the session kept travels with the error
+            payload |= {"error": str(error), "type": type(error).__name__}
+        print(json.dumps(payload, ensure_ascii=False), flush=True)
+    if error is not None:
+        from chatcli._cli.common import debug_enabled, error_line
+
+        if debug_enabled():
+            import traceback
+
+            traceback.print_exception(error)
+        error_line(str(error))
+        return error.exit_code
+    if interrupted:
+        status("interrupted")
+        return EXIT_INTERRUPTED
+    if finished is not None and finished.stop_reason == StopReason.TURN_LIMIT:
+        status(f"stopped after {session.settings.max_turns} model calls (max_turns)")
+    return EXIT_OK
