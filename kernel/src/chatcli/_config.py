@@ -83,6 +83,9 @@ class Settings(BaseModel):
         3, ge=2, le=100,
         description="A turn stops when the model makes the same tool calls this many times "
                     "in a row.")
+    allowed_dirs: list[str] = Field(
+        default_factory=list,
+        description="Folders outside the workspace that tools may read and write.")
     max_calls_per_step: int = Field(
         16, ge=1, le=256, description="Tool calls one model answer may make (more are refused).")
     providers: dict[str, ProviderSettings] = Field(default_factory=dict)
