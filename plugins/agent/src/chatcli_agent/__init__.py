@@ -1,0 +1,1 @@
+"""chatcli-agent: the permission policy, agent modes and user shell hooks."""

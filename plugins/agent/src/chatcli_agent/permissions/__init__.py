@@ -1,0 +1,1 @@
+"""The permission policy: which tool calls run, which ask, which are refused."""

@@ -1,0 +1,1 @@
+"""The permission policy plugin (being written)."""

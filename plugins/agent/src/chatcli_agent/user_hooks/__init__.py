@@ -1,0 +1,1 @@
+"""Placeholder so the entry point imports; its owner replaces it."""
