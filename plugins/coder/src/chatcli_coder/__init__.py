@@ -1,0 +1,1 @@
+"""chatcli-coder: the tools a coding assistant needs."""

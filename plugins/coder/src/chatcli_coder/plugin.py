@@ -1,0 +1,23 @@
+"""Entry module: the hookimpl that registers the tools (their code loads when an engine needs
+them, never for ``chatcli --help``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from chatcli import hookimpl
+
+if TYPE_CHECKING:
+    from chatcli import Settings, Tool
+
+
+@hookimpl
+def register_tools(register: Callable[[Tool], None], settings: Settings,
+                   workspace: Path) -> None:
+    """Register read, write, edit, multiedit, apply_patch, search, glob, tree, exec, git, test."""
+    from chatcli_coder._tools import make_tools
+
+    for tool in make_tools(settings, workspace):
+        register(tool)
