@@ -1,1 +1,81 @@
-"""Placeholder so the entry point imports; its owner replaces it."""
+"""Entry module of the modes plugin: hookimpls only (the run's logic loads when a mode runs)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from chatcli import hookimpl
+
+if TYPE_CHECKING:
+    from chatcli import PromptSection, SlashCommand
+
+
+def _agent(app: Any, argument: str) -> None:
+    from chatcli_agent.modes.run import run_mode
+
+    run_mode(app, "agent", argument)
+
+
+def _coder(app: Any, argument: str) -> None:
+    from chatcli_agent.modes.run import run_mode
+
+    run_mode(app, "coder", argument)
+
+
+def _run() -> Any:
+    """The run in progress, or None (without importing the run module before the first one)."""
+    import sys
+
+    module = sys.modules.get("chatcli_agent.modes.run")
+    return module.active() if module is not None else None
+
+
+@hookimpl
+def register_slash_commands(register: Callable[[SlashCommand], None]) -> None:
+    """/agent (alias /run) and /coder."""
+    from chatcli import SlashCommand
+
+    register(SlashCommand(
+        name="agent", aliases=["run"], run=_agent,
+        help="work on a task on its own, calling tools until it is done: /agent [--max-steps N] "
+             "TASK"))
+    register(SlashCommand(
+        name="coder", run=_coder,
+        help="software work on a task (read, edit, run the tests, report): /coder "
+             "[--max-steps N] TASK"))
+
+
+@hookimpl
+def prompt_sections() -> list[PromptSection] | None:
+    """While a run is active: the mode's prompt (stable) and the anchor (volatile)."""
+    run = _run()
+    return run.sections() if run is not None else None
+
+
+@hookimpl
+def before_request() -> None:
+    run = _run()
+    if run is not None:
+        run.model_call()
+
+
+@hookimpl
+def after_response(message: Any) -> None:
+    run = _run()
+    if run is not None:
+        run.answer(message)
+
+
+@hookimpl
+def before_tool_call(call: Any) -> None:
+    run = _run()
+    if run is not None:
+        run.tool_started(call)
+
+
+@hookimpl
+def after_tool_call(call: Any, result: Any) -> None:
+    run = _run()
+    if run is not None:
+        run.tool_finished(call, result)

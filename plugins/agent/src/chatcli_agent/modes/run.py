@@ -1,0 +1,291 @@
+"""One run of a mode (``/agent TASK``, ``/coder TASK``): its state, its trace and its report.
+
+A run is one turn of the chat's conversation (``app.ask``), made with a higher turn limit
+(``max_turns`` is set to the run's step limit and put back afterwards, whatever happens) and
+with two prompt sections while it lasts: the mode's system prompt (stable) and an anchor
+reminding the model of the task and the step it is at (volatile). The plugin's hooks feed the
+trace: one entry per tool call, with its step, arguments, result and time.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from chatcli_agent.modes.prompts import PROMPTS, anchor
+
+#: The step limit of a run when ``[agent] max_steps`` is not set.
+DEFAULT_MAX_STEPS = 50
+#: The highest ``max_turns`` the kernel accepts.
+MOST_STEPS = 500
+
+
+@dataclass
+class TraceCall:
+    """One tool call of a run, as the trace shows it."""
+
+    step: int
+    name: str
+    arguments: str
+    result: str
+    ok: bool
+    ran: bool
+    seconds: float | None
+
+
+@dataclass
+class Run:
+    """A mode's run in progress."""
+
+    mode: str
+    task: str
+    max_steps: int
+    prompt: str
+    use_anchor: bool = True
+    max_repeated: int = 3
+    started: float = field(default_factory=time.monotonic)
+    #: model calls made so far (the step the model is at is ``calls + 1`` before a call)
+    calls: int = 0
+    trace: list[TraceCall] = field(default_factory=list)
+    answered_at: int | None = None
+    _starts: dict[str, float] = field(default_factory=dict)
+    _last_batch: tuple[Any, ...] | None = None
+    _repeats: int = 0
+
+    # ------------------------------------------------------------------ fed by the hooks
+
+    def model_call(self) -> None:
+        self.calls += 1
+
+    def answer(self, message: Any) -> None:
+        """A model call ended with ``message`` (None: nothing arrived)."""
+        calls = list(message.tool_calls) if message is not None else []
+        if not calls:
+            if message is not None and not message.interrupted:
+                self.answered_at = self.calls
+            return
+        batch = tuple((c.name, json.dumps(c.arguments, sort_keys=True, default=str),
+                       c.raw_arguments) for c in calls)
+        self._repeats = self._repeats + 1 if batch == self._last_batch else 1
+        self._last_batch = batch
+
+    def tool_started(self, call: Any) -> None:
+        self._starts[call.id] = time.monotonic()
+
+    def tool_finished(self, call: Any, result: Any) -> None:
+        start = self._starts.pop(call.id, None)
+        self.trace.append(TraceCall(
+            step=self.calls, name=call.name, arguments=brief_arguments(call),
+            result=brief_result(result.content), ok=not result.is_error, ran=start is not None,
+            seconds=None if start is None else time.monotonic() - start))
+
+    # ------------------------------------------------------------------ read by the hooks
+
+    def sections(self) -> list[Any]:
+        from chatcli import PromptSection
+
+        sections = [PromptSection(name=f"{self.mode}-mode", text=self.prompt, stable=True,
+                                  order=50)]
+        if self.use_anchor:
+            step = min(self.calls + 1, self.max_steps)
+            repeating = self._repeats >= self.max_repeated - 1
+            sections.append(PromptSection(
+                name="agent-anchor", stable=False, order=50,
+                text=anchor(self.task, step, self.max_steps, repeating=repeating)))
+        return sections
+
+
+_lock = threading.Lock()
+_active: Run | None = None
+
+
+def active() -> Run | None:
+    """The run in progress, if any."""
+    return _active
+
+
+# ----------------------------------------------------------------------------------- the command
+
+
+def run_mode(app: Any, mode: str, argument: str) -> None:
+    """``/agent TASK`` or ``/coder TASK``: run the task as one turn with the mode's settings."""
+    global _active
+    from chatcli import UsageError
+
+    max_steps_flag, task = parse_argument(mode, argument)
+    config = mode_config(app.settings)
+    max_steps = max_steps_flag or config["max_steps"]
+    run = Run(mode=mode, task=task, max_steps=max_steps, prompt=config[f"{mode}_prompt"],
+              use_anchor=config["anchor"], max_repeated=app.settings.max_repeated_calls)
+    say = Reporter(app)
+    with _lock:
+        if _active is not None:
+            raise UsageError(f"a /{_active.mode} run is already in progress",
+                             "wait for it to finish, or stop it with Ctrl+C")
+        _active = run
+    session = app.session
+    previous = session.settings.max_turns
+    finished = None
+    try:
+        session.update_settings(max_turns=max_steps)
+        say.line(f"▶ {mode} mode · at most {max_steps} steps · {task_line(task)}", "bold cyan")
+        finished = app.ask(task)
+    finally:
+        with _lock:
+            _active = None
+        if session.settings.max_turns != previous:
+            session.update_settings(max_turns=previous)
+    say.report(run, finished)
+
+
+def parse_argument(mode: str, argument: str) -> tuple[int | None, str]:
+    """``[--max-steps N] TASK`` → (N or None, TASK); a usage error when the task is missing."""
+    from chatcli import UsageError
+
+    usage = f"use /{mode} [--max-steps N] TASK, e.g. /{mode} fix the failing test"
+    text = argument.strip()
+    steps: int | None = None
+    if text.startswith("--max-steps"):
+        flag, _, rest = text.partition(" ")
+        value = flag.partition("=")[2] if "=" in flag else None
+        if value is None:
+            value, _, rest = rest.strip().partition(" ")
+        if not value.isdigit() or not 1 <= int(value) <= MOST_STEPS:
+            raise UsageError(f"--max-steps takes a whole number from 1 to {MOST_STEPS}, "
+                             f"not {value!r}", usage)
+        steps, text = int(value), rest.strip()
+    if not text:
+        raise UsageError(f"/{mode} needs a task", usage)
+    return steps, text
+
+
+def mode_config(settings: Any) -> dict[str, Any]:
+    """The ``[agent]`` table, checked, with defaults filled in."""
+    from chatcli import ConfigError
+
+    table = settings.plugin_table("agent")
+    config: dict[str, Any] = {"max_steps": DEFAULT_MAX_STEPS, "anchor": True,
+                              "agent_prompt": PROMPTS["agent"], "coder_prompt": PROMPTS["coder"]}
+    steps = table.get("max_steps", DEFAULT_MAX_STEPS)
+    if isinstance(steps, str) and steps.strip().isdigit():  # from CHATCLI_AGENT__MAX_STEPS
+        steps = int(steps)
+    if isinstance(steps, bool) or not isinstance(steps, int) or not 1 <= steps <= MOST_STEPS:
+        raise ConfigError(f"invalid value for 'agent.max_steps': it must be a whole number from "
+                          f"1 to {MOST_STEPS}, not {steps!r:.40}",
+                          "fix it with `chatcli config set agent.max_steps 50`")
+    config["max_steps"] = steps
+    use_anchor = table.get("anchor", True)
+    if isinstance(use_anchor, str):
+        use_anchor = use_anchor.strip().lower() not in ("0", "false", "no", "off")
+    config["anchor"] = bool(use_anchor)
+    for key in ("agent_prompt", "coder_prompt"):
+        value = table.get(key)
+        if value is None:
+            continue
+        if not isinstance(value, str) or not value.strip():
+            raise ConfigError(f"invalid value for 'agent.{key}': it must be text",
+                              f"fix it with `chatcli config set agent.{key} \"…\"` or unset it")
+        config[key] = value
+    return config
+
+
+# ----------------------------------------------------------------------------------- showing it
+
+
+class Reporter:
+    """Where a run's own lines go: the chat above the input line (the REPL, which shows each
+    tool call live as it happens), or stderr (``chatcli -p``: stdout holds only the answer)."""
+
+    def __init__(self, app: Any) -> None:
+        self.live = bool(getattr(app, "live_trace", False))
+        if self.live:
+            self.console = app.console
+            self.prefix = ""
+        else:
+            from rich.console import Console
+
+            self.console = Console(stderr=True, highlight=False)
+            self.prefix = "chatcli: "
+
+    def line(self, text: str, style: str = "dim") -> None:
+        self.console.print(self.prefix + text, style=style, markup=False, soft_wrap=True)
+
+    def report(self, run: Run, finished: Any) -> None:
+        """The trace (when the front end did not show it live) and how the run ended."""
+        if not self.live and run.trace:
+            self.line(f"{run.mode} trace:")
+            for entry in run.trace:
+                self.line("  " + trace_line(entry))
+        if not self.live and run.answered_at is not None:
+            self.line(f"  step {run.answered_at} · final answer")
+        text, style = outcome(run, finished)
+        self.line(text, style)
+
+
+def trace_line(entry: TraceCall) -> str:
+    """``step 2 · exec(command="pytest -q") → ✗ exit 1 · 1.20s``."""
+    mark = "✓" if entry.ok else "✗"
+    took = f" · {entry.seconds:.2f}s" if entry.seconds is not None else " · not run"
+    return f"step {entry.step} · {entry.name}({entry.arguments}) → {mark} {entry.result}{took}"
+
+
+def outcome(run: Run, finished: Any) -> tuple[str, str]:
+    """The run's last line: how it ended, and its style."""
+    from chatcli import StopReason
+
+    seconds = time.monotonic() - run.started
+    steps = run.calls
+    plural = "" if steps == 1 else "s"
+    calls = len(run.trace)
+    counts = f"{steps} step{plural} · {calls} tool call{'' if calls == 1 else 's'} · {seconds:.1f}s"
+    who = run.mode
+    if finished is None:
+        return f"⏹ {who}: stopped at step {steps} before the turn finished ({counts})", "yellow"
+    reason = finished.stop_reason
+    if reason == StopReason.REPEATED_CALLS:
+        return (f"⏹ {who}: stopped at step {steps}: the model made the same tool calls "
+                f"{run.max_repeated} times in a row, so they were not run again — it was going "
+                f"in circles ({counts})", "yellow")
+    if reason == StopReason.TURN_LIMIT:
+        return (f"⏹ {who}: stopped at the step limit ({run.max_steps} model calls) before a "
+                f"final answer; ask it to go on, or allow more steps with --max-steps N or "
+                f"[agent] max_steps ({counts})", "yellow")
+    if reason == StopReason.INTERRUPTED:
+        return f"⏹ {who}: interrupted at step {steps} ({counts})", "yellow"
+    if reason == StopReason.ERROR or finished.error is not None:
+        error = str(finished.error or "").strip().splitlines()
+        why = f": {error[0]}" if error else ""
+        return f"✗ {who}: stopped by an error at step {steps}{why} ({counts})", "red"
+    if reason == StopReason.MAX_TOKENS:
+        return (f"⏹ {who}: the final answer was cut at max_tokens ({counts})", "yellow")
+    return f"✔ {who}: done in {counts}", "green"
+
+
+def task_line(task: str, limit: int = 80) -> str:
+    one_line = " ".join(task.split())
+    return one_line if len(one_line) <= limit else one_line[: limit - 1] + "…"
+
+
+def brief_arguments(call: Any, limit: int = 70) -> str:
+    """A call's arguments in brief: ``path="a.py", limit=20``."""
+    if call.raw_arguments is not None:
+        text = call.raw_arguments
+    else:
+        text = ", ".join(f"{key}={json.dumps(value, ensure_ascii=False, default=str)}"
+                         for key, value in call.arguments.items())
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def brief_result(content: str, limit: int = 70) -> str:
+    """A result in brief: its first non-empty line, and how many lines it has."""
+    lines = [line for line in content.splitlines() if line.strip()]
+    if not lines:
+        return "(no output)"
+    first = " ".join(lines[0].split())
+    if len(first) > limit:
+        first = first[: limit - 1] + "…"
+    return first + (f" (+{len(lines) - 1} lines)" if len(lines) > 1 else "")
