@@ -1,0 +1,345 @@
+"""Where user hooks come from: chatcli's TOML and Claude Code's ``settings.json`` files.
+
+chatcli's format (user ``config.toml`` or project ``.chatcli/config.toml``)::
+
+    [hooks]
+    trust_project = false          # user file only: run the project's hooks too
+    timeout = 60                   # default seconds for every hook
+
+    [[hooks.PreToolUse]]
+    matcher = "exec|edit"          # a regex the whole tool name must match; "" or "*": all
+    command = "./check.sh"
+    timeout = 10
+
+Claude Code's format (``~/.claude/settings.json`` — or ``$CLAUDE_CONFIG_DIR`` — and the
+project's ``.claude/settings.json`` and ``.claude/settings.local.json``)::
+
+    {"hooks": {"PreToolUse": [{"matcher": "Bash",
+                                "hooks": [{"type": "command", "command": "…", "timeout": 10}]}]}}
+
+The user's own files are trusted. A project's files (which come with a repository someone
+else may have written) run only when the user's config says ``[hooks] trust_project = true``
+(every project) or lists the project's folder in ``trust_project = ["/path/to/project"]``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+#: The events a hook may be attached to.
+EVENTS = (
+    "PreToolUse", "PostToolUse", "PostToolUseFailure", "UserPromptSubmit", "SessionStart",
+    "SessionEnd", "PreCompact", "PostCompact", "Stop",
+)
+#: Events whose matcher is tested against the tool's name.
+TOOL_EVENTS = ("PreToolUse", "PostToolUse", "PostToolUseFailure")
+
+#: Claude Code's tool names and chatcli's.
+CLAUDE_TOOLS = {
+    "Bash": "exec", "Read": "read", "Write": "write", "Edit": "edit", "MultiEdit": "multiedit",
+    "Grep": "search", "Glob": "glob",
+}
+CHATCLI_TO_CLAUDE = {chatcli: claude for claude, chatcli in CLAUDE_TOOLS.items()}
+
+#: Seconds a hook may run when it does not say (Claude Code's default too).
+DEFAULT_TIMEOUT = 60.0
+
+
+@dataclass(frozen=True)
+class Hook:
+    """One shell command attached to an event."""
+
+    event: str
+    command: str
+    matcher: str = ""
+    timeout: float = DEFAULT_TIMEOUT
+    #: where it was configured (a file path), for reports
+    origin: str = ""
+    #: written for Claude Code: its tool names in the payload (``Bash``, ``Read``…)
+    claude: bool = False
+
+    def matches(self, subject: str | None) -> bool:
+        """Whether the hook applies to ``subject`` (a tool name; a source for SessionStart).
+        A tool matches by chatcli's name or Claude Code's."""
+        pattern = self.matcher.strip()
+        if not pattern or pattern == "*" or subject is None:
+            return True
+        names = [subject]
+        if subject in CHATCLI_TO_CLAUDE:
+            names.append(CHATCLI_TO_CLAUDE[subject])
+        try:
+            return any(re.fullmatch(pattern, name) for name in names)
+        except re.error:
+            return False
+
+    @property
+    def label(self) -> str:
+        """``PreToolUse[exec] ./check.sh`` for one-line reports."""
+        command = " ".join(self.command.split())
+        if len(command) > 60:  # the end names the script: `…/hooks/check.sh`
+            command = "…" + command[-59:]
+        where = f"[{self.matcher}]" if self.matcher.strip() not in ("", "*") else ""
+        return f"{self.event}{where} `{command}`"
+
+
+@dataclass
+class Loaded:
+    """The hooks that run, and what was found but not used (reported once)."""
+
+    hooks: list[Hook]
+    problems: list[str]
+    untrusted: list[str]  # project files whose hooks do not run
+
+
+def load(settings: Any, workspace: Path, user_file: Path | None,
+         environ: dict[str, str] | None = None) -> Loaded:
+    """Every hook configured for ``workspace``: the user's files always, the project's when
+    the user trusts it."""
+    environ = dict(os.environ if environ is None else environ)
+    problems: list[str] = []
+    user_table = _user_hooks_table(user_file, problems)
+    defaults = _defaults(settings.plugin_table("hooks"), user_table, problems)
+    hooks: list[Hook] = []
+    untrusted: list[str] = []
+
+    # the user's own files
+    if user_file is not None:
+        hooks += _from_toml(user_table, str(user_file), defaults["timeout"], problems)
+    if defaults["claude"]:
+        claude_home = Path(environ.get("CLAUDE_CONFIG_DIR") or Path.home() / ".claude")
+        hooks += _from_claude(claude_home / "settings.json", defaults["timeout"], problems)
+
+    # the project's files
+    trusted = _trusted(defaults["trust"], workspace)
+    project: list[tuple[Path, list[Hook]]] = []
+    project_toml = _project_toml(workspace)
+    if project_toml is not None and project_toml != user_file:
+        table = _read_toml_hooks(project_toml, problems)
+        project.append((project_toml, _from_toml(table, str(project_toml),
+                                                 defaults["timeout"], problems)))
+    if defaults["claude"]:
+        for name in ("settings.json", "settings.local.json"):
+            path = workspace / ".claude" / name
+            if path.parent.resolve() == (Path(environ.get("CLAUDE_CONFIG_DIR") or
+                                              Path.home() / ".claude")).resolve():
+                continue  # the workspace is the home folder: that file is the user's own
+            project.append((path, _from_claude(path, defaults["timeout"], problems)))
+    for path, found in project:
+        if not found:
+            continue
+        if trusted:
+            hooks += found
+        else:
+            untrusted.append(f"{path} ({len(found)} hook{'s' if len(found) != 1 else ''})")
+    return Loaded(_unique(hooks), problems, untrusted)
+
+
+# ------------------------------------------------------------------------------ reading files
+
+
+def _user_hooks_table(path: Path | None, problems: list[str]) -> dict[str, Any]:
+    return _read_toml_hooks(path, problems) if path is not None else {}
+
+
+def _read_toml_hooks(path: Path, problems: list[str]) -> dict[str, Any]:
+    import tomllib
+
+    try:
+        with open(path, "rb") as handle:
+            data = tomllib.load(handle)
+    except FileNotFoundError:
+        return {}
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
+        problems.append(f"{path}: cannot read its [hooks] ({err})")
+        return {}
+    table = data.get("hooks", {})
+    if not isinstance(table, dict):
+        problems.append(f"{path}: 'hooks' must be a table ([hooks])")
+        return {}
+    return table
+
+
+def _project_toml(workspace: Path) -> Path | None:
+    """The project config file chatcli reads: ``.chatcli/config.toml`` in the nearest folder at
+    or above the workspace (the home folder's own ``.chatcli`` is nobody's project)."""
+    home = Path.home().resolve()
+    folder = workspace.resolve()
+    while True:
+        if folder != home and (folder / ".chatcli").is_dir():
+            return folder / ".chatcli" / "config.toml"
+        if folder.parent == folder:
+            return None
+        folder = folder.parent
+
+
+def _defaults(merged: dict[str, Any], user: dict[str, Any], problems: list[str]
+              ) -> dict[str, Any]:
+    """``timeout`` and ``claude_settings`` from the effective settings; ``trust_project`` from
+    the user's file (or ``CHATCLI_HOOKS__TRUST_PROJECT``) only: a project cannot trust itself."""
+    timeout = _seconds(merged.get("timeout", DEFAULT_TIMEOUT), "hooks.timeout", problems)
+    claude = _flag(merged.get("claude_settings", True))
+    trust: Any = user.get("trust_project", False)
+    variable = os.environ.get("CHATCLI_HOOKS__TRUST_PROJECT")
+    if variable is not None:
+        trust = _flag(variable)
+    return {"timeout": timeout or DEFAULT_TIMEOUT, "claude": claude, "trust": trust}
+
+
+def _trusted(trust: Any, workspace: Path) -> bool:
+    if isinstance(trust, list):
+        here = workspace.resolve()
+        for entry in trust:
+            if not isinstance(entry, str):
+                continue
+            folder = Path(entry).expanduser().resolve()
+            if here == folder or folder in here.parents:
+                return True
+        return False
+    return _flag(trust)
+
+
+def _flag(value: Any) -> bool:
+    if isinstance(value, str):
+        return value.strip().lower() in ("1", "true", "yes", "on")
+    return bool(value)
+
+
+def _seconds(value: Any, where: str, problems: list[str]) -> float | None:
+    if isinstance(value, str):
+        with contextlib.suppress(ValueError):
+            value = float(value)
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= 86_400:
+        problems.append(f"{where}: the timeout must be a number of seconds above 0, "
+                        f"not {value!r:.40}")
+        return None
+    return float(value)
+
+
+def _from_toml(table: dict[str, Any], origin: str, timeout: float, problems: list[str]
+               ) -> list[Hook]:
+    hooks: list[Hook] = []
+    for event, entries in table.items():
+        if event in ("trust_project", "timeout", "claude_settings"):
+            continue
+        if event not in EVENTS:
+            close = [name for name in EVENTS if name.lower() == str(event).lower()]
+            hint = f" (did you mean {close[0]}?)" if close else f" (one of {', '.join(EVENTS)})"
+            problems.append(f"{origin}: [hooks] has an unknown event '{event}'{hint}")
+            continue
+        if isinstance(entries, dict):
+            entries = [entries]
+        if not isinstance(entries, list):
+            problems.append(f"{origin}: hooks.{event} must be an array of tables "
+                            f"([[hooks.{event}]])")
+            continue
+        for index, entry in enumerate(entries):
+            where = f"{origin}: hooks.{event}[{index}]"
+            if not isinstance(entry, dict):
+                problems.append(f"{where} must be a table with a command")
+                continue
+            if isinstance(entry.get("hooks"), list):  # Claude's nesting, written in TOML
+                hooks += _entry_hooks(event, entry, origin, timeout, problems, claude=False)
+                continue
+            hook = _hook(event, entry.get("matcher", ""), entry, where, origin, timeout,
+                         problems, claude=False)
+            if hook is not None:
+                hooks.append(hook)
+    return hooks
+
+
+def _from_claude(path: Path, timeout: float, problems: list[str]) -> list[Hook]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return []
+    except (OSError, UnicodeDecodeError) as err:
+        problems.append(f"{path}: cannot read it ({err})")
+        return []
+    try:
+        data = json.loads(text)
+    except ValueError as err:
+        problems.append(f"{path}: not valid JSON ({err}); its hooks are not used")
+        return []
+    table = data.get("hooks") if isinstance(data, dict) else None
+    if table is None:
+        return []
+    if not isinstance(table, dict):
+        problems.append(f"{path}: 'hooks' must be an object")
+        return []
+    hooks: list[Hook] = []
+    for event, groups in table.items():
+        if event not in EVENTS:
+            continue  # Claude Code has events chatcli does not (Notification, SubagentStop…)
+        if not isinstance(groups, list):
+            problems.append(f"{path}: hooks.{event} must be a list")
+            continue
+        for group in groups:
+            if isinstance(group, dict):
+                hooks += _entry_hooks(event, group, str(path), timeout, problems, claude=True)
+    return hooks
+
+
+def _entry_hooks(event: str, group: dict[str, Any], origin: str, timeout: float,
+                 problems: list[str], *, claude: bool) -> list[Hook]:
+    """``{"matcher": "Bash", "hooks": [{"type": "command", "command": "…"}]}``."""
+    hooks = []
+    matcher = group.get("matcher", "")
+    for index, entry in enumerate(group.get("hooks") or []):
+        where = f"{origin}: hooks.{event} ({matcher or 'all'}) #{index + 1}"
+        if not isinstance(entry, dict):
+            problems.append(f"{where} must be an object with a command")
+            continue
+        kind = entry.get("type", "command")
+        if kind != "command":
+            problems.append(f"{where}: type '{kind}' is not supported (only 'command')")
+            continue
+        hook = _hook(event, matcher, entry, where, origin, timeout, problems, claude=claude)
+        if hook is not None:
+            hooks.append(hook)
+    return hooks
+
+
+def _hook(event: str, matcher: Any, entry: dict[str, Any], where: str, origin: str,
+          timeout: float, problems: list[str], *, claude: bool) -> Hook | None:
+    command = entry.get("command")
+    if not isinstance(command, str) or not command.strip():
+        problems.append(f"{where} has no command")
+        return None
+    if matcher is None:
+        matcher = ""
+    if not isinstance(matcher, str):
+        problems.append(f"{where}: the matcher must be text (a regex of tool names)")
+        return None
+    if matcher.strip() not in ("", "*"):
+        try:
+            re.compile(matcher)
+        except re.error as err:
+            problems.append(f"{where}: the matcher {matcher!r} is not a valid regex ({err})")
+            return None
+    seconds = timeout
+    if "timeout" in entry:
+        seconds = _seconds(entry["timeout"], f"{where}: timeout", problems) or timeout
+    return Hook(event=event, command=command, matcher=matcher, timeout=seconds,
+                origin=origin, claude=claude)
+
+
+def _unique(hooks: list[Hook]) -> list[Hook]:
+    """The same command for the same event and matcher runs once (as in Claude Code)."""
+    seen: set[tuple[str, str, str]] = set()
+    unique = []
+    for hook in hooks:
+        key = (hook.event, hook.matcher, hook.command)
+        if key not in seen:
+            seen.add(key)
+            unique.append(hook)
+    return unique
+
+
+# re-exported for the plugin and tests
+__all__ = ["CHATCLI_TO_CLAUDE", "CLAUDE_TOOLS", "EVENTS", "TOOL_EVENTS", "Hook", "Loaded", "load"]

@@ -1,0 +1,373 @@
+"""What each event does with its hooks: the payload sent, how the exit code and reply are read.
+
+Claude Code's rules, so that existing scripts work:
+
+- the payload on stdin has ``session_id``, ``cwd``, ``hook_event_name``, and per event
+  ``tool_name``/``tool_input`` (``tool_response`` after a call, ``error`` after a failure),
+  ``prompt``, ``source``, ``reason``, ``trigger``…;
+- exit 0 is success: for ``UserPromptSubmit`` and ``SessionStart`` what the hook prints is added
+  to the model's context; a JSON object on stdout is read as a reply (``hookSpecificOutput``
+  with ``permissionDecision`` for ``PreToolUse``, ``additionalContext``, ``decision: block``);
+- exit 2 blocks: ``PreToolUse`` denies the call and its stderr is the reason the model reads;
+  after a call (``PostToolUse``) the stderr is shown to the model with the next step;
+- any other exit code is reported in one line and changes nothing. So are a hook that could not
+  start, and one that timed out (it is killed with everything it started).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from chatcli_agent.user_hooks import runner
+from chatcli_agent.user_hooks.config import CHATCLI_TO_CLAUDE, TOOL_EVENTS, Hook, load
+
+#: Characters of hook output added to the model's context, per hook.
+CONTEXT_LIMIT = 10_000
+
+
+@dataclass
+class Ran:
+    """One hook's run for one event."""
+
+    hook: Hook
+    outcome: runner.Outcome
+
+
+@dataclass
+class State:
+    """The plugin's state for this process (set up by ``configure``)."""
+
+    hooks: list[Hook] = field(default_factory=list)
+    workspace: Path = field(default_factory=Path.cwd)
+    #: context from SessionStart hooks: sent with every model call of the conversation
+    session_context: list[str] = field(default_factory=list)
+    #: context from UserPromptSubmit hooks: sent with the model calls of this turn
+    turn_context: list[str] = field(default_factory=list)
+    #: what PostToolUse hooks told the model: sent with the next model call only
+    feedback: list[str] = field(default_factory=list)
+    #: a UserPromptSubmit hook blocked this turn's prompt: no tool runs in the turn
+    blocked: str | None = None
+    #: calls that were authorized and started (PostToolUse runs only for them)
+    running: set[str] = field(default_factory=set)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    reported: set[str] = field(default_factory=set)
+
+
+STATE = State()
+
+
+def say(text: str) -> None:
+    """One line on stderr (above the input line in the chat)."""
+    print(f"chatcli: {text}", file=sys.stderr, flush=True)
+
+
+# ------------------------------------------------------------------------------ set-up
+
+
+def configure(settings: Any, workspace: Path) -> None:
+    from chatcli import user_config_path
+
+    loaded = load(settings, workspace, user_config_path())
+    with STATE.lock:
+        STATE.hooks = loaded.hooks
+        STATE.workspace = workspace
+        STATE.session_context, STATE.turn_context, STATE.feedback = [], [], []
+        STATE.blocked = None
+        STATE.running = set()
+    for problem in loaded.problems:
+        say(f"hooks: {problem}")
+    if loaded.untrusted:
+        say("hooks: the project's hooks do not run, the project is not trusted: "
+            f"{'; '.join(loaded.untrusted)} — to run them, set `trust_project = true` under "
+            "[hooks] in your user config (`chatcli config set hooks.trust_project true`)")
+
+
+# ------------------------------------------------------------------------------ running
+
+
+def _hooks_for(event: str, subject: str | None = None) -> list[Hook]:
+    return [hook for hook in STATE.hooks if hook.event == event and hook.matches(subject)]
+
+
+def fire(event: str, conversation: Any, fields: dict[str, Any], subject: str | None = None,
+         tool: str | None = None) -> list[Ran]:
+    """Run every hook of ``event`` that matches ``subject`` (side by side), report failures,
+    and return what each did."""
+    hooks = _hooks_for(event, subject)
+    if not hooks:
+        return []
+    base = {
+        "session_id": getattr(conversation, "id", "") or "",
+        "cwd": str(STATE.workspace),
+        "hook_event_name": event,
+    }
+
+    def one(hook: Hook) -> Ran:
+        payload = {**base, **fields}
+        if tool is not None and hook.claude:  # a script written for Claude Code's tool names
+            payload = _as_claude(payload, tool)
+        env = {**os.environ, "CLAUDE_PROJECT_DIR": str(STATE.workspace),
+               "CHATCLI_PROJECT_DIR": str(STATE.workspace), "CHATCLI_HOOK_EVENT": event}
+        return Ran(hook, runner.run(hook.command, payload, STATE.workspace, hook.timeout, env))
+
+    if len(hooks) == 1:
+        results = [one(hooks[0])]
+    else:
+        with ThreadPoolExecutor(max_workers=min(8, len(hooks)),
+                                thread_name_prefix="chatcli-hook") as pool:
+            results = list(pool.map(one, hooks))
+    for ran in results:
+        _report(ran)
+    return results
+
+
+def _as_claude(payload: dict[str, Any], tool: str) -> dict[str, Any]:
+    """Claude Code's names in the payload: ``Bash`` for ``exec``, ``file_path`` for ``path``."""
+    payload = dict(payload)
+    payload["tool_name"] = CHATCLI_TO_CLAUDE.get(tool, tool)
+    tool_input = payload.get("tool_input")
+    if isinstance(tool_input, dict) and "path" in tool_input and "file_path" not in tool_input:
+        payload["tool_input"] = {**tool_input, "file_path": tool_input["path"]}
+    return payload
+
+
+def _report(ran: Ran) -> None:
+    """A hook that failed, hung or could not start: one line. Exit 2 is reported by the
+    event (it is an answer, not a failure)."""
+    outcome, label = ran.outcome, ran.hook.label
+    if outcome.timed_out:
+        say(f"hook {label} timed out after {ran.hook.timeout:g}s and was killed")
+    elif outcome.error:
+        say(f"hook {label} could not run: {outcome.error}")
+    elif outcome.code not in (0, 2):
+        why = outcome.first_error_line
+        if outcome.code is not None and outcome.code < 0:
+            what = f"was killed by signal {-outcome.code}"
+        else:
+            what = f"failed (exit {outcome.code})"
+        say(f"hook {label} {what}{': ' + why if why else ''}")
+
+
+def _blocking_reason(ran: Ran) -> str | None:
+    """The reason a hook blocks with: exit 2 (its stderr), or a JSON ``decision: block``."""
+    outcome = ran.outcome
+    if outcome.code == 2:
+        return outcome.stderr.strip() or f"blocked by the {ran.hook.event} hook {ran.hook.label}"
+    reply = outcome.reply
+    if reply is not None and str(reply.get("decision", "")).lower() == "block":
+        return str(reply.get("reason") or f"blocked by the hook {ran.hook.label}")
+    return None
+
+
+def _context(ran: Ran, *, plain_stdout: bool) -> str | None:
+    """What a successful hook adds to the model's context: ``additionalContext`` from its JSON
+    reply, else (``plain_stdout``) what it printed."""
+    outcome = ran.outcome
+    if outcome.code != 0:
+        return None
+    reply = outcome.reply
+    if reply is not None:
+        specific = reply.get("hookSpecificOutput")
+        extra = specific.get("additionalContext") if isinstance(specific, dict) else None
+        text = extra if isinstance(extra, str) else None
+    else:
+        text = outcome.stdout if plain_stdout else None
+    if not text or not text.strip():
+        return None
+    text = text.strip()
+    return text if len(text) <= CONTEXT_LIMIT else text[:CONTEXT_LIMIT] + "\n[… cut …]"
+
+
+# ------------------------------------------------------------------------------ the events
+
+
+def session_start(conversation: Any) -> None:
+    source = "resume" if len(conversation) else "startup"
+    results = fire("SessionStart", conversation, {"source": source}, subject=source)
+    context = [text for ran in results if (text := _context(ran, plain_stdout=True))]
+    with STATE.lock:
+        STATE.session_context = context
+        STATE.turn_context, STATE.feedback, STATE.blocked = [], [], None
+    for ran in results:
+        if ran.outcome.code == 2:
+            say(f"hook {ran.hook.label}: {ran.outcome.first_error_line or 'exit 2'}")
+
+
+def session_end(conversation: Any) -> None:
+    fire("SessionEnd", conversation, {"reason": "other"})
+    with STATE.lock:
+        STATE.session_context = []
+
+
+def user_prompt_submitted(conversation: Any, message: Any) -> None:
+    results = fire("UserPromptSubmit", conversation, {"prompt": message.text})
+    context = [text for ran in results if (text := _context(ran, plain_stdout=True))]
+    blocked = next((why for ran in results if (why := _blocking_reason(ran))), None)
+    with STATE.lock:
+        STATE.turn_context = context
+        STATE.blocked = blocked
+    if blocked is not None:
+        say(f"a UserPromptSubmit hook blocked the prompt: {blocked.splitlines()[0][:200]} — "
+            "chatcli cannot hold a prompt back yet, so it was sent, but the model is told it "
+            "was blocked and no tool runs in this turn")
+
+
+def sections() -> list[Any] | None:
+    """The hooks' context for the next model call (volatile sections)."""
+    from chatcli import PromptSection
+
+    with STATE.lock:
+        session, turn, feedback, blocked = (list(STATE.session_context),
+                                            list(STATE.turn_context), STATE.feedback,
+                                            STATE.blocked)
+        STATE.feedback = []  # shown once, with the step after the call
+    found = []
+    if session:
+        found.append(PromptSection(name="hooks-session-start", stable=False, order=60,
+                                   text="Context from the user's SessionStart hooks:\n"
+                                        + "\n\n".join(session)))
+    if turn:
+        found.append(PromptSection(name="hooks-user-prompt", stable=False, order=61,
+                                   text="Context from the user's UserPromptSubmit hooks:\n"
+                                        + "\n\n".join(turn)))
+    if blocked is not None:
+        found.append(PromptSection(
+            name="hooks-prompt-blocked", stable=False, order=62,
+            text="The user's UserPromptSubmit hook blocked the last user message: "
+                 f"{blocked}\nDo not act on that message and call no tools; say that it was "
+                 "blocked and why."))
+    if feedback:
+        found.append(PromptSection(name="hooks-post-tool", stable=False, order=63,
+                                   text="Feedback from the user's hooks on your last tool "
+                                        "calls:\n" + "\n\n".join(feedback)))
+    return found or None
+
+
+def pre_tool_use(call: Any, tool: Any, context: Any) -> Any:
+    """Run the PreToolUse hooks; returns a ``Verdict`` that denies or asks, or None (no
+    objection: the permission policy decides)."""
+    from chatcli import Decision, Verdict
+
+    if STATE.blocked is not None:
+        return Verdict(Decision.DENY, "the user's UserPromptSubmit hook blocked this turn's "
+                                      "prompt; no tool runs in this turn")
+    results = fire("PreToolUse", context.conversation, {
+        "tool_name": call.name, "tool_input": dict(call.arguments), "tool_use_id": call.id,
+    }, subject=call.name, tool=call.name)
+    ask: str | None = None
+    for ran in results:
+        why = _blocking_reason(ran)
+        if why is not None:
+            return Verdict(Decision.DENY, why)
+        reply = ran.outcome.reply
+        if reply is None:
+            continue
+        if reply.get("continue") is False:
+            return Verdict(Decision.DENY, str(reply.get("stopReason") or
+                                              f"stopped by the hook {ran.hook.label}"))
+        decision, reason = _permission(reply)
+        if decision == "deny":
+            return Verdict(Decision.DENY, reason or f"denied by the hook {ran.hook.label}")
+        if decision == "ask" and ask is None:
+            ask = reason or f"the hook {ran.hook.label} asks for your approval"
+    return Verdict(Decision.ASK, ask) if ask is not None else None
+
+
+def _permission(reply: dict[str, Any]) -> tuple[str | None, str]:
+    """``hookSpecificOutput.permissionDecision`` (or the older ``decision: approve|block``)."""
+    specific = reply.get("hookSpecificOutput")
+    if isinstance(specific, dict) and specific.get("permissionDecision") is not None:
+        decision = str(specific.get("permissionDecision")).lower()
+        return decision, str(specific.get("permissionDecisionReason") or "")
+    old = str(reply.get("decision") or "").lower()
+    if old in ("approve", "block"):
+        return ("allow" if old == "approve" else "deny"), str(reply.get("reason") or "")
+    return None, ""
+
+
+def combine(mine: Any, theirs: Any) -> Any:
+    """The hooks' verdict with the permission policy's: the stricter one. A hook can deny or
+    make a call ask, never allow what the policy would ask about or deny."""
+    from chatcli import Decision, Verdict
+
+    if mine is None:
+        return theirs
+    if mine.decision == Decision.DENY:
+        return mine
+    policy = theirs.decision if isinstance(theirs, Verdict) else theirs
+    if policy == Decision.DENY:
+        return theirs
+    if isinstance(theirs, Verdict) and policy == Decision.ASK:
+        # the policy's question, with the hook's reason beside its own (and its rule kept)
+        reason = "; ".join(part for part in (theirs.reason, mine.reason) if part)
+        return Verdict(Decision.ASK, reason, theirs.rule)
+    return mine
+
+
+def tool_started(call: Any) -> None:
+    with STATE.lock:
+        STATE.running.add(call.id)
+
+
+def tool_finished(call: Any, result: Any, conversation: Any) -> None:
+    with STATE.lock:
+        ran_call = call.id in STATE.running
+        STATE.running.discard(call.id)
+    if not ran_call:
+        return  # refused before it ran: no PostToolUse (as in Claude Code)
+    fields: dict[str, Any] = {"tool_name": call.name, "tool_input": dict(call.arguments),
+                              "tool_use_id": call.id}
+    if result.is_error:
+        event = "PostToolUseFailure"
+        fields |= {"error": result.content, "is_interrupt": "interrupted" in result.content}
+    else:
+        event = "PostToolUse"
+        fields["tool_response"] = result.content
+    results = fire(event, conversation, fields, subject=call.name, tool=call.name)
+    notes = []
+    for ran in results:
+        why = _blocking_reason(ran)
+        if why is not None:
+            notes.append(f"[{event} hook on {call.name}] {why}")
+        extra = _context(ran, plain_stdout=False)
+        if extra:
+            notes.append(f"[{event} hook on {call.name}] {extra}")
+    if notes:
+        with STATE.lock:
+            STATE.feedback.extend(notes)
+
+
+def after_response(message: Any, error: Any, conversation: Any) -> None:
+    finished = message is not None and error is None and not message.interrupted
+    if message is not None and message.tool_calls and finished:
+        return  # the turn goes on with the tool step
+    with STATE.lock:  # the turn is over: its prompt's context and block end with it
+        STATE.turn_context, STATE.blocked = [], None
+    if not finished:
+        return
+    results = fire("Stop", conversation, {"stop_hook_active": False})
+    for ran in results:
+        why = _blocking_reason(ran)
+        if why is not None:
+            say(f"hook {ran.hook.label} asked the model to go on ({why.splitlines()[0][:160]})"
+                " — chatcli cannot continue a finished turn yet; send it as your next message "
+                "if you want")
+
+
+def before_compaction(conversation: Any, strategy: str) -> None:
+    fire("PreCompact", conversation, {"trigger": "auto", "custom_instructions": "",
+                                      "strategy": strategy}, subject=strategy)
+
+
+def after_compaction(conversation: Any, strategy: str, removed: int) -> None:
+    fire("PostCompact", conversation, {"trigger": "auto", "strategy": strategy,
+                                       "removed": removed}, subject=strategy)
+
+
+__all__ = ["STATE", "TOOL_EVENTS"]
