@@ -1,0 +1,114 @@
+"""Entry module: hookimpls only (git, the file walker and the store load on first use).
+
+:class:`CheckpointsPlugin` holds the state; the module's own hook implementations delegate to
+one instance of it, which is what the ``checkpoints`` entry point registers. Tests register
+their own instance.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from chatcli import hookimpl
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from chatcli import (
+        Checkpoint,
+        Conversation,
+        RestorePoint,
+        Settings,
+        ToolCallPart,
+        ToolSpec,
+    )
+
+__all__ = ["CheckpointsPlugin"]
+
+
+class CheckpointsPlugin:
+    """The plugin as an object: ``host.register(CheckpointsPlugin(), "checkpoints")``."""
+
+    def __init__(self) -> None:
+        self._core: Any = None
+
+    @property
+    def core(self) -> Any:
+        """The :class:`chatcli_checkpoints._core.Checkpoints` doing the work."""
+        if self._core is None:
+            from chatcli_checkpoints._core import Checkpoints
+
+            self._core = Checkpoints()
+        return self._core
+
+    @hookimpl
+    def configure(self, settings: Settings, workspace: Path) -> None:
+        """Remember the workspace and read the ``[checkpoints]`` settings."""
+        self.core.configure(settings, workspace)
+
+    @hookimpl
+    def checkpoint_created(self, conversation: Conversation, checkpoint: Checkpoint) -> None:
+        """The next write/execute call records the workspace's state for this checkpoint."""
+        self.core.checkpoint_created(conversation, checkpoint)
+
+    @hookimpl
+    def before_tool_call(self, call: ToolCallPart, tool: ToolSpec,
+                         conversation: Conversation) -> None:
+        """Record the workspace before the first file-changing call after a checkpoint."""
+        self.core.before_tool_call(call, tool, conversation)
+
+    @hookimpl
+    def head_moved(self, conversation: Conversation, head: str | None, reason: str) -> None:
+        """Mirror the conversation's undo stack (which rewind restored files)."""
+        self.core.head_moved(conversation, head, reason)
+
+    @hookimpl
+    def workspace_restore_point(self, conversation: Conversation, checkpoint: Checkpoint
+                                ) -> RestorePoint | None:
+        """What differs between the checkpoint's files and now, and how to put them back."""
+        return self.core.restore_point(conversation, checkpoint)
+
+    @hookimpl
+    def workspace_undo(self, conversation: Conversation) -> str | None:
+        """Put back what the last code rewind replaced."""
+        return self.core.undo(conversation)
+
+
+_plugin = CheckpointsPlugin()
+
+
+@hookimpl
+def configure(settings: Settings, workspace: Path) -> None:
+    """Remember the workspace and read the ``[checkpoints]`` settings."""
+    _plugin.configure(settings, workspace)
+
+
+@hookimpl
+def checkpoint_created(conversation: Conversation, checkpoint: Checkpoint) -> None:
+    """The next write/execute call records the workspace's state for this checkpoint."""
+    _plugin.checkpoint_created(conversation, checkpoint)
+
+
+@hookimpl
+def before_tool_call(call: ToolCallPart, tool: ToolSpec, conversation: Conversation) -> None:
+    """Record the workspace before the first file-changing call after a checkpoint."""
+    _plugin.before_tool_call(call, tool, conversation)
+
+
+@hookimpl
+def head_moved(conversation: Conversation, head: str | None, reason: str) -> None:
+    """Mirror the conversation's undo stack (which rewind restored files)."""
+    _plugin.head_moved(conversation, head, reason)
+
+
+@hookimpl
+def workspace_restore_point(conversation: Conversation, checkpoint: Checkpoint
+                            ) -> RestorePoint | None:
+    """What differs between the checkpoint's files and now, and how to put them back."""
+    return _plugin.workspace_restore_point(conversation, checkpoint)
+
+
+@hookimpl
+def workspace_undo(conversation: Conversation) -> str | None:
+    """Put back what the last code rewind replaced."""
+    return _plugin.workspace_undo(conversation)
