@@ -64,8 +64,6 @@ AWAITING_CONSUMER: dict[str, str] = {
     "register_compaction_strategies": "compaction (the chatcli-compaction plugin)",
     "before_compaction": "compaction (the chatcli-compaction plugin)",
     "after_compaction": "compaction (the chatcli-compaction plugin)",
-    "workspace_restore_point": "code checkpoints (the chatcli-checkpoints plugin) in /rewind",
-    "workspace_undo": "code checkpoints (the chatcli-checkpoints plugin) in /rewind",
 }
 
 
@@ -410,7 +408,7 @@ def workspace_restore_point(
     conversation: Conversation, checkpoint: Checkpoint
 ) -> RestorePoint | None:
     """The workspace's files as they were at ``checkpoint``, to offer with a rewind. First result
-    wins. *Awaiting its consumer*: code checkpoints in ``/rewind``.
+    wins.
 
     Called by a rewind command (``/rewind`` of chatcli-sessions) once the person chose a
     checkpoint, on the thread running the command.
@@ -424,8 +422,7 @@ def workspace_restore_point(
 
 @hookspec(firstresult=True)
 def workspace_undo(conversation: Conversation) -> str | None:
-    """Undo the last workspace restore of ``conversation``. First result wins. *Awaiting its
-    consumer*: code checkpoints in ``/rewind``.
+    """Undo the last workspace restore of ``conversation``. First result wins.
 
     Called by a rewind command's undo (``/rewind undo``), after the conversation's own undo.
 

@@ -298,7 +298,80 @@ def _first_line(text: str) -> str:
     return lines[0] if lines else "(empty)"
 
 
-def _rewind_to(app: ChatApp, checkpoint: Checkpoint, message: Message) -> None:
+REWIND_USAGE = (
+    "/rewind (menu) | /rewind last | /rewind N (1 = the newest) | /rewind ID, each optionally "
+    "with code (files only) or conversation (conversation only) | /rewind undo"
+)
+
+#: The words that say what a rewind restores ("both" is the default when files changed).
+_REWIND_MODES = {
+    "both": "both", "all": "both", "--both": "both", "--all": "both",
+    "code": "code", "code-only": "code", "--code-only": "code", "files": "code",
+    "conversation": "conversation", "conversation-only": "conversation",
+    "--conversation-only": "conversation", "chat": "conversation", "--no-code": "conversation",
+}
+_MODE_CHOICES = [("both", "conversation and code"), ("conversation", "conversation only"),
+                 ("code", "code only")]
+
+
+def _interactive(app: ChatApp) -> bool:
+    """Whether a person runs this chat (the REPL), not a one-shot ``-p`` run."""
+    return bool(getattr(getattr(app, "session", None), "interactive", False))
+
+
+def _parse_rewind(args: str) -> tuple[str | None, str | None]:
+    """``(checkpoint, mode)`` from ``/rewind``'s words (``last code``, ``2``, ``cp_1f chat``)."""
+    target: str | None = None
+    mode: str | None = None
+    for word in args.split():
+        found = _REWIND_MODES.get(word.lower())
+        if found is not None:
+            if mode is not None and mode != found:
+                raise UsageError(f"/rewind: {word!r} contradicts the earlier word", REWIND_USAGE)
+            mode = found
+        elif target is None:
+            target = word
+        else:
+            raise UsageError(f"/rewind takes one checkpoint, not {target!r} and {word!r}",
+                             REWIND_USAGE)
+    return target, mode
+
+
+def _find_checkpoint(choices: list[tuple[Checkpoint, Message]], target: str
+                     ) -> tuple[Checkpoint, Message]:
+    if target.lower() == "last":
+        for checkpoint, message in choices:
+            if message.role == Role.USER:
+                return checkpoint, message
+        raise UsageError("no message of yours to rewind to", "use /rewind for a menu")
+    if target.isdigit():
+        n = int(target)
+        if not 1 <= n <= len(choices):
+            raise UsageError(f"there {'is' if len(choices) == 1 else 'are'} {len(choices)} "
+                             f"checkpoint{'' if len(choices) == 1 else 's'} to rewind to, not {n}",
+                             f"give 1 (the newest) to {len(choices)}")
+        return choices[n - 1]
+    matches = [c for c in choices if c[0].id.startswith(target)
+               or c[0].id.startswith(f"cp_{target}")]
+    if len(matches) != 1:
+        raise UsageError(f"no single checkpoint matches {target!r}", "use /rewind for a menu")
+    return matches[0]
+
+
+def _list_checkpoints(app: ChatApp, choices: list[tuple[Checkpoint, Message]]) -> None:
+    """What a one-shot run could not ask: which argument to give, and the checkpoints."""
+    _say(app, "Give the checkpoint as the argument: /rewind last (before your last message), "
+              "/rewind N (1 = the newest below) or /rewind ID; add code or conversation to "
+              "restore only that part.")
+    for number, (checkpoint, _message) in enumerate(choices[:10], 1):
+        _say(app, f"  {number:>2}  {checkpoint.id}  {when(checkpoint.created_at)}  "
+                  f"{_esc(_first_line(checkpoint.label))}")
+    if len(choices) > 10:
+        _say(app, f"  … and {len(choices) - 10} older")
+
+
+def _rewind_to(app: ChatApp, checkpoint: Checkpoint, message: Message,
+               files: str | None = None) -> None:
     app.conversation.rewind(checkpoint.id)
     app.prefill(_prompt_text(checkpoint, message))
     _say(
@@ -307,19 +380,41 @@ def _rewind_to(app: ChatApp, checkpoint: Checkpoint, message: Message) -> None:
         f"({when(checkpoint.created_at)}); "
         "the message is back in the input. /rewind undo goes back.",
     )
+    if files:
+        _say(app, _esc(files))
+
+
+def _rewind_undo(app: ChatApp) -> None:
+    conversation = app.conversation
+    head = conversation.head
+    undone = conversation.undo()
+    files = app.host.hooks.workspace_undo(conversation=conversation)
+    if undone and (conversation.head != head or not files):
+        _say(app, f"Undone: the conversation is back to {len(conversation.messages())} "
+                  "messages.")
+    if files:
+        _say(app, _esc(files))
+    if not undone and not files:
+        _say(app, "Nothing to undo.")
+
+
+def _restore_files(app: ChatApp, restore: Callable[[], str]) -> str | None:
+    """Run a restore point's ``restore``; None (and one line said) when it failed."""
+    try:
+        return restore()
+    except Exception as err:  # a plugin's restore: say so, rewind nothing
+        _say(app, f"[red]error:[/red] the files could not be restored "
+                  f"({_esc(type(err).__name__)}: {_esc(str(err))}); nothing was rewound.")
+        return None
 
 
 def _rewind(app: ChatApp, args: str) -> None:
-    """``/rewind`` (menu), ``/rewind undo``, ``/rewind CHECKPOINT_ID``."""
+    """``/rewind`` (menu), ``/rewind last|N|ID [code|conversation]``, ``/rewind undo``."""
     conversation = app.conversation
-    arg = args.strip()
-    if arg == "undo":
-        if conversation.undo():
-            _say(app, f"Undone: the conversation is back to {len(conversation.messages())} "
-                      "messages.")
-        else:
-            _say(app, "Nothing to undo.")
+    if args.strip().lower() == "undo":
+        _rewind_undo(app)
         return
+    target, mode = _parse_rewind(args)
     choices = on_current_path(conversation)
     if not choices:
         if conversation.checkpoints:
@@ -328,18 +423,52 @@ def _rewind(app: ChatApp, args: str) -> None:
         else:
             _say(app, "No checkpoints yet: one is taken before each message you send.")
         return
-    if arg:
-        matches = [c for c in choices if c[0].id.startswith(arg)]
-        if len(matches) != 1:
-            raise UsageError(f"no single checkpoint matches {arg!r}", "use /rewind for a menu")
-        _rewind_to(app, *matches[0])
+    if target is not None:
+        checkpoint, message = _find_checkpoint(choices, target)
+    else:
+        options = [f"{when(c.created_at)}  {_first_line(c.label)}" for c, _ in choices]
+        choice = app.pick("Rewind to before which message?", options)
+        if choice is None:
+            _say(app, "Rewind cancelled.")
+            if not _interactive(app):  # a one-shot run: nobody could choose
+                _list_checkpoints(app, choices)
+            return
+        checkpoint, message = choices[choice]
+    point = None
+    if mode != "conversation":
+        point = app.host.hooks.workspace_restore_point(conversation=conversation,
+                                                       checkpoint=checkpoint)
+    if point is None:
+        if mode == "code":
+            _say(app, "No file to restore: none changed since then (of those chatcli records); "
+                      "the conversation is unchanged.")
+            return
+        _rewind_to(app, checkpoint, message,
+                   "No file to restore: none changed since then." if mode == "both" else None)
         return
-    options = [f"{when(c.created_at)}  {_first_line(c.label)}" for c, _ in choices]
-    choice = app.pick("Rewind to before which message?", options)
-    if choice is None:
-        _say(app, "Rewind cancelled.")
+    if mode is None:
+        if target is None or _interactive(app):  # a person is choosing: ask what to restore
+            choice = app.pick(f"Files changed since then: {point.summary}. Rewind what?",
+                              [label for _, label in _MODE_CHOICES])
+            if choice is None:
+                _say(app, "Rewind cancelled.")
+                return
+            mode = _MODE_CHOICES[choice][0]
+        else:
+            mode = "both"
+    if mode == "conversation":
+        _rewind_to(app, checkpoint, message, f"Files left as they are: {point.summary}.")
         return
-    _rewind_to(app, *choices[choice])
+    files = _restore_files(app, point.restore)
+    if files is None:
+        return
+    if mode == "code":
+        # a head move that goes nowhere, so that /rewind undo undoes this rewind (and only it)
+        conversation.move_head(conversation.head, "rewind")
+        _say(app, f"{_esc(files)} The conversation is unchanged; /rewind undo puts the files "
+                  "back.")
+        return
+    _rewind_to(app, checkpoint, message, files)
 
 
 def slash_commands() -> list[SlashCommand]:
@@ -354,9 +483,10 @@ def slash_commands() -> list[SlashCommand]:
         ),
         SlashCommand(
             name="rewind",
-            help="go back to before an earlier message (menu); /rewind undo reverts a rewind",
+            help="go back to before an earlier message, and the files changed since "
+                 "(menu; or /rewind last|N|ID [code|conversation]); /rewind undo reverts it",
             run=_guarded(_rewind),
-            subcommands=["undo"],
+            subcommands=["undo", "last"],
         ),
         SlashCommand(
             name="fork",
