@@ -1,0 +1,333 @@
+"""The file tools: read, write, edit, multiedit, apply_patch."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from chatcli_coder._common import (
+    HASH_MAX_BYTES,
+    BinaryFile,
+    NotAFile,
+    PatchError,
+    ToolError,
+    atomic_write,
+    binary_kind,
+    check_read,
+    display,
+    forget,
+    looks_binary,
+    missing,
+    read_text_for_edit,
+    remember,
+    resolve_path,
+)
+from chatcli_coder._matching import plan_edit, replace_text
+
+if TYPE_CHECKING:
+    from chatcli import ToolContext
+
+#: Lines a read returns when no range is given.
+DEFAULT_LINES = 2_000
+#: Characters of one line shown (the rest is cut, with a note).
+MAX_LINE_CHARS = 2_000
+#: Characters the read keeps for its notes.
+_RESERVE = 400
+
+
+# ------------------------------------------------------------------------------ read
+
+
+def _count_lines(target: Path) -> int:
+    count = 0
+    last = b"\n"
+    with open(target, "rb") as handle:
+        while chunk := handle.read(1 << 20):
+            count += chunk.count(b"\n")
+            last = chunk[-1:]
+    return count + (last != b"\n")
+
+
+def _lines_from(target: Path, data: bytes | None, first: int) -> Iterator[bytes]:
+    """The lines of the file from index ``first`` on (without their ``\\n``)."""
+    if data is not None:
+        lines = data.split(b"\n")
+        if lines and lines[-1] == b"":
+            lines.pop()
+        yield from lines[first:]
+        return
+    with open(target, "rb") as handle:
+        for index, raw in enumerate(handle):
+            if index >= first:
+                yield raw[:-1] if raw.endswith(b"\n") else raw
+
+
+def read_file(args: Any, context: ToolContext) -> str:
+    """The ``read`` tool."""
+    target = resolve_path(args.path, context)
+    shown = display(target, context)
+    if not target.exists():
+        raise missing(args.path, target, context)
+    if target.is_dir():
+        raise NotAFile(f"'{shown}' is a folder: list it with the tree or glob tool")
+    if not target.is_file():
+        raise NotAFile(f"'{shown}' is not a regular file (a device or a pipe)")
+    size = target.stat().st_size
+    with open(target, "rb") as handle:
+        sample = handle.read(8_192)
+    if looks_binary(sample):
+        raise BinaryFile(f"'{shown}' is {binary_kind(sample)} ({size:,} bytes), not text: "
+                         "it is not shown")
+    data = target.read_bytes() if size <= HASH_MAX_BYTES else None
+    total = (data.count(b"\n") + (not data.endswith(b"\n")) if data else 0) if data is not None \
+        else _count_lines(target)
+    remember(context, target, data)
+    if total == 0:
+        return f"'{shown}' is empty (0 bytes)"
+    if args.tail is not None:
+        first = max(total - args.tail, 0)
+        wanted = args.tail
+    elif args.head is not None:
+        first, wanted = 0, args.head
+    else:
+        first = (args.offset or 1) - 1
+        wanted = args.limit or DEFAULT_LINES
+    if first >= total:
+        raise ToolError(f"'{shown}' has {total:,} lines; offset {first + 1:,} is past its end")
+    budget = max(context.max_output - _RESERVE, 1_000)
+    out: list[str] = []
+    used = 0
+    shown_last = first
+    cut_lines = 0
+    for index, raw in enumerate(_lines_from(target, data, first), first):
+        if index >= first + wanted:
+            break
+        text = raw.decode("utf-8", errors="replace").rstrip("\r")
+        if len(text) > MAX_LINE_CHARS:
+            text = f"{text[:MAX_LINE_CHARS]}… [{len(text) - MAX_LINE_CHARS:,} more characters]"
+            cut_lines += 1
+        row = f"{index + 1:>6}\t{text}"
+        if used + len(row) + 1 > budget and out:
+            break
+        out.append(row)
+        used += len(row) + 1
+        shown_last = index + 1
+    notes: list[str] = []
+    if first > 0 or shown_last < total:
+        notes.append(f"[lines {first + 1:,}-{shown_last:,} of {total:,} shown")
+        if shown_last < total:
+            reason = "" if shown_last >= first + wanted else " (the output limit was reached)"
+            notes[-1] += f"{reason}; read on with offset={shown_last + 1}"
+        if first > 0:
+            notes[-1] += "; earlier lines: offset=1"
+        notes[-1] += "]"
+    if size > HASH_MAX_BYTES:
+        notes.append(f"['{shown}' is a large file ({size:,} bytes): read it in ranges or use "
+                     "the search tool]")
+    if cut_lines:
+        notes.append(f"[{cut_lines} long line(s) were cut at {MAX_LINE_CHARS:,} characters]")
+    return "\n".join(out + notes)
+
+
+# ------------------------------------------------------------------------------ write
+
+
+def _summary(text: str) -> str:
+    lines = text.count("\n") + (bool(text) and not text.endswith("\n"))
+    size = len(text.encode())
+    return f"{lines:,} line{'s' * (lines != 1)}, {size:,} byte{'s' * (size != 1)}"
+
+
+def write_file(args: Any, context: ToolContext) -> str:
+    """The ``write`` tool."""
+    target = resolve_path(args.path, context)
+    shown = display(target, context)
+    if target.is_dir():
+        raise NotAFile(f"'{shown}' is a folder; give the path of a file")
+    existed = target.exists()
+    if existed:
+        if not target.is_file():
+            raise NotAFile(f"'{shown}' is not a regular file")
+        check_read(context, target, shown, target.read_bytes())
+    data = args.content.encode("utf-8")
+    atomic_write(target, data)
+    remember(context, target, data)
+    verb = "replaced" if existed else "created"
+    return f"{verb} {shown} ({_summary(args.content)})"
+
+
+# ------------------------------------------------------------------------------ edits
+
+
+def _excerpt(text: str, start: int, replacement: str, limit_lines: int = 12) -> str:
+    """The lines around an edit, numbered, as the file now is."""
+    first = text.count("\n", 0, start)
+    lines = text.split("\n")
+    changed = replacement.count("\n") + 1
+    lo = max(first - 2, 0)
+    hi = min(first + changed + 2, len(lines))
+    if hi - lo > limit_lines:
+        hi = lo + limit_lines
+    rows = [f"{n + 1:>6}\t{lines[n].rstrip(chr(13))[:MAX_LINE_CHARS]}" for n in range(lo, hi)]
+    return "\n".join(rows)
+
+
+def _load_for_edit(context: ToolContext, path: str) -> tuple[Path, str, str]:
+    target = resolve_path(path, context)
+    shown = display(target, context)
+    if not target.exists():
+        raise missing(path, target, context, "; to create a file use the write tool")
+    text = read_text_for_edit(target, shown)
+    check_read(context, target, shown, text.encode("utf-8"))
+    return target, shown, text
+
+
+def edit_file(args: Any, context: ToolContext) -> str:
+    """The ``edit`` tool."""
+    target, shown, text = _load_for_edit(context, args.path)
+    spans, how = plan_edit(text, args.old, args.new, args.replace_all, shown)
+    new_text = replace_text(text, spans)
+    data = new_text.encode("utf-8")
+    atomic_write(target, data)
+    remember(context, target, data)
+    found = "" if how == "exact" else f", found {how}"
+    count = f"{len(spans)} replacements" if len(spans) > 1 else "1 replacement"
+    first = min(spans, key=lambda s: s.start)
+    shift = sum(len(s.replacement) - (s.end - s.start) for s in spans if s.start < first.start)
+    excerpt = _excerpt(new_text, first.start + shift, first.replacement)
+    return f"edited {shown} ({count}{found}); it now reads:\n{excerpt}"
+
+
+def multiedit_files(args: Any, context: ToolContext) -> str:
+    """The ``multiedit`` tool: every edit applies, or none."""
+    texts: dict[Path, tuple[str, str, str]] = {}  # target -> (shown, original, current)
+    counts: dict[Path, int] = {}
+    for number, edit in enumerate(args.edits, 1):
+        try:
+            target = resolve_path(edit.path, context)
+            if target not in texts:
+                target, shown, text = _load_for_edit(context, edit.path)
+                texts[target] = (shown, text, text)
+            shown, original, current = texts[target]
+            spans, _how = plan_edit(current, edit.old, edit.new, edit.replace_all, shown)
+        except (ToolError, ValueError, OSError) as err:
+            name = type(err)
+            message = f"edit {number} of {len(args.edits)}: {err}; no file was changed"
+            try:
+                raised = name(message)
+            except Exception:
+                raised = ToolError(message)
+            raise raised from None
+        texts[target] = (shown, original, replace_text(current, spans))
+        counts[target] = counts.get(target, 0) + len(spans)
+    changes = [(target, current.encode("utf-8")) for target, (_s, original, current)
+               in texts.items() if current != original]
+    write_all(changes, context)
+    done = ", ".join(f"{texts[t][0]} ({counts[t]} replacement{'s' * (counts[t] > 1)})"
+                     for t in texts)
+    return f"applied {len(args.edits)} edits: {done}"
+
+
+# ------------------------------------------------------------------------------ patches
+
+
+def write_all(changes: list[tuple[Path, bytes | None]], context: ToolContext,
+              moves: dict[Path, Path] | None = None) -> None:
+    """Write (bytes) or delete (None) every file, restoring all of them if one fails."""
+    saved: list[tuple[Path, bytes | None]] = []
+    try:
+        for target, data in changes:
+            saved.append((target, target.read_bytes() if target.exists() else None))
+            if data is None:
+                target.unlink()
+            else:
+                atomic_write(target, data)
+    except BaseException:
+        for target, before in reversed(saved):
+            with contextlib.suppress(OSError):
+                if before is None:
+                    if target.exists():
+                        target.unlink()
+                else:
+                    atomic_write(target, before)
+        raise
+    for target, data in changes:
+        if data is None:
+            forget(context, target)
+        else:
+            remember(context, target, data)
+
+
+def apply_patch(args: Any, context: ToolContext) -> str:
+    """The ``apply_patch`` tool: every file change applies, or none."""
+    from chatcli_coder._patch import apply_hunks, parse_patch
+
+    files = parse_patch(args.patch)
+    #: the state of each touched file as the patch goes: text, or None once deleted
+    state: dict[Path, str | None] = {}
+    shown_of: dict[Path, str] = {}
+    done: list[str] = []
+    notes: list[str] = []
+
+    def current(target: Path, shown: str, path: str) -> str:
+        if target in state:
+            text = state[target]
+            if text is None:
+                raise PatchError(f"'{shown}' is deleted earlier in this patch")
+            return text
+        if not target.exists():
+            raise missing(path, target, context, " to update (add a new file with *** Add "
+                          "File: or --- /dev/null)")
+        text = read_text_for_edit(target, shown)
+        check_read(context, target, shown, text.encode("utf-8"))
+        return text
+
+    for patch in files:
+        target = resolve_path(patch.path, context)
+        shown = shown_of[target] = display(target, context)
+        if patch.action == "add":
+            exists = state[target] is not None if target in state else target.exists()
+            if exists:
+                raise PatchError(f"'{shown}' already exists: change it with *** Update File: "
+                                 "(or a --- a/ +++ b/ diff) instead of adding it")
+            state[target] = patch.content
+            done.append(f"added {shown}")
+        elif patch.action == "delete":
+            if (target in state and state[target] is None) or (
+                    target not in state and not target.is_file()):
+                raise PatchError(f"no file '{shown}' to delete")
+            state[target] = None
+            done.append(f"deleted {shown}")
+        else:
+            text = current(target, shown, patch.path)
+            if patch.hunks:
+                text, hunk_notes = apply_hunks(text, patch.hunks, shown)
+                notes.extend(hunk_notes)
+            if patch.move_to is not None:
+                destination = resolve_path(patch.move_to, context)
+                moved = shown_of[destination] = display(destination, context)
+                if destination != target and (state.get(destination) is not None or (
+                        destination not in state and destination.exists())):
+                    raise PatchError(f"cannot move '{shown}' to '{moved}': it exists")
+                state[target] = None
+                state[destination] = text
+                done.append(f"moved {shown} to {moved}"
+                            + (f" ({len(patch.hunks)} hunks)" if patch.hunks else ""))
+            else:
+                state[target] = text
+                done.append(f"updated {shown} ({len(patch.hunks)} hunk"
+                            f"{'s' * (len(patch.hunks) != 1)})")
+    changes: list[tuple[Path, bytes | None]] = []
+    for target, text in state.items():
+        if text is None:
+            if target.exists():
+                changes.append((target, None))
+        else:
+            changes.append((target, text.encode("utf-8")))
+    write_all(changes, context)
+    result = "applied the patch: " + ", ".join(done)
+    if notes:
+        result += "\n" + "\n".join(f"note: {note}" for note in notes)
+    return result

@@ -1,0 +1,335 @@
+"""Running a shell command for the model: its own process group, live output, head and tail
+kept, timeout and cancellation killing the whole group, and a bubblewrap sandbox.
+
+The sandbox (``bwrap``): the whole filesystem read-only (``--ro-bind / /``), the workspace and
+the allowed folders writable, a private ``/tmp``, fresh ``/dev`` and ``/proc``, its own PID
+namespace (when the command ends or is stopped, everything it started dies with it), no network
+unless asked (``--unshare-net``), and ``--die-with-parent``: nothing outlives chatcli.
+"""
+
+from __future__ import annotations
+
+import codecs
+import contextlib
+import os
+import queue
+import select
+import shutil
+import signal
+import subprocess
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from chatcli_coder._common import CoderSettings, SandboxUnavailable
+
+__all__ = ["Outcome", "Sandbox", "choose_sandbox", "run_command"]
+
+#: Seconds between SIGTERM and SIGKILL.
+KILL_GRACE = 2.0
+#: Seconds the output may still flow after the command exits (then what is left is killed).
+DRAIN = 0.3
+#: A line longer than this is split (a progress bar without newlines).
+MAX_LINE = 4_000
+
+
+# ------------------------------------------------------------------------------ the sandbox
+
+
+@dataclass(frozen=True)
+class Sandbox:
+    """How commands run: ``bwrap`` (the path of the binary) or None (unconfined), and the note
+    the model gets about it once."""
+
+    bwrap: str | None
+    note: str = ""
+
+
+_probe_lock = threading.Lock()
+_probed: dict[str, str | None] = {}
+_told_missing = False
+
+
+def _probe(binary: str) -> str | None:
+    """None when ``binary`` can build a sandbox here, else why not (checked once)."""
+    with _probe_lock:
+        if binary not in _probed:
+            try:
+                done = subprocess.run(
+                    [binary, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
+                     "--unshare-net", "--unshare-pid", "--die-with-parent", "true"],
+                    stdin=subprocess.DEVNULL, capture_output=True, timeout=20)
+                why = None if done.returncode == 0 else (
+                    done.stderr.decode(errors="replace").strip().splitlines() or ["it failed"]
+                )[-1]
+            except (OSError, subprocess.SubprocessError) as err:
+                why = str(err)
+            _probed[binary] = why
+        return _probed[binary]
+
+
+def choose_sandbox(settings: CoderSettings) -> Sandbox:
+    """The sandbox ``[coder] sandbox`` asks for: ``off``; ``bwrap`` (an error when it cannot
+    run); ``auto`` (bwrap where it works, else unconfined, said once per process)."""
+    global _told_missing
+    if settings.sandbox == "off":
+        return Sandbox(None)
+    binary = shutil.which("bwrap")
+    why = "bwrap (bubblewrap) is not installed" if binary is None else _probe(binary)
+    if why is None:
+        return Sandbox(binary)
+    if settings.sandbox == "bwrap":
+        raise SandboxUnavailable(f"[coder] sandbox = \"bwrap\" but {why}; install bubblewrap "
+                                 "(apt-get install bubblewrap) or set [coder] sandbox = \"auto\"")
+    with _probe_lock:
+        told, _told_missing = _told_missing, True
+    if told:
+        return Sandbox(None)
+    return Sandbox(None, f"[no sandbox: {why}; the command runs unconfined, with the network, "
+                         "and only the permission policy guards it]")
+
+
+def sandboxed(argv: list[str], bwrap: str, cwd: Path, writable: list[Path],
+              network: bool) -> list[str]:
+    """``argv`` wrapped in bubblewrap."""
+    wrapped = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
+               "--tmpfs", "/tmp"]
+    seen: set[Path] = set()
+    # shorter paths first: a folder inside another one is bound after it
+    for folder in sorted(writable, key=lambda p: len(p.parts)):
+        if folder in seen or not folder.is_dir():
+            continue
+        seen.add(folder)
+        wrapped += ["--bind", str(folder), str(folder)]
+    if not network:
+        wrapped.append("--unshare-net")
+    wrapped += ["--unshare-pid", "--unshare-ipc", "--die-with-parent", "--new-session",
+                "--chdir", str(cwd), "--"]
+    return wrapped + argv
+
+
+def shell() -> str:
+    """bash, or sh where there is no bash."""
+    return shutil.which("bash") or shutil.which("sh") or "/bin/sh"
+
+
+# ------------------------------------------------------------------------------ output
+
+
+class Collector:
+    """Output lines, keeping the head and the tail within ``budget`` characters."""
+
+    def __init__(self, budget: int) -> None:
+        self.head_budget = max(budget * 2 // 5, 200)
+        self.tail_budget = max(budget - self.head_budget, 200)
+        self.head: list[str] = []
+        self.head_size = 0
+        self.tail: deque[str] = deque()
+        self.tail_size = 0
+        self.head_full = False
+        self.dropped_lines = 0
+        self.dropped_chars = 0
+        self.lines = 0
+
+    def add(self, line: str) -> None:
+        self.lines += 1
+        limit = self.tail_budget // 2
+        if len(line) > limit:
+            line = f"{line[:limit]}… [{len(line) - limit:,} characters of this line cut]"
+        if not self.head_full and self.head_size + len(line) + 1 <= self.head_budget:
+            self.head.append(line)
+            self.head_size += len(line) + 1
+            return
+        self.head_full = True
+        self.tail.append(line)
+        self.tail_size += len(line) + 1
+        while self.tail_size > self.tail_budget and self.tail:
+            gone = self.tail.popleft()
+            self.tail_size -= len(gone) + 1
+            self.dropped_lines += 1
+            self.dropped_chars += len(gone) + 1
+
+    def text(self) -> str:
+        parts = list(self.head)
+        if self.dropped_lines:
+            parts.append(f"[… {self.dropped_lines:,} lines ({self.dropped_chars:,} characters) "
+                         "left out; rerun with the output filtered (grep, head, tail) to see "
+                         "them …]")
+        parts.extend(self.tail)
+        return "\n".join(parts)
+
+
+# ------------------------------------------------------------------------------ running
+
+
+@dataclass
+class Outcome:
+    """How a command ended."""
+
+    exit_code: int | None
+    output: str
+    seconds: float
+    timed_out: bool = False
+    cancelled: bool = False
+    killed_leftovers: bool = False
+    notes: list[str] = field(default_factory=list)
+
+
+def _reader(fd: int, lines: queue.Queue[str | None], stop: threading.Event) -> None:
+    """Read ``fd`` and put its lines on ``lines`` (None at the end)."""
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    pending = ""
+    try:
+        while True:
+            if stop.is_set():
+                break
+            ready, _, _ = select.select([fd], [], [], 0.05)
+            if not ready:
+                continue
+            chunk = os.read(fd, 65_536)
+            if not chunk:
+                break
+            pending += decoder.decode(chunk)
+            while True:
+                newline = pending.find("\n")
+                if newline < 0:
+                    break
+                lines.put(pending[:newline].rstrip("\r"))
+                pending = pending[newline + 1:]
+            while len(pending) > MAX_LINE:
+                lines.put(pending[:MAX_LINE])
+                pending = pending[MAX_LINE:]
+        pending += decoder.decode(b"", final=True)
+        if pending:
+            lines.put(pending.rstrip("\r"))
+    except OSError:
+        pass
+    finally:
+        lines.put(None)
+
+
+def _kill_group(process: subprocess.Popen[bytes], grace: float = KILL_GRACE) -> None:
+    """SIGTERM to the command's whole process group, SIGKILL to what is left after
+    ``grace`` seconds."""
+    pgid = process.pid
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, signal.SIGTERM)
+    deadline = time.monotonic() + grace
+    while time.monotonic() < deadline:
+        if process.poll() is not None and not _group_alive(pgid):
+            return
+        time.sleep(0.02)
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, signal.SIGKILL)
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        process.wait(timeout=5)
+
+
+def _group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def run_command(
+    argv: list[str],
+    *,
+    cwd: Path,
+    env: dict[str, str],
+    timeout: float,
+    budget: int,
+    output: Callable[[str], None],
+    cancelled: Callable[[], bool],
+) -> Outcome:
+    """Run ``argv`` in a new session (its own process group), stdout and stderr together.
+
+    Each line goes to ``output`` as it arrives (on this thread) and into the result (head and
+    tail kept within ``budget`` characters). The group is killed on timeout, when
+    ``cancelled()`` turns true, on KeyboardInterrupt (re-raised), and once the command exits
+    (what it left running in the background). Never raises for a failing command.
+    """
+    started = time.monotonic()
+    collector = Collector(budget)
+    read_fd, write_fd = os.pipe()
+    try:
+        process = subprocess.Popen(
+            argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=write_fd,
+            stderr=write_fd, start_new_session=True, close_fds=True)
+    except BaseException:
+        os.close(read_fd)
+        os.close(write_fd)
+        raise
+    os.close(write_fd)
+    lines: queue.Queue[str | None] = queue.Queue()
+    stop = threading.Event()
+    reader = threading.Thread(target=_reader, args=(read_fd, lines, stop), daemon=True,
+                              name="chatcli-exec-output")
+    reader.start()
+    outcome = Outcome(exit_code=None, output="", seconds=0.0)
+    deadline = started + timeout
+    exited_at: float | None = None
+    finished_reading = False
+    try:
+        while True:
+            try:
+                line = lines.get(timeout=0.05)
+            except queue.Empty:
+                line = ""
+                empty = True
+            else:
+                empty = False
+            if not empty:
+                if line is None:
+                    finished_reading = True
+                else:
+                    collector.add(line)
+                    with contextlib.suppress(Exception):
+                        output(line)
+            if process.poll() is not None:
+                if exited_at is None:
+                    exited_at = time.monotonic()
+                if finished_reading or time.monotonic() - exited_at > DRAIN:
+                    break
+                continue
+            if finished_reading and empty:
+                time.sleep(0.02)
+            if cancelled():
+                outcome.cancelled = True
+                _kill_group(process)
+                break
+            if time.monotonic() > deadline:
+                outcome.timed_out = True
+                _kill_group(process)
+                break
+    except BaseException:  # KeyboardInterrupt in a one-shot run: nothing may outlive it
+        _kill_group(process, grace=0.5)
+        stop.set()
+        raise
+    finally:
+        if process.poll() is not None and _group_alive(process.pid):
+            outcome.killed_leftovers = not (outcome.timed_out or outcome.cancelled)
+            _kill_group(process, grace=0.5)
+        stop.set()
+        reader.join(timeout=2)
+        with contextlib.suppress(OSError):
+            os.close(read_fd)
+    while True:  # what the reader still had
+        try:
+            line = lines.get_nowait()
+        except queue.Empty:
+            break
+        if line is not None:
+            collector.add(line)
+            with contextlib.suppress(Exception):
+                output(line)
+    outcome.exit_code = process.returncode
+    outcome.output = collector.text()
+    outcome.seconds = time.monotonic() - started
+    return outcome

@@ -1,0 +1,297 @@
+"""The tools that run programs: exec, test (with the project's test command detected), git."""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+import signal
+import subprocess
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from chatcli_coder._common import (
+    NotAFile,
+    ToolError,
+    allowed_dirs,
+    coder_settings,
+    display,
+    missing,
+    resolve_path,
+)
+from chatcli_coder._run import Outcome, choose_sandbox, run_command, sandboxed, shell
+
+if TYPE_CHECKING:
+    from chatcli import ToolContext
+
+#: Environment variables whose names say they hold secrets: not passed to commands.
+_SECRET_NAME = re.compile(r"(API_?KEY|AUTH_TOKEN|ACCESS_TOKEN|SECRET|PASSWORD|PASSWD|"
+                          r"PRIVATE_KEY|CREDENTIALS)", re.IGNORECASE)
+
+
+def command_env() -> dict[str, str]:
+    """The environment commands run with: chatcli's, without secret-looking variables, with
+    pagers off and Python unbuffered (so output streams as it is printed)."""
+    env = {k: v for k, v in os.environ.items() if not _SECRET_NAME.search(k)}
+    env.update(PAGER="cat", GIT_PAGER="cat", GIT_TERMINAL_PROMPT="0", PYTHONUNBUFFERED="1")
+    env.setdefault("NO_COLOR", "1")
+    return env
+
+
+def _cwd(path: str, context: ToolContext) -> Path:
+    target = resolve_path(path, context)
+    if not target.exists():
+        raise missing(path, target, context)
+    if not target.is_dir():
+        raise NotAFile(f"cwd '{display(target, context)}' is a file, not a folder")
+    return target
+
+
+def _timeout(asked: float | None, context: ToolContext) -> tuple[float, str]:
+    settings = coder_settings(context.settings)
+    if asked is None:
+        return settings.exec_timeout, ""
+    if asked > settings.exec_timeout_max:
+        return settings.exec_timeout_max, (
+            f"[timeout lowered to the {settings.exec_timeout_max:g} s maximum "
+            "([coder] exec_timeout_max)]")
+    return asked, ""
+
+
+def run_shell(command: str, cwd: Path, timeout: float, network: bool,
+              context: ToolContext) -> tuple[Outcome, str]:
+    """Run ``command`` with ``bash -c`` (in the sandbox when there is one); the outcome and
+    how it was confined."""
+    settings = coder_settings(context.settings)
+    sandbox = choose_sandbox(settings)
+    argv = [shell(), "-c", command]
+    if sandbox.bwrap is not None:
+        writable = [Path(os.path.realpath(context.workspace)),
+                    *(Path(os.path.realpath(d)) for d in allowed_dirs(context)),
+                    *(Path(os.path.realpath(os.path.expanduser(d)))
+                      for d in settings.sandbox_writable)]
+        argv = sandboxed(argv, sandbox.bwrap, cwd, writable, network)
+        how = "sandbox: bwrap, " + ("network allowed" if network else "no network")
+    else:
+        how = "no sandbox" if settings.sandbox == "off" else "unconfined"
+    outcome = run_command(
+        argv, cwd=cwd, env=command_env(), timeout=timeout,
+        budget=max(context.max_output - 600, 1_000), output=context.output,
+        cancelled=lambda: context.cancelled)
+    if sandbox.note:
+        outcome.notes.insert(0, sandbox.note)
+    return outcome, how
+
+
+def _signal_name(code: int) -> str:
+    try:
+        return signal.Signals(-code).name
+    except ValueError:
+        return f"signal {-code}"
+
+
+def describe(outcome: Outcome, timeout: float, how: str, label: str = "") -> str:
+    """The result: a first line saying how it ended, then the output."""
+    seconds = f"{outcome.seconds:.1f} s"
+    code = outcome.exit_code
+    if outcome.timed_out:
+        head = (f"timed out after {timeout:g} s: the command and everything it started were "
+                "killed; raise timeout (up to [coder] exec_timeout_max) or make it faster")
+    elif outcome.cancelled:
+        head = f"stopped by the user after {seconds}: the command's processes were killed"
+    elif code is not None and code < 0:
+        head = f"killed by {_signal_name(code)} after {seconds}"
+    else:
+        head = f"{label}exit code {code} ({seconds}, {how})"
+    lines = [*outcome.notes, head]
+    if outcome.killed_leftovers:
+        lines.append("[processes it left running in the background were killed]")
+    lines.append(outcome.output if outcome.output else "(no output)")
+    return "\n".join(lines)
+
+
+def exec_command(args: Any, context: ToolContext) -> str:
+    """The ``exec`` tool."""
+    if not args.command.strip():
+        raise ToolError("the command is empty")
+    cwd = _cwd(args.cwd, context)
+    timeout, note = _timeout(args.timeout, context)
+    outcome, how = run_shell(args.command, cwd, timeout, args.network, context)
+    if note:
+        outcome.notes.insert(0, note)
+    return describe(outcome, timeout, how)
+
+
+# ------------------------------------------------------------------------------ test
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+
+
+def _python_runner(folder: Path, root: Path) -> str:
+    for base in (folder, root):
+        for venv in (".venv", "venv"):
+            python = base / venv / "bin" / "python"
+            if python.exists():
+                relative = os.path.relpath(python, folder)
+                return f"{shlex.quote(relative)} -m pytest"
+    if (folder / "uv.lock").exists() and shutil.which("uv"):
+        return "uv run pytest"
+    return "python3 -m pytest" if shutil.which("python3") else "python -m pytest"
+
+
+def detect_test_command(folder: Path, root: Path) -> tuple[str, str] | None:
+    """The project's test command in ``folder`` (else the workspace ``root``) and why."""
+    for base in dict.fromkeys((folder, root)):
+        found = _detect_in(base, root)
+        if found is not None:
+            return found
+    return None
+
+
+def _detect_in(base: Path, root: Path) -> tuple[str, str] | None:
+    pyproject = _read(base / "pyproject.toml")
+    has_tests = any((base / name).is_dir() for name in ("tests", "test"))
+    if ((base / "pytest.ini").exists() or (base / "conftest.py").exists()
+            or "[tool.pytest" in pyproject or "[tool:pytest]" in _read(base / "setup.cfg")
+            or "[pytest]" in _read(base / "tox.ini")
+            or (has_tests and (pyproject or (base / "setup.py").exists()))):
+        return _python_runner(base, root), "pytest (a Python project with tests)"
+    package = base / "package.json"
+    if package.exists():
+        import json
+
+        try:
+            script = (json.loads(_read(package)).get("scripts") or {}).get("test")
+        except (ValueError, AttributeError):
+            script = None
+        if isinstance(script, str) and script.strip() and "no test specified" not in script:
+            return "npm test", "package.json has a test script"
+    if (base / "go.mod").exists():
+        return "go test ./...", "a Go module (go.mod)"
+    if (base / "Cargo.toml").exists():
+        return "cargo test", "a Rust crate (Cargo.toml)"
+    for name in ("Makefile", "makefile", "GNUmakefile"):
+        if re.search(r"^test\s*:", _read(base / name), re.MULTILINE):
+            return "make test", f"{name} has a test target"
+    return None
+
+
+def run_tests(args: Any, context: ToolContext) -> str:
+    """The ``test`` tool."""
+    cwd = _cwd(args.cwd, context)
+    command = (args.command or "").strip()
+    why = ""
+    if not command:
+        found = detect_test_command(cwd, Path(os.path.realpath(context.workspace)))
+        if found is None:
+            raise ToolError("no test command found (looked for pytest configuration or a "
+                            "tests folder, package.json's test script, go.mod, Cargo.toml and "
+                            "a Makefile test target): pass command")
+        command, why = found
+    timeout, note = _timeout(args.timeout, context)
+    outcome, how = run_shell(command, cwd, timeout, args.network, context)
+    if note:
+        outcome.notes.insert(0, note)
+    ran = f"ran: {command}" + (f"  ({why})" if why else "")
+    verdict = ("tests passed, " if outcome.exit_code == 0 else
+               "tests failed, " if outcome.exit_code and outcome.exit_code > 0 else "")
+    outcome.notes.append(ran)
+    return describe(outcome, timeout, how, verdict)
+
+
+# ------------------------------------------------------------------------------ git
+
+_GIT_SAFETY = ["-c", "core.fsmonitor=false", "-c", "core.pager=cat", "-c", "color.ui=false",
+               "-c", "diff.external=", "-c", "core.hooksPath=/dev/null", "--no-pager"]
+
+
+def _git(arguments: list[str], cwd: Path, timeout: float = 30.0) -> str:
+    binary = shutil.which("git")
+    if binary is None:
+        raise ToolError("git is not installed")
+    env = command_env()
+    env.update(GIT_OPTIONAL_LOCKS="0", LC_ALL="C")
+    try:
+        done = subprocess.run([binary, *_GIT_SAFETY, *arguments], cwd=cwd, env=env,
+                              stdin=subprocess.DEVNULL, capture_output=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise ToolError(f"git {arguments[0]} took more than {timeout:g} s") from None
+    if done.returncode != 0:
+        message = done.stderr.decode("utf-8", errors="replace").strip().splitlines()
+        first = message[0] if message else f"exit code {done.returncode}"
+        if "not a git repository" in first:
+            raise ToolError("the workspace is not in a git repository")
+        raise ToolError(f"git {arguments[0]} failed: {first}")
+    return done.stdout.decode("utf-8", errors="replace")
+
+
+def _fit(text: str, budget: int, what: str) -> str:
+    if len(text) <= budget:
+        return text
+    cut = text[:budget]
+    cut = cut[: cut.rfind("\n") + 1] or cut
+    return cut + (f"[… {len(text) - len(cut):,} more characters of {what}; give path to see "
+                  "one file, or limit]")
+
+
+def git_tool(args: Any, context: ToolContext) -> str:
+    """The ``git`` tool (read-only commands only)."""
+    root = Path(os.path.realpath(context.workspace))
+    spec: list[str] = []
+    if args.path:
+        target = resolve_path(args.path, context)
+        spec = ["--", str(target)]
+    budget = max(context.max_output - 400, 1_000)
+    action = args.action
+    if action == "status":
+        text = _git(["status", "--short", "--branch", "--untracked-files=all", *spec], root)
+        return _fit(text.rstrip() or "nothing to report", budget, "the status")
+    if action == "diff":
+        base = ["diff", "--no-ext-diff", "--no-textconv", "--no-color"]
+        if args.staged:
+            base.append("--staged")
+        text = _git([*base, *spec], root)
+        if not text.strip():
+            return "no staged changes" if args.staged else (
+                "no unstaged changes (staged=true shows the staged ones)")
+        if len(text) > budget:
+            stat = _git([*base, "--stat", *spec], root)
+            return stat + "\n" + _fit(text, budget - len(stat) - 1, "the diff")
+        return text
+    if action == "log":
+        limit = args.limit or 20
+        text = _git(["log", f"-n{limit}", "--date=short", "--format=%h %ad %an: %s", *spec],
+                    root)
+        return _fit(text.rstrip() or "no commits yet", budget, "the log")
+    if action == "changed":
+        text = _git(["status", "--porcelain=v1", "--untracked-files=all", *spec], root)
+        rows = []
+        for line in text.splitlines():
+            code, name = line[:2], line[3:]
+            rows.append(f"{_CHANGE.get(code.strip()[:1] or '?', code)}: {name}"
+                        + (" (staged)" if code[0] not in " ?" else ""))
+        return _fit("\n".join(rows) or "no changed files", budget, "the list")
+    if action == "branch":
+        current = _git(["branch", "--show-current"], root).strip() or "(detached HEAD)"
+        listing = _git(["branch", "--list", "-vv", "--no-color"], root).rstrip()
+        return _fit(f"current branch: {current}\n{listing}", budget, "the branches")
+    raise ToolError(f"unknown action '{action}': use status, diff, log, changed or branch")
+
+
+_CHANGE = {"M": "modified", "A": "added", "D": "deleted", "R": "renamed", "C": "copied",
+           "U": "conflict", "?": "untracked", "T": "type changed"}
+
+
+def test_hint(workspace: Path) -> str:
+    """What the test tool would run in ``workspace`` (for its description)."""
+    try:
+        found = detect_test_command(workspace, workspace)
+    except OSError:
+        found = None
+    return f" In this workspace it would run `{found[0]}`." if found else ""
