@@ -1,1 +1,192 @@
-"""The permission policy plugin (being written)."""
+"""Entry module of the permission policy (entry point ``permissions``).
+
+The hooks delegate to :class:`PermissionsPlugin`; the module keeps one instance for the entry
+point, and tests register instances of their own. Nothing heavy is imported until a session
+starts or a tool call is judged.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Callable, Generator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from chatcli import hookimpl
+
+if TYPE_CHECKING:
+    from chatcli import (
+        Approval,
+        Conversation,
+        Decision,
+        PluginHost,
+        Session,
+        Settings,
+        SlashCommand,
+        ToolCallPart,
+        ToolContext,
+        ToolSpec,
+        Verdict,
+    )
+
+    from chatcli_agent.permissions.state import PermissionState
+
+__all__ = ["PermissionsPlugin", "current_mode", "set_mode", "state_of"]
+
+
+class PermissionsPlugin:
+    """The permission policy as a plugin: ``authorize_tool_call`` (a wrapper, so that no other
+    plugin's answer can let a dangerous call through), ``tool_call_approved``, ``configure``,
+    ``session_start`` and ``/permissions``."""
+
+    def __init__(self) -> None:
+        self._sessions: weakref.WeakKeyDictionary[Any, PermissionState] = (
+            weakref.WeakKeyDictionary())
+        self._conversations: weakref.WeakKeyDictionary[Any, PermissionState] = (
+            weakref.WeakKeyDictionary())
+        self._last: PermissionState | None = None
+        self._settings: Settings | None = None
+        self._workspace: Path | None = None
+
+    # ------------------------------------------------------------------ state
+
+    def state_for(self, session: Session) -> PermissionState:
+        """The permissions of ``session`` (made on first need)."""
+        state = self._sessions.get(session)
+        if state is None:
+            from chatcli_agent.permissions.state import load_state
+
+            options = session.options
+            state = load_state(session.settings, session.workspace, options.allow,
+                               options.permission_mode)
+            self._sessions[session] = state
+        self._last = state
+        return state
+
+    def _state(self, context: ToolContext) -> PermissionState:
+        conversation = context.conversation
+        if conversation is not None:
+            state = self._conversations.get(conversation)
+            if state is not None:
+                return state
+        if self._last is not None and conversation is None:
+            return self._last
+        from chatcli_agent.permissions.state import load_state
+
+        state = load_state(context.settings, context.workspace)
+        if conversation is not None:
+            self._conversations[conversation] = state
+        return state
+
+    # ------------------------------------------------------------------ hooks
+
+    @hookimpl
+    def configure(self, host: PluginHost, settings: Settings, workspace: Path) -> None:
+        self._settings, self._workspace = settings, workspace
+
+    @hookimpl
+    def session_start(self, session: Session, conversation: Conversation,
+                      settings: Settings) -> None:
+        state = self.state_for(session)
+        self._conversations[conversation] = state
+
+    @hookimpl(wrapper=True)
+    def authorize_tool_call(self, call: ToolCallPart, tool: ToolSpec, context: ToolContext
+                            ) -> Generator[None, Any, Decision | Verdict | None]:
+        other = yield
+        return self.decide(call, tool, context, other)
+
+    def decide(self, call: ToolCallPart, tool: ToolSpec, context: ToolContext,
+               other: Decision | Verdict | None = None) -> Verdict:
+        """The policy's verdict, combined with another plugin's answer: another plugin may
+        deny, or ask where the policy allows, or allow what the policy would merely ask about —
+        never what is denied, dangerous or hidden from it."""
+        from chatcli import Decision, Verdict
+
+        state = self._state(context)
+        judgement = state.policy.judge(call, tool)
+        mine = judgement.verdict
+        theirs = other if isinstance(other, Verdict) or other is None else Verdict(other)
+        verdict = mine
+        if theirs is not None:
+            if theirs.decision == Decision.DENY:
+                return theirs
+            if theirs.decision == Decision.ALLOW and mine.decision == Decision.ASK:
+                from chatcli_agent.permissions.policy import ASK_RULE
+
+                if not any(p.level <= ASK_RULE for p in judgement.parts):
+                    return theirs
+            if theirs.decision == Decision.ASK and mine.decision == Decision.ALLOW:
+                from chatcli_agent.permissions.policy import NEED, Judgement, Part
+
+                judgement = Judgement(theirs, [], True, [Part(NEED, theirs.reason or
+                                                              f"{tool.name} asks")])
+                verdict = theirs
+        if verdict.decision == Decision.ASK:
+            if not context.interactive:
+                return state.policy.unattended(judgement)
+            state.pending[call.id] = judgement
+        return verdict
+
+    @hookimpl
+    def tool_call_approved(self, call: ToolCallPart, tool: ToolSpec, approval: Approval,
+                           verdict: Verdict) -> None:
+        for state in self._all_states():
+            judgement = state.pending.pop(call.id, None)
+            if judgement is None:
+                continue
+            if not approval.allow or approval.scope not in ("session", "always"):
+                return
+            if judgement.hard or not judgement.rules:
+                return
+            from chatcli_agent.permissions.state import SESSION, USER, save_allow_rules
+
+            if approval.scope == "always":
+                try:
+                    save_allow_rules(judgement.rules)
+                except Exception as err:
+                    state.notes.append(f"could not save {', '.join(judgement.rules)} to the "
+                                       f"user config: {err}")
+                    state.add_rules(judgement.rules, "allow", SESSION)
+                else:
+                    state.add_rules(judgement.rules, "allow", USER)
+            else:
+                state.add_rules(judgement.rules, "allow", SESSION)
+            return
+
+    def _all_states(self) -> list[PermissionState]:
+        seen: dict[int, PermissionState] = {}
+        for state in [*self._conversations.values(), *self._sessions.values(),
+                      *([self._last] if self._last else [])]:
+            seen.setdefault(id(state), state)
+        return list(seen.values())
+
+    @hookimpl
+    def register_slash_commands(self, register: Callable[[SlashCommand], None]) -> None:
+        from chatcli_agent.permissions.command import slash_command
+
+        register(slash_command(self))
+
+
+_PLUGIN = PermissionsPlugin()
+
+configure = _PLUGIN.configure
+session_start = _PLUGIN.session_start
+authorize_tool_call = _PLUGIN.authorize_tool_call
+tool_call_approved = _PLUGIN.tool_call_approved
+register_slash_commands = _PLUGIN.register_slash_commands
+
+
+def state_of(session: Session) -> PermissionState:
+    """The permissions of ``session`` as the installed policy sees them."""
+    return _PLUGIN.state_for(session)
+
+
+def current_mode(session: Session) -> str:
+    """The permission mode of ``session`` (``default``, ``accept-edits``, ``plan``, ``auto``)."""
+    return _PLUGIN.state_for(session).mode
+
+
+def set_mode(session: Session, mode: str) -> None:
+    """Switch the permission mode of ``session``; raises ValueError for an unknown mode."""
+    _PLUGIN.state_for(session).set_mode(mode, "set_mode")

@@ -1,0 +1,1028 @@
+"""The permission policy: one tool call in, one :class:`chatcli.Verdict` out.
+
+A call is broken into *parts* — each path a file tool touches, each simple command a shell
+command runs, each file it reads or writes, each redirection — and every part is judged. The
+call is allowed only when every part is. What decides, strongest first:
+
+1. a ``deny`` rule (refused, with the rule named);
+2. plan mode, for anything that is not a read (refused: plan mode is read-only);
+3. a dangerous command or a write to a protected place (asks; no rule, mode or ``--allow``
+   lets it through, and "always"/"session" answers are not remembered);
+4. code the policy cannot see (``python -c``, ``| sh``, a command only known when it runs,
+   a command that could not be parsed), credential files, an ``ask`` rule, a path outside the
+   workspace (asks, unless a rule names it);
+5. ``allow`` rules, the mode, ``--allow`` risk classes; reads inside the workspace are always
+   allowed;
+6. everything else asks, offering the narrowest rule that would allow it.
+
+In a run where nobody can be asked, what would ask is refused with one line naming what would
+allow it.
+"""
+
+from __future__ import annotations
+
+import glob as _glob
+import os
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from chatcli import Decision, Risk, ToolCallPart, ToolSpec, Verdict
+
+from chatcli_agent._shell import SHELLS, SimpleCommand, Word, analyse, expand_braces
+from chatcli_agent.permissions.dangerous import (
+    Hit,
+    command_dangers,
+    flag,
+    git_subcommand,
+    positional,
+    reads_code_from_stdin,
+    script_dangers,
+    write_danger,
+)
+from chatcli_agent.permissions.rules import (
+    EDIT_TOOLS,
+    READ_TOOLS,
+    Rule,
+    command_rule,
+    match_command,
+    match_path,
+    path_prefix,
+    path_rule,
+)
+
+__all__ = ["MODES", "Judgement", "Part", "Policy", "ShellReport"]
+
+MODES = ("default", "accept-edits", "plan", "auto")
+
+MODE_HELP = {
+    "default": "reads inside the workspace run; everything else asks",
+    "accept-edits": "file edits inside the workspace run without asking too",
+    "plan": "read-only: only reads run, nothing is changed",
+    "auto": "everything runs except what is dangerous, which still asks",
+}
+
+# Levels, strongest first.
+DENY, PLAN, DANGER, CODE, CREDENTIAL, ASK_RULE, OUTSIDE, NEED = range(8)
+
+
+@dataclass
+class Part:
+    """Why one part of a call does not simply run."""
+
+    level: int
+    reason: str
+    rules: list[str] = field(default_factory=list)
+    #: how a non-interactive run could allow it
+    fix: str = ""
+
+
+@dataclass
+class Judgement:
+    """A verdict and what the policy remembers about it (for ``tool_call_approved``)."""
+
+    verdict: Verdict
+    #: the rules an "always"/"session" answer saves (empty: nothing to remember)
+    rules: list[str] = field(default_factory=list)
+    hard: bool = False
+    parts: list[Part] = field(default_factory=list)
+
+
+# ------------------------------------------------------------------------------------ knowledge
+
+#: Commands that only read (with the exceptions checked in :func:`_read_only`).
+READ_ONLY = frozenset({
+    "ls", "ll", "la", "dir", "pwd", "cat", "head", "tail", "wc", "nl", "less", "more", "grep",
+    "egrep", "fgrep", "rg", "ag", "ack", "find", "fd", "fdfind", "tree", "file", "stat", "du",
+    "df", "echo", "printf", "true", "false", ":", "test", "[", "[[", "which", "whereis", "type",
+    "realpath", "readlink", "basename", "dirname", "date", "whoami", "hostname", "uname", "id",
+    "groups", "diff", "cmp", "comm", "cut", "tr", "paste", "column", "fold", "rev", "seq",
+    "sleep", "jq", "md5sum", "sha1sum", "sha256sum", "sha512sum", "shasum", "cksum", "b2sum",
+    "od", "hexdump", "xxd", "strings", "sort", "uniq", "cd", "pushd", "popd", "dirs", "expr",
+    "export", "declare", "typeset", "local", "readonly", "unset", "set", "shopt", "uptime",
+    "nproc", "free", "ps", "pgrep", "locale", "tty", "lsattr", "wait", "exit", "return",
+    "break", "continue", "command", "git", "tac", "zcat", "bat", "batcat", "numfmt", "join",
+    "lsof",
+})
+
+GIT_READ = frozenset({
+    "status", "log", "diff", "show", "rev-parse", "ls-files", "ls-tree", "blame", "describe",
+    "shortlog", "reflog", "grep", "cat-file", "merge-base", "show-ref", "whatchanged",
+    "name-rev", "count-objects", "check-ignore", "rev-list", "for-each-ref", "version", "help",
+    "branch", "tag", "remote", "config", "stash", "worktree", "ls-remote", "var",
+})
+
+#: Programs whose first positional argument is a pattern or a script, not a path.
+PATTERN_FIRST = frozenset({"grep", "egrep", "fgrep", "rg", "ag", "ack", "sed", "awk", "gawk",
+                           "mawk", "jq", "yq", "perl", "xmllint"})
+#: Programs whose arguments are text, not paths.
+TEXT_ARGS = frozenset({"echo", "printf", "true", "false", ":", "export", "declare", "typeset",
+                       "local", "readonly", "unset", "set", "shopt", "sleep", "seq", "expr",
+                       "test", "[", "[[", "date", "git", "exit", "return", "kill", "pkill",
+                       "pgrep", "killall", "wait", "read", "type", "which", "command"})
+#: Programs that show or copy what they read (a path known only when they run could be a secret).
+LEAKERS = frozenset({"cat", "head", "tail", "less", "more", "grep", "egrep", "fgrep", "rg", "ag",
+                     "cp", "mv", "scp", "rsync", "curl", "wget", "base64", "xxd", "od", "hexdump",
+                     "strings", "sed", "awk", "gawk", "tar", "zip", "source", ".", "nl", "tac",
+                     "bat", "batcat", "jq", "diff", "sort", "uniq", "cut", "paste", "tee", "dd",
+                     "gzip", "zcat", "openssl", "gpg", "nc", "ncat", "ssh", "python", "python3",
+                     "node", "perl", "ruby"})
+#: Programs that read folders recursively.
+RECURSIVE_READERS = frozenset({"rg", "ag", "ack", "tar", "zip", "7z", "rsync", "find", "fd",
+                               "fdfind", "tree", "du"})
+
+#: Variables that change what a command runs.
+HIJACK = re.compile(
+    r"^(PATH|LD_[A-Z_]+|DYLD_[A-Z_]+|BASH_ENV|ENV|PROMPT_COMMAND|IFS|PS4|SHELLOPTS|BASHOPTS|"
+    r"GIT_SSH|GIT_SSH_COMMAND|GIT_EXTERNAL_DIFF|GIT_PAGER|GIT_EDITOR|GIT_ASKPASS|SSH_ASKPASS|"
+    r"GIT_CONFIG[A-Z_]*|PAGER|EDITOR|VISUAL|PYTHONSTARTUP|PYTHONPATH|PYTHONHOME|NODE_OPTIONS|"
+    r"NODE_PATH|PERL5OPT|PERL5LIB|RUBYOPT|RUBYLIB|JAVA_TOOL_OPTIONS|_JAVA_OPTIONS|LESSOPEN|"
+    r"LESSCLOSE|MANPAGER|BROWSER|npm_config_[a-z_]+)$")
+
+#: Multi-level tools: rules name their subcommand (``exec(npm test:*)``).
+MULTI = frozenset({
+    "git", "npm", "pnpm", "yarn", "bun", "cargo", "go", "docker", "podman", "kubectl", "pip",
+    "pip3", "uv", "poetry", "make", "just", "dotnet", "mvn", "gradle", "./gradlew", "npx",
+    "pnpx", "bunx", "uvx", "gh", "brew", "apt", "apt-get", "conda", "hatch", "tox", "nox",
+    "rustup", "deno", "terraform", "helm", "aws", "gcloud", "az", "systemctl", "rails",
+    "bundle", "composer", "mix", "stack", "cabal", "swift", "flutter", "dart", "pre-commit",
+    "docker-compose", "ruff", "task", "nix", "dune", "opam", "zig",
+})
+
+_INLINE_CODE = {
+    "python": ("-c",), "perl": ("-e", "-E"), "ruby": ("-e",), "node": ("-e", "--eval", "-p",
+                                                                       "--print"),
+    "php": ("-r",), "lua": ("-e",), "Rscript": ("-e",), "deno": ("eval",), "bun": ("-e",
+                                                                                   "--eval"),
+    "osascript": ("-e",), "pwsh": ("-c", "-Command"), "powershell": ("-c", "-Command"),
+    "tclsh": (), "awk": (),
+}
+
+#: Commands whose rules name the whole command (their arguments are what matters).
+_EXACT = frozenset({"rm", "rmdir", "unlink", "mv", "cp", "ln", "chmod", "chown", "chgrp",
+                    "touch", "mkdir", "tee", "dd", "kill", "pkill", "truncate", "install",
+                    "curl", "wget", "scp", "rsync", "ssh", "sed", "awk", "xargs", "find"})
+
+_URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
+_REMOTE = re.compile(r"^[^/\s]*@[^/\s]+:|^[A-Za-z0-9.-]+:[^/]")
+
+_PATH_KEYS = ("path", "file_path", "filepath", "file", "filename", "paths", "files", "target",
+              "target_path", "destination", "dest", "source", "src", "dir", "directory", "root",
+              "notebook_path", "old_path", "new_path", "cwd", "workdir")
+_PATCH_KEYS = ("patch", "diff", "input", "patch_text")
+_CWD_KEYS = ("cwd", "workdir", "working_dir", "directory", "dir")
+
+_HARMLESS = re.compile(r"^/dev/(null|zero|full|random|urandom|stdin|stdout|stderr|tty|fd/\d+|"
+                       r"pts/\d+)$")
+
+
+def _short(text: str, limit: int = 80) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def _interpreter_name(program: str) -> str:
+    if re.fullmatch(r"python(\d(\.\d+)?)?|pypy\d?", program):
+        return "python"
+    return program
+
+
+def _inline_code(command: SimpleCommand) -> bool:
+    program = _interpreter_name(command.program)
+    options = _INLINE_CODE.get(program)
+    if options is None:
+        return False
+    values = [w.value for w in command.args]
+    if program == "deno":
+        return bool(values) and values[0] == "eval"
+    for value in values:
+        if value in options or any(value.startswith(o + "=") for o in options if
+                                   o.startswith("--")):
+            return True
+        if program in ("python", "perl", "ruby") and re.fullmatch(r"-[A-Za-z]*[ceE]", value):
+            return True
+        if not value.startswith("-"):
+            break
+    return False
+
+
+def _read_only(command: SimpleCommand) -> bool:
+    """Whether the command only reads (its paths are judged separately)."""
+    program = command.program
+    values = [w.value for w in command.args]
+    if not command.words:
+        return True  # variable assignments only
+    if values and all(v in ("--version", "--help", "-V") for v in values) and \
+            command.name is not None and command.name.static:
+        return True
+    if program not in READ_ONLY:
+        return False
+    if program == "find":
+        return not any(v in ("-delete", "-fprint", "-fprint0", "-fprintf", "-fls")
+                       for v in values)
+    if program == "rg":
+        return not any(v == "--pre" or v.startswith("--pre=") for v in values)
+    if program == "sort":
+        return not flag(command, "o", ("--output",))
+    if program == "uniq":
+        return len(positional(command)) <= 1
+    if program == "xxd":
+        return not flag(command, "r", ("--revert",))
+    if program == "command":
+        return any(v in ("-v", "-V") for v in values[:2])
+    if program == "git":
+        sub, rest = git_subcommand(command)
+        if sub not in GIT_READ:
+            return False
+        rest_values = [w.value for w in rest]
+        if any(v.startswith("--output") or v == "-o" for v in rest_values):
+            return False
+        spots = positional(command, rest)
+        if sub == "branch":
+            return not spots and not any(v in ("-d", "-D", "-m", "-M", "-c", "-C", "--delete",
+                                               "--move", "--copy", "-u", "--set-upstream-to",
+                                               "--unset-upstream", "--edit-description",
+                                               "-f", "--force") for v in rest_values)
+        if sub == "tag":
+            return not spots or "-l" in rest_values or "--list" in rest_values
+        if sub == "remote":
+            return not spots or spots[0].value in ("show", "get-url")
+        if sub == "config":
+            return any(v in ("--get", "--get-all", "--list", "-l", "--get-regexp")
+                       for v in rest_values)
+        if sub == "stash":
+            return bool(spots) and spots[0].value in ("list", "show")
+        if sub == "worktree":
+            return bool(spots) and spots[0].value == "list"
+        if sub == "reflog":
+            return not spots or spots[0].value in ("show",)
+        return True
+    return True
+
+
+# ------------------------------------------------------------------------------------ places
+
+
+class _Place:
+    """Where one command runs: the folder relative paths start from, and the roots."""
+
+    def __init__(self, policy: Policy, cwd: Path | None) -> None:
+        self.workspace = policy.workspace
+        self.home = policy.home
+        self.cwd = cwd
+        self.policy = policy
+
+    def resolve(self, word: Word) -> list[Path] | None:
+        if word.dynamic:
+            return None
+        if self.cwd is None and not (word.value.startswith("/") or word.value.startswith("~")):
+            return None  # after a `cd` to a place that is not known
+        return self.policy.paths_of(word, self.cwd or self.workspace)
+
+    def inside(self, path: Path) -> bool:
+        return self.policy.inside(path)
+
+
+@dataclass
+class ShellReport:
+    """What a shell command line does, part by part (used by the policy and its tests)."""
+
+    text: str
+    commands: list[SimpleCommand] = field(default_factory=list)
+    dangers: list[Hit] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    #: (what, path, kind): kind is "read", "write" (a command's own target), "redirect"
+    files: list[tuple[str, Path, Path, str]] = field(default_factory=list)
+    #: (command, why): code the policy cannot see
+    code: list[tuple[SimpleCommand, str]] = field(default_factory=list)
+    #: recursive reads of folders that hold a path a rule denies: (folder, rule)
+    covers_denied: list[tuple[Path, Rule]] = field(default_factory=list)
+    #: (command, cwd known) per command, in order
+    places: list[bool] = field(default_factory=list)
+
+
+# ------------------------------------------------------------------------------------ policy
+
+
+class Policy:
+    """The policy of one session: its mode, its rules and the folders it may use."""
+
+    def __init__(self, workspace: Path, *, mode: str = "default", rules: Iterable[Rule] = (),
+                 allowed_dirs: Iterable[str | Path] = (), classes: Iterable[str] = (),
+                 home: Path | None = None) -> None:
+        self.workspace = Path(os.path.realpath(workspace))
+        self.home = Path(os.path.realpath(home or Path.home()))
+        self.mode = mode if mode in MODES else "default"
+        self.rules: list[Rule] = list(rules)
+        self.allowed_dirs = [Path(os.path.realpath(os.path.expanduser(str(d))))
+                             for d in allowed_dirs]
+        self.classes = {c for c in classes if c in {r.value for r in Risk}}
+
+    # ---------------------------------------------------------------- paths
+
+    def inside(self, path: Path) -> bool:
+        from chatcli_workspace import is_inside
+
+        return is_inside(path, [self.workspace, *self.allowed_dirs])
+
+    def real(self, text: str, base: Path) -> Path:
+        """The real absolute path of ``text`` (relative to ``base``), wherever it is."""
+        from chatcli_workspace import resolve
+
+        return resolve(text, base, allowed=[Path("/")])
+
+    def lexical(self, text: str, base: Path) -> Path:
+        """The absolute path of ``text`` with ``..`` folded but links kept."""
+        expanded = os.path.expanduser(text)
+        return Path(os.path.normpath(os.path.join(str(base), expanded)))
+
+    def paths_of(self, word: Word, base: Path, limit: int = 200) -> list[Path]:
+        """The real paths a static word names (braces and globs expanded)."""
+        values = expand_braces(word.value) if word.brace else [word.value]
+        out: list[Path] = []
+        for value in values:
+            if not value:
+                continue
+            if word.glob and any(c in value for c in "*?["):
+                pattern = os.path.join(str(base), os.path.expanduser(value))
+                try:
+                    matches = sorted(_glob.glob(pattern, include_hidden=True))[:limit]
+                except (OSError, ValueError, re.error):
+                    matches = []
+                if matches:
+                    out.extend(self._safe_real(m, base) for m in matches)
+                    continue
+            out.append(self._safe_real(value, base))
+        return [p for p in out if p is not None][:limit]
+
+    def _safe_real(self, text: str, base: Path) -> Path | None:
+        try:
+            return self.real(text, base)
+        except (ValueError, OSError):
+            return None
+
+    # ---------------------------------------------------------------- rules
+
+    def matching(self, effect: str, tool: str, *, path: Path | None = None,
+                 lexical: Path | None = None, command: Iterable[str] = (),
+                 subject: str | None = None, specific: bool = False) -> Rule | None:
+        """The first rule with ``effect`` about ``tool`` that matches the call's path, command
+        or subject (a bare rule matches every call, unless ``specific``)."""
+        texts = list(command)
+        for rule in self.rules:
+            if rule.effect != effect or not rule.covers(tool):
+                continue
+            spec = rule.specifier
+            if spec is None:
+                if not specific:
+                    return rule
+                continue
+            if path is not None:
+                if match_path(spec, path, self.workspace, self.home) or (
+                        lexical is not None and effect != "allow" and
+                        match_path(spec, lexical, self.workspace, self.home)):
+                    return rule
+            elif texts:
+                if any(match_command(spec, text) for text in texts):
+                    return rule
+            elif subject is not None and match_command(spec, subject):
+                return rule
+        return None
+
+    # ---------------------------------------------------------------- the entry point
+
+    def judge(self, call: ToolCallPart, tool: ToolSpec) -> Judgement:
+        """The verdict on ``call`` (before any question to a person)."""
+        kind = _kind(tool, call.arguments)
+        if kind == "shell":
+            parts = self._judge_shell(call, tool)
+        elif kind in ("read", "edit"):
+            parts = self._judge_files(call, tool, kind)
+        else:
+            parts = self._judge_other(call, tool)
+        return self._verdict(parts, call, tool)
+
+    # ---------------------------------------------------------------- file tools
+
+    def _judge_files(self, call: ToolCallPart, tool: ToolSpec, kind: str) -> list[Part]:
+        texts = tool_paths(tool, call.arguments)
+        if not texts:
+            texts = ["."] if kind == "read" else []
+        parts: list[Part] = []
+        if not texts:
+            parts.append(Part(CODE, f"{tool.name} names no file the policy can check",
+                              [], "name the files plainly"))
+            return parts
+        recursive = tool.name in ("search", "glob", "tree")
+        for text in texts:
+            parts.extend(self._judge_path(tool.name, kind, text, self.workspace,
+                                          recursive=recursive))
+        return parts
+
+    def _judge_path(self, tool_name: str, access: str, text: str, base: Path, *,
+                    recursive: bool = False, via_exec: bool = False,
+                    redirect: bool = False, real: Path | None = None,
+                    lexical: Path | None = None, what: str | None = None) -> list[Part]:
+        """The parts for one path a tool or command reads (``access`` "read") or writes
+        ("edit")."""
+        from chatcli_workspace import is_credential
+
+        try:
+            real = real or self.real(text, base)
+        except ValueError as err:
+            return [Part(DENY, f"'{_short(text, 60)}' is not a usable path ({err})")]
+        lexical = lexical or self.lexical(text, base)
+        if _HARMLESS.match(str(real)) or _HARMLESS.match(str(lexical)):
+            return []
+        rule_tool = tool_name if not via_exec else ("read" if access == "read" else "edit")
+        shown = self.show(real)
+        verb = "reads" if access == "read" else "writes"
+        what = what or f"{verb} {shown}"
+        parts: list[Part] = []
+        deny = self.matching("deny", rule_tool, path=real, lexical=lexical)
+        if deny is not None:
+            return [Part(DENY, f"{what}, which the rule {deny.text} ({deny.source}) denies")]
+        if recursive and access == "read":
+            for rule in self._deny_inside(rule_tool, real):
+                parts.append(Part(ASK_RULE, f"{what}, a folder holding what the rule "
+                                            f"{rule.text} ({rule.source}) denies",
+                                  fix=f"narrow it to leave out what {rule.text} denies"))
+        if access == "edit":
+            hit = write_danger(real, self.home) or (write_danger(lexical, self.home)
+                                                     if lexical != real else None)
+            if hit is not None:
+                return [Part(DANGER, f"dangerous: {hit.reason} ({verb} {shown})")]
+        explicit = self.matching("allow", rule_tool, path=real, specific=True)
+        suggestion = path_rule(rule_tool if not via_exec else (
+            "read" if access == "read" else "edit"), real, self.workspace, self.home)
+        if (is_credential(real) or is_credential(lexical)) and explicit is None:
+            parts.append(Part(CREDENTIAL, f"{what}, a credential file", [suggestion],
+                              f"allow it with --allow '{suggestion}'"))
+        ask = self.matching("ask", rule_tool, path=real, lexical=lexical)
+        if ask is not None:
+            parts.append(Part(ASK_RULE, f"{what}; the rule {ask.text} ({ask.source}) asks",
+                              fix=f"the rule {ask.text} ({ask.source}) always asks"))
+        if not self.inside(real) and explicit is None:
+            parts.append(Part(OUTSIDE, f"{what}, outside the workspace", [suggestion],
+                              f"allow it with --allow '{suggestion}' or add the folder to "
+                              "allowed_dirs"))
+        if parts or access == "read":
+            return parts
+        # an edit inside the workspace
+        if via_exec and not redirect:
+            return []  # covered by the decision on the command itself
+        if self.mode == "plan":
+            return [Part(PLAN, what)]
+        if (self.matching("allow", rule_tool, path=real) is not None or
+                self.mode in ("accept-edits", "auto") or "write" in self.classes):
+            return []
+        return [Part(NEED, f"{what} (edits ask in {self.mode} mode)", [suggestion],
+                     f"allow it with --allow '{suggestion}' or --permission-mode accept-edits")]
+
+    def _deny_inside(self, tool: str, folder: Path) -> list[Rule]:
+        """Deny rules whose paths lie inside ``folder`` (a recursive read would reach them)."""
+        found = []
+        for rule in self.rules:
+            if rule.effect != "deny" or not rule.covers(tool) or rule.specifier is None:
+                continue
+            prefix = path_prefix(rule.specifier, self.workspace, self.home)
+            if prefix is None:
+                continue
+            target = Path(prefix)
+            if target != folder and target.is_relative_to(folder):
+                found.append(rule)
+        return found
+
+    def show(self, path: Path) -> str:
+        if path == self.workspace:
+            return "the workspace"
+        if path.is_relative_to(self.workspace):
+            return path.relative_to(self.workspace).as_posix()
+        if path.is_relative_to(self.home):
+            return "~/" + path.relative_to(self.home).as_posix()
+        return str(path)
+
+    # ---------------------------------------------------------------- other tools
+
+    def _judge_other(self, call: ToolCallPart, tool: ToolSpec) -> list[Part]:
+        subject = _subject(tool, call.arguments)
+        name = tool.name
+        deny = self.matching("deny", name, subject=subject)
+        if deny is not None:
+            return [Part(DENY, f"{name} is denied by the rule {deny.text} ({deny.source})")]
+        ask = self.matching("ask", name, subject=subject)
+        if ask is not None:
+            return [Part(ASK_RULE, f"{name}: the rule {ask.text} ({ask.source}) asks",
+                         fix=f"the rule {ask.text} ({ask.source}) always asks")]
+        if self.matching("allow", name, subject=subject) is not None:
+            return []
+        risk = Risk(tool.risk)
+        if risk == Risk.READ:
+            return []
+        if self.mode == "plan":
+            return [Part(PLAN, f"{name} ({risk.value})")]
+        if self.mode == "auto" or risk.value in self.classes:
+            return []
+        rule = f"{name}({subject})" if subject else name
+        mode = "accept-edits" if risk == Risk.WRITE else "auto"
+        return [Part(NEED, f"{name} is a {risk.value} tool (it asks in {self.mode} mode)",
+                     [rule], f"allow it with --allow '{rule}' or --permission-mode {mode}")]
+
+    # ---------------------------------------------------------------- shell commands
+
+    def inspect(self, text: str, cwd: Path | None = None) -> ShellReport:
+        """Everything the policy needs to know about a command line."""
+        report = ShellReport(text)
+        expanded = analyse(text, str(self.home))
+        report.errors = list(expanded.errors)
+        report.commands = expanded.commands
+        report.dangers.extend(script_dangers(expanded, text))
+        where: Path | None = cwd or self.workspace
+        for command in expanded.commands:
+            place = _Place(self, where)
+            report.places.append(where is not None)
+            if command.looked_through:
+                continue
+            report.dangers.extend(command_dangers(command, place))
+            why = self._hidden_code(command)
+            if why:
+                report.code.append((command, why))
+            self._files(command, place, report)
+            where = self._next_cwd(command, where)
+        for redirect in expanded.redirects:
+            target = redirect.target
+            if target is None:
+                continue
+            if redirect.op in (">&", "<&") and re.fullmatch(r"\d+-?|-", target.value):
+                continue
+            kind = "redirect" if redirect.writes or redirect.op == "<>" else "read"
+            if target.dynamic:
+                report.code.append((SimpleCommand([], text=text),
+                                    f"{'writes' if kind == 'redirect' else 'reads'} a file "
+                                    f"only known when it runs ({_short(target.raw, 40)})"))
+                continue
+            for real in self.paths_of(target, where or self.workspace):
+                report.files.append((target.value, real, self.lexical(target.value, where or
+                                                                      self.workspace), kind))
+                if redirect.op == "<>":
+                    report.files.append((target.value, real, real, "read"))
+        for _value, real_path, _lexical, kind in report.files:
+            if kind in ("read", "read-name") and not str(real_path).startswith(
+                    ("/dev/tcp/", "/dev/udp/")):
+                continue
+            hit = write_danger(real_path, self.home)
+            if hit is not None and hit not in report.dangers:
+                report.dangers.append(hit)
+        return report
+
+    def _next_cwd(self, command: SimpleCommand, where: Path | None) -> Path | None:
+        program = command.program
+        if program not in ("cd", "pushd", "popd") or command.via:
+            return where
+        args = positional(command)
+        if program == "popd" or not args or args[0].value == "-" or args[0].dynamic:
+            return None if program != "cd" or args else self.home
+        base = where or self.workspace
+        try:
+            return self.real(args[0].value, base)
+        except ValueError:
+            return None
+
+    def _hidden_code(self, command: SimpleCommand) -> str | None:
+        """Why the command runs code the policy cannot see, if it does."""
+        name = command.name
+        for variable, _value in command.assignments:
+            if HIJACK.match(variable):
+                return f"sets {variable}, which changes what runs"
+        if name is None:
+            return None
+        if name.dynamic:
+            return f"runs a command only known when it runs ({_short(name.raw, 40)})"
+        program = command.program
+        if _inline_code(command):
+            return f"runs {program} code given inline"
+        if reads_code_from_stdin(command) and not command.looked_through:
+            return f"runs {program} on commands from its input"
+        if program in SHELLS and flag(command, "c") and not command.looked_through:
+            return f"runs {program} on a command only known when it runs"
+        if program in ("source", ".") and any(w.dynamic for w in command.args):
+            return "sources a file only known when it runs"
+        if program in ("eval", "trap", "watch") and not command.looked_through and any(
+                w.dynamic for w in command.args):
+            return f"runs {program} on text only known when it runs"
+        return None
+
+    def _files(self, command: SimpleCommand, place: _Place, report: ShellReport) -> None:
+        """The files a command reads or writes through its own arguments."""
+        program = command.program
+        base = place.cwd
+        args = command.args
+        if command.name is None:
+            return
+        writes = _written_words(command)
+        candidates: list[tuple[Word, bool]] = []  # (word, path-like for confinement)
+        skip_first = program in PATTERN_FIRST and not any(
+            w.value in ("-e", "-f", "--regexp", "--file") or w.value.startswith(
+                ("--regexp=", "--file=")) for w in args)
+        first_done = False
+        after_dashdash = False
+        for word in args:
+            value = word.value
+            if value == "--" and not after_dashdash:
+                after_dashdash = True
+                continue
+            if program in TEXT_ARGS and program != "git":
+                break
+            if program == "git" and not after_dashdash and not ("/" in value or
+                                                                 value.startswith(".")):
+                if ":" in value and not value.startswith("-"):
+                    candidates.append((Word(value.split(":", 1)[1], word.raw, word.dynamic,
+                                            word.glob), False))
+                continue
+            if not after_dashdash and value.startswith("-") and value != "-":
+                if value.startswith("--") and "=" in value:
+                    candidates.append((Word(value.split("=", 1)[1], word.raw, word.dynamic,
+                                            word.glob), True))
+                elif not value.startswith("--") and len(value) > 2 and re.match(
+                        r"-[A-Za-z]", value):
+                    candidates.append((Word(value[2:], word.raw, word.dynamic, word.glob),
+                                       False))
+                continue
+            if skip_first and not first_done:
+                first_done = True
+                continue
+            if value.startswith("@") and len(value) > 1:
+                candidates.append((Word(value[1:], word.raw, word.dynamic, word.glob), True))
+                continue
+            if re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", value) and program in ("dd", "make",
+                                                                           "env"):
+                candidates.append((Word(value.split("=", 1)[1], word.raw, word.dynamic,
+                                        word.glob), True))
+                continue
+            if _URL.match(value) or (_REMOTE.match(value) and program in (
+                    "scp", "rsync", "sftp", "ssh", "git")):
+                continue
+            candidates.append((word, True))
+        recursive = program in RECURSIVE_READERS or (
+            program in ("grep", "egrep", "fgrep", "cp", "scp", "zip", "chmod", "chown") and
+            flag(command, "rRa", ("--recursive", "--archive")))
+        if recursive and program in ("rg", "ag", "ack", "grep", "egrep", "fgrep", "find", "fd",
+                                     "fdfind", "tree", "du") and not any(
+                path_like for _, path_like in candidates):
+            candidates.append((Word(".", "."), True))
+        for word, path_like in candidates:
+            if word.dynamic:
+                if program in LEAKERS:
+                    report.code.append((command, f"reads a path only known when it runs "
+                                                 f"({_short(word.raw, 40)})"))
+                continue
+            if base is None and not word.value.startswith(("/", "~")):
+                report.code.append((command, "uses a path after `cd` to a folder only known "
+                                             "when it runs"))
+                continue
+            looks = path_like and ("/" in word.value or word.value.startswith((".", "~")) or
+                                   os.path.lexists(os.path.join(str(base or self.workspace),
+                                                                word.value)))
+            from chatcli_workspace import is_credential
+
+            for real in self.paths_of(word, base or self.workspace):
+                lexical = self.lexical(word.value, base or self.workspace)
+                written = any(word is w for w in writes)
+                kind = "write" if written else "read"
+                if written or looks or is_credential(real) or self.matching(
+                        "deny", "read", path=real, lexical=lexical) is not None:
+                    report.files.append((word.value, real, lexical,
+                                         kind if looks or written else "read-name"))
+                if recursive and kind == "read" and real.is_dir():
+                    for rule in self._deny_inside("read", real):
+                        report.covers_denied.append((real, rule))
+        for word in writes:
+            if not any(word is w for w, _ in candidates) and word.static:
+                for real in self.paths_of(word, base or self.workspace):
+                    report.files.append((word.value, real, self.lexical(
+                        word.value, base or self.workspace), "write"))
+
+    def _judge_shell(self, call: ToolCallPart, tool: ToolSpec) -> list[Part]:
+        subject = tool.subject or "command"
+        text = call.arguments.get(subject)
+        if not isinstance(text, str) or not text.strip():
+            return [Part(CODE, f"{tool.name} was given no command the policy can read",
+                         [tool.name], f"allow it with --allow '{tool.name}'")]
+        cwd = self._exec_cwd(call.arguments)
+        parts: list[Part] = []
+        if isinstance(cwd, Part):
+            parts.append(cwd)
+            cwd = None
+        report = self.inspect(text, cwd)
+        shown = f"`{_short(text)}`"
+        for hit in report.dangers:
+            parts.append(Part(DANGER, f"dangerous: {hit.reason} ({shown})"))
+        if report.errors:
+            parts.append(Part(CODE, f"{shown} could not be checked: {report.errors[0]}",
+                              [], "rewrite it as plain commands"))
+        # files
+        for value, real, lexical, kind in report.files:
+            access = "read" if kind in ("read", "read-name") else "edit"
+            found = self._judge_path(tool.name, access, value, self.workspace, via_exec=True,
+                                     redirect=kind == "redirect", real=real, lexical=lexical)
+            if kind == "read-name":  # a plain word that names a file: only deny/credential
+                found = [p for p in found if p.level in (DENY, CREDENTIAL)]
+            parts.extend(found)
+        for folder, rule in report.covers_denied:
+            parts.append(Part(ASK_RULE, f"{shown} reads {self.show(folder)}, a folder holding "
+                                        f"what the rule {rule.text} ({rule.source}) denies",
+                              fix=f"narrow it to leave out what {rule.text} denies"))
+        # commands
+        seen: set[str] = set()
+        for command in report.commands:
+            if command.looked_through:
+                continue
+            words = command.normalized()
+            texts = [words] + ([command.outer.normalized()] if command.outer is not None else [])
+            deny = self.matching("deny", tool.name, command=texts)
+            if deny is not None:
+                parts.append(Part(DENY, f"`{_short(words)}` is denied by the rule {deny.text} "
+                                        f"({deny.source})"))
+                continue
+            ask = self.matching("ask", tool.name, command=texts)
+            if ask is not None:
+                parts.append(Part(ASK_RULE, f"`{_short(words)}`: the rule {ask.text} "
+                                            f"({ask.source}) asks",
+                                  fix=f"the rule {ask.text} ({ask.source}) always asks"))
+                continue
+            allowed = self.matching("allow", tool.name, command=texts) is not None
+            code = next((why for c, why in report.code if c is command), None)
+            if code is not None:
+                if not allowed:
+                    exact = command_rule(tool.name, command.argv(), exact=True)
+                    parts.append(Part(CODE, f"`{_short(words)}` {code}", [exact],
+                                      f"allow it with --allow '{exact}'"))
+                continue
+            if allowed or _read_only(command):
+                continue
+            if self.mode == "plan":
+                parts.append(Part(PLAN, f"`{_short(words)}`"))
+                continue
+            if self.mode == "auto" or "execute" in self.classes:
+                continue
+            rule = suggest_rule(tool.name, command)
+            if rule in seen:
+                continue
+            seen.add(rule)
+            parts.append(Part(NEED, f"runs `{_short(words)}` (commands ask in {self.mode} "
+                                    "mode)", [rule],
+                              f"allow it with --allow '{rule}' or --permission-mode auto"))
+        for command, why in report.code:
+            if command.name is None and why not in {p.reason for p in parts}:
+                parts.append(Part(CODE, f"{shown} {why}", [], "name the file plainly"))
+        return parts
+
+    def _exec_cwd(self, arguments: dict[str, Any]) -> Path | Part | None:
+        for key in _CWD_KEYS:
+            value = arguments.get(key)
+            if isinstance(value, str) and value.strip():
+                try:
+                    real = self.real(value, self.workspace)
+                except ValueError as err:
+                    return Part(DENY, f"the working folder '{_short(value, 60)}' is not usable "
+                                      f"({err})")
+                if not self.inside(real):
+                    rule = path_rule("read", real, self.workspace, self.home)
+                    if self.matching("allow", "read", path=real, specific=True) is None:
+                        return Part(OUTSIDE, f"runs in {self.show(real)}, outside the "
+                                             "workspace", [rule],
+                                    f"allow it with --allow '{rule}' or add the folder to "
+                                    "allowed_dirs")
+                return real
+        return None
+
+    # ---------------------------------------------------------------- the verdict
+
+    def _verdict(self, parts: list[Part], call: ToolCallPart, tool: ToolSpec) -> Judgement:
+        if not parts:
+            return Judgement(Verdict(Decision.ALLOW), parts=parts)
+        if self.mode == "plan":  # nothing but reads runs: the rest is refused, not asked
+            parts = [Part(PLAN, p.reason.removeprefix("dangerous: "), p.rules, p.fix)
+                     if p.level in (DANGER, CODE, NEED) else p for p in parts]
+        parts = sorted(parts, key=lambda p: p.level)
+        top = parts[0]
+        if top.level == DENY:
+            return Judgement(Verdict(Decision.DENY, top.reason), parts=parts)
+        if top.level == PLAN:
+            what = "; ".join(dict.fromkeys(p.reason for p in parts if p.level == PLAN))
+            reason = (f"plan mode is read-only, so {tool.name} ({_short(what, 100)}) was not run; "
+                      "finish the plan and present it — the user leaves plan mode "
+                      "(/permissions default, or Shift+Tab) to carry it out")
+            return Judgement(Verdict(Decision.DENY, reason), parts=parts)
+        hard = any(p.level in (DANGER, ASK_RULE) for p in parts)
+        rules: list[str] = []
+        if not hard:
+            for part in parts:
+                for rule in part.rules:
+                    if rule not in rules:
+                        rules.append(rule)
+        reasons = list(dict.fromkeys(p.reason for p in parts))
+        reason = reasons[0] + (f"; also {reasons[1]}" if len(reasons) > 1 else "") + (
+            f" (and {len(reasons) - 2} more)" if len(reasons) > 2 else "")
+        shown_rule = ", ".join(rules) if rules else None
+        verdict = Verdict(Decision.ASK, reason, shown_rule)
+        return Judgement(verdict, rules, hard, parts)
+
+    def unattended(self, judgement: Judgement) -> Verdict:
+        """The verdict for a run where nobody can be asked: a denial naming what would allow
+        the call."""
+        verdict = judgement.verdict
+        if verdict.decision != Decision.ASK:
+            return verdict
+        parts = judgement.parts
+        top = parts[0] if parts else Part(NEED, verdict.reason)
+        if any(p.level == DANGER for p in parts):
+            fix = ("it runs only after a person approves it in an interactive chat; no rule or "
+                   "mode allows it")
+        elif any(p.level == ASK_RULE for p in parts):
+            fix = next(p.fix for p in parts if p.level == ASK_RULE)
+            fix += "; remove that rule to let --allow or a mode decide"
+        elif judgement.rules:
+            allows = " ".join(f"--allow '{r}'" for r in judgement.rules)
+            modes = {p.fix.rsplit("--permission-mode ", 1)[1] for p in parts
+                     if "--permission-mode " in p.fix}
+            extra = ""
+            if modes and all(p.level == NEED for p in parts):
+                extra = f" or --permission-mode {'auto' if 'auto' in modes else modes.pop()}"
+            fix = f"allow it with {allows}{extra}"
+        else:
+            fix = top.fix or "run it in an interactive chat"
+        reason = (f"{verdict.reason}; it needs the user's approval and nobody can be asked in "
+                  f"this run ({fix})")
+        return Verdict(Decision.DENY, " ".join(reason.split()), verdict.rule)
+
+
+# ------------------------------------------------------------------------------------ helpers
+
+
+def _kind(tool: ToolSpec, arguments: dict[str, Any]) -> str:
+    name = tool.name
+    if name == "exec" or tool.subject == "command" or (
+            tool.subject is None and name in ("bash", "shell", "sh", "test") and isinstance(
+                arguments.get("command"), str)):
+        return "shell"
+    if name in READ_TOOLS:
+        return "read"
+    if name in EDIT_TOOLS:
+        return "edit"
+    return "other"
+
+
+def _subject(tool: ToolSpec, arguments: dict[str, Any]) -> str | None:
+    if tool.subject is None:
+        return None
+    value = arguments.get(tool.subject)
+    if isinstance(value, str):
+        return " ".join(value.split())
+    return None if value is None else str(value)
+
+
+def _collect(value: Any, out: list[str], depth: int = 0) -> None:
+    if depth > 5:
+        return
+    if isinstance(value, str):
+        out.append(value)
+    elif isinstance(value, list | tuple):
+        for item in value[:200]:
+            _collect(item, out, depth + 1)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            if key in _PATH_KEYS:
+                _collect(item, out, depth + 1)
+            elif isinstance(item, list | dict):
+                _walk_dicts(item, out, depth + 1)
+
+
+def _walk_dicts(value: Any, out: list[str], depth: int) -> None:
+    if depth > 5:
+        return
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if key in _PATH_KEYS:
+                _collect(item, out, depth + 1)
+            elif isinstance(item, list | dict):
+                _walk_dicts(item, out, depth + 1)
+    elif isinstance(value, list):
+        for item in value[:200]:
+            _walk_dicts(item, out, depth + 1)
+
+
+_PATCH_LINE = re.compile(
+    r"^(?:\*\*\* (?:Add|Update|Delete) File: (?P<a>.+)|\*\*\* Move to: (?P<b>.+)|"
+    r"(?:---|\+\+\+) (?P<c>\S.*?)(?:\t.*)?|diff --git (?P<d>\S+) (?P<e>\S+)|"
+    r"rename (?:from|to) (?P<f>.+))$", re.M)
+
+
+def patch_paths(text: str) -> list[str]:
+    """The files a patch (unified diff or ``*** Begin Patch``) touches."""
+    out: list[str] = []
+    for match in _PATCH_LINE.finditer(text):
+        for group in ("a", "b", "c", "d", "e", "f"):
+            value = match.group(group)
+            if not value:
+                continue
+            value = value.strip()
+            if value == "/dev/null":
+                continue
+            if group in ("c", "d", "e") and re.match(r"^[ab]/", value):
+                value = value[2:]
+            out.append(value)
+    return out
+
+
+def tool_paths(tool: ToolSpec, arguments: dict[str, Any]) -> list[str]:
+    """The paths a file tool's arguments name."""
+    out: list[str] = []
+    if tool.subject and tool.subject in arguments:
+        _collect(arguments[tool.subject], out)
+    _walk_dicts(arguments, out, 0)
+    for key in _PATCH_KEYS:
+        value = arguments.get(key)
+        if isinstance(value, str):
+            out.extend(patch_paths(value))
+    if tool.name in ("glob", "search"):
+        for key in ("pattern", "glob", "include"):
+            value = arguments.get(key)
+            if isinstance(value, str) and (value.startswith(("/", "~")) or ".." in value):
+                fixed = []
+                for piece in value.split("/"):
+                    if any(c in piece for c in "*?[{"):
+                        break
+                    fixed.append(piece)
+                out.append("/".join(fixed) or "/")
+    return list(dict.fromkeys(p for p in out if isinstance(p, str) and p.strip()))
+
+
+def _written_words(command: SimpleCommand) -> list[Word]:
+    """The arguments a command writes (or deletes) through its own arguments."""
+    program = command.program
+    args = positional(command)
+    values = [w.value for w in command.args]
+    if program in ("rm", "rmdir", "unlink", "shred", "truncate", "touch", "mkdir", "tee",
+                   "mv"):
+        return args
+    if program in ("cp", "install", "ln", "rsync", "scp"):
+        for index, value in enumerate(values):
+            if value in ("-t", "--target-directory") and index + 1 < len(values):
+                return [command.args[index + 1]]
+            if value.startswith("--target-directory="):
+                return [Word(value.split("=", 1)[1], value)]
+        return args[-1:] if len(args) >= 2 else []
+    if program in ("chmod", "chown", "chgrp", "chattr"):
+        return args[1:]
+    if program in ("sed", "perl") and flag(command, "i", ("--in-place",)):
+        return args[1:] if not any(v in ("-e", "-f") for v in values) else args
+    if program == "dd":
+        return [Word(v[3:], v) for v in values if v.startswith("of=")]
+    if program in ("curl", "wget"):
+        out = []
+        for index, value in enumerate(values):
+            if value in ("-o", "--output", "-O", "--output-document") and index + 1 < len(
+                    values) and not (program == "curl" and value == "-O"):
+                out.append(command.args[index + 1])
+            elif value.startswith(("--output=", "--output-document=")):
+                out.append(Word(value.split("=", 1)[1], value))
+        return out
+    if program in ("tar", "unzip"):
+        for index, value in enumerate(values):
+            if value in ("-C", "--directory", "-d") and index + 1 < len(values):
+                return [command.args[index + 1]]
+        return []
+    return []
+
+
+def suggest_rule(tool: str, command: SimpleCommand) -> str:
+    """The narrowest sensible rule allowing ``command``: ``exec(npm test:*)`` for
+    ``npm test -- -k x``, ``exec(python -m pytest:*)``, ``exec(ls:*)``."""
+    words = [w.value for w in command.words]
+    if not words:
+        return tool
+    name = words[0]
+    prefix = [name]
+    program = command.program
+    rest = words[1:]
+    if _interpreter_name(program) == "python" and len(rest) >= 2 and rest[0] == "-m":
+        return command_rule(tool, prefix + rest[:2])
+    if program in ("node", "python", "ruby", "perl", "bash", "sh", "zsh", "deno", "bun") or \
+            _interpreter_name(program) == "python":
+        if rest and not rest[0].startswith("-"):
+            return command_rule(tool, prefix + rest[:1])
+        return command_rule(tool, words, exact=True)
+    if program in _EXACT:
+        return command_rule(tool, words, exact=True)
+    if program in MULTI:
+        limit = 3 if program in ("npm", "pnpm", "yarn", "bun") and rest[:1] in (
+            ["run"], ["run-script"]) else 2
+        for word in rest:
+            if len(prefix) >= limit or "/" in word or not re.fullmatch(r"[A-Za-z][\w:.@+-]*",
+                                                                       word):
+                break
+            prefix.append(word)
+    return command_rule(tool, prefix)

@@ -1,0 +1,212 @@
+"""A session's permissions: its mode and rules, where each came from, and remembered answers.
+
+Rules come from the user's config file (``[permissions] allow/ask/deny``), the project's
+``.chatcli/config.toml`` (``deny`` and ``ask`` only: a project you cloned must not be able to
+allow anything), other settings layers (``CHATCLI_PERMISSIONS__…``), ``--allow RULE`` and the
+answers given during the session. The mode comes from ``--permission-mode``, else ``[permissions]
+mode`` (a project may only choose ``default`` or ``plan``), else ``default``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from chatcli_agent.permissions.policy import MODES, Judgement, Policy
+from chatcli_agent.permissions.rules import EFFECTS, Rule, RuleError, parse_rule
+
+if TYPE_CHECKING:
+    from chatcli import Settings
+
+__all__ = ["PermissionState", "load_state", "project_config_file", "save_allow_rules"]
+
+USER = "user config"
+PROJECT = "project config"
+SETTINGS = "settings"
+FLAG = "--allow"
+SESSION = "this session"
+
+#: modes a project's config may choose (it may make things stricter, never looser)
+_PROJECT_MODES = ("default", "plan")
+
+
+@dataclass
+class PermissionState:
+    """What one session's policy knows."""
+
+    policy: Policy
+    mode_source: str = "default"
+    notes: list[str] = field(default_factory=list)
+    #: the judgement of each call that was asked about, by call id, until it is answered
+    pending: dict[str, Judgement] = field(default_factory=dict)
+    #: the mode the session started in (``/permissions cycle`` includes it)
+    start_mode: str = "default"
+
+    @property
+    def mode(self) -> str:
+        return self.policy.mode
+
+    def set_mode(self, mode: str, source: str = "/permissions") -> None:
+        if mode not in MODES:
+            raise ValueError(f"unknown mode '{mode}' (choose {', '.join(MODES)})")
+        self.policy.mode = mode
+        self.mode_source = source
+
+    def cycle_order(self) -> list[str]:
+        """The modes ``/permissions cycle`` goes through: default, accept-edits, plan, and
+        auto when the session started in it."""
+        order = ["default", "accept-edits", "plan"]
+        if "auto" in (self.start_mode, self.mode):
+            order.append("auto")
+        return order
+
+    def cycle(self) -> str:
+        order = self.cycle_order()
+        current = self.mode if self.mode in order else order[-1]
+        self.set_mode(order[(order.index(current) + 1) % len(order)], "/permissions cycle")
+        return self.mode
+
+    def add_rules(self, texts: list[str], effect: str, source: str) -> list[Rule]:
+        added = []
+        for text in texts:
+            try:
+                rule = parse_rule(text, effect, source)
+            except RuleError as err:
+                self.notes.append(f"ignored {effect} rule {text!r} ({source}): {err}")
+                continue
+            if not any(r.text == rule.text and r.effect == effect for r in self.policy.rules):
+                self.policy.rules.append(rule)
+                added.append(rule)
+        return added
+
+
+def _read(path: Path | None, notes: list[str]) -> dict[str, Any]:
+    if path is None:
+        return {}
+    try:
+        with open(path, "rb") as handle:
+            data = tomllib.load(handle)
+    except FileNotFoundError:
+        return {}
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError, RecursionError) as err:
+        notes.append(f"could not read {path}: {err}")
+        return {}
+    table = data.get("permissions")
+    return table if isinstance(table, dict) else {}
+
+
+def project_config_file(workspace: Path) -> Path | None:
+    """The nearest ``.chatcli/config.toml`` at or above ``workspace`` (the home folder's own
+    ``.chatcli`` does not count), as the kernel finds it."""
+    home = os.path.realpath(os.path.expanduser("~"))
+    folder = os.path.realpath(str(workspace))
+    while True:
+        if folder != home:
+            candidate = os.path.join(folder, ".chatcli", "config.toml")
+            if os.path.isdir(os.path.join(folder, ".chatcli")):
+                return Path(candidate)
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent
+
+
+def _texts(value: Any, what: str, notes: list[str]) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [value]
+    if not isinstance(value, list):
+        notes.append(f"ignored {what}: it must be a list of rules, not {type(value).__name__}")
+        return []
+    out = []
+    for item in value:
+        if isinstance(item, str):
+            out.append(item)
+        else:
+            notes.append(f"ignored {item!r} in {what}: a rule is text such as 'exec(npm test:*)'")
+    return out
+
+
+def load_state(settings: Settings, workspace: Path, allow: frozenset[str] | set[str] = frozenset(),
+               permission_mode: str | None = None) -> PermissionState:
+    """The permissions of a session opened with ``settings`` in ``workspace``."""
+    from chatcli import user_config_path
+
+    notes: list[str] = []
+    user_path = user_config_path()
+    user = _read(user_path, notes)
+    project_path = project_config_file(workspace)
+    project = _read(project_path, notes) if project_path is not None else {}
+    merged = settings.plugin_table("permissions")
+    policy = Policy(workspace, allowed_dirs=settings.allowed_dirs,
+                    classes={a for a in allow if "(" not in a})
+    state = PermissionState(policy, notes=notes)
+    for effect in EFFECTS:
+        state.add_rules(_texts(user.get(effect), f"{effect} in {user_path}", notes), effect, USER)
+        project_rules = _texts(project.get(effect), f"{effect} in {project_path}", notes)
+        if effect == "allow" and project_rules:
+            notes.append(f"ignored {len(project_rules)} allow rule(s) in the project config "
+                         f"{project_path}: a project may only deny or ask (put allow rules in "
+                         f"{user_path})")
+        else:
+            state.add_rules(project_rules, effect, PROJECT)
+        value = merged.get(effect)
+        if value is not None and value != user.get(effect) and value != project.get(effect):
+            state.add_rules(_texts(value, f"{effect} in the settings", notes), effect, SETTINGS)
+    state.add_rules(sorted(a for a in allow if "(" in a), "allow", FLAG)
+    mode, source = _mode(permission_mode, merged, user, project, project_path, notes)
+    policy.mode = mode
+    state.mode_source = source
+    state.start_mode = mode
+    return state
+
+
+def _mode(flag: str | None, merged: dict[str, Any], user: dict[str, Any],
+          project: dict[str, Any], project_path: Path | None, notes: list[str]
+          ) -> tuple[str, str]:
+    if flag:
+        if flag in MODES:
+            return flag, "--permission-mode"
+        notes.append(f"ignored --permission-mode {flag!r} (choose {', '.join(MODES)})")
+    value = merged.get("mode")
+    if value is None:
+        return "default", "default"
+    if value not in MODES:
+        notes.append(f"ignored [permissions] mode = {value!r} (choose {', '.join(MODES)})")
+        return "default", "default"
+    if "mode" in project and value == project.get("mode") and value != user.get("mode"):
+        if value not in _PROJECT_MODES:
+            notes.append(f"ignored mode = {value!r} in the project config {project_path}: a "
+                         "project may only choose default or plan")
+            fallback = user.get("mode")
+            if fallback in MODES:
+                return fallback, USER
+            return "default", "default"
+        return value, PROJECT
+    if value == user.get("mode"):
+        return value, USER
+    return value, SETTINGS
+
+
+def save_allow_rules(rules: list[str]) -> None:
+    """Append ``rules`` to ``[permissions] allow`` of the user's config file (atomically,
+    through the kernel's ``set_value``; the file's other lines stay)."""
+    from chatcli import set_value, user_config_path
+
+    path = user_config_path()
+    notes: list[str] = []
+    current = _read(path, notes).get("allow", [])
+    if notes:
+        raise OSError(notes[0])
+    if not isinstance(current, list):
+        current = [current] if isinstance(current, str) else []
+    new = list(current) + [r for r in rules if r not in current]
+    if new == current:
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    set_value(path, "permissions.allow", json.dumps(new))

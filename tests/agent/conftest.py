@@ -1,0 +1,286 @@
+"""Shared set-up of the chatcli-agent tests.
+
+Every test runs with chatcli's config and data folders in a temporary folder. The permission
+tests also get a workspace and a home folder of their own (``ws`` fixture: ``HOME`` points into
+the temporary folder, so ``~/.ssh`` and friends are the test's), stand-in tools named and shaped
+like the coder's (they record what they were asked to do and never touch a file or run a
+command), and :func:`drive`, which runs one real engine turn in which a scripted model makes the
+calls.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+from chatcli import (
+    Approval,
+    Message,
+    PluginHost,
+    Risk,
+    Session,
+    SessionOptions,
+    Settings,
+    Tool,
+    ToolFinished,
+    hookimpl,
+)
+from chatcli_testing import Reply, ScriptedProvider, ToolCall, isolate_environment, scripted_plugin
+from pydantic import BaseModel
+
+from chatcli_agent.permissions.plugin import PermissionsPlugin
+
+
+@pytest.fixture(autouse=True)
+def isolated_chatcli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """chatcli's config and data folders under tmp_path; no keys or CHATCLI_* leak in."""
+    return isolate_environment(monkeypatch, tmp_path / "chatcli-home")
+
+
+@dataclass
+class Workspace:
+    """A workspace folder, a home folder, and something outside both."""
+
+    root: Path
+    home: Path
+    outside: Path
+
+    def file(self, relative: str, text: str = "x\n") -> Path:
+        path = self.root / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+        return path
+
+    @property
+    def user_config(self) -> Path:
+        from chatcli import user_config_path
+
+        return user_config_path()
+
+
+@pytest.fixture
+def ws(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Workspace:
+    base = Path(os.path.realpath(tmp_path))
+    root, home, outside = base / "ws", base / "home", base / "outside"
+    for folder in (root, home, outside):
+        folder.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.chdir(root)
+    space = Workspace(root, home, outside)
+    space.file("src/app.py", "print('hi')\n")
+    space.file("secrets/key.txt", "top secret\n")
+    space.file(".env", "TOKEN=abc\n")
+    space.file("README.md", "# demo\n")
+    (outside / "data.txt").write_text("outside\n")
+    (home / ".ssh").mkdir()
+    (home / ".ssh" / "id_rsa").write_text("PRIVATE\n")
+    (home / ".bashrc").write_text("# rc\n")
+    return space
+
+
+# ------------------------------------------------------------------------------------ stand-ins
+
+
+class PathArgs(BaseModel):
+    path: str = "."
+
+
+class WriteArgs(BaseModel):
+    path: str
+    content: str = ""
+
+
+class EditArgs(BaseModel):
+    path: str
+    old_string: str = ""
+    new_string: str = ""
+    replace_all: bool = False
+
+
+class OneEdit(BaseModel):
+    path: str
+    old_string: str = ""
+    new_string: str = ""
+
+
+class MultiEditArgs(BaseModel):
+    edits: list[OneEdit]
+
+
+class PatchArgs(BaseModel):
+    patch: str
+
+
+class SearchArgs(BaseModel):
+    pattern: str
+    path: str = "."
+
+
+class ExecArgs(BaseModel):
+    command: str
+    cwd: str | None = None
+    timeout: float | None = None
+
+
+class StandInTools:
+    """Tools named like the coder's, with the same argument names, risks and subjects. They
+    record each call they run (``ran``) and do nothing else."""
+
+    def __init__(self) -> None:
+        self.ran: list[tuple[str, dict[str, Any]]] = []
+
+    def _runner(self, name: str):
+        def run(args: Any, context: Any) -> str:
+            self.ran.append((name, args.model_dump()))
+            return f"{name} ran"
+
+        return run
+
+    @hookimpl
+    def register_tools(self, register: Any) -> None:
+        specs = [
+            ("read", PathArgs, Risk.READ, "path"),
+            ("search", SearchArgs, Risk.READ, "path"),
+            ("glob", SearchArgs, Risk.READ, "path"),
+            ("tree", PathArgs, Risk.READ, "path"),
+            ("write", WriteArgs, Risk.WRITE, "path"),
+            ("edit", EditArgs, Risk.WRITE, "path"),
+            ("multiedit", MultiEditArgs, Risk.WRITE, None),
+            ("apply_patch", PatchArgs, Risk.WRITE, None),
+            ("exec", ExecArgs, Risk.EXECUTE, "command"),
+        ]
+        for name, model, risk, subject in specs:
+            register(Tool(name=name, description=f"stand-in {name}", args_model=model,
+                          risk=risk, subject=subject, run=self._runner(name)))
+
+
+@dataclass
+class Recorder:
+    """An approver that records each question and answers from a list (default: no)."""
+
+    answers: list[Any] = field(default_factory=list)
+    questions: list[tuple[str, dict[str, Any], str, str | None]] = field(default_factory=list)
+
+    def __call__(self, call: Any, tool: Any, verdict: Any) -> Approval:
+        self.questions.append((call.name, dict(call.arguments), verdict.reason, verdict.rule))
+        answer = self.answers.pop(0) if self.answers else Approval(False, reason="no")
+        return answer if isinstance(answer, Approval) else Approval(bool(answer))
+
+
+@dataclass
+class Outcome:
+    """What one driven turn did."""
+
+    results: list[Any]
+    ran: list[tuple[str, dict[str, Any]]]
+    approver: Recorder | None
+    session: Session
+    plugin: PermissionsPlugin
+
+    @property
+    def texts(self) -> list[str]:
+        return [r.content for r in self.results]
+
+    @property
+    def errors(self) -> list[bool]:
+        return [r.is_error for r in self.results]
+
+
+class Driver:
+    """Runs turns of one session: the policy plugin, the stand-in tools and a scripted model on
+    a real PluginHost, Session and Engine."""
+
+    def __init__(self, ws: Workspace, *, mode: str | None = None,
+                 allow: frozenset[str] = frozenset(), interactive: bool = False,
+                 approver: Recorder | None = None, settings: dict[str, Any] | None = None,
+                 plugins: tuple[object, ...] = ()) -> None:
+        self.provider = ScriptedProvider()
+        self.tools = StandInTools()
+        self.plugin = PermissionsPlugin()
+        self.host = PluginHost(warn=lambda line: self.warnings.append(line))
+        self.warnings: list[str] = []
+        self.host.register(scripted_plugin(self.provider), "scripted")
+        self.host.register(self.tools, "stand-in-tools")
+        self.host.register(self.plugin, "permissions")
+        for index, plugin in enumerate(plugins):
+            self.host.register(plugin, f"extra{index}")
+        self.approver = approver
+        self.session = Session(
+            self.host, Settings(provider="scripted", **(settings or {})),
+            SessionOptions(allow=allow, permission_mode=mode), interactive=interactive,
+            approver=approver, workspace=ws.root).open()
+
+    def turn(self, *calls: tuple[str, dict[str, Any]]) -> Outcome:
+        start = len(self.tools.ran)
+        self.provider.script(Reply(tool_calls=[ToolCall(name, args) for name, args in calls]),
+                             Reply(text="done"))
+        events = list(self.session.run(Message.user("go")))
+        results = [e.result for e in events if isinstance(e, ToolFinished)]
+        return Outcome(results, self.tools.ran[start:], self.approver, self.session,
+                       self.plugin)
+
+    def close(self) -> None:
+        self.session.close()
+
+
+@pytest.fixture
+def drive(ws: Workspace):
+    """``drive(calls…, mode=…, allow=…, interactive=…, approver=…)`` → :class:`Outcome` of
+    one turn in a fresh session."""
+    opened: list[Driver] = []
+
+    def run(*calls: tuple[str, dict[str, Any]], **options: Any) -> Outcome:
+        driver = Driver(ws, **options)
+        opened.append(driver)
+        return driver.turn(*calls)
+
+    yield run
+    for driver in opened:
+        driver.close()
+
+
+@pytest.fixture
+def driver(ws: Workspace):
+    """A :class:`Driver` factory whose sessions last the whole test (several turns)."""
+    opened: list[Driver] = []
+
+    def make(**options: Any) -> Driver:
+        made = Driver(ws, **options)
+        opened.append(made)
+        return made
+
+    yield make
+    for made in opened:
+        made.close()
+
+
+@pytest.fixture
+def policy(ws: Workspace):
+    """``policy(mode=…, rules=[(effect, text)…], allowed_dirs=…, classes=…)`` → a
+    :class:`Policy` for the test's workspace."""
+    from chatcli_agent.permissions.policy import Policy
+    from chatcli_agent.permissions.rules import parse_rule
+
+    def make(mode: str = "default", rules: tuple[tuple[str, str], ...] = (),
+             allowed_dirs: tuple[str, ...] = (), classes: tuple[str, ...] = ()) -> Policy:
+        return Policy(ws.root, mode=mode, home=ws.home, allowed_dirs=allowed_dirs,
+                      classes=classes,
+                      rules=[parse_rule(text, effect, "test") for effect, text in rules])
+
+    return make
+
+
+def call(name: str, **arguments: Any) -> tuple[Any, Any]:
+    """A tool call and the stand-in tool's spec, for :meth:`Policy.judge`."""
+    from chatcli import ToolCallPart, ToolSpec
+
+    risks = {"read": Risk.READ, "search": Risk.READ, "glob": Risk.READ, "tree": Risk.READ,
+             "write": Risk.WRITE, "edit": Risk.WRITE, "multiedit": Risk.WRITE,
+             "apply_patch": Risk.WRITE, "exec": Risk.EXECUTE}
+    subjects = {"exec": "command", "multiedit": None, "apply_patch": None}
+    spec = ToolSpec(name, f"stand-in {name}", risk=risks.get(name, Risk.EXECUTE),
+                    subject=subjects.get(name, "path") if name in risks else None)
+    return ToolCallPart(name=name, arguments=arguments), spec
