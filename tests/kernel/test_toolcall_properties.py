@@ -5,7 +5,8 @@
    its own, is found exactly once, where it stands, with its arguments.
 3. ``format_tool_call`` then parsing gives the call back.
 
-And the work is linear: counted in steps and characters examined, never in wall time.
+And the work is linear: counted in steps and characters examined, never in wall time (no
+hypothesis deadline either).
 """
 
 from __future__ import annotations
@@ -68,7 +69,7 @@ def run(text: str, budget: _Budget | None = None) -> list[Any]:
     return converted
 
 
-@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.text() | adversarial | repeated)
 def test_the_parser_never_raises(text) -> None:
     run(text)
@@ -164,7 +165,7 @@ def written_calls(draw) -> tuple[str, str, dict[str, Any], str]:
     return form, text, json.loads(json.dumps(args)), name
 
 
-@settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(surrounding, written_calls(), surrounding)
 def test_a_well_formed_call_in_any_text_is_found_exactly(before, written, after) -> None:
     form, call, args, name = written
@@ -179,7 +180,7 @@ def test_a_well_formed_call_in_any_text_is_found_exactly(before, written, after)
     assert part.arguments == args, (form, call)
 
 
-@settings(max_examples=100)
+@settings(max_examples=100, deadline=None)
 @given(written_calls())
 def test_an_answer_that_is_one_fence_holds_a_real_call(written) -> None:
     _, call, args, name = written
@@ -193,7 +194,7 @@ def test_an_answer_that_is_one_fence_holds_a_real_call(written) -> None:
 tool_names = st.from_regex(r"[A-Za-z_][\w.@-]{0,40}", fullmatch=True)
 
 
-@settings(max_examples=300)
+@settings(max_examples=300, deadline=None)
 @given(tool_names, st.dictionaries(st.text(), json_values, max_size=6))
 def test_format_then_parse_round_trips(name, args) -> None:
     [part] = parse_tool_calls(format_tool_call(name, args))
@@ -201,7 +202,7 @@ def test_format_then_parse_round_trips(name, args) -> None:
     assert part.arguments == json.loads(json.dumps(args))
 
 
-@settings(max_examples=50)
+@settings(max_examples=50, deadline=None)
 @given(st.lists(st.tuples(tool_names, st.dictionaries(st.text(max_size=5), json_values,
                                                       max_size=2)), max_size=40), surrounding)
 def test_many_formatted_calls_come_back_in_order_up_to_the_cap(pairs, glue) -> None:
@@ -258,7 +259,7 @@ def test_work_grows_linearly_with_hostile_text(unit) -> None:
     assert scanned_large <= 4.5 * scanned_small + 1000
 
 
-@settings(max_examples=200, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.sampled_from(FRAGMENTS), min_size=1, max_size=8), st.integers(50, 400))
 def test_characters_examined_stay_a_small_multiple_of_the_text(parts, n) -> None:
     text = "".join(parts) * n
