@@ -28,10 +28,9 @@ from chatcli import (
     ToolFinished,
     hookimpl,
 )
+from chatcli_agent.permissions.plugin import PermissionsPlugin
 from chatcli_testing import Reply, ScriptedProvider, ToolCall, isolate_environment, scripted_plugin
 from pydantic import BaseModel
-
-from chatcli_agent.permissions.plugin import PermissionsPlugin
 
 
 @pytest.fixture(autouse=True)
@@ -95,15 +94,15 @@ class WriteArgs(BaseModel):
 
 class EditArgs(BaseModel):
     path: str
-    old_string: str = ""
-    new_string: str = ""
+    old: str = ""
+    new: str = ""
     replace_all: bool = False
 
 
 class OneEdit(BaseModel):
     path: str
-    old_string: str = ""
-    new_string: str = ""
+    old: str = ""
+    new: str = ""
 
 
 class MultiEditArgs(BaseModel):
@@ -121,8 +120,19 @@ class SearchArgs(BaseModel):
 
 class ExecArgs(BaseModel):
     command: str
-    cwd: str | None = None
+    cwd: str = "."
     timeout: float | None = None
+    network: bool = False
+
+
+class TestArgs(BaseModel):
+    command: str | None = None
+    cwd: str = "."
+
+
+class GitArgs(BaseModel):
+    action: str = "status"
+    path: str | None = None
 
 
 class StandInTools:
@@ -151,6 +161,8 @@ class StandInTools:
             ("multiedit", MultiEditArgs, Risk.WRITE, None),
             ("apply_patch", PatchArgs, Risk.WRITE, None),
             ("exec", ExecArgs, Risk.EXECUTE, "command"),
+            ("test", TestArgs, Risk.EXECUTE, "command"),
+            ("git", GitArgs, Risk.READ, None),
         ]
         for name, model, risk, subject in specs:
             register(Tool(name=name, description=f"stand-in {name}", args_model=model,
@@ -279,8 +291,10 @@ def call(name: str, **arguments: Any) -> tuple[Any, Any]:
 
     risks = {"read": Risk.READ, "search": Risk.READ, "glob": Risk.READ, "tree": Risk.READ,
              "write": Risk.WRITE, "edit": Risk.WRITE, "multiedit": Risk.WRITE,
-             "apply_patch": Risk.WRITE, "exec": Risk.EXECUTE}
-    subjects = {"exec": "command", "multiedit": None, "apply_patch": None}
+             "apply_patch": Risk.WRITE, "exec": Risk.EXECUTE, "test": Risk.EXECUTE,
+             "git": Risk.READ}
+    subjects = {"exec": "command", "test": "command", "multiedit": None, "apply_patch": None,
+                "git": None}
     spec = ToolSpec(name, f"stand-in {name}", risk=risks.get(name, Risk.EXECUTE),
                     subject=subjects.get(name, "path") if name in risks else None)
     return ToolCallPart(name=name, arguments=arguments), spec

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 from chatcli import Approval, Decision
-
 from chatcli_agent.permissions.dangerous import DANGERS
+
 from tests.agent.conftest import Recorder, call
 
 POSITIVE = [(d.name, example) for d in DANGERS for example in d.examples]
@@ -69,8 +69,7 @@ def test_in_a_session_a_dangerous_call_runs_only_after_a_yes_for_it(driver, ws) 
     session = driver(mode="auto", allow=frozenset({"execute", "exec(*)"}), interactive=True,
                      approver=approver)
     first = session.turn(("exec", {"command": "git reset --hard"}))
-    assert first.ran == [("exec", {"command": "git reset --hard", "cwd": None,
-                                   "timeout": None})]
+    assert [name for name, _ in first.ran] == ["exec"]
     assert approver.questions[0][2].startswith("dangerous: throws away uncommitted changes")
     assert approver.questions[0][3] is None  # nothing an "always" could save
     # the "always" was not remembered: the next one asks again, and a no refuses it

@@ -349,16 +349,20 @@ class _Walker:
             self.script.errors.append(text)
 
     def nested(self, node: Any, depth: int) -> None:
-        """Walk the commands hidden inside a word (substitutions)."""
+        """Walk the commands hidden inside a word (substitutions), the word itself included."""
+        if depth > MAX_DEPTH:
+            self.error("the command is nested too deeply to check")
+            return
+        if node.type in ("command_substitution", "process_substitution"):
+            for inner in node.children:
+                if inner.is_named or inner.is_missing or inner.type == "ERROR":
+                    self.walk(inner, depth + 1)
+            return
+        if node.type == "ERROR" or node.is_missing:
+            self.walk(node, depth + 1)
+            return
         for child in node.children:
-            if child.type in ("command_substitution", "process_substitution"):
-                for inner in child.children:
-                    if inner.is_named or inner.is_missing:
-                        self.walk(inner, depth + 1)
-            elif child.type == "ERROR" or child.is_missing:
-                self.walk(child, depth + 1)
-            elif child.child_count:
-                self.nested(child, depth + 1)
+            self.nested(child, depth + 1)
 
     def command(self, node: Any, depth: int) -> SimpleCommand:
         words: list[Word] = []

@@ -396,6 +396,9 @@ class Policy:
     def judge(self, call: ToolCallPart, tool: ToolSpec) -> Judgement:
         """The verdict on ``call`` (before any question to a person)."""
         kind = _kind(tool, call.arguments)
+        if kind == "shell" and tool.name != "exec" and not call.arguments.get(
+                tool.subject or "command"):
+            kind = "other"  # `test` with no command: the project's own test command
         if kind == "shell":
             parts = self._judge_shell(call, tool)
         elif kind in ("read", "edit"):
@@ -509,6 +512,17 @@ class Policy:
     def _judge_other(self, call: ToolCallPart, tool: ToolSpec) -> list[Part]:
         subject = _subject(tool, call.arguments)
         name = tool.name
+        paths: list[Part] = []
+        for key in ("path", "cwd"):
+            value = call.arguments.get(key)
+            if isinstance(value, str) and value.strip() and value.strip() != ".":
+                paths.extend(self._judge_path(name, "read", value, self.workspace))
+        if any(p.level == DENY for p in paths):
+            return paths
+        return paths + self._judge_other_tool(call, tool, subject, name)
+
+    def _judge_other_tool(self, call: ToolCallPart, tool: ToolSpec, subject: str | None,
+                          name: str) -> list[Part]:
         deny = self.matching("deny", name, subject=subject)
         if deny is not None:
             return [Part(DENY, f"{name} is denied by the rule {deny.text} ({deny.source})")]
@@ -736,23 +750,26 @@ class Policy:
                               fix=f"narrow it to leave out what {rule.text} denies"))
         # commands
         seen: set[str] = set()
+        every_command_allowed = True
         for command in report.commands:
             if command.looked_through:
                 continue
             words = command.normalized()
             texts = [words] + ([command.outer.normalized()] if command.outer is not None else [])
-            deny = self.matching("deny", tool.name, command=texts)
+            deny = self._command_rule("deny", tool.name, texts)
             if deny is not None:
                 parts.append(Part(DENY, f"`{_short(words)}` is denied by the rule {deny.text} "
                                         f"({deny.source})"))
                 continue
-            ask = self.matching("ask", tool.name, command=texts)
+            ask = self._command_rule("ask", tool.name, texts)
             if ask is not None:
                 parts.append(Part(ASK_RULE, f"`{_short(words)}`: the rule {ask.text} "
                                             f"({ask.source}) asks",
                                   fix=f"the rule {ask.text} ({ask.source}) always asks"))
                 continue
-            allowed = self.matching("allow", tool.name, command=texts) is not None
+            allowed = self._command_rule("allow", tool.name, texts) is not None
+            if not allowed:
+                every_command_allowed = False
             code = next((why for c, why in report.code if c is command), None)
             if code is not None:
                 if not allowed:
@@ -774,10 +791,22 @@ class Policy:
             parts.append(Part(NEED, f"runs `{_short(words)}` (commands ask in {self.mode} "
                                     "mode)", [rule],
                               f"allow it with --allow '{rule}' or --permission-mode auto"))
+        if call.arguments.get("network") is True and not every_command_allowed and not (
+                self.mode == "auto" or "network" in self.classes):
+            parts.append(Part(NEED, f"lets {shown} use the network (it asks in {self.mode} "
+                                    "mode)", [], "allow it with --allow network or "
+                                                 "--permission-mode auto"))
         for command, why in report.code:
             if command.name is None and why not in {p.reason for p in parts}:
                 parts.append(Part(CODE, f"{shown} {why}", [], "name the file plainly"))
         return parts
+
+    def _command_rule(self, effect: str, tool: str, texts: list[str]) -> Rule | None:
+        """A rule about this shell tool, or about ``exec`` (the same commands run)."""
+        found = self.matching(effect, tool, command=texts)
+        if found is None and tool != "exec":
+            found = self.matching(effect, "exec", command=texts)
+        return found
 
     def _exec_cwd(self, arguments: dict[str, Any]) -> Path | Part | None:
         for key in _CWD_KEYS:
