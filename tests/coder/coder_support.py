@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import subprocess
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,7 @@ from chatcli import (
     Message,
     PluginHost,
     Settings,
+    StopReason,
     ToolFinished,
     ToolResultPart,
     TurnFinished,
@@ -34,10 +36,19 @@ class Agent:
         self.settings = settings or Settings()
         self.conversation = conversation or Conversation()
         self.output: list[str] = []
+        #: (time.monotonic(), line) of each line of live output
+        self.timed: list[tuple[float, str]] = []
+        self.on_output: Any = None
         self.provider = ScriptedProvider()
         self.engine = Engine(self.host, self.settings, self.provider, "scripted", "test-model",
                              workspace=workspace, approver=lambda call, tool, verdict: True,
-                             on_tool_output=self.output.append)
+                             on_tool_output=self._output)
+
+    def _output(self, line: str) -> None:
+        self.output.append(line)
+        self.timed.append((time.monotonic(), line))
+        if self.on_output is not None:
+            self.on_output(line)
 
     def turn(self, *calls: tuple[str, dict[str, Any]],
              cancel: threading.Event | None = None) -> list[ToolResultPart]:
@@ -47,6 +58,10 @@ class Agent:
             Reply(text="done"))
         events = list(self.engine.run(self.conversation, Message.user("go"), cancel=cancel))
         assert isinstance(events[-1], TurnFinished)
+        self.finished = events[-1]
+        if self.finished.stop_reason == StopReason.INTERRUPTED:
+            self.provider = ScriptedProvider()  # the unread "done" must not answer next time
+            self.engine.use(self.provider, "scripted", "test-model")
         return [e.result for e in events if isinstance(e, ToolFinished)]
 
     def call(self, name: str, **arguments: Any) -> ToolResultPart:
@@ -75,3 +90,29 @@ def git(cwd: Path, *args: str) -> str:
     done = subprocess.run(["git", *args], cwd=cwd, env=env, capture_output=True, text=True,
                           check=True)
     return done.stdout
+
+
+def running(marker: str) -> list[int]:
+    """The processes whose command line holds ``marker``."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as handle:
+                command = handle.read().replace(b"\0", b" ").decode(errors="replace")
+            with open(f"/proc/{entry}/stat", "rb") as handle:
+                state = handle.read().rsplit(b")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if marker in command and state != b"Z" and int(entry) != os.getpid():
+            found.append(int(entry))
+    return found
+
+
+def wait_gone(marker: str, seconds: float = 5.0) -> list[int]:
+    """The processes still holding ``marker`` after up to ``seconds``."""
+    deadline = time.monotonic() + seconds
+    while (left := running(marker)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return left
