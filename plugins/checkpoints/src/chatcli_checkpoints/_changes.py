@@ -10,7 +10,7 @@ __all__ = ["Change", "describe", "error_text", "prune_empty_folders", "remove_fi
            "restored_line"]
 
 #: How many file names a summary lists before "… and N more".
-SHOWN = 6
+SHOWN = 8
 
 
 @dataclass(frozen=True)

@@ -89,7 +89,11 @@ class Checkpoints:
     def configure(self, settings: Settings, workspace: Path) -> None:
         with self._lock:
             self.workspace = Path(workspace).resolve()
-            self.enabled, self.limits = limits_from(settings.plugin_table("checkpoints"))
+            try:
+                self.enabled, self.limits = limits_from(settings.plugin_table("checkpoints"))
+            except Exception:
+                self.enabled = False  # reported by the host; record nothing with wrong caps
+                raise
 
     def _workspace(self) -> Path:
         return self.workspace or Path.cwd().resolve()
@@ -110,6 +114,9 @@ class Checkpoints:
         with self._lock:
             self._latest[conversation.id] = checkpoint
             self._undone.pop(conversation.id, None)
+            store = self._store(conversation)
+            if store.exists:  # the conversation may have just let go of a checkpoint
+                self._prune(store, conversation)
 
     def _checkpoint(self, conversation: Conversation) -> Checkpoint | None:
         latest = self._latest.get(conversation.id)
@@ -195,21 +202,33 @@ class Checkpoints:
     # ------------------------------------------------------------------ pruning
 
     def _prune(self, store: ConversationStore, conversation: Conversation) -> None:
-        """Keep the records of the newest ``max_checkpoints`` checkpoints, and the blobs under
-        ``max_total_bytes``."""
-        records = store.records()
-        order: list[str] = []
-        for record in records:
-            if record.checkpoint not in order:
-                order.append(record.checkpoint)
-        keep = max(1, conversation.max_checkpoints)
-        dropped_checkpoints = set(order[:-keep])
-        drop = [r for r in records if r.checkpoint in dropped_checkpoints]
-        kept = [r for r in records if r.checkpoint not in dropped_checkpoints]
-        files_kept = [r for r in kept if r.kind == "files"]
-        blobs_changed = any(r.kind == "files" for r in drop)
-        if blobs_changed:
+        """Drop the records of checkpoints the conversation no longer keeps (it keeps the newest
+        ``max_checkpoints``), then the oldest records outside git while their blobs are over
+        ``max_total_bytes``.
+
+        A record shows the state of its checkpoint and of the ones before it that had none;
+        when its checkpoint is gone, so are those, and nothing can ask for it.
+        """
+        names = store.names()
+        if not names:
+            return
+        known = {ConversationStore._safe(c.id) for c in conversation.checkpoints}
+        gone = [path for _, checkpoint, path in names if known and checkpoint not in known]
+        drop: list[Record] = []
+        for path in gone:
+            try:
+                drop.append(Record.from_json(path.read_bytes()))
+            except (OSError, ValueError, TypeError):
+                with contextlib.suppress(OSError):
+                    path.unlink()
+        over = (any(r.kind == "files" for r in drop)
+                or store.blob_bytes() > self.limits.max_total_bytes)
+        if not drop and not over:
+            return
+        kept = [r for r in store.records() if r.id not in {d.id for d in drop}]
+        if over:
             self._collect(store, kept)
+        files_kept = [r for r in kept if r.kind == "files"]
         while len(files_kept) > 1 and store.blob_bytes() > self.limits.max_total_bytes:
             oldest = files_kept.pop(0)
             kept.remove(oldest)
@@ -222,8 +241,6 @@ class Checkpoints:
                 repo = GitRepo(record.root, record.data.get("scope", ""))
                 with contextlib.suppress(GitError, OSError):
                     repo.delete_ref(_ref_prefix(store) + record.id, store.index_path(record.root))
-        if blobs_changed or drop:
-            self._collect(store, kept)
 
     @staticmethod
     def _collect(store: ConversationStore, kept: list[Record]) -> None:

@@ -1,8 +1,9 @@
 """What the plugin keeps on disk, under ``<data dir>/checkpoints/<conversation id>/``.
 
-* ``records/r000001.json`` … — one record per recorded state, oldest first: which checkpoint it
-  belongs to, when it was taken, why (``tool``: before a write/execute step; ``restore``: before
-  a restore, for undo), and its data — a git commit, or file entries (see :mod:`._files`).
+* ``records/r000001.<checkpoint>.json`` … — one record per recorded state, oldest first: which
+  checkpoint it belongs to, when it was taken, why (``tool``: before a write/execute step;
+  ``restore``: before a restore, for undo), and its data — a git commit, or file entries (see
+  :mod:`._files`).
 * ``blobs/<sha256>`` — file contents of records taken outside git, stored once however many
   records name them.
 * ``journal.json`` — the mirror of the conversation's undo stack (which head move went with
@@ -97,12 +98,25 @@ class ConversationStore:
 
     # ------------------------------------------------------------------ records
 
-    def records(self) -> list[Record]:
-        """Every record, oldest first (unreadable ones are skipped)."""
+    @staticmethod
+    def _safe(text: str) -> str:
+        return "".join(c if c.isalnum() or c in "-_" else "_" for c in text)
+
+    def names(self) -> list[tuple[str, str, Path]]:
+        """``(record id, checkpoint, file)`` of every record, oldest first, from the file names
+        alone (``r000001.<checkpoint>.json``): pruning reads no record."""
         if not self.records_dir.is_dir():
             return []
         found = []
-        for path in sorted(self.records_dir.glob("r*.json")):
+        for path in self.records_dir.glob("r*.json"):
+            record_id, _, rest = path.name.partition(".")
+            found.append((record_id, rest.removesuffix(".json"), path))
+        return sorted(found)
+
+    def records(self) -> list[Record]:
+        """Every record, oldest first (unreadable ones are skipped)."""
+        found = []
+        for _, _, path in self.names():
             try:
                 found.append(Record.from_json(path.read_bytes()))
             except (OSError, ValueError, TypeError):
@@ -110,23 +124,29 @@ class ConversationStore:
         return found
 
     def record(self, record_id: str) -> Record | None:
-        try:
-            return Record.from_json((self.records_dir / f"{record_id}.json").read_bytes())
-        except (OSError, ValueError, TypeError):
-            return None
+        for found, _, path in self.names():
+            if found == record_id:
+                try:
+                    return Record.from_json(path.read_bytes())
+                except (OSError, ValueError, TypeError):
+                    return None
+        return None
 
     def new_id(self) -> str:
-        names = sorted(self.records_dir.glob("r*.json")) if self.records_dir.is_dir() else []
-        last = int(names[-1].stem[1:]) if names and names[-1].stem[1:].isdigit() else 0
+        names = self.names()
+        last = int(names[-1][0][1:]) if names and names[-1][0][1:].isdigit() else 0
         return f"r{last + 1:06d}"
+
+    def _path(self, record: Record) -> Path:
+        return self.records_dir / f"{record.id}.{self._safe(record.checkpoint)}.json"
 
     def save(self, record: Record) -> None:
         self.ensure()
-        write_private(self.records_dir / f"{record.id}.json", record.to_json())
+        write_private(self._path(record), record.to_json())
 
     def delete(self, record: Record) -> None:
         with contextlib.suppress(OSError):
-            os.unlink(self.records_dir / f"{record.id}.json")
+            os.unlink(self._path(record))
 
     # ------------------------------------------------------------------ blobs
 

@@ -1,0 +1,36 @@
+"""Fixtures for the checkpoint tests: an isolated chatcli home and an app in a workspace."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from chatcli import Settings
+from checkpoints_helpers import App
+
+
+@pytest.fixture
+def home(chatcli_home: Path) -> Iterator[Path]:
+    """An isolated chatcli home, with a umask that would leave files readable by others."""
+    old = os.umask(0o022)
+    try:
+        yield chatcli_home
+    finally:
+        os.umask(old)
+
+
+@pytest.fixture
+def make_app(home: Path) -> Iterator[Callable[..., App]]:
+    """``make_app(workspace, settings=…, interactive=…)``: a chat app; closed afterwards."""
+    apps: list[App] = []
+
+    def make(workspace: Path, settings: Settings | None = None, **kw: object) -> App:
+        app = App(workspace, settings or Settings(provider="scripted"), **kw)  # type: ignore[arg-type]
+        apps.append(app)
+        return app
+
+    yield make
+    for app in apps:
+        app.close()
