@@ -49,8 +49,14 @@ def test_the_test_tool_says_which_command_it_would_run_here(workspace, monkeypat
     assert "go test ./..." in description.split("In this workspace")[1]
 
 
-def test_a_wrong_coder_setting_is_refused_by_name(workspace):
+def test_a_wrong_coder_setting_is_refused_by_name(workspace, capsys):
     from chatcli_coder._tools import make_tools
+
+    host = PluginHost()
+    assert host.register(plugin, "coder")
+    host.settings = Settings(coder={"sandbox": "maybe"})
+    assert host.tools() == {}
+    assert "[coder] sandbox must be" in capsys.readouterr().err
 
     with pytest.raises(ValueError, match='sandbox must be "auto", "bwrap" or "off"'):
         make_tools(Settings(coder={"sandbox": "maybe"}), workspace)

@@ -39,6 +39,8 @@ def test_the_workspace_is_writable_and_nothing_else(workspace, outside):
     probe = f"/var/tmp/chatcli-probe-{uuid.uuid4().hex}"
     system = agent.ok("exec", command=f"echo escaped > {probe}")
     assert "Read-only file system" in system
+    assert system.splitlines()[-1].startswith(
+        "[the sandbox makes everything outside the workspace and /tmp read-only")
     assert not os.path.exists(probe)
     home = agent.ok("exec", command="touch ~/.bashrc-chatcli-probe; echo $?")
     assert home.splitlines()[-1] != "0"
@@ -92,6 +94,7 @@ def test_the_network_is_unreachable_unless_the_call_asks_for_it(workspace):
         assert cut_off.splitlines()[0].startswith("exit code 1")
         assert "connected" not in cut_off
         assert "sandbox: bwrap, no network" in cut_off
+        assert "Network is unreachable" in cut_off or "Connection refused" in cut_off
         assert accepted == []
         allowed = agent.ok("exec", command=probe, network=True, timeout=20)
         assert allowed.splitlines()[0].startswith("exit code 0 (")
@@ -171,3 +174,11 @@ def test_a_bwrap_that_cannot_run_counts_as_missing(workspace, monkeypatch, tmp_p
     assert text.splitlines()[0].startswith(
         "[no sandbox: bwrap: No permissions to create new namespace;")
     assert text.splitlines()[-1] == "hi"
+
+
+@needs_bwrap
+def test_a_command_failing_for_want_of_network_is_told_to_ask_for_it(workspace):
+    text = Agent(workspace).ok("exec", command="getent hosts pypi.org || "
+                               "echo 'Temporary failure in name resolution' >&2; exit 2")
+    assert text.splitlines()[-1] == ("[the sandbox has no network: call again with "
+                                     "network=true if the command needs it]")

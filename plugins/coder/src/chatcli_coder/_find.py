@@ -10,6 +10,7 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+import threading
 import time
 from collections import deque
 from pathlib import Path
@@ -139,7 +140,7 @@ def _search_rg(binary: str, args: Any, context: ToolContext, top: Path, results:
     root = Path(os.path.realpath(context.workspace))
     inside = top == root or top.is_relative_to(root)
     where = (top.relative_to(root).as_posix() or ".") if inside else str(top)
-    command = [binary, "--json", "--no-config", "--hidden", "--glob", "!.git",
+    command = [binary, "--json", "--no-config", "--no-messages", "--hidden", "--glob", "!.git",
                "--no-require-git", "--max-columns", str(LINE_CHARS * 4),
                "--max-columns-preview"]
     if args.literal:
@@ -157,6 +158,10 @@ def _search_rg(binary: str, args: Any, context: ToolContext, top: Path, results:
     process = subprocess.Popen(command, cwd=root, stdin=subprocess.DEVNULL,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     assert process.stdout is not None and process.stderr is not None
+    # a search that finds nothing for long prints nothing: a timer ends it
+    timer = threading.Timer(SEARCH_SECONDS, process.kill)
+    timer.daemon = True
+    timer.start()
     stopped = False
     try:
         for raw in process.stdout:
@@ -183,10 +188,12 @@ def _search_rg(binary: str, args: Any, context: ToolContext, top: Path, results:
             number = data.get("line_number") or 0
             results.add(path, number, _rg_text(data.get("lines")), kind == "match")
     finally:
+        timer.cancel()
         if process.poll() is None:
             process.kill()
         error = process.stderr.read().decode("utf-8", errors="replace").strip()
         process.wait()
+    stopped = stopped or time.monotonic() - started > SEARCH_SECONDS
     if stopped:
         notes.append(f"[the search stopped after {SEARCH_SECONDS:.0f} s; counts are partial]")
     if process.returncode == 2 and not results.matches:

@@ -175,7 +175,9 @@ class Outcome:
     timed_out: bool = False
     cancelled: bool = False
     killed_leftovers: bool = False
+    #: lines before the output (how it ran) and after it (what may explain a failure)
     notes: list[str] = field(default_factory=list)
+    hints: list[str] = field(default_factory=list)
 
 
 def _reader(fd: int, lines: queue.Queue[str | None], stop: threading.Event) -> None:

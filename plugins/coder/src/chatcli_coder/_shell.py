@@ -81,7 +81,27 @@ def run_shell(command: str, cwd: Path, timeout: float, network: bool,
         cancelled=lambda: context.cancelled)
     if sandbox.note:
         outcome.notes.insert(0, sandbox.note)
+    if sandbox.bwrap is not None and outcome.exit_code:
+        outcome.hints.extend(_sandbox_hints(outcome.output, network))
     return outcome, how
+
+
+_NO_NETWORK = ("Temporary failure in name resolution", "Could not resolve host",
+               "Network is unreachable", "getaddrinfo", "Name or service not known",
+               "nodename nor servname", "Failed to establish a new connection")
+
+
+def _sandbox_hints(output: str, network: bool) -> list[str]:
+    """What the sandbox may have caused, when a command failed."""
+    hints = []
+    if "Read-only file system" in output:
+        hints.append("[the sandbox makes everything outside the workspace and /tmp read-only; "
+                     "work inside the workspace (the user can add folders with [coder] "
+                     "sandbox_writable)]")
+    if not network and any(sign in output for sign in _NO_NETWORK):
+        hints.append("[the sandbox has no network: call again with network=true if the "
+                     "command needs it]")
+    return hints
 
 
 def _signal_name(code: int) -> str:
@@ -108,6 +128,7 @@ def describe(outcome: Outcome, timeout: float, how: str, label: str = "") -> str
     if outcome.killed_leftovers:
         lines.append("[processes it left running in the background were killed]")
     lines.append(outcome.output if outcome.output else "(no output)")
+    lines.extend(outcome.hints)
     return "\n".join(lines)
 
 
