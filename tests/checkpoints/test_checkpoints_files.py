@@ -178,6 +178,31 @@ def test_the_total_cap_drops_the_oldest_records(workspace, make_app) -> None:
     assert (workspace / "big.bin").read_text() == "2" * 900
 
 
+def test_a_manifest_cut_by_the_file_cap_removes_nothing_it_did_not_see(workspace,
+                                                                        make_app) -> None:
+    settings = Settings(provider="scripted", checkpoints={"max_files": 3})
+    app = make_app(workspace, settings)
+    app.turn("many", shell("echo n > new.txt && echo more >> a.py"))
+    assert _records(app)[0]["data"]["complete"] is False
+    out = app.run("/rewind last")
+    assert (workspace / "a.py").read_text() == "a = 1\n"  # among the files it listed
+    assert (workspace / "new.txt").exists()  # it cannot tell this one was created
+    assert "new.txt" not in out
+
+
+def test_wrong_settings_are_reported_and_nothing_is_recorded(workspace, make_app) -> None:
+    settings = Settings(provider="scripted", checkpoints={"max_file_bytes": "big"})
+    app = make_app(workspace, settings, strict=False)
+    assert any("[checkpoints] max_file_bytes must be a whole number above 0, not 'big'" in w
+               for w in app.warnings)
+    app.turn("edit", write_call("a.py", "a = 2\n"))
+    assert not (data_dir() / "checkpoints").exists()
+    settings = Settings(provider="scripted", checkpoints={"enabled": False})
+    app = make_app(workspace, settings)
+    app.turn("edit", write_call("a.py", "a = 3\n"))
+    assert not (data_dir() / "checkpoints").exists()
+
+
 def test_paths_outside_the_workspace_are_not_recorded(workspace, make_app) -> None:
     outside = workspace.parent / "outside.txt"
     outside.write_text("outside\n")
