@@ -152,6 +152,7 @@ def test_nothing_changed_means_no_code_offer(tmp_path, make_app) -> None:
     app.turn("just read", Reply(tool_calls=[ToolCall(name="look", arguments={"command": "a.py"})]))
     assert git(repo, "for-each-ref", "refs/chatcli/") == ""  # a read tool records nothing
     app.turn("a write that changes nothing", write_call("a.py", START["a.py"]))
+    assert len(git(repo, "for-each-ref", "refs/chatcli/").splitlines()) == 1  # recorded
     app.picks = [len(app.conversation.checkpoints) - 1]
     out = app.run("/rewind")
     assert len(app.pick_calls) == 1 and app.texts() == []  # no second question
