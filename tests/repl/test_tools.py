@@ -14,6 +14,7 @@ from chatcli_testing import Fault, Reply, ToolCall
 
 from .note_plugin import note_tool_env
 from .terminal import Terminal, wait_until
+from .test_approval import answer
 
 pytestmark = pytest.mark.terminal
 
@@ -38,16 +39,16 @@ def test_the_approval_menu_denies_allows_once_and_allows_for_the_session(
     notes = tmp_path / "notes.txt"
 
     term.type("note a")
-    screen = term.wait_for("Allow write tool note(text='a')?")
+    screen = answer(term, "Allow write tool note(text='a')?", "no")
     # the chat waits for the user, not for the model: no spinner while the menu is open
     assert "thinking…" not in screen.split("Noting a.")[-1]
-    term.type("3")
     term.wait_for("answer one")
     assert tool_results(openai_server.requests[1]) == ["Error: denied by the user"]
     assert not notes.exists()
 
     term.type("note b")
     term.wait_for("Allow write tool note(text='b')?")
+    time.sleep(0.3)  # keys in the menu's first 250 ms are taken for type-ahead and ignored
     asked = time.monotonic()
     time.sleep(1)  # the user thinks it over
     term.send("Enter", pause=0)  # the first option: allow once
@@ -62,6 +63,7 @@ def test_the_approval_menu_denies_allows_once_and_allows_for_the_session(
 
     term.type("note c")
     term.wait_for("Allow write tool note(text='c')?")
+    time.sleep(0.3)
     term.send("Down")
     term.send("Enter")  # allow all write tools this session
     term.wait_for("answer three")

@@ -23,8 +23,19 @@ from chatcli_repl.view import Question, View
 WorkItem = tuple[str, str]
 
 
+#: Keys arriving this soon after an approval appears are ignored: they were typed for the
+#: input line, not as an answer (ChatCLI's guard is the same 250 ms).
+APPROVAL_GUARD = 0.25
+
+
 class ReplApp:
-    """The running chat: its session, the work queue and the live view."""
+    """The running chat: its session, the work queue and the live view.
+
+    ``live_trace`` tells slash commands (the agent modes) that every tool call is shown as it
+    happens — name, arguments, result and time — so they need not print a trace of their own.
+    """
+
+    live_trace = True
 
     def __init__(self, host: PluginHost, settings: Settings, console: Any,
                  options: SessionOptions) -> None:
@@ -39,9 +50,13 @@ class ReplApp:
         self.ui: Any = None  # the prompt-toolkit Application while a prompt is shown
         self.loop: Any = None  # its asyncio loop
         self._prefill = ""
+        self._draft: Any = None  # the input line put aside while an approval is asked
+        #: prints the answer streamed so far in full (set by run_turn while a turn runs)
+        self.flush_answer: Any = None
         # Ctrl+C stops a turn even while the provider is silent or between two retries: the
         # engine watches the turn's cancel event (see run_turn).
-        self.session = Session(host, settings, options, interactive=True, approver=self._approve)
+        self.session = Session(host, settings, options, interactive=True, approver=self._approve,
+                               on_tool_output=self._tool_output)
 
     @property
     def settings(self) -> Settings:
@@ -81,13 +96,29 @@ class ReplApp:
             return None
         if self.ui is None or threading.current_thread() is threading.main_thread():
             return self._pick_without_ui(title, options)
-        question = Question(title, list(options))
+        return self.ask_question(Question(title, list(options)))
+
+    def ask_question(self, question: Question) -> int | None:
+        """Show ``question`` above the input line and wait (worker thread) for its answer."""
+        if question.guard and self.loop is not None:  # the line being typed goes aside first
+            ready = threading.Event()
+
+            def put_aside() -> None:
+                try:
+                    self.guard_input()
+                finally:
+                    ready.set()
+
+            self.loop.call_soon_threadsafe(put_aside)
+            ready.wait(2)
         self.view.question = question
         self.invalidate()
         question.done.wait()
         if self.view.waiting_since is not None:  # the time the user took is not the model's
             self.view.waiting_since = time.monotonic()
         self.view.question = None  # (after the clock: the spinner is back from here on)
+        if question.guard:
+            self._restore_draft()
         self.invalidate()
         return question.answer
 
@@ -117,6 +148,14 @@ class ReplApp:
         """The text to start the next input line with (once)."""
         text, self._prefill = self._prefill, ""
         return text
+
+    def run_now(self, line: str) -> None:
+        """Run a ``/command`` at once on a thread of its own, beside any answer in progress
+        (Shift+Tab's ``/permissions cycle``): it must not wait for the work queue."""
+        from chatcli_repl.commands import dispatch
+
+        threading.Thread(target=dispatch, args=(self, line), name="chatcli-command",
+                         daemon=True).start()
 
     def enqueue(self, item: WorkItem) -> None:
         """Queue work; shown as queued while an answer is in progress."""
@@ -148,13 +187,91 @@ class ReplApp:
             return None
 
     def _approve(self, call: Any, tool: Any, verdict: Any) -> Approval:
-        if tool.risk.value in self.allow:
-            return Approval(True)
-        args = ", ".join(f"{k}={v!r}" for k, v in call.arguments.items())[:60]
+        """Ask whether a tool call may run: yes once, yes for the session, always (the rule a
+        policy would save), no, or no with a reason that goes back to the model."""
+        risk = tool.risk.value
+        # The kernel's own question (no policy plugin spoke) carries neither reason nor rule:
+        # only then do risk classes pre-approved with --allow, or allowed for the session here,
+        # answer it. A policy that asks with a reason (a dangerous command) is always asked.
+        plain = not verdict.reason and not verdict.rule
+        if plain and risk in self.allow:
+            return Approval(True, "session")
+        if self.ui is None or threading.current_thread() is threading.main_thread():
+            return self._approve_without_ui(call, tool, verdict)
+        if self.flush_answer is not None:  # the question comes under the whole answer
+            self.flush_answer()
+        args = ", ".join(f"{k}={v!r}" for k, v in call.arguments.items())
+        if len(args) > 60:
+            args = args[:59] + "…"
         why = f" — {verdict.reason}" if verdict.reason else ""
-        answer = self.pick(f"Allow {tool.risk.value} tool {call.name}({args})?{why}",
-                           ["allow once", f"allow all {tool.risk.value} tools this session",
-                            "deny"])
-        if answer == 1:
-            self.allow.add(tool.risk.value)
-        return Approval(answer in (0, 1), "session" if answer == 1 else "once")
+        choices: list[tuple[str, str]] = [("once", "yes, once")]
+        if verdict.rule:
+            choices.append(("session", f"yes, for this session ({verdict.rule})"))
+            choices.append(("always", f"always: save the rule {verdict.rule}"))
+        elif plain:
+            choices.append(("session", f"yes, and allow all {risk} tools this session"))
+        else:
+            choices.append(("session", "yes, for this session"))
+        choices += [("no", "no"), ("reason", "no, and tell the model why…")]
+        question = Question(f"Allow {risk} tool {call.name}({args})?{why}",
+                            [label for _, label in choices], guard=APPROVAL_GUARD)
+        answer = self.ask_question(question)
+        scope = choices[answer][0] if answer is not None else "no"
+        if scope == "reason":
+            why_not = Question("Why not? Type it in the input line (the model reads it):", [],
+                               free_text=True)
+            self.ask_question(why_not)
+            return Approval(False, "once", why_not.text.strip() if why_not.answer is not None
+                            else "")
+        if scope == "no":
+            return Approval(False)
+        if scope == "session" and plain:
+            self.allow.add(risk)
+        return Approval(True, scope)
+
+    def _approve_without_ui(self, call: Any, tool: Any, verdict: Any) -> Approval:
+        answer = self._pick_without_ui(
+            f"Allow {tool.risk.value} tool {call.name}?"
+            + (f" — {verdict.reason}" if verdict.reason else ""), ["yes, once", "no"])
+        return Approval(answer == 0)
+
+    def _tool_output(self, line: str) -> None:
+        """A running tool's live output: dim above the input line, the last lines only."""
+        self.view.add_tool_output(line)
+        self.invalidate()
+
+    # ---------------------------------------------------------------- type-ahead
+
+    def guard_input(self) -> None:
+        """An approval was just drawn (UI thread): what was typed before it must not answer it.
+        Bytes the terminal still holds are flushed; the line being typed is put aside (it comes
+        back after the answer)."""
+        import contextlib
+        import sys
+
+        ui = self.ui
+        # (not while the terminal owes an answer to a cursor-position request: flushing it
+        # would make prompt-toolkit wait for it, then call the terminal unable to answer)
+        if ui is None or not ui.renderer.waiting_for_cpr:
+            with contextlib.suppress(Exception):  # not a terminal, or no termios (Windows)
+                import termios
+
+                termios.tcflush(sys.stdin.fileno(), termios.TCIFLUSH)
+        if ui is None:
+            return
+        buffer = ui.current_buffer
+        if buffer.text and self._draft is None:
+            self._draft = buffer.document
+        buffer.reset()
+
+    def _restore_draft(self) -> None:
+        draft, self._draft = self._draft, None
+        ui = self.ui
+        if draft is None or ui is None or self.loop is None:
+            return
+
+        def apply() -> None:
+            if not ui.current_buffer.text:
+                ui.current_buffer.document = draft
+
+        self.loop.call_soon_threadsafe(apply)

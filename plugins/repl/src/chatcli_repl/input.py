@@ -87,22 +87,38 @@ def _find(commands: dict[str, Any], name: str) -> Any:
 
 
 def key_bindings(app: ReplApp) -> KeyBindings:
-    """Newline keys, Ctrl+C while answering, Esc Esc for /rewind, and menu keys."""
+    """Newline keys, Ctrl+C while answering, Esc Esc for /rewind, Shift+Tab for the permission
+    mode, and menu keys (approvals ignore keys typed ahead of them)."""
+    from prompt_toolkit.keys import Keys
+
     bindings = KeyBindings()
     busy = Condition(lambda: app.busy)
     asking = Condition(lambda: app.view.open_question() is not None)
+
+    def _early() -> bool:
+        question = app.view.open_question()
+        return question is not None and question.too_early()
+
+    early = Condition(_early)
 
     @bindings.add("escape", "enter")
     @bindings.add("c-j")
     def _newline(event: Any) -> None:
         event.current_buffer.insert_text("\n")
 
+    # Keys that reach an approval in its first moments were typed for the input line: they are
+    # dropped (letters and digits too, so they cannot build an answer). Ctrl+C still stops.
+    @bindings.add(Keys.Any, filter=early)
+    @bindings.add(Keys.BracketedPaste, filter=early)
+    def _typed_ahead(event: Any) -> None:
+        """Ignored."""
+
     # eager: Esc in a menu acts at once, instead of waiting a second for Esc Enter / Esc Esc
     # (keys typed in that second were swallowed with the Esc).
     @bindings.add("escape", filter=asking, eager=True)
     def _cancel_question(event: Any) -> None:
         question = app.view.open_question()
-        if question is not None:
+        if question is not None and not question.too_early():
             question.settle(None)
 
     @bindings.add("c-c", filter=asking)
@@ -110,26 +126,33 @@ def key_bindings(app: ReplApp) -> KeyBindings:
         # Ctrl+C always stops: at a tool approval it denies the call *and* ends the answer
         # (Esc only declines, and the model goes on).
         _stop(event)
-        _cancel_question(event)
+        question = app.view.open_question()
+        if question is not None:
+            question.settle(None)
 
-    @bindings.add("up", filter=asking)
+    @bindings.add("up", filter=asking & ~early)
     def _up(event: Any) -> None:
         question = app.view.open_question()
-        if question is not None:
+        if question is not None and question.options:
             question.selected = (question.selected - 1) % len(question.options)
 
-    @bindings.add("down", filter=asking)
+    @bindings.add("down", filter=asking & ~early)
     def _down(event: Any) -> None:
         question = app.view.open_question()
-        if question is not None:
+        if question is not None and question.options:
             question.selected = (question.selected + 1) % len(question.options)
 
     @bindings.add("enter", filter=asking)
     def _answer(event: Any) -> None:
         question = app.view.open_question()
-        if question is None:
+        if question is None or question.too_early():
             return
         typed = event.current_buffer.text.strip()
+        if question.free_text:
+            question.text = typed
+            event.current_buffer.reset()
+            question.settle(0)
+            return
         if typed.isdigit() and 1 <= int(typed) <= len(question.options):
             choice = int(typed) - 1
         elif not typed:
@@ -162,6 +185,13 @@ def key_bindings(app: ReplApp) -> KeyBindings:
         if "rewind" in app.host.slash_commands():
             app.submit("/rewind")
 
+    @bindings.add("s-tab", filter=~asking)
+    def _cycle_permissions(event: Any) -> None:
+        # The permission mode changes at once, even while an answer streams (the next tool
+        # call is decided in the new mode), so the command does not wait in the work queue.
+        if "permissions" in app.host.slash_commands():
+            app.run_now("/permissions cycle")
+
     return bindings
 
 
@@ -175,6 +205,12 @@ def build_session(app: ReplApp) -> PromptSession[str]:
         from prompt_toolkit.history import InMemoryHistory
 
         history = InMemoryHistory()
+
+    def guard() -> None:  # drawn inside a render: change the input line just after it
+        if app.loop is not None:
+            app.loop.call_soon(app.guard_input)
+
+    app.view.on_guarded_menu = guard
     return PromptSession(
         message=app.view.message,
         history=history,

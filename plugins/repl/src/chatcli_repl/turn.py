@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from typing import TYPE_CHECKING
@@ -20,6 +21,8 @@ from chatcli import (
 )
 
 if TYPE_CHECKING:
+    from chatcli import ToolCallPart
+
     from chatcli_repl.app import ReplApp
 
 
@@ -33,6 +36,18 @@ def run_turn(app: ReplApp, prompt: Message | None) -> TurnFinished | None:
     plain = not app.settings.markdown
     stream = MarkdownStream(app.console, plain=plain, preview=view.set_preview)
     finished: TurnFinished | None = None
+    started: dict[str, float] = {}  # call id -> when it started
+    side_by_side = False  # several calls run at once (reads): result lines name their call
+
+    def flush() -> None:
+        """Print the answer so far in full (an approval is about to be asked under it)."""
+        nonlocal stream
+        stream.finish()
+        view.set_preview(None)
+        view.status = ""
+        stream = MarkdownStream(app.console, plain=plain, preview=view.set_preview)
+
+    app.flush_answer = flush
     try:
         for event in app.session.run(prompt, cancel):
             if isinstance(event, TextDelta):
@@ -48,16 +63,28 @@ def run_turn(app: ReplApp, prompt: Message | None) -> TurnFinished | None:
                 stream.finish()
                 view.waiting_since = time.monotonic()
                 view.status = ""
-                app.console.print(f"⚙ {event.call.name}", style="cyan", markup=False)
+                side_by_side = side_by_side or bool(started)
+                started[event.call.id] = time.monotonic()
+                app.console.print(f"⚙ {describe_call(event.call)}", style="cyan", markup=False)
                 stream = MarkdownStream(app.console, plain=plain, preview=view.set_preview)
             elif isinstance(event, ToolFinished):
-                mark = "✗" if event.result.is_error else "✓"
-                first = (event.result.content.strip().splitlines() or [""])[0][:90]
-                app.console.print(f"  {mark} {first}", style="dim", markup=False)
+                lines = view.clear_tool_output()
+                began = started.pop(event.call.id, None)
+                if began is None:  # refused before it ran (denied, bad arguments): say which
+                    stream.finish()
+                    app.console.print(f"⚙ {describe_call(event.call)}", style="cyan",
+                                      markup=False)
+                    stream = MarkdownStream(app.console, plain=plain, preview=view.set_preview)
+                app.console.print(_result_line(event, began, lines, side_by_side),
+                                  style="dim", markup=False)
+                side_by_side = side_by_side and bool(started)
+                app.invalidate()
             elif isinstance(event, TurnFinished):
                 finished = event
     finally:
+        app.flush_answer = None
         view.waiting_since = None
+        view.clear_tool_output()
         stream.finish()
         view.set_preview(None)
         app.invalidate()
@@ -72,6 +99,35 @@ def run_turn(app: ReplApp, prompt: Message | None) -> TurnFinished | None:
         app.console.print(f"✗ {line} — {hint}", style="red", markup=False)
     _footer(app, finished, time.monotonic() - start)
     return finished
+
+
+def describe_call(call: ToolCallPart, limit: int = 80) -> str:
+    """A tool call in brief: ``exec(command="pytest -q")``."""
+    if call.raw_arguments is not None:
+        args = call.raw_arguments
+    else:
+        args = ", ".join(f"{key}={json.dumps(value, ensure_ascii=False, default=str)}"
+                         for key, value in call.arguments.items())
+    args = " ".join(args.split())
+    if len(args) > limit:
+        args = args[: limit - 1] + "…"
+    return f"{call.name}({args})"
+
+
+def _result_line(event: ToolFinished, began: float | None, output_lines: int,
+                 named: bool) -> str:
+    """``  ✓ 3 passed in 0.2s (+4 lines) · 1.3s``: the result in brief and the time it took."""
+    result = event.result
+    lines = [line for line in result.content.splitlines() if line.strip()]
+    first = " ".join(lines[0].split()) if lines else "(no output)"
+    if len(first) > 90:
+        first = first[:89] + "…"
+    if len(lines) > 1:
+        first += f" (+{len(lines) - 1} lines)"
+    who = f"{result.name}: " if named else ""  # beside other calls: which one it closes
+    took = f" · {time.monotonic() - began:.1f}s" if began is not None else ""
+    shown = f" · {output_lines:,} lines of output" if output_lines else ""
+    return f"  {'✗' if result.is_error else '✓'} {who}{first}{took}{shown}"
 
 
 def _interrupted(finished: TurnFinished) -> str:

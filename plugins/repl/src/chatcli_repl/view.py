@@ -3,17 +3,31 @@
 from __future__ import annotations
 
 import io
+import re
 import threading
 import time
+from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 
+#: Lines of a running tool's live output kept on screen (the model gets all of it).
+TOOL_OUTPUT_LINES = 10
+
+#: Escape sequences and control characters a tool may print (colours, cursor moves).
+_CONTROL = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b.|"
+                      r"[\x00-\x08\x0b-\x1f\x7f]")
+
 
 @dataclass
 class Question:
-    """A menu shown above the input line; answered with arrows + Enter, a number, or Esc."""
+    """A menu shown above the input line; answered with arrows + Enter, a number, or Esc.
+
+    ``guard`` (seconds): keys arriving that soon after the menu is first drawn are ignored, so
+    that typing meant for the input line cannot answer it (tool approvals). ``free_text``: no
+    options; Enter answers with the text typed in the input line (``text``).
+    """
 
     title: str
     options: list[str]
@@ -21,11 +35,21 @@ class Question:
     answer: int | None = None
     hint: str = ""  # shown under the options after a key that is no answer
     done: threading.Event = field(default_factory=threading.Event)
+    guard: float = 0.0
+    free_text: bool = False
+    text: str = ""
+    drawn_at: float | None = None  # when the menu was first drawn
 
     def settle(self, answer: int | None) -> None:
         """Answer the question (None: cancelled) and wake whoever asked."""
         self.answer = answer
         self.done.set()
+
+    def too_early(self) -> bool:
+        """Whether a key now would come too soon after the menu appeared (typed ahead)."""
+        if not self.guard:
+            return False
+        return self.drawn_at is None or time.monotonic() - self.drawn_at < self.guard
 
 
 class View:
@@ -40,6 +64,11 @@ class View:
         self.queued: list[str] = []
         self.question: Question | None = None
         self.lock = threading.Lock()
+        #: the last lines of a running tool's live output (an exec's), drawn dim
+        self.tool_output: deque[str] = deque(maxlen=TOOL_OUTPUT_LINES)
+        self.tool_output_count = 0
+        #: called (on the UI thread) when a guarded menu is first drawn
+        self.on_guarded_menu: Any = None
 
     def open_question(self) -> Question | None:
         """The menu still waiting for an answer. A settled one takes no more keys and is not
@@ -65,7 +94,46 @@ class View:
         room = max(self.console.height - 8, 3)
         self.preview_ansi = "\n".join(lines[-room:])
 
+    def add_tool_output(self, line: str) -> None:
+        """A line of a running tool's live output (any thread)."""
+        text = line.rstrip("\n")
+        if "\r" in text:  # a progress bar redrawn in place: its last state
+            text = text.rstrip("\r").rsplit("\r", 1)[-1]
+        text = _CONTROL.sub("", text.expandtabs(4))
+        width = max((self.console.width or 80) - 6, 20)
+        if len(text) > width:
+            text = text[: width - 1] + "…"
+        with self.lock:
+            self.tool_output.append(text)
+            self.tool_output_count += 1
+
+    def clear_tool_output(self) -> int:
+        """Forget the live output (the tool finished); returns how many lines it had."""
+        with self.lock:
+            count = self.tool_output_count
+            self.tool_output.clear()
+            self.tool_output_count = 0
+        return count
+
     # ---------------------------------------------------------------- read by the UI
+
+    def _note_drawn(self, question: Question) -> None:
+        """When the menu is drawn: the first time, and (for a guarded menu, while its guard
+        lasts) again whenever the whole screen is drawn afresh — after a line was printed above
+        the input line, which briefly takes the menu off the screen. Keys are ignored until the
+        menu has been on screen, undisturbed, for ``question.guard`` seconds."""
+        fresh = question.drawn_at is None
+        if not fresh and question.guard and question.too_early() and (
+                time.monotonic() - (question.drawn_at or 0.0) > 0.02):  # not the same frame
+            from prompt_toolkit.application.current import get_app_or_none
+
+            app = get_app_or_none()
+            fresh = app is not None and app.renderer.last_rendered_screen is None
+        if not fresh:
+            return
+        question.drawn_at = time.monotonic()
+        if question.guard and self.on_guarded_menu is not None:
+            self.on_guarded_menu()
 
     def message(self) -> Any:
         """The prompt's message: live area lines, then the prompt marker."""
@@ -75,6 +143,14 @@ class View:
         if self.preview_ansi:
             parts.append(ANSI(self.preview_ansi + "\n"))
         status: list[tuple[str, str]] = []
+        with self.lock:
+            output, count = list(self.tool_output), self.tool_output_count
+        if output:
+            if count > len(output):
+                status.append(("fg:ansibrightblack", f"  │ … {count - len(output):,} earlier "
+                                                     "lines\n"))
+            for line in output:
+                status.append(("fg:ansibrightblack", f"  │ {line}\n"))
         if self.waiting_since is not None and self.question is None:  # a menu waits for the user
             elapsed = time.monotonic() - self.waiting_since
             frame = SPINNER[int(elapsed * 10) % len(SPINNER)]
@@ -91,6 +167,7 @@ class View:
             status.append(("fg:ansiyellow", f"  ⏳ queued: {first[:80]}\n"))
         question = self.open_question()
         if question is not None:
+            self._note_drawn(question)
             status.append(("bold", f"{question.title}\n"))
             for index, option in enumerate(question.options):
                 mark = "❯" if index == question.selected else " "
@@ -99,6 +176,7 @@ class View:
             if question.hint:
                 status.append(("fg:ansiyellow", f"  {question.hint}\n"))
             status.append(("fg:ansibrightblack",
+                           "  type it and press Enter; Esc for none\n" if question.free_text else
                            "  ↑/↓ and Enter, or type a number; Esc cancels\n"))
         parts.append(FormattedText(status))
         parts.append(FormattedText([("bold fg:ansigreen", "› ")]))
