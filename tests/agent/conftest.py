@@ -11,13 +11,13 @@ calls.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
+from agent_support import Recorder
 from chatcli import (
-    Approval,
     Message,
     PluginHost,
     Risk,
@@ -170,19 +170,6 @@ class StandInTools:
 
 
 @dataclass
-class Recorder:
-    """An approver that records each question and answers from a list (default: no)."""
-
-    answers: list[Any] = field(default_factory=list)
-    questions: list[tuple[str, dict[str, Any], str, str | None]] = field(default_factory=list)
-
-    def __call__(self, call: Any, tool: Any, verdict: Any) -> Approval:
-        self.questions.append((call.name, dict(call.arguments), verdict.reason, verdict.rule))
-        answer = self.answers.pop(0) if self.answers else Approval(False, reason="no")
-        return answer if isinstance(answer, Approval) else Approval(bool(answer))
-
-
-@dataclass
 class Outcome:
     """What one driven turn did."""
 
@@ -283,18 +270,3 @@ def policy(ws: Workspace):
                       rules=[parse_rule(text, effect, "test") for effect, text in rules])
 
     return make
-
-
-def call(name: str, **arguments: Any) -> tuple[Any, Any]:
-    """A tool call and the stand-in tool's spec, for :meth:`Policy.judge`."""
-    from chatcli import ToolCallPart, ToolSpec
-
-    risks = {"read": Risk.READ, "search": Risk.READ, "glob": Risk.READ, "tree": Risk.READ,
-             "write": Risk.WRITE, "edit": Risk.WRITE, "multiedit": Risk.WRITE,
-             "apply_patch": Risk.WRITE, "exec": Risk.EXECUTE, "test": Risk.EXECUTE,
-             "git": Risk.READ}
-    subjects = {"exec": "command", "test": "command", "multiedit": None, "apply_patch": None,
-                "git": None}
-    spec = ToolSpec(name, f"stand-in {name}", risk=risks.get(name, Risk.EXECUTE),
-                    subject=subjects.get(name, "path") if name in risks else None)
-    return ToolCallPart(name=name, arguments=arguments), spec

@@ -5,10 +5,9 @@ only a person's per-call yes runs it."""
 from __future__ import annotations
 
 import pytest
+from agent_support import Recorder, call
 from chatcli import Approval, Decision
 from chatcli_agent.permissions.dangerous import DANGERS
-
-from tests.agent.conftest import Recorder, call
 
 POSITIVE = [(d.name, example) for d in DANGERS for example in d.examples]
 NEGATIVE = [(d.name, example) for d in DANGERS for example in d.near_misses]

@@ -5,12 +5,11 @@ raises; a compound command is allowed only when every part of it is."""
 from __future__ import annotations
 
 import pytest
+from agent_support import call
 from chatcli import Decision
 from chatcli_agent._shell import analyse, expand_braces, parse
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from tests.agent.conftest import call
 
 
 def names(text: str) -> list[list[str]]:

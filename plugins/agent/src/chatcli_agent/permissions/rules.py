@@ -184,7 +184,7 @@ def _glob_regex(pattern: str) -> re.Pattern[str]:
                 body = pattern[index + 1:end]
                 if body[:1] in ("!", "^"):
                     body = "^" + body[1:]
-                out.append("[" + body.replace("\\", "\\\\") + "]")
+                out.append("[" + body.replace("\\", "\\\\").replace("[", "\\[") + "]")
                 index = end
         else:
             out.append(re.escape(char))
