@@ -30,8 +30,10 @@ __all__ = ["Outcome", "Sandbox", "choose_sandbox", "run_command"]
 
 #: Seconds between SIGTERM and SIGKILL.
 KILL_GRACE = 2.0
-#: Seconds the output may still flow after the command exits (then what is left is killed).
+#: Seconds of silence after the command exits before what it left running is killed (output
+#: still flowing, from the pipe or from what is queued, keeps it reading, up to LINGER).
 DRAIN = 0.3
+LINGER = 10.0
 #: A line longer than this is split (a progress bar without newlines).
 MAX_LINE = 4_000
 
@@ -277,6 +279,7 @@ def run_command(
     outcome = Outcome(exit_code=None, output="", seconds=0.0)
     deadline = started + timeout
     exited_at: float | None = None
+    last_line = started
     finished_reading = False
     try:
         while True:
@@ -287,21 +290,22 @@ def run_command(
                 empty = True
             else:
                 empty = False
+            now = time.monotonic()
             if not empty:
                 if line is None:
                     finished_reading = True
                 else:
+                    last_line = now
                     collector.add(line)
                     with contextlib.suppress(Exception):
                         output(line)
             if process.poll() is not None:
                 if exited_at is None:
-                    exited_at = time.monotonic()
-                if finished_reading or time.monotonic() - exited_at > DRAIN:
+                    exited_at = now
+                if finished_reading or now - max(exited_at, last_line) > DRAIN or (
+                        now - exited_at > LINGER):
                     break
                 continue
-            if finished_reading and empty:
-                time.sleep(0.02)
             if cancelled():
                 outcome.cancelled = True
                 _kill_group(process)
@@ -318,7 +322,8 @@ def run_command(
         if process.poll() is not None and _group_alive(process.pid):
             outcome.killed_leftovers = not (outcome.timed_out or outcome.cancelled)
             _kill_group(process, grace=0.5)
-        stop.set()
+        reader.join(timeout=1)  # what is still in the pipe (a process that left the group
+        stop.set()  # may hold it open: then stop reading)
         reader.join(timeout=2)
         with contextlib.suppress(OSError):
             os.close(read_fd)
