@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 import tomllib
 from pathlib import Path
-from typing import Any, get_args
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.fields import FieldInfo
@@ -54,6 +54,10 @@ class ProviderSettings(BaseModel):
     api_key_env: str | None = Field(None, description="Variable to read the API key from.")
     timeout: float = Field(120.0, gt=0, description="Seconds to wait for a response.")
     max_retries: int = Field(3, ge=0, le=10, description="Retries on 429/5xx/network errors.")
+    tool_calls: Literal["auto", "native", "text"] = Field(
+        "auto", description="How tools are offered: native (the API's tool calls), text "
+                            "(described in the prompt, for servers without tool support), "
+                            "auto (what the provider supports).")
 
 
 class Settings(BaseModel):

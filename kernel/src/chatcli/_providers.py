@@ -196,6 +196,14 @@ def build_provider(
     return _start(spec, config), config
 
 
+def native_tools(spec: ProviderSpec, settings: Settings) -> bool:
+    """Whether the engine offers tools through the API (True) or the text protocol (False):
+    ``[providers.NAME] tool_calls`` when it says native or text, else the provider's
+    capability."""
+    chosen = settings.provider_settings(spec.name).tool_calls
+    return spec.capabilities.native_tools if chosen == "auto" else chosen == "native"
+
+
 def _start(spec: ProviderSpec, config: ProviderConfig) -> Provider:
     """``spec.factory(config)``, with a plugin's unexpected failure (an SDK that does not
     import, a bug, ``sys.exit()``) turned into one :class:`ProviderError` line naming it."""

@@ -21,7 +21,13 @@ from chatcli._conversation import Conversation
 from chatcli._engine import Approver, Engine, EngineEvent, attach_hooks
 from chatcli._errors import ConfigError, UsageError
 from chatcli._plugins import PluginHost
-from chatcli._providers import build_provider, choose_provider, find_provider, has_key
+from chatcli._providers import (
+    build_provider,
+    choose_provider,
+    find_provider,
+    has_key,
+    native_tools,
+)
 from chatcli._specs import Provider, ProviderSpec
 from chatcli._streaming import Retrying
 from chatcli._types import Message, Role
@@ -161,7 +167,7 @@ class Session:
         self._engine = Engine(
             self.host, settings, self._wrap(provider), spec.name, config.model,
             workspace=self.workspace, approver=self._approver, interactive=self.interactive,
-            max_retries=config.max_retries, native_tools=spec.capabilities.native_tools,
+            max_retries=config.max_retries, native_tools=native_tools(spec, settings),
             sleep=self._sleep, on_retry=self._on_retry, on_tool_output=self._on_tool_output,
         )
         self._begin(conversation)
@@ -237,7 +243,7 @@ class Session:
             model = engine.model
         new, config = build_provider(spec, self.settings, model)
         engine.use(self._wrap(new), spec.name, config.model, max_retries=config.max_retries,
-                   native_tools=spec.capabilities.native_tools)
+                   native_tools=native_tools(spec, self.settings))
         self._spec = spec
 
     def update_settings(self, **changes: Any) -> Settings:
