@@ -49,7 +49,18 @@ _EXPORTS: dict[str, str] = {
     "Approval": "chatcli._calls",
     "UsageEvent": "chatcli._calls",
     "ProviderOption": "chatcli._specs",
+    "PullKind": "chatcli._specs",
     "new_id": "chatcli._types",
+    # compaction
+    "Compaction": "chatcli._compaction",
+    "CompactionJob": "chatcli._compaction",
+    "CompactionReport": "chatcli._compaction",
+    "CompactionStrategy": "chatcli._compaction",
+    "TokenCounter": "chatcli._compaction",
+    "apply_compactions": "chatcli._compaction",
+    "check_compaction": "chatcli._compaction",
+    "describe_messages": "chatcli._compaction",
+    "Compacted": "chatcli._engine",
     # conversation, engine, session
     "Checkpoint": "chatcli._conversation",
     "Conversation": "chatcli._conversation",

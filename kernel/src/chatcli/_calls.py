@@ -88,6 +88,9 @@ class ChatRequest:
     max_tokens: int | None = None
     temperature: float | None = None
     options: dict[str, Any] = field(default_factory=dict)
+    #: how long the provider should keep the cached prefix (one of its
+    #: ``Capabilities.cache_ttls``; None: its default); providers without a choice ignore it
+    cache_ttl: str | None = None
 
     def ordered_system(self) -> list[PromptSection]:
         """System sections in prompt order: stable ones first, then volatile ones."""

@@ -58,6 +58,9 @@ class ProviderSettings(BaseModel):
         "auto", description="How tools are offered: native (the API's tool calls), text "
                             "(described in the prompt, for servers without tool support), "
                             "auto (what the provider supports).")
+    context_window: int | None = Field(
+        None, ge=1_000, le=10_000_000,
+        description="Tokens the model's context holds (overrides what the provider says).")
 
 
 class Settings(BaseModel):
@@ -92,6 +95,22 @@ class Settings(BaseModel):
         description="Folders outside the workspace that tools may read and write.")
     max_calls_per_step: int = Field(
         16, ge=1, le=256, description="Tool calls one model answer may make (more are refused).")
+    compact_threshold: float = Field(
+        0.75, ge=0, le=1,
+        description="Compact the chat's view when it fills this share of the context window "
+                    "(0: never by itself).")
+    agent_compact_threshold: float = Field(
+        0.6, ge=0, le=1,
+        description="The same for agent runs, checked before every step (0: never).")
+    compact_keep_recent: int = Field(
+        8, ge=0, le=200, description="Newest messages a compaction keeps verbatim.")
+    compact_timeout: float = Field(
+        600.0, gt=0, le=86_400,
+        description="Seconds a model-written summary may take before compaction falls back.")
+    context_window: int | None = Field(
+        None, ge=1_000, le=10_000_000,
+        description="Tokens the model's context holds (default: what the provider says, "
+                    "else 128,000).")
     providers: dict[str, ProviderSettings] = Field(default_factory=dict)
 
     def provider_settings(self, name: str) -> ProviderSettings:

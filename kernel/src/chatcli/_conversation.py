@@ -17,6 +17,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from chatcli._compaction import Compaction, apply_compactions
 from chatcli._types import Message, Role, new_id
 
 __all__ = ["Checkpoint", "Conversation", "ConversationObserver"]
@@ -43,6 +44,9 @@ class ConversationObserver:
     def head_moved(self, conversation: Conversation, head: str | None, reason: str) -> None:
         """The head moved to ``head`` for ``reason`` ("rewind", "undo", "clear", "retry")."""
 
+    def view_changed(self, conversation: Conversation, reason: str) -> None:
+        """The compactions changed for ``reason`` ("compact", "undo")."""
+
 
 class Conversation:
     """An append-only message log with a head pointer and checkpoints."""
@@ -64,6 +68,8 @@ class Conversation:
         self.head: str | None = None
         self.checkpoints: list[Checkpoint] = []
         self._head_history: list[str | None] = []
+        #: the compactions of the view, oldest first (see :meth:`view`)
+        self.compactions: list[Compaction] = []
         self.observers: list[ConversationObserver] = []
 
     # ----------------------------------------------------------------- reading
@@ -88,6 +94,27 @@ class Conversation:
             cursor = message.parent_id
         path.reverse()
         return path
+
+    def view(self) -> list[Message]:
+        """What the model is sent: :meth:`messages` with the compactions applied (summaries and
+        trimmed copies standing in for ranges of the log). A compaction whose range is no longer
+        on the path (after a rewind) does not apply."""
+        path = self.messages()
+        return apply_compactions(path, self.compactions) if self.compactions else path
+
+    def archived(self, compaction_id: str) -> list[Message]:
+        """The messages compaction ``compaction_id`` (or a unique prefix) stands for, as the view
+        had them before it was made. Raises KeyError when there is no such compaction."""
+        matches = [i for i, c in enumerate(self.compactions) if c.id.startswith(compaction_id)]
+        if len(matches) != 1:
+            raise KeyError(f"no single compaction matches {compaction_id!r}")
+        index = matches[0]
+        compaction = self.compactions[index]
+        before = apply_compactions(self.messages(), self.compactions[:index])
+        ids = [m.id for m in before]
+        if compaction.first not in ids or compaction.last not in ids:
+            return []
+        return before[ids.index(compaction.first):ids.index(compaction.last) + 1]
 
     def last(self, role: Role | None = None) -> Message | None:
         """The newest message on the current path, optionally of a given role."""
@@ -147,6 +174,27 @@ class Conversation:
             observer.head_moved(self, previous, "undo")
         return True
 
+    def compact(self, compaction: Compaction) -> None:
+        """Add ``compaction`` to the view (checked by its maker; see
+        :func:`chatcli.check_compaction`)."""
+        self.compactions.append(compaction)
+        for observer in self.observers:
+            observer.view_changed(self, "compact")
+
+    def undo_compaction(self) -> Compaction | None:
+        """Remove the newest compaction that applies to the current path (its range is back in
+        the view); returns it, or None when there is none."""
+        path = self.messages()
+        for index in range(len(self.compactions) - 1, -1, -1):
+            before = apply_compactions(path, self.compactions[:index])
+            after = apply_compactions(before, [self.compactions[index]])
+            if after is not before:
+                removed = self.compactions.pop(index)
+                for observer in self.observers:
+                    observer.view_changed(self, "undo")
+                return removed
+        return None
+
     def clear(self) -> None:
         """Start over with an empty view; the log keeps everything (undo brings it back)."""
         self.move_head(None, "clear")
@@ -162,12 +210,14 @@ class Conversation:
         max_checkpoints: int = 20,
         head_history: list[str | None] | None = None,
         metadata: dict[str, Any] | None = None,
+        compactions: list[Compaction] | None = None,
     ) -> Conversation:
         """Rebuild a conversation from stored messages (parents before children, or any order)
         without notifying observers.
 
         ``head_history`` is the undo stack (heads before each rewind/clear, oldest first), so
-        :meth:`undo` works after a restart; entries not in the log are dropped.
+        :meth:`undo` works after a restart; entries not in the log are dropped. ``compactions``
+        are the view's compactions, oldest first.
         """
         conversation = cls(id=id, title=title, max_checkpoints=max_checkpoints,
                            metadata=dict(metadata or {}))
@@ -178,4 +228,5 @@ class Conversation:
         conversation._head_history = [
             h for h in (head_history or []) if h is None or h in conversation._log
         ]
+        conversation.compactions = list(compactions or [])
         return conversation

@@ -19,7 +19,7 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -36,9 +36,16 @@ from chatcli._calls import (
     UsageEvent,
     Verdict,
 )
+from chatcli._compaction import (
+    CompactionJob,
+    CompactionReport,
+    TokenCounter,
+    describe_messages,
+    run_compaction,
+)
 from chatcli._config import Settings
 from chatcli._conversation import Checkpoint, Conversation, ConversationObserver
-from chatcli._errors import ChatcliError
+from chatcli._errors import ChatcliError, ContextTooLongError
 from chatcli._plugins import PluginHost
 from chatcli._specs import Decision, Provider, Risk, StopReason
 from chatcli._streaming import Retrying, read_answer
@@ -95,8 +102,18 @@ class TurnFinished:
         return ""
 
 
+@dataclass
+class Compacted:
+    """The view was compacted before a model call (``report`` says how much and how)."""
+
+    report: CompactionReport
+
+
 #: What :meth:`Engine.run` yields.
-EngineEvent = TextDelta | Retrying | ToolStarted | ToolFinished | TurnFinished
+EngineEvent = TextDelta | Retrying | ToolStarted | ToolFinished | Compacted | TurnFinished
+
+#: The context window assumed when neither the settings nor the provider give one.
+DEFAULT_CONTEXT_WINDOW = 128_000
 
 _BASE_PROMPT = (
     "You are chatcli, an AI assistant in a developer's terminal. Answer concisely in markdown. "
@@ -128,6 +145,7 @@ class Use:
     model: str
     max_retries: int = 3
     native_tools: bool = True
+    context_window: int = DEFAULT_CONTEXT_WINDOW
 
 
 class _Turn:
@@ -226,6 +244,7 @@ class Engine:
         interactive: bool = False,
         max_retries: int = 3,
         native_tools: bool = True,
+        context_window: int | None = None,
         sleep: Callable[[float], None] | None = None,
         on_retry: Callable[[Retrying], None] | None = None,
         on_tool_output: Callable[[str], None] | None = None,
@@ -238,21 +257,26 @@ class Engine:
         self.workspace = (workspace or Path.cwd()).resolve()
         self.approver = approver
         self.interactive = interactive
+        #: the token estimate, corrected by what the provider counted on the last call
+        self.tokens = TokenCounter()
         self.use(provider, provider_name, model, max_retries=max_retries,
-                 native_tools=native_tools)
+                 native_tools=native_tools, context_window=context_window)
         self._sleep = sleep
         self._text_cache: dict[str, tuple[Message, Message]] = {}
         #: told of each retry before the wait starts (the same Retrying is also yielded)
         self.on_retry = on_retry
 
     def use(self, provider: Provider, provider_name: str, model: str, *, max_retries: int = 3,
-            native_tools: bool = True) -> None:
+            native_tools: bool = True, context_window: int | None = None) -> None:
         """Answer with ``provider``/``model`` from the next model call on; history is kept.
 
         ``native_tools`` False: the model has no native tool calling, so tools are described in
         the prompt and calls are parsed from the answer text (:mod:`chatcli._toolcall`).
+        ``context_window``: the tokens the model holds (compaction's yardstick).
         """
-        self.current = Use(provider, provider_name, model, max_retries, native_tools)
+        self.current = Use(provider, provider_name, model, max_retries, native_tools,
+                           context_window or DEFAULT_CONTEXT_WINDOW)
+        self.tokens.ratio = 1.0  # another model counts differently
 
     @property
     def provider(self) -> Provider:
@@ -300,7 +324,7 @@ class Engine:
         """The request for the next model call on ``conversation`` (with the provider and
         settings in use now, or the turn's)."""
         use, settings = use or self.current, settings or self.settings
-        messages = conversation.messages()
+        messages = conversation.view()
         specs = [tool.spec() for tool in self.tools.values()]
         sections = self.sections(messages, use, settings)
         if specs and not use.native_tools:
@@ -354,7 +378,14 @@ class Engine:
             for call_number in range(turn.settings.max_turns):
                 if call_number:  # a checkpoint before every model call; the first is the prompt's
                     conversation.checkpoint(f"{_turn_label(conversation)} (step {call_number + 1})")
-                error = yield from self._model_step(turn, cancel)
+                request = yield from self._compact_if_full(turn)
+                error = yield from self._model_step(turn, cancel, request)
+                if isinstance(error, ContextTooLongError) and self.host.strategies():
+                    report = self.compact(conversation, reason="overflow", use=turn.use,
+                                          settings=turn.settings)
+                    yield Compacted(report)
+                    if report.changed:
+                        error = yield from self._model_step(turn, cancel)
                 if error is not None:
                     yield turn.finished(StopReason.ERROR, error)
                     return
@@ -376,12 +407,108 @@ class Engine:
                 return
             yield turn.finished(StopReason.INTERRUPTED)
 
-    def _model_step(self, turn: _Turn, cancel: threading.Event | None
-                    ) -> Iterator[EngineEvent]:
-        """Stream one answer and append it; returns the error that ended it, if any."""
+    # ------------------------------------------------------------------ compaction
+
+    def context_tokens(self, conversation: Conversation, use: Use | None = None,
+                       settings: Settings | None = None) -> int:
+        """The corrected token estimate of the next request on ``conversation``."""
+        request = self.build_request(conversation, use, settings)
+        return int(_raw_request_tokens(self.tokens, request) * self.tokens.ratio)
+
+    def _compact_if_full(self, turn: _Turn) -> Generator[EngineEvent, None, ChatRequest | None]:
+        """Compact the view when the next request passes the threshold; returns that request
+        when it still stands (nothing was compacted), else None."""
+        request = self.build_request(turn.conversation, turn.use, turn.settings)
+        threshold = turn.settings.compact_threshold
+        tokens = _raw_request_tokens(self.tokens, request) * self.tokens.ratio
+        if threshold <= 0 or tokens <= threshold * turn.use.context_window:
+            return request
+        if not self.host.strategies():
+            return request
+        report = self.compact(turn.conversation, reason="threshold", use=turn.use,
+                              settings=turn.settings)
+        yield Compacted(report)
+        return None if report.changed else request
+
+    def compact(self, conversation: Conversation, *, reason: str = "manual",
+                instruction: str | None = None, use: Use | None = None,
+                settings: Settings | None = None) -> CompactionReport:
+        """Run the registered compaction strategies on ``conversation``'s view (see
+        :class:`chatcli.CompactionJob`); returns what they did. The budget is half the context
+        window for a manual or overflow compaction and 60 % of the trigger otherwise, so the next
+        turns have room."""
+        use, settings = use or self.current, settings or self.settings
+        request = self.build_request(conversation, use, settings)
+        view_tokens = self.tokens.estimate(conversation.view())
+        system_tokens = max(0, int(_raw_request_tokens(self.tokens, request)
+                                   * self.tokens.ratio) - view_tokens)
+        window = use.context_window
+        threshold = settings.compact_threshold or 0.75
+        budget = int(window * (0.5 if reason != "threshold" else threshold * 0.6))
+        if reason == "overflow":  # the provider counted more than the estimate says
+            budget = min(budget, (view_tokens + system_tokens) // 2)
+        job = CompactionJob(
+            view=conversation.view(), budget=max(budget - system_tokens, 0),
+            keep_recent=settings.compact_keep_recent,
+            count=lambda messages: self.tokens.estimate(messages),
+            summarize=lambda messages, instructions: self._summarize(
+                messages, instructions, use, settings),
+            settings=settings, reason=reason, instruction=instruction,
+        )
+        return run_compaction(
+            list(self.host.strategies().values()), job, conversation.compact,
+            warn=self.host.warn,
+            before=lambda name: self.host.hooks.before_compaction(conversation=conversation,
+                                                                  strategy=name),
+            after=lambda name, _compaction, removed: self.host.hooks.after_compaction(
+                conversation=conversation, strategy=name, removed=removed),
+        )
+
+    def _summarize(self, messages: Any, instructions: str, use: Use,
+                   settings: Settings) -> str:
+        """The model's text about ``messages`` following ``instructions`` (no tools), within
+        ``compact_timeout`` seconds."""
+        request = ChatRequest(
+            model=use.model,
+            system=[PromptSection(name="compaction", text=instructions, order=0)],
+            messages=[Message.user(describe_messages(messages, limit=4_000))],
+            max_tokens=settings.max_tokens,
+        )
+        cancel = threading.Event()
+        timer = threading.Timer(settings.compact_timeout, cancel.set)
+        timer.daemon = True
+        timer.start()
+        text: list[str] = []
+        try:
+            for event in read_answer(
+                lambda: use.provider.stream(request), who=use.provider_name,
+                max_retries=use.max_retries,
+                response_timeout=min(settings.response_timeout, settings.compact_timeout),
+                cancel=cancel, sleep=self._sleep,
+            ):
+                if cancel.is_set():
+                    break
+                if isinstance(event, TextDelta):
+                    text.append(event.text)
+        except KeyboardInterrupt:
+            if not cancel.is_set():
+                raise
+        finally:
+            timer.cancel()
+        if cancel.is_set():
+            raise ChatcliError(f"the summary took longer than {settings.compact_timeout:g} s",
+                               "raise compact_timeout, or compact by hand with /compact")
+        return "".join(text).strip()
+
+    def _model_step(self, turn: _Turn, cancel: threading.Event | None,
+                    request: ChatRequest | None = None) -> Iterator[EngineEvent]:
+        """Stream one answer and append it; returns the error that ended it, if any.
+        ``request`` is the one built for this step already, if any."""
         use = turn.use
-        request = self.build_request(turn.conversation, use, turn.settings)
+        if request is None:
+            request = self.build_request(turn.conversation, use, turn.settings)
         self.host.hooks.before_request(request=request, conversation=turn.conversation)
+        estimated = _raw_request_tokens(self.tokens, request)
         answer = turn.answer = _Answer()
         try:
             for event in read_answer(
@@ -409,6 +536,8 @@ class Engine:
         if self.tools and not use.native_tools:
             specs = [tool.spec() for tool in self.tools.values()]
             answer.calls.extend(parse_tool_calls("".join(answer.text), specs))
+        if answer.usage.input_tokens:
+            self.tokens.observe(estimated, answer.usage.input_tokens)
         turn.end_answer(interrupted=False)
         return None
 
@@ -617,6 +746,14 @@ def _turn_label(conversation: Conversation) -> str:
     return _first_line(user.text) if user is not None else "(empty)"
 
 
+def _raw_request_tokens(tokens: TokenCounter, request: ChatRequest) -> int:
+    """The uncorrected estimate of a whole request: messages, system prompt and tools."""
+    tools = sum(len(t.name) + len(t.description) + len(json.dumps(t.parameters))
+                for t in request.tools)
+    system = sum(len(s.text) for s in request.system)
+    return tokens.raw(request.messages) + int((system + tools) / 4)
+
+
 def _as_text_protocol(message: Message) -> Message:
     """``message`` as a model without native tools sees it: calls stay as the text it wrote,
     results arrive as a user message."""
@@ -645,6 +782,9 @@ class HookObserver(ConversationObserver):
 
     def head_moved(self, conversation: Conversation, head: str | None, reason: str) -> None:
         self.host.hooks.head_moved(conversation=conversation, head=head, reason=reason)
+
+    def view_changed(self, conversation: Conversation, reason: str) -> None:
+        self.host.hooks.view_changed(conversation=conversation, reason=reason)
 
 
 def attach_hooks(conversation: Conversation, host: PluginHost) -> None:

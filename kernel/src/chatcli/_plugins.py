@@ -39,11 +39,19 @@ if TYPE_CHECKING:
         ToolSpec,
         Verdict,
     )
+    from chatcli._compaction import CompactionStrategy
     from chatcli._config import Settings
     from chatcli._conversation import Checkpoint, Conversation
     from chatcli._errors import ChatcliError
     from chatcli._session import Session, SessionOptions
-    from chatcli._specs import Decision, ProviderSpec, RestorePoint, SkillSource, SlashCommand
+    from chatcli._specs import (
+        Decision,
+        ProviderSpec,
+        PullKind,
+        RestorePoint,
+        SkillSource,
+        SlashCommand,
+    )
     from chatcli._types import Message, ToolCallPart, ToolResultPart
 
 __all__ = [
@@ -320,6 +328,27 @@ class PluginHost:
                              lambda register: self.hooks.register_skill_sources(
                                  register=register))
 
+    def warn(self, line: str) -> None:
+        """Report ``line`` where this host's one-line warnings go."""
+        self._warn(line)
+
+    def strategies(self) -> dict[str, CompactionStrategy]:
+        """The registered :class:`~chatcli.CompactionStrategy` objects, by name."""
+        from chatcli._compaction import CompactionStrategy
+
+        return self._collect("compaction strategy", CompactionStrategy, lambda s: s.name,
+                             lambda register: self.hooks.register_compaction_strategies(
+                                 register=register))
+
+    def pull_kinds(self) -> dict[str, PullKind]:
+        """The registered :class:`~chatcli.PullKind` objects (what ``context_pull`` brings
+        back), by name."""
+        from chatcli._specs import PullKind
+
+        return self._collect("pull kind", PullKind, lambda kind: kind.name,
+                             lambda register: self.hooks.register_pull_kinds(
+                                 register=register))
+
     # ------------------------------------------------------------------ introspection
 
     def plugin_infos(self) -> list[PluginInfo]:
@@ -384,6 +413,13 @@ class HookCalls:
 
     def register_skill_sources(self, *, register: Callable[[SkillSource], None]) -> None:
         self._hook.register_skill_sources(register=register)
+
+    def register_compaction_strategies(
+            self, *, register: Callable[[CompactionStrategy], None]) -> None:
+        self._hook.register_compaction_strategies(register=register)
+
+    def register_pull_kinds(self, *, register: Callable[[PullKind], None]) -> None:
+        self._hook.register_pull_kinds(register=register)
 
     def register_commands(self, *, cli: click.Group) -> None:
         self._hook.register_commands(cli=cli)
@@ -458,3 +494,15 @@ class HookCalls:
 
     def head_moved(self, *, conversation: Conversation, head: str | None, reason: str) -> None:
         self._hook.head_moved(conversation=conversation, head=head, reason=reason)
+
+    def view_changed(self, *, conversation: Conversation, reason: str) -> None:
+        self._hook.view_changed(conversation=conversation, reason=reason)
+
+    # compaction
+    def before_compaction(self, *, conversation: Conversation, strategy: str) -> None:
+        self._hook.before_compaction(conversation=conversation, strategy=strategy)
+
+    def after_compaction(self, *, conversation: Conversation, strategy: str,
+                         removed: int) -> None:
+        self._hook.after_compaction(conversation=conversation, strategy=strategy,
+                                    removed=removed)

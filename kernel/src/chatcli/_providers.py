@@ -204,6 +204,13 @@ def native_tools(spec: ProviderSpec, settings: Settings) -> bool:
     return spec.capabilities.native_tools if chosen == "auto" else chosen == "native"
 
 
+def context_window(spec: ProviderSpec, settings: Settings, model: str) -> int | None:
+    """The tokens ``model``'s context holds: ``[providers.NAME] context_window``, else the
+    ``context_window`` setting, else what the provider registered, else None."""
+    return (settings.provider_settings(spec.name).context_window or settings.context_window
+            or spec.context_window(model))
+
+
 def _start(spec: ProviderSpec, config: ProviderConfig) -> Provider:
     """``spec.factory(config)``, with a plugin's unexpected failure (an SDK that does not
     import, a bug, ``sys.exit()``) turned into one :class:`ProviderError` line naming it."""

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from chatcli._compaction import Compaction, CompactionReport
 from chatcli._config import Settings
 from chatcli._conversation import Conversation
 from chatcli._engine import Approver, Engine, EngineEvent, attach_hooks
@@ -24,6 +25,7 @@ from chatcli._plugins import PluginHost
 from chatcli._providers import (
     build_provider,
     choose_provider,
+    context_window,
     find_provider,
     has_key,
     native_tools,
@@ -168,6 +170,7 @@ class Session:
             self.host, settings, self._wrap(provider), spec.name, config.model,
             workspace=self.workspace, approver=self._approver, interactive=self.interactive,
             max_retries=config.max_retries, native_tools=native_tools(spec, settings),
+            context_window=context_window(spec, settings, config.model),
             sleep=self._sleep, on_retry=self._on_retry, on_tool_output=self._on_tool_output,
         )
         self._begin(conversation)
@@ -222,6 +225,21 @@ class Session:
         """One turn on the current conversation (see :meth:`chatcli.Engine.run`)."""
         return self.engine.run(self.conversation, prompt, cancel)
 
+    def compact(self, instruction: str | None = None) -> CompactionReport:
+        """Compact the conversation's view now (``/compact``): every registered strategy runs
+        once, the summary steered by ``instruction``; the log keeps everything."""
+        return self.engine.compact(self.conversation, reason="manual", instruction=instruction)
+
+    def undo_compaction(self) -> Compaction | None:
+        """Put the range of the newest compaction back into the view; returns it (None when
+        there was nothing to undo)."""
+        return self.conversation.undo_compaction()
+
+    def context_tokens(self) -> int:
+        """The estimate of the next request's input tokens (corrected by the provider's count)
+        — compare with ``engine.current.context_window``."""
+        return self.engine.context_tokens(self.conversation)
+
     def set_conversation(self, conversation: Conversation) -> None:
         """Replace the current conversation (load, new, fork): ``session_end`` for the old one,
         ``session_start`` for the new one."""
@@ -243,7 +261,8 @@ class Session:
             model = engine.model
         new, config = build_provider(spec, self.settings, model)
         engine.use(self._wrap(new), spec.name, config.model, max_retries=config.max_retries,
-                   native_tools=native_tools(spec, self.settings))
+                   native_tools=native_tools(spec, self.settings),
+                   context_window=context_window(spec, self.settings, config.model))
         self._spec = spec
 
     def update_settings(self, **changes: Any) -> Settings:

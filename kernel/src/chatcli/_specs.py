@@ -76,6 +76,9 @@ class Capabilities(NamedTuple):
     native_tools: bool = True
     prompt_caching: bool = False
     vision: bool = False
+    #: how long a cached prompt prefix may be kept, shortest first (Anthropic: ``("5m", "1h")``);
+    #: empty when the provider has no choice
+    cache_ttls: tuple[str, ...] = ()
 
 
 class ProviderOption(NamedTuple):
@@ -139,6 +142,8 @@ class ProviderSpec(NamedTuple):
     highest-priority keyless one with ``auto_select`` (the in-process offline model). Servers that
     may not be running (Ollama, LM Studio) set ``auto_select=False``: used only when named.
     ``options`` declares the provider-specific keys its ``[providers.NAME]`` table accepts.
+    ``context_windows`` maps model-name prefixes to the tokens their context holds (the longest
+    matching prefix wins; ``""`` is the provider's default).
     """
 
     name: str
@@ -155,11 +160,34 @@ class ProviderSpec(NamedTuple):
     auto_select: bool = True
     description: str = ""
     options: Mapping[str, ProviderOption] = _NOTHING
+    context_windows: Mapping[str, int] = _NOTHING
+
+    def context_window(self, model: str) -> int | None:
+        """The context window of ``model`` from :attr:`context_windows`, or None."""
+        best = None
+        for prefix, tokens in self.context_windows.items():
+            if model.startswith(prefix) and (best is None or len(prefix) > len(best[0])):
+                best = (prefix, tokens)
+        return best[1] if best else None
 
 
 # --------------------------------------------------------------------------------------------
 # Workspace restore points (what /rewind offers besides the conversation)
 # --------------------------------------------------------------------------------------------
+
+
+class PullKind(NamedTuple):
+    """Something ``context_pull`` can bring back (``{"kind": "skill", "name": "x"}``).
+
+    ``fetch(arguments, context)`` returns the text for the model (``arguments`` are the call's,
+    ``context`` the :class:`chatcli.ToolContext`); ``arguments`` documents what it takes, for the
+    tool's description (``"name: the skill's name"``).
+    """
+
+    name: str
+    description: str
+    fetch: Callable[[Mapping[str, Any], Any], str]
+    arguments: str = ""
 
 
 class RestorePoint(NamedTuple):

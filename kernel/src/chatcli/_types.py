@@ -117,7 +117,9 @@ class Message(BaseModel):
     ``parent_id`` links the message to the one before it, so the log is a tree: rewinding moves the
     conversation's head, and a new message after a rewind starts a branch.
     ``interrupted`` marks an assistant answer cut short (Ctrl+C, a dropped stream); what arrived is
-    kept. ``model``/``provider``/``usage`` are filled for assistant messages.
+    kept. ``model``/``provider``/``usage`` are filled for assistant messages. ``pinned``
+    messages (bootstrap material, the task of an agent run, what the person marked) are never
+    compacted away: a compaction must keep them unchanged.
     """
 
     id: str = Field(default_factory=lambda: new_id("msg_"))
@@ -130,6 +132,7 @@ class Message(BaseModel):
     model: str | None = None
     usage: Usage | None = None
     stop_reason: StopReason | None = None
+    pinned: bool = False
 
     @classmethod
     def user(cls, text: str, *images: str) -> Message:

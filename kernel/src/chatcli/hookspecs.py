@@ -47,12 +47,20 @@ if TYPE_CHECKING:
         ToolSpec,
         Verdict,
     )
+    from chatcli._compaction import CompactionStrategy
     from chatcli._config import Settings
     from chatcli._conversation import Checkpoint, Conversation
     from chatcli._errors import ChatcliError
     from chatcli._plugins import PluginHost
     from chatcli._session import Session, SessionOptions
-    from chatcli._specs import Decision, ProviderSpec, RestorePoint, SkillSource, SlashCommand
+    from chatcli._specs import (
+        Decision,
+        ProviderSpec,
+        PullKind,
+        RestorePoint,
+        SkillSource,
+        SlashCommand,
+    )
     from chatcli._types import Message, ToolCallPart, ToolResultPart
 
 hookspec = pluggy.HookspecMarker("chatcli")
@@ -61,9 +69,6 @@ hookspec = pluggy.HookspecMarker("chatcli")
 #: other hook has a call site in the kernel.
 AWAITING_CONSUMER: dict[str, str] = {
     "register_memory_backends": "long-term memory (the chatcli-memory plugin)",
-    "register_compaction_strategies": "compaction (the chatcli-compaction plugin)",
-    "before_compaction": "compaction (the chatcli-compaction plugin)",
-    "after_compaction": "compaction (the chatcli-compaction plugin)",
 }
 
 
@@ -156,13 +161,41 @@ def register_memory_backends(register: Callable[[str, Callable[..., Any]], None]
 
 @hookspec
 def register_compaction_strategies(
-    register: Callable[[str, Callable[..., Any]], None],
+    register: Callable[[CompactionStrategy], None],
 ) -> None:
-    """Register strategies that shorten a conversation's view when it outgrows the context.
-    *Awaiting its consumer*: compaction (the chatcli-compaction plugin), which will give
-    strategies their precise contract (budget in tokens, what they receive and return).
+    """Register strategies that shorten a conversation's *view* when it outgrows the context.
 
-    :param register: call ``register(name, strategy)``. The log itself is never changed.
+    Called once per process, the first time a compaction runs (:meth:`PluginHost.strategies`).
+    When the view passes ``compact_threshold`` (``agent_compact_threshold`` in agent runs) of the
+    context window before a model call, or the person runs ``/compact``, the kernel builds a
+    :class:`chatcli.CompactionJob` (the view, a budget in tokens, how many recent messages stay
+    verbatim, a token counter, a ``summarize`` callable using the model in use, the instruction)
+    and runs the strategies in ``order`` until the view fits the budget.
+
+    :param register: call ``register(CompactionStrategy(name, run, order))``. ``run(job)``
+        returns a list of :class:`chatcli.Compaction` (a range of the view, first and last
+        message ids, and the messages that replace it); each is checked (pinned messages kept,
+        tool calls not separated from their results) and refused in one line if not. The log
+        itself is never changed: compactions are undone with :meth:`Session.undo_compaction`.
+        Two strategies with one name: the first registered wins and the other is reported.
+
+    The return value is ignored.
+    """
+
+
+@hookspec
+def register_pull_kinds(register: Callable[[PullKind], None]) -> None:
+    """Register what ``context_pull`` can bring back: material the curated prompt left out
+    while keeping it reachable (skills, MCP tool descriptions, archived history, attached
+    contexts).
+
+    Called once per process, the first time the kinds are listed (:meth:`PluginHost.pull_kinds`).
+
+    :param register: call ``register(PullKind(name, description, fetch))``. ``fetch(arguments,
+        context)`` receives the call's arguments (a dict, already freed of wrappers like
+        ``{"args": {...}}``) and the :class:`chatcli.ToolContext`, and returns the text for the
+        model; it raises :class:`chatcli.ToolError` with a message the model can act on. Two
+        kinds with one name: the first registered wins and the other is reported.
 
     The return value is ignored.
     """
@@ -475,8 +508,11 @@ def head_moved(conversation: Conversation, head: str | None, reason: str) -> Non
 
 @hookspec
 def before_compaction(conversation: Conversation, strategy: str) -> None:
-    """The conversation's view is about to be compacted with ``strategy``. *Awaiting its
-    consumer*: compaction (the chatcli-compaction plugin).
+    """The conversation's view is about to be compacted with ``strategy`` (its name).
+
+    Called from the kernel's compaction run (before a model call that passed the threshold, or
+    ``/compact``), once per strategy that runs, before it runs. User hooks map ``PreCompact``
+    here.
 
     The return value is ignored.
     """
@@ -484,8 +520,23 @@ def before_compaction(conversation: Conversation, strategy: str) -> None:
 
 @hookspec
 def after_compaction(conversation: Conversation, strategy: str, removed: int) -> None:
-    """The view was compacted; ``removed`` messages are now represented by summaries.
-    *Awaiting its consumer*: compaction (the chatcli-compaction plugin).
+    """A compaction of the view was recorded: ``removed`` messages of the view are now
+    represented by the compaction's replacement.
+
+    Called after each compaction a strategy made was applied (``conversation.compactions[-1]``
+    is it). User hooks map ``PostCompact`` here.
+
+    The return value is ignored.
+    """
+
+
+@hookspec
+def view_changed(conversation: Conversation, reason: str) -> None:
+    """The conversation's compactions changed: ``reason`` is "compact" (one was added) or
+    "undo" (the newest was removed).
+
+    Called synchronously from :meth:`chatcli.Conversation.compact` and ``undo_compaction``. This
+    is where a session store persists ``conversation.compactions``.
 
     The return value is ignored.
     """
