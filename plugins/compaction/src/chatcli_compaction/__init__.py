@@ -1,0 +1,1 @@
+"""chatcli-compaction: compaction strategies and /compact."""

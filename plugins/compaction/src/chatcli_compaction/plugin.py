@@ -1,0 +1,1 @@
+"""Entry module of chatcli-compaction (hook implementations only; strategies load when used)."""

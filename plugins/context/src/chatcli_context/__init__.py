@@ -1,0 +1,1 @@
+"""chatcli-context: the curated prompt and its accounting."""

@@ -1,0 +1,1 @@
+"""Entry module of the cost plugin (hook implementations only)."""

@@ -1,0 +1,1 @@
+"""Entry module of the context plugin (hook implementations only)."""
