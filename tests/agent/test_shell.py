@@ -101,6 +101,30 @@ def test_unreadable_commands_have_errors(text: str) -> None:
     assert not parse(text).ok
 
 
+def test_characters_that_crash_tree_sitter_bash_are_read_safely() -> None:
+    """tree-sitter-bash 0.25 dies with SIGSEGV on ``{`` + U+E2D7B (hypothesis found it): the
+    parser sees stand-in bytes, so the process survives (checked in a child process, so that a
+    regression fails this test instead of killing the test run)."""
+    import subprocess
+    import sys
+
+    code = ("from chatcli_agent._shell.parse import parse\n"
+            "for c in (0xE0001, 0xE2D7B, 0xF0000, 0x8E842):\n"
+            "    parse('{' + chr(c), '/h'); parse('echo {' + chr(c), '/h')\n"
+            "print('alive')")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0 and done.stdout.strip() == "alive", done.stderr
+
+
+def test_words_keep_their_non_ascii_text() -> None:
+    script = parse('echo "🎉 done" > café.txt && cat ключ.txt', "/h")
+    first, second = script.commands
+    assert [w.value for w in first.words] == ["echo", "🎉 done"]
+    assert first.redirects[0].target.value == "café.txt"
+    assert [w.value for w in second.words] == ["cat", "ключ.txt"]
+
+
 def test_deep_nesting_is_an_error_not_a_crash() -> None:
     deep = "echo " + "$(" * 400 + "x" + ")" * 400
     assert analyse(deep).errors != []

@@ -265,7 +265,19 @@ class _WordBuilder:
 
 
 def _text(node: Any) -> str:
-    return node.text.decode("utf-8", "surrogateescape")
+    """The node's text, from the command as written (the parser saw :data:`_ASCII_ONLY`'s
+    stand-in bytes)."""
+    source = getattr(_local, "source", None)
+    if source is None:
+        return node.text.decode("utf-8", "surrogateescape")
+    return source[node.start_byte:node.end_byte].decode("utf-8", "surrogateescape")
+
+
+#: Every byte ≥ 0x80 becomes ``a`` for the parser. The shell treats such bytes as ordinary word
+#: characters, as it treats ``a``, so the syntax is the same and byte offsets are kept; and
+#: tree-sitter-bash 0.25 crashes the process (SIGSEGV) on some characters outside the BMP after
+#: a ``{`` (``{`` + U+E2D7B), which no exception handler can catch.
+_ASCII_ONLY = bytes(range(128)) + b"a" * 128
 
 
 def expand_braces(value: str, limit: int = 64) -> list[str]:
@@ -524,18 +536,22 @@ def parse(text: str, home: str | None = None) -> Script:
     if "\x00" in text:
         script.errors.append("the command holds a NUL character")
         return script
+    source = text.encode("utf-8", "surrogateescape")
     try:
-        tree = _parser().parse(text.encode("utf-8", "surrogateescape"))
+        tree = _parser().parse(source.translate(_ASCII_ONLY))
     except Exception as err:
         script.errors.append(f"the command could not be parsed ({type(err).__name__})")
         return script
     if tree is None:
         script.errors.append("the command could not be parsed")
         return script
+    _local.source = source
     try:
         _Walker(script, home).walk(tree.root_node)
     except RecursionError:
         script.errors.append("the command is nested too deeply to check")
+    finally:
+        _local.source = None
     if tree.root_node.has_error and not script.errors:
         script.errors.append("the command has a syntax error")
     return script
