@@ -170,6 +170,8 @@ class _Turn:
         #: the calls of the tool step in progress, and the results so far
         self.calls: list[ToolCallPart] = []
         self.results: list[ToolResultPart] = []
+        #: what the model is told after the results when its text held more calls than were read
+        self.unread_calls_note: str | None = None
 
     def append(self, message: Message) -> Message:
         self.conversation.append(message)
@@ -205,8 +207,14 @@ class _Turn:
                                                        conversation=self.conversation)
                 self.results.append(result)
         if self.calls:
-            self.append(Message(role=Role.TOOL, parts=list(self.results)))
+            results = list(self.results)
+            if self.unread_calls_note and results:
+                last = results[-1]
+                results[-1] = last.model_copy(
+                    update={"content": f"{last.content}\n\n{self.unread_calls_note}"})
+            self.append(Message(role=Role.TOOL, parts=results))
         self.calls, self.results = [], []
+        self.unread_calls_note = None
 
     def repeated(self, calls: list[ToolCallPart]) -> int:
         """How many model calls in a row, this one included, asked for exactly ``calls``."""
@@ -535,7 +543,12 @@ class Engine:
             return err
         if self.tools and not use.native_tools:
             specs = [tool.spec() for tool in self.tools.values()]
-            answer.calls.extend(parse_tool_calls("".join(answer.text), specs))
+            found = parse_tool_calls("".join(answer.text), specs)
+            answer.calls.extend(found)
+            if found.truncated and found:
+                turn.unread_calls_note = (
+                    f"(Only the first {len(found)} tool calls of your answer were read; the rest "
+                    "were not run. Make the remaining calls in your next answer.)")
         if answer.usage.input_tokens:
             self.tokens.observe(estimated, answer.usage.input_tokens)
         turn.end_answer(interrupted=False)
