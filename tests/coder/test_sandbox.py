@@ -52,6 +52,26 @@ def test_the_workspace_is_writable_and_nothing_else(workspace, outside):
 
 
 @needs_bwrap
+def test_programs_of_a_virtualenv_under_tmp_stay_reachable_read_only(workspace, tmp_path,
+                                                                     monkeypatch):
+    """A project cloned under /tmp with its .venv beside it: the private /tmp must not hide the
+    interpreter or the tools on PATH (they are shown read-only)."""
+    venv = tmp_path / "project-venv"
+    (venv / "bin").mkdir(parents=True)
+    (venv / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    tool = venv / "bin" / "hello-tool"
+    tool.write_text("#!/bin/sh\necho hello from the venv\n")
+    tool.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{venv / 'bin'}{os.pathsep}{os.environ['PATH']}")
+    agent = Agent(workspace)
+    text = agent.ok("exec", command="hello-tool && touch $(dirname $(command -v hello-tool))/x")
+    assert "hello from the venv" in text
+    assert not (venv / "bin" / "x").exists()  # read-only
+    ran = agent.ok("exec", command=f"{sys.executable} -c 'print(6 * 7)'")
+    assert ran.splitlines()[0].startswith("exit code 0") and "42" in ran
+
+
+@needs_bwrap
 def test_tmp_is_private_to_the_command(workspace):
     name = f"chatcli-sandbox-{uuid.uuid4().hex}"
     text = Agent(workspace).ok("exec", command=f"echo hi > /tmp/{name} && cat /tmp/{name}")

@@ -2,7 +2,8 @@
 kept, timeout and cancellation killing the whole group, and a bubblewrap sandbox.
 
 The sandbox (``bwrap``): the whole filesystem read-only (``--ro-bind / /``), the workspace and
-the allowed folders writable, a private ``/tmp``, fresh ``/dev`` and ``/proc``, its own PID
+the allowed folders writable, a private ``/tmp`` (virtual environments and ``PATH`` folders under
+it shown read-only), fresh ``/dev`` and ``/proc``, its own PID
 namespace (when the command ends or is stopped, everything it started dies with it), no network
 unless asked (``--unshare-net``), and ``--die-with-parent``: nothing outlives chatcli.
 """
@@ -99,6 +100,8 @@ def sandboxed(argv: list[str], bwrap: str, cwd: Path, writable: list[Path],
     """``argv`` wrapped in bubblewrap."""
     wrapped = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
                "--tmpfs", "/tmp"]
+    for folder in _programs_under_tmp():
+        wrapped += ["--ro-bind", str(folder), str(folder)]
     seen: set[Path] = set()
     # shorter paths first: a folder inside another one is bound after it
     for folder in sorted(writable, key=lambda p: len(p.parts)):
@@ -111,6 +114,32 @@ def sandboxed(argv: list[str], bwrap: str, cwd: Path, writable: list[Path],
     wrapped += ["--unshare-pid", "--unshare-ipc", "--die-with-parent", "--new-session",
                 "--chdir", str(cwd), "--"]
     return wrapped + argv
+
+
+def _programs_under_tmp() -> list[Path]:
+    """Folders under ``/tmp`` that commands need to find their programs — virtual environments
+    and ``PATH`` entries there, and the Python chatcli runs on — shown read-only over the private
+    ``/tmp`` (a project checked out under ``/tmp`` with its ``.venv`` beside it still runs)."""
+    import sys
+
+    candidates = [Path(sys.prefix), Path(sys.base_prefix)]
+    if os.environ.get("VIRTUAL_ENV"):
+        candidates.append(Path(os.environ["VIRTUAL_ENV"]))
+    for entry in os.environ.get("PATH", "").split(os.pathsep):
+        if entry:
+            folder = Path(entry)
+            venv = folder.parent
+            candidates.append(venv if (venv / "pyvenv.cfg").is_file() else folder)
+    found: list[Path] = []
+    for candidate in candidates:
+        try:
+            real = candidate.resolve()
+        except OSError:
+            continue
+        if real.parts[:2] == ("/", "tmp") and len(real.parts) > 2 and real.is_dir() and (
+                real not in found):
+            found.append(real)
+    return sorted(found, key=lambda p: len(p.parts))
 
 
 def shell() -> str:
