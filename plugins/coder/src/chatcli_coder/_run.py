@@ -118,11 +118,13 @@ def sandboxed(argv: list[str], bwrap: str, cwd: Path, writable: list[Path],
 
 def _programs_under_tmp() -> list[Path]:
     """Folders under ``/tmp`` that commands need to find their programs — virtual environments
-    and ``PATH`` entries there, and the Python chatcli runs on — shown read-only over the private
+    and ``PATH`` entries there, and the Python chatcli runs on with its import path — shown
+    read-only over the private
     ``/tmp`` (a project checked out under ``/tmp`` with its ``.venv`` beside it still runs)."""
     import sys
 
     candidates = [Path(sys.prefix), Path(sys.base_prefix)]
+    candidates += [Path(entry) for entry in sys.path if entry]  # editable installs' sources
     if os.environ.get("VIRTUAL_ENV"):
         candidates.append(Path(os.environ["VIRTUAL_ENV"]))
     for entry in os.environ.get("PATH", "").split(os.pathsep):
