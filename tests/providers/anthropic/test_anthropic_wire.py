@@ -94,8 +94,15 @@ def test_the_cache_breakpoint_and_trimming_never_reach_later_requests(anthropic_
     assert first[-1]["content"] == [
         {"type": "text", "text": "partial", "cache_control": {"type": "ephemeral"}}]
     assert second[1]["content"] == [{"type": "text", "text": "partial  "}]  # as it was written
-    assert "cache_control" not in second[0]["content"][0]
+    # the user message before the newest turn is marked (the previous request's prefix); the
+    # mark is a copy too: a third request that moves it leaves none behind
+    assert second[0]["content"][0]["cache_control"] == {"type": "ephemeral"}
     assert second[-1]["content"][-1]["cache_control"] == {"type": "ephemeral"}
+    list(provider.stream(ChatRequest(model=MODEL, messages=[
+        *history, Message.user("go on"), Message.assistant("more"), Message.user("and?")])))
+    third = anthropic_server.requests[-1].json["messages"]
+    assert [("cache_control" in m["content"][-1]) for m in third] == [
+        False, False, True, False, True]
 
 
 def test_an_image_is_read_once_per_conversation(anthropic_server, tmp_path):
@@ -110,5 +117,7 @@ def test_an_image_is_read_once_per_conversation(anthropic_server, tmp_path):
 
     first, second = (r.json["messages"][0]["content"][1] for r in anthropic_server.requests)
     data = base64.b64encode(b"\x89PNG\r\n\x1a\nfake-pixels").decode()
+    # both requests mark this user message: the last one before the newest message
+    assert first.pop("cache_control") == second.pop("cache_control") == {"type": "ephemeral"}
     assert first == second == {"type": "image", "source": {
         "type": "base64", "media_type": "image/png", "data": data}}

@@ -8,6 +8,12 @@ one ``message`` object. ``GET /v1/models`` lists ``server.models``;
 ``POST /v1/messages/count_tokens`` answers a rough count. Errors use
 ``{"type": "error", "error": {"type", "message"}, "request_id"}``; an in-stream error is an
 ``event: error`` with the same data.
+
+Like the real API, a request whose ``cache_control`` breakpoints break its rules is refused
+with a 400 ``invalid_request_error`` in the API's words (and consumes no scripted reply): more
+than 4 breakpoints, a ``type`` other than ``ephemeral``, a ``ttl`` other than ``5m``/``1h``, a
+``1h`` breakpoint after a ``5m`` one (in ``tools`` → ``system`` → ``messages`` order), or a
+breakpoint on an empty text block.
 """
 
 from __future__ import annotations
@@ -31,6 +37,53 @@ _ERRORS = {
     500: "api_error",
     529: "overloaded_error",
 }
+
+
+#: The most ``cache_control`` breakpoints the Messages API accepts in one request.
+MAX_CACHE_BREAKPOINTS = 4
+
+
+def _marked_blocks(body: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """``(path, block)`` of every block carrying ``cache_control``, in the API's processing
+    order: ``tools``, ``system``, ``messages``."""
+    found: list[tuple[str, dict[str, Any]]] = []
+    for key in ("tools", "system"):
+        items = body.get(key)
+        if isinstance(items, list):
+            found += [(f"{key}.{i}", b) for i, b in enumerate(items)
+                      if isinstance(b, dict) and "cache_control" in b]
+    messages = body.get("messages")
+    for i, message in enumerate(messages if isinstance(messages, list) else []):
+        content = message.get("content") if isinstance(message, dict) else None
+        if isinstance(content, list):
+            found += [(f"messages.{i}.content.{j}", b) for j, b in enumerate(content)
+                      if isinstance(b, dict) and "cache_control" in b]
+    return found
+
+
+def cache_control_error(body: dict[str, Any]) -> str | None:
+    """What the real API answers (400) to the request's breakpoints, or None when it takes
+    them."""
+    marked = _marked_blocks(body)
+    if len(marked) > MAX_CACHE_BREAKPOINTS:
+        return (f"A maximum of {MAX_CACHE_BREAKPOINTS} blocks with cache_control may be "
+                f"provided. Found {len(marked)}.")
+    seen_short = False
+    for path, block in marked:
+        control = block["cache_control"]
+        if not isinstance(control, dict) or control.get("type") != "ephemeral":
+            return f"{path}.cache_control.type: Input should be 'ephemeral'"
+        ttl = control.get("ttl", "5m")
+        if ttl not in ("5m", "1h"):
+            return f"{path}.cache_control.ttl: Input should be '5m' or '1h'"
+        if ttl == "1h" and seen_short:
+            return (f"{path}.cache_control.ttl: a ttl='1h' cache_control block must not come "
+                    "after a ttl='5m' cache_control block. Note that blocks are processed in "
+                    "the following order: `tools`, `system`, `messages`.")
+        seen_short = seen_short or ttl == "5m"
+        if block.get("type") == "text" and not block.get("text"):
+            return f"{path}: cache_control cannot be set for empty text blocks"
+    return None
 
 
 def _event(name: str, payload: dict[str, Any]) -> bytes:
@@ -68,6 +121,10 @@ class AnthropicServer(ScriptedServer):
 
     def _messages(self, exchange: Exchange, request: RecordedRequest) -> None:
         body = request.json if isinstance(request.json, dict) else {}
+        refused = cache_control_error(body)
+        if refused is not None:
+            exchange.send_json(400, self.error_body(400, refused), self.error_headers(400))
+            return
         self.answer_chat(exchange, request, stream=bool(body.get("stream")))
 
     def _models(self, exchange: Exchange, request: RecordedRequest) -> None:

@@ -1,10 +1,29 @@
 """Turn a kernel :class:`~chatcli.ChatRequest` into Messages API parameters (no SDK needed).
 
-Prompt caching: the system prompt is sent as one text block per prompt section, stable sections
-first. The last stable block carries ``cache_control``, so tools plus the whole stable prefix are
-cached and the volatile sections after it (the date, retrieved memory) never break that cache. The
-last tool definition and, unless disabled, the last message block carry a breakpoint as well, so a
-growing conversation re-reads its earlier turns from the cache (at most 4 breakpoints in all).
+Prompt caching. The API caches the prefix ``tools → system → messages`` up to each block that
+carries ``cache_control`` (a *breakpoint*), at most :data:`MAX_BREAKPOINTS` per request. The
+candidates, in prefix order:
+
+1. the last tool definition (when there are tools);
+2. the last stable system block: the system prompt is one text block per prompt section,
+   stable sections first, so tools plus the whole stable prefix are cached and the volatile
+   sections after it (the date, retrieved memory) never break that cache;
+3. the last block of the last user message *before* the newest one: where the previous
+   request of this conversation put its last breakpoint, so that request's cache is read
+   exactly, however many blocks (tool calls and results) the newest step added;
+4. the last block of the last message: the conversation so far, for the next request.
+
+When there are more candidates than the API allows, the earliest are dropped: a later
+breakpoint covers everything before it, so only the finer steps of the prefix are lost.
+
+A breakpoint is placed even when the prefix before it is shorter than the model's minimum
+cacheable size (1,024–4,096 tokens by model): the API then simply caches nothing there, at no
+charge. Skipping it would need a token count we only estimate and a table of minimums by model
+that moves, and would make the request's bytes depend on the prefix's size: the same sections
+and messages always produce the same bytes.
+
+``request.cache_ttl`` (else the ``cache_ttl`` option) chooses how long the prefix is kept:
+``"5m"`` (the API's default: no ``ttl`` field is sent) or ``"1h"`` (``"ttl": "1h"``).
 """
 
 from __future__ import annotations
@@ -25,19 +44,36 @@ from chatcli import (
 from chatcli_provider_kit import MessageCache, is_url, read_image
 
 __all__ = [
-    "DEFAULT_MAX_TOKENS", "build_params", "convert_messages", "request_body", "system_blocks",
+    "CACHE_TTLS", "DEFAULT_MAX_TOKENS", "MAX_BREAKPOINTS", "build_params", "cache_control",
+    "cache_ttl", "convert_messages", "place_breakpoints", "request_body", "system_blocks",
 ]
 
 #: Output limit used when neither the request nor the config sets one (``max_tokens`` is required).
 DEFAULT_MAX_TOKENS = 8192
 
+#: The most ``cache_control`` breakpoints the Messages API accepts in one request.
+MAX_BREAKPOINTS = 4
+
+#: The cache lifetimes the API offers, shortest first (its default is the first).
+CACHE_TTLS = ("5m", "1h")
+
 Block = dict[str, Any]
 
 
-def _cache_control(options: dict[str, Any]) -> Block:
+def cache_ttl(request: ChatRequest, options: dict[str, Any]) -> str | None:
+    """The TTL in force: ``request.cache_ttl`` when it is one the API offers, else the
+    ``cache_ttl`` option, else None (the API's default, five minutes)."""
+    for ttl in (request.cache_ttl, options.get("cache_ttl")):
+        if ttl in CACHE_TTLS:
+            return ttl
+    return None
+
+
+def cache_control(ttl: str | None = None) -> Block:
+    """A breakpoint's ``cache_control``: ``{"type": "ephemeral"}``, with ``"ttl": "1h"`` for
+    the long lifetime (five minutes, the default, is sent without a ``ttl``)."""
     control: Block = {"type": "ephemeral"}
-    ttl = options.get("cache_ttl")
-    if ttl in ("5m", "1h"):
+    if ttl is not None and ttl != CACHE_TTLS[0]:
         control["ttl"] = ttl
     return control
 
@@ -50,7 +86,8 @@ def system_blocks(request: ChatRequest, caching: bool = True,
     if caching:
         stable = [i for i, s in enumerate(sections) if s.stable]
         if stable:
-            blocks[stable[-1]]["cache_control"] = _cache_control(options or {})
+            blocks[stable[-1]]["cache_control"] = cache_control(
+                cache_ttl(request, options or {}))
     return blocks
 
 
@@ -124,10 +161,41 @@ def convert_messages(messages: list[Message], cache: MessageCache | None = None)
     return out
 
 
-def _replace_last_block(messages: list[Block], block: Block) -> None:
-    """Put ``block`` in place of the last block of the last message, copying the list (which
-    may be shared with the cache) rather than changing it."""
-    messages[-1] = {**messages[-1], "content": [*messages[-1]["content"][:-1], block]}
+def _replace_last_block(messages: list[Block], block: Block, index: int = -1) -> None:
+    """Put ``block`` in place of the last block of message ``index`` (the last by default),
+    copying the list (which may be shared with the cache) rather than changing it."""
+    messages[index] = {**messages[index], "content": [*messages[index]["content"][:-1], block]}
+
+
+def _message_breakpoints(messages: list[Block]) -> list[int]:
+    """The messages whose last block may carry a breakpoint, in order: the last user message
+    before the newest message (the previous request ended there), then the newest message."""
+    if not messages:
+        return []
+    last = len(messages) - 1
+    previous = next((i for i in range(last - 1, -1, -1) if messages[i]["role"] == "user"), None)
+    return [last] if previous is None else [previous, last]
+
+
+def place_breakpoints(params: dict[str, Any], *, stable_end: int | None, messages: bool,
+                      ttl: str | None, limit: int = MAX_BREAKPOINTS) -> None:
+    """Mark the breakpoints of ``params`` (see the module's docstring): the last tool, the
+    system block ``stable_end`` (the last stable one, if any), and the conversation (when
+    ``messages``); beyond ``limit`` the earliest are dropped."""
+    candidates: list[tuple[str, int]] = []
+    if params.get("tools"):
+        candidates.append(("tools", len(params["tools"]) - 1))
+    if stable_end is not None and params.get("system"):
+        candidates.append(("system", stable_end))
+    if messages:
+        candidates += [("messages", i) for i in _message_breakpoints(params["messages"])]
+    control = cache_control(ttl)
+    for where, index in candidates[max(0, len(candidates) - limit):]:
+        if where == "messages":
+            last = params["messages"][index]["content"][-1]
+            _replace_last_block(params["messages"], {**last, "cache_control": control}, index)
+        else:
+            params[where][index] = {**params[where][index], "cache_control": control}
 
 
 def build_params(request: ChatRequest, options: dict[str, Any] | None = None,
@@ -135,8 +203,9 @@ def build_params(request: ChatRequest, options: dict[str, Any] | None = None,
     """Keyword arguments for ``client.messages.create`` (without ``stream``).
 
     ``options`` are the provider's config options: ``prompt_caching`` (default true),
-    ``cache_messages`` (default true), ``cache_ttl`` ("5m" or "1h") and ``max_tokens``.
-    ``cache`` keeps each message's blocks between requests (see :func:`convert_messages`).
+    ``cache_messages`` (default true), ``cache_ttl`` ("5m" or "1h"; ``request.cache_ttl`` wins)
+    and ``max_tokens``. ``cache`` keeps each message's blocks between requests (see
+    :func:`convert_messages`).
     """
     options = {**(options or {}), **request.options}
     caching = bool(options.get("prompt_caching", True))
@@ -146,20 +215,19 @@ def build_params(request: ChatRequest, options: dict[str, Any] | None = None,
         "max_tokens": int(max_tokens),
         "messages": convert_messages(request.messages, cache),
     }
-    system = system_blocks(request, caching, options)
-    if system:
-        params["system"] = system
+    sections = [s for s in request.ordered_system() if s.text.strip()]
+    if sections:
+        params["system"] = [{"type": "text", "text": s.text} for s in sections]
+    stable = [i for i, s in enumerate(sections) if s.stable]
     if request.tools:
-        tools: list[Block] = [
+        params["tools"] = [
             {"name": t.name, "description": t.description, "input_schema": t.parameters}
             for t in request.tools
         ]
-        if caching:
-            tools[-1]["cache_control"] = _cache_control(options)
-        params["tools"] = tools
-    if caching and options.get("cache_messages", True) and params["messages"]:
-        last = params["messages"][-1]["content"][-1]
-        _replace_last_block(params["messages"], {**last, "cache_control": _cache_control(options)})
+    if caching:
+        place_breakpoints(params, stable_end=stable[-1] if stable else None,
+                          messages=bool(options.get("cache_messages", True)),
+                          ttl=cache_ttl(request, options))
     if request.temperature is not None:
         # the SDK no longer lists sampling parameters; the API still accepts them (0..1)
         params["extra_body"] = {"temperature": min(float(request.temperature), 1.0)}

@@ -16,6 +16,12 @@ DEFAULT_MODEL = "claude-sonnet-5-5"
 #: Models offered in ``chatcli models`` (any other model id works too).
 MODELS = ["claude-opus-5-5", "claude-sonnet-5-5", "claude-haiku-5-5", "claude-opus-4-8"]
 
+#: Tokens each model's context holds, by model-name prefix (the longest match wins). Every Claude
+#: model takes 200,000; the 1M-token window of some models needs a beta header this provider
+#: does not send (set ``[providers.anthropic] context_window`` where a gateway gives it). Other
+#: names (another service behind ANTHROPIC_BASE_URL) get chatcli's default.
+CONTEXT_WINDOWS = {"claude-": 200_000}
+
 
 def make_provider(config: ProviderConfig) -> Provider:
     """Build the provider; the anthropic SDK is imported only now."""
@@ -38,15 +44,18 @@ def register_providers(register: Callable[[ProviderSpec], None]) -> None:
             env_keys=["ANTHROPIC_API_KEY"],
             base_url_env="ANTHROPIC_BASE_URL",
             models=MODELS,
-            capabilities=Capabilities(prompt_caching=True, vision=True),
+            capabilities=Capabilities(prompt_caching=True, vision=True,
+                                      cache_ttls=("5m", "1h")),
             priority=60,
             description="Claude models through the Anthropic Messages API (prompt caching).",
+            context_windows=CONTEXT_WINDOWS,
             options={
                 "prompt_caching": ProviderOption(bool, "mark the stable prompt prefix for "
                                                        "caching (default true)"),
                 "cache_messages": ProviderOption(bool, "also cache the conversation so far "
                                                        "(default true)"),
-                "cache_ttl": ProviderOption(str, 'cache lifetime: "5m" (default) or "1h"'),
+                "cache_ttl": ProviderOption(str, 'cache lifetime: "5m" (default) or "1h"; a '
+                                                  "request's own TTL wins"),
                 "max_tokens": ProviderOption(int, "output limit when none is set"),
             },
         )
