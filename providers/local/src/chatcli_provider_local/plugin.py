@@ -13,7 +13,12 @@ from chatcli import hookimpl
 if TYPE_CHECKING:  # the data model is imported when a hook runs, not at start-up
     from chatcli import Provider, ProviderConfig, ProviderSpec
 
-__all__ = ["local_spec", "make_local_provider", "register_providers"]
+__all__ = ["CONTEXT_WINDOW", "local_spec", "make_local_provider", "register_providers"]
+
+#: The context the model runs with unless ``context_size`` says otherwise
+#: (``runtime.DEFAULT_CONTEXT``, not imported here: that module prepares llama.cpp's threads).
+#: With ``context_size`` set, set ``[providers.local] context_window`` to the same number.
+CONTEXT_WINDOW = 4096
 
 
 def make_local_provider(config: ProviderConfig) -> Provider:
@@ -38,6 +43,7 @@ def local_spec() -> ProviderSpec:
         # them (see the README).
         capabilities=Capabilities(streaming=True, native_tools=False),
         priority=10,
+        context_windows={"": CONTEXT_WINDOW},
         description="A small model that runs in-process on the CPU: no key, no network. "
         "Any GGUF file via providers.local.model_path.",
         options={

@@ -19,6 +19,12 @@ DEFAULT_MODEL = "llama3.2"
 #: Models offered in ``chatcli models`` (any pulled model works).
 MODELS = ["llama3.2", "qwen3", "gpt-oss", "mistral"]
 
+#: The context Ollama gives a model unless told otherwise: 4,096 tokens on machines with less
+#: than 24 GiB of VRAM (its documented default; more VRAM gets more). The model's own window
+#: does not matter, since Ollama truncates to this one. With ``num_ctx`` (or
+#: ``OLLAMA_CONTEXT_LENGTH``) set higher, set ``[providers.ollama] context_window`` to match.
+DEFAULT_CONTEXT_WINDOW = 4096
+
 
 def make_provider(config: ProviderConfig) -> Provider:
     """Build the provider; the ollama SDK is imported only now."""
@@ -62,6 +68,7 @@ def register_providers(register: Callable[[ProviderSpec], None]) -> None:
             priority=5,
             auto_select=False,
             description="Models served by Ollama (`ollama serve`), no API key needed.",
+            context_windows={"": DEFAULT_CONTEXT_WINDOW},
             options={
                 **dict.fromkeys(("num_ctx", "num_predict", "top_k", "seed", "num_gpu",
                                  "num_thread"), whole),

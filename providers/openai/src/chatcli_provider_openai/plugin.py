@@ -64,6 +64,7 @@ def spec_for(preset: Preset) -> ProviderSpec:
         auto_select=preset.auto_select,
         description=preset.description,
         options=options(),
+        context_windows=dict(preset.context_windows),
     )
 
 

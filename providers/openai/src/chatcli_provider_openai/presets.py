@@ -31,6 +31,9 @@ class Preset(NamedTuple):
         ``max_completion_tokens``); ``[providers.NAME] max_tokens_param`` overrides it.
     :param vision: whether the default models accept images.
     :param models: models offered in ``chatcli models`` (any other id works too).
+    :param context_windows: ``(model-name prefix, tokens)`` pairs: how much input each model's
+        context holds (the longest matching prefix wins; a model matching none gets chatcli's
+        default, 128,000, or ``[providers.NAME] context_window``).
     """
 
     name: str
@@ -46,6 +49,31 @@ class Preset(NamedTuple):
     vision: bool = False
     models: tuple[str, ...] = ()
     description: str = ""
+    context_windows: tuple[tuple[str, int], ...] = ()
+
+
+# Context windows of the model families, as their vendors' model pages gave them (late 2025),
+# counting input only where the total context also holds the output: GPT-5 models take 400,000
+# tokens of which up to 128,000 are output, so 272,000 of input. Conservative on purpose: where
+# a newer point release may hold more, the family's figure stands (compaction then starts early
+# rather than after the service refuses), and a family not listed gets chatcli's default,
+# 128,000; ``[providers.NAME] context_window`` overrides both.
+_OPENAI_WINDOWS: tuple[tuple[str, int], ...] = (
+    ("gpt-5", 272_000),
+    ("gpt-5-chat", 128_000),
+    ("gpt-4.1", 1_047_576),
+    ("gpt-4o", 128_000),
+    ("gpt-4.5", 128_000),
+    ("gpt-4-turbo", 128_000),
+    ("gpt-4", 8_192),
+    ("gpt-4-32k", 32_768),
+    ("gpt-3.5-turbo", 16_385),
+    ("o1", 200_000),
+    ("o1-mini", 128_000),
+    ("o3", 200_000),
+    ("o4-mini", 200_000),
+    ("gpt-oss", 131_072),
+)
 
 
 PRESETS: tuple[Preset, ...] = (
@@ -61,6 +89,7 @@ PRESETS: tuple[Preset, ...] = (
         vision=True,
         models=("gpt-5.5", "gpt-5.4", "gpt-5.4-mini", "gpt-5.4-nano", "gpt-4.1-mini"),
         description="OpenAI chat completions; OPENAI_BASE_URL points it at any compatible server.",
+        context_windows=_OPENAI_WINDOWS,
     ),
     Preset(
         name="xai",
@@ -71,6 +100,7 @@ PRESETS: tuple[Preset, ...] = (
         vision=True,
         models=("grok-4.3", "grok-3-mini"),
         description="Grok models from xAI.",
+        context_windows=(("grok-4", 256_000), ("grok-3", 131_072)),
     ),
     Preset(
         name="zai",
@@ -80,6 +110,7 @@ PRESETS: tuple[Preset, ...] = (
         env_keys=("ZAI_API_KEY",),
         models=("glm-5.1", "glm-5", "glm-4.7", "glm-4.6"),
         description="GLM models from Z.ai (Zhipu).",
+        context_windows=(("glm-4.7", 200_000), ("glm-4.6", 200_000), ("glm-4.5", 128_000)),
     ),
     Preset(
         name="minimax",
@@ -90,6 +121,7 @@ PRESETS: tuple[Preset, ...] = (
         max_tokens_param="max_completion_tokens",
         models=("MiniMax-M3", "MiniMax-M2.7"),
         description="MiniMax models.",
+        context_windows=(("MiniMax-M", 196_608),),
     ),
     Preset(
         name="moonshot",
@@ -99,6 +131,7 @@ PRESETS: tuple[Preset, ...] = (
         env_keys=("MOONSHOT_API_KEY",),
         models=("kimi-k2.6", "kimi-k2.5"),
         description="Kimi models from Moonshot AI.",
+        context_windows=(("kimi-k2", 131_072),),
     ),
     Preset(
         name="openrouter",
@@ -110,6 +143,8 @@ PRESETS: tuple[Preset, ...] = (
         vision=True,
         models=("openai/gpt-5.4-mini", "anthropic/claude-sonnet-4.5", "z-ai/glm-5.1"),
         description="Hundreds of models from many vendors behind one key.",
+        context_windows=(*(("openai/" + prefix, tokens) for prefix, tokens in _OPENAI_WINDOWS),
+                         ("anthropic/claude-", 200_000)),
     ),
     Preset(
         name="deepseek",
@@ -119,6 +154,7 @@ PRESETS: tuple[Preset, ...] = (
         env_keys=("DEEPSEEK_API_KEY",),
         models=("deepseek-chat", "deepseek-reasoner"),
         description="DeepSeek models.",
+        context_windows=(("deepseek-", 128_000),),
     ),
     Preset(
         name="groq",
@@ -128,6 +164,7 @@ PRESETS: tuple[Preset, ...] = (
         env_keys=("GROQ_API_KEY",),
         models=("openai/gpt-oss-120b", "openai/gpt-oss-20b", "llama-3.3-70b-versatile"),
         description="Fast inference of open models on Groq.",
+        context_windows=(("openai/gpt-oss", 131_072), ("llama-3.3-70b", 131_072)),
     ),
     Preset(
         name="lmstudio",
