@@ -50,6 +50,7 @@ _EXPORTS: dict[str, str] = {
     "UsageEvent": "chatcli._calls",
     "ProviderOption": "chatcli._specs",
     "PullKind": "chatcli._specs",
+    "PersonaSource": "chatcli._specs",
     "new_id": "chatcli._types",
     # compaction
     "Compaction": "chatcli._compaction",

@@ -46,6 +46,7 @@ if TYPE_CHECKING:
     from chatcli._session import Session, SessionOptions
     from chatcli._specs import (
         Decision,
+        PersonaSource,
         ProviderSpec,
         PullKind,
         RestorePoint,
@@ -328,6 +329,14 @@ class PluginHost:
                              lambda register: self.hooks.register_skill_sources(
                                  register=register))
 
+    def persona_sources(self) -> dict[str, PersonaSource]:
+        """The registered :class:`~chatcli.PersonaSource` objects, by name."""
+        from chatcli._specs import PersonaSource
+
+        return self._collect("persona source", PersonaSource, lambda source: source.name,
+                             lambda register: self.hooks.register_persona_sources(
+                                 register=register))
+
     def warn(self, line: str) -> None:
         """Report ``line`` where this host's one-line warnings go."""
         self._warn(line)
@@ -413,6 +422,9 @@ class HookCalls:
 
     def register_skill_sources(self, *, register: Callable[[SkillSource], None]) -> None:
         self._hook.register_skill_sources(register=register)
+
+    def register_persona_sources(self, *, register: Callable[[PersonaSource], None]) -> None:
+        self._hook.register_persona_sources(register=register)
 
     def register_compaction_strategies(
             self, *, register: Callable[[CompactionStrategy], None]) -> None:

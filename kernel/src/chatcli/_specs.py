@@ -214,6 +214,14 @@ class SkillSource(NamedTuple):
     path: Path
 
 
+class PersonaSource(NamedTuple):
+    """A folder of personas (markdown files with frontmatter, one per persona) that a persona
+    pack contributes."""
+
+    name: str
+    path: Path
+
+
 class SlashCommand(NamedTuple):
     """An in-chat ``/command``.
 

@@ -55,6 +55,7 @@ if TYPE_CHECKING:
     from chatcli._session import Session, SessionOptions
     from chatcli._specs import (
         Decision,
+        PersonaSource,
         ProviderSpec,
         PullKind,
         RestorePoint,
@@ -142,6 +143,21 @@ def register_skill_sources(register: Callable[[SkillSource], None]) -> None:
     (``chatcli plugins list``; the skills plugin lists them from its ``configure`` host).
 
     :param register: call ``register(SkillSource(name=..., path=...))`` per folder.
+
+    The return value is ignored.
+    """
+
+
+@hookspec
+def register_persona_sources(register: Callable[[PersonaSource], None]) -> None:
+    """Register folders of personas (markdown files whose frontmatter names and describes a
+    persona and whose body is its system prompt).
+
+    Called once per process, when :meth:`chatcli.PluginHost.persona_sources` is first asked
+    (the personas plugin lists them from its ``configure`` host). Package personas come after
+    the project's and the user's: a persona of the same name in ``.chatcli/agents/`` wins.
+
+    :param register: call ``register(PersonaSource(name=..., path=...))`` per folder.
 
     The return value is ignored.
     """

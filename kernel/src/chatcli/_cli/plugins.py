@@ -29,6 +29,7 @@ def plugins_list(ctx: click.Context) -> int:
     host.tools()
     host.slash_commands()
     host.skill_sources()
+    host.persona_sources()
     infos = host.plugin_infos()
     if not infos:
         click.echo("no plugins installed; see `chatcli plugins install NAME`")
