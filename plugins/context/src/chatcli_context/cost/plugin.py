@@ -1,1 +1,275 @@
-"""Entry module of the cost plugin (hook implementations only)."""
+"""Entry module of the cost plugin (entry point ``cost``): ``/cost``, the session budget and the
+prompt cache's TTL chosen by evidence.
+
+The hooks delegate to :class:`CostPlugin`; the module keeps one instance for the entry point,
+and tests register instances of their own (with a clock of their own: a pause is simulated,
+not slept). Nothing but the standard library is imported until a hook runs.
+"""
+
+from __future__ import annotations
+
+import time
+import weakref
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from chatcli import hookimpl
+
+if TYPE_CHECKING:
+    from chatcli import (
+        ChatcliError,
+        ChatRequest,
+        Conversation,
+        Message,
+        PluginHost,
+        Session,
+        Settings,
+        SlashCommand,
+    )
+
+    from chatcli_context.cost.config import CostConfig
+    from chatcli_context.cost.ledger import Ledger
+    from chatcli_context.cost.ttl import TtlState
+
+__all__ = ["CostPlugin", "Pending", "plugin"]
+
+
+@dataclass
+class Pending:
+    """A request on its way: when it was sent, to whom, and the TTL it asked for."""
+
+    started: float
+    provider: str | None
+    asked: str | None
+    may_switch: bool
+
+
+@dataclass
+class ConversationCost:
+    """What the plugin keeps about one conversation."""
+
+    ttl: TtlState
+    pending: Pending | None = None
+    #: the budget warnings given: 0, 80 or 100 (percent)
+    warned: int = 0
+
+
+class CostPlugin:
+    """The cost plugin: ``configure``, ``session_start``, ``before_request`` (the TTL),
+    ``after_response`` (the evidence and the budget) and ``/cost``.
+
+    :param clock: the time in seconds since the epoch (as ``Message.created_at`` counts it).
+    """
+
+    def __init__(self, clock: Callable[[], float] = time.time) -> None:
+        self.clock = clock
+        self.host: PluginHost | None = None
+        self.settings: Settings | None = None
+        self._config: tuple[Any, CostConfig] | None = None
+        self._reported: set[str] = set()
+        self._conversations: weakref.WeakKeyDictionary[Any, ConversationCost] = (
+            weakref.WeakKeyDictionary())
+        self._sessions: weakref.WeakKeyDictionary[Any, Session] = weakref.WeakKeyDictionary()
+
+    # ------------------------------------------------------------------ settings
+
+    def config(self, settings: Settings | None = None) -> CostConfig:
+        """The ``[cost]`` settings (of ``settings``, else of the run); a wrong value is
+        reported once and left out."""
+        from chatcli_context.cost.config import CostConfig, read_config
+
+        settings = settings if settings is not None else self.settings
+        if settings is None:
+            return CostConfig()
+        if self._config is None or self._config[0] is not settings:
+            self._config = (settings, read_config(settings))
+            for problem in self._config[1].problems:
+                self._warn(f"cost: {problem}; ignored")
+        return self._config[1]
+
+    def _warn(self, line: str) -> None:
+        if line in self._reported:
+            return
+        self._reported.add(line)
+        if self.host is not None:
+            self.host.warn(line)
+
+    def _settings_of(self, conversation: Conversation) -> Settings | None:
+        session = self._sessions.get(conversation)
+        return session.settings if session is not None else self.settings
+
+    def offered_ttls(self, provider: str | None) -> tuple[str, ...]:
+        """The TTLs ``provider`` offers (its spec's ``Capabilities.cache_ttls``)."""
+        if provider is None or self.host is None:
+            return ()
+        spec = self.host.providers().get(provider)
+        return tuple(spec.capabilities.cache_ttls) if spec is not None else ()
+
+    def fixed_ttl(self, provider: str | None, settings: Settings | None = None
+                  ) -> tuple[str, str] | None:
+        """``(ttl, where)`` when a setting fixes ``provider``'s TTL: ``CHATCLI_PROMPT_CACHE_TTL``
+        or ``[cost] cache_ttl``, else the provider's own ``cache_ttl`` option."""
+        explicit = self.config(settings).cache_ttl
+        if explicit is not None:
+            return explicit
+        settings = settings if settings is not None else self.settings
+        if provider is None or settings is None:
+            return None
+        extra = settings.provider_settings(provider).model_extra or {}
+        value = extra.get("cache_ttl")
+        if value in self.offered_ttls(provider):
+            return str(value), f"[providers.{provider}] cache_ttl"
+        return None
+
+    def ttl_in_force(self, conversation: Conversation, provider: str | None
+                     ) -> tuple[str | None, str]:
+        """The TTL ``provider``'s requests in ``conversation`` ask for, and why."""
+        from chatcli_context.cost.ttl import LONG, SHORT
+
+        offered = self.offered_ttls(provider)
+        if not offered:
+            return None, "no choice"
+        fixed = self.fixed_ttl(provider, self._settings_of(conversation))
+        if fixed is not None:
+            ttl, where = fixed
+            return (ttl, f"set by {where}") if ttl in offered else (offered[0], "the only one")
+        state = self.state(conversation).ttl
+        if state.switch is not None and LONG in offered:
+            return LONG, "evidence"
+        return SHORT if SHORT in offered else offered[0], "default"
+
+    # ------------------------------------------------------------------ state
+
+    def state(self, conversation: Conversation) -> ConversationCost:
+        """What the plugin knows of ``conversation``; the first time, its log is replayed, so
+        a resumed conversation goes on with the TTL its history earned."""
+        state = self._conversations.get(conversation)
+        if state is None:
+            from chatcli_context.cost.ttl import TtlState
+
+            state = self._conversations[conversation] = ConversationCost(TtlState())
+            self._replay(conversation, state)
+        return state
+
+    def _replay(self, conversation: Conversation, state: ConversationCost) -> None:
+        from chatcli_context.cost.ledger import answers
+        from chatcli_context.cost.ttl import Call
+
+        log = conversation.log
+        for message in answers(conversation.all_messages()):
+            parent = log.get(message.parent_id) if message.parent_id else None
+            started = parent.created_at if parent is not None else message.created_at
+            asked, may_switch = self._asking(conversation, message.provider, state)
+            assert message.usage is not None
+            state.ttl.observe(Call(started, message.usage, message.provider), may_switch,
+                              message.id, asked)
+
+    def _asking(self, conversation: Conversation, provider: str | None,
+                state: ConversationCost) -> tuple[str | None, bool]:
+        """The TTL a request to ``provider`` asks for now, and whether the evidence may act."""
+        from chatcli_context.cost.ttl import LONG, SHORT
+
+        offered = self.offered_ttls(provider)
+        if not offered:
+            return None, False
+        fixed = self.fixed_ttl(provider, self._settings_of(conversation))
+        if fixed is not None:
+            return (fixed[0] if fixed[0] in offered else offered[0]), False
+        ttl = state.ttl.by_evidence
+        return (ttl if ttl in offered else offered[0]), (LONG in offered and ttl == SHORT)
+
+    def provider_of(self, conversation: Conversation) -> str | None:
+        """The provider answering ``conversation``: its session's, else the last answer's."""
+        session = self._sessions.get(conversation)
+        if session is not None:
+            return session.provider_name
+        for message in reversed(conversation.messages()):
+            if message.provider:
+                return message.provider
+        return None
+
+    def ledger(self, conversation: Conversation) -> Ledger:
+        """What ``conversation`` spent, per provider and model, from its messages."""
+        from chatcli_context.cost.ledger import ledger
+
+        state = self.state(conversation)
+        return ledger(conversation.all_messages(),
+                      self.config(self._settings_of(conversation)).prices,
+                      lambda message: state.ttl.used.get(message.id))
+
+    # ------------------------------------------------------------------ hooks
+
+    @hookimpl
+    def configure(self, host: PluginHost, settings: Settings, workspace: Path) -> None:
+        self.host, self.settings = host, settings
+        self.config(settings)
+
+    @hookimpl
+    def session_start(self, session: Session, conversation: Conversation,
+                      settings: Settings) -> None:
+        self._sessions[conversation] = session
+        self.state(conversation)
+
+    @hookimpl(trylast=True)
+    def before_request(self, request: ChatRequest, conversation: Conversation) -> None:
+        state = self.state(conversation)
+        provider = self.provider_of(conversation)
+        if request.cache_ttl is not None:  # another plugin chose: the evidence stays out
+            asked, may_switch = request.cache_ttl, False
+        else:
+            asked, may_switch = self._asking(conversation, provider, state)
+            request.cache_ttl = asked
+        state.pending = Pending(self.clock(), provider, asked, may_switch)
+
+    @hookimpl
+    def after_response(self, message: Message | None, error: ChatcliError | None,
+                       conversation: Conversation) -> None:
+        from chatcli_context.cost.ttl import Call
+
+        state = self.state(conversation)
+        pending, state.pending = state.pending, None
+        if message is None or message.usage is None or pending is None:
+            return
+        state.ttl.observe(Call(pending.started, message.usage, message.provider),
+                          pending.may_switch and message.provider == pending.provider,
+                          message.id, pending.asked)
+        self._check_budget(conversation, state)
+
+    def _check_budget(self, conversation: Conversation, state: ConversationCost) -> None:
+        budget = self.config(self._settings_of(conversation)).budget
+        if budget is None:
+            return
+        spent = self.ledger(conversation).money
+        share = spent / budget
+        level = 100 if share >= 1 else 80 if share >= 0.8 else 0
+        if level <= state.warned:
+            return
+        state.warned = level
+        from chatcli_context.cost.command import usd
+
+        if level == 100:
+            line = (f"cost: {usd(spent)} spent, over this session's budget of {usd(budget)} "
+                    f"({share:.0%}); /cost shows where it went, [cost] budget moves the line")
+        else:
+            line = (f"cost: {usd(spent)} spent, {share:.0%} of this session's budget of "
+                    f"{usd(budget)}; /cost shows where it went")
+        if self.host is not None:
+            self.host.warn(line)
+
+    @hookimpl
+    def register_slash_commands(self, register: Callable[[SlashCommand], None]) -> None:
+        from chatcli_context.cost.command import slash_command
+
+        register(slash_command(self))
+
+
+#: The instance behind the entry point.
+plugin = CostPlugin()
+
+configure = plugin.configure
+session_start = plugin.session_start
+before_request = plugin.before_request
+after_response = plugin.after_response
+register_slash_commands = plugin.register_slash_commands

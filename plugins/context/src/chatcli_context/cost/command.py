@@ -1,0 +1,104 @@
+"""``/cost``: what the session spent, per provider and model, the budget, and the cache TTL.
+
+Works in the chat and from the shell (``chatcli -c -p "/cost"``): the totals come from the
+conversation's messages, so a resumed session shows everything it ever spent.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from chatcli import SlashCommand
+
+if TYPE_CHECKING:
+    from chatcli_context.cost.ledger import Ledger
+    from chatcli_context.cost.plugin import CostPlugin
+
+__all__ = ["HELP", "describe", "slash_command", "usd"]
+
+HELP = "cost: tokens and money per provider and model, the budget and the cache TTL"
+_HEADERS = ("provider/model", "calls", "input", "cache read", "cache write", "output", "USD")
+
+
+def usd(amount: float) -> str:
+    """``$12.34``, or ``$0.0123`` below a dollar (small sessions stay readable)."""
+    return f"${amount:,.2f}" if amount >= 1 or amount == 0 else f"${amount:.4f}"
+
+
+def _minutes(seconds: float) -> str:
+    return f"{seconds / 60:.0f} min"
+
+
+def table(ledger: Ledger) -> list[str]:
+    """The per provider/model table, with its total, as aligned lines."""
+    rows = [list(_HEADERS)]
+    for line in ledger.lines:
+        u = line.usage
+        rows.append([line.name, f"{line.calls:,}", f"{u.input_tokens:,}",
+                     f"{u.cache_read_tokens:,}", f"{u.cache_write_tokens:,}",
+                     f"{u.output_tokens:,}", usd(line.money) if line.money is not None else "?"])
+    if len(ledger.lines) > 1:
+        u = ledger.usage
+        total = usd(ledger.money) + (" + ?" if ledger.unpriced else "")
+        rows.append(["total", f"{sum(li.calls for li in ledger.lines):,}", f"{u.input_tokens:,}",
+                     f"{u.cache_read_tokens:,}", f"{u.cache_write_tokens:,}",
+                     f"{u.output_tokens:,}", total])
+    widths = [max(len(row[i]) for row in rows) for i in range(len(_HEADERS))]
+    return ["  ".join(cell.ljust(widths[0]) if i == 0 else cell.rjust(widths[i])
+                      for i, cell in enumerate(row)).rstrip() for row in rows]
+
+
+def ttl_line(plugin: CostPlugin, app: Any) -> str:
+    """The cache TTL in force for the session's provider, and why."""
+    provider = app.session.provider_name
+    ttl, why = plugin.ttl_in_force(app.conversation, provider)
+    if ttl is None:
+        return f"cache TTL: none to choose ({provider} offers none)"
+    if why == "evidence":
+        switch = plugin.state(app.conversation).ttl.switch
+        assert switch is not None
+        return (f"cache TTL: {ttl} (a {_minutes(switch.pause)} pause outlived the 5m cache; "
+                "the long TTL holds for the rest of the session)")
+    if why == "default":
+        return (f"cache TTL: {ttl} (the short one; 1h, once, after a pause the hour would have "
+                "covered expires the cache)")
+    return f"cache TTL: {ttl} ({why})"
+
+
+def describe(plugin: CostPlugin, app: Any) -> list[str]:
+    """The lines ``/cost`` prints."""
+    conversation = app.conversation
+    ledger = plugin.ledger(conversation)
+    config = plugin.config(app.settings)
+    lines: list[str] = []
+    if ledger.lines:
+        lines += table(ledger)
+        lines.append("input counts every prompt token, cache reads and writes included "
+                     "(fresh input = input - cache read - cache write)")
+    else:
+        lines.append("no model calls in this session yet")
+    for line in ledger.unpriced:
+        lines.append(f'no price known for {line.name}: set [cost.prices."{line.name}"] '
+                     "input = …, output = … (USD per million tokens)")
+    if any(line.source == "built-in" for line in ledger.lines):
+        lines.append("prices: built-in list prices, approximate (USD per million tokens); "
+                     '[cost.prices."provider/model"] in the config overrides them')
+    if config.budget is None:
+        lines.append("budget: none ([cost] budget = 5.0 sets one, in USD)")
+    else:
+        share = ledger.money / config.budget
+        state = " — over budget" if share >= 1 else ""
+        lines.append(f"budget: {usd(ledger.money)} of {usd(config.budget)} "
+                     f"({share:.0%}){state}")
+    lines.append(ttl_line(plugin, app))
+    return lines
+
+
+def slash_command(plugin: CostPlugin) -> SlashCommand:
+    """``/cost`` for ``plugin``."""
+
+    def run(app: Any, args: str) -> None:
+        for line in describe(plugin, app):
+            app.console.print(line, markup=False, highlight=False, soft_wrap=True)
+
+    return SlashCommand(name="cost", help=HELP, run=run)

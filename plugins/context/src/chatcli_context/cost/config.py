@@ -1,0 +1,88 @@
+"""The ``[cost]`` table: the session budget, an explicit cache TTL, the price entries.
+
+```toml
+[cost]
+budget = 5.0            # USD per session: a warning at 80 % and at 100 %
+cache_ttl = "1h"        # "5m" or "1h": fixed; absent (or "auto"): chosen by evidence
+
+[cost.prices."anthropic/claude-sonnet-5-5"]   # USD per million tokens; * patterns work too
+input = 3.0
+output = 15.0
+cache_read = 0.3
+cache_write = 3.75      # five-minute writes; cache_write_1h for one-hour ones
+```
+
+``CHATCLI_PROMPT_CACHE_TTL`` (``5m``/``1h``) fixes the TTL too, over the file.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import Any, NamedTuple
+
+from chatcli import Settings
+
+from chatcli_context.cost.prices import Price, PriceTable, parse_price
+
+__all__ = ["ENV_TTL", "CostConfig", "read_config"]
+
+#: The variable that fixes the prompt cache's TTL.
+ENV_TTL = "CHATCLI_PROMPT_CACHE_TTL"
+_TTLS = ("5m", "1h")
+_NOT_FIXED = ("", "auto")
+_KEYS = ("budget", "cache_ttl", "prices")
+
+
+class CostConfig(NamedTuple):
+    """What ``[cost]`` (and ``CHATCLI_PROMPT_CACHE_TTL``) say, and what was wrong in them."""
+
+    budget: float | None = None
+    #: ``(ttl, where it was set)`` when the TTL is fixed
+    cache_ttl: tuple[str, str] | None = None
+    prices: PriceTable = PriceTable()
+    problems: tuple[str, ...] = ()
+
+
+def _ttl(value: Any, where: str, problems: list[str]) -> tuple[str, str] | None:
+    if value is None:
+        return None
+    text = str(value).strip().lower()
+    if text in _NOT_FIXED:
+        return None
+    if text in _TTLS:
+        return text, where
+    problems.append(f'{where} = {value!r} is not a cache TTL: use "5m" or "1h" (or leave it '
+                    "out: chosen by evidence)")
+    return None
+
+
+def read_config(settings: Settings, environ: Mapping[str, str] | None = None) -> CostConfig:
+    """The cost settings of ``settings``; wrong values are left out and described."""
+    environ = os.environ if environ is None else environ
+    table = settings.plugin_table("cost")
+    problems: list[str] = [f"[cost]: unknown key {key!r} (use {', '.join(_KEYS)})"
+                           for key in sorted(set(table) - set(_KEYS))]
+    budget = table.get("budget")
+    if budget is not None and (isinstance(budget, bool) or not isinstance(budget, int | float)
+                               or budget <= 0):
+        problems.append(f"[cost] budget = {budget!r} must be a positive number of USD")
+        budget = None
+    # CHATCLI_PROMPT_CACHE_TTL reaches the settings as a top-level key; read the variable too
+    # for settings built without the environment
+    extra = (settings.model_extra or {}).get("prompt_cache_ttl", environ.get(ENV_TTL))
+    ttl = _ttl(extra, ENV_TTL, problems) or _ttl(table.get("cache_ttl"), "[cost] cache_ttl",
+                                                 problems)
+    prices: dict[str, Price] = {}
+    raw = table.get("prices") or {}
+    if not isinstance(raw, Mapping):
+        problems.append('[cost] prices must be tables: [cost.prices."provider/model"]')
+        raw = {}
+    for key, value in raw.items():
+        price, problem = parse_price(str(key), value)
+        if price is not None:
+            prices[str(key)] = price
+        else:
+            problems.append(str(problem))
+    return CostConfig(float(budget) if budget is not None else None, ttl, PriceTable(prices),
+                      tuple(problems))
