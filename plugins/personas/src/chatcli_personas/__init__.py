@@ -1,0 +1,1 @@
+"""chatcli-personas: Personas for chatcli: /persona, /agents, @name messages; and markdown slash-command templates."""

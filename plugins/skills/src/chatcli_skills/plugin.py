@@ -1,0 +1,1 @@
+"""Entry module of chatcli-skills (hook implementations only)."""

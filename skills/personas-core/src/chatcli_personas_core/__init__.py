@@ -1,0 +1,1 @@
+"""chatcli-personas-core: chatcli's persona pack: fifteen specialised personalities."""

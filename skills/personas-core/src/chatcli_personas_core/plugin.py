@@ -1,0 +1,1 @@
+"""Entry module of chatcli-personas-core (hook implementations only)."""
