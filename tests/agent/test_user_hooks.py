@@ -491,7 +491,7 @@ def test_pre_and_post_compact_hooks_run_when_compaction_calls_its_hooks(
     host.register(plugin, "user-hooks")
     host.configure(load_settings(), tmp_path)
     conversation = Conversation()
-    # no typed caller yet (the hooks await compaction): call them as the kernel will, by pluggy
+    # the hooks themselves, called by pluggy (the next test has the kernel call them)
     host.pm.hook.before_compaction(conversation=conversation, strategy="summary")
     host.pm.hook.after_compaction(conversation=conversation, strategy="summary", removed=12)
     before, after = (json.loads(line) for line in log.read_text().splitlines() if line)
@@ -499,3 +499,47 @@ def test_pre_and_post_compact_hooks_run_when_compaction_calls_its_hooks(
                       "hook_event_name": "PreCompact", "trigger": "auto",
                       "custom_instructions": "", "strategy": "summary"}
     assert after["hook_event_name"] == "PostCompact" and after["removed"] == 12
+
+
+def test_pre_and_post_compact_hooks_fire_when_the_kernel_compacts(
+        tmp_path: Path, chatcli_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The kernel calls before/after_compaction itself now: a real ``/compact`` on a Session
+    (the compaction plugin's strategies, the scripted model writing the summary) fires the
+    user's PreCompact for each strategy that runs and PostCompact for each compaction made."""
+    from chatcli import Message, PluginHost, Session, load_settings, user_config_path
+    from chatcli_agent.user_hooks import plugin
+    from chatcli_compaction import plugin as compaction
+    from chatcli_testing import ScriptedProvider, scripted_plugin
+
+    log = tmp_path / "compact.jsonl"
+    script = tmp_path / "compact.sh"
+    script.write_text(f"#!/bin/sh\n{{ cat; echo; }} >> '{log}'\n")
+    script.chmod(0o755)
+    user_config_path().write_text(textwrap.dedent(f"""
+        provider = "scripted"
+        compact_keep_recent = 2
+        [[hooks.PreCompact]]
+        command = "{script}"
+        [[hooks.PostCompact]]
+        matcher = "summarise"
+        command = "{script}"
+    """))
+    monkeypatch.setenv("HOME", str(tmp_path))
+    provider = ScriptedProvider()
+    host = PluginHost()
+    host.register(scripted_plugin(provider), "scripted")
+    host.register(plugin, "user-hooks")
+    host.register(compaction, "compaction")
+    session = Session(host, load_settings(), workspace=tmp_path).open()
+    for i in range(5):
+        session.conversation.append(Message.user(f"question {i} " + "q" * 300))
+        session.conversation.append(Message.assistant(f"answer {i} " + "a" * 300))
+    provider.script(Reply(text="## Current task state\n- answering questions"))
+    report = session.compact()
+    conversation = session.conversation
+    session.close()
+    assert [c.strategy for c in report.compactions] == ["summarise"]
+    payloads = [json.loads(line) for line in log.read_text().splitlines() if line]
+    assert [(p["hook_event_name"], p["strategy"]) for p in payloads] == [
+        ("PreCompact", "trim"), ("PreCompact", "summarise"), ("PostCompact", "summarise")]
+    assert payloads[-1]["removed"] == 8 and payloads[0]["session_id"] == conversation.id

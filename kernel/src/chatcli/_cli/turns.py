@@ -2,10 +2,10 @@
 
 :class:`OneShot` opens the session, shows each turn (rendered markdown on a terminal, plain text
 when piped or with ``--raw``, one JSON object with ``--json``; tool calls, retries and a
-"waiting…" spinner on stderr) and turns how it ended into the exit code. It is also the
-:class:`chatcli.ChatApp` a slash command gets when it is run from the shell
-(``chatcli -p "/coder fix the test"``): nobody can be asked to pick, so such a command takes
-its choice as an argument.
+"waiting…" spinner on stderr; a compaction of the view as one ``⟲`` line there too) and turns
+how it ended into the exit code. It is also the :class:`chatcli.ChatApp` a slash command gets
+when it is run from the shell (``chatcli -p "/coder fix the test"``): nobody can be asked to
+pick, so such a command takes its choice as an argument.
 """
 
 from __future__ import annotations
@@ -279,7 +279,7 @@ def _isatty(stream: TextIO | None) -> bool:
 def _consume(events: Any, output: _Output, waiting: Spinner | None) -> TurnFinished | None:
     """Show the events of a turn; ``waiting`` spins while the model has not answered yet."""
     from chatcli._calls import TextDelta
-    from chatcli._engine import ToolFinished, ToolStarted, TurnFinished
+    from chatcli._engine import Compacted, ToolFinished, ToolStarted, TurnFinished
     from chatcli._streaming import Retrying
 
     if waiting is not None:
@@ -310,8 +310,14 @@ def _consume(events: Any, output: _Output, waiting: Spinner | None) -> TurnFinis
                 status(f"tool {result.name} done ({len(result.content)} chars)")
             if waiting is not None:
                 waiting.start()  # the model is asked again with the tool's result
+        elif isinstance(event, Compacted):
+            output.pause()
+            status(f"⟲ {event.report.line()}")
+            if waiting is not None:
+                waiting.start()  # the model is asked next, with the compacted view
         elif isinstance(event, TurnFinished):
             finished = event
+        # any other event (from a newer engine) is not shown: a display never fails on one
     return finished
 
 

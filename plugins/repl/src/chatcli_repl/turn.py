@@ -8,6 +8,7 @@ import time
 from typing import TYPE_CHECKING
 
 from chatcli import (
+    Compacted,
     MarkdownStream,
     Message,
     Retrying,
@@ -79,8 +80,14 @@ def run_turn(app: ReplApp, prompt: Message | None) -> TurnFinished | None:
                                   style="dim", markup=False)
                 side_by_side = side_by_side and bool(started)
                 app.invalidate()
+            elif isinstance(event, Compacted):
+                stream.finish()
+                app.console.print(compacted_line(event), style="dim", markup=False)
+                stream = MarkdownStream(app.console, plain=plain, preview=view.set_preview)
+                app.invalidate()
             elif isinstance(event, TurnFinished):
                 finished = event
+            # any other event (a newer kernel's) is not shown: a display never fails on one
     finally:
         app.flush_answer = None
         view.waiting_since = None
@@ -99,6 +106,11 @@ def run_turn(app: ReplApp, prompt: Message | None) -> TurnFinished | None:
         app.console.print(f"✗ {line} — {hint}", style="red", markup=False)
     _footer(app, finished, time.monotonic() - start)
     return finished
+
+
+def compacted_line(event: Compacted) -> str:
+    """``⟲ compacted with trim, summarise: ~91,000 → ~22,000 tokens`` (or why nothing was)."""
+    return f"⟲ {event.report.line()}"
 
 
 def describe_call(call: ToolCallPart, limit: int = 80) -> str:

@@ -94,7 +94,8 @@ def to_markdown(conversation: Conversation, info: SessionInfo | None = None) -> 
 
 
 def to_json(conversation: Conversation, info: SessionInfo | None = None) -> str:
-    """The whole session — every branch of the log, head, checkpoints — as JSON."""
+    """The whole session — every branch of the log, head, checkpoints, the view's
+    compactions — as JSON."""
     data: dict[str, Any] = {
         "format": EXPORT_FORMAT,
         "version": EXPORT_VERSION,
@@ -106,6 +107,7 @@ def to_json(conversation: Conversation, info: SessionInfo | None = None) -> str:
         ],
         "path": [m.id for m in conversation.messages()],
         "checkpoints": [json.loads(c.model_dump_json()) for c in conversation.checkpoints],
+        "compactions": [json.loads(c.model_dump_json()) for c in conversation.compactions],
     }
     return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
 

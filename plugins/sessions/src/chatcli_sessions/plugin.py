@@ -1,8 +1,8 @@
 """Entry module: hookimpls only (the database and commands are imported when first used).
 
 Every change to a conversation is written as it happens — the message_appended,
-checkpoint_created and head_moved hooks each commit one transaction before returning — so a
-killed process loses at most the answer that was still streaming.
+checkpoint_created, head_moved and view_changed hooks each commit one transaction before
+returning — so a killed process loses at most the answer that was still streaming.
 """
 
 from __future__ import annotations
@@ -77,6 +77,12 @@ def checkpoint_created(conversation: Conversation, checkpoint: Checkpoint) -> No
 def head_moved(conversation: Conversation, head: str | None, reason: str) -> None:
     """Write the new head (rewind, undo, clear) and remember the move for undo."""
     get_store().move_head(conversation, head, reason)
+
+
+@hookimpl
+def view_changed(conversation: Conversation, reason: str) -> None:
+    """Write the view's compactions (one was added or undone), so ``-c`` keeps the view."""
+    get_store().save_compactions(conversation)
 
 
 @hookimpl

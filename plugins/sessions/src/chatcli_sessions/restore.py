@@ -86,7 +86,7 @@ def _check_tree(parents: dict[str, str | None]) -> None:
 
 
 def _parse(data: Any, new_id: str | None) -> Imported:
-    from chatcli import Checkpoint, Conversation, Message
+    from chatcli import Checkpoint, Compaction, Conversation, Message
     from pydantic import ValidationError
 
     if not isinstance(data, dict) or data.get("format") != EXPORT_FORMAT:
@@ -124,6 +124,14 @@ def _parse(data: Any, new_id: str | None) -> Imported:
         checkpoints.append(checkpoint)
     if len({c.id for c in checkpoints}) != len(checkpoints):
         raise _Bad("two checkpoints have the same id")
+    compactions: list[Compaction] = []
+    for number, raw in enumerate(_get(data, "compactions", list, "", []), start=1):
+        try:
+            compactions.append(Compaction.model_validate(raw))
+        except ValidationError as err:
+            raise _Bad(f"compaction {number} is invalid ({_first_error(err)})") from None
+    if len({c.id for c in compactions}) != len(compactions):
+        raise _Bad("two compactions have the same id")
     name = _get(session, "name", str, "session ", None)
     created = float(_get(session, "created_at", (int, float), "session ", 0.0))
     conversation = Conversation.restore(
@@ -133,6 +141,7 @@ def _parse(data: Any, new_id: str | None) -> Imported:
         checkpoints=checkpoints,
         title=_get(session, "title", str, "session ", ""),
         max_checkpoints=max(len(checkpoints), 20),
+        compactions=compactions,
     )
     return Imported(
         conversation=conversation,

@@ -92,8 +92,25 @@ def _migration_1(db: sqlite3.Connection) -> None:
     )
 
 
+def _migration_2(db: sqlite3.Connection) -> None:
+    """The view's compactions (chatcli-compaction's summaries and trims): one row each, in the
+    conversation's order, the kernel ``Compaction`` as pydantic JSON."""
+    db.execute(
+        """CREATE TABLE compactions (
+            rowid       INTEGER PRIMARY KEY,
+            id          TEXT NOT NULL,
+            session_id  TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+            position    INTEGER NOT NULL,
+            json        TEXT NOT NULL,
+            created_at  REAL NOT NULL,
+            UNIQUE (session_id, id)
+        )"""
+    )
+    db.execute("CREATE INDEX compactions_session ON compactions(session_id, position)")
+
+
 #: ``MIGRATIONS[i]`` brings a database from ``user_version`` i to i + 1. Append, never edit.
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_migration_1]
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_migration_1, _migration_2]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

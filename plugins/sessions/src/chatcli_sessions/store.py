@@ -7,6 +7,9 @@ One file, ``sessions.db`` in :func:`chatcli.data_dir`, holds every session:
                   ``parent_id`` (the log is a tree) and a per-session ``seq``
 * ``checkpoints`` the rewind points (the newest N per session are kept)
 * ``head_events`` every head move (rewind, undo, clear), so ``undo`` survives a restart
+* ``compactions`` the view's compactions (summaries and trims standing in for ranges of the
+                  log), in order, so ``-c`` keeps the compacted view and ``/compact undo`` works
+                  after a restart
 * ``messages_fts`` an FTS5 index over message text (search falls back to LIKE without FTS5)
 
 Crash safety. The database runs in WAL mode with ``synchronous=FULL``: every change is one short
@@ -45,7 +48,7 @@ from chatcli import UsageError
 from chatcli_sessions.schema import SCHEMA_VERSION, StoreError, migrate
 
 if TYPE_CHECKING:
-    from chatcli import Checkpoint, Conversation, Message
+    from chatcli import Checkpoint, Compaction, Conversation, Message
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -347,8 +350,31 @@ class SessionStore:
             self._insert_message(db, conversation.id, message)
         for checkpoint in conversation.checkpoints:
             self._insert_checkpoint(db, conversation.id, checkpoint)
+        self._write_compactions(db, conversation.id, conversation.compactions)
         if provider is None and model is None:
             _record_provider(db, conversation.id, ordered)
+
+    @staticmethod
+    def _write_compactions(db: sqlite3.Connection, session_id: str,
+                           compactions: list[Compaction]) -> None:
+        """Make the stored compactions of the session those of ``compactions``, in order: what
+        they share at the start stays, the rest is rewritten (an append writes one row)."""
+        stored = [r[0] for r in db.execute(
+            "SELECT id FROM compactions WHERE session_id = ? ORDER BY position", (session_id,))]
+        same = 0
+        while (same < len(stored) and same < len(compactions)
+               and stored[same] == compactions[same].id):
+            same += 1
+        db.execute("DELETE FROM compactions WHERE session_id = ? AND position >= ?",
+                   (session_id, same))
+        for position in range(same, len(compactions)):
+            compaction = compactions[position]
+            db.execute(
+                "INSERT OR REPLACE INTO compactions(id, session_id, position, json, created_at)"
+                " VALUES (?, ?, ?, ?, ?)",
+                (compaction.id, session_id, position, compaction.model_dump_json(),
+                 compaction.created_at),
+            )
 
     def append(self, conversation: Conversation, message: Message) -> None:
         """Persist ``message`` (just appended to ``conversation``) and the new head.
@@ -413,6 +439,23 @@ class SessionStore:
 
         return self.transaction(work)
 
+    def save_compactions(self, conversation: Conversation) -> bool:
+        """Persist ``conversation.compactions`` (after ``view_changed``). A conversation with no
+        row yet is written whole; False when it holds nothing to write."""
+
+        def work(db: sqlite3.Connection) -> bool:
+            if not self._exists(db, conversation.id):
+                if not conversation.log:
+                    return False
+                self._create(db, conversation)
+                return True
+            self._write_compactions(db, conversation.id, conversation.compactions)
+            db.execute("UPDATE sessions SET updated_at = ? WHERE id = ?",
+                       (time.time(), conversation.id))
+            return True
+
+        return self.transaction(work)
+
     def save(self, conversation: Conversation, name: str | None = None) -> None:
         """Write ``conversation`` now (even when empty), optionally giving it ``name``."""
         name = name.strip() if name else None
@@ -461,6 +504,7 @@ class SessionStore:
             max_checkpoints=conversation.max_checkpoints,
             metadata={**{k: v for k, v in conversation.metadata.items() if k != "session_name"},
                       "forked_from": conversation.id},
+            compactions=[c.model_copy(deep=True) for c in conversation.compactions],
         )
         self.transaction(lambda db: self._create(db, forked, forked_from=conversation.id))
         return forked
@@ -601,6 +645,21 @@ class SessionStore:
         )
         return [_Checkpoint(id=r[0], head=r[1], label=r[2], created_at=r[3]) for r in rows]
 
+    def compactions(self, session_id: str) -> list[Compaction]:
+        """The session's compactions, oldest first (a row this version cannot read is left
+        out: the view then shows more of the log, never less)."""
+        from chatcli import Compaction as _Compaction
+
+        found = []
+        for (raw,) in self._read(
+            "SELECT json FROM compactions WHERE session_id = ? ORDER BY position", (session_id,)
+        ):
+            try:
+                found.append(_Compaction.model_validate_json(raw))
+            except ValueError:
+                continue
+        return found
+
     def head_history(self, session_id: str) -> list[str | None]:
         """The undo stack rebuilt from the stored head moves (undo pops, other moves push)."""
         stack: list[str | None] = []
@@ -628,6 +687,7 @@ class SessionStore:
             messages = self.messages(info.id)
             checkpoints = self.checkpoints(info.id)[-max_checkpoints:]
             history = self.head_history(info.id)
+            compactions = self.compactions(info.id)
         head = info.head
         closing = _closing_message(messages, head) if resume else None
         if closing is not None:
@@ -642,6 +702,7 @@ class SessionStore:
             title=info.title,
             max_checkpoints=max_checkpoints,
             head_history=history,
+            compactions=compactions,
             # The provider/model to go on with are the last answer's (the kernel reads the log).
             metadata={k: v for k, v in (("session_name", info.name),
                                         ("forked_from", info.forked_from)) if v is not None},

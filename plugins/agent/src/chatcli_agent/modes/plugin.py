@@ -53,6 +53,15 @@ def prompt_sections() -> list[PromptSection] | None:
     return run.sections() if run is not None else None
 
 
+@hookimpl(tryfirst=True)
+def message_appended(message: Any) -> None:
+    """The task of a run is pinned as it is appended — before a session store writes it
+    (``tryfirst``), so the pin is stored too."""
+    run = _run()
+    if run is not None:
+        run.appended(message)
+
+
 @hookimpl
 def before_request() -> None:
     run = _run()

@@ -1,10 +1,13 @@
 """One run of a mode (``/agent TASK``, ``/coder TASK``): its state, its trace and its report.
 
 A run is one turn of the chat's conversation (``app.ask``), made with a higher turn limit
-(``max_turns`` is set to the run's step limit and put back afterwards, whatever happens) and
-with two prompt sections while it lasts: the mode's system prompt (stable) and an anchor
-reminding the model of the task and the step it is at (volatile). The plugin's hooks feed the
-trace: one entry per tool call, with its step, arguments, result and time.
+(``max_turns`` is set to the run's step limit and put back afterwards, whatever happens), with
+compaction at the agent loop's threshold (``compact_threshold`` becomes
+``agent_compact_threshold`` for the run, put back the same way), with its task message pinned
+(``Message.pinned``: compaction never summarises it away), and with two prompt sections while
+it lasts: the mode's system prompt (stable) and an anchor reminding the model of the task and
+the step it is at (volatile). The plugin's hooks feed the trace: one entry per tool call, with
+its step, arguments, result and time.
 """
 
 from __future__ import annotations
@@ -51,6 +54,8 @@ class Run:
     calls: int = 0
     trace: list[TraceCall] = field(default_factory=list)
     answered_at: int | None = None
+    #: the id of the run's task message, once appended (pinned)
+    task_message: str | None = None
     _starts: dict[str, float] = field(default_factory=dict)
     _last_batch: tuple[Any, ...] | None = None
     _repeats: int = 0
@@ -59,6 +64,16 @@ class Run:
 
     def model_call(self) -> None:
         self.calls += 1
+
+    def appended(self, message: Any) -> None:
+        """A message was appended: the run's first message from the person is its task, which
+        is pinned so that compaction keeps it verbatim."""
+        from chatcli import Role
+
+        if (self.task_message is None and self.calls == 0 and message.role == Role.USER
+                and not message.tool_results):
+            message.pinned = True
+            self.task_message = message.id
 
     def answer(self, message: Any) -> None:
         """A model call ended with ``message`` (None: nothing arrived)."""
@@ -127,17 +142,22 @@ def run_mode(app: Any, mode: str, argument: str) -> None:
                              "wait for it to finish, or stop it with Ctrl+C")
         _active = run
     session = app.session
-    previous = session.settings.max_turns
+    previous = {"max_turns": session.settings.max_turns,
+                "compact_threshold": session.settings.compact_threshold}
     finished = None
     try:
-        session.update_settings(max_turns=max_steps)
+        # the run's step limit, and compaction at the agent loop's threshold while it lasts
+        session.update_settings(max_turns=max_steps,
+                                compact_threshold=session.settings.agent_compact_threshold)
         say.line(f"▶ {mode} mode · at most {max_steps} steps · {task_line(task)}", "bold cyan")
         finished = app.ask(task)
     finally:
         with _lock:
             _active = None
-        if session.settings.max_turns != previous:
-            session.update_settings(max_turns=previous)
+        changed = {key: value for key, value in previous.items()
+                   if getattr(session.settings, key) != value}
+        if changed:
+            session.update_settings(**changed)
     say.report(run, finished)
 
 

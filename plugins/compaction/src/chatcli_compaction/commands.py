@@ -1,0 +1,122 @@
+"""``/compact``: compact the view now, undo compactions, or see where the context stands.
+
+- ``/compact [instruction]`` runs every strategy once (the instruction steers the summary) and
+  prints the report: ``⟲ compacted with trim, summarise: ~9,100 → ~2,200 tokens``.
+- ``/compact undo`` puts the newest compaction's range back into the view and says what came
+  back; ``/compact undo all`` undoes every compaction on the current path.
+- ``/compact status``: compactions in force, the tokens of the next request against the context
+  window, and the thresholds.
+
+Works the same from the shell: ``chatcli -c -p "/compact"``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from chatcli import ChatcliError, apply_compactions
+
+if TYPE_CHECKING:
+    from chatcli import ChatApp, Compaction, Conversation
+
+__all__ = ["active_compactions", "compact_command", "status_lines"]
+
+
+def compact_command(app: ChatApp, argument: str) -> None:
+    """Run ``/compact`` with the text after it."""
+    words = argument.split()
+    try:
+        if words[:1] == ["undo"] and len(words) <= 2:
+            if len(words) == 2 and words[1] != "all":
+                _say(app, "usage: /compact undo [all]", "yellow")
+                return
+            _undo(app, everything=len(words) == 2)
+        elif words == ["status"]:
+            for line in status_lines(app):
+                _say(app, line)
+        else:
+            _compact(app, argument.strip() or None)
+    except ChatcliError as err:
+        _say(app, f"error: {err}", "red")
+
+
+def _say(app: ChatApp, text: str, style: str = "dim") -> None:
+    app.console.print(text, style=style, markup=False, highlight=False, soft_wrap=True)
+
+
+def _compact(app: ChatApp, instruction: str | None) -> None:
+    report = app.session.compact(instruction)
+    _say(app, f"⟲ {report.line()}", "dim" if report.changed else "yellow")
+    for compaction in report.compactions:
+        if compaction.note and compaction.strategy != "trim":
+            _say(app, f"  {compaction.strategy}: {compaction.note} ({compaction.id})")
+    trimmed = [c for c in report.compactions if c.strategy == "trim"]
+    if trimmed:
+        _say(app, f"  trim: shortened {len(trimmed)} message{'s' if len(trimmed) != 1 else ''}")
+    if report.changed:
+        _say(app, "  /compact undo puts the newest compaction back; the log keeps everything")
+
+
+def _undo(app: ChatApp, *, everything: bool) -> None:
+    conversation = app.conversation
+    undone: list[tuple[Compaction, int]] = []
+    while True:
+        before = len(conversation.view())
+        compaction = app.session.undo_compaction()
+        if compaction is None:
+            break
+        back = len(conversation.view()) - before + len(compaction.replacement)
+        undone.append((compaction, back))
+        if not everything:
+            break
+    if not undone:
+        _say(app, "nothing to undo: no compaction applies to this conversation", "yellow")
+        return
+    tokens = app.session.context_tokens()
+    for compaction, back in undone:
+        what = compaction.note or f"{compaction.strategy} compaction"
+        _say(app, f"⟲ undid {compaction.strategy} ({compaction.id}): {back} message"
+                  f"{'s' if back != 1 else ''} back in the view — it had {what}")
+    left = len(active_compactions(conversation))
+    more = (f"; {left} more compaction{'s' if left != 1 else ''} in force (/compact undo "
+            "again)" if left else "")
+    _say(app, f"  the next request: ~{tokens:,} tokens{more}")
+
+
+def active_compactions(conversation: Conversation) -> list[Compaction]:
+    """The compactions that apply to the current path, oldest first."""
+    view = conversation.messages()
+    active = []
+    for compaction in conversation.compactions:
+        after = apply_compactions(view, [compaction])
+        if after is not view:
+            active.append(compaction)
+            view = after
+    return active
+
+
+def status_lines(app: ChatApp) -> list[str]:
+    """What ``/compact status`` prints."""
+    session: Any = app.session
+    settings = app.settings
+    window = session.engine.current.context_window
+    tokens = session.context_tokens()
+    active = active_compactions(app.conversation)
+    counts: dict[str, int] = {}
+    for compaction in active:
+        counts[compaction.strategy or "?"] = counts.get(compaction.strategy or "?", 0) + 1
+    kinds = ", ".join(f"{name} {count}" for name, count in counts.items())
+    lines = [f"compactions in force: {len(active)}" + (f" ({kinds})" if kinds else "")
+             + f" · the log holds {len(app.conversation.log):,} messages, the view "
+               f"{len(app.conversation.view()):,}",
+             f"next request: ~{tokens:,} of {window:,} tokens ({tokens / window:.0%})"]
+    lines.append(_threshold("chat", settings.compact_threshold, window) + " · "
+                 + _threshold("agent runs", settings.agent_compact_threshold, window)
+                 + f" · keeps the newest {settings.compact_keep_recent} messages verbatim")
+    return lines
+
+
+def _threshold(who: str, share: float, window: int) -> str:
+    if share <= 0:
+        return f"{who}: never by itself"
+    return f"{who}: compacts at {share:.0%} (~{int(share * window):,} tokens)"
