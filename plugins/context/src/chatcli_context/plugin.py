@@ -1,1 +1,254 @@
-"""Entry module of the context plugin (hook implementations only)."""
+"""Entry module of the context plugin (entry point ``context``): hook implementations only.
+
+The hooks delegate to :class:`ContextPlugin`; the module keeps one instance for the entry point
+and tests may register instances of their own. Nothing but ``chatcli.hookimpl`` is imported
+here: the prompt, the store, pathspec and pydantic load on first use inside the hooks, so
+``chatcli --help`` pays nothing for this plugin.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from chatcli import hookimpl
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from chatcli import (
+        ChatRequest,
+        Conversation,
+        Message,
+        PluginHost,
+        PromptSection,
+        PullKind,
+        Session,
+        Settings,
+        SlashCommand,
+        Tool,
+    )
+
+    from chatcli_context.prompt import Plan
+    from chatcli_context.pull import PullCounter
+
+__all__ = ["ContextPlugin"]
+
+
+class ContextPlugin:
+    """Bootstrap files, path rules, attached contexts, the curated prompt, ``context_pull`` and
+    ``/context``, for one plugin host."""
+
+    def __init__(self) -> None:
+        self.host: PluginHost | None = None
+        self.settings: Settings | None = None
+        self.workspace: Path | None = None
+        #: set by ``/context pull on|off`` for the rest of the run (None: the settings decide)
+        self.pull_override: bool | None = None
+        self._conversations: weakref.WeakValueDictionary[str, Conversation] = (
+            weakref.WeakValueDictionary())
+        self._current: weakref.ref[Conversation] | None = None
+        #: whether context_pull is offered (None: not decided yet)
+        self._armed: bool | None = None
+        self._counter: PullCounter | None = None
+        self._warned: set[str] = set()
+        #: conversation id → what the last request's cacheable prefix held (for /context status)
+        self.last_prefix: dict[str, list[tuple[str, int]]] = {}
+
+    # ------------------------------------------------------------------ state
+
+    @property
+    def counter(self) -> PullCounter:
+        if self._counter is None:
+            from chatcli_context.pull import PullCounter
+
+            self._counter = PullCounter()
+        return self._counter
+
+    def track(self, conversation: Conversation) -> None:
+        """``conversation`` is the one being worked on (prompts are built for it)."""
+        self._conversations[conversation.id] = conversation
+        self._current = weakref.ref(conversation)
+
+    def current(self) -> Conversation | None:
+        return self._current() if self._current is not None else None
+
+    def _conversation_of(self, messages: list[Message]) -> Conversation | None:
+        """The conversation whose view ``messages`` is."""
+        for message in reversed(messages[-3:]):
+            for conversation in list(self._conversations.values()):
+                if message.id in conversation.log:
+                    return conversation
+        return self.current()
+
+    def pull_on(self, settings: Settings | None = None) -> bool:
+        """Whether context_pull is on (``/context pull`` first, then the settings)."""
+        if self.pull_override is not None:
+            return self.pull_override
+        from chatcli_context.options import pull_enabled
+
+        return pull_enabled(settings or self.settings or (self.host and self.host.settings))
+
+    def own_kind_names(self) -> set[str]:
+        return {"contexts", "context", "history", "bootstrap"}
+
+    def kinds(self) -> dict[str, PullKind]:
+        """Every kind context_pull serves (other plugins' too, once configured)."""
+        if self.host is not None:
+            return dict(self.host.pull_kinds())
+        from chatcli_context.kinds import own_kinds
+
+        return {kind.name: kind for kind in own_kinds()}
+
+    def plan(self, conversation: Conversation | None, messages: list[Message] | None = None,
+             settings: Settings | None = None, curated: bool | None = None) -> Plan:
+        """This plugin's part of the prompt for the next call on ``conversation``."""
+        from chatcli_context.prompt import build_plan
+
+        settings = settings or self.settings or (self.host.settings if self.host else None)
+        if messages is None:
+            messages = conversation.view() if conversation is not None else []
+        workspace = self.workspace or (self.host.workspace if self.host else None)
+        if workspace is None:
+            from pathlib import Path
+
+            workspace = Path.cwd()
+        plan = build_plan(settings=settings, workspace=workspace, messages=messages,
+                          conversation=conversation,
+                          curated=self.pull_on(settings) if curated is None else curated)
+        self._warn(plan.problems)
+        return plan
+
+    def _warn(self, problems: list[str]) -> None:
+        for problem in problems:
+            if problem not in self._warned and self.host is not None:
+                self._warned.add(problem)
+                self.host.warn(f"context: {problem}")
+
+    def offers_tool(self, plan: Plan | None, settings: Settings | None = None) -> bool:
+        """Whether context_pull should be offered: pull is on and something is deferred (here,
+        or by another plugin, which registered kinds of its own)."""
+        if not self.pull_on(settings):
+            return False
+        if set(self.kinds()) - self.own_kind_names():
+            return True
+        return bool(plan.deferred) if plan is not None else False
+
+    def refresh(self, conversation: Conversation | None = None, plan: Plan | None = None,
+                settings: Settings | None = None) -> None:
+        """Offer or withdraw context_pull so the next model call's tools match its prompt."""
+        conversation = conversation or self.current()
+        if plan is None and self.pull_on(settings):
+            plan = self.plan(conversation, settings=settings)
+        wanted = self.offers_tool(plan, settings)
+        if wanted != self._armed:
+            self._armed = wanted
+            if self.host is not None:
+                self.host.tools_changed()
+
+    # ------------------------------------------------------------------ set-up hooks
+
+    @hookimpl
+    def configure(self, host: PluginHost, settings: Settings, workspace: Path) -> None:
+        self.host, self.settings, self.workspace = host, settings, workspace
+        self.pull_override, self._armed, self._counter = None, None, None
+        self._conversations.clear()
+        self._current = None
+        self._warned.clear()
+
+    @hookimpl
+    def register_pull_kinds(self, register: Callable[[PullKind], None]) -> None:
+        from chatcli_context.kinds import own_kinds
+
+        for kind in own_kinds():
+            register(kind)
+
+    @hookimpl
+    def register_tools(self, register: Callable[[Tool], None], settings: Settings) -> None:
+        if not self.pull_on(self.settings or settings):
+            self._armed = False
+            return
+        if self._armed is None:
+            self._armed = self.offers_tool(self.plan(self.current(), settings=self.settings
+                                                 or settings))
+        if self._armed:
+            from chatcli_context.pull import make_tool
+
+            register(make_tool(self.kinds(), self.counter))
+
+    @hookimpl
+    def register_slash_commands(self, register: Callable[[SlashCommand], None]) -> None:
+        from chatcli_context.commands import slash_command
+
+        register(slash_command(self))
+
+    # ------------------------------------------------------------------ sessions and turns
+
+    @hookimpl
+    def session_start(self, session: Session, conversation: Conversation,
+                      settings: Settings) -> None:
+        from chatcli_context.store import sync_attached
+
+        self.settings = settings
+        self.workspace = session.workspace
+        self.track(conversation)
+        sync_attached(conversation)
+        self.refresh(conversation)
+
+    @hookimpl
+    def user_prompt_submitted(self, conversation: Conversation) -> None:
+        self.track(conversation)
+        self.refresh(conversation)
+
+    @hookimpl
+    def after_response(self, conversation: Conversation) -> None:
+        self.refresh(conversation)
+
+    @hookimpl
+    def view_changed(self, conversation: Conversation) -> None:
+        self.refresh(conversation)
+
+    @hookimpl
+    def head_moved(self, conversation: Conversation, reason: str) -> None:
+        if reason == "retry":
+            self.counter.reset(conversation)
+        self.refresh(conversation)
+
+    @hookimpl
+    def prompt_sections(self, settings: Settings, workspace: Path, messages: list[Message]
+                        ) -> list[PromptSection] | None:
+        self.settings, self.workspace = settings, workspace
+        conversation = self._conversation_of(messages)
+        plan = self.plan(conversation, messages, settings)
+        wanted = self.offers_tool(plan, settings)
+        if wanted != self._armed and self._armed is not None:
+            self.refresh(conversation, plan, settings)
+        return plan.sections or None
+
+    @hookimpl
+    def before_request(self, request: ChatRequest, conversation: Conversation) -> None:
+        import json
+
+        prefix = [("tools", hash(json.dumps([[t.name, t.description, t.parameters]
+                                             for t in request.tools], sort_keys=True,
+                                            default=str)))]
+        prefix += [(s.name, hash(s.text)) for s in request.ordered_system() if s.stable]
+        self.last_prefix[conversation.id] = prefix
+        if len(self.last_prefix) > 100:
+            self.last_prefix = {conversation.id: prefix}
+
+
+_PLUGIN = ContextPlugin()
+
+configure = _PLUGIN.configure
+register_pull_kinds = _PLUGIN.register_pull_kinds
+register_tools = _PLUGIN.register_tools
+register_slash_commands = _PLUGIN.register_slash_commands
+session_start = _PLUGIN.session_start
+user_prompt_submitted = _PLUGIN.user_prompt_submitted
+after_response = _PLUGIN.after_response
+view_changed = _PLUGIN.view_changed
+head_moved = _PLUGIN.head_moved
+prompt_sections = _PLUGIN.prompt_sections
+before_request = _PLUGIN.before_request
