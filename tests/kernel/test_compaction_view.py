@@ -29,6 +29,8 @@ from chatcli import (
     hookimpl,
 )
 from chatcli_testing import Reply, ScriptedProvider, scripted_plugin
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 
 def _chat(n: int, size: int = 10) -> Conversation:
@@ -255,3 +257,33 @@ def test_the_providers_count_corrects_the_estimate() -> None:
     assert session.engine.tokens.last_counted == 5_000
     assert session.context_tokens() > before * 3  # the ratio is capped at 4
     session.close()
+
+
+def _reference(path: list[Message], compactions: list[Compaction]) -> list[Message]:
+    """The definition: each compaction replaces the slice from its first to its last id."""
+    view = path
+    for compaction in compactions:
+        ids = [m.id for m in view]
+        if compaction.first in ids and compaction.last in ids:
+            start = ids.index(compaction.first)
+            end = ids.index(compaction.last)
+            if end >= start:
+                view = [*view[:start], *compaction.replacement, *view[end + 1:]]
+    return view
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 30), st.lists(st.tuples(st.integers(0, 60), st.integers(0, 60),
+                                              st.integers(0, 3)), max_size=12))
+def test_the_linked_view_equals_the_definition(size: int, specs: list) -> None:
+    """Compactions over originals and over earlier replacements, in order or reversed, or
+    naming ids no longer on the view: the one-pass view is the slice-by-slice definition."""
+    path = [Message.user(f"m{i}") for i in range(size)]
+    known = [m.id for m in path]
+    compactions = []
+    for first, last, replaced in specs:
+        replacement = [Message.user(f"r{len(compactions)}.{j}") for j in range(replaced)]
+        compactions.append(Compaction(first=known[first % len(known)],
+                                      last=known[last % len(known)], replacement=replacement))
+        known += [m.id for m in replacement]
+    assert apply_compactions(path, compactions) == _reference(path, compactions)

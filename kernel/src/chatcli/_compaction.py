@@ -39,6 +39,7 @@ __all__ = [
     "CompactionReport",
     "CompactionStrategy",
     "TokenCounter",
+    "applied_view",
     "apply_compactions",
     "check_compaction",
     "describe_messages",
@@ -77,10 +78,62 @@ def apply_compactions(path: list[Message], compactions: Iterable[Compaction]
                       ) -> list[Message]:
     """``path`` with each compaction applied in order; one whose ends are not both on the view
     (in order) is skipped."""
-    view = path
+    return applied_view(path, compactions)[0]
+
+
+def applied_view(path: list[Message], compactions: Iterable[Compaction]
+                 ) -> tuple[list[Message], list[bool]]:
+    """``path`` with the compactions applied in order, and for each whether it applied.
+
+    The view is a linked list over message ids, so applying costs the length of each range
+    and replacement, not the length of the view: a long session with hundreds of compactions
+    still builds its view in one pass.
+    """
+    compactions = list(compactions)
+    if not compactions:
+        return path, []
+    head, tail = "\x00head", "\x00tail"
+    after: dict[str, str] = {}
+    before: dict[str, str] = {}
+    message_of: dict[str, Message] = {}
+    previous = head
+    for message in path:
+        if message.id in message_of:  # an id twice on the path cannot be linked; do nothing
+            return path, [False] * len(compactions)
+        message_of[message.id] = message
+        after[previous], before[message.id] = message.id, previous
+        previous = message.id
+    after[previous], before[tail] = tail, previous
+    applied: list[bool] = []
     for compaction in compactions:
-        view = _apply(view, compaction)
-    return view
+        first, last = compaction.first, compaction.last
+        if first not in message_of or last not in message_of:
+            applied.append(False)
+            continue
+        span = [first]
+        while span[-1] != last and after[span[-1]] != tail:
+            span.append(after[span[-1]])
+        if span[-1] != last:  # ``last`` comes before ``first``
+            applied.append(False)
+            continue
+        left, right = before[first], after[last]
+        for gone in span:
+            del message_of[gone], after[gone], before[gone]
+        cursor = left
+        for message in compaction.replacement:
+            if message.id in message_of:  # already elsewhere on the view: keep it there
+                continue
+            message_of[message.id] = message
+            after[cursor], before[message.id] = message.id, cursor
+            cursor = message.id
+        after[cursor], before[right] = right, cursor
+        applied.append(True)
+    view: list[Message] = []
+    cursor = after[head]
+    while cursor != tail:
+        view.append(message_of[cursor])
+        cursor = after[cursor]
+    return view, applied
 
 
 def _apply(view: list[Message], compaction: Compaction) -> list[Message]:

@@ -17,7 +17,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from chatcli._compaction import Compaction, apply_compactions
+from chatcli._compaction import Compaction, applied_view, apply_compactions
 from chatcli._types import Message, Role, new_id
 
 __all__ = ["Checkpoint", "Conversation", "ConversationObserver"]
@@ -184,11 +184,9 @@ class Conversation:
     def undo_compaction(self) -> Compaction | None:
         """Remove the newest compaction that applies to the current path (its range is back in
         the view); returns it, or None when there is none."""
-        path = self.messages()
+        _view, applied = applied_view(self.messages(), self.compactions)
         for index in range(len(self.compactions) - 1, -1, -1):
-            before = apply_compactions(path, self.compactions[:index])
-            after = apply_compactions(before, [self.compactions[index]])
-            if after is not before:
+            if applied[index]:
                 removed = self.compactions.pop(index)
                 for observer in self.observers:
                     observer.view_changed(self, "undo")
