@@ -1,0 +1,1 @@
+"""Entry module (hook implementations only)."""

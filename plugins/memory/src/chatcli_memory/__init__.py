@@ -1,0 +1,1 @@
+"""chatcli_memory."""
