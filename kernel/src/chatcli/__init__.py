@@ -52,6 +52,13 @@ _EXPORTS: dict[str, str] = {
     "PullKind": "chatcli._specs",
     "PersonaSource": "chatcli._specs",
     "new_id": "chatcli._types",
+    # long-term memory
+    "MemoryBackend": "chatcli._memory",
+    "MemoryBackendSpec": "chatcli._memory",
+    "MemoryHit": "chatcli._memory",
+    "MemoryItem": "chatcli._memory",
+    "MemoryKind": "chatcli._memory",
+    "Provenance": "chatcli._memory",
     # compaction
     "Compaction": "chatcli._compaction",
     "CompactionJob": "chatcli._compaction",

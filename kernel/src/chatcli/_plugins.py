@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from chatcli._config import Settings
     from chatcli._conversation import Checkpoint, Conversation
     from chatcli._errors import ChatcliError
+    from chatcli._memory import MemoryBackendSpec
     from chatcli._session import Session, SessionOptions
     from chatcli._specs import (
         Decision,
@@ -337,6 +338,14 @@ class PluginHost:
                              lambda register: self.hooks.register_persona_sources(
                                  register=register))
 
+    def memory_backends(self) -> dict[str, MemoryBackendSpec]:
+        """The registered :class:`~chatcli.MemoryBackendSpec` objects, by name."""
+        from chatcli._memory import MemoryBackendSpec
+
+        return self._collect("memory backend", MemoryBackendSpec, lambda spec: spec.name,
+                             lambda register: self.hooks.register_memory_backends(
+                                 register=register))
+
     def warn(self, line: str) -> None:
         """Report ``line`` where this host's one-line warnings go."""
         self._warn(line)
@@ -422,6 +431,10 @@ class HookCalls:
 
     def register_skill_sources(self, *, register: Callable[[SkillSource], None]) -> None:
         self._hook.register_skill_sources(register=register)
+
+    def register_memory_backends(self, *, register: Callable[[MemoryBackendSpec], None]
+                                 ) -> None:
+        self._hook.register_memory_backends(register=register)
 
     def register_persona_sources(self, *, register: Callable[[PersonaSource], None]) -> None:
         self._hook.register_persona_sources(register=register)

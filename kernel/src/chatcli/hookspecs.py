@@ -29,7 +29,7 @@ nothing in the kernel calls them yet; the feature that calls them is named in th
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pluggy
 
@@ -51,6 +51,7 @@ if TYPE_CHECKING:
     from chatcli._config import Settings
     from chatcli._conversation import Checkpoint, Conversation
     from chatcli._errors import ChatcliError
+    from chatcli._memory import MemoryBackendSpec
     from chatcli._plugins import PluginHost
     from chatcli._session import Session, SessionOptions
     from chatcli._specs import (
@@ -69,7 +70,6 @@ hookspec = pluggy.HookspecMarker("chatcli")
 #: Hooks declared for a feature that arrives later, and that feature. A test checks that every
 #: other hook has a call site in the kernel.
 AWAITING_CONSUMER: dict[str, str] = {
-    "register_memory_backends": "long-term memory (the chatcli-memory plugin)",
 }
 
 
@@ -164,12 +164,17 @@ def register_persona_sources(register: Callable[[PersonaSource], None]) -> None:
 
 
 @hookspec
-def register_memory_backends(register: Callable[[str, Callable[..., Any]], None]) -> None:
-    """Register storage backends for long-term memory. *Awaiting its consumer*: long-term memory
-    (the chatcli-memory plugin), which will give this hook its typed backend protocol.
+def register_memory_backends(register: Callable[[MemoryBackendSpec], None]) -> None:
+    """Register storage backends for long-term memory.
 
-    :param register: call ``register(name, factory)``; ``factory(settings)`` returns the backend.
-        The backend named by the ``memory.backend`` setting is used.
+    Called once per process, when :meth:`chatcli.PluginHost.memory_backends` is first asked (the
+    memory plugin, when a session starts with memory on).
+
+    :param register: call ``register(MemoryBackendSpec(name, factory))``; ``factory(settings)``
+        opens a :class:`chatcli.MemoryBackend` (import its driver there, not at start-up). The
+        backend named by the ``memory.backend`` setting is used; one that is missing or fails to
+        open is reported in one line and chatcli goes on without memory. Two backends with one
+        name: the first registered wins and the other is reported.
 
     The return value is ignored.
     """
