@@ -2,7 +2,8 @@
 
 Local HTTP servers speaking the real wire formats of OpenAI, Anthropic and Ollama (drive the
 official SDKs against them), a scripted in-process provider, the ``chatcli_home`` fixture, and
-``ProviderContract`` (conformance tests for provider plugins).
+``ProviderContract`` (conformance tests for provider plugins) and ``MemoryBackendContract`` (for
+memory backends).
 Names are imported lazily, so importing this package imports no SDK and no server code.
 See README.md next to this file.
 """
@@ -28,12 +29,14 @@ _EXPORTS: dict[str, str] = {
     "fault_error": "chatcli_testing.scripted",
     "isolate_environment": "chatcli_testing.pytest_plugin",
     "ProviderContract": "chatcli_testing.contract",
+    "MemoryBackendContract": "chatcli_testing.memory_contract",
 }
 
 __all__ = [
     "AddTool",
     "AnthropicServer",
     "Fault",
+    "MemoryBackendContract",
     "OllamaServer",
     "OpenAIServer",
     "ProviderContract",
@@ -65,6 +68,7 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:
     from chatcli_testing.anthropic_wire import AnthropicServer
     from chatcli_testing.contract import ProviderContract
+    from chatcli_testing.memory_contract import MemoryBackendContract
     from chatcli_testing.ollama_wire import OllamaServer
     from chatcli_testing.openai_wire import OpenAIServer
     from chatcli_testing.pytest_plugin import isolate_environment
