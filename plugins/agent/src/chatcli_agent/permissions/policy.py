@@ -4,13 +4,17 @@ A call is broken into *parts* — each path a file tool touches, each simple com
 command runs, each file it reads or writes, each redirection — and every part is judged. The
 call is allowed only when every part is. What decides, strongest first:
 
-1. a ``deny`` rule (refused, with the rule named);
+1. a ``deny`` rule (refused, with the rule named) — also for a recursive read (``search``,
+   ``grep -r``, ``tar``, ``cp -r``) of a folder whose every file it denies, ``mv`` of a file it
+   denies, and ``git show REV:PATH``;
 2. plan mode, for anything that is not a read (refused: plan mode is read-only);
 3. a dangerous command or a write to a protected place (asks; no rule, mode or ``--allow``
    lets it through, and "always"/"session" answers are not remembered);
 4. code the policy cannot see (``python -c``, ``| sh``, a command only known when it runs,
-   a command that could not be parsed), credential files, an ``ask`` rule, a path outside the
-   workspace (asks, unless a rule names it);
+   a command that could not be parsed, awk's ``system``/``getline``/``print >``, sed's
+   ``e``/``r``/``w``, ``git -c core.fsmonitor=…``, ``tar --to-command``…), a path a command
+   writes or deletes that is only known when it runs (``rm "$F"``, ``xargs rm``), credential
+   files, an ``ask`` rule, a path outside the workspace (asks, unless a rule names it);
 5. ``allow`` rules, the mode, ``--allow`` risk classes; reads inside the workspace are always
    allowed;
 6. everything else asks, offering the narrowest rule that would allow it.
@@ -448,6 +452,10 @@ class Policy:
         if deny is not None:
             return [Part(DENY, f"{what}, which the rule {deny.text} ({deny.source}) denies")]
         if recursive and access == "read":
+            whole = self._denies_contents(rule_tool, real)
+            if whole is not None:
+                return [Part(DENY, f"{what}, a folder whose files the rule {whole.text} "
+                                   f"({whole.source}) denies")]
             for rule in self._deny_inside(rule_tool, real):
                 parts.append(Part(ASK_RULE, f"{what}, a folder holding what the rule "
                                             f"{rule.text} ({rule.source}) denies",
@@ -494,9 +502,16 @@ class Policy:
             if prefix is None:
                 continue
             target = Path(prefix)
-            if target != folder and target.is_relative_to(folder):
+            # the rule's own folder counts: `secrets/*.key` lies inside `secrets`
+            if target.is_relative_to(folder):
                 found.append(rule)
         return found
+
+    def _denies_contents(self, tool: str, folder: Path) -> Rule | None:
+        """A deny rule covering whatever lies in ``folder`` (``secrets/**`` for ``secrets``):
+        reading the folder recursively reads only what it denies."""
+        probe = folder / "\u2400chatcli-probe\u2400"
+        return self.matching("deny", tool, path=probe)
 
     def show(self, path: Path) -> str:
         if path == self.workspace:
@@ -617,6 +632,18 @@ class Policy:
         program = command.program
         if _inline_code(command):
             return f"runs {program} code given inline"
+        if program in _AWKS and _awk_hidden(command):
+            return (f"runs {program} code that runs commands or reads or writes files of its "
+                    "own choosing")
+        if program == "sed" and _sed_hidden(command):
+            return ("runs a sed script that runs commands or reads or writes files of its own "
+                    "choosing")
+        git = _git_hidden(command) if program == "git" else None
+        if git:
+            return git
+        option = _command_option(command)
+        if option:
+            return f"runs a command given in its option {option}"
         if reads_code_from_stdin(command) and not command.looked_through:
             return f"runs {program} on commands from its input"
         if program in SHELLS and flag(command, "c") and not command.looked_through:
@@ -649,11 +676,14 @@ class Policy:
                 continue
             if program in TEXT_ARGS and program != "git":
                 break
+            if program == "git" and not after_dashdash and ":" in value and not (
+                    value.startswith("-") or _URL.match(value)):
+                # REV:PATH (`git show HEAD:secrets/key.txt`) reads PATH as it was committed
+                candidates.append((Word(value.split(":", 1)[1], word.raw, word.dynamic,
+                                        word.glob), False))
+                continue
             if program == "git" and not after_dashdash and not ("/" in value or
                                                                  value.startswith(".")):
-                if ":" in value and not value.startswith("-"):
-                    candidates.append((Word(value.split(":", 1)[1], word.raw, word.dynamic,
-                                            word.glob), False))
                 continue
             if not after_dashdash and value.startswith("-") and value != "-":
                 if value.startswith("--") and "=" in value:
@@ -679,16 +709,32 @@ class Policy:
                     "scp", "rsync", "sftp", "ssh", "git")):
                 continue
             candidates.append((word, True))
-        recursive = program in RECURSIVE_READERS or (
+        if program == "git" and git_subcommand(command)[0] == "config" and not _read_only(
+                command):
+            for text in _git_config_files(command):
+                for real in self.paths_of(Word(text, text), base or self.workspace):
+                    report.files.append((text, real, self.lexical(text, base or
+                                                                  self.workspace), "write"))
+        git_grep = program == "git" and git_subcommand(command)[0] == "grep"
+        recursive = program in RECURSIVE_READERS or git_grep or (
             program in ("grep", "egrep", "fgrep", "cp", "scp", "zip", "chmod", "chown") and
             flag(command, "rRa", ("--recursive", "--archive")))
-        if recursive and program in ("rg", "ag", "ack", "grep", "egrep", "fgrep", "find", "fd",
-                                     "fdfind", "tree", "du") and not any(
-                path_like for _, path_like in candidates):
+        searches = git_grep or program in ("rg", "ag", "ack", "grep", "egrep", "fgrep", "find",
+                                           "fd", "fdfind", "tree", "du")
+        if recursive and searches and not any(path_like for _, path_like in candidates):
             candidates.append((Word(".", "."), True))
+        if "xargs" in command.via and program in _WRITERS:
+            report.code.append((command, "writes or deletes paths it is given on its input "
+                                         "(xargs)"))
+        elif "xargs" in command.via and program in LEAKERS:
+            report.code.append((command, "reads paths it is given on its input (xargs)"))
+        moved = _moved_words(command)
         for word, path_like in candidates:
             if word.dynamic:
-                if program in LEAKERS:
+                if any(word is w for w in writes):
+                    report.code.append((command, f"writes or deletes a path only known when "
+                                                 f"it runs ({_short(word.raw, 40)})"))
+                elif program in LEAKERS:
                     report.code.append((command, f"reads a path only known when it runs "
                                                  f"({_short(word.raw, 40)})"))
                 continue
@@ -709,6 +755,8 @@ class Policy:
                         "deny", "read", path=real, lexical=lexical) is not None:
                     report.files.append((word.value, real, lexical,
                                          kind if looks or written else "read-name"))
+                if any(word is w for w in moved):  # a file moved away is read, too
+                    report.files.append((word.value, real, lexical, "read"))
                 if recursive and kind == "read" and real.is_dir():
                     for rule in self._deny_inside("read", real):
                         report.covers_denied.append((real, rule))
@@ -745,6 +793,11 @@ class Policy:
                 found = [p for p in found if p.level in (DENY, CREDENTIAL)]
             parts.extend(found)
         for folder, rule in report.covers_denied:
+            whole = self._denies_contents("read", folder)
+            if whole is not None:
+                parts.append(Part(DENY, f"{shown} reads {self.show(folder)}, a folder whose "
+                                        f"files the rule {whole.text} ({whole.source}) denies"))
+                continue
             parts.append(Part(ASK_RULE, f"{shown} reads {self.show(folder)}, a folder holding "
                                         f"what the rule {rule.text} ({rule.source}) denies",
                               fix=f"narrow it to leave out what {rule.text} denies"))
@@ -1025,6 +1078,332 @@ def _written_words(command: SimpleCommand) -> list[Word]:
                 return [command.args[index + 1]]
         return []
     return []
+
+
+# ------------------------------------------------------------------ code inside arguments
+
+_AWKS = frozenset({"awk", "gawk", "mawk", "nawk", "busybox-awk"})
+#: What lets an awk program run commands (system, pipes, coprocesses), read files of its own
+#: (getline) or write them (print > file), load code (@load, @include) or call a function by
+#: a name held in a variable (gawk's @f()).
+_AWK_HIDDEN = re.compile(r"\bsystem\b|\bgetline\b|(?<!\|)\|(?!\|)|\bprintf?\b[^;{}\n]*>"
+                         r"|@\s*[A-Za-z_]|\bclose\s*\(")
+
+
+def _option_values(command: SimpleCommand, short: str, long: tuple[str, ...],
+                   takes_value: str, long_values: tuple[str, ...]) -> tuple[list[str], list[str]]:
+    """The values given with the options ``short``/``long`` (``-e X``, ``-eX``, ``--x=X``) and
+    the positional arguments (options in ``takes_value``/``long_values`` skip their value)."""
+    values: list[str] = []
+    rest: list[str] = []
+    words = [w.value for w in command.args]
+    index = 0
+    while index < len(words):
+        text = words[index]
+        if text == "--":
+            rest.extend(words[index + 1:])
+            break
+        if text.startswith("--"):
+            name, eq, value = text.partition("=")
+            if name in long:
+                if eq:
+                    values.append(value)
+                elif index + 1 < len(words):
+                    values.append(words[index + 1])
+                    index += 1
+            elif name in long_values and not eq:
+                index += 1
+        elif text.startswith("-") and len(text) > 1:
+            for position, letter in enumerate(text[1:], 1):
+                if letter in short or letter in takes_value:
+                    value = text[position + 1:]
+                    if not value and index + 1 < len(words):
+                        value = words[index + 1]
+                        index += 1
+                    if letter in short:
+                        values.append(value)
+                    break
+        else:
+            rest.append(text)
+        index += 1
+    return values, rest
+
+
+def _awk_hidden(command: SimpleCommand) -> bool:
+    """Whether an awk command's program (inline) can run commands or touch files by itself."""
+    values = [w.value for w in command.args]
+    if any(v in ("-l", "--load") or v.startswith(("--load=", "-l")) for v in values):
+        return True
+    sources, rest = _option_values(command, "e", ("--source",), "fvF",
+                                   ("--file", "--assign", "--field-separator"))
+    # every other argument too: the program, or a file or assignment after it (an option this
+    # does not know could take the word that looks like the program)
+    return any(_AWK_HIDDEN.search(_awk_scrubbed(text)) for text in [*sources, *rest])
+
+
+def _awk_scrubbed(program: str) -> str:
+    """An awk program with its string and regular-expression literals emptied (a ``|`` in
+    ``/a|b/`` or a word in ``"…"`` is no pipe and no call). A ``/`` after an operand is a
+    division and stays."""
+    out: list[str] = []
+    index, size = 0, len(program)
+    last = ""
+    while index < size:
+        char = program[index]
+        if char == '"' or (char == "/" and (not last or last in "(,!~&|{};=?:\n")):
+            end = index + 1
+            in_class = False
+            while end < size:
+                if program[end] == "\\":
+                    end += 2
+                    continue
+                if char == "/" and program[end] == "[":
+                    in_class = True
+                elif char == "/" and program[end] == "]":
+                    in_class = False
+                elif program[end] == char and not in_class:
+                    break
+                end += 1
+            out.append(char + char)
+            index = end + 1
+            last = "x"
+            continue
+        out.append(char)
+        if not char.isspace():
+            last = char
+        index += 1
+    return "".join(out)
+
+
+def _sed_hidden(command: SimpleCommand) -> bool:
+    """Whether a sed script runs commands (``e``, ``s///e``), writes files (``w``, ``s///w``) or
+    reads them (``r``, ``R``); a script that cannot be read counts as doing so."""
+    values = [w.value for w in command.args]
+    if "--sandbox" in values:
+        return False
+    scripts, rest = _option_values(command, "e", ("--expression",), "fl",
+                                   ("--file", "--line-length"))
+    has_file = any(v in ("-f", "--file") or v.startswith("--file=") or
+                   (re.fullmatch(r"-[a-zA-Z]*f.*", v) is not None and not v.startswith("--"))
+                   for v in values)
+    if not scripts and not has_file and rest:
+        scripts = rest[:1]
+    return any(sed_script_touches(text) for text in scripts)
+
+
+def sed_script_touches(script: str) -> bool:
+    """Whether the sed ``script`` has a command that runs a program or reads or writes a file
+    (``e``, ``r``, ``R``, ``w``, ``W``, the ``e``/``w`` flags of ``s``); True when it cannot be
+    read."""
+    text, index, size = script, 0, len(script)
+
+    def skip_address(i: int) -> int:
+        for _ in range(2):
+            while i < size and text[i] in " \t":
+                i += 1
+            if i < size and (text[i].isdigit() or text[i] in "$+~"):
+                while i < size and (text[i].isdigit() or text[i] in "$+~"):
+                    i += 1
+            elif i < size and text[i] in "/\\":
+                delim = text[i] if text[i] == "/" else (text[i + 1] if i + 1 < size else "")
+                i += 1 if text[i] == "/" else 2
+                while i < size and text[i] != delim:
+                    i += 2 if text[i] == "\\" else 1
+                i += 1
+                while i < size and text[i] in "IM":
+                    i += 1
+            if i < size and text[i] == ",":
+                i += 1
+                continue
+            break
+        while i < size and text[i] in " \t!":
+            i += 1
+        return i
+
+    def skip_part(i: int, delim: str) -> int:
+        while i < size and text[i] != delim:
+            if text[i] == "\\":
+                i += 1
+            elif text[i] == "\n" and delim != "\n":
+                return -1
+            i += 1
+        return i + 1 if i < size else -1
+
+    while index < size:
+        char = text[index]
+        if char in " \t\n;{}":
+            index += 1
+            continue
+        if char == "#":
+            end = text.find("\n", index)
+            index = size if end == -1 else end + 1
+            continue
+        index = skip_address(index)
+        if index >= size:
+            return False
+        char = text[index]
+        if char in "{}":
+            continue
+        if char in "ewWrR":
+            return True
+        if char in "sy":
+            if index + 1 >= size:
+                return True
+            delim = text[index + 1]
+            if delim in "\\\n":
+                return True
+            index = skip_part(index + 2, delim)
+            if index < 0:
+                return True
+            index = skip_part(index, delim)
+            if index < 0:
+                return True
+            if char == "s":
+                while index < size and text[index] not in ";\n}":
+                    if text[index] in "ew":
+                        return True
+                    if text[index] not in "gpiImM0123456789 \t":
+                        return True
+                    index += 1
+            continue
+        if char in "aic":
+            while index < size and text[index] != "\n":
+                index += 2 if text[index] == "\\" else 1
+            continue
+        if char in ":btT":
+            while index < size and text[index] not in ";\n":
+                index += 1
+            continue
+        if char in "lLqQ":
+            index += 1
+            while index < size and (text[index].isdigit() or text[index] in " \t"):
+                index += 1
+            continue
+        if char in "=dDgGhHnNpPxzFv":
+            index += 1
+            continue
+        return True  # a command this does not know
+    return False
+
+
+#: git settings whose value is a command git runs (or that make it run one); more than needed
+#: rather than fewer (a setting named like one asks).
+_GIT_COMMAND_KEYS = re.compile(
+    r"^(.+\.(pager|editor|fsmonitor|hookspath|askpass|gitproxy|external|textconv|clean|smudge|"
+    r"process|driver|helper|program|proxy|uploadpack|receivepack|packobjectshook|path|"
+    r"required)|.+(command|cmd)|alias\..+|pager\..+|include(if\..+)?\..+)$", re.I)
+
+
+def _git_hidden(command: SimpleCommand) -> str | None:
+    """git told to run a command: ``-c core.pager=…``, ``--config-env``, ``--upload-pack``,
+    ``--exec`` …, or ``git config`` setting such a key."""
+    values = [w.value for w in command.args]
+    for index, value in enumerate(values):
+        setting = None
+        if value == "-c" and index + 1 < len(values):
+            setting = values[index + 1]
+        elif value.startswith("-c") and len(value) > 2:
+            setting = value[2:]
+        elif value.startswith("--config-env"):
+            return "sets a git setting from the environment (--config-env)"
+        if setting is not None and _GIT_COMMAND_KEYS.match(setting.split("=", 1)[0]):
+            return f"sets git's {setting.split('=', 1)[0]}, which runs a command"
+    sub, rest = git_subcommand(command)
+    rest_values = [w.value for w in rest]
+    if any(v.startswith("--exec-path=") for v in values):
+        return "tells git where to find its programs (--exec-path)"
+    if any(v.startswith(("--upload-pack", "--receive-pack")) or (
+            v == "-u" and sub in ("clone", "fetch", "pull", "ls-remote", "archive")) or (
+            sub == "rebase" and (v in ("-x", "--exec") or v.startswith("--exec=")))
+           for v in rest_values):
+        return f"tells git {sub} which program to run"
+    if (sub == "bisect" and rest_values[:1] == ["run"]) or (
+            sub == "submodule" and "foreach" in rest_values):
+        return f"runs a command through git {sub}"
+    if sub == "config":
+        words = [v for v in rest_values if not v.startswith("-")]
+        key = next((w for w in words[:-1] if _GIT_COMMAND_KEYS.match(w)), None)
+        if key is not None:
+            return f"sets git's {key}, which runs a command"
+    return None
+
+
+def _git_config_files(command: SimpleCommand) -> list[str]:
+    """The file ``git config`` writes when told to (``--global``: ~/.gitconfig, ``--system``,
+    ``--file F``); none for the repository's own config."""
+    _sub, rest = git_subcommand(command)
+    values = [w.value for w in rest]
+    out = []
+    for index, value in enumerate(values):
+        if value == "--global":
+            out.append("~/.gitconfig")
+        elif value == "--system":
+            out.append("/etc/gitconfig")
+        elif value in ("--file", "-f") and index + 1 < len(values):
+            out.append(values[index + 1])
+        elif value.startswith("--file="):
+            out.append(value.split("=", 1)[1])
+    return out
+
+
+#: Options whose value is a command the program runs.
+_COMMAND_OPTIONS: dict[str, tuple[str, ...]] = {
+    "tar": ("--to-command", "--checkpoint-action", "--use-compress-program", "-I",
+            "--rsh-command", "--info-script", "--new-volume-script", "-F"),
+    "rsync": ("-e", "--rsh", "--rsync-path"),
+    "zip": ("-TT", "--unzip-command"),
+    "ssh": ("-oProxyCommand", "-oLocalCommand", "-oKnownHostsCommand"),
+    "scp": ("-S", "-oProxyCommand", "-oLocalCommand"),
+    "sftp": ("-S", "-oProxyCommand", "-oLocalCommand"),
+}
+
+
+def _command_option(command: SimpleCommand) -> str | None:
+    """The option giving ``command`` a command to run (``tar --to-command=…``), if any."""
+    options = _COMMAND_OPTIONS.get(command.program)
+    if not options:
+        return None
+    values = [w.value for w in command.args]
+    if command.program == "tar":  # bundled letters: -xIf, or the old style xIf
+        for index, value in enumerate(values):
+            bundle = value[1:] if value.startswith("-") and not value.startswith("--") else (
+                value if index == 0 else "")
+            if re.fullmatch(r"[A-Za-z]+", bundle) and len(bundle) > 1 and (
+                    "I" in bundle or "F" in bundle):
+                return "-I" if "I" in bundle else "-F"
+    for index, value in enumerate(values):
+        text = value
+        if value == "-o" and index + 1 < len(values):  # ssh -o ProxyCommand=…
+            text = "-o" + values[index + 1]
+        for option in options:
+            if option.startswith("-o") and text.lower().startswith(option.lower()):
+                return option[2:]
+            if text == option or (option.startswith("--") and text.startswith(option + "=")):
+                return option
+            if len(option) == 2 and text.startswith(option) and len(text) > 2 and \
+                    not text.startswith("--"):
+                return option
+    return None
+
+
+#: Programs whose own arguments name what they write or delete (see :func:`_written_words`).
+_WRITERS = frozenset({"rm", "rmdir", "unlink", "shred", "truncate", "touch", "mkdir", "tee",
+                      "mv", "cp", "install", "ln", "rsync", "scp", "chmod", "chown", "chgrp",
+                      "chattr", "dd", "sed", "perl", "curl", "wget", "tar", "unzip"})
+
+
+def _moved_words(command: SimpleCommand) -> list[Word]:
+    """The sources of ``mv`` (what it moves away is read: a deny rule on reading them holds)."""
+    if command.program != "mv":
+        return []
+    args = positional(command)
+    values = [w.value for w in command.args]
+    if any(v in ("-t", "--target-directory") or v.startswith("--target-directory=")
+           for v in values):
+        target = next((command.args[i + 1] for i, v in enumerate(values)
+                       if v in ("-t", "--target-directory") and i + 1 < len(values)), None)
+        return [w for w in args if w is not target]
+    return args[:-1]
 
 
 def suggest_rule(tool: str, command: SimpleCommand) -> str:
