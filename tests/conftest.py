@@ -28,6 +28,7 @@ def _group(item: pytest.Item) -> str | None:
     return _GROUPS_BY_FOLDER.get(path.parent.name)
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist's, which turns the marks into node-id suffixes
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         group = _group(item)
