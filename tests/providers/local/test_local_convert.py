@@ -8,6 +8,7 @@ from __future__ import annotations
 import itertools
 import json
 import os
+import random
 import subprocess
 import sys
 from pathlib import Path
@@ -128,11 +129,12 @@ def test_unknown_model_name_is_refused():
 @pytest.mark.parametrize(
     ("content", "why"),
     [
-        (os.urandom(4096), "bad magic"),
+        (b"NOPE" + random.Random(7).randbytes(4092), "bad magic"),
         (b"GGUF\x03\x00\x00\x00", "too short"),
         (b"GGUF\x09\x00\x00\x00" + bytes(40), "unsupported GGUF version 9"),
         (b"GGUF\x03\x00\x00\x00" + bytes(40), "no metadata"),
     ],
+    ids=["bad-magic", "too-short", "version-9", "no-metadata"],  # the same in every worker
 )
 def test_corrupt_file_is_refused_before_llama_cpp_sees_it(tmp_path, content, why):
     bad = tmp_path / "bad.gguf"
