@@ -1,0 +1,1 @@
+"""chatcli-mcp: MCP servers' tools, prompts and resources in chatcli."""
