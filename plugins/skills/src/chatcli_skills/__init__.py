@@ -1,1 +1,2 @@
-"""chatcli-skills: Agent Skills (SKILL.md folders) for chatcli: loading, activation, the injection budget, /skill and chatcli skills."""
+"""chatcli-skills: Agent Skills (SKILL.md folders) for chatcli — loading, activation, the
+injection budget, ``/skill`` and ``chatcli skills``."""

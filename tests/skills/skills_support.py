@@ -1,0 +1,219 @@
+"""Helpers of the chatcli-skills tests: writing skill folders, a real Session against a wire
+server with the skills plugin (and a ChatApp for its slash commands), the real command line, and
+readers of what the provider received. A module of its own: tests import it by its bare name."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import yaml
+from chatcli import (
+    Conversation,
+    Message,
+    PluginHost,
+    ProviderSettings,
+    Risk,
+    Session,
+    SessionOptions,
+    Settings,
+    Tool,
+    ToolContext,
+    TurnFinished,
+    hookimpl,
+)
+from chatcli_skills.plugin import SkillsPlugin
+from rich.console import Console
+
+CHATCLI = str(Path(sys.executable).parent / "chatcli")
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "public-skills"
+
+
+def write_skill(parent: Path, name: str, body: str = "", *, folder: str | None = None,
+                raw: str | None = None, **fields: Any) -> Path:
+    """Write ``parent/<folder or name>/SKILL.md``; ``fields`` go into the frontmatter (``_`` in
+    a key is ``-``), ``raw`` replaces the whole file. Returns the skill's folder."""
+    where = parent / (folder or name)
+    where.mkdir(parents=True, exist_ok=True)
+    if raw is None:
+        front = {"name": name, "description": f"The {name} skill. Use it for {name} work."}
+        front.update({key.replace("_", "-"): value for key, value in fields.items()})
+        raw = ("---\n" + yaml.safe_dump(front, sort_keys=False, allow_unicode=True, width=1000)
+               + "---\n\n" + (body or f"# {name}\n\nFollow the {name} steps.\n"))
+    (where / "SKILL.md").write_text(raw, encoding="utf-8")
+    return where
+
+
+class PullTool:
+    """A stand-in for chatcli-context's ``context_pull``: serves the host's pull kinds (the
+    real tool comes with that plugin)."""
+
+    def __init__(self) -> None:
+        self.host: PluginHost | None = None
+
+    @hookimpl
+    def configure(self, host: PluginHost) -> None:
+        self.host = host
+
+    @hookimpl
+    def register_tools(self, register: Any) -> None:
+        def run(arguments: dict[str, Any], context: ToolContext) -> str:
+            assert self.host is not None
+            kind = self.host.pull_kinds()[arguments["kind"]]
+            return kind.fetch(arguments, context)
+
+        register(Tool(name="context_pull", description="read back what the prompt left out",
+                      parameters={"type": "object", "properties": {
+                          "kind": {"type": "string"}, "name": {"type": "string"},
+                          "file": {"type": "string"}}, "required": ["kind"]}, run=run))
+
+
+class ReadTool:
+    """A ``read`` tool over the workspace (what chatcli-coder offers)."""
+
+    def __init__(self, workspace: Path) -> None:
+        self.workspace = workspace
+
+    @hookimpl
+    def register_tools(self, register: Any) -> None:
+        def run(arguments: dict[str, Any], context: ToolContext) -> str:
+            path = Path(arguments["path"])
+            path = path if path.is_absolute() else self.workspace / path
+            return path.read_text(encoding="utf-8") if path.is_file() else f"{path}: missing"
+
+        register(Tool(name="read", description="read a file", risk=Risk.READ, parameters={
+            "type": "object", "properties": {"path": {"type": "string"}},
+            "required": ["path"]}, run=run))
+
+
+class Chat:
+    """A real Session with the skills plugin answering through ``server`` (an OpenAIServer or
+    an AnthropicServer), and the ChatApp its slash commands receive."""
+
+    def __init__(self, server: Any, workspace: Path, *, provider: str = "openai",
+                 plugins: tuple[Any, ...] | None = None, skills_plugin: SkillsPlugin | None = None,
+                 provider_options: dict[str, Any] | None = None, **settings: Any) -> None:
+        import chatcli_provider_anthropic.plugin as anthropic_plugin
+        import chatcli_provider_openai.plugin as openai_plugin
+
+        self.server = server
+        self.workspace = workspace
+        self.warned: list[str] = []
+        self.host = PluginHost(warn=self.warned.append)
+        assert self.host.register(openai_plugin if provider == "openai" else anthropic_plugin,
+                                  provider)
+        self.skills = skills_plugin or SkillsPlugin()
+        assert self.host.register(self.skills, "skills")
+        # chatcli-context's context_pull, by default (plugins=() for a chat without it)
+        for index, plugin in enumerate((PullTool(),) if plugins is None else plugins):
+            assert self.host.register(plugin, f"extra{index}")
+        values: dict[str, Any] = {"provider": provider, "model": "m",
+                                  "providers": {provider: ProviderSettings(
+                                      base_url=server.url, **(provider_options or {}))},
+                                  **settings}
+        self.session = Session(self.host, Settings(**values), SessionOptions(),
+                               workspace=workspace).open()
+        self.buffer = io.StringIO()
+        self.console = Console(file=self.buffer, width=300, color_system=None, no_color=True)
+        self.events: list[Any] = []
+
+    # ChatApp ------------------------------------------------------------------------------
+
+    @property
+    def settings(self) -> Settings:
+        return self.session.settings
+
+    @property
+    def conversation(self) -> Conversation:
+        return self.session.conversation
+
+    def set_conversation(self, conversation: Conversation) -> None:
+        self.session.set_conversation(conversation)
+
+    def ask(self, text: str) -> TurnFinished:
+        return self.turn(text)
+
+    # driving it ---------------------------------------------------------------------------
+
+    def turn(self, text: str, *replies: Any) -> TurnFinished:
+        """One user turn (the server answers ``replies``, else "ok"); its end."""
+        self.server.script(*(replies or ("ok",)))
+        self.events = list(self.session.run(Message.user(text)))
+        finished = self.events[-1]
+        assert isinstance(finished, TurnFinished), finished
+        assert finished.error is None, finished.error
+        return finished
+
+    def command(self, line: str, *replies: Any) -> str:
+        """Run ``/name args``; what it printed."""
+        if replies:
+            self.server.script(*replies)
+        self.buffer.seek(0)
+        self.buffer.truncate()
+        name, _, argument = line.lstrip("/").partition(" ")
+        self.host.slash_commands()[name].run(self, argument.strip())
+        return self.buffer.getvalue()
+
+    def close(self) -> None:
+        self.session.close()
+
+
+# ------------------------------------------------------------------------ what was received
+
+
+def sent(request: Any) -> str:
+    """Everything a recorded request carried, as text (JSON strings decoded)."""
+    return "\n".join(_strings(request.json))
+
+
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for item in value.values() for s in _strings(item)]
+    if isinstance(value, list):
+        return [s for item in value for s in _strings(item)]
+    return []
+
+
+def system_of(request: Any) -> str:
+    """The system prompt of a recorded OpenAI or Anthropic request."""
+    body = request.json
+    if "system" in body:
+        system = body["system"]
+        return system if isinstance(system, str) else "\n\n".join(b["text"] for b in system)
+    return next(m["content"] for m in body["messages"] if m["role"] == "system")
+
+
+def messages_of(request: Any) -> list[tuple[str, str]]:
+    """(role, text) of a recorded request's conversation messages (no system prompt)."""
+    out = []
+    for message in request.json["messages"]:
+        if message["role"] == "system":
+            continue
+        content = message.get("content") or ""
+        text = content if isinstance(content, str) else "\n".join(_strings(content))
+        out.append((message["role"], text))
+    return out
+
+
+def conversation_text(request: Any) -> str:
+    return "\n".join(text for _, text in messages_of(request))
+
+
+def run_cli(*args: str, cwd: Path, env: dict[str, str] | None = None,
+            stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    """The real ``chatcli`` with ``args``, in ``cwd`` (the test's environment is isolated)."""
+    return subprocess.run([CHATCLI, *args], cwd=cwd, capture_output=True, text=True,
+                          timeout=120, input=stdin, env={**os.environ, **(env or {})})
+
+
+def pull_arguments(text: str) -> dict[str, Any]:
+    """The JSON object after "call context_pull with" in ``text``."""
+    start = text.index("call context_pull with ") + len("call context_pull with ")
+    return json.JSONDecoder().raw_decode(text[start:])[0]
