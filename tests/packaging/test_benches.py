@@ -16,6 +16,7 @@ pytestmark = pytest.mark.slow
     ("turn.py", ["--runs", "1", "--only", "local,kernel"], "kernel: engine turn, text tools"),
     ("startup.py", ["--runs", "1"], "chatcli models"),
     ("context.py", [], "injected characters billed at full price"),
+    ("skills.py", ["--turns", "3"], "skill characters billed at full price"),
 ])
 def test_a_bench_script_runs_and_prints_its_table(script, args, expect):
     done = subprocess.run([sys.executable, str(BENCH / script), *args], capture_output=True,
