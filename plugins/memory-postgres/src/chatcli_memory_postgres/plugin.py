@@ -1,1 +1,30 @@
-"""Entry module (hook implementations only)."""
+"""Entry module: the hook implementation only (psycopg is imported when the backend opens)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from chatcli import hookimpl
+
+if TYPE_CHECKING:
+    from chatcli import MemoryBackend, MemoryBackendSpec, Settings
+
+
+def open_backend(settings: Settings) -> MemoryBackend:
+    """The ``postgres`` backend's factory: connect with the ``[memory]`` settings."""
+    from chatcli_memory_postgres.backend import PostgresMemoryBackend
+    from chatcli_memory_postgres.config import resolve
+
+    return PostgresMemoryBackend.open(resolve(settings))
+
+
+@hookimpl
+def register_memory_backends(register: Callable[[MemoryBackendSpec], None]) -> None:
+    """Offer ``memory.backend = "postgres"``: one memory shared by a team."""
+    from chatcli import MemoryBackendSpec
+
+    register(MemoryBackendSpec(
+        name="postgres", factory=open_backend,
+        description="PostgreSQL (psycopg 3): one memory shared by a team; "
+                    "[memory] postgres_url or DATABASE_URL"))

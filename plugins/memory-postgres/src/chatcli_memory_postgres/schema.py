@@ -1,0 +1,140 @@
+"""The tables, created on first use and versioned (``chatcli_memory_meta.schema_version``).
+
+Opening a backend reads the version (one query); only a missing or older schema takes the
+advisory lock and runs the migrations, so many members opening the same memory at once create
+it exactly once, and a role without CREATE can use a schema someone else created.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import psycopg
+from chatcli import ChatcliError
+from psycopg import sql
+
+__all__ = ["SCHEMA_VERSION", "Names", "ensure_schema"]
+
+#: The schema version this package writes and reads.
+SCHEMA_VERSION = 1
+
+#: The words searched: the text, the subject and the category, punctuation turned into spaces
+#: (``pre-commit`` → ``pre commit``, ``file.py`` → ``file py``), as PostgreSQL's ``simple``
+#: configuration reads them (lower case, no stemming, no stop words).
+TSV_EXPRESSION = ("to_tsvector('simple', regexp_replace("
+                  "text || ' ' || subject || ' ' || category, '[[:punct:]]+', ' ', 'g'))")
+
+
+@dataclass(frozen=True)
+class Names:
+    """The identifiers of the memory tables, in ``schema`` (None: the connection's
+    ``search_path``, normally ``public``)."""
+
+    schema: str | None = None
+
+    def table(self, name: str) -> sql.Identifier:
+        """``name``, qualified by the schema when there is one."""
+        return sql.Identifier(self.schema, name) if self.schema else sql.Identifier(name)
+
+    @property
+    def items(self) -> sql.Identifier:
+        """The items table."""
+        return self.table("chatcli_memory_items")
+
+    @property
+    def meta(self) -> sql.Identifier:
+        """The table holding ``schema_version``."""
+        return self.table("chatcli_memory_meta")
+
+
+def _migration_1(names: Names) -> list[sql.Composable]:
+    """Version 1: the items, their generated tsvector and its GIN index."""
+    items = names.items
+    return [
+        sql.SQL("""
+        CREATE TABLE IF NOT EXISTS {items} (
+            id            text PRIMARY KEY,
+            kind          text NOT NULL,
+            text          text NOT NULL,
+            category      text NOT NULL DEFAULT '',
+            subject       text NOT NULL DEFAULT '',
+            key           text NOT NULL DEFAULT '',
+            confidence    double precision NOT NULL CHECK (confidence BETWEEN 0 AND 1),
+            provenance    text NOT NULL,
+            scope         text NOT NULL,
+            created_at    double precision NOT NULL,
+            updated_at    double precision NOT NULL,
+            last_used_at  double precision,
+            uses          bigint NOT NULL DEFAULT 0,
+            archived      boolean NOT NULL DEFAULT false,
+            superseded_by text,
+            metadata      jsonb NOT NULL DEFAULT '{{}}',
+            tsv           tsvector GENERATED ALWAYS AS ({tsv}) STORED
+        )""").format(items=items, tsv=sql.SQL(TSV_EXPRESSION)),
+        # fastupdate off: a new item goes straight into the index. With the pending list on,
+        # the newest items (up to 4 MB of them: a whole 10,000-item memory) are scanned one by
+        # one on every search until a vacuum merges them, and the planner then prefers a
+        # sequential scan: 5-10x slower searches for a memory that is read far more than written.
+        sql.SQL("CREATE INDEX IF NOT EXISTS {name} ON {items} USING gin (tsv) "
+                "WITH (fastupdate = off)").format(
+            name=sql.Identifier("chatcli_memory_items_tsv"), items=items),
+        sql.SQL("CREATE INDEX IF NOT EXISTS {name} ON {items} (created_at DESC)").format(
+            name=sql.Identifier("chatcli_memory_items_created"), items=items),
+        sql.SQL("CREATE INDEX IF NOT EXISTS {name} ON {items} (scope, kind)").format(
+            name=sql.Identifier("chatcli_memory_items_scope"), items=items),
+    ]
+
+
+_MIGRATIONS = {1: _migration_1}
+
+
+def _version(conn: psycopg.Connection, names: Names) -> int | None:
+    """The stored schema version, or None when the tables do not exist yet."""
+    qualified = names.meta.as_string(conn)
+    row = conn.execute("SELECT to_regclass(%s) IS NOT NULL AS present", [qualified]).fetchone()
+    if not row or not _first(row):
+        return None
+    row = conn.execute(sql.SQL("SELECT value FROM {meta} WHERE name = 'schema_version'")
+                       .format(meta=names.meta)).fetchone()
+    return int(_first(row)) if row else None
+
+
+def _first(row: object) -> object:
+    return next(iter(row.values())) if isinstance(row, dict) else row[0]  # type: ignore[index]
+
+
+def ensure_schema(conn: psycopg.Connection, names: Names) -> int:
+    """Create or upgrade the tables; returns the schema version now in place.
+
+    :raises ChatcliError: the database holds a newer schema than this package knows.
+    """
+    version = _version(conn, names)
+    if version == SCHEMA_VERSION:
+        return version
+    _refuse_newer(version)
+    with conn.transaction():
+        lock_key = f"chatcli-memory:{names.meta.as_string(conn)}"
+        conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", [lock_key])
+        if names.schema:
+            conn.execute(sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(
+                sql.Identifier(names.schema)))
+        conn.execute(sql.SQL("CREATE TABLE IF NOT EXISTS {meta} "
+                             "(name text PRIMARY KEY, value text NOT NULL)").format(
+                                 meta=names.meta))
+        version = _version(conn, names) or 0  # another member may have just done it
+        _refuse_newer(version)
+        for step in range(version + 1, SCHEMA_VERSION + 1):
+            for statement in _MIGRATIONS[step](names):
+                conn.execute(statement)
+        conn.execute(sql.SQL("INSERT INTO {meta} (name, value) VALUES ('schema_version', %s) "
+                             "ON CONFLICT (name) DO UPDATE SET value = excluded.value").format(
+                                 meta=names.meta), [str(SCHEMA_VERSION)])
+    return SCHEMA_VERSION
+
+
+def _refuse_newer(version: int | None) -> None:
+    if version is not None and version > SCHEMA_VERSION:
+        raise ChatcliError(
+            f"memory: the PostgreSQL memory has schema version {version}, newer than this "
+            f"chatcli-memory-postgres reads ({SCHEMA_VERSION})",
+            "upgrade chatcli-memory-postgres (chatcli plugins install chatcli-memory-postgres)")

@@ -1,0 +1,103 @@
+"""Fixtures for chatcli-memory-postgres: one throwaway PostgreSQL server per xdist worker
+(started from the installed binaries), a fresh database per test.
+
+Without PostgreSQL's binaries the tests are skipped with a message saying that ``.ci/run``
+installs them; with ``CHATCLI_REQUIRE_POSTGRES=1`` (set by ``.ci/run``) they fail instead, so CI
+cannot pass by skipping them.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from chatcli_memory_postgres.backend import PostgresMemoryBackend
+from chatcli_memory_postgres.config import PostgresConfig
+from chatcli_testing.postgres_server import PostgresServer, PostgresUnavailable
+
+OpenBackend = Callable[..., PostgresMemoryBackend]
+
+
+@pytest.fixture(scope="session")
+def pg_server() -> Iterator[PostgresServer]:
+    """A PostgreSQL server for this worker's tests (removed at the end)."""
+    try:
+        server = PostgresServer().start()
+    except PostgresUnavailable as err:
+        if os.environ.get("CHATCLI_REQUIRE_POSTGRES") == "1":
+            pytest.fail(str(err))
+        pytest.skip(str(err))
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def pg_database(pg_server: PostgresServer) -> str:
+    """A new, empty database owned by the team role (as a team's administrator would make)."""
+    from chatcli_testing.postgres_server import PASSWORD_ROLE
+
+    return pg_server.create_database(owner=PASSWORD_ROLE)
+
+
+@pytest.fixture
+def pg_url(pg_server: PostgresServer, pg_database: str) -> str:
+    """The team member's URL (password included) to the test's database."""
+    return pg_server.team_url(pg_database)
+
+
+@pytest.fixture(scope="session")
+def pg_shared_database(pg_server: PostgresServer) -> str:
+    """One database for this worker's tests that each take a fresh schema in it."""
+    from chatcli_testing.postgres_server import PASSWORD_ROLE
+
+    return pg_server.create_database(owner=PASSWORD_ROLE)
+
+
+@pytest.fixture
+def pg_schema_url(pg_server: PostgresServer, pg_shared_database: str) -> str:
+    """A URL whose ``search_path`` is a new, empty schema of the shared database: the backend's
+    unqualified tables land there, as they land in ``public`` by default (and far cheaper
+    than a database per test)."""
+    from chatcli_testing.postgres_server import PASSWORD_ROLE
+
+    schema = f"t_{uuid.uuid4().hex[:12]}"
+    pg_server.psql(f"CREATE SCHEMA {schema} AUTHORIZATION {PASSWORD_ROLE}",
+                   dbname=pg_shared_database)
+    return f"{pg_server.team_url(pg_shared_database)}?options=-csearch_path%3D{schema}"
+
+
+@pytest.fixture
+def opener() -> Iterator[OpenBackend]:
+    """``opener(url=…, **config)`` opens a backend (every one is closed afterwards)."""
+    opened: list[PostgresMemoryBackend] = []
+
+    def open_(**fields: object) -> PostgresMemoryBackend:
+        backend = PostgresMemoryBackend.open(PostgresConfig(**fields))  # type: ignore[arg-type]
+        opened.append(backend)
+        return backend
+
+    yield open_
+    for backend in opened:
+        backend.close()
+
+
+@pytest.fixture
+def open_backend(pg_url: str, opener: OpenBackend) -> OpenBackend:
+    """``open_backend(**config)`` opens a backend on the test's own database."""
+
+    def open_(**fields: object) -> PostgresMemoryBackend:
+        fields.setdefault("url", pg_url)
+        return opener(**fields)
+
+    return open_
+
+
+@pytest.fixture
+def no_database_url(monkeypatch: pytest.MonkeyPatch, chatcli_home: Path) -> Path:
+    """An isolated chatcli home without DATABASE_URL or CHATCLI_MEMORY_POSTGRES_URL."""
+    for name in ("DATABASE_URL", "CHATCLI_MEMORY_POSTGRES_URL"):
+        monkeypatch.delenv(name, raising=False)
+    return chatcli_home
