@@ -16,6 +16,8 @@ pytestmark = pytest.mark.slow
     ("turn.py", ["--runs", "1", "--only", "local,kernel"], "kernel: engine turn, text tools"),
     ("startup.py", ["--runs", "1"], "chatcli models"),
     ("context.py", [], "injected characters billed at full price"),
+    # a throwaway PostgreSQL server (skipped in its output when the binaries are missing)
+    ("memory_postgres.py", ["--sizes", "100,1000", "--queries", "5"], "PostgreSQL memory search"),
     ("skills.py", ["--turns", "3"], "skill characters billed at full price"),
 ])
 def test_a_bench_script_runs_and_prints_its_table(script, args, expect):
