@@ -19,6 +19,7 @@ pytestmark = pytest.mark.slow
     # a throwaway PostgreSQL server (skipped in its output when the binaries are missing)
     ("memory_postgres.py", ["--sizes", "100,1000", "--queries", "5"], "PostgreSQL memory search"),
     ("skills.py", ["--turns", "3"], "skill characters billed at full price"),
+    ("memory.py", ["--sizes", "100,1000", "--queries", "5"], "memory characters in a 10-turn"),
 ])
 def test_a_bench_script_runs_and_prints_its_table(script, args, expect):
     done = subprocess.run([sys.executable, str(BENCH / script), *args], capture_output=True,

@@ -1,0 +1,463 @@
+"""The memory plugin's state for one process: the backend (opened on first need), the memory
+model, the extraction worker, and what the current session's prompt shows.
+
+A backend that is missing or fails to open is reported once, in one line naming the cause and
+the fix, and the run goes on without memory (:attr:`Runtime.failure` says why).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from chatcli import ChatcliError, MemoryItem, MemoryKind
+
+from chatcli_memory.model import Memory
+from chatcli_memory.options import MemoryOptions
+from chatcli_memory.project import project_root, project_scope
+from chatcli_memory.state import State
+from chatcli_memory.worker import Worker
+
+if TYPE_CHECKING:
+    from chatcli import (
+        Conversation,
+        MemoryBackend,
+        Message,
+        PluginHost,
+        PromptSection,
+        Session,
+        Settings,
+    )
+
+__all__ = ["MAINTAIN_EVERY", "Runtime", "memory_folder"]
+
+#: how often (seconds) decay and daily-note expiry run
+MAINTAIN_EVERY = 86_400.0
+
+
+def memory_folder() -> Path:
+    """Where memory's own files live: ``<data dir>/memory``."""
+    from chatcli import data_dir
+
+    return data_dir() / "memory"
+
+
+class Runtime:
+    """Memory for one process: ``host`` finds backends and providers, ``clock`` tells the time
+    (tests move it), ``warn`` reports one-line problems."""
+
+    def __init__(self, host: PluginHost | None, settings: Settings | None,
+                 workspace: Path, *, clock: Callable[[], float] = time.time,
+                 warn: Callable[[str], None] | None = None) -> None:
+        self.host = host
+        self.settings = settings
+        self.workspace = workspace
+        self.clock = clock
+        self._warn = warn or (host.warn if host is not None else (lambda _line: None))
+        self._warned: set[str] = set()
+        self.options, problems = MemoryOptions.from_settings(settings)
+        for problem in problems:
+            self.warn(problem)
+        self.backend: MemoryBackend | None = None
+        self.memory: Memory | None = None
+        self.failure: str | None = None
+        self.state = State(memory_folder() / "state.json")
+        self.worker: Worker | None = None
+        self.session: Session | None = None
+        self.conversation: Conversation | None = None
+        self.oneshot = False
+        #: conversation id → (index text, ids shown)
+        self.indexes: dict[str, tuple[str, list[str]]] = {}
+        #: conversation id → (user message id, paths, recall text)
+        self.recalls: dict[str, tuple[Any, str]] = {}
+        #: items the person added during this session (recalled until the next session)
+        self.added: list[MemoryItem] = []
+        self._lock = threading.RLock()
+        self._extraction_provider: tuple[tuple[str, str], Any, str] | None = None
+        #: what the worker and the maintenance did, newest last (for tests and status)
+        self.events: deque[tuple[str, str]] = deque(maxlen=100)
+
+    def warn(self, line: str) -> None:
+        if line not in self._warned:
+            self._warned.add(line)
+            self._warn(f"memory: {line}")
+
+    # ------------------------------------------------------------------ opening
+
+    @property
+    def enabled(self) -> bool:
+        return self.options.enabled
+
+    def open(self) -> Memory | None:
+        """The memory model, opening the backend on first use; None when memory is off or
+        the backend failed (reported once)."""
+        with self._lock:
+            if self.memory is not None or self.failure is not None:
+                return self.memory
+            try:
+                self.backend = self._open_backend()
+            except ChatcliError as err:
+                self.failure = str(err)
+                self.warn(f"{err}; going on without memory")
+                return None
+            except Exception as err:  # a backend plugin's own failure
+                self.failure = f"backend {self.options.backend!r} failed to open: " \
+                               f"{_one_line(err)}"
+                self.warn(f"{self.failure}; going on without memory")
+                return None
+            scope = project_scope(self.workspace, self.options.project)
+            self.memory = Memory(self.backend, self.options, project_scope=scope,
+                                 clock=self.clock)
+            return self.memory
+
+    def _open_backend(self) -> MemoryBackend:
+        from chatcli_memory.plugin import sqlite_factory
+
+        name = self.options.backend
+        specs = self.host.memory_backends() if self.host is not None else {}
+        spec = specs.get(name)
+        if name == "sqlite" and (spec is None or spec.factory is sqlite_factory):
+            return self.sqlite()  # ours: with this runtime's clock
+        if spec is None:
+            have = ", ".join(sorted(specs)) or "none"
+            raise ChatcliError(f"no memory backend named {name!r} (installed: {have})",
+                               "set memory.backend to one of them, e.g. `chatcli config set "
+                               f"memory.backend sqlite`, or pip install chatcli-memory-{name}")
+        from chatcli import load_settings
+
+        return spec.factory(self.settings or load_settings())
+
+    def sqlite(self) -> MemoryBackend:
+        from chatcli_memory.sqlite_backend import SqliteBackend
+
+        path = Path(self.options.path).expanduser() if self.options.path else \
+            memory_folder() / "memory.db"
+        return SqliteBackend(path, clock=self.clock)
+
+    def close(self) -> None:
+        """Stop the worker (a run in flight gets ``exit_wait``) and close the backend."""
+        if self.worker is not None:
+            self.worker.close(self.options.exit_wait)
+        with self._lock:
+            backend, self.backend, self.memory = self.backend, None, None
+        if backend is not None:
+            backend.close()
+
+    # ------------------------------------------------------------------ sessions
+
+    def start_session(self, session: Session, conversation: Conversation,
+                      settings: Settings) -> None:
+        self.settings = settings
+        self.session = session
+        self.workspace = session.workspace
+        self.conversation = conversation
+        self.oneshot = not session.interactive
+        self.options, problems = MemoryOptions.from_settings(settings)
+        for problem in problems:
+            self.warn(problem)
+        self.indexes.pop(conversation.id, None)
+        self.recalls.pop(conversation.id, None)
+        self.added = []
+        if not self.enabled or self.open() is None:
+            return
+        self.import_files()
+        self.maintain_if_due(background=True)
+        if self.worker is not None:
+            self.worker.close(0)
+        self.worker = self._new_worker()
+        if self.options.extract and not self.oneshot:
+            self.worker.start_timer(lambda: self.conversation)
+
+    def end_session(self, conversation: Conversation) -> None:
+        worker = self.worker
+        if worker is None:
+            return
+        if (self.oneshot and self.options.extract and self.options.extract_oneshot
+                and worker.nudge(conversation, "the end of a one-shot run", minimum=2)):
+            worker.wait(self.options.timeout + 1)
+        worker.close(self.options.exit_wait)
+        if self.conversation is conversation:
+            self.conversation = None
+
+    def _new_worker(self) -> Worker:
+        return Worker(memory=lambda: self.memory, options=self.options, state=self.state,
+                      call=self.call_model, clock=self.clock,
+                      on_event=lambda name, detail: self.events.append((name, detail)))
+
+    def after_answer(self, message: Message | None, error: Any,
+                     conversation: Conversation) -> None:
+        """An answer ended: start an extraction when one is due (never in one-shot runs)."""
+        if (message is None or error is not None or message.interrupted or self.oneshot
+                or not self.options.extract or self.worker is None):
+            return
+        self.worker.nudge(conversation)
+
+    # ------------------------------------------------------------------ upkeep
+
+    def maintain_if_due(self, *, background: bool) -> None:
+        """Decay and expire at most once per :data:`MAINTAIN_EVERY` (by the clock)."""
+        memory = self.memory
+        if memory is None:
+            return
+        last = self.state.get("last_maintenance")
+        now = self.clock()
+        if isinstance(last, (int, float)) and now - last < MAINTAIN_EVERY:
+            return
+        self.state.update(last_maintenance=now)
+
+        def run() -> None:
+            try:
+                report = memory.maintain(now)
+            except Exception as err:
+                self.warn(f"maintenance failed: {_one_line(err)}")
+                return
+            self.state.update(last_maintenance_report={
+                "at": now, "decayed": len(report.decayed), "expired": len(report.expired)})
+            self.events.append(("maintained", f"{len(report.decayed)} decayed, "
+                                              f"{len(report.expired)} expired"))
+
+        if background:
+            self._maintenance = threading.Thread(target=run, daemon=True,
+                                                 name="chatcli-memory-maintenance")
+            self._maintenance.start()
+        else:
+            run()
+
+    def wait_maintenance(self, timeout: float = 30.0) -> None:
+        thread = getattr(self, "_maintenance", None)
+        if thread is not None:
+            thread.join(timeout)
+
+    def markdown_files(self) -> list[tuple[Path, str]]:
+        """The MEMORY.md files that feed memory and the scope of each."""
+        from chatcli import config_dir
+
+        files = [(config_dir() / "MEMORY.md", "global")]
+        root = project_root(self.workspace)
+        if root is not None:
+            files.append((root / "MEMORY.md", "project"))
+        return files
+
+    def import_files(self) -> None:
+        """Import MEMORY.md files that changed since they were last imported."""
+        import hashlib
+
+        memory = self.memory
+        if memory is None or not self.options.import_markdown:
+            return
+        seen = dict(self.state.get("imports") or {})
+        changed = False
+        for path, scope in self.markdown_files():
+            try:
+                text = path.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):
+                continue
+            digest = hashlib.sha256(text.encode()).hexdigest()
+            if seen.get(str(path)) == digest:
+                continue
+            from chatcli_memory.markdown import import_markdown
+
+            try:
+                import_markdown(memory, text, scope=scope, source=str(path))
+            except ChatcliError as err:
+                self.warn(f"{path} was not imported: {err}")
+                continue
+            seen[str(path)] = digest
+            changed = True
+        if changed:
+            self.state.update(imports=seen)
+
+    # ------------------------------------------------------------------ the prompt
+
+    def sections(self, messages: list[Message]) -> list[PromptSection]:
+        """The index (stable) and the recall (volatile) for the next model call."""
+        from chatcli import PromptSection
+
+        from chatcli_memory.recall import INDEX_SECTION, RECALL_SECTION
+
+        memory = self.open() if self.enabled else None
+        if memory is None:
+            return []
+        conversation_id = self.conversation.id if self.conversation is not None else ""
+        index = self.index(conversation_id)
+        out = []
+        if index[0]:
+            out.append(PromptSection(INDEX_SECTION, index[0], stable=True, order=60))
+        recall = self.recall(conversation_id, messages, index[1])
+        if recall:
+            out.append(PromptSection(RECALL_SECTION, recall, stable=False, order=200))
+        return out
+
+    def index(self, conversation_id: str) -> tuple[str, list[str]]:
+        """This conversation's index, built once (see :mod:`chatcli_memory.recall`)."""
+        from chatcli_memory.recall import build_index
+
+        with self._lock:
+            cached = self.indexes.get(conversation_id)
+            if cached is None and self.memory is not None:
+                try:
+                    cached = build_index(self.memory)
+                except ChatcliError as err:
+                    self.warn(f"the memory index could not be read: {err}")
+                    cached = ("", [])
+                self.indexes[conversation_id] = cached
+            return cached or ("", [])
+
+    def refresh_index(self) -> None:
+        """Rebuild indexes on next use (``/memory forget`` and ``edit``)."""
+        with self._lock:
+            self.indexes.clear()
+            self.recalls.clear()
+
+    def recall(self, conversation_id: str, messages: list[Message], shown: list[str]) -> str:
+        from chatcli_memory.recall import build_recall, query_for
+
+        memory = self.memory
+        if memory is None:
+            return ""
+        message_id, query = query_for(messages)
+        key = (message_id, query, len(self.added))
+        cached = self.recalls.get(conversation_id)
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        try:
+            text, items = build_recall(memory, query, exclude=shown, added=self.added)
+            first = cached is None or cached[0][0] != message_id
+            if items and first:
+                memory.backend.touch([i.id for i in items])
+        except ChatcliError as err:
+            self.warn(f"recall failed: {err}")
+            text = ""
+        self.recalls[conversation_id] = (key, text)
+        return text
+
+    # ------------------------------------------------------------------ the extraction model
+
+    def call_model(self, system: str, user: str, timeout: float) -> str:
+        """The extraction model's answer to ``user`` under ``system`` within ``timeout``
+        seconds (raises TimeoutError, or a ChatcliError from the provider)."""
+        import queue
+
+        from chatcli import ChatRequest, Message, PromptSection, TextDelta
+
+        provider, model = self._provider()
+        request = ChatRequest(model=model, system=[PromptSection("memory-extraction", system,
+                                                                 order=0)],
+                              messages=[Message.user(user)], max_tokens=2_000,
+                              temperature=0.0)
+        answers: queue.Queue[tuple[str, Any]] = queue.Queue()
+        stop = threading.Event()
+
+        def read() -> None:
+            parts: list[str] = []
+            stream = provider.stream(request)
+            try:
+                for event in stream:
+                    if stop.is_set():
+                        break
+                    if isinstance(event, TextDelta):
+                        parts.append(event.text)
+                answers.put(("ok", "".join(parts)))
+            except BaseException as err:
+                answers.put(("error", err))
+            finally:
+                close = getattr(stream, "close", None)
+                if callable(close):
+                    close()
+
+        threading.Thread(target=read, daemon=True, name="chatcli-memory-model").start()
+        try:
+            kind, value = answers.get(timeout=timeout)
+        except queue.Empty:
+            stop.set()
+            raise TimeoutError(timeout) from None
+        if kind == "error":
+            if isinstance(value, ChatcliError):
+                raise value
+            raise ChatcliError(f"the extraction model failed: {_one_line(value)}")
+        return value
+
+    def _provider(self) -> tuple[Any, str]:
+        """The extraction provider (built once per provider and model) and its model."""
+        from chatcli import build_provider, find_provider
+
+        session = self.session
+        if session is None or self.host is None:
+            raise ChatcliError("no session to extract with")
+        name = self.options.provider or session.provider_name
+        if name == "local" and not self.options.provider:
+            raise ChatcliError("the offline model does not extract memories",
+                               "set memory.provider (and memory.model) to a hosted model")
+        model = self.options.model or (session.model if name == session.provider_name
+                                       else "")
+        wanted = (name, model)
+        cached = self._extraction_provider
+        if cached is not None and cached[0] == wanted:
+            return cached[1], cached[2]
+        spec = find_provider(self.host, name)
+        provider, config = build_provider(spec, session.settings, model or None)
+        self._extraction_provider = (wanted, provider, config.model)
+        return provider, config.model
+
+    # ------------------------------------------------------------------ status
+
+    def counts(self) -> dict[tuple[str, bool], int]:
+        """(kind, archived) → items."""
+        backend = self.backend
+        if backend is None:
+            return {}
+        counts = getattr(backend, "counts", None)
+        if callable(counts):
+            return counts()
+        out: dict[tuple[str, bool], int] = {}
+        for item in backend.list(include_archived=True):
+            key = (item.kind.value, item.archived)
+            out[key] = out.get(key, 0) + 1
+        return out
+
+    def status_lines(self) -> list[str]:
+        """``/memory status``: the backend, counts per kind, archived, the last extraction."""
+        import datetime as dt
+
+        lines = []
+        if not self.enabled:
+            lines.append("memory is off (memory.enabled = false)")
+        memory = self.open()
+        if memory is None:
+            if self.failure:
+                lines.append(f"memory is unavailable: {self.failure}")
+            return lines
+        backend = memory.backend
+        where = getattr(backend, "path", None)
+        lines.append(f"backend: {backend.name}" + (f" ({where})" if where else ""))
+        lines.append("scopes: " + ", ".join(memory.scopes))
+        counts = self.counts()
+        live = {kind.value: counts.get((kind.value, False), 0) for kind in MemoryKind}
+        archived = sum(v for (_k, a), v in counts.items() if a)
+        lines.append("items: " + ", ".join(f"{v} {k}" for k, v in live.items())
+                     + f"; {archived} archived")
+        last = self.state.get("last_extraction")
+        if isinstance(last, dict) and last.get("outcome"):
+            when = dt.datetime.fromtimestamp(float(last.get("at") or 0)).strftime(
+                "%Y-%m-%d %H:%M")
+            lines.append(f"last extraction: {when} ({last.get('reason', '?')}): "
+                         f"{last['outcome']}")
+        else:
+            lines.append("last extraction: none yet")
+        if self.worker is not None and self.worker.busy:
+            lines.append("an extraction is running now")
+        extract = "on" if self.options.extract else "off"
+        if self.oneshot and not self.options.extract_oneshot:
+            extract += " (not in one-shot runs: memory.extract_oneshot)"
+        lines.append(f"extraction: {extract}; every {self.options.cooldown:g} s at most, after "
+                     f"{self.options.min_messages} new messages")
+        return lines
+
+
+def _one_line(err: BaseException) -> str:
+    text = str(err).strip().splitlines()
+    return (text[0] if text else type(err).__name__)[:200]

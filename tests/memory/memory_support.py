@@ -1,0 +1,193 @@
+"""Helpers of the chatcli-memory tests: a clock tests move, a real Session against the OpenAI
+wire server with the memory plugin (the same server plays the extraction model), a ChatApp for
+``/memory``, the real command line, and readers of what the server received (a module of its
+own: tests import it by its bare name)."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from chatcli import (
+    Conversation,
+    Message,
+    PluginHost,
+    ProviderSettings,
+    Session,
+    SessionOptions,
+    Settings,
+    TurnFinished,
+)
+from chatcli_memory.plugin import MemoryPlugin
+from rich.console import Console
+
+CHATCLI = str(Path(sys.executable).with_name("chatcli"))
+#: how every extraction request's system prompt begins
+EXTRACTION_MARK = "You maintain the long-term memory of a coding assistant."
+DAY = 86_400.0
+
+
+class Clock:
+    """The time as memory sees it: real time at the start, moved by :meth:`advance`."""
+
+    def __init__(self) -> None:
+        self.now = time.time()
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, *, days: float = 0.0, seconds: float = 0.0) -> None:
+        self.now += days * DAY + seconds
+
+
+def extraction(**fields: Any) -> str:
+    """A scripted extraction answer (JSON)."""
+    return json.dumps(fields)
+
+
+class Chat:
+    """A session with the memory plugin answering through ``server`` and a ChatApp for
+    ``/memory``; ``interactive`` sessions extract after answers, one-shot ones do not."""
+
+    def __init__(self, server: Any, workspace: Path, clock: Clock, *,
+                 memory: dict[str, Any] | None = None, interactive: bool = True,
+                 extra_plugins: tuple[Any, ...] = (), approver: Any = None,
+                 **settings: Any) -> None:
+        import chatcli_provider_openai.plugin as openai_plugin
+
+        self.server = server
+        self.warned: list[str] = []
+        self.host = PluginHost(warn=self.warned.append)
+        assert self.host.register(openai_plugin, "openai")
+        self.plugin = MemoryPlugin(clock=clock)
+        assert self.host.register(self.plugin, "memory")
+        for index, extra in enumerate(extra_plugins):
+            assert self.host.register(extra, f"extra{index}")
+        values: dict[str, Any] = {
+            "provider": "openai", "model": "m",
+            "providers": {"openai": ProviderSettings(base_url=server.url)},
+            "memory": {"cooldown": 120, **(memory or {})}, **settings}
+        self.settings = Settings(**values)
+        self.buffer = io.StringIO()
+        self.console = Console(file=self.buffer, width=300, color_system=None, no_color=True)
+        self.session = Session(self.host, self.settings, SessionOptions(),
+                               interactive=interactive, approver=approver,
+                               workspace=workspace).open()
+        self.events: list[Any] = []
+
+    @property
+    def runtime(self) -> Any:
+        return self.plugin.current()
+
+    @property
+    def conversation(self) -> Conversation:
+        return self.session.conversation
+
+    def command(self, text: str) -> str:
+        """Run ``/memory TEXT``; what it printed."""
+        self.buffer.seek(0)
+        self.buffer.truncate()
+        self.host.slash_commands()["memory"].run(_App(self), text)
+        return self.buffer.getvalue()
+
+    def turn(self, text: str) -> TurnFinished:
+        """One user turn; its end."""
+        self.events = list(self.session.run(Message.user(text)))
+        finished = self.events[-1]
+        assert isinstance(finished, TurnFinished), finished
+        assert finished.error is None, finished.error
+        return finished
+
+    def request(self) -> Any:
+        """The request the next model call would send (built now, not sent)."""
+        return self.session.engine.build_request(self.conversation)
+
+    def wait(self) -> None:
+        """Until the extraction in flight (if any) and the maintenance finished."""
+        worker = self.runtime.worker
+        if worker is not None:
+            assert worker.wait(30), "the extraction did not finish"
+        self.runtime.wait_maintenance()
+
+    def close(self) -> None:
+        self.session.close()
+
+
+class _App:
+    def __init__(self, chat: Chat) -> None:
+        self.chat = chat
+        self.console = chat.console
+        self.host = chat.host
+        self.session = chat.session
+
+    @property
+    def settings(self) -> Settings:
+        return self.chat.session.settings
+
+    @property
+    def conversation(self) -> Conversation:
+        return self.chat.session.conversation
+
+    def set_conversation(self, conversation: Conversation) -> None:
+        self.chat.session.set_conversation(conversation)
+
+
+# ------------------------------------------------------------------------ what was received
+
+
+def is_extraction(request: Any) -> bool:
+    return EXTRACTION_MARK in system_of(request)
+
+
+def system_of(request: Any) -> str:
+    messages = (request.json or {}).get("messages") or []
+    return next((m["content"] for m in messages if m["role"] == "system"), "")
+
+
+def chat_requests(server: Any) -> list[Any]:
+    """The requests of conversation turns (extraction requests left out)."""
+    return [r for r in server.requests if r.json and not is_extraction(r)]
+
+
+def extraction_requests(server: Any) -> list[Any]:
+    return [r for r in server.requests if r.json and is_extraction(r)]
+
+
+def stable_prefix(request: Any) -> str:
+    """The system text up to the first volatile section (the kernel's date)."""
+    system = system_of(request)
+    return system[:system.index("\n\nToday is ")]
+
+
+def wait_for(condition: Any, timeout: float = 30.0) -> None:
+    """Poll ``condition()`` until it holds (an ordering wait, not a timing assertion)."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "the condition never held"
+        time.sleep(0.01)
+
+
+# ------------------------------------------------------------------------ the command line
+
+
+def cli(home: Path, workspace: Path, server: Any, *args: str, plugins: str =
+        "openai,sessions,memory", model_flags: bool = True,
+        **env: str) -> subprocess.CompletedProcess[str]:
+    """``chatcli ARGS`` as a real process in ``workspace`` (``--provider openai --model m``
+    added for chat runs)."""
+    environ = {k: v for k, v in os.environ.items()
+               if not k.startswith(("CHATCLI_", "OPENAI_", "ANTHROPIC_"))}
+    environ.update(CHATCLI_CONFIG_DIR=str(home / "config"), CHATCLI_DATA_DIR=str(home / "data"),
+                   CHATCLI_CACHE_DIR=str(home / "cache"), HOME=str(home),
+                   OPENAI_API_KEY="sk-test", CHATCLI_PLUGINS=plugins, **env)
+    if server is not None:
+        environ["OPENAI_BASE_URL"] = server.url
+    flags = ["--provider", "openai", "--model", "m"] if model_flags else []
+    return subprocess.run([CHATCLI, *args, *flags], capture_output=True, text=True,
+                          env=environ, cwd=workspace, timeout=60, stdin=subprocess.DEVNULL)
