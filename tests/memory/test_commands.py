@@ -22,6 +22,10 @@ def test_the_slash_commands(chat: Any, openai_server: Any) -> None:
     assert "(everywhere)" in added
     session.command("add --subject ci the CI runs on GitHub Actions")
     session.command("add --profile role backend engineer")
+    project_role = session.command("add --project --profile role tech lead here")
+    assert "(this project)" in project_role
+    assert [i.text for i in session.runtime.memory.profile()] == ["tech lead here"]
+    session.command("forget " + project_role.split()[2])
     listed = session.command("list").splitlines()
     assert len(listed) == 3 and "profile:role" in listed[0] and "[project]" in listed[1]
     assert "conf 0.90 strength 0.90  prefers tabs over spaces" in listed[2]

@@ -94,16 +94,19 @@ def search_(runtime: Any, query: tuple[str, ...], archived: bool) -> list[str]:
 @click.option("--subject", default="", help="What it is about (a newer fact on the same "
                                             "subject replaces the older one).")
 @click.option("--global", "everywhere", is_flag=True, help="For every project.")
+@click.option("--project", "here", is_flag=True,
+              help="For this project only (the default for facts, not for --profile).")
 @click.option("--profile", default="", help="A profile field: name, role, preference, "
                                             "directive.")
 @_command
-def add_(runtime: Any, text: tuple[str, ...], subject: str, everywhere: bool,
+def add_(runtime: Any, text: tuple[str, ...], subject: str, everywhere: bool, here: bool,
          profile: str) -> list[str]:
     """Remember TEXT (refused when it holds a secret)."""
     from chatcli_memory.commands import add
 
     return add(runtime, " ".join(text), subject=subject,
-               scope="global" if everywhere else None, profile=profile)
+               scope="global" if everywhere else "project" if here else None,
+               profile=profile)
 
 
 @memory.command("forget")

@@ -1,7 +1,8 @@
 """``/memory`` and ``chatcli memory``: the same operations, each returning the lines to print.
 
-``list [--all] [--kind K]`` · ``search QUERY`` · ``add [--subject S] [--global] [--profile KEY]
-TEXT`` · ``forget ID`` · ``edit ID TEXT`` · ``status`` · ``export [PATH]`` · ``import [PATH]``.
+``list [--all] [--kind K]`` · ``search QUERY`` · ``add [--subject S] [--global|--project]
+[--profile KEY] TEXT`` (facts go to the project by default, profile fields everywhere) ·
+``forget ID`` · ``edit ID TEXT`` · ``status`` · ``export [PATH]`` · ``import [PATH]``.
 Failures are one line (:class:`Refused`) and change nothing.
 """
 
@@ -23,8 +24,9 @@ __all__ = ["HELP", "SUBCOMMANDS", "Refused", "add", "edit", "export", "forget", 
            "listing", "run_text", "search", "slash_command", "status"]
 
 SUBCOMMANDS = ["list", "search", "add", "forget", "edit", "status", "export", "import"]
-HELP = ("long-term memory: /memory list [--all] | search QUERY | add [--subject S] [--global] "
-        "TEXT | forget ID | edit ID TEXT | status | export [PATH] | import [PATH]")
+HELP = ("long-term memory: /memory list [--all] | search QUERY | add [--subject S] "
+        "[--global|--project] [--profile KEY] TEXT | forget ID | edit ID TEXT | status | "
+        "export [PATH] | import [PATH]")
 
 
 class Refused(Exception):
@@ -246,9 +248,10 @@ def run_text(runtime: Runtime, text: str) -> list[str]:
         opts, rest = _options(args, {"all": False})
         return search(runtime, " ".join(rest), archived=bool(opts.get("all")))
     if command in ("add", "remember"):
-        opts, rest = _options(args, {"subject": True, "global": False, "profile": True})
-        return add(runtime, " ".join(rest), subject=opts.get("subject", ""),
-                   scope="global" if opts.get("global") else None,
+        opts, rest = _options(args, {"subject": True, "global": False, "project": False,
+                                     "profile": True})
+        scope = "global" if opts.get("global") else "project" if opts.get("project") else None
+        return add(runtime, " ".join(rest), subject=opts.get("subject", ""), scope=scope,
                    profile=opts.get("profile", ""))
     if command in ("forget", "delete", "rm"):
         if len(args) != 1:
