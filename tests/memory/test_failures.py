@@ -89,3 +89,15 @@ def test_chatcli_help_imports_no_memory_code(tmp_path: Path) -> None:
                           timeout=60, env=env)
     assert done.stdout.strip().endswith("HEAVY [] False 0"), done.stdout + done.stderr
     assert "memory" in done.stdout and "Long-term memory" in done.stdout
+
+
+def test_the_chosen_backends_own_keys_are_left_to_it() -> None:
+    """``[memory] postgres_url`` belongs to the postgres backend when it is the one chosen
+    (chatcli-memory-postgres checks it); with another backend it is a key nobody reads."""
+    from chatcli_memory.options import MemoryOptions
+
+    options, problems = MemoryOptions.from_table(
+        {"backend": "postgres", "postgres_url": "postgresql://db/team", "postgres_schema": "s"})
+    assert problems == [] and options.backend == "postgres"
+    _, problems = MemoryOptions.from_table({"postgres_url": "postgresql://db/team"})
+    assert problems == ["[memory] has no setting 'postgres_url'"]

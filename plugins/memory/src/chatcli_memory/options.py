@@ -104,8 +104,11 @@ class MemoryOptions:
         values: dict[str, Any] = {}
         problems: list[str] = []
         known = {f.name: f for f in fields(cls)}
+        backend = table.get("backend", cls.backend)
         for name, raw in table.items():
             field = known.get(name)
+            if field is None and isinstance(backend, str) and name.startswith(f"{backend}_"):
+                continue  # the backend's own key (postgres_url): the backend checks it
             if field is None:
                 import difflib
 
