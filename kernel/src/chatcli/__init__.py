@@ -18,6 +18,7 @@ _EXPORTS: dict[str, str] = {
     "PluginFailure": "chatcli._plugins",
     "HookCalls": "chatcli._plugins",
     # the data model
+    "Author": "chatcli._specs",
     "Capabilities": "chatcli._specs",
     "ChatRequest": "chatcli._calls",
     "Decision": "chatcli._specs",

@@ -187,7 +187,9 @@ class _Turn:
         self.model = answer.model or self.model
         message = None
         if not (interrupted and answer.empty):
-            message = self.append(self.engine.answer_message(answer, interrupted, self.use))
+            author = self.engine.host.hooks.answer_author(conversation=self.conversation)
+            message = self.append(self.engine.answer_message(
+                answer, interrupted, self.use, author.name if author is not None else None))
         self.engine.host.hooks.after_response(message=message, error=error,
                                               conversation=self.conversation)
         if interrupted and message is not None and message.tool_calls:
@@ -623,15 +625,17 @@ class Engine:
         if cancel is not None and cancel.is_set():
             raise KeyboardInterrupt
 
-    def answer_message(self, answer: _Answer, interrupted: bool, use: Use) -> Message:
-        """The assistant message for what arrived of ``answer``."""
+    def answer_message(self, answer: _Answer, interrupted: bool, use: Use,
+                       author: str | None = None) -> Message:
+        """The assistant message for what arrived of ``answer`` (written by ``author``, when a
+        plugin named one through ``answer_author``)."""
         text = "".join(answer.text)
         parts: list[Any] = [TextPart(text=text)] if text else []
         parts.extend(answer.calls)
         reason = StopReason.INTERRUPTED if interrupted else (answer.stop or StopReason.END_TURN)
         return Message(role=Role.ASSISTANT, parts=parts, interrupted=interrupted,
                        provider=use.provider_name, model=answer.model or use.model,
-                       usage=answer.usage, stop_reason=reason)
+                       usage=answer.usage, stop_reason=reason, author=author)
 
     # ------------------------------------------------------------------ tools
 

@@ -46,6 +46,7 @@ if TYPE_CHECKING:
     from chatcli._memory import MemoryBackendSpec
     from chatcli._session import Session, SessionOptions
     from chatcli._specs import (
+        Author,
         Decision,
         PersonaSource,
         ProviderSpec,
@@ -116,10 +117,10 @@ def _type_namespace() -> dict[str, Any]:
     """What the hookspecs' return annotations name."""
     from chatcli._calls import PromptSection, Verdict
     from chatcli._conversation import Conversation
-    from chatcli._specs import Decision, RestorePoint
+    from chatcli._specs import Author, Decision, RestorePoint
 
-    return {"Conversation": Conversation, "Decision": Decision, "PromptSection": PromptSection,
-            "RestorePoint": RestorePoint, "Verdict": Verdict}
+    return {"Author": Author, "Conversation": Conversation, "Decision": Decision,
+            "PromptSection": PromptSection, "RestorePoint": RestorePoint, "Verdict": Verdict}
 
 
 class PluginHost:
@@ -485,6 +486,9 @@ class HookCalls:
     def after_response(self, *, message: Message | None, error: ChatcliError | None,
                        conversation: Conversation) -> None:
         self._hook.after_response(message=message, error=error, conversation=conversation)
+
+    def answer_author(self, *, conversation: Conversation) -> Author | None:
+        return self._hook.answer_author(conversation=conversation)
 
     def authorize_tool_call(self, *, call: ToolCallPart, tool: ToolSpec,
                             context: ToolContext) -> Decision | Verdict | None:

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from chatcli._calls import ChatRequest, StreamEvent
 
 __all__ = [
+    "Author",
     "Capabilities",
     "Decision",
     "Provider",
@@ -227,7 +228,9 @@ class SlashCommand(NamedTuple):
 
     ``run(app, argument_text)`` is called with the running chat (:class:`chatcli.ChatApp`) and
     the text after the command name. ``subcommands`` feed completion; ``complete(app, text)`` may
-    return more candidates dynamically.
+    return more candidates dynamically. ``mentions(app)`` lists the ``(name, description)``
+    pairs a message may start with as ``@name`` to address what the command manages (the
+    personas of ``/persona``); the chat completes them after an ``@`` that begins a message.
     """
 
     name: str
@@ -236,3 +239,29 @@ class SlashCommand(NamedTuple):
     subcommands: Sequence[str] = ()
     aliases: Sequence[str] = ()
     complete: Callable[[Any, str], list[str]] | None = None
+    mentions: Callable[[Any], Sequence[tuple[str, str]]] | None = None
+
+
+# --------------------------------------------------------------------------------------------
+# Who answers
+# --------------------------------------------------------------------------------------------
+
+
+class Author(NamedTuple):
+    """Who writes an answer when a plugin speaks through someone (a persona), as the
+    ``answer_author`` hook returns it.
+
+    ``name`` is recorded on the answer (:attr:`chatcli.Message.author`); ``label`` is what the
+    front ends show above it (an icon and a display name; ``name`` when empty); ``style`` is a
+    rich style for the label (``"bold #FFD700"``), dropped under ``NO_COLOR`` and in plain
+    output.
+    """
+
+    name: str
+    label: str = ""
+    style: str = ""
+
+    @property
+    def shown(self) -> str:
+        """The label, or the name when there is none."""
+        return self.label or self.name

@@ -119,7 +119,9 @@ class Message(BaseModel):
     ``interrupted`` marks an assistant answer cut short (Ctrl+C, a dropped stream); what arrived is
     kept. ``model``/``provider``/``usage`` are filled for assistant messages. ``pinned``
     messages (bootstrap material, the task of an agent run, what the person marked) are never
-    compacted away: a compaction must keep them unchanged.
+    compacted away: a compaction must keep them unchanged. ``author`` names who wrote an
+    assistant message when a plugin spoke through someone (a persona; the ``answer_author``
+    hook), None when chatcli answered as itself.
     """
 
     id: str = Field(default_factory=lambda: new_id("msg_"))
@@ -133,6 +135,7 @@ class Message(BaseModel):
     usage: Usage | None = None
     stop_reason: StopReason | None = None
     pinned: bool = False
+    author: str | None = None
 
     @classmethod
     def user(cls, text: str, *images: str) -> Message:

@@ -55,6 +55,7 @@ if TYPE_CHECKING:
     from chatcli._plugins import PluginHost
     from chatcli._session import Session, SessionOptions
     from chatcli._specs import (
+        Author,
         Decision,
         PersonaSource,
         ProviderSpec,
@@ -387,6 +388,24 @@ def after_response(
     :param conversation: the conversation.
 
     The return value is ignored.
+    """
+
+
+@hookspec(firstresult=True)
+def answer_author(conversation: Conversation) -> Author | None:
+    """Who writes the next answer of ``conversation``, when a plugin speaks through someone (a
+    persona). First result wins.
+
+    Called from the engine when it appends an answer (once per model call, on the turn's
+    thread), which records ``author.name`` as the message's :attr:`chatcli.Message.author`; and
+    by the front ends when an answer starts to show (its first text or tool call), which print
+    ``author.label`` above it in ``author.style`` (as plain text under ``NO_COLOR``; ``chatcli
+    -p`` only on a terminal). Both calls come after the turn's ``user_prompt_submitted``.
+
+    :param conversation: the conversation being answered; its last user message is the one the
+        answer replies to.
+    :return: a :class:`chatcli.Author` (name, label, style), or None when chatcli answers as
+        itself: no label is shown and no author recorded.
     """
 
 

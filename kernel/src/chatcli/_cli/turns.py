@@ -2,8 +2,9 @@
 
 :class:`OneShot` opens the session, shows each turn (rendered markdown on a terminal, plain text
 when piped or with ``--raw``, one JSON object with ``--json``; tool calls, retries and a
-"waiting…" spinner on stderr; a compaction of the view as one ``⟲`` line there too) and turns
-how it ended into the exit code. It is also the :class:`chatcli.ChatApp` a slash command gets
+"waiting…" spinner on stderr; a compaction of the view as one ``⟲`` line there too; on a
+terminal, the label of the answer's author above it when a plugin names one — a persona) and
+turns how it ended into the exit code. It is also the :class:`chatcli.ChatApp` a slash command gets
 when it is run from the shell (``chatcli -p "/coder fix the test"``): nobody can be asked to
 pick, so such a command takes its choice as an argument.
 """
@@ -15,6 +16,8 @@ import sys
 from typing import TYPE_CHECKING, Any, TextIO
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from chatcli._calls import Tool, Verdict
     from chatcli._cli.spinner import Spinner
     from chatcli._config import Settings
@@ -115,9 +118,11 @@ class OneShot:
     def turn(self, message: Message | None) -> TurnFinished | None:
         """Run and show one turn; keeps how it ended for :meth:`report`."""
         events = self.session.run(message)
+        announce = self._announce if self.output.mode == "markdown" else None
         try:
             try:
-                self.finished = _consume(events, self.output, self.waiting if self.spin else None)
+                self.finished = _consume(events, self.output, self.waiting if self.spin else None,
+                                         announce)
             finally:
                 self.waiting.stop()
                 self.output.finish()
@@ -134,6 +139,19 @@ class OneShot:
         conversation = self.session.conversation
         self.session.close()
         return _report(self.finished, self.interrupted, self.session, conversation, self.as_json)
+
+    def _announce(self) -> None:
+        """The author's label above the answer (``answer_author``: a persona's), in its style;
+        plain under ``NO_COLOR``."""
+        import os
+
+        from rich.text import Text
+
+        author = self.host.hooks.answer_author(conversation=self.session.conversation)
+        if author is None or not author.shown.strip():
+            return
+        style = "" if os.environ.get("NO_COLOR") else (author.style or "bold")
+        self.console.print(Text(author.shown, style=style))
 
     def _tool_output(self, line: str) -> None:
         """A running tool's live output, dim on stderr (stdout holds only the answer)."""
@@ -276,8 +294,10 @@ def _isatty(stream: TextIO | None) -> bool:
         return False
 
 
-def _consume(events: Any, output: _Output, waiting: Spinner | None) -> TurnFinished | None:
-    """Show the events of a turn; ``waiting`` spins while the model has not answered yet."""
+def _consume(events: Any, output: _Output, waiting: Spinner | None,
+             announce: Callable[[], None] | None = None) -> TurnFinished | None:
+    """Show the events of a turn; ``waiting`` spins while the model has not answered yet;
+    ``announce`` prints the author's label before the answer's first text or tool call."""
     from chatcli._calls import TextDelta
     from chatcli._engine import Compacted, ToolFinished, ToolStarted, TurnFinished
     from chatcli._streaming import Retrying
@@ -291,6 +311,9 @@ def _consume(events: Any, output: _Output, waiting: Spinner | None) -> TurnFinis
             continue  # already shown by on_retry, before the wait
         if waiting is not None:
             waiting.stop()
+        if announce is not None and isinstance(event, TextDelta | ToolStarted | ToolFinished):
+            announce()
+            announce = None
         if isinstance(event, TextDelta):
             output.feed(event.text)
         elif isinstance(event, ToolStarted):

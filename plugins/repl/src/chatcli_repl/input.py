@@ -21,7 +21,8 @@ if TYPE_CHECKING:
 
 
 class ChatCompleter(Completer):
-    """Completes ``/commands``, their sub-commands, and ``@path`` file references."""
+    """Completes ``/commands``, their sub-commands, ``@path`` file references, and — for an
+    ``@`` that begins the message — the ``@name`` mentions slash commands offer (personas)."""
 
     def __init__(self, app: ReplApp) -> None:
         self.app = app
@@ -34,7 +35,25 @@ class ChatCompleter(Completer):
             return
         word = text.split()[-1] if text and not text[-1].isspace() else ""
         if word.startswith("@"):
+            if text.lstrip() == word:  # the message's first word: whom it is addressed to
+                yield from self._mentions(word[1:])
             yield from self._paths(word[1:])
+
+    def _mentions(self, partial: str) -> Iterator[Completion]:
+        """The ``@name`` mentions of every slash command that offers some."""
+        found: dict[str, str] = {}
+        for command in self.app.host.slash_commands().values():
+            mentions = getattr(command, "mentions", None)
+            if mentions is None:
+                continue
+            with contextlib.suppress(Exception):  # a plugin's list must not break typing
+                for name, description in mentions(self.app):
+                    found.setdefault(str(name), str(description))
+        wanted = partial.lower()
+        for name in sorted(found):
+            if name.lower().startswith(wanted):
+                yield Completion(name, -len(partial), display="@" + name,
+                                 display_meta=found[name][:60])
 
     def _commands(self, text: str) -> Iterator[Completion]:
         commands = self.app.host.slash_commands()

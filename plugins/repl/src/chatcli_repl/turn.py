@@ -21,6 +21,8 @@ from chatcli import (
     Usage,
 )
 
+from chatcli_repl.byline import announce
+
 if TYPE_CHECKING:
     from chatcli import ToolCallPart
 
@@ -49,8 +51,12 @@ def run_turn(app: ReplApp, prompt: Message | None) -> TurnFinished | None:
         stream = MarkdownStream(app.console, plain=plain, preview=view.set_preview)
 
     app.flush_answer = flush
+    announced = False  # the author's line (a persona's) comes once, above the answer
     try:
         for event in app.session.run(prompt, cancel):
+            if not announced and isinstance(event, TextDelta | ToolStarted | ToolFinished):
+                announced = True
+                announce(app)
             if isinstance(event, TextDelta):
                 if view.waiting_since is not None:
                     view.waiting_since = None

@@ -73,7 +73,8 @@ def to_markdown(conversation: Conversation, info: SessionInfo | None = None) -> 
         if role == "user":
             lines += ["## User", ""]
         elif role == "assistant":
-            label = f"## Assistant ({message.model})" if message.model else "## Assistant"
+            label = "## Assistant" + (f" — {message.author}" if message.author else "") + (
+                f" ({message.model})" if message.model else "")
             lines += [label + (" — interrupted" if message.interrupted else ""), ""]
         if message.text:
             lines += [close_fences(message.text.rstrip()), ""]
