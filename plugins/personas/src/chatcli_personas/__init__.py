@@ -1,1 +1,2 @@
-"""chatcli-personas: Personas for chatcli: /persona, /agents, @name messages; and markdown slash-command templates."""
+"""chatcli-personas: personas (``/persona``, ``/agents``, ``@name`` messages) and markdown
+slash-command templates."""

@@ -1,1 +1,205 @@
-"""Entry module of chatcli-personas (hook implementations only)."""
+"""Entry module of chatcli-personas (entry point ``personas``): hook implementations only.
+
+The hooks delegate to :class:`PersonasPlugin`; the module keeps one instance for the entry point
+and tests may register instances of their own. Nothing but ``chatcli.hookimpl`` is imported
+here: the catalog, PyYAML and rich load on first use inside the hooks, so ``chatcli --help``
+pays nothing for this plugin.
+
+- ``before_request`` (tryfirst): the speaking persona's prompt section; its tool list trims the
+  tools offered; an ``@name`` persona's model is used for that answer when it is one of the
+  provider in use.
+- ``answer_author``: the persona's name (recorded on the answer) and label (shown above it).
+- ``authorize_tool_call`` (tryfirst): a tool outside the persona's list — or outside a command
+  template's ``allowed-tools`` while its answer runs — is denied, with the reason.
+- ``session_start``: a resumed or forked conversation gets its persona back.
+- ``register_slash_commands``: ``/persona``, ``/agents`` and one ``/command`` per template.
+"""
+
+from __future__ import annotations
+
+import sys
+import weakref
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from chatcli import hookimpl
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from chatcli import (
+        Author,
+        ChatRequest,
+        Conversation,
+        PluginHost,
+        Session,
+        SlashCommand,
+        ToolCallPart,
+        ToolContext,
+        ToolSpec,
+        Verdict,
+    )
+
+    from chatcli_personas.catalog import Catalog
+    from chatcli_personas.persona import Persona
+    from chatcli_personas.state import ActiveStore
+
+__all__ = ["PersonasPlugin"]
+
+
+class PersonasPlugin:
+    """Personas (``/persona``, ``/agents``, ``@name``) and command templates, for one host."""
+
+    def __init__(self) -> None:
+        self.host: PluginHost | None = None
+        self.workspace: Path | None = None
+        self._catalog: Catalog | None = None
+        self._store: ActiveStore | None = None
+        #: conversation id → (command name, its allowed-tools) while a template's answer runs
+        self.command_tools: dict[str, tuple[str, tuple[str, ...]]] = {}
+        self._sessions: weakref.WeakValueDictionary[str, Session] = (
+            weakref.WeakValueDictionary())
+        self._warned: set[str] = set()
+
+    # ------------------------------------------------------------------ state
+
+    def warn(self, line: str) -> None:
+        """Report ``line`` once, where the host's warnings go."""
+        if line in self._warned:
+            return
+        self._warned.add(line)
+        if self.host is not None:
+            self.host.warn(line)
+        else:
+            print(f"chatcli: warning: {line}", file=sys.stderr)
+
+    def catalog(self) -> Catalog:
+        """The personas of this run (project, user, packages)."""
+        if self._catalog is None:
+            from chatcli_personas.catalog import Catalog
+
+            self._catalog = Catalog(self.host, self.workspace, warn=self.warn)
+        return self._catalog
+
+    def store(self) -> ActiveStore:
+        """Where conversations' personas are remembered across runs."""
+        if self._store is None:
+            from chatcli_personas.state import ActiveStore
+
+            self._store = ActiveStore()
+        return self._store
+
+    def speaker(self, conversation: Conversation | None) -> Persona | None:
+        """The persona answering ``conversation`` now, if any."""
+        from chatcli_personas.state import speaker
+
+        return speaker(conversation, self.catalog(), self.store())
+
+    # ------------------------------------------------------------------ set-up
+
+    @hookimpl
+    def configure(self, host: PluginHost, workspace: Path) -> None:
+        self.host, self.workspace = host, workspace
+        self._catalog, self._store = None, None
+        self._warned.clear()
+
+    @hookimpl
+    def register_slash_commands(self, register: Callable[[SlashCommand], None]) -> None:
+        from pathlib import Path
+
+        from chatcli_personas.commands import agents_command, persona_command, template_command
+        from chatcli_personas.templates import find_templates, template_folders
+
+        register(persona_command(self))
+        register(agents_command(self))
+        workspace = (self.workspace or Path.cwd()).resolve()
+        for template in find_templates(template_folders(workspace), self.warn):
+            register(template_command(self, template))
+
+    # ------------------------------------------------------------------ sessions and turns
+
+    @hookimpl
+    def session_start(self, session: Session, conversation: Conversation) -> None:
+        from chatcli_personas.state import METADATA_KEY, RESTORE_KEY, active_name
+
+        self._sessions[conversation.id] = session
+        if isinstance(conversation.metadata.get(METADATA_KEY), str):  # a fork carries it
+            store = self.store()
+            name = conversation.metadata[METADATA_KEY]
+            record = store.get(conversation.id)
+            if record is None or record.get("persona") != name:
+                store.put(conversation.id, {"persona": name,
+                                            "restore": conversation.metadata.get(RESTORE_KEY)})
+            return
+        active_name(conversation, self.store())
+
+    @hookimpl(tryfirst=True)
+    def before_request(self, request: ChatRequest, conversation: Conversation) -> None:
+        from chatcli_personas.prompt import SECTION_NAME, allows, section
+
+        limit = self.command_tools.get(conversation.id)
+        if limit is not None:
+            request.tools = [t for t in request.tools if allows(limit[1], t.name)]
+        persona = self.speaker(conversation)
+        if persona is None:
+            return
+        request.system = [s for s in request.system if s.name != SECTION_NAME]
+        request.system.append(section(persona))
+        if persona.tools is not None:
+            request.tools = [t for t in request.tools if allows(persona.tools, t.name)]
+        self._use_model(request, conversation, persona)
+
+    def _use_model(self, request: ChatRequest, conversation: Conversation,
+                   persona: Persona) -> None:
+        """An ``@name`` persona's model for this answer, when it is one of the provider in use
+        (``/persona`` switches the session instead)."""
+        from chatcli_personas.state import mentioned
+
+        if not persona.model or mentioned(conversation, self.catalog()) != persona:
+            return
+        session = self._sessions.get(conversation.id)
+        provider = session.provider_name if session is not None else None
+        if persona.provider and persona.provider != provider:
+            self.warn(f"persona {persona.name} asks for {persona.provider}/{persona.model}; an "
+                      f"@{persona.name} message keeps the provider in use — /persona "
+                      f"{persona.name} switches to it")
+            return
+        request.model = persona.model
+
+    @hookimpl
+    def answer_author(self, conversation: Conversation) -> Author | None:
+        from chatcli_personas.prompt import author
+
+        persona = self.speaker(conversation)
+        return author(persona) if persona is not None else None
+
+    @hookimpl(tryfirst=True)
+    def authorize_tool_call(self, call: ToolCallPart, tool: ToolSpec, context: ToolContext
+                            ) -> Verdict | None:
+        from chatcli import Decision, Verdict
+
+        from chatcli_personas.prompt import allows
+
+        conversation = context.conversation
+        limit = self.command_tools.get(conversation.id) if conversation is not None else None
+        if limit is not None and not allows(limit[1], call.name):
+            listed = ", ".join(limit[1]) or "none"
+            return Verdict(Decision.DENY, f"/{limit[0]} allows only these tools: {listed} "
+                                          f"(not {call.name})")
+        persona = self.speaker(conversation)
+        if persona is None or allows(persona.tools, call.name):
+            return None
+        listed = ", ".join(persona.tools or ()) or "none"
+        return Verdict(Decision.DENY, f"the persona {persona.name} may use only these tools: "
+                                      f"{listed} (not {call.name}); answer without it or ask "
+                                      "the user to switch persona")
+
+
+_PLUGIN = PersonasPlugin()
+
+configure = _PLUGIN.configure
+register_slash_commands = _PLUGIN.register_slash_commands
+session_start = _PLUGIN.session_start
+before_request = _PLUGIN.before_request
+answer_author = _PLUGIN.answer_author
+authorize_tool_call = _PLUGIN.authorize_tool_call

@@ -1,1 +1,1 @@
-"""chatcli-personas-core: chatcli's persona pack: fifteen specialised personalities."""
+"""chatcli-personas-core: chatcli's persona pack — fifteen specialised personalities."""

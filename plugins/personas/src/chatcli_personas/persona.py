@@ -1,0 +1,163 @@
+"""One persona: a markdown file whose frontmatter describes it and whose body is its prompt.
+
+```markdown
+---
+name: security-specialist        # what @mentions and /persona use (the file's name if absent)
+title: Security Specialist       # shown above its answers (from the name if absent)
+description: Finds the ways in before someone else does.
+traits: [sceptical, thorough]
+tone: calm and exact
+approach: threat-model first, then read the code the way an attacker would
+specialties: [threat modelling, authentication]
+capabilities:
+  - code review: reads changes for injection, secrets and unsafe defaults
+skills: [code-review]
+tools: [read, search, glob]      # the only tools it may call (absent: no limit)
+provider: anthropic              # optional: used while it speaks
+model: claude-sonnet-4-5
+colour: "#FFD700"
+icon: 🛡
+---
+You are …
+```
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from chatcli_personas.frontmatter import as_list, as_text, parse
+
+__all__ = ["NAME_PATTERN", "Persona", "load_persona", "slug"]
+
+#: A persona's name: what follows ``@`` and ``/persona``.
+NAME_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,63}$")
+
+#: Longest description kept (the rest is cut with an ellipsis).
+MAX_DESCRIPTION = 300
+
+
+@dataclass(frozen=True)
+class Persona:
+    """A persona as loaded. ``tools`` is None when the file names no tools (no limit) and a
+    tuple (maybe empty: no tools at all) when it does. ``source`` says where it came from
+    (``project``, ``user`` or a package's source name)."""
+
+    name: str
+    title: str
+    description: str
+    prompt: str
+    path: Path
+    source: str = ""
+    traits: tuple[str, ...] = ()
+    tone: str = ""
+    approach: str = ""
+    specialties: tuple[str, ...] = ()
+    capabilities: tuple[str, ...] = ()
+    skills: tuple[str, ...] = ()
+    tools: tuple[str, ...] | None = None
+    provider: str | None = None
+    model: str | None = None
+    colour: str | None = None
+    icon: str = ""
+
+    @property
+    def label(self) -> str:
+        """The icon and the title: what is shown above its answers."""
+        return f"{self.icon} {self.title}".strip()
+
+
+def slug(text: str) -> str:
+    """``Security Specialist`` → ``security-specialist``."""
+    words = re.sub(r"[^a-z0-9_.-]+", "-", text.strip().lower()).strip("-._")
+    return re.sub(r"-{2,}", "-", words)[:64]
+
+
+def _title(name: str) -> str:
+    return " ".join(word.capitalize() for word in re.split(r"[-_.]+", name) if word)
+
+
+def _capabilities(value: Any) -> tuple[str, ...]:
+    """A list of strings, of ``{name: description}`` maps or of ``{name, description}`` maps."""
+    if value is None:
+        return ()
+    items = value if isinstance(value, list) else [value]
+    found: list[str] = []
+    for item in items:
+        if isinstance(item, dict):
+            if "name" in item:
+                name, text = as_text(item.get("name")), as_text(item.get("description"))
+                found.append(f"{name}: {text}" if text else name)
+            else:
+                found.extend(f"{as_text(k)}: {as_text(v)}" if v else as_text(k)
+                             for k, v in item.items())
+        elif as_text(item):
+            found.append(as_text(item))
+    return tuple(found)
+
+
+def _colour(value: Any, problems: list[str]) -> str | None:
+    text = as_text(value)
+    if not text:
+        return None
+    from rich.color import Color, ColorParseError
+
+    try:
+        Color.parse(text)
+    except ColorParseError:
+        problems.append(f"colour '{text}' is not a colour (a name like 'gold1' or '#FFD700'); "
+                        "its answers are shown without one")
+        return None
+    return text
+
+
+def load_persona(path: Path, source: str = "") -> tuple[Persona | None, list[str]]:
+    """The persona in ``path`` and the problems found (one line each). A file that cannot be
+    read, or has no body (the prompt), gives no persona."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError as err:
+        return None, [f"cannot read it: {err.strerror or err}"]
+    document = parse(text)
+    problems = list(document.problems)
+    if not document.body:
+        return None, [*problems, "it has no body (the persona's prompt, after the "
+                                 "frontmatter); skipped"]
+    written = as_text(document.get("name")) or path.stem
+    name = written if NAME_PATTERN.match(written) else slug(written)
+    if not name:
+        return None, [*problems, f"its name '{written}' has no letters or digits; skipped"]
+    if name != written:
+        problems.append(f"its name '{written}' is not a plain name (lowercase letters, digits, "
+                        f"'-'); it answers to @{name}")
+    description = as_text(document.get("description"))
+    if not description:
+        problems.append("it has no description (shown by /agents)")
+    elif len(description) > MAX_DESCRIPTION:
+        description = description[: MAX_DESCRIPTION - 1] + "…"
+    tools_value = document.get("tools", "allowed-tools")
+    tools = None if tools_value is None else tuple(as_list(tools_value))
+    persona = Persona(
+        name=name,
+        title=as_text(document.get("title", "display-name")) or (
+            written if name != written and " " in written else _title(name)),
+        description=description,
+        prompt=document.body,
+        path=path,
+        source=source,
+        traits=tuple(as_list(document.get("traits"))),
+        tone=as_text(document.get("tone")),
+        approach=as_text(document.get("approach")),
+        specialties=tuple(as_list(document.get("specialties", "specialities"))),
+        capabilities=_capabilities(document.get("capabilities")),
+        skills=tuple(as_list(document.get("skills"))),
+        tools=tools,
+        provider=as_text(document.get("provider")) or None,
+        model=as_text(document.get("model")) or None,
+        colour=_colour(document.get("colour", "color"), problems),
+        icon=as_text(document.get("icon", "emoji"))[:8],
+    )
+    return persona, problems
