@@ -25,6 +25,9 @@ def start_chat(chatcli_home: Path) -> Iterator[Callable[..., Terminal]]:
             "TERM": "xterm-256color",
             "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
             "HOME": str(chatcli_home),
+            # The model's answers are scripted: the memory plugin's background extraction
+            # (after two exchanges) would take one of them. tests/memory covers it.
+            "CHATCLI_MEMORY__EXTRACT": "false",
         }
         terminal = Terminal(" ".join([CHATCLI, *args]), {**base, **env})
         terminals.append(terminal)
