@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import re
 import sys
 from typing import TYPE_CHECKING, Any
 
@@ -43,6 +44,10 @@ RISK_CLASSES = ("read", "write", "execute", "network")
 PERMISSION_MODES = ("default", "accept-edits", "plan", "auto")
 
 
+#: ``--allow mcp__server`` / ``mcp__server__tool``: every tool of an MCP server, or one.
+_MCP_NAME = re.compile(r"^mcp__[A-Za-z0-9_-]{1,59}$")
+
+
 def _split_outside_parentheses(text: str) -> list[str]:
     parts, depth, current = [], 0, ""
     for char in text:
@@ -69,12 +74,13 @@ def _parse_allow(_ctx: click.Context, _param: click.Parameter,
                 found.update(RISK_CLASSES)
             elif item.lower() in RISK_CLASSES:
                 found.add(item.lower())
-            elif "(" in item and item.endswith(")") and item.index("(") > 0:
+            elif (("(" in item and item.endswith(")") and item.index("(") > 0)
+                  or _MCP_NAME.match(item)):  # a rule; a bare mcp__server names its tools
                 found.add(item)
             else:
                 raise click.BadParameter(
                     f"'{item}' is neither a risk class ({','.join(RISK_CLASSES)}, all) nor a "
-                    "rule such as 'exec(npm test:*)'")
+                    "rule such as 'exec(npm test:*)' or 'mcp__server'")
     return frozenset(found)
 
 
@@ -133,7 +139,7 @@ class _RootGroup(click.Group):
 @click.option("--raw", is_flag=True, help="Print the answer as plain text (no markdown).")
 @click.option("--allow", metavar="WHAT", multiple=True, callback=_parse_allow,
               help="Pre-approve tool risk classes (read,write,execute,network or all) or "
-                   "rules such as 'exec(npm test:*)'; repeatable.")
+                   "rules such as 'exec(npm test:*)' or 'mcp__server'; repeatable.")
 @click.option("--permission-mode", type=click.Choice(PERMISSION_MODES),
               help="How tool calls are allowed (with chatcli-agent): default, accept-edits, "
                    "plan (read-only) or auto.")

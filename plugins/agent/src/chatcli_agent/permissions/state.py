@@ -29,6 +29,7 @@ USER = "user config"
 PROJECT = "project config"
 SETTINGS = "settings"
 FLAG = "--allow"
+_RISK_CLASSES = frozenset({"read", "write", "execute", "network"})
 SESSION = "this session"
 
 #: modes a project's config may choose (it may make things stricter, never looser)
@@ -144,8 +145,9 @@ def load_state(settings: Settings, workspace: Path, allow: frozenset[str] | set[
     project_path = project_config_file(workspace)
     project = _read(project_path, notes) if project_path is not None else {}
     merged = settings.plugin_table("permissions")
+    # --allow: risk classes, and rules (``exec(npm test:*)``, or a bare ``mcp__server``)
     policy = Policy(workspace, allowed_dirs=settings.allowed_dirs,
-                    classes={a for a in allow if "(" not in a})
+                    classes={a for a in allow if a in _RISK_CLASSES})
     state = PermissionState(policy, notes=notes)
     for effect in EFFECTS:
         state.add_rules(_texts(user.get(effect), f"{effect} in {user_path}", notes), effect, USER)
@@ -159,7 +161,7 @@ def load_state(settings: Settings, workspace: Path, allow: frozenset[str] | set[
         value = merged.get(effect)
         if value is not None and value != user.get(effect) and value != project.get(effect):
             state.add_rules(_texts(value, f"{effect} in the settings", notes), effect, SETTINGS)
-    state.add_rules(sorted(a for a in allow if "(" in a), "allow", FLAG)
+    state.add_rules(sorted(a for a in allow if a not in _RISK_CLASSES), "allow", FLAG)
     mode, source = _mode(permission_mode, merged, user, project, project_path, notes)
     policy.mode = mode
     state.mode_source = source
