@@ -19,7 +19,7 @@ from chatcli_compaction.markers import (
 )
 from chatcli_compaction.sections import SECTIONS, parse_summary, paths_in
 from chatcli_compaction.text import compact_markup, strip_reasoning
-from hypothesis import assume, given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 ids = st.text("0123456789abcdef", min_size=1, max_size=16).map(lambda s: "cmp_" + s)
@@ -132,6 +132,7 @@ def test_a_shared_block_is_one_the_other_text_holds(text: str, other: str) -> No
 
 
 @given(plain, plain, plain, plain)
+@example("\r", "", "", "")  # a line break of another kind just before the block
 def test_a_block_that_comes_again_is_found_in_the_earlier_text(a: str, b: str, c: str,
                                                                d: str) -> None:
     block = "".join(f"line {n} of the attached file\n" for n in range(40))

@@ -48,9 +48,15 @@ def shared_block(text: Text, other: Text, least: int) -> tuple[int, int] | None:
         return None
     start = sum(len(line) for line in text.lines[:match.a])
     end = start + sum(len(line) for line in text.lines[match.a:match.a + match.size])
-    if end - start < least or text.text[start:end].rstrip("\r\n") not in other.text:
+    if end - start < least or _lines(text.text[start:end]).rstrip("\n") not in _lines(
+            other.text):
         return None
     return start, end
+
+
+def _lines(text: str) -> str:
+    """``text`` with every line break as ``\n`` (the lines were compared without them)."""
+    return "\n".join(text.splitlines())
 
 
 #: Lines shorter than this are too common to point at a copy (blank lines, braces).
