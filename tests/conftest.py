@@ -12,9 +12,18 @@ time, while other tests run beside it:
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+# CI runs the property tests with a fixed seed (`.ci/run` sets HYPOTHESIS_PROFILE=ci): a red CI
+# must mean a change broke something, not that this run drew a new input. Local runs draw new
+# inputs every time; what they find becomes an @example.
+settings.register_profile("ci", derandomize=True, print_blob=True)
+if os.environ.get("HYPOTHESIS_PROFILE"):
+    settings.load_profile(os.environ["HYPOTHESIS_PROFILE"])
 
 _GROUPS_BY_FOLDER = {"template": "template", "packaging": "packaging"}
 
