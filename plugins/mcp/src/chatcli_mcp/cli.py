@@ -1,0 +1,337 @@
+"""``chatcli mcp list|add|remove|test|trust|serve``: MCP servers from the shell.
+
+Imported only when one of these commands runs (the root command line names the group through
+``LazyGroup``).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import click
+
+__all__ = ["mcp"]
+
+
+def _settings() -> Any:
+    from chatcli import load_settings
+
+    return load_settings()
+
+
+def _workspace() -> Path:
+    return Path.cwd().resolve()
+
+
+def _loaded(settings: Any) -> Any:
+    from chatcli_mcp.config import load
+
+    return load(settings, _workspace())
+
+
+def _table(rows: list[list[str]]) -> str:
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return "\n".join("  ".join(cell.ljust(width) for cell, width in zip(row, widths,
+                                                                          strict=True)).rstrip()
+                     for row in rows)
+
+
+def _short(text: str, limit: int = 60) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+@click.group("mcp")
+def mcp() -> None:
+    """MCP servers: list, add, remove and test them; serve chatcli's tools over MCP."""
+
+
+@mcp.command("list")
+def list_command() -> int:
+    """The configured MCP servers: transport, what runs, where it is configured, state."""
+    loaded = _loaded(_settings())
+    rows = [["NAME", "TRANSPORT", "RUNS", "FROM", "STATE"]]
+    for server in loaded.servers.values():
+        rows.append([server.name, server.transport, _short(server.where), _short(server.origin,
+                                                                                   40),
+                     "enabled" if server.enabled else "disabled"])
+    for server in loaded.untrusted:
+        rows.append([server.name, server.transport, _short(server.where),
+                     _short(server.origin, 40), "untrusted (`chatcli mcp trust`)"])
+    for problem in loaded.problems:
+        click.echo(f"chatcli: warning: mcp: {problem}", err=True)
+    if len(rows) == 1:
+        click.echo("no MCP servers configured; add one with `chatcli mcp add NAME -- COMMAND "
+                   "ARGS…` or `chatcli mcp add NAME --url URL`")
+        return 0
+    click.echo(_table(rows))
+    return 0
+
+
+def _pairs(values: tuple[str, ...], what: str) -> dict[str, str]:
+    from chatcli import UsageError
+
+    out = {}
+    for value in values:
+        key, sep, item = value.partition("=" if what == "env" else ":")
+        if what != "env" and not sep:
+            key, sep, item = value.partition("=")
+        if not sep or not key.strip():
+            raise UsageError(f"--{what} {value!r} is not KEY=VALUE",
+                             f"write --{what} {'NAME=value' if what == 'env' else 'Name: value'}")
+        out[key.strip()] = item.strip() if what != "env" else item
+    return out
+
+
+@mcp.command("add", context_settings={"ignore_unknown_options": True})
+@click.argument("name")
+@click.argument("command", nargs=-1, type=click.UNPROCESSED)
+@click.option("--url", help="A streamable HTTP (or, with --transport sse, SSE) server's URL.")
+@click.option("--transport", type=click.Choice(["stdio", "http", "sse"]), default=None)
+@click.option("--env", "envs", multiple=True, metavar="NAME=VALUE",
+              help="An environment variable for the server (${VAR} expands when it starts).")
+@click.option("--header", "headers", multiple=True, metavar="NAME: VALUE",
+              help="An HTTP header (${VAR} expands when it connects).")
+@click.option("--allow", "allow", multiple=True, metavar="TOOL",
+              help="A tool that runs without asking ('*': all of the server's tools).")
+@click.option("--project", is_flag=True,
+              help="Write it to the project's .mcp.json instead of your user config.")
+@click.option("--force", is_flag=True, help="Replace a server of the same name.")
+def add_command(name: str, command: tuple[str, ...], url: str | None, transport: str | None,
+                envs: tuple[str, ...], headers: tuple[str, ...], allow: tuple[str, ...],
+                project: bool, force: bool) -> int:
+    """Add a server: `chatcli mcp add NAME -- COMMAND ARGS…` or `--url URL`."""
+    from chatcli import UsageError
+
+    from chatcli_mcp.config import BadConfig, parse_server
+
+    words = list(command)
+    if words and words[0] == "--":
+        words = words[1:]
+    entry: dict[str, Any] = {}
+    if url is not None:
+        if words:
+            raise UsageError("give a command or --url, not both",
+                             "chatcli mcp add NAME -- COMMAND ARGS… or chatcli mcp add NAME "
+                             "--url URL")
+        entry["url"] = url
+        entry["transport"] = transport or "http"
+        if headers:
+            entry["headers"] = _pairs(headers, "header")
+    else:
+        if not words:
+            raise UsageError("no command to run", "chatcli mcp add NAME -- COMMAND ARGS… (or "
+                             "--url URL)")
+        entry["command"], entry["args"] = words[0], words[1:]
+        if envs:
+            entry["env"] = _pairs(envs, "env")
+    if allow:
+        entry["allow"] = list(allow)
+    try:  # check it now, with ${VAR} left for when it starts
+        parse_server(name, entry, environ={"__never__": ""} | _placeholders(entry))
+    except BadConfig as err:
+        raise UsageError(str(err), err.fix) from None
+    path = _write_project(name, entry, force) if project else _write_user(name, entry, force)
+    click.echo(f"added MCP server {name} to {path}; `chatcli mcp test {name}` checks it")
+    return 0
+
+
+def _placeholders(entry: dict[str, Any]) -> dict[str, str]:
+    import re
+
+    text = json.dumps(entry)
+    return {m: "x" for m in re.findall(r"\$\{([A-Za-z_][A-Za-z0-9_]*)", text)}
+
+
+def _toml(value: Any) -> str:
+    """A value as TOML (strings as JSON strings are TOML basic strings; tables inline)."""
+    if isinstance(value, dict):
+        return "{ " + ", ".join(f"{json.dumps(k)} = {_toml(v)}" for k, v in value.items()) + " }"
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml(v) for v in value) + "]"
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _write_user(name: str, entry: dict[str, Any], force: bool) -> Path:
+    from chatcli import UsageError, set_value, user_config_path
+
+    path = user_config_path()
+    existing = _user_servers()
+    if name in existing and not force:
+        raise UsageError(f"an MCP server named {name} is already in {path}",
+                         "choose another name, or replace it with --force")
+    if name in existing:
+        _unset(f"mcp.servers.{name}")
+    for key, value in entry.items():
+        set_value(path, f"mcp.servers.{name}.{key}", _toml(value))
+    return path
+
+
+def _unset(key: str) -> None:
+    """``chatcli config unset KEY`` (the kernel's editor keeps the file's comments)."""
+    import contextlib
+    import io
+
+    context = click.get_current_context()
+    root = context.find_root()
+    config = root.command.get_command(root, "config")  # type: ignore[attr-defined]
+    unset = config.get_command(root, "unset") if config is not None else None
+    if unset is None:
+        from chatcli import UsageError
+
+        raise UsageError("chatcli's `config unset` command is missing",
+                         f"remove [{key}] from your config file by hand")
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        context.invoke(unset, key=key, project=False)
+
+
+def _user_servers() -> dict[str, Any]:
+    from chatcli_mcp.config import user_table
+
+    servers = user_table().get("servers", {})
+    return servers if isinstance(servers, dict) else {}
+
+
+def _project_json() -> Path:
+    from chatcli_mcp.config import project_file
+
+    return project_file(_workspace()) or _workspace() / ".mcp.json"
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    from chatcli import UsageError
+
+    if not path.exists():
+        return {"mcpServers": {}}
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as err:
+        raise UsageError(f"{path} cannot be read: {err}", "fix or remove the file") from None
+    if not isinstance(data, dict) or not isinstance(data.setdefault("mcpServers", {}), dict):
+        raise UsageError(f"{path}: mcpServers must be an object", "fix the file")
+    return data
+
+
+def _write_project(name: str, entry: dict[str, Any], force: bool) -> Path:
+    from chatcli import UsageError, atomic_write
+
+    path = _project_json()
+    data = _read_json(path)
+    if name in data["mcpServers"] and not force:
+        raise UsageError(f"an MCP server named {name} is already in {path}",
+                         "choose another name, or replace it with --force")
+    json_entry = dict(entry)
+    transport = json_entry.pop("transport", None)
+    if transport in ("http", "sse"):
+        json_entry["type"] = transport
+    data["mcpServers"][name] = json_entry
+    atomic_write(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    return path
+
+
+@mcp.command("remove")
+@click.argument("name")
+def remove_command(name: str) -> int:
+    """Remove a server from your user config (or else from the project's .mcp.json)."""
+    from chatcli import UsageError, atomic_write, user_config_path
+
+    if name in _user_servers():
+        _unset(f"mcp.servers.{name}")
+        click.echo(f"removed MCP server {name} from {user_config_path()}")
+        return 0
+    path = _project_json()
+    if path.exists():
+        data = _read_json(path)
+        if name in data["mcpServers"]:
+            del data["mcpServers"][name]
+            atomic_write(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+            click.echo(f"removed MCP server {name} from {path}")
+            return 0
+    raise UsageError(f"no MCP server named {name} in {user_config_path()} or {path}",
+                     "`chatcli mcp list` shows the servers and where each is configured")
+
+
+@mcp.command("trust")
+@click.option("--remove", is_flag=True, help="Stop trusting this project.")
+def trust_command(remove: bool) -> int:
+    """Trust this project's MCP servers (its .mcp.json and .chatcli/config.toml) from now on."""
+    from chatcli import set_value, user_config_path
+
+    from chatcli_mcp.config import project_file, project_root, user_table
+
+    workspace = _workspace()
+    mcp_json = project_file(workspace)
+    root = project_root(workspace) or (mcp_json.parent if mcp_json else workspace)
+    current = user_table().get("trust_project", [])
+    if current is True and not remove:
+        click.echo("every project is trusted already ([mcp] trust_project = true)")
+        return 0
+    folders = [f for f in (current if isinstance(current, list) else []) if isinstance(f, str)]
+    if remove:
+        folders = [f for f in folders if Path(f).expanduser().resolve() != root]
+    elif str(root) not in folders:
+        folders.append(str(root))
+    set_value(user_config_path(), "mcp.trust_project", _toml(folders))
+    click.echo(f"{'no longer trusting' if remove else 'trusting'} the MCP servers of {root} "
+               f"({user_config_path()})")
+    return 0
+
+
+@mcp.command("test")
+@click.argument("name")
+def test_command(name: str) -> int:
+    """Connect to a server, list its tools and time the handshake."""
+    from chatcli import UsageError, cache_dir
+
+    from chatcli_mcp.connection import Connection
+    from chatcli_mcp.runtime import Loop
+
+    loaded = _loaded(_settings())
+    servers = {**{s.name: s for s in loaded.untrusted}, **loaded.servers}
+    server = servers.get(name)
+    if server is None:
+        known = ", ".join(sorted(servers)) or "none"
+        for problem in loaded.problems:
+            click.echo(f"chatcli: warning: mcp: {problem}", err=True)
+        raise UsageError(f"no MCP server named {name}", f"the servers are: {known}")
+    loop = Loop()
+    connection = Connection(server, loop, workspace=_workspace(),
+                            log_dir=cache_dir() / "mcp" / "logs", max_restarts=0)
+    started = time.monotonic()
+    try:
+        connection.start()
+        ready = connection.wait(server.init_timeout + 10)
+        took = time.monotonic() - started
+        if not ready:
+            click.echo(f"chatcli: error: {name}: {connection.error or 'it did not start'} "
+                       f"(after {took:.2f} s; its log: {connection.log_path})", err=True)
+            return 1
+        listing = connection.listing
+        who = f", server {connection.server_name}" if connection.server_name else ""
+        click.echo(f"{name}: connected in {connection.handshake or took:.2f} s (protocol "
+                   f"{connection.version}{who}); {len(listing.tools)} tools, "
+                   f"{len(listing.prompts)} prompts, {len(listing.resources)} resources")
+        for tool in listing.tools:
+            description = _short(getattr(tool, "description", "") or "", 70)
+            click.echo(f"  {tool.name}" + (f" — {description}" if description else ""))
+        return 0
+    finally:
+        connection.stop()
+        connection.join(6.0)
+        loop.stop()
+
+
+@mcp.command("serve")
+@click.option("--allow-writes", is_flag=True,
+              help="Offer the tools that write and run too (else only reading tools; "
+                   "[mcp.serve] allow_writes).")
+def serve_command(allow_writes: bool) -> int:
+    """Offer chatcli's own tools to other MCP clients over stdio, under chatcli's permission
+    policy (read-only unless allowed)."""
+    from chatcli_mcp.serve import serve
+
+    return serve(allow_writes=allow_writes or None, stream=sys.stdout)

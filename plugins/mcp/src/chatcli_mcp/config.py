@@ -1,0 +1,537 @@
+"""Where MCP servers come from: chatcli's TOML, a project's ``.mcp.json``, other ``mcpServers``
+files; ``${VAR}`` expansion; and whether a project's servers may start (trust).
+
+chatcli's format (user ``config.toml`` or project ``.chatcli/config.toml``)::
+
+    [mcp]
+    trust_project = false       # user file only: start the project's servers too (or a list
+                                # of project folders)
+    [mcp.servers.time]
+    command = "mcp-server-time"
+    args = ["--local-timezone", "UTC"]
+    env = { TZ = "UTC" }
+    allow = ["get_current_time"]   # these tools run without asking ("*": all of them)
+
+    [mcp.servers.docs]
+    url = "https://example.com/mcp"          # streamable HTTP (transport = "sse": legacy SSE)
+    headers = { Authorization = "Bearer ${DOCS_TOKEN}" }
+
+Claude's format (a project's ``.mcp.json``, or any file listed in ``[mcp] import``)::
+
+    {"mcpServers": {"time": {"command": "mcp-server-time", "args": [], "env": {}},
+                    "docs": {"type": "http", "url": "https://…", "headers": {…}}}}
+
+A project's servers (its ``.chatcli/config.toml`` and its ``.mcp.json``) come with a repository
+someone else may have written: they start only when the user's own config trusts the project
+(``[mcp] trust_project = true`` or a list of folders, as ``[hooks] trust_project`` does for user
+hooks; ``CHATCLI_MCP__TRUST_PROJECT`` too). A project cannot trust itself.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "TOOL_MODES",
+    "TRANSPORTS",
+    "BadConfig",
+    "Loaded",
+    "McpOptions",
+    "ServerConfig",
+    "expand",
+    "load",
+    "options",
+    "parse_server",
+    "project_file",
+]
+
+TRANSPORTS = ("stdio", "http", "sse")
+#: How MCP tools reach the model: ``auto`` (chat: listed and pulled; agent runs: real
+#: definitions, or a search tool above ``max_tool_share``), ``deferred``, ``full``.
+TOOL_MODES = ("auto", "deferred", "full")
+
+_NAME = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
+_VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-(.*?))?\}")
+_SERVER_KEYS = frozenset({
+    "command", "args", "env", "cwd", "url", "headers", "transport", "type", "init_timeout",
+    "call_timeout", "enabled", "allow", "deny", "protocol",
+})
+_OPTION_KEYS = frozenset({
+    "servers", "trust_project", "tool_mode", "max_tool_share", "search_results", "project_files",
+    "import", "max_restarts", "serve", "prompt_wait",
+})
+
+DEFAULT_INIT_TIMEOUT = 30.0
+DEFAULT_CALL_TIMEOUT = 120.0
+
+
+class BadConfig(ValueError):
+    """A setting that cannot be used: ``key`` names it, the message says what is wrong and
+    ``fix`` how to put it right (one line each)."""
+
+    def __init__(self, key: str, problem: str, fix: str) -> None:
+        super().__init__(f"{key}: {problem}")
+        self.key, self.problem, self.fix = key, problem, fix
+
+    @property
+    def line(self) -> str:
+        return f"{self}; {self.fix}"
+
+
+@dataclass(frozen=True)
+class ServerConfig:
+    """One MCP server as configured (``${VAR}`` already expanded)."""
+
+    name: str
+    transport: str = "stdio"
+    command: str | None = None
+    args: tuple[str, ...] = ()
+    env: tuple[tuple[str, str], ...] = ()
+    cwd: str | None = None
+    url: str | None = None
+    headers: tuple[tuple[str, str], ...] = ()
+    init_timeout: float = DEFAULT_INIT_TIMEOUT
+    call_timeout: float = DEFAULT_CALL_TIMEOUT
+    enabled: bool = True
+    allow: tuple[str, ...] = ()
+    deny: tuple[str, ...] = ()
+    protocol: str = "auto"
+    #: where it was configured (a file, or "settings")
+    origin: str = "settings"
+    #: configured by the project (starts only when the project is trusted)
+    project: bool = False
+
+    @property
+    def where(self) -> str:
+        """What it runs: the command line, or the URL."""
+        if self.transport == "stdio":
+            return " ".join([self.command or "", *self.args]).strip()
+        return self.url or ""
+
+    def allows(self, tool: str) -> bool:
+        """Whether the user allowed ``tool`` of this server to run without asking."""
+        return _matches(self.allow, tool)
+
+    def denies(self, tool: str) -> bool:
+        """Whether the user hid ``tool`` of this server from the model."""
+        return _matches(self.deny, tool)
+
+
+def _matches(patterns: tuple[str, ...], name: str) -> bool:
+    import fnmatch
+
+    return any(p == "*" or fnmatch.fnmatchcase(name, p) for p in patterns)
+
+
+@dataclass(frozen=True)
+class McpOptions:
+    """The ``[mcp]`` table's own settings (not the servers)."""
+
+    tool_mode: str = "auto"
+    max_tool_share: float = 0.1
+    search_results: int = 5
+    project_files: bool = True
+    imports: tuple[str, ...] = ()
+    max_restarts: int = 3
+    prompt_wait: float = 2.0
+    serve_allow_writes: bool = False
+    serve_tools: tuple[str, ...] = ()
+
+
+@dataclass
+class Loaded:
+    """The servers found for a workspace and what could not be used."""
+
+    servers: dict[str, ServerConfig] = field(default_factory=dict)
+    #: one line each: a bad entry (named, with its fix), left out
+    problems: list[str] = field(default_factory=list)
+    #: project servers that do not start because the project is not trusted
+    untrusted: list[ServerConfig] = field(default_factory=list)
+    options: McpOptions = field(default_factory=McpOptions)
+
+
+# ------------------------------------------------------------------------------ expansion
+
+
+def expand(value: str, key: str, environ: dict[str, str] | None = None) -> str:
+    """``value`` with ``${VAR}`` and ``${VAR:-default}`` replaced from the environment; raises
+    :class:`BadConfig` for a variable that is not set and has no default."""
+    env = os.environ if environ is None else environ
+
+    def replace(match: re.Match[str]) -> str:
+        name, default = match.group(1), match.group(2)
+        found = env.get(name)
+        if found is not None and (found != "" or default is None):
+            return found
+        if default is not None:
+            return default
+        raise BadConfig(key, f"${{{name}}} is not set",
+                        f"set {name} in the environment or write ${{{name}:-default}}")
+
+    return _VARIABLE.sub(replace, value)
+
+
+# ------------------------------------------------------------------------------ one server
+
+
+def _text(value: Any, key: str, environ: dict[str, str] | None) -> str:
+    if not isinstance(value, str):
+        raise BadConfig(key, f"must be text, not {_shown(value)}", f"write {key} = \"…\"")
+    return expand(value, key, environ)
+
+
+def _shown(value: Any) -> str:
+    return f"{type(value).__name__} {value!r:.40}"
+
+
+def _strings(value: Any, key: str, environ: dict[str, str] | None) -> tuple[str, ...]:
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list | tuple):
+        raise BadConfig(key, f"must be a list of text, not {_shown(value)}",
+                        f"write {key} = [\"…\"]")
+    return tuple(_text(item, f"{key}[{i}]", environ) for i, item in enumerate(value))
+
+
+def _mapping(value: Any, key: str, environ: dict[str, str] | None
+             ) -> tuple[tuple[str, str], ...]:
+    if not isinstance(value, dict):
+        raise BadConfig(key, f"must be a table of text, not {_shown(value)}",
+                        f"write {key} = {{ NAME = \"value\" }}")
+    out = []
+    for name, item in value.items():
+        if isinstance(item, bool | int | float):
+            item = str(item).lower() if isinstance(item, bool) else str(item)
+        out.append((str(name), _text(item, f"{key}.{name}", environ)))
+    return tuple(out)
+
+
+def _seconds(value: Any, key: str, default: float) -> float:
+    if value is None:
+        return default
+    if isinstance(value, str):
+        with contextlib.suppress(ValueError):
+            value = float(value)
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= 86_400:
+        raise BadConfig(key, f"must be a number of seconds above 0, not {value!r:.40}",
+                        f"write {key} = {int(default)}")
+    return float(value)
+
+
+def _flag(value: Any, key: str, default: bool) -> bool:
+    if value is None:
+        return default
+    if isinstance(value, str) and value.strip().lower() in ("1", "true", "yes", "on", "0",
+                                                            "false", "no", "off"):
+        return value.strip().lower() in ("1", "true", "yes", "on")
+    if not isinstance(value, bool):
+        raise BadConfig(key, f"must be true or false, not {value!r:.40}",
+                        f"write {key} = {'true' if default else 'false'}")
+    return value
+
+
+def server_name(raw: str) -> str:
+    """A configured name as chatcli uses it in tool names: letters, digits, ``_`` and ``-``
+    (anything else becomes ``-``), no ``__`` (it separates the parts of ``mcp__server__tool``)."""
+    name = re.sub(r"[^A-Za-z0-9_-]", "-", raw.strip())
+    while "__" in name:
+        name = name.replace("__", "_")
+    return name.strip("_") or "server"
+
+
+def parse_server(name: str, table: Any, *, origin: str = "settings", project: bool = False,
+                 prefix: str = "mcp.servers", environ: dict[str, str] | None = None,
+                 strict: bool = True) -> ServerConfig:
+    """One server's table (TOML or JSON) checked; raises :class:`BadConfig` naming the key.
+
+    ``strict`` refuses unknown keys (chatcli's TOML); JSON files written for other clients
+    carry keys of their own, which are ignored."""
+    key = f"{prefix}.{name}"
+    if not isinstance(table, dict):
+        raise BadConfig(key, f"must be a table, not {_shown(table)}",
+                        f"write [{key}] with command = \"…\" or url = \"…\"")
+    if not _NAME.match(name) or "__" in name:
+        raise BadConfig(key, "a server name is 1-40 letters, digits, '_' or '-', without '__'",
+                        f"rename it, e.g. [{prefix}.{server_name(name)}]")
+    if strict:
+        unknown = sorted(set(table) - _SERVER_KEYS)
+        if unknown:
+            import difflib
+
+            close = difflib.get_close_matches(unknown[0], sorted(_SERVER_KEYS), n=1)
+            hint = f"did you mean '{close[0]}'?" if close else (
+                "the keys are " + ", ".join(sorted(_SERVER_KEYS - {"type"})))
+            raise BadConfig(f"{key}.{unknown[0]}", "is not a server setting", hint)
+    transport = table.get("transport", table.get("type"))
+    url = table.get("url")
+    command = table.get("command")
+    if transport is None:
+        transport = "http" if url is not None and command is None else "stdio"
+    if transport == "streamable-http" or transport == "streamable_http":
+        transport = "http"
+    if transport not in TRANSPORTS:
+        raise BadConfig(f"{key}.transport", f"unknown transport {transport!r:.40}",
+                        "use stdio (command), http (url: streamable HTTP) or sse (url)")
+    values: dict[str, Any] = {"name": name, "transport": transport, "origin": origin,
+                              "project": project}
+    if transport == "stdio":
+        if command is None:
+            raise BadConfig(f"{key}.command", "is missing",
+                            f"write {key}.command = \"the server's program\" (or url = \"…\")")
+        values["command"] = _text(command, f"{key}.command", environ)
+        if not values["command"].strip():
+            raise BadConfig(f"{key}.command", "is empty", "name the server's program")
+        values["args"] = _strings(table.get("args", []), f"{key}.args", environ)
+        if table.get("env") is not None:
+            values["env"] = _mapping(table["env"], f"{key}.env", environ)
+        if table.get("cwd") is not None:
+            values["cwd"] = _text(table["cwd"], f"{key}.cwd", environ)
+    else:
+        if url is None:
+            raise BadConfig(f"{key}.url", "is missing",
+                            f"write {key}.url = \"https://…/mcp\" (or command = \"…\")")
+        values["url"] = _text(url, f"{key}.url", environ)
+        if not re.match(r"^https?://", values["url"]):
+            raise BadConfig(f"{key}.url", f"{values['url']!r:.60} is not an http(s) URL",
+                            "write the server's address, e.g. http://127.0.0.1:8000/mcp")
+        if table.get("headers") is not None:
+            values["headers"] = _mapping(table["headers"], f"{key}.headers", environ)
+    values["init_timeout"] = _seconds(table.get("init_timeout"), f"{key}.init_timeout",
+                                      DEFAULT_INIT_TIMEOUT)
+    values["call_timeout"] = _seconds(table.get("call_timeout"), f"{key}.call_timeout",
+                                      DEFAULT_CALL_TIMEOUT)
+    enabled = table.get("enabled")
+    if enabled is None and "disabled" in table:  # Claude's spelling
+        enabled = not _flag(table.get("disabled"), f"{key}.disabled", False)
+    values["enabled"] = _flag(enabled, f"{key}.enabled", True)
+    for list_key in ("allow", "deny"):
+        if table.get(list_key) is not None:
+            values[list_key] = _strings(table[list_key], f"{key}.{list_key}", {})
+    protocol = table.get("protocol", "auto")
+    if protocol not in ("auto", "legacy"):
+        raise BadConfig(f"{key}.protocol", f"must be auto or legacy, not {protocol!r:.40}",
+                        "leave it out (auto), or write protocol = \"legacy\" for old servers")
+    values["protocol"] = protocol
+    return ServerConfig(**values)
+
+
+# ------------------------------------------------------------------------------ [mcp]
+
+
+def options(table: dict[str, Any]) -> McpOptions:
+    """The ``[mcp]`` table's settings checked; raises :class:`BadConfig`."""
+    unknown = sorted(set(table) - _OPTION_KEYS)
+    if unknown:
+        import difflib
+
+        close = difflib.get_close_matches(unknown[0], sorted(_OPTION_KEYS), n=1)
+        raise BadConfig(f"mcp.{unknown[0]}", "is not an [mcp] setting",
+                        f"did you mean '{close[0]}'?" if close else
+                        "see the chatcli-mcp README for the settings")
+    mode = table.get("tool_mode", "auto")
+    if mode not in TOOL_MODES:
+        raise BadConfig("mcp.tool_mode", f"must be one of {', '.join(TOOL_MODES)}, "
+                        f"not {mode!r:.40}", "write tool_mode = \"auto\"")
+    share = table.get("max_tool_share", 0.1)
+    if isinstance(share, str):
+        with contextlib.suppress(ValueError):
+            share = float(share)
+    if isinstance(share, bool) or not isinstance(share, int | float) or not 0 <= share <= 1:
+        raise BadConfig("mcp.max_tool_share", f"must be a share from 0 to 1, not {share!r:.40}",
+                        "write max_tool_share = 0.1 (a tenth of the context window)")
+    results = _count(table.get("search_results", 5), "mcp.search_results", 1, 50)
+    restarts = _count(table.get("max_restarts", 3), "mcp.max_restarts", 0, 100)
+    serve = table.get("serve", {})
+    if not isinstance(serve, dict):
+        raise BadConfig("mcp.serve", "must be a table", "write [mcp.serve] allow_writes = false")
+    unknown_serve = sorted(set(serve) - {"allow_writes", "tools"})
+    if unknown_serve:
+        raise BadConfig(f"mcp.serve.{unknown_serve[0]}", "is not an [mcp.serve] setting",
+                        "the settings are allow_writes and tools")
+    return McpOptions(
+        tool_mode=mode, max_tool_share=float(share), search_results=results,
+        project_files=_flag(table.get("project_files"), "mcp.project_files", True),
+        imports=_strings(table.get("import", []), "mcp.import", None),
+        max_restarts=restarts,
+        prompt_wait=_seconds(table.get("prompt_wait"), "mcp.prompt_wait", 2.0),
+        serve_allow_writes=_flag(serve.get("allow_writes"), "mcp.serve.allow_writes", False),
+        serve_tools=_strings(serve.get("tools", []), "mcp.serve.tools", {}),
+    )
+
+
+def _count(value: Any, key: str, low: int, high: int) -> int:
+    if isinstance(value, str) and value.strip().isdigit():
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise BadConfig(key, f"must be a whole number from {low} to {high}, not {value!r:.40}",
+                        f"write {key.rsplit('.', 1)[-1]} = {max(low, 1)}")
+    return value
+
+
+# ------------------------------------------------------------------------------ files
+
+
+def project_root(workspace: Path) -> Path | None:
+    """The nearest folder at or above ``workspace`` holding ``.chatcli/`` (never the home
+    folder: its ``.chatcli`` is nobody's project)."""
+    home = Path.home().resolve()
+    folder = workspace.resolve()
+    while True:
+        if folder != home and (folder / ".chatcli").is_dir():
+            return folder
+        if folder.parent == folder:
+            return None
+        folder = folder.parent
+
+
+def project_file(workspace: Path) -> Path | None:
+    """The nearest ``.mcp.json`` at or above ``workspace`` (not the home folder's)."""
+    home = Path.home().resolve()
+    folder = workspace.resolve()
+    while True:
+        candidate = folder / ".mcp.json"
+        if folder != home and candidate.is_file():
+            return candidate
+        if folder.parent == folder or folder == home:
+            return None
+        folder = folder.parent
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        with open(path, "rb") as handle:
+            return tomllib.load(handle)
+    except FileNotFoundError:
+        return {}
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
+        return {}  # the kernel reports a config file it cannot read
+
+
+def _mcp_servers_file(path: Path) -> dict[str, Any]:
+    """The ``mcpServers`` object of a JSON file; raises :class:`BadConfig`."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise BadConfig(str(path), "does not exist",
+                        "fix the path in [mcp] import, or remove it") from None
+    except (OSError, UnicodeDecodeError) as err:
+        raise BadConfig(str(path), f"cannot be read ({err})", "check its permissions") from None
+    except ValueError as err:
+        raise BadConfig(str(path), f"is not valid JSON ({err})", "fix the file") from None
+    servers = data.get("mcpServers", {}) if isinstance(data, dict) else None
+    if not isinstance(servers, dict):
+        raise BadConfig(f"{path}: mcpServers", "must be an object of servers",
+                        'write {"mcpServers": {"name": {"command": "…"}}}')
+    return servers
+
+
+def user_table() -> dict[str, Any]:
+    """The ``[mcp]`` table of the user's own config file (where trust is decided)."""
+    from chatcli import user_config_path
+
+    table = _read_toml(user_config_path()).get("mcp", {})
+    return table if isinstance(table, dict) else {}
+
+
+def trusted(workspace: Path, environ: dict[str, str] | None = None,
+            user: dict[str, Any] | None = None) -> bool:
+    """Whether the user trusts the project of ``workspace``: ``[mcp] trust_project`` in the
+    user's file (true, or a list of folders holding it), or ``CHATCLI_MCP__TRUST_PROJECT``."""
+    env = os.environ if environ is None else environ
+    variable = env.get("CHATCLI_MCP__TRUST_PROJECT")
+    trust: Any = (user if user is not None else user_table()).get("trust_project", False)
+    if variable is not None:
+        trust = variable
+    if isinstance(trust, list):
+        here = workspace.resolve()
+        for entry in trust:
+            if isinstance(entry, str) and entry.strip():
+                folder = Path(entry).expanduser().resolve()
+                if here == folder or folder in here.parents:
+                    return True
+        return False
+    if isinstance(trust, str):
+        return trust.strip().lower() in ("1", "true", "yes", "on")
+    return trust is True
+
+
+def load(settings: Any, workspace: Path, environ: dict[str, str] | None = None) -> Loaded:
+    """Every MCP server configured for ``workspace`` (enabled or not); bad entries are left out
+    with one line each, and so are a project's servers when the project is not trusted."""
+    loaded = Loaded()
+    table = settings.plugin_table("mcp")
+    try:
+        loaded.options = options(table)
+    except BadConfig as err:
+        loaded.problems.append(err.line)
+    servers = table.get("servers", {})
+    if not isinstance(servers, dict):
+        loaded.problems.append(BadConfig("mcp.servers", "must be a table of servers",
+                                         "write [mcp.servers.NAME] tables").line)
+        servers = {}
+    root = project_root(workspace)
+    project_names: set[str] = set()
+    project_origin = ""
+    if root is not None:
+        project_toml = root / ".chatcli" / "config.toml"
+        from chatcli import user_config_path
+
+        if project_toml.resolve() != user_config_path().resolve():
+            found = _read_toml(project_toml).get("mcp", {})
+            if isinstance(found, dict) and isinstance(found.get("servers"), dict):
+                project_names = set(found["servers"])
+                project_origin = str(project_toml)
+    candidates: list[ServerConfig] = []
+    for name, entry in servers.items():
+        project = name in project_names
+        try:
+            candidates.append(parse_server(
+                name, entry, origin=project_origin if project else "settings",
+                project=project, environ=environ))
+        except BadConfig as err:
+            loaded.problems.append(err.line)
+    for path_text in loaded.options.imports:
+        path = Path(expand(path_text, "mcp.import", environ)).expanduser()
+        candidates.extend(_from_json(path, loaded, project=False, environ=environ))
+    if loaded.options.project_files:
+        mcp_json = project_file(workspace)
+        if mcp_json is not None:
+            candidates.extend(_from_json(mcp_json, loaded, project=True, environ=environ))
+    trust = None
+    for server in candidates:
+        if server.name in loaded.servers:
+            continue  # chatcli's own table first, then imports, then the project's file
+        if server.project:
+            if trust is None:
+                trust = trusted(workspace, environ)
+            if not trust:
+                loaded.untrusted.append(server)
+                continue
+        loaded.servers[server.name] = server
+    return loaded
+
+
+def _from_json(path: Path, loaded: Loaded, *, project: bool,
+               environ: dict[str, str] | None) -> list[ServerConfig]:
+    try:
+        servers = _mcp_servers_file(path)
+    except BadConfig as err:
+        loaded.problems.append(err.line)
+        return []
+    out = []
+    for raw, entry in servers.items():
+        name = server_name(str(raw))
+        try:
+            out.append(parse_server(name, entry, origin=str(path), project=project,
+                                    prefix=f"{path}: mcpServers", environ=environ,
+                                    strict=False))
+        except BadConfig as err:
+            loaded.problems.append(err.line)
+    return out
