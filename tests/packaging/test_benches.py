@@ -20,6 +20,7 @@ pytestmark = pytest.mark.slow
     ("memory_postgres.py", ["--sizes", "100,1000", "--queries", "5"], "PostgreSQL memory search"),
     ("skills.py", ["--turns", "3"], "skill characters billed at full price"),
     ("memory.py", ["--sizes", "100,1000", "--queries", "5"], "memory characters in a 10-turn"),
+    ("mcp.py", [], "MCP tool characters in the prompt"),
 ])
 def test_a_bench_script_runs_and_prints_its_table(script, args, expect):
     done = subprocess.run([sys.executable, str(BENCH / script), *args], capture_output=True,
