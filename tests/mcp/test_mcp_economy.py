@@ -152,3 +152,16 @@ def test_a_real_agent_run_through_the_command_line(home: Path, workspace: Path) 
         first = model.requests[0]
         assert "mcp__demo__add" in tool_names(first)  # the real definitions in agent runs
         assert tool_results(model.requests[1])[-1] == "3"
+
+
+def test_a_tool_the_conversation_called_stays_offered(model: Any, chats: Any) -> None:
+    chat = chats({"servers": {"demo": demo(allow=["*"])}})
+    model.script(Reply(tool_calls=[ToolCall("mcp__demo__echo", {"text": "x"})]),
+                 Reply(text="ok"), Reply(text="again"))
+    chat.turn("echo")
+    chat.plugin.economy._enabled.clear()  # nothing remembered, as after `chatcli -c`
+    chat.turn("more")
+    first, second, third = model.requests
+    assert _mcp(tool_names(first)) == []
+    assert _mcp(tool_names(second)) == ["mcp__demo__echo"]
+    assert _mcp(tool_names(third)) == ["mcp__demo__echo"]

@@ -115,13 +115,16 @@ class Economy:
             return False
 
     def plan(self, *, agent: bool, settings: Settings, provider: str, model: str,
-             conversation_id: str | None) -> Plan:
-        """The plan for one call (deterministic: the same inputs give the same prompt)."""
+             conversation_id: str | None, called: Iterable[str] = ()) -> Plan:
+        """The plan for one call (deterministic: the same inputs give the same prompt).
+
+        ``called``: the MCP tools the conversation's view already calls — they stay offered
+        (after ``chatcli -c`` too, where nothing is remembered of the pulls)."""
         items = self.owner.mcp_tools()
         if not items:
             return Plan("none", sections=self._down_section())
         mode = self.owner.options.tool_mode
-        enabled = self.enabled(conversation_id) & set(items)
+        enabled = (self.enabled(conversation_id) | set(called)) & set(items)
         if mode == "full":
             return Plan("full", set(items), sections=self._down_section())
         if agent and mode == "auto":

@@ -191,8 +191,11 @@ class McpPlugin:
             return
         names = {s.name for s in request.system}
         provider = self._call[0] or settings.provider or ""
+        called = {call.name for message in request.messages for call in message.tool_calls
+                  if call.name.startswith("mcp__")}
         plan = self.economy.plan(agent=_is_agent(names), settings=settings, provider=provider,
-                                 model=request.model, conversation_id=conversation.id)
+                                 model=request.model, conversation_id=conversation.id,
+                                 called=called)
         self.economy.apply(request, plan, [t.spec() for t in host.tools().values()])
 
     @hookimpl
