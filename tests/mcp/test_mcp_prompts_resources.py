@@ -32,6 +32,8 @@ def test_a_prompt_is_a_slash_command(home: Path, workspace: Path) -> None:
         assert done.returncode == 0, done.stderr
         assert "Reviewed." in done.stdout
         assert last_user_text(model.requests[0]) == "Please review the parser carefully."
+        log = (home / "cache" / "mcp" / "logs" / "demo.log").read_text()
+        assert log.count("--- chatcli starts") == 1  # the turn that followed used the same one
         # a missing argument is one line with the usage
         done = chatcli(workspace, environment(home), "-p", "/mcp__demo__review")
         assert done.returncode == 2

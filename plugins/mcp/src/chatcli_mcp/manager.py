@@ -82,8 +82,13 @@ class Manager:
     def configure(self, host: PluginHost | None, settings: Settings, workspace: Path) -> None:
         """The run's host, settings and workspace (the configuration is read on first need)."""
         with self._lock:
-            if self.configured and self.workspace == workspace and self.settings is settings:
-                self.host = host or self.host
+            same = self.settings is settings or (
+                self.settings is not None
+                and self.settings.plugin_table("mcp") == settings.plugin_table("mcp"))
+            if self.configured and self.workspace == workspace and same:
+                # the same servers (a session opened after `chatcli -p "/…"` listed the
+                # prompt commands): they keep running
+                self.host, self.settings = host or self.host, settings
                 return
             running = bool(self.connections)
         if running:  # not under the lock: the loop's thread takes it to report changes
