@@ -38,7 +38,7 @@ def specs() -> dict:
     ("xai", "grok-4.3", 256_000),
     ("lmstudio", "whatever-is-loaded", None),
     ("ollama", "llama3.2", 4_096),
-    ("local", "smollm2-135m", 8_192),
+    ("local", "smollm2-135m", 4_096),
 ])
 def test_the_registered_windows(provider, model, tokens):
     assert specs()[provider].context_window(model) == tokens
