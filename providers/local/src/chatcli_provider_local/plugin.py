@@ -18,7 +18,7 @@ __all__ = ["CONTEXT_WINDOW", "local_spec", "make_local_provider", "register_prov
 #: The context the model runs with unless ``context_size`` says otherwise
 #: (``runtime.DEFAULT_CONTEXT``, not imported here: that module prepares llama.cpp's threads).
 #: With ``context_size`` set, set ``[providers.local] context_window`` to the same number.
-CONTEXT_WINDOW = 8192
+CONTEXT_WINDOW = 4096
 
 
 def make_local_provider(config: ProviderConfig) -> Provider:

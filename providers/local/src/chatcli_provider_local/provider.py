@@ -57,7 +57,7 @@ class LocalProvider:
     """Streams answers from a local GGUF model (SmolLM2-135M unless configured otherwise).
 
     Options (``[providers.local]`` in the config): ``model_path`` (a .gguf file),
-    ``context_size`` (tokens; 8192, or the model's own if smaller), ``threads`` (default 1),
+    ``context_size`` (tokens; 4096, or the model's own if smaller), ``threads`` (default 1),
     ``tools`` (true/false: send tool definitions; by default only when the model's chat template
     renders them).
     """

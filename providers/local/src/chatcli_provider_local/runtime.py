@@ -40,9 +40,8 @@ __all__ = [
 os.environ.setdefault("OMP_WAIT_POLICY", "passive")
 
 #: Context window used unless ``providers.local.context_size`` says otherwise (the KV cache of
-#: SmolLM2-135M takes about 180 MB at this size; the coder tools, skills and memory described in
-#: the text protocol take about 4,400 tokens of the prompt, so 4,096 left no room for a question).
-DEFAULT_CONTEXT = 8192
+#: SmolLM2-135M takes about 90 MB at this size).
+DEFAULT_CONTEXT = 4096
 
 
 @dataclass(frozen=True)
