@@ -1,0 +1,3 @@
+"""Entry module of chatcli-fallback (light: imports nothing heavy)."""
+
+from __future__ import annotations

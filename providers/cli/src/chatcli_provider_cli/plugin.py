@@ -1,0 +1,3 @@
+"""Entry module of chatcli-provider-cli (light: imports nothing heavy)."""
+
+from __future__ import annotations
