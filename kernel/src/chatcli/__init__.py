@@ -26,6 +26,7 @@ _EXPORTS: dict[str, str] = {
     "Message": "chatcli._types",
     "Part": "chatcli._types",
     "PromptSection": "chatcli._calls",
+    "ModelLister": "chatcli._specs",
     "Provider": "chatcli._specs",
     "ProviderConfig": "chatcli._specs",
     "ProviderSpec": "chatcli._specs",

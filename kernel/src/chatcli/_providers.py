@@ -64,8 +64,9 @@ def choose_provider(host: PluginHost, settings: Settings) -> ProviderSpec:
     """The provider to use: the configured one, else the best one that has a key.
 
     Keyed providers with a key win by ``priority``; otherwise the keyless provider with the
-    highest priority among those that allow automatic selection (the offline model). Raises
-    :class:`UsageError` when none fits.
+    highest priority among those that allow automatic selection (the offline model). A provider
+    with ``auto_select=False`` is never chosen this way, keyed or not (its key variable may be
+    set for other reasons: ``GITHUB_TOKEN``). Raises :class:`UsageError` when none fits.
     """
     specs = host.providers()
     if not specs:
@@ -77,7 +78,8 @@ def choose_provider(host: PluginHost, settings: Settings) -> ProviderSpec:
         raise UsageError("no provider is installed", INSTALL_HINT)
     if settings.provider:
         return find_provider(host, settings.provider)
-    keyed = [s for s in specs.values() if s.requires_key and has_key(s, settings)]
+    keyed = [s for s in specs.values()
+             if s.requires_key and s.auto_select and has_key(s, settings)]
     if keyed:
         return max(keyed, key=lambda s: s.priority)
     keyless = [s for s in specs.values() if not s.requires_key and s.auto_select]

@@ -22,6 +22,7 @@ __all__ = [
     "Author",
     "Capabilities",
     "Decision",
+    "ModelLister",
     "Provider",
     "ProviderConfig",
     "ProviderOption",
@@ -80,6 +81,9 @@ class Capabilities(NamedTuple):
     #: how long a cached prompt prefix may be kept, shortest first (Anthropic: ``("5m", "1h")``);
     #: empty when the provider has no choice
     cache_ttls: tuple[str, ...] = ()
+    #: the provider's objects have :meth:`ModelLister.list_models`: the service says which
+    #: models it serves (``chatcli models --remote``, ``/switch`` completion)
+    model_list: bool = False
 
 
 class ProviderOption(NamedTuple):
@@ -129,6 +133,24 @@ class Provider(Protocol):
         Raises a :class:`chatcli.ProviderError` subclass on failure. Closing the iterator early
         (``.close()``) must release the connection. The engine reads it on a helper thread, so a
         silent provider never blocks Ctrl+C.
+        """
+        ...
+
+
+@runtime_checkable
+class ModelLister(Protocol):
+    """The optional capability of a :class:`Provider` to say which models its service serves.
+
+    A provider whose spec sets ``Capabilities(model_list=True)`` implements it; the kernel
+    checks with ``isinstance(provider, ModelLister)`` before calling it.
+    """
+
+    def list_models(self) -> list[str]:
+        """The ids of the models the service offers now (``GET /v1/models``, Ollama's
+        ``/api/tags``…), in the service's order, each usable as ``--model``.
+
+        Asks the service every time (callers cache). Raises a :class:`chatcli.ProviderError`
+        subclass (no key, refused key, unreachable service) with a one-line message.
         """
         ...
 
