@@ -31,6 +31,16 @@ EXPECTED = {
     "openrouter": ("OPENROUTER_API_KEY", "https://openrouter.ai/api/v1", None, True),
     "deepseek": ("DEEPSEEK_API_KEY", "https://api.deepseek.com/v1", None, True),
     "groq": ("GROQ_API_KEY", "https://api.groq.com/openai/v1", None, True),
+    "gemini": (("GEMINI_API_KEY", "GOOGLE_API_KEY"),
+               "https://generativelanguage.googleapis.com/v1beta/openai", None, True),
+    "github": ("GITHUB_TOKEN", "https://models.github.ai/inference", None, True),
+    "mistral": ("MISTRAL_API_KEY", "https://api.mistral.ai/v1", None, True),
+    "together": ("TOGETHER_API_KEY", "https://api.together.ai/v1", None, True),
+    "fireworks": ("FIREWORKS_API_KEY", "https://api.fireworks.ai/inference/v1", None, True),
+    "cerebras": ("CEREBRAS_API_KEY", "https://api.cerebras.ai/v1", None, True),
+    "perplexity": (("PERPLEXITY_API_KEY", "PPLX_API_KEY"), "https://api.perplexity.ai", None,
+                   True),
+    "azure": ("AZURE_OPENAI_API_KEY", None, "AZURE_OPENAI_ENDPOINT", True),
     "lmstudio": (None, "http://localhost:1234/v1", "LMSTUDIO_BASE_URL", False),
     "vllm": ("VLLM_API_KEY", "http://localhost:8000/v1", "VLLM_BASE_URL", False),
 }
@@ -44,8 +54,9 @@ def registered_specs() -> dict[str, ProviderSpec]:
 
 @pytest.fixture
 def no_provider_env(monkeypatch):
-    for name in {v[0] for v in EXPECTED.values() if v[0]} | {
-            v[2] for v in EXPECTED.values() if v[2]}:
+    keys = {k for v in EXPECTED.values() if v[0]
+            for k in (v[0] if isinstance(v[0], tuple) else (v[0],))}
+    for name in keys | {v[2] for v in EXPECTED.values() if v[2]}:
         monkeypatch.delenv(name, raising=False)
 
 
@@ -54,7 +65,8 @@ def test_every_preset_is_registered_with_its_data():
     assert set(specs) == set(EXPECTED)
     for name, (key, url, url_env, requires_key) in EXPECTED.items():
         spec = specs[name]
-        assert spec.env_keys == ([key] if key else []), name
+        keys = list(key) if isinstance(key, tuple) else [key] if key else []
+        assert spec.env_keys == keys, name
         assert spec.base_url == url, name
         assert spec.base_url_env == url_env, name
         assert spec.requires_key is requires_key, name
@@ -78,14 +90,15 @@ def test_keyless_presets_never_beat_the_offline_default(chatcli_home, no_provide
     assert choose_provider(host, Settings()).name == "local"
 
 
-@pytest.mark.parametrize("name", sorted(n for n, v in EXPECTED.items() if v[0]))
+@pytest.mark.parametrize("name", sorted(n for n, v in EXPECTED.items()
+                                        if isinstance(v[0], str) and v[1]))
 def test_each_preset_resolves_key_and_url(name, chatcli_home, no_provider_env, monkeypatch):
     key_var, url, _url_env, _requires = EXPECTED[name]
     monkeypatch.setenv(key_var, TEST_KEY)
     host = PluginHost()
     host.register(openai_plugin, "openai")
     settings = Settings()
-    if EXPECTED[name][3]:  # keyed presets are chosen automatically once their key is set
+    if EXPECTED[name][3] and name != "github":  # keyed presets are chosen once their key is set
         assert choose_provider(host, settings).name == name
     provider, config = build_provider(host.providers()[name], settings)
     assert config.api_key == TEST_KEY
@@ -141,7 +154,7 @@ def test_entry_module_imports_no_sdk():
     code = (
         "import sys, chatcli_provider_openai.plugin as p\n"
         "from chatcli import PluginHost\n"
-        "h = PluginHost(); h.register(p, 'openai'); assert len(h.providers()) == 10\n"
+        "h = PluginHost(); h.register(p, 'openai'); assert len(h.providers()) == 18\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in "
         "('openai', 'httpx2', 'httpx', 'anthropic')))\n"
     )

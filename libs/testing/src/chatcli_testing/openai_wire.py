@@ -5,11 +5,17 @@
 a finish chunk, a usage chunk with ``choices: []`` when ``stream_options.include_usage`` is set,
 then ``data: [DONE]``) or answers one ``chat.completion`` object. ``GET /v1/models`` lists
 ``server.models``. Errors use ``{"error": {"message", "type", "param", "code"}}``.
+
+Other clients of the same format are served too: Azure OpenAI's
+``POST /openai/deployments/{deployment}/chat/completions?api-version=…`` (give ``root_url`` as
+the endpoint; the key arrives as an ``api-key`` header) and ``GET /openai/models``, and GitHub
+Models' catalog ``GET /catalog/models`` (a JSON array of ``{"id", "name", "publisher"}``).
 """
 
 from __future__ import annotations
 
 import json
+import re
 import time
 import uuid
 from typing import Any, ClassVar
@@ -18,6 +24,9 @@ from chatcli_testing.script import Reply
 from chatcli_testing.server_base import Exchange, RecordedRequest, Route, ScriptedServer, WireEvent
 
 __all__ = ["OpenAIServer"]
+
+#: Azure OpenAI's chat path: the deployment's name in the middle.
+_AZURE_CHAT = re.compile(r"/openai/deployments/[^/]+/chat/completions")
 
 _FINISH = {"end_turn": "stop", "tool_use": "tool_calls", "max_tokens": "length"}
 _ERRORS = {
@@ -56,11 +65,26 @@ class OpenAIServer(ScriptedServer):
     url_suffix: ClassVar[str] = "/v1"
     default_model: ClassVar[str] = "gpt-test"
 
+    def dispatch(self, exchange: Exchange, request: RecordedRequest) -> None:
+        """Azure's deployment paths go to the chat route; the rest as usual."""
+        path = request.path.split("?", 1)[0].rstrip("/")
+        if request.method == "POST" and _AZURE_CHAT.fullmatch(path):
+            self._chat(exchange, request)
+            return
+        super().dispatch(exchange, request)
+
     def routes(self) -> dict[tuple[str, str], Route]:
         return {
             ("POST", "/v1/chat/completions"): self._chat,
             ("GET", "/v1/models"): self._models,
+            ("GET", "/openai/models"): self._models,
+            ("GET", "/catalog/models"): self._catalog,
         }
+
+    def _catalog(self, exchange: Exchange, request: RecordedRequest) -> None:
+        data = [{"id": m, "name": m.split("/")[-1], "publisher": m.split("/")[0],
+                 "rate_limit_tier": "low"} for m in self.models]
+        exchange.send_json(200, data)
 
     def _chat(self, exchange: Exchange, request: RecordedRequest) -> None:
         body = request.json if isinstance(request.json, dict) else {}

@@ -23,6 +23,10 @@ def make_factory(preset: Preset) -> Callable[[ProviderConfig], Provider]:
     """The factory of ``preset``: builds an ``OpenAIProvider``, importing the SDK only then."""
 
     def factory(config: ProviderConfig) -> Provider:
+        if preset.kind == "azure":
+            from chatcli_provider_openai.azure import AzureOpenAIProvider
+
+            return AzureOpenAIProvider(config, preset=preset)
         from chatcli_provider_openai.provider import OpenAIProvider
 
         return OpenAIProvider(config, preset=preset)
@@ -31,11 +35,20 @@ def make_factory(preset: Preset) -> Callable[[ProviderConfig], Provider]:
     return factory
 
 
-def options() -> dict[str, ProviderOption]:
-    """The provider-specific keys of ``[providers.NAME]`` (checked by chatcli before use)."""
+def options(preset: Preset | None = None) -> dict[str, ProviderOption]:
+    """The provider-specific keys of ``[providers.NAME]`` (checked by chatcli before use);
+    Azure's table also takes ``endpoint``, ``deployment`` and ``api_version``."""
     from chatcli import ProviderOption
 
+    azure = {
+        "endpoint": ProviderOption(str, "the resource's endpoint, https://NAME.openai.azure.com "
+                                        "(or AZURE_OPENAI_ENDPOINT)"),
+        "deployment": ProviderOption(str, "the deployment to call (default: the model name)"),
+        "api_version": ProviderOption(str, "the api-version query parameter "
+                                           "(or OPENAI_API_VERSION)"),
+    } if preset is not None and preset.kind == "azure" else {}
     return {
+        **azure,
         "max_tokens_param": ProviderOption(str, "the request field for the output limit "
                                                 "(max_tokens or max_completion_tokens)"),
         "stream_usage": ProviderOption(bool, "ask for token usage in the stream "
@@ -56,14 +69,15 @@ def spec_for(preset: Preset) -> ProviderSpec:
         default_model=preset.default_model,
         env_keys=list(preset.env_keys),
         requires_key=preset.requires_key,
-        base_url=preset.base_url,
+        base_url=preset.base_url or None,
         base_url_env=preset.base_url_env,
         models=list(preset.models),
-        capabilities=Capabilities(vision=preset.vision),
+        capabilities=Capabilities(vision=preset.vision, native_tools=preset.native_tools,
+                                  model_list=bool(preset.models_path)),
         priority=preset.priority,
         auto_select=preset.auto_select,
         description=preset.description,
-        options=options(),
+        options=options(preset),
         context_windows=dict(preset.context_windows),
     )
 

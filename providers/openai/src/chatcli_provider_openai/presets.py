@@ -8,11 +8,15 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-__all__ = ["AUTO_MODEL", "PRESETS", "Preset"]
+__all__ = ["AUTO_MODEL", "AZURE_API_VERSION", "PRESETS", "Preset"]
 
 #: A default model meaning "ask the server (``GET /models``) and use the first model it lists";
 #: used by local servers (LM Studio, vLLM) whose model names depend on what the user loaded.
 AUTO_MODEL = "auto"
+
+#: The Azure OpenAI data-plane API version used when neither ``[providers.azure] api_version``
+#: nor ``OPENAI_API_VERSION`` names one (the latest generally available version).
+AZURE_API_VERSION = "2024-10-21"
 
 
 class Preset(NamedTuple):
@@ -34,6 +38,13 @@ class Preset(NamedTuple):
     :param context_windows: ``(model-name prefix, tokens)`` pairs: how much input each model's
         context holds (the longest matching prefix wins; a model matching none gets chatcli's
         default, 128,000, or ``[providers.NAME] context_window``).
+    :param native_tools: False for services whose chat API takes no ``tools`` (Perplexity):
+        chatcli then describes the tools in the prompt and reads calls from the answer.
+    :param models_path: where the service lists its models (``chatcli models --remote``),
+        relative to ``base_url`` (``"../catalog/models"`` climbs out of it first); empty for
+        a service that has no list.
+    :param kind: ``"openai"`` (the SDK's ``OpenAI`` client) or ``"azure"`` (its
+        ``AzureOpenAI`` client: endpoint, deployment and api-version instead of a base URL).
     """
 
     name: str
@@ -50,6 +61,9 @@ class Preset(NamedTuple):
     models: tuple[str, ...] = ()
     description: str = ""
     context_windows: tuple[tuple[str, int], ...] = ()
+    native_tools: bool = True
+    models_path: str = "models"
+    kind: str = "openai"
 
 
 # Context windows of the model families, as their vendors' model pages gave them (late 2025),
@@ -165,6 +179,117 @@ PRESETS: tuple[Preset, ...] = (
         models=("openai/gpt-oss-120b", "openai/gpt-oss-20b", "llama-3.3-70b-versatile"),
         description="Fast inference of open models on Groq.",
         context_windows=(("openai/gpt-oss", 131_072), ("llama-3.3-70b", 131_072)),
+    ),
+    Preset(
+        name="gemini",
+        display_name="Google Gemini",
+        base_url="https://generativelanguage.googleapis.com/v1beta/openai",
+        default_model="gemini-3.5-flash",
+        env_keys=("GEMINI_API_KEY", "GOOGLE_API_KEY"),
+        vision=True,
+        models=("gemini-3.5-flash", "gemini-3.1-pro-preview", "gemini-3-flash-preview",
+                "gemini-2.5-pro", "gemini-2.5-flash"),
+        description="Gemini through Google's OpenAI-compatible endpoint (AI Studio key).",
+        context_windows=(("gemini-", 1_048_576), ("gemma-", 131_072)),
+    ),
+    Preset(
+        name="github",
+        display_name="GitHub Models",
+        base_url="https://models.github.ai/inference",
+        default_model="openai/gpt-4.1",
+        env_keys=("GITHUB_TOKEN",),
+        # GITHUB_TOKEN is set for many other reasons (gh, CI): used only when named
+        auto_select=False,
+        max_tokens_param="max_completion_tokens",
+        vision=True,
+        models=("openai/gpt-4.1", "openai/gpt-4.1-mini", "openai/gpt-5-mini",
+                "deepseek/DeepSeek-V3-0324", "meta/Llama-4-Maverick-17B-128E-Instruct-FP8"),
+        description="Models hosted by GitHub, with a GitHub token that has the models scope.",
+        context_windows=(*(("openai/" + prefix, tokens) for prefix, tokens in _OPENAI_WINDOWS),
+                         ("deepseek/", 128_000), ("meta/Llama-4", 128_000)),
+        models_path="../catalog/models",
+    ),
+    Preset(
+        name="mistral",
+        display_name="Mistral AI",
+        base_url="https://api.mistral.ai/v1",
+        default_model="mistral-medium-latest",
+        env_keys=("MISTRAL_API_KEY",),
+        vision=True,
+        models=("mistral-medium-latest", "mistral-large-latest", "mistral-small-latest",
+                "codestral-latest", "devstral-medium-latest"),
+        description="Mistral's models on la Plateforme.",
+        context_windows=(("mistral-", 128_000), ("codestral-", 256_000), ("devstral-", 128_000),
+                         ("magistral-", 128_000)),
+    ),
+    Preset(
+        name="together",
+        display_name="Together AI",
+        base_url="https://api.together.ai/v1",
+        default_model="openai/gpt-oss-120b",
+        env_keys=("TOGETHER_API_KEY",),
+        models=("openai/gpt-oss-120b", "openai/gpt-oss-20b",
+                "meta-llama/Llama-3.3-70B-Instruct-Turbo", "deepseek-ai/DeepSeek-V3.1",
+                "Qwen/Qwen3-Coder-480B-A35B-Instruct-FP8"),
+        description="Open models served by Together AI (ids are vendor/model).",
+        context_windows=(("openai/gpt-oss", 131_072), ("meta-llama/Llama-3.3", 131_072),
+                         ("deepseek-ai/DeepSeek-V3", 128_000), ("Qwen/Qwen3-Coder", 262_144)),
+    ),
+    Preset(
+        name="fireworks",
+        display_name="Fireworks AI",
+        base_url="https://api.fireworks.ai/inference/v1",
+        default_model="accounts/fireworks/models/gpt-oss-120b",
+        env_keys=("FIREWORKS_API_KEY",),
+        models=("accounts/fireworks/models/gpt-oss-120b",
+                "accounts/fireworks/models/deepseek-v3p1",
+                "accounts/fireworks/models/qwen3-coder-480b-a35b-instruct",
+                "accounts/fireworks/models/kimi-k2-instruct-0905"),
+        description="Open models served by Fireworks AI (ids are accounts/fireworks/models/…).",
+        context_windows=(("accounts/fireworks/models/gpt-oss", 131_072),
+                         ("accounts/fireworks/models/deepseek-v3", 163_840),
+                         ("accounts/fireworks/models/qwen3-coder", 262_144),
+                         ("accounts/fireworks/models/kimi-k2", 131_072)),
+    ),
+    Preset(
+        name="cerebras",
+        display_name="Cerebras",
+        base_url="https://api.cerebras.ai/v1",
+        default_model="gpt-oss-120b",
+        env_keys=("CEREBRAS_API_KEY",),
+        # Cerebras reserves the whole output limit against the rate limit up front
+        max_tokens_param="max_completion_tokens",
+        models=("gpt-oss-120b", "zai-glm-4.7", "gemma-4-31b"),
+        description="Very fast inference of open models on Cerebras.",
+        # 65,536 on the free tier, 131,072 on paid ones: the key does not say which
+        context_windows=(("gpt-oss", 65_536), ("zai-glm", 65_536), ("gemma-", 65_536)),
+    ),
+    Preset(
+        name="perplexity",
+        display_name="Perplexity",
+        base_url="https://api.perplexity.ai",
+        default_model="sonar-pro",
+        env_keys=("PERPLEXITY_API_KEY", "PPLX_API_KEY"),
+        native_tools=False,  # the Sonar chat API refuses "tools"
+        models_path="",  # and it has no model list
+        models=("sonar-pro", "sonar", "sonar-reasoning-pro", "sonar-deep-research"),
+        description="Sonar models from Perplexity: answers grounded in a live web search.",
+        context_windows=(("sonar", 127_072), ("sonar-pro", 200_000)),
+    ),
+    Preset(
+        name="azure",
+        display_name="Azure OpenAI",
+        base_url="",  # the resource's endpoint: [providers.azure] endpoint or the variable
+        default_model="gpt-5.4-mini",
+        env_keys=("AZURE_OPENAI_API_KEY",),
+        base_url_env="AZURE_OPENAI_ENDPOINT",
+        max_tokens_param="max_completion_tokens",
+        vision=True,
+        description="OpenAI models deployed in an Azure resource (endpoint, deployment, "
+                    "api-version).",
+        context_windows=_OPENAI_WINDOWS,
+        models_path="",  # deployments are listed by Azure's management API, not this one
+        kind="azure",
     ),
     Preset(
         name="lmstudio",

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from typing import Any
+from urllib.parse import urljoin
 
 import openai
 from chatcli import (
@@ -78,15 +79,20 @@ class OpenAIProvider:
                        f"[providers.{config.name}].base_url{variable}")
         register_secret(config.api_key)
         headers = options.get("headers") or None
-        self.client = openai.OpenAI(
-            api_key=config.api_key or _NO_KEY,
-            base_url=self.base_url,
-            timeout=config.timeout,
-            max_retries=0,
-            default_headers={str(k): str(v) for k, v in headers.items()} if headers else None,
-        )
+        self.client = self._make_client(
+            {str(k): str(v) for k, v in headers.items()} if headers else None)
         self._resolved_model: str | None = None
         self._messages = MessageCache()
+
+    def _make_client(self, headers: dict[str, str] | None) -> openai.OpenAI:
+        """The SDK client (a subclass may build another, as Azure's does)."""
+        return openai.OpenAI(
+            api_key=self.config.api_key or _NO_KEY,
+            base_url=self.base_url,
+            timeout=self.config.timeout,
+            max_retries=0,
+            default_headers=headers,
+        )
 
     # ------------------------------------------------------------------ helpers
 
@@ -122,6 +128,36 @@ class OpenAIProvider:
                 )
             self._resolved_model = ids[0]
         return self._resolved_model
+
+    def list_models(self) -> list[str]:
+        """The model ids the service lists (``GET {base_url}/models`` through the SDK, or the
+        preset's own ``models_path``: GitHub's catalog), in its order.
+
+        Gemini's compatible endpoint names them ``models/gemini-…``; the prefix is dropped, as
+        chat requests take the bare id.
+        """
+        assert self.preset is not None
+        ctx = self._context(self.config.model)
+        path = self.preset.models_path
+        try:
+            if path == "models":
+                entries: Any = [{"id": m.id} for m in self.client.models.list().data]
+            else:
+                url = urljoin(str(self.client.base_url).rstrip("/") + "/", path)
+                body: Any = self.client.get(url, cast_to=object, options=_OPTIONS)
+                entries = body.get("data", []) if isinstance(body, dict) else body
+        except openai.OpenAIError as err:
+            raise map_error(err, ctx) from None
+        if not isinstance(entries, list):
+            raise StreamCutError(f"{ctx.display_name} sent a model list of an unexpected shape",
+                                 "check that the base URL is an OpenAI-compatible API",
+                                 provider=ctx.name)
+        ids: list[str] = []
+        for entry in entries:
+            ident = entry.get("id") if isinstance(entry, dict) else None
+            if isinstance(ident, str) and ident:
+                ids.append(ident.removeprefix("models/"))
+        return list(dict.fromkeys(ids))
 
     # ------------------------------------------------------------------ streaming
 
