@@ -7,6 +7,15 @@ and ``importlib.metadata`` (about 25 ms, twice the cost of starting Python). Ins
 upgrading or removing any distribution changes those times, so the cache is never stale in
 practice; a cached plugin that no longer imports is reported like any other import failure.
 
+The cache also remembers, for each plugin that imported cleanly, which hooks it implements and
+the modification time of its entry module. A plugin whose module is unchanged is imported only
+when one of its hooks is first called (:class:`chatcli.PluginHost` does that), so
+``chatcli --help`` imports the plugins that add commands and not the other twenty. A hook
+implemented in a helper module the entry module imports is found too (the list comes from the
+imported plugin), but editing only that helper to add a hook is not noticed until the entry
+module or an installed distribution changes; ``CHATCLI_EAGER_PLUGINS=1`` imports every plugin
+at start-up.
+
 Importing a plugin is isolated: whatever it raises (``SystemExit`` and failing ``assert``
 included) becomes a one-line failure, and whatever it prints to stdout is kept away from
 chatcli's own output (``--json`` must stay parseable) and reported.
@@ -20,20 +29,47 @@ import os
 import sys
 from collections.abc import Callable
 from importlib import import_module
+from types import ModuleType
 from typing import NamedTuple
 
-__all__ = ["ENTRY_POINT_GROUP", "EntryPoint", "find_entry_points", "load_entry_point"]
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "EntryPoint",
+    "find_entry_points",
+    "is_known",
+    "load_entry_point",
+    "module_file",
+    "remember_hooks",
+]
 
 ENTRY_POINT_GROUP = "chatcli.plugins"
 
-_CACHE_VERSION = "chatcli-entry-points 1"
+_CACHE_VERSION = "chatcli-entry-points 2"
 
 
 class EntryPoint(NamedTuple):
-    """One plugin as installed: its name and ``module`` or ``module:attribute``."""
+    """One plugin as installed: its name and ``module`` or ``module:attribute``.
+
+    ``hooks`` are the hooks it implemented when it was last imported (None: not known), and
+    ``file``/``mtime`` the entry module it was imported from and that file's modification time
+    then.
+    """
 
     name: str
     value: str
+    hooks: frozenset[str] | None = None
+    file: str = ""
+    mtime: int = 0
+
+
+def is_known(entry_point: EntryPoint) -> bool:
+    """Whether ``entry_point``'s hooks are known and its entry module is unchanged since."""
+    if entry_point.hooks is None or not entry_point.file:
+        return False
+    try:
+        return os.stat(entry_point.file).st_mtime_ns == entry_point.mtime
+    except OSError:
+        return False
 
 
 def _fingerprint() -> str:
@@ -73,10 +109,13 @@ def _read_cache(fingerprint: str) -> list[EntryPoint] | None:
         return None
     found = []
     for line in body.splitlines():
-        name, tab, value = line.partition("\t")
-        if not tab:
+        fields = line.split("\t")
+        if len(fields) != 5:
             return None
-        found.append(EntryPoint(name, value))
+        name, value, hooks, file, mtime = fields
+        found.append(EntryPoint(name, value,
+                                None if hooks == "?" else frozenset(filter(None, hooks.split(","))),
+                                file, int(mtime) if mtime.isdigit() else 0))
     return found
 
 
@@ -85,7 +124,9 @@ def _write_cache(fingerprint: str, found: list[EntryPoint]) -> None:
 
     from chatcli._paths import atomic_write
 
-    body = "".join(f"{ep.name}\t{ep.value}\n" for ep in found)
+    body = "".join(
+        f"{ep.name}\t{ep.value}\t{'?' if ep.hooks is None else ','.join(sorted(ep.hooks))}"
+        f"\t{ep.file}\t{ep.mtime}\n" for ep in found)
     with contextlib.suppress(OSError):  # a read-only home still works, just uncached
         atomic_write(Path(_cache_file(fingerprint)), f"{fingerprint}\n\n{body}", mode=0o600)
 
@@ -109,6 +150,33 @@ def find_entry_points() -> list[EntryPoint]:
         found = _ask_stevedore()
         _write_cache(fingerprint, found)
     return found
+
+
+def remember_hooks(learned: dict[str, EntryPoint]) -> None:
+    """Record what importing some plugins taught (their hooks, entry module and its time) in
+    the cache, for the next start-up; ``learned`` maps plugin names to updated entries."""
+    fingerprint = _fingerprint()
+    found = _read_cache(fingerprint)
+    if found is None:
+        return
+    updated = [learned.get(ep.name, ep) if learned.get(ep.name, ep).value == ep.value else ep
+               for ep in found]
+    if updated != found:
+        _write_cache(fingerprint, updated)
+
+
+def module_file(plugin: object) -> tuple[str, int]:
+    """The file a plugin (a module, or an object from one) was imported from and its
+    modification time; ``("", 0)`` when it has none."""
+    module: object = plugin
+    if not isinstance(plugin, ModuleType):  # an attribute: a class, an instance, a function
+        name = getattr(plugin, "__module__", None) or type(plugin).__module__
+        module = sys.modules.get(name)
+    file = getattr(module, "__file__", None) or ""
+    try:
+        return file, os.stat(file).st_mtime_ns
+    except OSError:
+        return "", 0
 
 
 def load_entry_point(

@@ -1,7 +1,10 @@
 """The plugin host: stevedore finds plugins, pluggy holds the contract and calls them.
 
 Plugins are modules named by entry points in the group ``chatcli.plugins``
-(:mod:`chatcli._discovery`). ``CHATCLI_PLUGINS=a,b`` loads only those names;
+(:mod:`chatcli._discovery`). A plugin whose hooks are known from an earlier start-up is imported
+when one of its hooks is first called, and registered in the place it would have had, so the
+order pluggy calls plugins in never depends on what was imported when. ``CHATCLI_PLUGINS=a,b``
+loads only those names;
 ``CHATCLI_DISABLE_PLUGINS=x,y`` blocks some. A plugin that fails to import, declares an unknown
 hook, raises inside a hook or returns the wrong type is recorded as a :class:`PluginFailure`,
 reported in one line on stderr, and skipped: everything else keeps working.
@@ -22,7 +25,15 @@ from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 import pluggy
 
 from chatcli import hookspecs
-from chatcli._discovery import ENTRY_POINT_GROUP, find_entry_points, load_entry_point
+from chatcli._discovery import (
+    ENTRY_POINT_GROUP,
+    EntryPoint,
+    find_entry_points,
+    is_known,
+    load_entry_point,
+    module_file,
+    remember_hooks,
+)
 from chatcli._guard import ResultCheck, current_plugin, describe, guard
 
 if TYPE_CHECKING:
@@ -137,7 +148,7 @@ class PluginHost:
         self.pm = pluggy.PluginManager("chatcli")
         self.pm.add_hookspecs(hookspecs)
         #: The typed, greppable way to call every hook.
-        self.hooks = HookCalls(self.pm)
+        self.hooks = HookCalls(self.pm, self._need)
         self.failures: list[PluginFailure] = []
         #: plugin name → entry-point value, for every plugin found (loaded or not)
         self.entry_points: dict[str, str] = {}
@@ -150,6 +161,11 @@ class PluginHost:
         self._registries: dict[str, dict[str, Any]] = {}
         self._checks: dict[str, ResultCheck] = {}
         self._lock = threading.RLock()
+        #: installed plugins not imported yet (their hooks are known), by name
+        self._pending: dict[str, EntryPoint] = {}
+        #: where each plugin stands in the registration order (entry points by name, then the
+        #: plugins registered by hand, in the order they came)
+        self._positions: dict[str, int] = {}
         self._tracing = False
         if _trace_from_env() if trace is None else trace:
             self.enable_tracing()
@@ -157,17 +173,57 @@ class PluginHost:
     # ------------------------------------------------------------------ loading
 
     def load_entry_points(self) -> None:
-        """Find, import and register the installed plugins (honouring the env selection)."""
+        """Find the installed plugins (honouring the env selection); import and register those
+        whose hooks are not known yet, and leave the others for the first call of one of their
+        hooks (every plugin at once with ``CHATCLI_EAGER_PLUGINS=1``)."""
         allowed = _names_from_env("CHATCLI_PLUGINS")
         blocked = _names_from_env("CHATCLI_DISABLE_PLUGINS") or set()
+        eager = os.environ.get("CHATCLI_EAGER_PLUGINS", "") not in ("", "0", "false", "no")
         found = find_entry_points()
         installed = {ep.name for ep in found}
-        for entry_point in found:
+        now = []
+        for position, entry_point in enumerate(found):
             if (allowed is not None and entry_point.name not in allowed) or (
                     entry_point.name in blocked):
                 self.skipped.append(entry_point.name)
                 continue
             self.entry_points[entry_point.name] = entry_point.value
+            self._positions[entry_point.name] = position
+            if not eager and is_known(entry_point):
+                self._pending[entry_point.name] = entry_point
+            else:
+                now.append(entry_point)
+        learned = self._import(now)
+        if learned:
+            remember_hooks(learned)
+        for variable, wanted in (("CHATCLI_PLUGINS", allowed),
+                                 ("CHATCLI_DISABLE_PLUGINS", blocked)):
+            for name in sorted((wanted or set()) - installed):
+                self._warn(f"{variable} names '{name}', which is not installed "
+                           f"(installed: {', '.join(sorted(installed)) or 'none'})")
+
+    def load_all(self) -> None:
+        """Import every plugin still waiting for one of its hooks (``plugins list`` does)."""
+        with self._lock:
+            waiting = list(self._pending.values())
+            self._pending.clear()
+            self._import(waiting)
+
+    def _need(self, hook: str) -> None:
+        """Before ``hook`` is called: import the plugins that implement it and wait."""
+        if not self._pending:
+            return
+        with self._lock:
+            wanted = [ep for ep in self._pending.values() if ep.hooks and hook in ep.hooks]
+            for entry_point in wanted:
+                del self._pending[entry_point.name]
+            self._import(wanted)
+
+    def _import(self, entry_points: list[EntryPoint]) -> dict[str, EntryPoint]:
+        """Import and register ``entry_points``; returns what was learned of each that loaded
+        cleanly (its hooks and entry module), for the cache."""
+        imported: list[tuple[EntryPoint, object]] = []
+        for entry_point in entry_points:
 
             def printed(text: str, name: str = entry_point.name) -> None:
                 self._fail(name, "while importing",
@@ -175,41 +231,70 @@ class PluginHost:
                            "output; report it to the plugin's authors)", fatal=False)
 
             try:
-                plugin = load_entry_point(entry_point, printed)
+                imported.append((entry_point, load_entry_point(entry_point, printed)))
             except KeyboardInterrupt:
                 raise
             except BaseException as err:  # a plugin must not end chatcli, sys.exit() included
                 self._fail(entry_point.name, "to import", _one_line(err))
-                continue
-            self.register(plugin, entry_point.name)
-        for variable, wanted in (("CHATCLI_PLUGINS", allowed),
-                                 ("CHATCLI_DISABLE_PLUGINS", blocked)):
-            for name in sorted((wanted or set()) - installed):
-                self._warn(f"{variable} names '{name}', which is not installed "
-                           f"(installed: {', '.join(sorted(installed)) or 'none'})")
+        if not imported:
+            return {}
+        registered = self._register_in_order(
+            [(entry_point.name, plugin) for entry_point, plugin in imported])
+        failed = {failure.name for failure in self.failures}
+        learned = {}
+        for entry_point, plugin in imported:
+            if entry_point.name in registered and entry_point.name not in failed:
+                file, mtime = module_file(plugin)
+                hooks = frozenset(caller.name for caller in self.pm.get_hookcallers(plugin) or [])
+                learned[entry_point.name] = entry_point._replace(hooks=hooks, file=file,
+                                                                 mtime=mtime)
+        return learned
 
     def register(self, plugin: object, name: str) -> bool:
-        """Register a plugin object (a module or an instance) under ``name``.
+        """Register a plugin object (a module or an instance) under ``name``; pluggy calls it
+        before the plugins registered earlier.
 
         Returns False (and records the failure) when the plugin declares hooks that do not exist
         or have wrong arguments.
         """
         with self._lock:
-            try:
-                self.pm.register(plugin, name=name)
-                self.pm.check_pending()
-            except Exception as err:  # pluggy.PluginValidationError and friends
-                if self.pm.is_registered(plugin):
-                    self.pm.unregister(plugin)
-                self._fail(name, "validation", _one_line(err))
-                return False
-            self._guard(plugin)
-            self._registries.clear()
-            return True
+            self._positions.setdefault(name, 1_000_000 + len(self._positions))
+            return bool(self._register_in_order([(name, plugin)]))
+
+    def _register_in_order(self, plugins: list[tuple[str, object]]) -> set[str]:
+        """Register ``plugins`` where their positions put them: plugins registered earlier but
+        standing after them are taken out and registered again after them. Returns the names
+        that registered."""
+        with self._lock:
+            first = min(self._positions[name] for name, _ in plugins)
+            later = [(name, plugin) for name, plugin in self.pm.list_name_plugin()
+                     if self._positions.get(name, -1) > first]
+            for _name, plugin in later:
+                self.pm.unregister(plugin)
+            done = set()
+            for name, plugin in sorted([*plugins, *later],
+                                       key=lambda item: self._positions[item[0]]):
+                if self._register_one(plugin, name):
+                    done.add(name)
+            return done
+
+    def _register_one(self, plugin: object, name: str) -> bool:
+        try:
+            self.pm.register(plugin, name=name)
+            self.pm.check_pending()
+        except Exception as err:  # pluggy.PluginValidationError and friends
+            if self.pm.is_registered(plugin):
+                self.pm.unregister(plugin)
+            self._fail(name, "validation", _one_line(err))
+            return False
+        self._guard(plugin)
+        self._registries.clear()
+        return True
 
     def unregister(self, name: str) -> None:
         """Remove the plugin registered under ``name``."""
         with self._lock:
+            self._pending.pop(name, None)
             plugin = self.pm.get_plugin(name)
             if plugin is not None:
                 self.pm.unregister(plugin)
@@ -374,6 +459,7 @@ class PluginHost:
         """What is installed, loaded and failed, for ``chatcli plugins list``."""
         from importlib.metadata import entry_points
 
+        self.load_all()
         dists = {
             ep.name: (ep.dist.name, ep.dist.version)
             for ep in entry_points(group=ENTRY_POINT_GROUP)
@@ -416,8 +502,9 @@ class HookCalls:
     ``prompt_sections`` flattens its lists.
     """
 
-    def __init__(self, pm: pluggy.PluginManager) -> None:
-        self._hook = pm.hook
+    def __init__(self, pm: pluggy.PluginManager,
+                 need: Callable[[str], None] | None = None) -> None:
+        self._hook = _Hooks(pm.hook, need) if need is not None else pm.hook
 
     # set-up
     def configure(self, *, host: PluginHost, settings: Settings, workspace: Path) -> None:
@@ -535,3 +622,14 @@ class HookCalls:
                          removed: int) -> None:
         self._hook.after_compaction(conversation=conversation, strategy=strategy,
                                     removed=removed)
+
+
+class _Hooks:
+    """``pm.hook`` that first lets the host import the plugins implementing the hook asked for."""
+
+    def __init__(self, hook: Any, need: Callable[[str], None]) -> None:
+        self._hook, self._need = hook, need
+
+    def __getattr__(self, name: str) -> Any:
+        self._need(name)
+        return getattr(self._hook, name)
