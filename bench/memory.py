@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import argparse
 import functools
-import itertools
 import json
 import os
 import random
@@ -35,68 +34,12 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from memory_corpus import SEED, items, sample_queries
+
 GOAL_MS = 20.0
-SEED = 20261201
-CATEGORIES = ["tooling", "deploy", "style", "testing", "people", "security", "data", "infra"]
-COMMON = [
-    "the", "a", "to", "of", "and", "in", "is", "for", "on", "with", "we", "use", "uses", "our",
-    "it", "not", "be", "must", "project", "build", "test", "deploy", "database", "staging",
-    "production", "python", "uv", "pip", "docker", "make", "ci", "review", "branch", "main",
-    "release", "config", "server", "client", "api", "cache", "queue", "user", "team", "prefers",
-    "answers", "terse", "tests", "postgres", "sqlite", "migration", "schema", "index", "query",
-    "latency", "retry", "timeout", "token", "secret", "key", "backend", "frontend", "service",
-    "payments", "auth", "logging", "metrics", "alert", "replication", "lag",
-]
-
-
-# ------------------------------------------------------------------------------ the corpus
-
-
-@functools.cache
-def _vocabulary(size: int = 20_000) -> tuple[list[str], list[float]]:
-    """Words, commonest first, and their cumulative Zipf weights (1/rank)."""
-    rng = random.Random(SEED)
-    words = list(dict.fromkeys(COMMON))
-    seen = set(words)
-    while len(words) < size:
-        word = "".join(rng.choice("bcdfghjklmnprstvz") + rng.choice("aeiou")
-                       for _ in range(rng.randint(2, 4)))
-        if word not in seen:
-            seen.add(word)
-            words.append(word)
-    return words, list(itertools.accumulate(1.0 / rank for rank in range(1, size + 1)))
-
-
-def _items(count: int, rng: random.Random) -> Iterator[Any]:
-    from chatcli import MemoryItem, MemoryKind
-
-    words, cumulative = _vocabulary()
-    now = time.time()
-    kinds = [MemoryKind.FACT] * 8 + [MemoryKind.TOPIC, MemoryKind.PROJECT]
-    for _ in range(count):
-        created = now - rng.uniform(0, 365 * 86_400)
-        text = " ".join(rng.choices(words, cum_weights=cumulative,
-                                    k=rng.randint(8, 24))).capitalize() + "."
-        yield MemoryItem(
-            kind=rng.choice(kinds), text=text, category=rng.choice(CATEGORIES),
-            subject=" ".join(rng.choices(words[:2_000], k=rng.randint(1, 2))),
-            confidence=round(rng.uniform(0.3, 1.0), 2), created_at=created,
-            updated_at=created + rng.uniform(0, 30 * 86_400),
-            scope=rng.choice(["global"] * 3 + ["project:bench"]))
-
-
-def _queries(kind: str, count: int, rng: random.Random) -> list[str]:
-    words, cumulative = _vocabulary()
-    if kind == "words":
-        middling = words[200:3_000]
-        return [" ".join(rng.sample(middling, rng.randint(2, 3))) for _ in range(count)]
-    return [" ".join(rng.choices(words, cum_weights=cumulative, k=12)) for _ in range(count)]
-
-
 def _fill(backend: Any, count: int) -> list[str]:
     """Store ``count`` items in one transaction (the bench's shortcut); their ids."""
     rng = random.Random(SEED + count)
@@ -106,7 +49,7 @@ def _fill(backend: Any, count: int) -> list[str]:
 
         sql = (f"INSERT INTO items ({', '.join(_COLUMNS)}) VALUES "
                f"({', '.join('?' * len(_COLUMNS))})")
-        for item in _items(count, rng):
+        for item in items(count, rng):
             db.execute(sql, backend._row(item))
             ids.append(item.id)
     backend._connection().execute("PRAGMA optimize")
@@ -139,7 +82,7 @@ def search_latency(sizes: list[int], queries: int) -> list[str]:
                 backend.get(item_id)  # warm the cache
             base, _ = _timed(backend.get, gets)
             for kind in ("words", "message"):
-                texts = _queries(kind, queries, rng)
+                texts = sample_queries(kind, queries, rng)
                 for text in texts[:3]:
                     backend.search(text, scopes=scopes)
                 median, p95 = _timed(functools.partial(backend.search, scopes=scopes), texts)
@@ -207,7 +150,7 @@ def prompt_cost(server: Any, workspace: Path) -> list[str]:
     rng = random.Random(SEED)
     for text in SEED_FACTS:
         add(runtime, text)
-    for item in list(_items(30, rng)):
+    for item in list(items(30, rng)):
         add(runtime, item.text)
     seed.close()
     runtime.close()

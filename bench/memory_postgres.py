@@ -22,71 +22,15 @@ Run: .venv/bin/python bench/memory_postgres.py [--sizes 100,10000,100000] [--que
 from __future__ import annotations
 
 import argparse
-import functools
-import itertools
 import random
 import statistics
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
+
+from memory_corpus import SEED, items, sample_queries
 
 GOAL_MS = 20.0
-SEED = 20261201
-CATEGORIES = ["tooling", "deploy", "style", "testing", "people", "security", "data", "infra"]
-COMMON = [
-    "the", "a", "to", "of", "and", "in", "is", "for", "on", "with", "we", "use", "uses", "our",
-    "it", "not", "be", "must", "project", "build", "test", "deploy", "database", "staging",
-    "production", "python", "uv", "pip", "docker", "make", "ci", "review", "branch", "main",
-    "release", "config", "server", "client", "api", "cache", "queue", "user", "team", "prefers",
-    "answers", "terse", "tests", "postgres", "sqlite", "migration", "schema", "index", "query",
-    "latency", "retry", "timeout", "token", "secret", "key", "backend", "frontend", "service",
-    "payments", "auth", "logging", "metrics", "alert", "replication", "lag",
-]
-
-
-@functools.cache
-def _vocabulary(size: int = 20_000) -> tuple[list[str], list[float]]:
-    """Words, commonest first, and their cumulative Zipf weights (1/rank)."""
-    rng = random.Random(SEED)
-    words = list(dict.fromkeys(COMMON))
-    letters = "bcdfghjklmnprstvz"
-    vowels = "aeiou"
-    seen = set(words)
-    while len(words) < size:
-        word = "".join(rng.choice(letters) + rng.choice(vowels) for _ in range(rng.randint(2, 4)))
-        if word not in seen:
-            seen.add(word)
-            words.append(word)
-    return words, list(itertools.accumulate(1.0 / rank for rank in range(1, size + 1)))
-
-
-def _items(count: int, rng: random.Random) -> Iterator[object]:
-    from chatcli import MemoryItem, MemoryKind
-
-    words, cumulative = _vocabulary()
-    now = time.time()
-    kinds = [MemoryKind.FACT] * 8 + [MemoryKind.TOPIC, MemoryKind.PROJECT]
-    for _ in range(count):
-        created = now - rng.uniform(0, 365 * 86_400)
-        text = " ".join(rng.choices(words, cum_weights=cumulative,
-                                    k=rng.randint(8, 24))).capitalize() + "."
-        yield MemoryItem(
-            kind=rng.choice(kinds), text=text, category=rng.choice(CATEGORIES),
-            subject=" ".join(rng.choices(words[:2_000], k=rng.randint(1, 2))),
-            confidence=round(rng.uniform(0.3, 1.0), 2), created_at=created,
-            updated_at=created + rng.uniform(0, 30 * 86_400),
-            scope=rng.choice(["global"] * 3 + ["project:bench"]))
-
-
-def _queries(kind: str, count: int, rng: random.Random) -> list[str]:
-    words, cumulative = _vocabulary()
-    if kind == "words":  # middling frequency: ranks 50-5,000
-        return [" ".join(rng.choice(words[50:5_000]) for _ in range(rng.randint(2, 3)))
-                for _ in range(count)]
-    return [" ".join(rng.choices(words, cum_weights=cumulative, k=12)) + "?"
-            for _ in range(count)]
-
-
 def _timed(call: Callable[[], object], runs: int) -> list[float]:
     times = []
     for _ in range(runs):
@@ -112,7 +56,7 @@ def measure(server: object, size: int, queries: int) -> dict[str, float]:
     try:
         start = time.perf_counter()
         batch: list[object] = []
-        for item in _items(size, rng):
+        for item in items(size, rng):
             batch.append(item)
             if len(batch) == 5_000:
                 backend.store_many(batch)  # type: ignore[arg-type]
@@ -126,7 +70,7 @@ def measure(server: object, size: int, queries: int) -> dict[str, float]:
         figures = {"fill_s": fill, "roundtrip": roundtrip}
         scopes = ["global", "project:bench"]
         for kind in ("words", "message"):
-            texts = _queries(kind, queries + 5, rng)
+            texts = sample_queries(kind, queries + 5, rng)
             for text in texts[:5]:  # warm the caches
                 backend.search(text, scopes=scopes)
             found: list[int] = []
