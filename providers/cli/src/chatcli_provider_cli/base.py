@@ -1,0 +1,280 @@
+"""What the Claude Code and Codex providers share: finding the program, running one turn as a
+process, the silence limit, error lines, and the link to the assistant's own session.
+
+Each CLI has an :class:`EventMapper` that turns its JSON events into chatcli stream events; the
+provider runs the process and feeds the mapper line by line.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from chatcli import ProviderError
+
+from chatcli_provider_cli.jsonl import classify, first_line, parse_line
+
+if TYPE_CHECKING:
+    from chatcli import ChatRequest, ProviderConfig, StreamEvent, Usage
+
+    from chatcli_provider_cli.conversation import Plan, SessionStore
+
+__all__ = ["CliNotInstalledError", "CliProvider", "EventMapper", "cli_error"]
+
+#: Seconds between two looks at a silent process (and between two keep-alive events).
+POLL = 0.25
+#: Seconds a process may take to exit after its last event before it is killed.
+EXIT_WAIT = 5.0
+
+
+class CliNotInstalledError(ProviderError):
+    """The CLI assistant's program is not installed (or not where the settings say): a set-up
+    problem, exit code 2 like a missing API key."""
+
+    exit_code = 2
+
+
+def cli_error(text: str, *, who: str, provider: str, hints: dict[str, str],
+              prefix: str = "") -> ProviderError:
+    """One line for an error the CLI reported (``text``), as the taxonomy's class: an
+    :class:`~chatcli.AuthError` when it says to log in, :class:`~chatcli.RateLimitError` for
+    a usage limit, :class:`~chatcli.ServerError` for a failing service, else a plain
+    :class:`~chatcli.ProviderError`. Never retried by chatcli: the assistant may already
+    have run tools, and the CLIs retry the service themselves."""
+    from chatcli import AuthError, RateLimitError, ServerError
+
+    kind = classify(text)
+    cls = {"auth": AuthError, "rate": RateLimitError, "server": ServerError}.get(
+        kind, ProviderError)
+    line = first_line(text) or "no message"
+    error = cls(f"{prefix or who + ' failed'}: {line}", hints.get(kind) or hints["other"],
+                provider=provider)
+    error.retryable = False
+    return error
+
+
+class EventMapper:
+    """Turns one run's JSON events into chatcli stream events (one instance per turn).
+
+    ``feed`` returns the events one JSON object produces and raises a
+    :class:`~chatcli.ProviderError` when the object reports a failure; ``finish`` is called
+    once stdout closed, with the exit status and stderr, and returns the last events (usage,
+    stop) or raises. ``session_id`` and ``text`` are what the store links.
+    """
+
+    def __init__(self, provider: CliProvider, model: str | None) -> None:
+        self.provider = provider
+        self.model = model
+        self.session_id: str | None = None
+        self.text: list[str] = []
+        self.garbage: list[str] = []
+        self.done = False
+
+    def feed(self, event: dict[str, Any]) -> list[StreamEvent]:
+        """The stream events of one JSON object."""
+        raise NotImplementedError
+
+    def finish(self, code: int | None, stderr: str) -> list[StreamEvent]:
+        """The last events, once the process ended (``code`` None: it had to be killed)."""
+        raise NotImplementedError
+
+    def usage(self) -> Usage:
+        """The usage known so far."""
+        from chatcli import Usage
+
+        return Usage()
+
+    def not_json(self, line: str) -> None:
+        """Remember a stdout line that is no JSON object (the first few are kept)."""
+        if line.strip() and len(self.garbage) < 3:
+            self.garbage.append(first_line(line, 120))
+
+    def delta(self, text: str) -> list[StreamEvent]:
+        """A text delta (and the answer's text, for the session link)."""
+        from chatcli import TextDelta
+
+        if not text:
+            return []
+        self.text.append(text)
+        return [TextDelta(text=text)]
+
+    def failed_run(self, code: int | None, stderr: str) -> ProviderError:
+        """The error for a run that ended without its final event."""
+        from chatcli import StreamCutError
+
+        provider = self.provider
+        detail = first_line(stderr)
+        if code is not None and code != 0:
+            what = (f"was killed by signal {-code}" if code < 0 else f"exited with status {code}")
+            if detail:
+                return cli_error(detail, who=provider.who, provider=provider.name,
+                                 hints=provider.hints,
+                                 prefix=f"{provider.who} {what}")
+            if self.garbage:
+                what += f" after printing {self.garbage[0]!r}, which is not JSON"
+            error = StreamCutError(f"{provider.who} {what}", provider.hints["other"],
+                                   provider=provider.name)
+        elif self.garbage:
+            error = StreamCutError(
+                f"{provider.who} printed {self.garbage[0]!r}, which is not a JSON event, and "
+                "no answer", f"check that `{provider.program} --version` is recent: chatcli "
+                f"reads {provider.format_name}", provider=provider.name)
+        else:
+            error = StreamCutError(
+                f"{provider.who} ended without its final event"
+                + (f" ({detail})" if detail else ""), provider.hints["other"],
+                provider=provider.name)
+        error.retryable = False
+        return error
+
+
+class CliProvider:
+    """A CLI assistant as a chatcli provider: one process per turn, its JSON events mapped
+    to stream events. Subclasses name the program and build its arguments and mapper."""
+
+    #: the program's name on PATH, how errors name it, and the output format it is read in
+    program = ""
+    who = ""
+    format_name = ""
+    #: the fix for each kind of error (``auth``, ``rate``, ``server``, ``other``)
+    hints: ClassVar[dict[str, str]] = {}
+
+    def __init__(self, config: ProviderConfig, store: SessionStore | None = None) -> None:
+        self.config = config
+        self.name = config.name
+        self.options = dict(config.options)
+        self.timeout = float(config.timeout)
+        self.store = store
+        self._run: Any = None
+
+    # ------------------------------------------------------------------ set-up
+
+    def command(self) -> list[str]:
+        """The program and its fixed leading arguments: ``[providers.NAME] command`` (a path,
+        a name on PATH, or an argument list), else the program found on PATH."""
+        configured = self.options.get("command")
+        words = ([configured] if isinstance(configured, str) else list(configured or [])) \
+            or [self.program]
+        found = shutil.which(words[0])
+        if found is None:
+            where = (f"`[providers.{self.name}] command` names {words[0]!r}, which"
+                     if configured else f"`{self.program}`")
+            raise CliNotInstalledError(
+                f"{where} is not installed or not on PATH",
+                self.install_hint + f", or set its path: chatcli config set "
+                f"providers.{self.name}.command /path/to/{self.program}",
+                provider=self.name)
+        return [found, *words[1:]]
+
+    install_hint = ""
+
+    def model_flag(self) -> str | None:
+        """The model to pass, or None to let the CLI use its own default."""
+        model = (self.config.model or "").strip()
+        return None if model in ("", "default") else model
+
+    def arguments(self, plan: Plan, request: ChatRequest) -> list[str]:
+        """The arguments after :meth:`command` for one turn."""
+        raise NotImplementedError
+
+    def mapper(self) -> EventMapper:
+        """A fresh mapper for one turn."""
+        raise NotImplementedError
+
+    def instructions(self, request: ChatRequest) -> str:
+        """The chatcli system prompt text forwarded to the assistant (``system_prompt``:
+        ``user`` — the user's own ``system`` setting, the default —, ``all`` or ``none``).
+        chatcli's own sections describe chatcli's tools, which these assistants do not
+        have: they bring their own prompt and tools."""
+        mode = self.options.get("system_prompt", "user")
+        if mode == "none":
+            return ""
+        if mode == "all":
+            return request.system_text()
+        return "\n\n".join(s.text for s in request.ordered_system()
+                           if s.name == "user-system" and s.text)
+
+    # ------------------------------------------------------------------ one turn
+
+    def stream(self, request: ChatRequest) -> Iterator[StreamEvent]:
+        """Run the assistant on ``request`` and yield its answer as it arrives.
+
+        While the process is silent a :class:`~chatcli.UsageEvent` with the usage known so
+        far is yielded every :data:`POLL` seconds: it keeps the engine's reader in touch with
+        this generator, so that an abandoned turn (Ctrl+C in the chat) closes it — and kills
+        the process group — within a quarter of a second, even while the assistant runs a
+        long tool. ``[providers.NAME] timeout`` is the longest silence allowed."""
+        from chatcli import ProviderTimeoutError, UsageEvent
+
+        from chatcli_provider_cli.conversation import plan_prompt
+        from chatcli_provider_cli.process import SILENT, CliRun
+
+        previous, self._run = self._run, None
+        if previous is not None:  # a turn that was abandoned without being closed
+            previous.kill()
+        argv = self.command()
+        cwd = os.getcwd()
+        plan = plan_prompt(request, self.store if self.options.get("resume", True) else None,
+                           cwd=cwd, instructions=self.prompt_instructions(request))
+        argv += self.arguments(plan, request)
+        try:
+            run = self._run = CliRun(argv, plan.prompt, cwd=cwd)
+        except OSError as err:
+            raise CliNotInstalledError(
+                f"{self.who} cannot be started ({argv[0]}: {err.strerror or err})",
+                self.install_hint, provider=self.name) from None
+        mapper = self.mapper()
+        try:
+            last = time.monotonic()
+            for line in run.lines(POLL):
+                if line is SILENT:
+                    if time.monotonic() - last >= self.timeout:
+                        error = ProviderTimeoutError(
+                            f"{self.who} printed nothing for {self.timeout:g}s",
+                            f"it may be waiting for a long tool or stuck; raise the limit with "
+                            f"`chatcli config set providers.{self.name}.timeout 600`",
+                            provider=self.name)
+                        error.retryable = False
+                        raise error
+                    yield UsageEvent(usage=mapper.usage())
+                    continue
+                last = time.monotonic()
+                assert isinstance(line, str)
+                event = parse_line(line)
+                if event is None:
+                    mapper.not_json(line)
+                    continue
+                yield from mapper.feed(event)
+                if mapper.done:
+                    break
+            code = run.wait(EXIT_WAIT)
+            final = mapper.finish(code, run.stderr())
+            if self.store is not None and mapper.session_id:
+                self.store.record(request.messages, mapper.session_id, "".join(mapper.text), cwd)
+            yield from final
+        finally:
+            run.kill()
+            if self._run is run:
+                self._run = None
+
+    def prompt_instructions(self, request: ChatRequest) -> str:
+        """Instructions put at the top of the prompt (for CLIs without a system-prompt flag)."""
+        return ""
+
+    def close(self) -> None:
+        """Kill a run still in progress."""
+        run, self._run = self._run, None
+        if run is not None:
+            run.kill()
+
+
+def split_words(value: Any) -> Sequence[str]:
+    """``[providers.NAME] args``: a list of words, or one string split like a shell."""
+    if isinstance(value, str):
+        import shlex
+
+        return shlex.split(value)
+    return [str(v) for v in value or []]
