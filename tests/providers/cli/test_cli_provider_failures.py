@@ -1,0 +1,250 @@
+"""Every way a CLI assistant can fail is one line of the error taxonomy naming the cause and
+the fix — and no process it started survives (the ``fakes`` fixture checks after each test)."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+from chatcli import (
+    AuthError,
+    ChatRequest,
+    Message,
+    ProviderError,
+    ProviderTimeoutError,
+    RateLimitError,
+    ServerError,
+    StreamCutError,
+    TextDelta,
+)
+from claude_codex_fakes import (
+    alive,
+    claude_answer,
+    claude_assistant,
+    claude_init,
+    claude_result,
+    codex_answer,
+)
+
+SESSION = "6a1f4f3e-3f0c-4a57-8d0e-0f6b3c1d2e4f"
+
+
+def fail(provider: Any) -> ProviderError:
+    with pytest.raises(ProviderError) as caught:
+        for _ in provider.stream(ChatRequest(model="default", messages=[Message.user("hi")])):
+            pass
+    error = caught.value
+    assert "\n" not in str(error) and error.hint, str(error)
+    assert not error.retryable  # an agent that may have run tools is never re-run by itself
+    return error
+
+
+# --------------------------------------------------------------------------------------------
+# not installed
+
+
+@pytest.mark.parametrize("name, program", [("claude-code", "claude"), ("codex", "codex")])
+def test_not_installed_says_how_to_install_and_is_a_setup_error(fakes, make_provider,
+                                                                monkeypatch, name,
+                                                                program) -> None:
+    monkeypatch.setenv("PATH", "/nonexistent")
+    error = fail(make_provider(name))
+    assert error.exit_code == 2
+    assert f"`{program}` is not installed" in error.message
+    assert "npm install -g" in error.hint and f"providers.{name}.command" in error.hint
+
+
+def test_a_configured_command_is_used_and_a_wrong_one_named(fakes, make_provider) -> None:
+    fakes.script("claude", {"lines": claude_answer("from the configured path")})
+    provider = make_provider(command=str(fakes.bin / "claude"))
+    out = "".join(e.text for e in provider.stream(ChatRequest(
+        model="default", messages=[Message.user("hi")])) if isinstance(e, TextDelta))
+    assert out == "from the configured path"
+    error = fail(make_provider(command="/opt/nowhere/claude"))
+    assert "[providers.claude-code] command` names '/opt/nowhere/claude'" in error.message
+
+
+# --------------------------------------------------------------------------------------------
+# errors the CLIs report
+
+
+CLAUDE_FAILURES = [
+    # not logged in: a synthetic assistant message with error, then an is_error result
+    ([claude_init(SESSION),
+      claude_assistant(SESSION, [{"type": "text", "text": "Invalid API key · Please run /login"}],
+                       model="<synthetic>", error="authentication_failed"),
+      claude_result(SESSION, "Invalid API key · Please run /login", is_error=True)],
+     AuthError, "Invalid API key", "/login"),
+    ([claude_init(SESSION),
+      claude_result(SESSION, "Claude AI usage limit reached|1789049400", is_error=True)],
+     RateLimitError, "usage limit reached", "limit resets"),
+    ([claude_init(SESSION),
+      claude_result(SESSION, "API Error: Repeated 529 Overloaded errors", is_error=True,
+                    api_error_status=529)],
+     ServerError, "Overloaded", "try again"),
+    ([claude_init(SESSION),
+      claude_result(SESSION, "", subtype="error_during_execution", is_error=True,
+                    errors=["Tool permission stream closed"])],
+     ProviderError, "Tool permission stream closed", "claude -p"),
+    ([claude_init(SESSION), claude_result(SESSION, "", subtype="error_max_turns",
+                                          is_error=True)],
+     ProviderError, "turn limit (--max-turns) before answering", "args"),
+    ([claude_init(SESSION), claude_result(SESSION, "   ")],
+     ProviderError, "empty answer", "ask again"),
+]
+
+
+@pytest.mark.parametrize("lines, cls, cause, fix", CLAUDE_FAILURES)
+def test_claude_errors(fakes, make_provider, lines, cls, cause, fix) -> None:
+    fakes.script("claude", {"lines": lines, "exit": 1})
+    error = fail(make_provider())
+    assert type(error) is cls and cause in error.message and fix in error.hint
+    assert error.message.startswith("Claude Code")
+
+
+CODEX_FAILURES = [
+    ([{"type": "thread.started", "thread_id": "t"}, {"type": "turn.started"},
+      {"type": "error", "message": "Reconnecting... 1/5"},
+      {"type": "turn.failed", "error": {"message": "exceeded retry limit, last status: 401 "
+                                                   "Unauthorized, request id: 9a57"}}],
+     AuthError, "401 Unauthorized", "codex login"),
+    ([{"type": "thread.started", "thread_id": "t"}, {"type": "turn.started"},
+      {"type": "turn.failed", "error": {"message": "You've hit your usage limit. Try again in "
+                                                   "4 days 20 hours 9 minutes."}}],
+     RateLimitError, "usage limit", "resets"),
+    ([{"type": "thread.started", "thread_id": "t"}, {"type": "turn.started"},
+      {"type": "error", "message": "stream error: stream disconnected before completion"}],
+     ServerError, "stream disconnected", "try again"),
+    ([{"type": "thread.started", "thread_id": "t"}, {"type": "turn.started"},
+      {"type": "turn.completed", "usage": {"input_tokens": 1, "cached_input_tokens": 0,
+                                           "output_tokens": 0}}],
+     ProviderError, "empty answer", "ask again"),
+]
+
+
+@pytest.mark.parametrize("lines, cls, cause, fix", CODEX_FAILURES)
+def test_codex_errors(fakes, make_provider, lines, cls, cause, fix) -> None:
+    fakes.script("codex", {"lines": lines, "exit": 1})
+    error = fail(make_provider("codex"))
+    assert type(error) is cls and cause in error.message and fix in error.hint
+    assert error.message.startswith("Codex")
+
+
+# --------------------------------------------------------------------------------------------
+# crashes, garbage, hangs
+
+
+@pytest.mark.parametrize("name, program", [("claude-code", "claude"), ("codex", "codex")])
+def test_a_crash_with_stderr_names_the_status_and_its_message(fakes, make_provider, name,
+                                                              program) -> None:
+    fakes.script(program, {"lines": [], "stderr": "\x1b[31mError: Cannot find module "
+                                                  "'./cli.js'\x1b[0m\n    at node:internal",
+                           "exit": 3})
+    error = fail(make_provider(name))
+    assert "exited with status 3: Error: Cannot find module './cli.js'" in error.message
+
+
+def test_a_crash_after_garbage_names_the_garbage(fakes, make_provider) -> None:
+    fakes.script("claude", {"lines": [claude_init(SESSION), "Segmentation fault (core dump"],
+                            "exit": 139})
+    error = fail(make_provider())
+    assert isinstance(error, StreamCutError)
+    assert "exited with status 139 after printing 'Segmentation fault" in error.message
+
+
+@pytest.mark.parametrize("name, program", [("claude-code", "claude"), ("codex", "codex")])
+def test_output_that_is_not_json_events(fakes, make_provider, name, program) -> None:
+    # an old version printing text, a banner, a JSON value that is no object
+    fakes.script(program, {"lines": ["Welcome to the assistant!", "[1, 2, 3]", "\u2801\u2802 "
+                                     "thinking…", "{not json"], "exit": 0})
+    error = fail(make_provider(name))
+    assert isinstance(error, StreamCutError)
+    assert "printed 'Welcome to the assistant!', which is not a JSON event" in error.message
+    assert "--version" in error.hint
+
+
+def test_garbage_between_events_is_skipped(fakes, make_provider) -> None:
+    lines = claude_answer("still fine")
+    lines.insert(2, "npm WARN deprecated something")
+    lines.insert(4, '{"type": "assistant", "message": "not a dict"}')
+    lines.insert(5, '{"type": "stream_event", "event": [1]}')
+    fakes.script("claude", {"lines": lines})
+    events = make_provider().stream(ChatRequest(model="m", messages=[Message.user("hi")]))
+    assert "".join(e.text for e in events if isinstance(e, TextDelta)) == "still fine"
+
+
+def test_killed_by_a_signal(fakes, make_provider) -> None:
+    fakes.script("codex", {"lines": [{"type": "thread.started", "thread_id": "t"}],
+                           "signal": 9})
+    error = fail(make_provider("codex"))
+    assert "Codex was killed by signal 9" in error.message
+
+
+@pytest.mark.parametrize("name, program", [("claude-code", "claude"), ("codex", "codex")])
+def test_a_hang_ends_at_the_timeout_and_kills_the_process_group(fakes, make_provider, name,
+                                                                program) -> None:
+    first = claude_init(SESSION) if program == "claude" else {"type": "thread.started",
+                                                              "thread_id": "t"}
+    fakes.script(program, {"lines": [first], "hang": True, "child": True})
+    error = fail(make_provider(name, timeout=1.0))
+    assert isinstance(error, ProviderTimeoutError)
+    assert "printed nothing for 1s" in error.message
+    assert f"providers.{name}.timeout" in error.hint
+    # the fake and the child it started (its "tool") are gone: checked by the fixture too
+    assert not any(alive(pid) for pid in fakes.pids(program))
+
+
+def test_closing_the_stream_mid_answer_kills_the_process_group(fakes, make_provider) -> None:
+    lines = claude_answer("a long answer")
+    fakes.script("claude", {"lines": [*lines[:5], {"sleep": 60}, *lines[5:]], "child": True})
+    stream = make_provider().stream(ChatRequest(model="m", messages=[Message.user("hi")]))
+    for event in stream:
+        if isinstance(event, TextDelta):
+            break
+    started = time.monotonic()
+    stream.close()
+    assert time.monotonic() - started < 5
+    assert not any(alive(pid) for pid in fakes.pids("claude"))
+
+
+def test_an_abandoned_silent_stream_is_closed_by_its_keep_alive_events(fakes,
+                                                                       make_provider) -> None:
+    # The engine reads a provider on a helper thread; after Ctrl+C it stops taking events
+    # and closes the stream when the provider next yields. A silent assistant still yields
+    # (usage keep-alives), so the abandoned process is killed promptly, not at the timeout.
+    import threading
+
+    from chatcli._streaming import threaded
+
+    fakes.script("claude", {"lines": [claude_init(SESSION)], "hang": True, "child": True})
+    provider = make_provider(timeout=300)
+    cancel = threading.Event()
+    events = threaded(lambda: provider.stream(ChatRequest(model="m",
+                                                          messages=[Message.user("hi")])),
+                      cancel=cancel, first_deadline=None, idle_timeout=None, who="claude-code")
+    next(events)  # the first keep-alive: the process runs
+    deadline = time.monotonic() + 10
+    while not fakes.pids("claude") and time.monotonic() < deadline:
+        time.sleep(0.05)
+    cancel.set()
+    with pytest.raises(KeyboardInterrupt):
+        for _ in events:
+            pass
+    deadline = time.monotonic() + 5
+    while any(alive(pid) for pid in fakes.pids("claude")) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(alive(pid) for pid in fakes.pids("claude"))
+
+
+def test_a_new_turn_kills_a_run_that_was_never_closed(fakes, make_provider) -> None:
+    fakes.script("codex", {"lines": [{"type": "thread.started", "thread_id": "t"}],
+                           "hang": True},
+                 {"lines": codex_answer("next")})
+    provider = make_provider("codex")
+    stale = provider.stream(ChatRequest(model="m", messages=[Message.user("one")]))
+    next(stale)  # running, never closed (a leaked generator)
+    out = "".join(e.text for e in provider.stream(ChatRequest(
+        model="m", messages=[Message.user("two")])) if isinstance(e, TextDelta))
+    assert out == "next"
+    assert not alive(fakes.calls("codex")[0]["pid"])
