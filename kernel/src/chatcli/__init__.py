@@ -87,6 +87,7 @@ _EXPORTS: dict[str, str] = {
     "build_provider": "chatcli._providers",
     "choose_provider": "chatcli._providers",
     "find_provider": "chatcli._providers",
+    "remote_models": "chatcli._providers",
     "ChatApp": "chatcli._app",
     # settings and files
     "ProviderSettings": "chatcli._config",

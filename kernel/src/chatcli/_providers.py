@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 from typing import TYPE_CHECKING, Any
 
@@ -21,6 +22,7 @@ __all__ = [
     "find_provider",
     "has_key",
     "provider_key",
+    "remote_models",
 ]
 
 INSTALL_HINT = (
@@ -168,12 +170,14 @@ def check_provider_options(spec: ProviderSpec, table: ProviderSettings) -> dict[
 
 
 def build_provider(
-    spec: ProviderSpec, settings: Settings, model: str | None = None
+    spec: ProviderSpec, settings: Settings, model: str | None = None, *,
+    timeout: float | None = None,
 ) -> tuple[Provider, ProviderConfig]:
     """Call ``spec.factory`` with the resolved key, URL and model; returns the provider and config.
 
     The model is ``model``, else the settings' model (when the settings name this provider or no
-    provider at all), else ``[providers.NAME].model``, else the spec's default.
+    provider at all), else ``[providers.NAME].model``, else the spec's default. ``timeout``
+    shortens ``[providers.NAME] timeout`` (a listing should not wait two minutes).
     """
     table = settings.provider_settings(spec.name)
     options = check_provider_options(spec, table)
@@ -191,7 +195,7 @@ def build_provider(
         model=chosen,
         api_key=key,
         base_url=base_url or spec.base_url,
-        timeout=table.timeout,
+        timeout=min(table.timeout, timeout) if timeout else table.timeout,
         max_retries=table.max_retries,
         options=options,
     )
@@ -206,11 +210,56 @@ def native_tools(spec: ProviderSpec, settings: Settings) -> bool:
     return spec.capabilities.native_tools if chosen == "auto" else chosen == "native"
 
 
+def uses_tools(spec: ProviderSpec, settings: Settings) -> bool:
+    """Whether the model is offered tools at all (False: lean requests, see
+    :attr:`Capabilities.uses_tools`): ``[providers.NAME] tools`` when it is true or false, else
+    the provider's capability."""
+    chosen = settings.provider_settings(spec.name).tools
+    return spec.capabilities.uses_tools if chosen == "auto" else bool(chosen)
+
+
 def context_window(spec: ProviderSpec, settings: Settings, model: str) -> int | None:
     """The tokens ``model``'s context holds: ``[providers.NAME] context_window``, else the
     ``context_window`` setting, else what the provider registered, else None."""
     return (settings.provider_settings(spec.name).context_window or settings.context_window
             or spec.context_window(model))
+
+
+def remote_models(spec: ProviderSpec, settings: Settings, *, timeout: float = 15.0
+                  ) -> list[str]:
+    """The model ids ``spec``'s service lists now, through the provider's optional
+    :meth:`~chatcli.ModelLister.list_models` (``Capabilities.model_list``).
+
+    Raises :class:`UsageError` for a provider that cannot list its models, the
+    :class:`ConfigError` of a missing key, or the provider's :class:`ProviderError` (refused
+    key, service down), each one line. Waits at most ``timeout`` seconds for the service.
+    """
+    from chatcli._specs import ModelLister
+
+    if not spec.capabilities.model_list:
+        raise UsageError(f"{spec.display_name} does not list the models it serves",
+                         f"`chatcli models` shows the ones chatcli knows for {spec.name}")
+    provider, _config = build_provider(spec, settings, timeout=timeout)
+    try:
+        if not isinstance(provider, ModelLister):
+            raise ProviderError(
+                f"the {spec.display_name} provider says it lists models but has no list_models()",
+                "update the plugin that provides it (`chatcli plugins list` names it)",
+                provider=spec.name)
+        try:
+            return [str(m) for m in provider.list_models()]
+        except ChatcliError:
+            raise
+        except Exception as err:
+            raise ProviderError.unexpected(
+                f"listing the {spec.display_name} models failed", err,
+                "report it to the plugin's authors (`chatcli plugins list` names it)",
+                spec.name) from err
+    finally:
+        close = getattr(provider, "close", None)
+        if callable(close):
+            with contextlib.suppress(Exception):
+                close()
 
 
 def _start(spec: ProviderSpec, config: ProviderConfig) -> Provider:

@@ -1,4 +1,5 @@
-"""``chatcli models``: the installed providers, their default models and where their keys are."""
+"""``chatcli models``: the installed providers, their default models and where their keys are;
+``chatcli models --remote [PROVIDER]``: what the services themselves list."""
 
 from __future__ import annotations
 
@@ -24,14 +25,26 @@ def key_status(spec, settings) -> str:  # (ProviderSpec, Settings) -> str
 
 
 @click.command("models")
+@click.option("--remote", is_flag=True,
+              help="Ask the services which models they serve (every provider with a key, "
+                   "or PROVIDER).")
+@click.argument("provider", required=False)
 @click.pass_context
-def models_command(ctx: click.Context) -> int:
-    """List providers, their models and whether each has a key (* marks the default)."""
+def models_command(ctx: click.Context, remote: bool, provider: str | None) -> int:
+    """List providers, their models and whether each has a key (* marks the default).
+
+    With --remote (implied by PROVIDER), list what the services serve instead: one model id per
+    line for PROVIDER, else PROVIDER/MODEL lines for every provider that has a key (and the
+    keyless ones configured in [providers.NAME]). A provider that fails is one line on stderr;
+    the exit code is then that of its error (1 for the service, 2 for the set-up).
+    """
     from chatcli._errors import ChatcliError
     from chatcli._layers import glance
     from chatcli._providers import INSTALL_HINT, choose_provider
 
     host = get_state(ctx).host
+    if remote or provider:
+        return _remote(host, provider)
     settings = glance()  # the few settings a listing needs, without validating them all
     specs = host.providers()
     if not specs:
@@ -57,3 +70,56 @@ def models_command(ctx: click.Context) -> int:
         click.echo("\nother models (use --provider NAME --model MODEL):")
         click.echo("\n".join(extras))
     return 0
+
+
+def _listable(spec, settings) -> bool:  # (ProviderSpec, Settings) -> bool
+    """Whether ``--remote`` without a name asks ``spec``: it can list, and it has a key — or,
+    keyless (a local server that may not run), it is configured or its URL variable is set."""
+    import os
+
+    from chatcli._providers import has_key
+
+    if not spec.capabilities.model_list:
+        return False
+    if spec.requires_key:
+        return has_key(spec, settings)
+    return spec.name in settings.providers or bool(
+        spec.base_url_env and os.environ.get(spec.base_url_env))
+
+
+def _remote(host, name: str | None) -> int:  # (PluginHost, str | None) -> int
+    """``models --remote``: list the services' models; each failure is one line on stderr."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from chatcli._cli.common import error_line, settings_from
+    from chatcli._errors import EXIT_PROVIDER, ChatcliError
+    from chatcli._providers import find_provider, remote_models
+
+    settings = settings_from()
+    if name is not None:
+        for model in remote_models(find_provider(host, name), settings):
+            click.echo(model)
+        return 0
+    specs = [spec for _, spec in sorted(host.providers().items()) if _listable(spec, settings)]
+    if not specs:
+        click.echo("no provider to ask: set a key (`chatcli keys set NAME`) or name one: "
+                   "chatcli models --remote PROVIDER")
+        return 0
+
+    def ask(spec):  # (ProviderSpec) -> list[str] | ChatcliError
+        try:
+            return remote_models(spec, settings)
+        except ChatcliError as err:
+            return err
+
+    with ThreadPoolExecutor(max_workers=min(8, len(specs))) as pool:
+        results = list(pool.map(ask, specs))
+    code = 0
+    for spec, result in zip(specs, results, strict=True):
+        if isinstance(result, ChatcliError):
+            error_line(f"{spec.name}: {result}")
+            code = max(code, getattr(result, "exit_code", EXIT_PROVIDER))
+            continue
+        for model in result:
+            click.echo(f"{spec.name}/{model}")
+    return code

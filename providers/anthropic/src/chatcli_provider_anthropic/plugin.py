@@ -45,7 +45,7 @@ def register_providers(register: Callable[[ProviderSpec], None]) -> None:
             base_url_env="ANTHROPIC_BASE_URL",
             models=MODELS,
             capabilities=Capabilities(prompt_caching=True, vision=True,
-                                      cache_ttls=("5m", "1h")),
+                                      cache_ttls=("5m", "1h"), model_list=True),
             priority=60,
             description="Claude models through the Anthropic Messages API (prompt caching).",
             context_windows=CONTEXT_WINDOWS,

@@ -118,6 +118,14 @@ class AnthropicProvider:
         self.base_url = str(self.client.base_url).rstrip("/")
         self._messages = MessageCache()
 
+    def list_models(self) -> list[str]:
+        """The model ids the service lists (``GET /v1/models`` through the SDK, every page)."""
+        try:
+            return [m.id for m in self.client.models.list(limit=1000)]
+        except Exception as err:
+            raise map_error(err, model=self.config.model, base_url=self.base_url,
+                            started=False) from None
+
     def stream(self, request: ChatRequest) -> Iterator[StreamEvent]:
         """Send ``request`` and yield text, tool calls, usage and the stop event."""
         params = build_params(request, self.config.options, self._messages)

@@ -64,7 +64,7 @@ def register_providers(register: Callable[[ProviderSpec], None]) -> None:
             base_url=DEFAULT_HOST,
             base_url_env="OLLAMA_HOST",
             models=MODELS,
-            capabilities=Capabilities(vision=True),
+            capabilities=Capabilities(vision=True, model_list=True),
             priority=5,
             auto_select=False,
             description="Models served by Ollama (`ollama serve`), no API key needed.",

@@ -118,6 +118,14 @@ class OllamaProvider:
             ) from None
         self._messages = MessageCache()
 
+    def list_models(self) -> list[str]:
+        """The models pulled into the server (``GET /api/tags`` through the SDK's ``list``)."""
+        try:
+            return [m.model for m in self.client.list().models if m.model]
+        except Exception as err:
+            raise map_error(err, model=self.config.model, host=self.host,
+                            started=False) from None
+
     def stream(self, request: ChatRequest) -> Iterator[StreamEvent]:
         """Send ``request`` and yield text, tool calls, usage and the stop event.
 
