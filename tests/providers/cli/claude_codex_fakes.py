@@ -2,8 +2,9 @@
 
 The fakes are small Python programs written into a folder put first on PATH. Each run takes the
 next *turn* a test scripted (a JSON file): lines to print on stdout (with optional pauses),
-text for stderr, an exit status, a signal it kills itself with, or a hang (optionally with a child process in its group). Each
-run appends what it received — argv, stdin, cwd, its pid and its child's — to a log file.
+text for stderr, an exit status, a signal it kills itself with, or a hang (optionally with a
+child process in its group). Each run appends what it received — argv, stdin, cwd, its pid
+and its child's — to a log file.
 
 The event shapes follow what the CLIs print (see providers/cli/README.md for the sources):
 Claude Code 2.1's ``stream-json`` and Codex's ``exec --json``.

@@ -7,12 +7,11 @@ from typing import Any
 
 import pytest
 from chatcli import ProviderConfig, ProviderError, StreamEvent
-from hypothesis import example, given
-from hypothesis import strategies as st
-
 from chatcli_provider_cli.claude import ClaudeCodeProvider, ClaudeMapper
 from chatcli_provider_cli.codex import CodexMapper, CodexProvider
 from chatcli_provider_cli.jsonl import classify, first_line, parse_line
+from hypothesis import example, given
+from hypothesis import strategies as st
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
