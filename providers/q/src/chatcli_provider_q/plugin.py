@@ -1,3 +1,73 @@
-"""Entry module of chatcli-provider-q (light: imports nothing heavy)."""
+"""Entry module of chatcli-provider-q: registers the provider ``q`` (light: imports nothing heavy).
+
+The provider runs the Amazon Q Developer CLI: a persistent ``q chat`` process (the daemon, by
+default) or one ``q chat --no-interactive`` per answer (``CHATCLI_Q_DAEMON=false`` or
+``[providers.q] daemon = false``). Processes and their cleaning are imported when it is used.
+"""
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from chatcli import hookimpl
+
+if TYPE_CHECKING:  # the data model is imported when a hook runs, not at start-up
+    from chatcli import Provider, ProviderConfig, ProviderSpec
+
+__all__ = ["make_provider", "q_spec", "register_providers"]
+
+
+def make_provider(config: ProviderConfig) -> Provider:
+    """The daemon provider, unless the daemon is switched off; finds ``q`` on PATH (or
+    ``[providers.q] command``) now, so that a missing CLI is one line before anything runs."""
+    from chatcli_provider_q._options import daemon_wanted
+
+    if daemon_wanted(config.options):
+        from chatcli_provider_q._daemon import QDaemonProvider
+
+        return QDaemonProvider(config)
+    from chatcli_provider_q._plain import QProvider
+
+    return QProvider(config)
+
+
+def q_spec() -> ProviderSpec:
+    """The ``q`` provider's spec."""
+    from chatcli import Capabilities, ProviderOption, ProviderSpec
+
+    return ProviderSpec(
+        name="q",
+        display_name="Amazon Q (q chat)",
+        factory=make_provider,
+        default_model="default",
+        requires_key=False,
+        models=["default"],
+        # Q runs its own tools (with trust_all_tools); chatcli's are not offered to it
+        capabilities=Capabilities(streaming=True, native_tools=False),
+        priority=3,
+        auto_select=False,
+        description="The Amazon Q Developer CLI you are logged in to (`q login`): no API key.",
+        options={
+            "command": ProviderOption(str, "the q executable, with arguments if needed"),
+            "daemon": ProviderOption(bool, "keep one q chat running (default true)"),
+            "context": ProviderOption(str, "how q learns the conversation: transcript or "
+                                           "resume"),
+            "trust_all_tools": ProviderOption(bool, "pass --trust-all-tools: q runs its tools "
+                                                    "without asking"),
+            "args": ProviderOption(list, "more q chat arguments (\"--agent\", \"NAME\")",
+                                   items=str),
+            "idle_end": ProviderOption((int, float), "seconds of silence that end a daemon "
+                                                     "answer when no prompt shows (0: never)"),
+            "settle": ProviderOption((int, float), "seconds the output must rest after the "
+                                                   "prompt shows"),
+            "system_prompt": ProviderOption(bool, "send chatcli's whole system prompt (default: "
+                                                  "only your own system text)"),
+        },
+    )
+
+
+@hookimpl
+def register_providers(register: Callable[[ProviderSpec], None]) -> None:
+    """Register ``q``: keyless, used only when named (``--provider q``, ``provider = "q"``)."""
+    register(q_spec())
