@@ -50,12 +50,24 @@ class PromptSection:
     Stable sections come first and may be cached by providers that support prompt caching;
     volatile sections (``stable=False``: the date, retrieved memory) come after them so they never
     break the cached prefix. Within each group, sections are ordered by ``order`` then ``name``.
+
+    A model that does not use tools (a very small one, see ``Capabilities.uses_tools`` and the
+    ``[providers.NAME] tools`` setting) gets a *lean* request: no tools, and only the kernel's
+    own sections and those marked ``essential`` — what the user chose to be there (a persona,
+    a file they attached, a pinned skill), not catalogs of what tools could fetch. A section
+    with ``needs_tools`` (the instructions of an agent run) makes the request a full one again:
+    the user asked for tools by starting it.
     """
 
     name: str
     text: str
     stable: bool = True
     order: int = 100
+    #: kept in lean requests (a model without tools); others are left out of them
+    essential: bool = False
+    #: the section only makes sense with tools offered (an agent run): present, it makes the
+    #: request offer tools even to a model that does not use them by default
+    needs_tools: bool = False
 
 
 @dataclass(frozen=True)

@@ -58,6 +58,10 @@ class ProviderSettings(BaseModel):
         "auto", description="How tools are offered: native (the API's tool calls), text "
                             "(described in the prompt, for servers without tool support), "
                             "auto (what the provider supports).")
+    tools: bool | Literal["auto"] = Field(
+        "auto", description="Whether the model is offered tools at all: true; false (a lean "
+                            "request: no tools, only the essential prompt sections); auto (the "
+                            "provider's uses_tools capability: off for the offline model).")
     context_window: int | None = Field(
         None, ge=1_000, le=10_000_000,
         description="Tokens the model's context holds (overrides what the provider says).")

@@ -49,7 +49,7 @@ from chatcli._errors import ChatcliError, ContextTooLongError
 from chatcli._plugins import PluginHost
 from chatcli._specs import Decision, Provider, Risk, StopReason
 from chatcli._streaming import Retrying, read_answer
-from chatcli._toolcall import catalog_section, parse_tool_calls
+from chatcli._toolcall import CATALOG_SECTION, catalog_section, parse_tool_calls
 from chatcli._types import Message, Role, TextPart, ToolCallPart, ToolResultPart, Usage
 
 __all__ = [
@@ -119,6 +119,10 @@ _BASE_PROMPT = (
     "You are chatcli, an AI assistant in a developer's terminal. Answer concisely in markdown. "
     "Use the tools you are given when they help; never invent their results."
 )
+#: The base prompt of a lean request (a model offered no tools).
+_LEAN_BASE_PROMPT = (
+    "You are chatcli, an AI assistant in a developer's terminal. Answer concisely in markdown."
+)
 
 
 @dataclass
@@ -146,6 +150,8 @@ class Use:
     max_retries: int = 3
     native_tools: bool = True
     context_window: int = DEFAULT_CONTEXT_WINDOW
+    #: whether the model is offered tools at all (False: lean requests)
+    tools: bool = True
 
 
 class _Turn:
@@ -255,6 +261,7 @@ class Engine:
         max_retries: int = 3,
         native_tools: bool = True,
         context_window: int | None = None,
+        tools: bool = True,
         sleep: Callable[[float], None] | None = None,
         on_retry: Callable[[Retrying], None] | None = None,
         on_tool_output: Callable[[str], None] | None = None,
@@ -270,22 +277,25 @@ class Engine:
         #: the token estimate, corrected by what the provider counted on the last call
         self.tokens = TokenCounter()
         self.use(provider, provider_name, model, max_retries=max_retries,
-                 native_tools=native_tools, context_window=context_window)
+                 native_tools=native_tools, context_window=context_window, tools=tools)
         self._sleep = sleep
         self._text_cache: dict[str, tuple[Message, Message]] = {}
         #: told of each retry before the wait starts (the same Retrying is also yielded)
         self.on_retry = on_retry
 
     def use(self, provider: Provider, provider_name: str, model: str, *, max_retries: int = 3,
-            native_tools: bool = True, context_window: int | None = None) -> None:
+            native_tools: bool = True, context_window: int | None = None,
+            tools: bool = True) -> None:
         """Answer with ``provider``/``model`` from the next model call on; history is kept.
 
         ``native_tools`` False: the model has no native tool calling, so tools are described in
         the prompt and calls are parsed from the answer text (:mod:`chatcli._toolcall`).
         ``context_window``: the tokens the model holds (compaction's yardstick).
+        ``tools`` False: the model is offered no tools at all, and gets lean requests (only the
+        essential prompt sections; see :class:`chatcli.PromptSection`).
         """
         self.current = Use(provider, provider_name, model, max_retries, native_tools,
-                           context_window or DEFAULT_CONTEXT_WINDOW)
+                           context_window or DEFAULT_CONTEXT_WINDOW, tools)
         self.tokens.ratio = 1.0  # another model counts differently
 
     @property
@@ -317,17 +327,32 @@ class Engine:
 
     def sections(self, messages: list[Message], use: Use | None = None,
                  settings: Settings | None = None) -> list[PromptSection]:
-        """The system prompt sections for the next call: kernel, plugins, then the user's."""
+        """The system prompt sections for the next call: kernel, plugins, then the user's.
+
+        For a model offered no tools (``use.tools`` False) and no section asking for them
+        (``needs_tools``), only the essential ones: see :meth:`offers_tools`."""
         use, settings = use or self.current, settings or self.settings
-        sections = [PromptSection(name="chatcli", text=_BASE_PROMPT, order=0)]
+        sections = [PromptSection(name="chatcli", text=_BASE_PROMPT, order=0, essential=True)]
         sections.extend(self.host.hooks.prompt_sections(
             settings=settings, workspace=self.workspace, messages=messages,
             provider=use.provider_name, model=use.model))
         if settings.system:
-            sections.append(PromptSection(name="user-system", text=settings.system, order=900))
+            sections.append(PromptSection(name="user-system", text=settings.system, order=900,
+                                          essential=True))
         today = _dt.date.today().isoformat()
-        sections.append(PromptSection(name="date", text=f"Today is {today}.", stable=False))
-        return sections
+        sections.append(PromptSection(name="date", text=f"Today is {today}.", stable=False,
+                                      essential=True))
+        if self.offers_tools(sections, use):
+            return sections
+        lean_base = PromptSection(name="chatcli", text=_LEAN_BASE_PROMPT, order=0, essential=True)
+        return [lean_base, *(s for s in sections[1:] if s.essential)]
+
+    def offers_tools(self, sections: list[PromptSection], use: Use | None = None) -> bool:
+        """Whether the request with ``sections`` offers tools: the model uses them
+        (``Capabilities.uses_tools``, ``[providers.NAME] tools``), or a section asks for them
+        (``needs_tools``: an agent run). Otherwise the request is lean: no tools, no tool
+        catalog, only the sections marked ``essential``."""
+        return (use or self.current).tools or any(s.needs_tools for s in sections)
 
     def build_request(self, conversation: Conversation, use: Use | None = None,
                       settings: Settings | None = None) -> ChatRequest:
@@ -337,6 +362,8 @@ class Engine:
         messages = conversation.view()
         specs = [tool.spec() for tool in self.tools.values()]
         sections = self.sections(messages, use, settings)
+        if not self.offers_tools(sections, use):  # lean: earlier calls are shown as text
+            messages, specs = self._text_view(messages), []
         if specs and not use.native_tools:
             sections.append(catalog_section(specs))
             messages, specs = self._text_view(messages), []
@@ -543,7 +570,7 @@ class Engine:
         except ChatcliError as err:
             turn.end_answer(interrupted=True, error=err)
             return err
-        if self.tools and not use.native_tools:
+        if self.tools and not use.native_tools and _described_tools(request):
             specs = [tool.spec() for tool in self.tools.values()]
             found = parse_tool_calls("".join(answer.text), specs)
             answer.calls.extend(found)
@@ -761,6 +788,12 @@ def _turn_label(conversation: Conversation) -> str:
     """The label of checkpoints within a turn: the start of its user message."""
     user = conversation.last(Role.USER)
     return _first_line(user.text) if user is not None else "(empty)"
+
+
+def _described_tools(request: ChatRequest) -> bool:
+    """Whether ``request`` told the model how to call tools in its text (a lean request did
+    not: a tag it happens to write is then only text)."""
+    return any(section.name == CATALOG_SECTION for section in request.system)
 
 
 def _raw_request_tokens(tokens: TokenCounter, request: ChatRequest) -> int:

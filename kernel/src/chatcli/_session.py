@@ -29,6 +29,7 @@ from chatcli._providers import (
     find_provider,
     has_key,
     native_tools,
+    uses_tools,
 )
 from chatcli._specs import Provider, ProviderSpec
 from chatcli._streaming import Retrying
@@ -171,6 +172,7 @@ class Session:
             workspace=self.workspace, approver=self._approver, interactive=self.interactive,
             max_retries=config.max_retries, native_tools=native_tools(spec, settings),
             context_window=context_window(spec, settings, config.model),
+            tools=uses_tools(spec, settings),
             sleep=self._sleep, on_retry=self._on_retry, on_tool_output=self._on_tool_output,
         )
         self._begin(conversation)
@@ -262,7 +264,8 @@ class Session:
         new, config = build_provider(spec, self.settings, model)
         engine.use(self._wrap(new), spec.name, config.model, max_retries=config.max_retries,
                    native_tools=native_tools(spec, self.settings),
-                   context_window=context_window(spec, self.settings, config.model))
+                   context_window=context_window(spec, self.settings, config.model),
+                   tools=uses_tools(spec, self.settings))
         self._spec = spec
 
     def update_settings(self, **changes: Any) -> Settings:

@@ -84,6 +84,14 @@ class Capabilities(NamedTuple):
     #: the provider's objects have :meth:`ModelLister.list_models`: the service says which
     #: models it serves (``chatcli models --remote``, ``/switch`` completion)
     model_list: bool = False
+    #: whether the model can make use of tools, and of the prompt sections that describe
+    #: tool-driven features (skills, memory, MCP…). False for a very small model (the offline
+    #: SmolLM2-135M, whose 4,096-token context the tool catalog alone would fill): the engine
+    #: then sends it a *lean* request — no tools, no tool catalog, and of the plugins' prompt
+    #: sections only those marked :attr:`PromptSection.essential` — unless the user's
+    #: ``[providers.NAME] tools = true`` says otherwise or a section asks for tools
+    #: (:attr:`PromptSection.needs_tools`: an agent run)
+    uses_tools: bool = True
 
 
 class ProviderOption(NamedTuple):

@@ -76,6 +76,7 @@ from chatcli._calls import PromptSection, ToolSpec
 from chatcli._types import ToolCallPart
 
 __all__ = [
+    "CATALOG_SECTION",
     "MAX_CALLS",
     "MAX_DEPTH",
     "ParsedCall",
@@ -89,6 +90,8 @@ __all__ = [
 
 #: calls parsed from one answer; more are ignored (``ToolCalls.truncated`` tells)
 MAX_CALLS = 32
+#: the name of the prompt section that describes the tools in the text protocol
+CATALOG_SECTION = "tool-catalog"
 #: deepest nesting of arguments (objects and arrays); deeper ones are invalid arguments
 MAX_DEPTH = 64
 #: structural steps per answer (and again for converting its calls' arguments)
@@ -1128,4 +1131,4 @@ def catalog_section(tools: Iterable[ToolSpec]) -> PromptSection:
     for spec in tools:
         params = json.dumps(_schema(spec)[0], ensure_ascii=False, default=str)
         lines.append(f"- {spec.name}: {spec.description} Arguments (JSON schema): {params}")
-    return PromptSection(name="tool-catalog", text="\n".join(lines), order=50)
+    return PromptSection(name=CATALOG_SECTION, text="\n".join(lines), order=50)

@@ -355,6 +355,13 @@ def prompt_sections(
     :return: a list of :class:`chatcli.PromptSection`, or None. Mark material that changes
         between calls ``stable=False`` so it is placed after the cached prefix. A wrapper
         receives the list of every implementation's list and returns such a list.
+
+    A model that does not use tools (``Capabilities.uses_tools=False``, the offline model; or
+    ``[providers.NAME] tools = false``) gets a lean request: the engine keeps only the sections
+    marked ``essential=True`` (mark what the user chose to have there: a persona, an attached
+    file, a pinned skill) and drops the rest (catalogs, instructions for tools it is not
+    offered). A section marked ``needs_tools=True`` (an agent run's instructions) makes the
+    request a full one, tools included: mark it only when the user asked for that work.
     """
 
 
