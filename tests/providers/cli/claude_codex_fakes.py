@@ -114,6 +114,19 @@ def alive(pid: int) -> bool:
     return status.rsplit(")", 1)[-1].split()[0] not in ("Z", "X")
 
 
+def all_gone(pids: list[int], within: float = 10.0) -> bool:
+    """Whether every process of ``pids`` has ended, waiting up to ``within`` seconds for a
+    signal already sent to take effect (a wait for an event, not a time limit on the code)."""
+    import time
+
+    deadline = time.monotonic() + within
+    while any(alive(pid) for pid in pids):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
 # --------------------------------------------------------------------------------------------
 # Claude Code events (stream-json)
 # --------------------------------------------------------------------------------------------
