@@ -27,6 +27,7 @@ __all__ = [
     "TOOL_NAME_PATTERN",
     "Approval",
     "ChatRequest",
+    "FailedAttempt",
     "PromptSection",
     "StopEvent",
     "StreamEvent",
@@ -138,12 +139,37 @@ class UsageEvent:
 
 
 @dataclass(frozen=True, slots=True)
+class FailedAttempt:
+    """A provider that was tried for a model call and did not answer it, as a provider that
+    delegates (a fallback chain, a provider pool) reports it.
+
+    ``provider``/``model`` name the entry; ``error`` is the failure's one line (secrets
+    redacted); ``kind`` is the error's class name (``RateLimitError``), or ``"skipped"`` for an
+    entry passed over without a request (cooling down after earlier failures, unhealthy).
+    """
+
+    provider: str
+    model: str
+    error: str
+    kind: str
+
+
+@dataclass(frozen=True, slots=True)
 class StopEvent:
-    """The last event of a response: why it stopped and which model answered."""
+    """The last event of a response: why it stopped and which model answered.
+
+    A provider that hands the call to another one (a fallback chain or pool) sets ``provider``
+    to the provider that answered (``openai``; None: the provider itself answered) and lists in
+    ``failed`` the entries tried or skipped before it. The engine records them on the answer
+    (:attr:`chatcli.Message.provider`, :attr:`chatcli.Message.via`) and the turn
+    (:attr:`chatcli.TurnFinished.answered_by`, :attr:`chatcli.TurnFinished.failed`).
+    """
 
     reason: StopReason = StopReason.END_TURN
     model: str | None = None
     type: str = "stop"
+    provider: str | None = None
+    failed: tuple[FailedAttempt, ...] = ()
 
 
 #: What :meth:`Provider.stream` yields.

@@ -27,6 +27,7 @@ from typing import Any
 from chatcli._calls import (
     Approval,
     ChatRequest,
+    FailedAttempt,
     PromptSection,
     StopEvent,
     TextDelta,
@@ -85,13 +86,21 @@ class ToolFinished:
 
 @dataclass
 class TurnFinished:
-    """The turn ended. ``error`` is set when a provider failure ended it."""
+    """The turn ended. ``error`` is set when a provider failure ended it.
+
+    ``answered_by`` names the provider that wrote the last answer when the session's provider
+    handed the call on (a fallback chain or pool), else None; ``failed`` lists the entries
+    such a provider tried or skipped before one answered (or before ``error``), over the
+    turn's model calls.
+    """
 
     stop_reason: StopReason
     usage: Usage
     messages: list[Message] = field(default_factory=list)
     error: ChatcliError | None = None
     model: str | None = None
+    answered_by: str | None = None
+    failed: list[FailedAttempt] = field(default_factory=list)
 
     @property
     def text(self) -> str:
@@ -134,6 +143,8 @@ class _Answer:
     usage: Usage = field(default_factory=Usage)
     stop: StopReason | None = None
     model: str | None = None
+    #: the provider that answered when the session's provider delegated (StopEvent.provider)
+    provider: str | None = None
 
     @property
     def empty(self) -> bool:
@@ -171,6 +182,9 @@ class _Turn:
         self.added: list[Message] = []
         self.usage = Usage()
         self.model: str | None = None
+        #: who answered the last model call when the provider delegated, and who failed
+        self.answered_by: str | None = None
+        self.failed: list[FailedAttempt] = []
         #: the model call in progress (between before_request and after_response)
         self.answer: _Answer | None = None
         #: the calls of the tool step in progress, and the results so far
@@ -191,6 +205,9 @@ class _Turn:
         assert answer is not None
         self.usage = self.usage + answer.usage
         self.model = answer.model or self.model
+        self.answered_by = answer.provider
+        if error is not None:
+            self.failed.extend(getattr(error, "failed", ()) or ())
         message = None
         if not (interrupted and answer.empty):
             author = self.engine.host.hooks.answer_author(conversation=self.conversation)
@@ -241,7 +258,8 @@ class _Turn:
 
     def finished(self, reason: StopReason, error: ChatcliError | None = None) -> TurnFinished:
         return TurnFinished(reason, self.usage, self.added, error=error,
-                            model=self.model or self.use.model)
+                            model=self.model or self.use.model, answered_by=self.answered_by,
+                            failed=list(self.failed))
 
 
 class Engine:
@@ -565,6 +583,9 @@ class Engine:
                 elif isinstance(event, StopEvent):
                     answer.stop = event.reason
                     answer.model = event.model or answer.model
+                    if event.provider and event.provider != use.provider_name:
+                        answer.provider = event.provider
+                    turn.failed.extend(event.failed)
                 elif isinstance(event, Retrying):
                     yield event
         except ChatcliError as err:
@@ -661,8 +682,9 @@ class Engine:
         parts.extend(answer.calls)
         reason = StopReason.INTERRUPTED if interrupted else (answer.stop or StopReason.END_TURN)
         return Message(role=Role.ASSISTANT, parts=parts, interrupted=interrupted,
-                       provider=use.provider_name, model=answer.model or use.model,
-                       usage=answer.usage, stop_reason=reason, author=author)
+                       provider=answer.provider or use.provider_name,
+                       model=answer.model or use.model, usage=answer.usage, stop_reason=reason,
+                       author=author, via=use.provider_name if answer.provider else None)
 
     # ------------------------------------------------------------------ tools
 

@@ -63,6 +63,9 @@ class ProviderError(ChatcliError):
     """A model service failed. ``retryable`` errors are retried with backoff before surfacing."""
 
     retryable: bool = False
+    #: the entries a fallback chain or pool tried (or skipped) before this error ended the
+    #: call: :class:`chatcli.FailedAttempt` records (empty for a provider that answers itself)
+    failed: tuple = ()
 
     def __init__(
         self,

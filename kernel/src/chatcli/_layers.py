@@ -27,6 +27,7 @@ __all__ = [
     "merge_layers",
     "origin_of",
     "project_config_path",
+    "raw_settings",
     "read_toml",
     "user_config_path",
 ]
@@ -196,6 +197,14 @@ def merge_layers(layers: list[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
             paired_with = None
         merged = _merge(merged, layer)
     return merged
+
+
+def raw_settings() -> dict[str, Any]:
+    """The config files and ``CHATCLI_*`` variables merged as plain data, not validated (no
+    pydantic): for a registration hook that needs one of a plugin's values cheaply (the named
+    pools of ``[fallback.pools]``). Values of variables are text. Raises
+    :class:`~chatcli.ConfigError` for a file that cannot be read."""
+    return merge_layers(layers())
 
 
 def origin_of(key: tuple[str, ...], *, cwd: Path | None = None,

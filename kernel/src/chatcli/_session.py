@@ -64,8 +64,11 @@ class SessionOptions:
 
 
 def resumed_model(conversation: Conversation) -> tuple[str | None, str | None]:
-    """The provider and model that last answered ``conversation`` (from its messages)."""
+    """The provider and model that last answered ``conversation`` (from its messages); for an
+    answer a fallback chain or pool handed on (``message.via``), that chain with its default."""
     for message in reversed(conversation.messages()):
+        if message.role == Role.ASSISTANT and message.via:
+            return message.via, None
         if message.role == Role.ASSISTANT and message.provider:
             return message.provider, message.model
     return None, None

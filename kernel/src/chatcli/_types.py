@@ -121,7 +121,9 @@ class Message(BaseModel):
     messages (bootstrap material, the task of an agent run, what the person marked) are never
     compacted away: a compaction must keep them unchanged. ``author`` names who wrote an
     assistant message when a plugin spoke through someone (a persona; the ``answer_author``
-    hook), None when chatcli answered as itself.
+    hook), None when chatcli answered as itself. ``via`` names the provider the session
+    used when it handed the call to ``provider`` (a fallback chain or pool: ``fallback``);
+    ``chatcli -c`` goes on with ``via``.
     """
 
     id: str = Field(default_factory=lambda: new_id("msg_"))
@@ -136,6 +138,7 @@ class Message(BaseModel):
     stop_reason: StopReason | None = None
     pinned: bool = False
     author: str | None = None
+    via: str | None = None
 
     @classmethod
     def user(cls, text: str, *images: str) -> Message:

@@ -344,6 +344,17 @@ def _consume(events: Any, output: _Output, waiting: Spinner | None,
     return finished
 
 
+def _report_fallback(finished: TurnFinished, session: Session) -> None:
+    """The footer of a call a fallback chain or pool handed on: who failed, who answered
+    (stderr, after the answer)."""
+    for failure in finished.failed:
+        status(f"{session.provider_name}: {failure.provider}/{failure.model} "
+               f"{'skipped' if failure.kind == 'skipped' else 'failed'}: {failure.error}")
+    if finished.answered_by and finished.error is None:
+        status(f"answered by {finished.answered_by}/{finished.model} "
+               f"(via {session.provider_name})")
+
+
 def _report(finished: TurnFinished | None, interrupted: bool, session: Session,
             conversation: Conversation, as_json: bool) -> int:
     from chatcli._specs import StopReason
@@ -352,20 +363,28 @@ def _report(finished: TurnFinished | None, interrupted: bool, session: Session,
     error = finished.error if finished else None
     if finished is not None and finished.stop_reason == StopReason.INTERRUPTED:
         interrupted = True
+    if finished is not None and finished.failed and not as_json and error is None:
+        _report_fallback(finished, session)
     if as_json:
         last = conversation.last()
         text = finished.text if finished else (last.text if last else "")
         usage = finished.usage if finished else Usage()
         stop = StopReason.INTERRUPTED if interrupted else (
             finished.stop_reason if finished else StopReason.INTERRUPTED)
+        answered_by = finished.answered_by if finished else None
         payload: dict[str, Any] = {
             "text": text,
-            "provider": session.provider_name,
+            "provider": answered_by or session.provider_name,
             "model": (finished.model if finished else None) or session.model,
             "usage": usage.model_dump(),
             "stop_reason": str(stop.value),
             "conversation_id": conversation.id,
         }
+        if answered_by:  # a fallback chain or pool handed the call on
+            payload["via"] = session.provider_name
+        payload["failed"] = [
+            {"provider": f.provider, "model": f.model, "error": f.error, "type": f.kind}
+            for f in (finished.failed if finished else [])]
         if error is not None:  # the partial answer the session kept travels with the error
             payload |= {"error": str(error), "type": type(error).__name__}
         print(json.dumps(payload, ensure_ascii=False), flush=True)
