@@ -1,1 +1,2 @@
-"""chatcli fallback chains and provider pools: one provider name that moves on when a service fails."""
+"""chatcli fallback chains and provider pools: one provider name that moves on when a
+service fails."""
