@@ -91,6 +91,7 @@ _EXPORTS: dict[str, str] = {
     "remote_models": "chatcli._providers",
     "ChatApp": "chatcli._app",
     # settings and files
+    "ModelSettings": "chatcli._config",
     "ProviderSettings": "chatcli._config",
     "Settings": "chatcli._config",
     "load_settings": "chatcli._config",

@@ -32,6 +32,7 @@ from chatcli._layers import (
 from chatcli._paths import atomic_write
 
 __all__ = [
+    "ModelSettings",
     "ProviderSettings",
     "Settings",
     "get_value",
@@ -65,6 +66,45 @@ class ProviderSettings(BaseModel):
     context_window: int | None = Field(
         None, ge=1_000, le=10_000_000,
         description="Tokens the model's context holds (overrides what the provider says).")
+
+
+class ModelSettings(BaseModel):
+    """One entry of the model table, ``[models."PATTERN"]``: what a model's context holds and
+    what its tokens cost (USD per million), for the models the providers do not describe.
+
+    ``PATTERN`` is ``provider/model`` (``openai/gpt-5.4-mini``) or a bare model name, and may
+    hold ``*``/``?`` globs (``"openai/gpt-5*"``); the entry with the most literal characters
+    that matches wins. Prices need ``input`` and ``output``; the cache prices left out follow
+    from ``input`` (reads 0.1×, writes 1.25×, one-hour writes 2×).
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    context_window: int | None = Field(
+        None, ge=1_000, le=10_000_000, description="Tokens the model's context holds.")
+    input: float | None = Field(None, ge=0, description="USD per million fresh input tokens.")
+    output: float | None = Field(None, ge=0, description="USD per million output tokens.")
+    cache_read: float | None = Field(None, ge=0, description="USD per million cached tokens read.")
+    cache_write: float | None = Field(
+        None, ge=0, description="USD per million tokens written to the cache (5 minutes).")
+    cache_write_1h: float | None = Field(
+        None, ge=0, description="USD per million tokens written to the cache for an hour.")
+
+
+def model_pattern_score(pattern: str, provider: str, model: str) -> int | None:
+    """How well ``pattern`` of the model table names ``provider``'s ``model``: its count of
+    literal characters (more for an exact name) when it matches, else None.
+
+    A pattern with a ``/`` is read against ``provider/model``, and also against a model id that
+    itself holds a vendor (OpenRouter's ``openai/gpt-5.4-mini``); one without, against the
+    model name alone.
+    """
+    from fnmatch import fnmatchcase
+
+    names = [f"{provider}/{model}", model] if "/" in pattern else [model]
+    if not any(fnmatchcase(name, pattern) for name in names if "/" in name or "/" not in pattern):
+        return None
+    return sum(ch not in "*?[]" for ch in pattern) + (1_000 if pattern in names else 0)
 
 
 class Settings(BaseModel):
@@ -116,10 +156,28 @@ class Settings(BaseModel):
         description="Tokens the model's context holds (default: what the provider says, "
                     "else 128,000).")
     providers: dict[str, ProviderSettings] = Field(default_factory=dict)
+    models: dict[str, ModelSettings] = Field(
+        default_factory=dict,
+        description='The model table: [models."provider/model"] context_window, input, '
+                    'output… (glob patterns allowed).')
 
     def provider_settings(self, name: str) -> ProviderSettings:
         """The ``[providers.NAME]`` table, or defaults when absent."""
         return self.providers.get(name) or ProviderSettings()
+
+    def model_settings(self, provider: str, model: str, having: str | None = None
+                       ) -> tuple[str, ModelSettings] | None:
+        """The ``[models."PATTERN"]`` entry that best names ``provider/model`` (an exact name
+        first, else the pattern with the most literal characters), with its pattern; or None.
+        ``having`` considers only the entries that set that field (``"context_window"``)."""
+        best: tuple[int, str] | None = None
+        for pattern, entry in self.models.items():
+            if having is not None and getattr(entry, having, None) is None:
+                continue
+            score = model_pattern_score(pattern, provider, model)
+            if score is not None and (best is None or score > best[0]):
+                best = (score, pattern)
+        return (best[1], self.models[best[1]]) if best else None
 
     def plugin_table(self, name: str) -> dict[str, Any]:
         """A plugin's own top-level table (``[NAME]``), or an empty dict."""

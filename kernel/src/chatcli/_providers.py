@@ -227,9 +227,13 @@ def uses_tools(spec: ProviderSpec, settings: Settings) -> bool:
 
 
 def context_window(spec: ProviderSpec, settings: Settings, model: str) -> int | None:
-    """The tokens ``model``'s context holds: ``[providers.NAME] context_window``, else the
-    ``context_window`` setting, else what the provider registered, else None."""
-    return (settings.provider_settings(spec.name).context_window or settings.context_window
+    """The tokens ``model``'s context holds: the model table's entry for it
+    (``[models."provider/model"] context_window``, patterns allowed), else ``[providers.NAME]
+    context_window``, else the ``context_window`` setting, else what the provider registered,
+    else None."""
+    entry = settings.model_settings(spec.name, model, having="context_window")
+    return ((entry[1].context_window if entry else None)
+            or settings.provider_settings(spec.name).context_window or settings.context_window
             or spec.context_window(model))
 
 

@@ -6,6 +6,7 @@ budget = 5.0            # USD per session: a warning at 80 % and at 100 %
 cache_ttl = "1h"        # "5m" or "1h": fixed; absent (or "auto"): chosen by evidence
 
 [cost.prices."anthropic/claude-sonnet-5-5"]   # USD per million tokens; * patterns work too
+# (the model table, [models."provider/model"] input/output/…, prices models too; these win)
 input = 3.0
 output = 15.0
 cache_read = 0.3
@@ -23,7 +24,7 @@ from typing import Any, NamedTuple
 
 from chatcli import Settings
 
-from chatcli_context.cost.prices import Price, PriceTable, parse_price
+from chatcli_context.cost.prices import ModelTable, Price, PriceTable, parse_price
 
 __all__ = ["ENV_TTL", "CostConfig", "read_config"]
 
@@ -84,5 +85,28 @@ def read_config(settings: Settings, environ: Mapping[str, str] | None = None) ->
             prices[str(key)] = price
         else:
             problems.append(str(problem))
-    return CostConfig(float(budget) if budget is not None else None, ttl, PriceTable(prices),
-                      tuple(problems))
+    models = _model_table(settings, problems)
+    return CostConfig(float(budget) if budget is not None else None, ttl,
+                      PriceTable(prices, models), tuple(problems))
+
+
+def _model_table(settings: Settings, problems: list[str]) -> ModelTable | None:
+    """The lookup of prices in the kernel's model table (``[models."PATTERN"] input, output,
+    cache_read…``); an entry with only one of input and output is described as a problem."""
+    entries = getattr(settings, "models", None) or {}
+    for pattern, entry in entries.items():
+        if (entry.input is None) != (entry.output is None):
+            problems.append(f'[models."{pattern}"] needs both input and output (USD per '
+                            "million tokens) to price the model")
+    if not entries:
+        return None
+
+    def lookup(provider: str, model: str) -> Price | None:
+        found = settings.model_settings(provider, model, having="input")
+        if found is None or found[1].output is None or found[1].input is None:
+            return None
+        entry = found[1]
+        return Price.of(entry.input, entry.output, entry.cache_read, entry.cache_write,
+                        entry.cache_write_1h)
+
+    return lookup

@@ -1,5 +1,6 @@
-"""What tokens cost: the price table (built-in list prices, overridden by ``[cost.prices]``) and
-the money of one response's usage.
+"""What tokens cost: the price table (built-in list prices, overridden by ``[cost.prices]`` and
+by the prices of the model table, ``[models."provider/model"]``) and the money of one
+response's usage.
 
 Prices are USD per million tokens. The built-in ones are the vendors' published list prices as
 we last read them: approximate, not a bill — a price in the config always wins.
@@ -7,13 +8,14 @@ we last read them: approximate, not a bill — a price in the config always wins
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from fnmatch import fnmatchcase
 from typing import Any, NamedTuple
 
 from chatcli import Usage
 
-__all__ = ["BUILTIN_PRICES", "Price", "PriceTable", "fresh_input", "money", "parse_price"]
+__all__ = ["BUILTIN_PRICES", "ModelTable", "Price", "PriceTable", "fresh_input", "money",
+           "parse_price"]
 
 #: Anthropic's multipliers of the input price, used for what a price entry leaves out: a cache
 #: read costs 0.1×, a write kept five minutes 1.25×, one kept an hour 2×.
@@ -113,18 +115,28 @@ def _best(table: Mapping[str, Price], name: str) -> Price | None:
     return table[max(matches, key=_literal)] if matches else None
 
 
-class PriceTable:
-    """The prices in force: the config's entries first (a key may be a pattern, like the
-    built-in ones), then the built-in list."""
+#: Looks a model up in the kernel's model table (``[models."provider/model"]``): its price, or
+#: None when no entry prices it.
+ModelTable = Callable[[str, str], "Price | None"]
 
-    def __init__(self, configured: Mapping[str, Price] | None = None) -> None:
+
+class PriceTable:
+    """The prices in force: ``[cost.prices]`` entries first (a key may be a pattern, like the
+    built-in ones), then the model table's (``[models."PATTERN"] input/output``, looked up by
+    ``models``), then the built-in list."""
+
+    def __init__(self, configured: Mapping[str, Price] | None = None,
+                 models: ModelTable | None = None) -> None:
         self.configured = dict(configured or {})
+        self.models = models
 
     def price(self, provider: str, model: str) -> tuple[Price | None, str]:
         """The price of ``provider/model`` and where it comes from ("config", "built-in"),
         or None and "unknown"."""
         name = f"{provider}/{model}"
         found = _best(self.configured, name)
+        if found is None and self.models is not None:
+            found = self.models(provider, model)
         if found is not None:
             return found, "config"
         found = _best(BUILTIN_PRICES, name)
