@@ -127,6 +127,18 @@ def test_a_bad_setting_is_a_configuration_error(fakes) -> None:
         result.stderr)
 
 
+def test_tools_in_the_text_protocol_are_refused(fakes) -> None:
+    # chatcli's tools would be described in the prompt and calls parsed from the answer: the
+    # assistant's own words about its tools must never become chatcli tool calls
+    fakes.script("claude", {"lines": claude_answer('<tool_call name="exec" args=\'{}\'/>')})
+    assert chatcli("config", "set", "providers.claude-code.tool_calls", "text").returncode == 0
+    result = chatcli("-p", "hi", "--provider", "claude-code")
+    assert result.returncode == 2
+    assert "Claude Code runs its own tools" in result.stderr
+    assert "chatcli config unset providers.claude-code.tool_calls" in result.stderr
+    assert fakes.calls("claude") == []
+
+
 def test_the_timeout_setting_applies(fakes) -> None:
     fakes.script("claude", {"lines": [claude_init(SESSION)], "hang": True, "child": True})
     assert chatcli("config", "set", "providers.claude-code.timeout", "1").returncode == 0

@@ -26,6 +26,9 @@ __all__ = ["CliNotInstalledError", "CliProvider", "EventMapper", "cli_error"]
 
 #: Seconds between two looks at a silent process (and between two keep-alive events).
 POLL = 0.25
+#: The system-prompt section in which the engine describes tools in the text protocol
+#: (chatcli's ``tool_calls = "text"``; see ``chatcli._toolcall.catalog_section``).
+TEXT_PROTOCOL_SECTION = "tool-catalog"
 #: Seconds a process may take to exit after its last event before it is killed.
 EXIT_WAIT = 5.0
 
@@ -215,6 +218,15 @@ class CliProvider:
         previous, self._run = self._run, None
         if previous is not None:  # a turn that was abandoned without being closed
             previous.kill()
+        if any(section.name == TEXT_PROTOCOL_SECTION for section in request.system):
+            from chatcli import ConfigError
+
+            # the engine offers tools in the text protocol and would run calls it finds in
+            # the answer: the assistant's own words about its tools must never become calls
+            raise ConfigError(
+                f"{self.who} runs its own tools; chatcli's cannot be offered to it in text "
+                f"(`[providers.{self.name}] tool_calls` says text)",
+                f"run `chatcli config unset providers.{self.name}.tool_calls`")
         argv = self.command()
         cwd = os.getcwd()
         plan = plan_prompt(request, self.store if self.options.get("resume", True) else None,
