@@ -4,7 +4,6 @@ provider received (a module of its own: tests import it by its bare name)."""
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import subprocess
@@ -14,22 +13,14 @@ from typing import Any
 
 from chatcli import (
     Conversation,
-    Message,
-    PluginHost,
-    ProviderSettings,
-    Session,
-    SessionOptions,
-    Settings,
-    ToolFinished,
-    TurnFinished,
 )
 from chatcli_context.plugin import ContextPlugin
-from rich.console import Console
+from session_harness import HarnessChat, system_of
 
 CHATCLI = str(Path(sys.executable).with_name("chatcli"))
 
 
-class Chat:
+class Chat(HarnessChat):
     """A session with the context plugin answering through ``server`` (an OpenAIServer or an
     AnthropicServer), and a ChatApp for ``/context`` commands."""
 
@@ -37,96 +28,24 @@ class Chat:
                  context: dict[str, Any] | None = None, extra_plugins: tuple[Any, ...] = (),
                  provider_options: dict[str, Any] | None = None, conversation_id: str | None
                  = None, **settings: Any) -> None:
-        import chatcli_provider_anthropic.plugin as anthropic_plugin
-        import chatcli_provider_openai.plugin as openai_plugin
-
-        self.server = server
-        self.workspace = workspace
-        self.warned: list[str] = []
-        self.host = PluginHost(warn=self.warned.append)
-        module = openai_plugin if provider == "openai" else anthropic_plugin
-        assert self.host.register(module, provider)
         self.plugin = ContextPlugin()
-        assert self.host.register(self.plugin, "context")
-        for index, extra in enumerate(extra_plugins):
-            assert self.host.register(extra, f"extra{index}")
-        options = {"base_url": server.url, **(provider_options or {})}
-        values: dict[str, Any] = {"provider": provider, "model": "m",
-                                  "providers": {provider: ProviderSettings(**options)},
-                                  **settings}
         if context is not None:
-            values["context"] = context
-        self.settings = Settings(**values)
-        self.buffer = io.StringIO()
-        self.console = Console(file=self.buffer, width=300, color_system=None, no_color=True)
-        self.session = Session(self.host, self.settings, SessionOptions(),
-                               workspace=workspace).open()
-        if conversation_id is not None:
-            self.session.set_conversation(Conversation(id=conversation_id))
-        self.events: list[Any] = []
-
-    # ChatApp -----------------------------------------------------------------------------
-
-    @property
-    def conversation(self) -> Conversation:
-        return self.session.conversation
+            settings["context"] = context
+        super().__init__(server, workspace, plugins=[("context", self.plugin)],
+                         extra_plugins=extra_plugins, provider=provider,
+                         provider_options=provider_options,
+                         conversation=None if conversation_id is None
+                         else Conversation(id=conversation_id), **settings)
 
     def command(self, text: str) -> str:
         """Run ``/context TEXT``; what it printed."""
-        self.buffer.seek(0)
-        self.buffer.truncate()
-        self.host.slash_commands()["context"].run(_App(self), text)
-        return self.buffer.getvalue()
-
-    # turns -------------------------------------------------------------------------------
-
-    def turn(self, text: str) -> TurnFinished:
-        """One user turn; its end."""
-        self.events = list(self.session.run(Message.user(text)))
-        finished = self.events[-1]
-        assert isinstance(finished, TurnFinished), finished
-        assert finished.error is None, finished.error
-        return finished
-
-    def results(self) -> list[Any]:
-        """The tool results of the last turn."""
-        return [e.result for e in self.events if isinstance(e, ToolFinished)]
-
-    def request(self) -> Any:
-        """The request the next model call would send (built now, not sent)."""
-        return self.session.engine.build_request(self.conversation)
-
-    def close(self) -> None:
-        self.session.close()
-
-
-class _App:
-    """The ChatApp a slash command receives."""
-
-    def __init__(self, chat: Chat) -> None:
-        self.chat = chat
-        self.console = chat.console
-        self.host = chat.host
-        self.session = chat.session
-
-    @property
-    def settings(self) -> Settings:
-        return self.chat.session.settings
-
-    @property
-    def conversation(self) -> Conversation:
-        return self.chat.session.conversation
-
-    def set_conversation(self, conversation: Conversation) -> None:
-        self.chat.session.set_conversation(conversation)
+        return self.slash(f"/context {text}")
 
 
 # ------------------------------------------------------------------------ what was received
 
 
-def openai_system(request: Any) -> str:
-    """The system message of an OpenAI chat request."""
-    return next(m["content"] for m in request.json["messages"] if m["role"] == "system")
+openai_system = system_of
 
 
 def openai_stable_prefix(request: Any) -> str:

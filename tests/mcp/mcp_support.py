@@ -12,6 +12,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from session_harness import HarnessChat
+
 CHATCLI = Path(sys.executable).parent / "chatcli"
 PYTHON = sys.executable
 HERE = Path(__file__).resolve().parent
@@ -140,7 +142,7 @@ def last_user_text(request: Any) -> str:
     return ""
 
 
-class Chat:
+class Chat(HarnessChat):
     """A real Session answering through an OpenAI or Anthropic wire server, with the context
     plugin (``context_pull``), a fresh MCP plugin and, optionally, the permission policy."""
 
@@ -148,50 +150,30 @@ class Chat:
                  provider: str = "openai", permissions: bool = False,
                  allow: frozenset[str] = frozenset(), interactive: bool = False,
                  **settings: Any) -> None:
-        import chatcli_provider_anthropic.plugin as anthropic_plugin
-        import chatcli_provider_openai.plugin as openai_plugin
-        from chatcli import PluginHost, ProviderSettings, Session, SessionOptions, Settings
+        from chatcli import SessionOptions
         from chatcli_context.plugin import ContextPlugin
         from chatcli_mcp.plugin import McpPlugin
 
-        self.server = server
-        self.warned: list[str] = []
-        self.host = PluginHost(warn=self.warned.append)
-        self.host.register(openai_plugin if provider == "openai" else anthropic_plugin,
-                           provider)
-        self.host.register(ContextPlugin(), "context")
         self.plugin = McpPlugin()
-        self.host.register(self.plugin, "mcp")
+        plugins: list[tuple[str, Any]] = [("context", ContextPlugin()), ("mcp", self.plugin)]
         if permissions:
             from chatcli_agent.permissions.plugin import PermissionsPlugin
 
-            self.host.register(PermissionsPlugin(), "permissions")
-        self.settings = Settings(provider=provider, model="m",
-                                 providers={provider: ProviderSettings(base_url=server.url)},
-                                 mcp=mcp, **settings)
-        self.session = Session(self.host, self.settings, SessionOptions(allow=allow),
-                               workspace=workspace, interactive=interactive).open()
-        self.events: list[Any] = []
+            plugins.append(("permissions", PermissionsPlugin()))
+        super().__init__(server, workspace, plugins=plugins, provider=provider,
+                         options=SessionOptions(allow=allow), interactive=interactive, mcp=mcp,
+                         **settings)
 
     @property
     def manager(self) -> Any:
         return self.plugin.manager
 
-    def turn(self, text: str, cancel: Any = None) -> Any:
-        from chatcli import Message, TurnFinished
-
-        self.events = list(self.session.run(Message.user(text), cancel=cancel))
-        finished = self.events[-1]
-        assert isinstance(finished, TurnFinished), finished
-        return finished
-
-    def results(self) -> list[Any]:
-        from chatcli import ToolFinished
-
-        return [e.result for e in self.events if isinstance(e, ToolFinished)]
+    def turn(self, text: str, cancel: Any = None, *, check: bool = False) -> Any:
+        """One user turn; its end (an error is the test's to look at)."""
+        return super().turn(text, check=check, cancel=cancel)
 
     def close(self) -> None:
-        self.session.close()
+        super().close()
         self.manager.shutdown()
 
 

@@ -5,7 +5,6 @@ own: tests import it by its bare name)."""
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import subprocess
@@ -14,18 +13,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from chatcli import (
-    Conversation,
-    Message,
-    PluginHost,
-    ProviderSettings,
-    Session,
-    SessionOptions,
-    Settings,
-    TurnFinished,
-)
 from chatcli_memory.plugin import MemoryPlugin
-from rich.console import Console
+from session_harness import HarnessChat
 
 CHATCLI = str(Path(sys.executable).with_name("chatcli"))
 #: how every extraction request's system prompt begins
@@ -51,7 +40,7 @@ def extraction(**fields: Any) -> str:
     return json.dumps(fields)
 
 
-class Chat:
+class Chat(HarnessChat):
     """A session with the memory plugin answering through ``server`` and a ChatApp for
     ``/memory``; ``interactive`` sessions extract after answers, one-shot ones do not."""
 
@@ -59,54 +48,19 @@ class Chat:
                  memory: dict[str, Any] | None = None, interactive: bool = True,
                  extra_plugins: tuple[Any, ...] = (), approver: Any = None,
                  **settings: Any) -> None:
-        import chatcli_provider_openai.plugin as openai_plugin
-
-        self.server = server
-        self.warned: list[str] = []
-        self.host = PluginHost(warn=self.warned.append)
-        assert self.host.register(openai_plugin, "openai")
         self.plugin = MemoryPlugin(clock=clock)
-        assert self.host.register(self.plugin, "memory")
-        for index, extra in enumerate(extra_plugins):
-            assert self.host.register(extra, f"extra{index}")
-        values: dict[str, Any] = {
-            "provider": "openai", "model": "m",
-            "providers": {"openai": ProviderSettings(base_url=server.url)},
-            "memory": {"cooldown": 120, **(memory or {})}, **settings}
-        self.settings = Settings(**values)
-        self.buffer = io.StringIO()
-        self.console = Console(file=self.buffer, width=300, color_system=None, no_color=True)
-        self.session = Session(self.host, self.settings, SessionOptions(),
-                               interactive=interactive, approver=approver,
-                               workspace=workspace).open()
-        self.events: list[Any] = []
+        super().__init__(server, workspace, plugins=[("memory", self.plugin)],
+                         extra_plugins=extra_plugins, interactive=interactive,
+                         approver=approver, memory={"cooldown": 120, **(memory or {})},
+                         **settings)
 
     @property
     def runtime(self) -> Any:
         return self.plugin.current()
 
-    @property
-    def conversation(self) -> Conversation:
-        return self.session.conversation
-
     def command(self, text: str) -> str:
         """Run ``/memory TEXT``; what it printed."""
-        self.buffer.seek(0)
-        self.buffer.truncate()
-        self.host.slash_commands()["memory"].run(_App(self), text)
-        return self.buffer.getvalue()
-
-    def turn(self, text: str) -> TurnFinished:
-        """One user turn; its end."""
-        self.events = list(self.session.run(Message.user(text)))
-        finished = self.events[-1]
-        assert isinstance(finished, TurnFinished), finished
-        assert finished.error is None, finished.error
-        return finished
-
-    def request(self) -> Any:
-        """The request the next model call would send (built now, not sent)."""
-        return self.session.engine.build_request(self.conversation)
+        return self.slash(f"/memory {text}")
 
     def wait(self) -> None:
         """Until the extraction in flight (if any) and the maintenance finished."""
@@ -114,28 +68,6 @@ class Chat:
         if worker is not None:
             assert worker.wait(30), "the extraction did not finish"
         self.runtime.wait_maintenance()
-
-    def close(self) -> None:
-        self.session.close()
-
-
-class _App:
-    def __init__(self, chat: Chat) -> None:
-        self.chat = chat
-        self.console = chat.console
-        self.host = chat.host
-        self.session = chat.session
-
-    @property
-    def settings(self) -> Settings:
-        return self.chat.session.settings
-
-    @property
-    def conversation(self) -> Conversation:
-        return self.chat.session.conversation
-
-    def set_conversation(self, conversation: Conversation) -> None:
-        self.chat.session.set_conversation(conversation)
 
 
 # ------------------------------------------------------------------------ what was received

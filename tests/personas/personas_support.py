@@ -5,7 +5,6 @@ name)."""
 
 from __future__ import annotations
 
-import io
 import os
 import subprocess
 import sys
@@ -15,116 +14,45 @@ from typing import Any
 
 from chatcli import (
     Conversation,
-    Message,
-    PluginHost,
-    ProviderSettings,
     Risk,
-    Session,
     SessionOptions,
-    Settings,
     TurnFinished,
 )
 from chatcli_personas.plugin import PersonasPlugin
-from rich.console import Console
+from session_harness import HarnessApp, HarnessChat, system_of  # noqa: F401 (the tests use it)
 
 CHATCLI = str(Path(sys.executable).with_name("chatcli"))
 
 SECURITY_BODY_START = "You are the reviewer people are glad to hear from"
 
 
-class Chat:
+class Chat(HarnessChat):
     """A session answering through ``server`` with the personas plugin, and a ChatApp for its
     slash commands."""
 
     def __init__(self, server: Any, workspace: Path, *, core: bool = True,
                  extra_plugins: tuple[Any, ...] = (), allow: frozenset[str] = frozenset(),
                  conversation: Conversation | None = None) -> None:
-        import chatcli_provider_openai.plugin as openai_plugin
-
-        self.server = server
-        self.workspace = workspace
-        self.warned: list[str] = []
-        self.host = PluginHost(warn=self.warned.append)
-        assert self.host.register(openai_plugin, "openai")
         self.plugin = PersonasPlugin()
-        assert self.host.register(self.plugin, "personas")
+        plugins: list[tuple[str, Any]] = [("personas", self.plugin)]
         if core:
             import chatcli_personas_core.plugin as core_plugin
 
-            assert self.host.register(core_plugin, "personas-core")
-        for index, extra in enumerate(extra_plugins):
-            assert self.host.register(extra, f"extra{index}")
-        self.settings = Settings(provider="openai", model="m",
-                                 providers={"openai": ProviderSettings(base_url=server.url)})
-        self.buffer = io.StringIO()
-        self.console = Console(file=self.buffer, width=200, color_system=None, no_color=True)
-        self.session = Session(self.host, self.settings, SessionOptions(allow=allow),
-                               workspace=workspace).open()
-        if conversation is not None:
-            self.session.set_conversation(conversation)
-        self.app = App(self)
-
-    @property
-    def conversation(self) -> Conversation:
-        return self.session.conversation
+            plugins.append(("personas-core", core_plugin))
+        super().__init__(server, workspace, plugins=plugins, extra_plugins=extra_plugins,
+                         options=SessionOptions(allow=allow), width=200,
+                         conversation=conversation)
 
     def command(self, line: str) -> str:
         """Run ``/name args`` as the chat does; what it printed."""
-        self.buffer.seek(0)
-        self.buffer.truncate()
-        name, _, argument = line.removeprefix("/").partition(" ")
-        self.host.slash_commands()[name].run(self.app, argument.strip())
-        return self.buffer.getvalue()
+        return self.slash(line)
 
-    def turn(self, text: str) -> TurnFinished:
-        """One user turn; its end."""
-        finished = list(self.session.run(Message.user(text)))[-1]
-        assert isinstance(finished, TurnFinished), finished
-        return finished
-
-    def close(self) -> None:
-        self.session.close()
+    def turn(self, text: str, *, check: bool = False, cancel: Any = None) -> TurnFinished:
+        """One user turn; its end (an error is the test's to look at)."""
+        return super().turn(text, check=check, cancel=cancel)
 
 
-class App:
-    """The ChatApp a slash command receives (``ask`` runs a turn now)."""
-
-    def __init__(self, chat: Chat) -> None:
-        self.chat = chat
-        self.console = chat.console
-        self.host = chat.host
-        self.session = chat.session
-        self.asked: list[str] = []
-
-    @property
-    def settings(self) -> Settings:
-        return self.chat.session.settings
-
-    @property
-    def conversation(self) -> Conversation:
-        return self.chat.session.conversation
-
-    def set_conversation(self, conversation: Conversation) -> None:
-        self.chat.session.set_conversation(conversation)
-
-    def ask(self, text: str) -> TurnFinished:
-        self.asked.append(text)
-        return self.chat.turn(text)
-
-    def submit(self, text: str) -> None:
-        self.ask(text)
-
-    def retry(self) -> None:
-        list(self.chat.session.run(None))
-
-    def pick(self, title: str, options: list[str]) -> int | None:
-        return None
-
-    def prefill(self, text: str) -> None:
-        """Nothing to fill."""
-
-    def exit(self) -> None:
-        """Nothing to leave."""
+App = HarnessApp
 
 
 ALL_RISKS = frozenset(risk.value for risk in Risk)
@@ -133,9 +61,6 @@ ALL_RISKS = frozenset(risk.value for risk in Risk)
 # ------------------------------------------------------------------------ what was received
 
 
-def system_of(request: Any) -> str:
-    """The system message of an OpenAI chat request."""
-    return next(m["content"] for m in request.json["messages"] if m["role"] == "system")
 
 
 def last_user(request: Any) -> str:

@@ -4,7 +4,6 @@ readers of what the provider received. A module of its own: tests import it by i
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import subprocess
@@ -14,21 +13,15 @@ from typing import Any
 
 import yaml
 from chatcli import (
-    Conversation,
-    Message,
     PluginHost,
-    ProviderSettings,
     Risk,
-    Session,
-    SessionOptions,
-    Settings,
     Tool,
     ToolContext,
     TurnFinished,
     hookimpl,
 )
 from chatcli_skills.plugin import SkillsPlugin
-from rich.console import Console
+from session_harness import HarnessChat
 
 CHATCLI = str(Path(sys.executable).parent / "chatcli")
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "public-skills"
@@ -91,76 +84,30 @@ class ReadTool:
             "required": ["path"]}, run=run))
 
 
-class Chat:
+class Chat(HarnessChat):
     """A real Session with the skills plugin answering through ``server`` (an OpenAIServer or
     an AnthropicServer), and the ChatApp its slash commands receive."""
 
     def __init__(self, server: Any, workspace: Path, *, provider: str = "openai",
                  plugins: tuple[Any, ...] | None = None, skills_plugin: SkillsPlugin | None = None,
                  provider_options: dict[str, Any] | None = None, **settings: Any) -> None:
-        import chatcli_provider_anthropic.plugin as anthropic_plugin
-        import chatcli_provider_openai.plugin as openai_plugin
-
-        self.server = server
-        self.workspace = workspace
-        self.warned: list[str] = []
-        self.host = PluginHost(warn=self.warned.append)
-        assert self.host.register(openai_plugin if provider == "openai" else anthropic_plugin,
-                                  provider)
         self.skills = skills_plugin or SkillsPlugin()
-        assert self.host.register(self.skills, "skills")
         # chatcli-context's context_pull, by default (plugins=() for a chat without it)
-        for index, plugin in enumerate((PullTool(),) if plugins is None else plugins):
-            assert self.host.register(plugin, f"extra{index}")
-        values: dict[str, Any] = {"provider": provider, "model": "m",
-                                  "providers": {provider: ProviderSettings(
-                                      base_url=server.url, **(provider_options or {}))},
-                                  **settings}
-        self.session = Session(self.host, Settings(**values), SessionOptions(),
-                               workspace=workspace).open()
-        self.buffer = io.StringIO()
-        self.console = Console(file=self.buffer, width=300, color_system=None, no_color=True)
-        self.events: list[Any] = []
+        super().__init__(server, workspace, plugins=[("skills", self.skills)],
+                         extra_plugins=(PullTool(),) if plugins is None else plugins,
+                         provider=provider, provider_options=provider_options, **settings)
 
-    # ChatApp ------------------------------------------------------------------------------
-
-    @property
-    def settings(self) -> Settings:
-        return self.session.settings
-
-    @property
-    def conversation(self) -> Conversation:
-        return self.session.conversation
-
-    def set_conversation(self, conversation: Conversation) -> None:
-        self.session.set_conversation(conversation)
-
-    def ask(self, text: str) -> TurnFinished:
-        return self.turn(text)
-
-    # driving it ---------------------------------------------------------------------------
-
-    def turn(self, text: str, *replies: Any) -> TurnFinished:
+    def turn(self, text: str, *replies: Any, check: bool = True,  # type: ignore[override]
+             cancel: Any = None) -> TurnFinished:
         """One user turn (the server answers ``replies``, else "ok"); its end."""
         self.server.script(*(replies or ("ok",)))
-        self.events = list(self.session.run(Message.user(text)))
-        finished = self.events[-1]
-        assert isinstance(finished, TurnFinished), finished
-        assert finished.error is None, finished.error
-        return finished
+        return super().turn(text, check=check, cancel=cancel)
 
     def command(self, line: str, *replies: Any) -> str:
         """Run ``/name args``; what it printed."""
         if replies:
             self.server.script(*replies)
-        self.buffer.seek(0)
-        self.buffer.truncate()
-        name, _, argument = line.lstrip("/").partition(" ")
-        self.host.slash_commands()[name].run(self, argument.strip())
-        return self.buffer.getvalue()
-
-    def close(self) -> None:
-        self.session.close()
+        return self.slash(line)
 
 
 # ------------------------------------------------------------------------ what was received
