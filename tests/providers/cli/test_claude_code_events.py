@@ -103,7 +103,7 @@ def test_chatcli_tools_and_its_own_prompt_sections_are_not_forwarded(fakes,
     run(make_provider(), Message.user("hi"),
         tools=[ToolSpec("write_note", "writes a note")],
         system=[PromptSection("chatcli", "You are chatcli, call context_pull…", order=0),
-                PromptSection("tool-catalog", "<tool_call name=…/>", order=50),
+                PromptSection("skills", "Call context_pull for a skill.", order=60),
                 PromptSection("user-system", "Answer in French.", order=900)])
     call = fakes.calls("claude")[0]
     argv = call["argv"]

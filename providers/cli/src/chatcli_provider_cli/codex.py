@@ -108,7 +108,8 @@ class CodexMapper(EventMapper):
             error.retryable = False
             raise error
         self._final = [UsageEvent(usage=self.usage()),
-                       StopEvent(reason=StopReason.END_TURN, model=self.model or "codex")]
+                       StopEvent(reason=StopReason.END_TURN,
+                                 model=self.model or self.provider.config.model)]
         self.done = True
         return []
 
