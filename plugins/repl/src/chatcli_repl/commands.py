@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import shlex
+import threading
 from typing import Any
 
 from chatcli import ChatcliError, SlashCommand
@@ -170,8 +171,87 @@ def _flatten(data: dict[str, Any], prefix: str = "") -> list[tuple[str, Any]]:
     return items
 
 
+class RemoteModels:
+    """The models each provider's service lists, fetched on a background thread the first time
+    ``/switch`` completes that provider and kept for the session (a failure, such as no key or
+    a server that is down, counts as an empty list: typing is never blocked or interrupted)."""
+
+    def __init__(self) -> None:
+        self._lists: dict[str, list[str]] = {}
+        self._asked: set[str] = set()
+        self._lock = threading.Lock()
+
+    def get(self, app: Any, name: str) -> list[str]:
+        """What ``name`` lists, or nothing yet (the fetch starts then, once)."""
+        with self._lock:
+            if name in self._lists:
+                return self._lists[name]
+            if name in self._asked:
+                return []
+            self._asked.add(name)
+        threading.Thread(target=self._fetch, args=(app, name), daemon=True,
+                         name=f"chatcli-models-{name}").start()
+        return []
+
+    def _fetch(self, app: Any, name: str) -> None:
+        from chatcli import ChatcliError, remote_models
+
+        spec = app.host.providers().get(name)
+        models: list[str] = []
+        try:
+            if spec is not None and spec.capabilities.model_list:
+                models = remote_models(spec, app.settings, timeout=10.0)
+        except ChatcliError:
+            pass
+        except Exception:  # a plugin's bug must not reach the chat
+            pass
+        with self._lock:
+            self._lists[name] = models
+        if models:
+            _refresh_completion(app, name)
+
+
+def _refresh_completion(app: Any, name: str) -> None:
+    """Show the new names now if the menu for ``/switch NAME…`` is still being typed."""
+    ui, loop = getattr(app, "ui", None), getattr(app, "loop", None)
+    if ui is None or loop is None:
+        return
+
+    def apply() -> None:
+        buffer = ui.current_buffer
+        if buffer.text.startswith(("/switch ", "/provider ")) and name in buffer.text:
+            buffer.start_completion(select_first=False)
+
+    loop.call_soon_threadsafe(apply)
+
+
+def _remote_models(app: Any) -> RemoteModels:
+    cache = getattr(app, "_remote_models", None)
+    if cache is None:
+        cache = RemoteModels()
+        app._remote_models = cache
+    return cache
+
+
 def _complete_providers(app: Any, text: str) -> list[str]:
     return sorted(app.host.providers())
+
+
+def _complete_switch(app: Any, text: str) -> list[str]:
+    """``/switch`` completes provider names, then ``PROVIDER/MODEL`` for the providers the text
+    names: the models chatcli knows at once, and those the service lists once fetched."""
+    specs = app.host.providers()
+    names = sorted(specs)
+    word = text.split()[-1] if text.split() and not text.endswith(" ") else ""
+    if not word or word.startswith("-"):
+        return names
+    head, slash, _ = word.partition("/")
+    wanted = [n for n in names if n == head] if slash else [n for n in names if n.startswith(head)]
+    candidates = list(names)
+    for name in wanted:
+        known = [*specs[name].models, *_remote_models(app).get(app, name)]
+        candidates += [f"{name}/{model}" for model in dict.fromkeys(known)]
+    return candidates
 
 
 def builtin_commands() -> list[SlashCommand]:
@@ -183,7 +263,7 @@ def builtin_commands() -> list[SlashCommand]:
                      run=_clear),
         SlashCommand(name="switch", help="use another provider and/or model: "
                      "/switch PROVIDER[/MODEL] or /switch --model MODEL", run=_switch,
-                     complete=_complete_providers),
+                     complete=_complete_switch),
         SlashCommand(name="model", help="show or change the model", run=_model),
         SlashCommand(name="provider", help="show or change the provider", run=_provider,
                      complete=_complete_providers),

@@ -1,0 +1,53 @@
+"""/switch completes PROVIDER/MODEL in a real terminal (tmux): the models chatcli knows at once,
+and those the provider's service lists (fetched in the background the first time, then kept for
+the session), without blocking what is typed meanwhile."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+from chatcli_testing import Reply
+
+from .terminal import Terminal
+
+pytestmark = pytest.mark.terminal
+
+
+def openai_env(server: object) -> dict[str, str]:
+    return {"OPENAI_API_KEY": "test", "OPENAI_BASE_URL": server.url}  # type: ignore[attr-defined]
+
+
+def test_switch_completes_the_models_the_service_lists(start_chat: Callable[..., Terminal],
+                                                       openai_server) -> None:
+    openai_server.models = ["gpt-remote-one", "gpt-remote-two"]
+    openai_server.script(Reply(text="from the listed model"))
+    term = start_chat("--provider", "openai", **openai_env(openai_server))
+    term.send("-l", "/switch openai/gpt-remote")
+    screen = term.wait_for("openai/gpt-remote-two")
+    assert "openai/gpt-remote-one" in screen
+    lists = [r for r in openai_server.requests if r.path == "/v1/models"]
+    assert len(lists) == 1
+    term.send("C-u")  # a second completion uses what was fetched: no new request
+    term.send("-l", "/switch openai/gpt-remote-o")
+    term.wait_for("openai/gpt-remote-one")
+    term.send("Tab")
+    term.send("Enter")
+    term.wait_for("now using openai/gpt-remote-one")
+    term.type("hello")
+    term.wait_for("from the listed model")
+    assert openai_server.requests[-1].json["model"] == "gpt-remote-one"
+    assert len([r for r in openai_server.requests if r.path == "/v1/models"]) == 1
+
+
+def test_known_models_complete_at_once_and_a_provider_without_key_breaks_nothing(
+        start_chat: Callable[..., Terminal], openai_server) -> None:
+    term = start_chat("--provider", "openai", **openai_env(openai_server))
+    term.send("-l", "/switch mistral/mistral-l")  # no MISTRAL_API_KEY: its list cannot come
+    term.wait_for("mistral/mistral-large-latest")
+    term.send("C-u")
+    term.send("-l", "/switch xai/")
+    term.wait_for("xai/grok-4.3")
+    term.send("C-u")
+    term.type("/model")
+    term.wait_for("using openai/")
