@@ -75,7 +75,13 @@ class FakeClis:
         log = self.state / f"{program}.log"
         if not log.exists():
             return []
-        return [json.loads(line) for line in log.read_text().splitlines() if line]
+        found = []
+        for line in log.read_text().splitlines():
+            try:
+                found.append(json.loads(line))
+            except ValueError:  # a line being written right now
+                break
+        return found
 
     def pids(self, program: str) -> list[int]:
         """Every process the runs of ``program`` started (the fakes and their children)."""

@@ -163,3 +163,22 @@ def test_the_entry_module_is_light() -> None:
                             timeout=60)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "['chatcli_provider_cli', 'chatcli_provider_cli.plugin']"
+
+
+def test_ctrl_c_on_chatcli_p_kills_the_assistant_and_its_tools(fakes) -> None:
+    import signal
+    import time
+
+    from claude_codex_fakes import all_gone
+
+    fakes.script("claude", {"lines": [claude_init(SESSION)], "hang": True, "child": True})
+    process = subprocess.Popen([CHATCLI, "-p", "run the slow tests", "--provider",
+                                "claude-code"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True)
+    while not fakes.calls("claude") and process.poll() is None:
+        time.sleep(0.05)  # until claude runs (an event, not a time limit)
+    process.send_signal(signal.SIGINT)  # what Ctrl+C sends to chatcli
+    _out, err = process.communicate(timeout=60)
+    assert process.returncode == 130, err
+    assert "Traceback" not in err
+    assert all_gone(fakes.pids("claude"))
