@@ -125,3 +125,31 @@ def test_perplexity_gets_tools_in_the_prompt_not_the_api():
     # the user can still say otherwise
     forced = Settings(providers={"perplexity": {"tool_calls": "native"}})
     assert native_tools(registered["perplexity"], forced) is True
+
+
+def test_perplexity_through_the_cli_sends_no_tools_but_describes_them(openai_server,
+                                                                      chatcli_home):
+    from _openai_testlib import run_chatcli
+
+    openai_server.script(Reply(text="grounded answer"))
+    done = run_chatcli(chatcli_home, "-p", "what changed in Python 3.14?", "--provider",
+                       "perplexity", "--raw", PERPLEXITY_API_KEY=TEST_KEY,
+                       CHATCLI_PROVIDERS__PERPLEXITY__BASE_URL=openai_server.url)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "grounded answer"
+    body = openai_server.requests[-1].json
+    assert body["model"] == "sonar-pro" and "tools" not in body
+    system = body["messages"][0]["content"]
+    assert "tool_call" in system  # the text protocol tells the model how to call a tool
+
+
+def test_mistral_through_the_cli_sends_tools_natively(openai_server, chatcli_home):
+    from _openai_testlib import run_chatcli
+
+    openai_server.script(Reply(text="native"))
+    done = run_chatcli(chatcli_home, "-p", "hi", "--provider", "mistral", "--raw",
+                       MISTRAL_API_KEY=TEST_KEY,
+                       CHATCLI_PROVIDERS__MISTRAL__BASE_URL=openai_server.url)
+    assert done.returncode == 0, done.stderr
+    body = openai_server.requests[-1].json
+    assert body["tools"] and "tool_call" not in body["messages"][0]["content"]
