@@ -95,6 +95,18 @@ def test_max_tokens_and_turn_limit_are_stop_reasons_when_text_arrived(fakes,
     assert run(provider)[-1].reason == StopReason.TURN_LIMIT
 
 
+def test_an_answer_cut_at_the_output_limit_ends_with_max_tokens(fakes, make_provider) -> None:
+    session = "s-3"
+    fakes.script("claude", {"lines": [
+        claude_init(session),
+        claude_assistant(session, [{"type": "text", "text": "A very long ans"}],
+                         error="max_output_tokens"),
+        claude_result(session, "Claude's response exceeded the output token maximum.",
+                      is_error=True)], "exit": 1})
+    events = run(make_provider())
+    assert text(events) == "A very long ans" and events[-1].reason == StopReason.MAX_TOKENS
+
+
 def test_chatcli_tools_and_its_own_prompt_sections_are_not_forwarded(fakes,
                                                                      make_provider) -> None:
     from chatcli import PromptSection

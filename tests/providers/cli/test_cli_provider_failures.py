@@ -145,6 +145,28 @@ def test_a_crash_with_stderr_names_the_status_and_its_message(fakes, make_provid
     assert "exited with status 3: Error: Cannot find module './cli.js'" in error.message
 
 
+def test_a_crash_that_leaves_a_child_holding_stdout_is_reported_not_waited_for(
+        fakes, make_provider) -> None:
+    # the fake's child inherits its stdout, so stdout does not close when the fake exits
+    fakes.script("claude", {"lines": [claude_init(SESSION)], "child": True,
+                            "stderr": "FATAL: out of memory", "exit": 1})
+    error = fail(make_provider(timeout=120))
+    assert "Claude Code exited with status 1: FATAL: out of memory" in error.message
+    assert all_gone(fakes.pids("claude"))  # the child too
+
+
+@pytest.mark.parametrize("name, program, stderr, fix", [
+    ("claude-code", "claude", "error: unknown option '--include-partial-messages'",
+     "update claude (`claude --version`"),
+    ("codex", "codex", "Not inside a trusted directory and --skip-git-repo-check was not "
+                       "specified.", "providers.codex.skip_git_repo_check true"),
+])
+def test_errors_that_name_their_fix(fakes, make_provider, name, program, stderr, fix) -> None:
+    fakes.script(program, {"lines": [], "stderr": stderr, "exit": 2})
+    error = fail(make_provider(name))
+    assert stderr.split(" --")[0] in error.message and fix in error.hint
+
+
 def test_a_crash_after_garbage_names_the_garbage(fakes, make_provider) -> None:
     fakes.script("claude", {"lines": [claude_init(SESSION), "Segmentation fault (core dump"],
                             "exit": 139})

@@ -8,6 +8,7 @@ provider runs the process and feeds the mapper line by line.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import time
 from collections.abc import Iterator, Sequence
@@ -29,6 +30,8 @@ POLL = 0.25
 #: The system-prompt section in which the engine describes tools in the text protocol
 #: (chatcli's ``tool_calls = "text"``; see ``chatcli._toolcall.catalog_section``).
 TEXT_PROTOCOL_SECTION = "tool-catalog"
+#: Seconds stdout may stay open after the process exited (a child it left behind holds it).
+EXIT_GRACE = 1.0
 #: Seconds a process may take to exit after its last event before it is killed.
 EXIT_WAIT = 5.0
 
@@ -41,7 +44,7 @@ class CliNotInstalledError(ProviderError):
 
 
 def cli_error(text: str, *, who: str, provider: str, hints: dict[str, str],
-              prefix: str = "") -> ProviderError:
+              prefix: str = "", special: Sequence[tuple[str, str]] = ()) -> ProviderError:
     """One line for an error the CLI reported (``text``), as the taxonomy's class: an
     :class:`~chatcli.AuthError` when it says to log in, :class:`~chatcli.RateLimitError` for
     a usage limit, :class:`~chatcli.ServerError` for a failing service, else a plain
@@ -53,8 +56,9 @@ def cli_error(text: str, *, who: str, provider: str, hints: dict[str, str],
     cls = {"auth": AuthError, "rate": RateLimitError, "server": ServerError}.get(
         kind, ProviderError)
     line = first_line(text) or "no message"
-    error = cls(f"{prefix or who + ' failed'}: {line}", hints.get(kind) or hints["other"],
-                provider=provider)
+    hint = next((fix for pattern, fix in special if re.search(pattern, text, re.IGNORECASE)),
+                None) or hints.get(kind) or hints["other"]
+    error = cls(f"{prefix or who + ' failed'}: {line}", hint, provider=provider)
     error.retryable = False
     return error
 
@@ -113,9 +117,7 @@ class EventMapper:
         if code is not None and code != 0:
             what = (f"was killed by signal {-code}" if code < 0 else f"exited with status {code}")
             if detail:
-                return cli_error(detail, who=provider.who, provider=provider.name,
-                                 hints=provider.hints,
-                                 prefix=f"{provider.who} {what}")
+                return provider.error(detail, prefix=f"{provider.who} {what}")
             if self.garbage:
                 what += f" after printing {self.garbage[0]!r}, which is not JSON"
             error = StreamCutError(f"{provider.who} {what}", provider.hints["other"],
@@ -243,6 +245,8 @@ class CliProvider:
             last = time.monotonic()
             for line in run.lines(POLL):
                 if line is SILENT:
+                    if not run.running and time.monotonic() - last >= EXIT_GRACE:
+                        break  # it exited; something it started still holds stdout open
                     if time.monotonic() - last >= self.timeout:
                         error = ProviderTimeoutError(
                             f"{self.who} printed nothing for {self.timeout:g}s",
@@ -271,6 +275,18 @@ class CliProvider:
             run.kill()
             if self._run is run:
                 self._run = None
+
+    def special_hints(self) -> list[tuple[str, str]]:
+        """Fixes for error texts that name them better than their kind (a regex, a fix)."""
+        return [(r"unknown option|unexpected argument|unrecognized (option|argument)|"
+                 r"invalid value for",
+                 f"update {self.program} (`{self.program} --version`: chatcli passes "
+                 f"{self.format_name}), or fix `[providers.{self.name}] args`")]
+
+    def error(self, text: str, prefix: str = "") -> ProviderError:
+        """:func:`cli_error` for this provider."""
+        return cli_error(text, who=self.who, provider=self.name, hints=self.hints,
+                         prefix=prefix, special=self.special_hints())
 
     def prompt_instructions(self, request: ChatRequest) -> str:
         """Instructions put at the top of the prompt (for CLIs without a system-prompt flag)."""

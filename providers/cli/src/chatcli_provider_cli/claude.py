@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from chatcli_provider_cli.base import CliProvider, EventMapper, cli_error, split_words
+from chatcli_provider_cli.base import CliProvider, EventMapper, split_words
 from chatcli_provider_cli.jsonl import text_of
 
 if TYPE_CHECKING:
@@ -51,6 +51,7 @@ class ClaudeMapper(EventMapper):
         self._blocks = 0                   # text blocks shown so far (for separators)
         self._usage: dict[str, Any] = {}
         self._final: list[StreamEvent] = []
+        self._max_tokens = False           # an answer cut at the output limit
 
     # ------------------------------------------------------------------ helpers
 
@@ -85,7 +86,7 @@ class ClaudeMapper(EventMapper):
             text = f"{text} (API status {status})"
             kind = kind or {401: "auth", 403: "auth", 429: "rate"}.get(
                 status, "server" if status >= 500 else None)
-        error = cli_error(text, who=provider.who, provider=provider.name, hints=provider.hints)
+        error = provider.error(text)
         if kind is not None and kind != "other":
             from chatcli import AuthError, RateLimitError, ServerError
 
@@ -154,7 +155,9 @@ class ClaudeMapper(EventMapper):
         texts = [text_of(b.get("text")) for b in blocks
                  if isinstance(b, dict) and b.get("type") == "text"]
         error = event.get("error")
-        if isinstance(error, str) and error and error != "max_output_tokens":
+        if error == "max_output_tokens":
+            self._max_tokens = True
+        elif isinstance(error, str) and error:
             raise self._fail(" ".join(t for t in texts if t) or error,
                              _ERROR_KINDS.get(error))
         self._set_model(message.get("model"))
@@ -188,6 +191,8 @@ class ClaudeMapper(EventMapper):
                 error.retryable = False
                 raise error
             reason = StopReason.TURN_LIMIT
+        elif self._max_tokens and self.text:
+            reason = StopReason.MAX_TOKENS
         elif event.get("is_error") is True or subtype.startswith("error"):
             errors = event.get("errors")
             parts = [text_of(e) or str(e) for e in errors if e] if isinstance(errors, list) else []

@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from chatcli_provider_cli.base import CliProvider, EventMapper, cli_error, split_words
+from chatcli_provider_cli.base import CliProvider, EventMapper, split_words
 from chatcli_provider_cli.jsonl import text_of
 
 if TYPE_CHECKING:
@@ -75,8 +75,7 @@ class CodexMapper(EventMapper):
         return []
 
     def _fail(self, text: str) -> Exception:
-        provider = self.provider
-        return cli_error(text, who=provider.who, provider=provider.name, hints=provider.hints)
+        return self.provider.error(text)
 
     def _message(self, item: dict[str, Any]) -> list[StreamEvent]:
         """The part of an agent message not shown yet (messages may grow while updated)."""
@@ -147,6 +146,11 @@ class CodexProvider(CliProvider):
         if plan.resume:
             args += ["resume", plan.resume]
         return [*args, "-"]
+
+    def special_hints(self) -> list[tuple[str, str]]:
+        return [(r"trusted directory|skip-git-repo-check",
+                 "run chatcli inside a Git repository, or `chatcli config set "
+                 f"providers.{self.name}.skip_git_repo_check true`"), *super().special_hints()]
 
     def prompt_instructions(self, request: ChatRequest) -> str:
         # codex exec has no flag for extra instructions: they lead the prompt
