@@ -175,3 +175,41 @@ def test_no_chain_configured_says_how_to_set_one(fb_home):
     assert done.returncode == 2 and done.stderr.count("\n") == 1
     assert "no fallback chain is configured" in done.stderr
     assert "fallback.chain" in done.stderr
+
+
+def test_continue_goes_on_with_the_chain(fb_home, anthropic_server, openai_server):
+    write_config(fb_home, CHAIN.format(cooldown=120).replace('provider = "fallback"\n', ""))
+    env = server_env(anthropic_server, openai_server)
+    anthropic_server.script(Fault(status=429, message="slow down"))
+    openai_server.script("first answer", "second answer")
+    first = run_chatcli(fb_home, "--provider", "fallback", "-p", "one", "--json", env=env)
+    assert json.loads(first.stdout)["provider"] == "openai"
+    again = run_chatcli(fb_home, "-c", "-p", "two", "--json", env=env)
+    payload = json.loads(again.stdout)
+    assert again.returncode == 0, again.stderr
+    # the chain answers again (anthropic still cooling: skipped), not openai on its own
+    assert (payload["text"], payload["via"]) == ("second answer", "fallback")
+    assert [f["type"] for f in payload["failed"]] == ["skipped"]
+    assert [m["role"] for m in openai_server.requests[-1].json["messages"]][-3:] == [
+        "user", "assistant", "user"]
+
+
+def test_a_session_switches_to_the_chain(fb_home, anthropic_server, openai_server, monkeypatch):
+    from chatcli import Message, PluginHost, Session, load_settings
+
+    write_config(fb_home, CHAIN.format(cooldown=120).replace('provider = "fallback"\n', ""))
+    for name, value in server_env(anthropic_server, openai_server).items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("CHATCLI_PLUGINS", "fallback,openai,anthropic")
+    host = PluginHost(warn=lambda line: None)
+    host.load_entry_points()
+    session = Session(host, load_settings({"provider": "openai"})).open()
+    openai_server.script("plain openai", "via the chain")
+    anthropic_server.script(Fault(status=500, message="down"))
+    list(session.run(Message.user("one")))
+    session.switch("fallback")  # what /switch fallback does
+    assert session.provider_name == "fallback" and session.model == "chain"
+    finished = list(session.run(Message.user("two")))[-1]
+    assert finished.text == "via the chain" and finished.answered_by == "openai"
+    assert [f.kind for f in finished.failed] == ["ServerError"]
+    session.close()

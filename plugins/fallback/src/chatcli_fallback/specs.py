@@ -13,6 +13,8 @@ which are known only once the run is configured, so two parts of the spec are re
   conversation never changes protocol because another entry answered.
 - ``context_windows`` is a mapping worked out when read: the smallest window of the entries,
   since any of them may get the next request (``[providers.NAME] context_window`` overrides).
+- ``uses_tools`` (lean requests for models that use no tools) holds when some entry uses tools:
+  the stronger entries keep their tools, a small last-resort entry gets the full request.
 """
 
 from __future__ import annotations
@@ -140,14 +142,21 @@ def resolve_capabilities(name: str) -> Capabilities:
         chosen = settings.provider_settings(spec.name).tool_calls
         return spec.capabilities.native_tools if chosen == "auto" else chosen == "native"
 
+    def uses(spec: Any) -> bool:
+        chosen = getattr(settings.provider_settings(spec.name), "tools", "auto")
+        return getattr(spec.capabilities, "uses_tools", True) if chosen == "auto" else bool(
+            chosen)
+
     ttls = tuple(ttl for ttl in caps[0].cache_ttls if all(ttl in c.cache_ttls for c in caps))
-    return Capabilities(
-        streaming=all(c.streaming for c in caps),
-        native_tools=all(native(spec) for _entry, spec in pairs),
-        prompt_caching=any(c.prompt_caching for c in caps),
-        vision=all(c.vision for c in caps),
-        cache_ttls=ttls,
-    )
+    values = {
+        "streaming": all(c.streaming for c in caps),
+        "native_tools": all(native(spec) for _entry, spec in pairs),
+        "prompt_caching": any(c.prompt_caching for c in caps),
+        "vision": all(c.vision for c in caps),
+        "cache_ttls": ttls,
+        "uses_tools": any(uses(spec) for _entry, spec in pairs),
+    }
+    return Capabilities(**{k: v for k, v in values.items() if k in Capabilities._fields})
 
 
 class GroupCapabilities(Capabilities):
@@ -181,6 +190,11 @@ class GroupCapabilities(Capabilities):
         """The cache lifetimes every entry offers."""
         return resolve_capabilities(self.group).cache_ttls
 
+    @property
+    def uses_tools(self) -> bool:  # type: ignore[override]
+        """Some entry uses tools (a lean request would take them from every entry)."""
+        return getattr(resolve_capabilities(self.group), "uses_tools", True)
+
 
 def _capabilities(name: str) -> Capabilities:
     cls = type("GroupCapabilities", (GroupCapabilities,), {"__slots__": (), "group": name})
@@ -203,7 +217,11 @@ class GroupWindows(Mapping[str, int]):
         for entry, spec in pairs:
             table = settings.provider_settings(spec.name)
             model = entry.model or table.model or spec.default_model
-            window = table.context_window or spec.context_window(model)
+            listed = None
+            if hasattr(settings, "model_settings"):  # the [models."provider/model"] table
+                found = settings.model_settings(spec.name, model, having="context_window")
+                listed = found[1].context_window if found else None
+            window = listed or table.context_window or spec.context_window(model)
             if window:
                 windows.append(window)
         return {"": min(windows)} if windows else {}

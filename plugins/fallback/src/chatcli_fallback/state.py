@@ -55,15 +55,21 @@ class Health:
         """A record from the file (unknown or mistyped fields are dropped)."""
         if not isinstance(data, dict):
             return cls()
-        known = {f.name: f for f in fields(cls)}
-        values = {}
-        for key, value in data.items():
-            if key in known and (value is None or isinstance(value, int | float | str)):
-                values[key] = value
-        try:
-            return cls(**values)
-        except TypeError:
-            return cls()
+        defaults = cls()
+        values: dict[str, Any] = {}
+        for name in (f.name for f in fields(cls)):
+            value, default = data.get(name), getattr(defaults, name)
+            if isinstance(value, bool):
+                continue
+            if isinstance(default, str) and isinstance(value, str):
+                values[name] = value
+            elif isinstance(default, int) and not isinstance(default, float) and isinstance(
+                    value, int):
+                values[name] = max(value, 0)
+            elif (isinstance(default, float) or name == "response_ms") and isinstance(
+                    value, int | float):
+                values[name] = float(value)
+        return cls(**values)
 
     def cooling(self, now: float) -> float:
         """Seconds of cooldown left (0 when none)."""
