@@ -121,3 +121,24 @@ def test_tool_calls_from_another_provider_are_described_in_the_transcript(
     prompt = fakes.calls("codex")[0]["stdin"]
     assert '[called tool read with {"path": "a.py"}]' in prompt
     assert "[tool read returned: x = 1]" in prompt
+
+
+@pytest.mark.parametrize("name, program, answer, gone", [
+    ("claude-code", "claude", claude_answer,
+     f"No conversation found with session ID: {SESSION}"),
+    ("codex", "codex", codex_answer, f"Error: thread/resume: no rollout found for thread id "
+                                     f"{SESSION}"),
+])
+def test_a_session_the_cli_no_longer_has_is_replaced_by_a_transcript(
+        fakes, make_provider, name, program, answer, gone) -> None:
+    fakes.script(program, {"lines": answer("Paris.", SESSION)},
+                 {"lines": [], "stderr": gone + "\n", "exit": 1},
+                 {"lines": answer("About 2 million.", "new-session")})
+    provider = make_provider(name)
+    history = [Message.user("capital of France?")]
+    history.append(ask(provider, history))
+    history.append(Message.user("its population?"))
+    assert ask(provider, history).text == "About 2 million."
+    _first, resumed, fresh = fakes.calls(program)
+    assert SESSION in resumed["argv"] and SESSION not in fresh["argv"]
+    assert "<transcript>" in fresh["stdin"] and "Paris." in fresh["stdin"]

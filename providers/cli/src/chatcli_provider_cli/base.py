@@ -30,6 +30,11 @@ POLL = 0.25
 #: The system-prompt section in which the engine describes tools in the text protocol
 #: (chatcli's ``tool_calls = "text"``; see ``chatcli._toolcall.catalog_section``).
 TEXT_PROTOCOL_SECTION = "tool-catalog"
+#: What a CLI says when the session to resume is gone ("No conversation found with session
+#: ID: …" from Claude Code; a thread or rollout not found from Codex).
+_SESSION_GONE = re.compile(
+    r"no (conversation|session|saved session|rollout|thread)s? (was |were )?found|"
+    r"(conversation|session|rollout|thread)\b[^.]*\b(not found|does not exist)", re.IGNORECASE)
 #: Seconds stdout may stay open after the process exited (a child it left behind holds it).
 EXIT_GRACE = 1.0
 #: Seconds a process may take to exit after its last event before it is killed.
@@ -212,10 +217,9 @@ class CliProvider:
         this generator, so that an abandoned turn (Ctrl+C in the chat) closes it — and kills
         the process group — within a quarter of a second, even while the assistant runs a
         long tool. ``[providers.NAME] timeout`` is the longest silence allowed."""
-        from chatcli import ProviderTimeoutError, UsageEvent
+        from chatcli import TextDelta
 
         from chatcli_provider_cli.conversation import plan_prompt
-        from chatcli_provider_cli.process import SILENT, CliRun
 
         previous, self._run = self._run, None
         if previous is not None:  # a turn that was abandoned without being closed
@@ -229,11 +233,32 @@ class CliProvider:
                 f"{self.who} runs its own tools; chatcli's cannot be offered to it in text "
                 f"(`[providers.{self.name}] tool_calls` says text)",
                 f"run `chatcli config unset providers.{self.name}.tool_calls`")
-        argv = self.command()
+        command = self.command()
         cwd = os.getcwd()
         plan = plan_prompt(request, self.store if self.options.get("resume", True) else None,
                            cwd=cwd, instructions=self.prompt_instructions(request))
-        argv += self.arguments(plan, request)
+        answered = False
+        try:
+            for event in self._attempt(command, plan, request, cwd):
+                answered = answered or isinstance(event, TextDelta)
+                yield event
+            return
+        except ProviderError as error:
+            if not plan.resume or answered or not _SESSION_GONE.search(error.message):
+                raise
+        # the CLI no longer has that session (cleaned up, moved): start over with a transcript
+        plan = plan_prompt(request, None, cwd=cwd,
+                           instructions=self.prompt_instructions(request))
+        yield from self._attempt(command, plan, request, cwd)
+
+    def _attempt(self, command: list[str], plan: Plan, request: ChatRequest, cwd: str
+                 ) -> Iterator[StreamEvent]:
+        """One run of the CLI for ``plan``."""
+        from chatcli import ProviderTimeoutError, UsageEvent
+
+        from chatcli_provider_cli.process import SILENT, CliRun
+
+        argv = command + self.arguments(plan, request)
         try:
             run = self._run = CliRun(argv, plan.prompt, cwd=cwd)
         except OSError as err:
