@@ -64,6 +64,8 @@ class StopReason(StrEnum):
     ERROR = "error"
     TURN_LIMIT = "turn_limit"
     REPEATED_CALLS = "repeated_calls"
+    #: the provider cut the answer because it was repeating itself (a small model in a loop)
+    REPETITION = "repetition"
 
 
 # --------------------------------------------------------------------------------------------

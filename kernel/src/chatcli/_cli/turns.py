@@ -402,4 +402,6 @@ def _report(finished: TurnFinished | None, interrupted: bool, session: Session,
         return EXIT_INTERRUPTED
     if finished is not None and finished.stop_reason == StopReason.TURN_LIMIT:
         status(f"stopped after {session.settings.max_turns} model calls (max_turns)")
+    if finished is not None and finished.stop_reason == StopReason.REPETITION:
+        status("the answer was cut: the model kept repeating itself")
     return EXIT_OK
