@@ -37,7 +37,13 @@ from chatcli import (
     UsageEvent,
 )
 from chatcli_provider_kit import MessageCache
-from chatcli_provider_local.convert import ChunkMapper, error_from_payload, request_body
+from chatcli_provider_local import plugin
+from chatcli_provider_local.convert import (
+    DEFAULT_MAX_TOKENS,
+    ChunkMapper,
+    error_from_payload,
+    request_body,
+)
 from chatcli_provider_local.gguf import bundled_model_path, read_gguf_info, resolve_model_path
 from chatcli_provider_local.plugin import local_spec, make_local_provider
 from hypothesis import given
@@ -174,7 +180,7 @@ def test_request_body_carries_system_messages_and_limits():
     assert body["stream"] is True
     assert body["stream_options"] == {"include_usage": True}
     assert body["temperature"] == 0.2
-    assert body["max_tokens"] == 1024
+    assert body["max_tokens"] == DEFAULT_MAX_TOKENS
 
 
 def _tool_history() -> list[Message]:
@@ -304,11 +310,44 @@ def test_default_model_file_is_where_the_wheel_put_it():
     assert Path(path).stat().st_size > 50_000_000
 
 
-@pytest.mark.parametrize(("value", "expected"), [("false", False), ("true", True), (True, True),
-                                                 ("auto", False), (None, False)])
-def test_tools_option_accepts_text_from_config_set(value, expected):
-    options = {} if value is None else {"tools": value}
-    provider = make_local_provider(
-        ProviderConfig(name="local", model="smollm2-135m", options=options)
-    )
-    assert provider.tools is expected  # auto: SmolLM2's template has no tools
+def test_tools_go_natively_only_to_a_template_that_renders_them():
+    provider = make_local_provider(ProviderConfig(name="local", model="smollm2-135m"))
+    assert provider.tools is False  # SmolLM2's template has no tools
+
+
+def test_the_spec_asks_for_lean_requests():
+    # a 135M model cannot use a tool catalog: the kernel leaves tools and optional sections out
+    assert plugin.local_spec().capabilities.uses_tools is False
+    assert "tools" not in plugin.local_spec().options  # the kernel's [providers.NAME] tools
+
+
+def test_thread_and_length_options_have_defaults_that_fit_two_cores(monkeypatch):
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    provider = make_local_provider(ProviderConfig(name="local", model="smollm2-135m"))
+    assert (provider.runtime.threads, provider.runtime.batch_threads) == (1, 2)
+    assert provider.max_tokens == DEFAULT_MAX_TOKENS == 512
+    assert provider.stop_on_repetition is True
+    provider = make_local_provider(ProviderConfig(
+        name="local", model="smollm2-135m",
+        options={"threads": 2, "batch_threads": 1, "max_tokens": 64,
+                 "stop_on_repetition": "false"}))
+    assert (provider.runtime.threads, provider.runtime.batch_threads) == (2, 1)
+    assert provider.max_tokens == 64 and provider.stop_on_repetition is False
+
+
+@pytest.mark.parametrize(("key", "value"), [("batch_threads", 0), ("max_tokens", "lots"),
+                                            ("stop_on_repetition", "sometimes")])
+def test_a_bad_thread_or_length_option_names_the_key_and_the_fix(key, value):
+    with pytest.raises(ConfigError) as caught:
+        make_local_provider(ProviderConfig(name="local", model="smollm2-135m",
+                                           options={key: value}))
+    assert f"providers.local.{key}" in str(caught.value)
+    assert "chatcli config set" in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_the_configured_answer_length_is_the_default_cap():
+    request = ChatRequest(model="m", messages=[Message.user("hi")])
+    assert request_body(request, tools=False)["max_tokens"] == DEFAULT_MAX_TOKENS
+    assert request_body(request, tools=False, max_tokens=64)["max_tokens"] == 64
+    request.max_tokens = 10
+    assert request_body(request, tools=False, max_tokens=64)["max_tokens"] == 10

@@ -6,7 +6,8 @@ of the process runs — not the chat's spinner, not its Ctrl+C key, not the engi
 cancel. In a child process the load runs beside chatcli instead; generation moves with it.
 
 :class:`ModelProcess` (chatcli's side) starts ``python -m chatcli_provider_local.model_process
-PATH CONTEXT THREADS`` and answers like ``xllamacpp.Server.handle_chat_completions``. The two
+PATH CONTEXT THREADS BATCH_THREADS`` and answers like
+``xllamacpp.Server.handle_chat_completions``. The two
 talk in lines of bytes, a letter first:
 
 - child → chatcli: ``r SECONDS`` loaded, ``f MESSAGE`` could not load (then it exits),
@@ -44,9 +45,11 @@ _SAME_TYPE: dict[str, type[Exception]] = {"ValueError": ValueError, "TypeError":
 class ModelProcess:
     """A model loaded by llama.cpp in a child process (started here, loading at once)."""
 
-    def __init__(self, path: Path, context_size: int, threads: int) -> None:
+    def __init__(self, path: Path, context_size: int, threads: int, batch_threads: int = 1
+                 ) -> None:
         self._process = subprocess.Popen(
-            [sys.executable, "-m", __name__, str(path), str(context_size), str(threads)],
+            [sys.executable, "-m", __name__, str(path), str(context_size), str(threads),
+             str(batch_threads)],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
             start_new_session=True,
         )
@@ -147,7 +150,8 @@ def main(argv: list[str]) -> int:
 
     started = time.perf_counter()
     try:
-        server = _load(Path(argv[0]), int(argv[1]), int(argv[2]))
+        server = _load(Path(argv[0]), int(argv[1]), int(argv[2]),
+                       int(argv[3]) if len(argv) > 3 else int(argv[2]))
     except Exception as err:  # llama.cpp's RuntimeError, or xllamacpp missing
         reason = str(err) if isinstance(err, RuntimeError) else f"{type(err).__name__}: {err}"
         send(b"f", reason.encode())
@@ -184,15 +188,20 @@ def main(argv: list[str]) -> int:
     return 0
 
 
-def _load(path: Path, context_size: int, threads: int) -> Any:
+def _load(path: Path, context_size: int, threads: int, batch_threads: int) -> Any:
     import xllamacpp  # a 100 MB extension: in the child only
 
     params = xllamacpp.CommonParams()
     params.model.path = str(path)
     params.n_ctx = context_size
     params.n_parallel = 1
-    params.cpuparams.n_threads = threads
-    params.cpuparams_batch.n_threads = threads
+    params.cpuparams.n_threads = threads  # generation: one token at a time
+    params.cpuparams_batch.n_threads = batch_threads  # reading the prompt: one large batch
+    # The model's own chat template (GGUF ``tokenizer.chat_template``), run by llama.cpp's jinja
+    # engine, rather than the built-in template its name-sniffing would pick (chatml for any
+    # template that mentions <|im_start|>).
+    params.use_jinja = True
+    params.chat_template = ""
     params.verbosity = 0  # nothing from llama.cpp reaches stderr, not even its errors
     params.warmup = False  # an empty warm-up run costs load time and gains nothing here
     params.port = 0  # the unused HTTP listener takes a free port instead of 8080

@@ -39,9 +39,9 @@ def local_spec() -> ProviderSpec:
         default_model="smollm2-135m",
         requires_key=False,
         models=["smollm2-135m"],
-        # SmolLM2's chat template has no tool syntax; another GGUF whose template renders tools gets
-        # them (see the README).
-        capabilities=Capabilities(streaming=True, native_tools=False),
+        # A 135M model cannot use a tool catalog (it alone would take ~4,000 of the 4,096 tokens of
+        # context): lean requests, unless [providers.local] tools = true (a bigger GGUF).
+        capabilities=Capabilities(streaming=True, native_tools=False, uses_tools=False),
         priority=10,
         context_windows={"": CONTEXT_WINDOW},
         description="A small model that runs in-process on the CPU: no key, no network. "
@@ -49,8 +49,14 @@ def local_spec() -> ProviderSpec:
         options={
             "model_path": ProviderOption(str, "a GGUF file to run instead of SmolLM2-135M"),
             "context_size": ProviderOption(int, "context window in tokens"),
-            "threads": ProviderOption(int, "CPU threads (1 is fastest on 2 cores)"),
-            "tools": ProviderOption((bool, str), "send tool definitions: true, false or auto"),
+            "threads": ProviderOption(int, "CPU threads generating the answer (default 1: "
+                                           "fastest on 2 cores)"),
+            "batch_threads": ProviderOption(int, "CPU threads reading the prompt (default: "
+                                                 "every core, at most 4)"),
+            "max_tokens": ProviderOption(int, "longest answer in tokens when none is asked "
+                                              "for (default 512)"),
+            "stop_on_repetition": ProviderOption(bool, "stop an answer that repeats itself "
+                                                       "(default true)"),
         },
     )
 

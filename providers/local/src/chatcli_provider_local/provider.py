@@ -21,11 +21,16 @@ from chatcli import (
     ProviderConfig,
     ProviderError,
     ServerError,
+    StopEvent,
+    StopReason,
     StreamEvent,
+    TextDelta,
+    Usage,
+    UsageEvent,
 )
 from chatcli_provider_kit import MessageCache
 
-from chatcli_provider_local.convert import ChunkMapper, request_body
+from chatcli_provider_local.convert import DEFAULT_MAX_TOKENS, ChunkMapper, request_body
 from chatcli_provider_local.gguf import (
     DEFAULT_MODEL,
     GGUFInfo,
@@ -33,10 +38,13 @@ from chatcli_provider_local.gguf import (
     read_gguf_info,
     resolve_model_path,
 )
+from chatcli_provider_local.repetition import RepetitionGuard
 from chatcli_provider_local.runtime import (
     DEFAULT_CONTEXT,
+    DEFAULT_THREADS,
     LoadedModel,
     RuntimeOptions,
+    default_batch_threads,
     load_model,
     track_generation,
 )
@@ -57,9 +65,12 @@ class LocalProvider:
     """Streams answers from a local GGUF model (SmolLM2-135M unless configured otherwise).
 
     Options (``[providers.local]`` in the config): ``model_path`` (a .gguf file),
-    ``context_size`` (tokens; 4096, or the model's own if smaller), ``threads`` (default 1),
-    ``tools`` (true/false: send tool definitions; by default only when the model's chat template
-    renders them).
+    ``context_size`` (tokens; 4096, or the model's own if smaller), ``threads`` (generating;
+    default 1), ``batch_threads`` (reading the prompt; default every core, at most 4),
+    ``max_tokens`` (the answer's length when the request sets none; default 512),
+    ``stop_on_repetition`` (stop an answer that loops; default true). Tool definitions go to
+    the model natively only when its chat template renders them (and ``tool_calls = "native"``
+    sends them); otherwise earlier calls and results are written into the text.
     """
 
     def __init__(self, config: ProviderConfig) -> None:
@@ -71,10 +82,12 @@ class LocalProvider:
             context_size=_int_option(
                 options, "context_size", min(DEFAULT_CONTEXT, trained), 128, 1 << 20
             ),
-            threads=_int_option(options, "threads", 1, 1, 256),
+            threads=_int_option(options, "threads", DEFAULT_THREADS, 1, 256),
+            batch_threads=_int_option(options, "batch_threads", default_batch_threads(), 1, 256),
         )
-        tools = _bool_option(options, "tools")
-        self.tools: bool = self.info.template_supports_tools if tools is None else tools
+        self.max_tokens = _int_option(options, "max_tokens", DEFAULT_MAX_TOKENS, 1, 1 << 20)
+        self.stop_on_repetition = _bool_option(options, "stop_on_repetition", True)
+        self.tools: bool = self.info.template_supports_tools
         self.model_name = self._display_name(config.model)
         self._loaded: LoadedModel | None = None
         self._messages = MessageCache()
@@ -97,7 +110,8 @@ class LocalProvider:
         server = self.load().server
         if server is None:
             raise ServerError("the local model was already unloaded", provider="local")
-        body = request_body(request, tools=self.tools, cache=self._messages)
+        body = request_body(request, tools=self.tools, cache=self._messages,
+                            max_tokens=self.max_tokens)
         chunks: queue.Queue[Any] = queue.Queue()
         stop = threading.Event()
 
@@ -115,6 +129,8 @@ class LocalProvider:
 
         worker = threading.Thread(target=work, name="chatcli-local-generate", daemon=True)
         mapper = ChunkMapper(self.model_name)
+        guard = RepetitionGuard() if self.stop_on_repetition else None
+        looping, pieces = False, 0
         with track_generation(worker, stop):
             worker.start()
             try:
@@ -124,8 +140,20 @@ class LocalProvider:
                         break
                     if isinstance(item, _Failure):
                         raise _map_failure(item.error)
-                    yield from mapper.feed(item)
-                yield from mapper.finish()
+                    for event in mapper.feed(item):
+                        if looping:  # what llama.cpp sends before it stops is dropped
+                            continue
+                        if isinstance(event, TextDelta):
+                            pieces += 1
+                            if guard is not None and guard.feed(event.text):
+                                looping = True
+                                stop.set()  # llama.cpp stops at the next token
+                        yield event
+                if looping:  # a stopped answer gets no usage: llama.cpp sends a piece a token
+                    yield UsageEvent(usage=mapper.usage or Usage(output_tokens=pieces))
+                    yield StopEvent(reason=StopReason.REPETITION, model=self.model_name)
+                else:
+                    yield from mapper.finish()
             finally:
                 stop.set()
                 worker.join(_JOIN_SECONDS)
@@ -138,20 +166,18 @@ def _map_failure(error: BaseException) -> ProviderError:
     return ServerError(f"local model failed: {type(error).__name__}: {first}", provider="local")
 
 
-def _bool_option(options: dict[str, Any], key: str) -> bool | None:
-    value = options.get(key)
-    if value is None or isinstance(value, bool):
+def _bool_option(options: dict[str, Any], key: str, default: bool) -> bool:
+    value = options.get(key, default)
+    if isinstance(value, bool):
         return value
     text = str(value).strip().lower()
-    if text in ("auto", ""):
-        return None
     if text in ("true", "yes", "on", "1"):
         return True
     if text in ("false", "no", "off", "0"):
         return False
     raise ConfigError(
-        f"providers.local.{key} must be true, false or auto, not {value!r}",
-        f"fix it with `chatcli config set providers.local.{key} auto`",
+        f"providers.local.{key} must be true or false, not {value!r}",
+        f"fix it with `chatcli config set providers.local.{key} {str(default).lower()}`",
     )
 
 

@@ -27,8 +27,10 @@ from chatcli_provider_local.model_process import ModelProcess
 
 __all__ = [
     "DEFAULT_CONTEXT",
+    "DEFAULT_THREADS",
     "LoadedModel",
     "RuntimeOptions",
+    "default_batch_threads",
     "load_model",
     "track_generation",
     "unload_all",
@@ -44,12 +46,26 @@ os.environ.setdefault("OMP_WAIT_POLICY", "passive")
 DEFAULT_CONTEXT = 4096
 
 
+#: CPU threads that generate tokens: one token at a time is a small matrix-vector product, and
+#: on a 2-core machine a second thread costs more in synchronisation than it computes
+#: (bench/local_model.py: 76 tokens/s with 1 thread, 47 with 2).
+DEFAULT_THREADS = 1
+
+
+def default_batch_threads() -> int:
+    """CPU threads that read the prompt: every core, at most 4 (the prompt is one large batch, and
+    two threads read it in 0.55 of the time one needs on a 2-core machine)."""
+    return max(1, min(4, os.cpu_count() or 1))
+
+
 @dataclass(frozen=True)
 class RuntimeOptions:
-    """How llama.cpp runs: context size and CPU threads (1 is fastest on a 2-core machine)."""
+    """How llama.cpp runs: context size, the threads that generate (``threads``) and those that
+    read the prompt (``batch_threads``)."""
 
     context_size: int = DEFAULT_CONTEXT
-    threads: int = 1
+    threads: int = DEFAULT_THREADS
+    batch_threads: int = 1
 
 
 @dataclass
@@ -81,7 +97,8 @@ def load_model(path: Path, options: RuntimeOptions) -> LoadedModel:
         if loaded is not None and loaded.server is not None and not loaded.server.alive:
             loaded = None  # the model's process died (killed, out of memory): start another
         if loaded is None:
-            process = ModelProcess(path, options.context_size, options.threads)
+            process = ModelProcess(path, options.context_size, options.threads,
+                                   options.batch_threads)
             loaded = _models[key] = LoadedModel(path, process, options, 0.0)
     server = loaded.server
     try:
