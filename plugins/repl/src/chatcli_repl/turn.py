@@ -158,7 +158,14 @@ def _interrupted(finished: TurnFinished) -> str:
 def _footer(app: ReplApp, finished: TurnFinished, seconds: float) -> None:
     usage: Usage = finished.usage
     model = finished.model or app.session.model
-    parts = [f"{app.session.provider_name}/{model}"]
+    answered = getattr(finished, "answered_by", None)  # a fallback chain or pool handed it on
+    parts = [f"{answered}/{model} via {app.session.provider_name}" if answered
+             else f"{app.session.provider_name}/{model}"]
+    failed = getattr(finished, "failed", None) or []
+    if failed and finished.error is None:
+        parts.append(", ".join(
+            f"{f.provider}/{f.model} {'skipped' if f.kind == 'skipped' else 'failed'}"
+            for f in failed))
     if usage.input_tokens or usage.output_tokens:  # unknown when the answer was cut short
         parts.append(f"{usage.input_tokens:,} in · {usage.output_tokens:,} out")
     if usage.cache_read_tokens or usage.cache_write_tokens:
