@@ -239,7 +239,8 @@ def _complete_providers(app: Any, text: str) -> list[str]:
 
 def _complete_switch(app: Any, text: str) -> list[str]:
     """``/switch`` completes provider names, then ``PROVIDER/MODEL`` for the providers the text
-    names: the models chatcli knows at once, and those the service lists once fetched."""
+    names: the models chatcli knows at once and, once ``PROVIDER/`` is typed, those the service
+    lists (fetched in the background that first time)."""
     specs = app.host.providers()
     names = sorted(specs)
     word = text.split()[-1] if text.split() and not text.endswith(" ") else ""
@@ -249,7 +250,8 @@ def _complete_switch(app: Any, text: str) -> list[str]:
     wanted = [n for n in names if n == head] if slash else [n for n in names if n.startswith(head)]
     candidates = list(names)
     for name in wanted:
-        known = [*specs[name].models, *_remote_models(app).get(app, name)]
+        fetched = _remote_models(app).get(app, name) if slash else []
+        known = [*specs[name].models, *fetched]
         candidates += [f"{name}/{model}" for model in dict.fromkeys(known)]
     return candidates
 
