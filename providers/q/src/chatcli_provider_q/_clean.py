@@ -367,7 +367,8 @@ class Cleaner:
             self._verdict = _Verdict.UNDECIDED  # what follows is judged afresh
 
     def _end_line(self) -> None:
-        if not self._shown_in_line and not self._held.strip():
+        if not self._shown_in_line and self._verdict != _Verdict.NOISE \
+                and not self._held.strip():
             self._held = ""  # a blank line (spaces only count as blank)
             self._verdict = _Verdict.UNDECIDED
         if self._verdict == _Verdict.UNDECIDED and self._held:

@@ -74,7 +74,12 @@ def encode_input(text: str) -> str:
 
 
 class _Died(Exception):
-    """The process ended (or closed its output) while chatcli waited for it."""
+    """The process ended (or closed its output) while chatcli waited for it; ``error`` is what
+    to tell the user if it keeps happening."""
+
+    def __init__(self, error: Exception) -> None:
+        super().__init__(f" ({getattr(error, 'message', error)})")
+        self.error = error
 
 
 class QDaemon:
@@ -110,6 +115,7 @@ class QDaemon:
             raise
         return process
 
+
     def _wait_ready(self, process: QProcess) -> None:
         options = self.options
         out, err = Cleaner(), Cleaner()
@@ -134,7 +140,7 @@ class QDaemon:
                 continue
             if not chunk.text:
                 if chunk.stream == "out":
-                    raise self._ended(process, said)
+                    raise _Died(self._ended(process, said, err))
                 continue
             heard, last = True, time.monotonic()
             if chunk.stream == "out":
@@ -142,8 +148,15 @@ class QDaemon:
             else:
                 said.append(err.feed(chunk.text))
 
-    def _ended(self, process: QProcess, said: list[str]) -> Exception:
-        """The error for a process that ended on its own."""
+    def _ended(self, process: QProcess, said: list[str], err: Cleaner) -> Exception:
+        """The error for a process that ended on its own (after reading what it still had to
+        say on stderr)."""
+        deadline = time.monotonic() + 2.0
+        while process.output_open and time.monotonic() < deadline:
+            chunk = process.next_chunk(deadline - time.monotonic())
+            if chunk is not None and chunk.stream == "err":
+                said.append(err.feed(chunk.text))
+        said.append(err.finish())
         code = process.wait(2.0)
         if code is None:
             code = -9
@@ -178,9 +191,15 @@ class QDaemon:
         try:
             for attempt in (1, 2):
                 process = self.process
-                if process is None or not process.alive or self._stale:
-                    process = self._start()
                 plan = self.tracker.plan(request, system_prompt=options.system_prompt)
+                fresh = not plan.resume and bool(self.tracker.seen)  # another conversation
+                if process is None or not process.alive or self._stale or fresh:
+                    try:
+                        process = self._start()
+                    except _Died as died:
+                        if attempt == 1:
+                            continue
+                        raise died.error from None
                 try:
                     process.write(encode_input(plan.text))
                 except OSError:
@@ -203,9 +222,7 @@ class QDaemon:
                                           "starts a new q chat", provider="q") from None
                     if attempt == 1:
                         continue
-                    raise QCrashError(f"q chat ended before answering, twice{died}",
-                                      "run `q chat` in a terminal to see why, or "
-                                      "`q doctor`", provider="q") from None
+                    raise died.error from None
                 except GeneratorExit:  # the turn was stopped: do not leave q talking
                     self._stale = True
                     self._stop()
@@ -242,9 +259,7 @@ class QDaemon:
                 continue
             if not chunk.text:
                 if chunk.stream == "out":
-                    code = process.wait(2.0)
-                    words = exit_error(code if code is not None else -9, "".join(said))
-                    raise _Died(f" ({words.message})")
+                    raise _Died(self._ended(process, said, err))
                 continue
             last = time.monotonic()
             if chunk.stream == "out":
