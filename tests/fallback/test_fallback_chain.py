@@ -213,3 +213,16 @@ def test_a_session_switches_to_the_chain(fb_home, anthropic_server, openai_serve
     assert finished.text == "via the chain" and finished.answered_by == "openai"
     assert [f.kind for f in finished.failed] == ["ServerError"]
     session.close()
+
+
+def test_a_silent_entry_times_out_and_the_chain_moves_on(fb_home, anthropic_server,
+                                                         openai_server):
+    write_config(fb_home, CHAIN.format(cooldown=30) + "timeout = 1\n")
+    anthropic_server.script(Fault(stall=30))
+    openai_server.script("gpt was awake")
+    done = run_chatcli(fb_home, "-p", "hi", "--json",
+                       env=server_env(anthropic_server, openai_server))
+    payload = json.loads(done.stdout)
+    assert done.returncode == 0, done.stderr
+    assert payload["text"] == "gpt was awake"
+    assert [f["type"] for f in payload["failed"]] == ["ProviderTimeoutError"]
