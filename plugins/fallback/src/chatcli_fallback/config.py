@@ -26,6 +26,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from chatcli_fallback.names import CHAIN, group_names
+
 __all__ = [
     "CHAIN",
     "DEFAULT_OPTIONS",
@@ -41,8 +43,6 @@ __all__ = [
     "parse_entries",
 ]
 
-#: The provider name of the chain of ``[fallback] chain``.
-CHAIN = "fallback"
 
 #: How a group picks its entries.
 STRATEGIES = ("chain", "round_robin", "failover")
@@ -236,16 +236,6 @@ def _also_on(value: Any, where: str) -> frozenset[str]:
 def _table(raw: Mapping[str, Any]) -> dict[str, Any]:
     table = raw.get("fallback")
     return table if isinstance(table, dict) else {}
-
-
-def group_names(raw: Mapping[str, Any]) -> list[str]:
-    """The provider names the raw settings ask for: ``fallback`` and each named pool (no
-    validation: a bad table is reported when the group is built)."""
-    pools = _table(raw).get("pools")
-    names = [CHAIN]
-    if isinstance(pools, dict):
-        names.extend(str(name) for name in pools if str(name) != CHAIN)
-    return names
 
 
 def base_options(raw: Mapping[str, Any]) -> Options:

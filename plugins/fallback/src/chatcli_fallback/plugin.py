@@ -37,7 +37,7 @@ def register_providers(register: Callable[[ProviderSpec], None]) -> None:
     read from the raw settings (no validation here: a bad table is reported when used)."""
     from chatcli import ChatcliError, raw_settings
 
-    from chatcli_fallback.config import group_names
+    from chatcli_fallback.names import group_names
     from chatcli_fallback.specs import spec_for
 
     try:
