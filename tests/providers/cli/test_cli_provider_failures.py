@@ -266,3 +266,43 @@ def test_a_new_turn_kills_a_run_that_was_never_closed(fakes, make_provider) -> N
         model="m", messages=[Message.user("two")])) if isinstance(e, TextDelta))
     assert out == "next"
     assert all_gone([fakes.calls("codex")[0]["pid"]])
+
+
+def claude_tool_call(tool_id: str) -> list[dict[str, Any]]:
+    """Claude Code calls its Bash tool (the result comes later)."""
+    return [claude_init(SESSION), claude_assistant(SESSION, [
+        {"type": "tool_use", "id": tool_id, "name": "Bash",
+         "input": {"command": "npm test", "description": "Run the tests"}}])]
+
+
+def test_a_long_tool_run_is_silence_allowed_by_tool_timeout(fakes, make_provider) -> None:
+    # the test suite the assistant runs takes longer than `timeout`: not a hang
+    fakes.script("claude", {"lines": [
+        *claude_tool_call("toolu_01"), {"sleep": 1.5},
+        {"type": "user", "message": {"role": "user", "content": [
+            {"tool_use_id": "toolu_01", "type": "tool_result", "content": "12 passed"}]},
+         "parent_tool_use_id": None, "session_id": SESSION},
+        claude_assistant(SESSION, [{"type": "text", "text": "All 12 tests pass."}]),
+        claude_result(SESSION, "All 12 tests pass.")]})
+    events = make_provider(timeout=1.0, tool_timeout=60).stream(
+        ChatRequest(model="m", messages=[Message.user("run the tests")]))
+    assert "".join(e.text for e in events if isinstance(e, TextDelta)) == "All 12 tests pass."
+
+
+def test_codex_commands_are_tool_runs_too(fakes, make_provider) -> None:
+    lines = codex_answer("Built.")
+    at = next(i for i, line in enumerate(lines) if line.get("type") == "item.started")
+    lines.insert(at + 1, {"sleep": 1.5})
+    fakes.script("codex", {"lines": lines})
+    events = make_provider("codex", timeout=1.0).stream(
+        ChatRequest(model="m", messages=[Message.user("build it")]))
+    assert "".join(e.text for e in events if isinstance(e, TextDelta)) == "Built."
+
+
+def test_a_tool_that_never_ends_stops_at_tool_timeout(fakes, make_provider) -> None:
+    fakes.script("claude", {"lines": claude_tool_call("toolu_02"), "hang": True,
+                            "child": True})
+    error = fail(make_provider(timeout=1.0, tool_timeout=2))
+    assert isinstance(error, ProviderTimeoutError)
+    assert "printed nothing for 2s while running a tool" in error.message
+    assert "providers.claude-code.tool_timeout" in error.hint

@@ -27,6 +27,8 @@ __all__ = ["CliNotInstalledError", "CliProvider", "EventMapper", "cli_error"]
 
 #: Seconds between two looks at a silent process (and between two keep-alive events).
 POLL = 0.25
+#: The longest silence while the assistant runs one of its own tools (a build, a test suite).
+TOOL_TIMEOUT = 1800.0
 #: The system-prompt section in which the engine describes tools in the text protocol
 #: (chatcli's ``tool_calls = "text"``; see ``chatcli._toolcall.catalog_section``).
 TEXT_PROTOCOL_SECTION = "tool-catalog"
@@ -84,6 +86,8 @@ class EventMapper:
         self.text: list[str] = []
         self.garbage: list[str] = []
         self.done = False
+        #: ids of the assistant's own tool calls still running (its silence is then expected)
+        self.running: set[str] = set()
 
     def feed(self, event: dict[str, Any]) -> list[StreamEvent]:
         """The stream events of one JSON object."""
@@ -157,6 +161,8 @@ class CliProvider:
         self.name = config.name
         self.options = dict(config.options)
         self.timeout = float(config.timeout)
+        self.tool_timeout = max(self.timeout, float(self.options.get("tool_timeout",
+                                                                     TOOL_TIMEOUT)))
         self.store = store
         self._run: Any = None
 
@@ -216,7 +222,8 @@ class CliProvider:
         far is yielded every :data:`POLL` seconds: it keeps the engine's reader in touch with
         this generator, so that an abandoned turn (Ctrl+C in the chat) closes it — and kills
         the process group — within a quarter of a second, even while the assistant runs a
-        long tool. ``[providers.NAME] timeout`` is the longest silence allowed."""
+        long tool. ``[providers.NAME] timeout`` is the longest silence allowed, and
+        ``tool_timeout`` (30 minutes) while one of the assistant's own tools runs."""
         from chatcli import TextDelta
 
         from chatcli_provider_cli.conversation import plan_prompt
@@ -272,11 +279,14 @@ class CliProvider:
                 if line is SILENT:
                     if not run.running and time.monotonic() - last >= EXIT_GRACE:
                         break  # it exited; something it started still holds stdout open
-                    if time.monotonic() - last >= self.timeout:
+                    limit, key = ((self.tool_timeout, "tool_timeout") if mapper.running
+                                  else (self.timeout, "timeout"))
+                    if time.monotonic() - last >= limit:
+                        doing = " while running a tool" if mapper.running else ""
                         error = ProviderTimeoutError(
-                            f"{self.who} printed nothing for {self.timeout:g}s",
-                            f"it may be waiting for a long tool or stuck; raise the limit with "
-                            f"`chatcli config set providers.{self.name}.timeout 600`",
+                            f"{self.who} printed nothing for {limit:g}s{doing}",
+                            f"it may be stuck; raise the limit with `chatcli config set "
+                            f"providers.{self.name}.{key} {max(600, int(limit * 4))}`",
                             provider=self.name)
                         error.retryable = False
                         raise error

@@ -105,6 +105,7 @@ class ClaudeMapper(EventMapper):
                 self.session_id = text_of(event.get("session_id")) or self.session_id
                 self._set_model(event.get("model"))
             return []
+        self._track_tools(event)
         if event.get("parent_tool_use_id"):
             return []  # a sub-agent's work, not the answer
         if kind == "stream_event":
@@ -114,6 +115,21 @@ class ClaudeMapper(EventMapper):
         if kind == "result":
             return self._result(event)
         return []  # user (tool results), rate_limit_event, and what newer versions add
+
+    def _track_tools(self, event: dict[str, Any]) -> None:
+        """Which of Claude Code's tool calls are still running (a ``tool_use`` block without
+        its ``tool_result`` yet), sub-agents' included."""
+        message = event.get("message")
+        content = message.get("content") if isinstance(message, dict) else None
+        if not isinstance(content, list):
+            return
+        for block in content:
+            if not isinstance(block, dict):
+                continue
+            if event.get("type") == "assistant" and block.get("type") == "tool_use":
+                self.running.add(text_of(block.get("id")))
+            elif event.get("type") == "user" and block.get("type") == "tool_result":
+                self.running.discard(text_of(block.get("tool_use_id")))
 
     def _partial(self, event: Any) -> list[StreamEvent]:
         if not isinstance(event, dict):

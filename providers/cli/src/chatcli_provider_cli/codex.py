@@ -31,6 +31,8 @@ if TYPE_CHECKING:
 
 __all__ = ["CodexMapper", "CodexProvider"]
 
+#: Items that are Codex running one of its tools (busy until completed).
+_TOOL_ITEMS = ("command_execution", "mcp_tool_call", "web_search", "file_change")
 _RECONNECTING = re.compile(r"^\s*(re-?connecting|retrying)\b", re.IGNORECASE)
 
 
@@ -60,8 +62,16 @@ class CodexMapper(EventMapper):
             self.session_id = text_of(event.get("thread_id")) or self.session_id
         elif kind in ("item.started", "item.updated", "item.completed"):
             item = event.get("item")
-            if isinstance(item, dict) and item.get("type") == "agent_message":
+            if not isinstance(item, dict):
+                return []
+            if item.get("type") == "agent_message":
                 return self._message(item)
+            if item.get("type") in _TOOL_ITEMS:
+                key = text_of(item.get("id"))
+                if kind == "item.completed" or item.get("status") not in (None, "in_progress"):
+                    self.running.discard(key)
+                else:
+                    self.running.add(key)
         elif kind == "turn.completed":
             return self._completed(event)
         elif kind == "turn.failed":

@@ -76,6 +76,8 @@ def register_providers(register: Callable[[ProviderSpec], None]) -> None:
         "command": ProviderOption((str, list), "the program (path or name on PATH), or an "
                                   "argument list to start it with", items=str),
         "args": ProviderOption((str, list), "extra arguments for every run", items=str),
+        "tool_timeout": ProviderOption((int, float), "the longest silence while the "
+                                       "assistant runs one of its own tools (seconds)"),
         "resume": ProviderOption(bool, "continue the CLI's own session when the conversation "
                                  "matches it (else a transcript is sent)"),
         "system_prompt": ProviderOption(str, "what of chatcli's system prompt is forwarded: "
