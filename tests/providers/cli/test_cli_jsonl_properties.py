@@ -69,3 +69,22 @@ def test_mappers_raise_only_provider_errors(provider_cls, mapper_cls,
         mapper.finish(0, "")
     except ProviderError as error:
         assert "\n" not in str(error)
+
+
+messages = st.lists(
+    st.tuples(st.sampled_from(["user", "assistant"]), st.text(max_size=40), st.booleans()),
+    min_size=1, max_size=6)
+
+
+@given(messages)
+def test_every_conversation_becomes_a_prompt_ending_with_its_last_message(
+        turns: list[tuple[str, str, bool]]) -> None:
+    from chatcli import ChatRequest, Message, Role
+    from chatcli_provider_cli.conversation import plan_prompt
+
+    history = [Message(role=Role(role), parts=[], interrupted=cut) if not text else
+               (Message.user(text) if role == "user" else Message.assistant(text))
+               for role, text, cut in turns]
+    plan = plan_prompt(ChatRequest(model="m", messages=history), None, cwd="/w")
+    assert plan.resume is None
+    assert plan.prompt.endswith(history[-1].text)

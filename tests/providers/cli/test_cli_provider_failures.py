@@ -3,6 +3,7 @@ the fix — and no process it started survives (the ``fakes`` fixture checks aft
 
 from __future__ import annotations
 
+import sys
 import time
 from typing import Any
 
@@ -61,6 +62,11 @@ def test_a_configured_command_is_used_and_a_wrong_one_named(fakes, make_provider
     out = "".join(e.text for e in provider.stream(ChatRequest(
         model="default", messages=[Message.user("hi")])) if isinstance(e, TextDelta))
     assert out == "from the configured path"
+    fakes.script("claude", {"lines": claude_answer("through an argument list")})
+    provider = make_provider(command=[sys.executable, str(fakes.bin / "claude")])
+    out = "".join(e.text for e in provider.stream(ChatRequest(
+        model="default", messages=[Message.user("hi")])) if isinstance(e, TextDelta))
+    assert out == "through an argument list"
     error = fail(make_provider(command="/opt/nowhere/claude"))
     assert "[providers.claude-code] command` names '/opt/nowhere/claude'" in error.message
 
