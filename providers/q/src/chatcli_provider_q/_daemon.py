@@ -64,6 +64,12 @@ _TICK = 0.25
 _APPROVAL = "Allow this action?"
 
 
+def _soonest(*waits: float) -> float:
+    """How long to wait for output before looking at the clock again: until the first of
+    ``waits`` is due, at most :data:`_TICK`."""
+    return max(min(_TICK, *waits), 0.005)
+
+
 def encode_input(text: str) -> str:
     """``text`` as one ``q chat`` input: Q's line editor takes a line that ends with ``\\`` as
     continued on the next, so every line but the last gets one."""
@@ -135,7 +141,9 @@ class QDaemon:
                                     "run `q chat` in a terminal to see what it waits for, or "
                                     "raise `chatcli config set providers.q.timeout 60`",
                                     provider="q")
-            chunk = process.next_chunk(_TICK)
+            chunk = process.next_chunk(_soonest(
+                options.settle - quiet if marker else _TICK,
+                _READY_QUIET - quiet if heard and not marker else _TICK))
             if chunk is None:
                 continue
             if not chunk.text:
@@ -254,7 +262,11 @@ class QDaemon:
                     f"q chat sent no answer in {options.timeout:g}s",
                     "try again (a new q chat starts), or raise "
                     "`chatcli config set providers.q.timeout 120`", provider="q")
-            chunk = process.next_chunk(_TICK)
+            chunk = process.next_chunk(_soonest(
+                options.settle - quiet if marker else _TICK,
+                _EMPTY_GRACE - waited if marker and not content else _TICK,
+                options.idle_end - quiet if content and options.idle_end > 0 else _TICK,
+                options.timeout - waited if not content else _TICK))
             if chunk is None:
                 continue
             if not chunk.text:
