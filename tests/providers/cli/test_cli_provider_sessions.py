@@ -142,3 +142,20 @@ def test_a_session_the_cli_no_longer_has_is_replaced_by_a_transcript(
     _first, resumed, fresh = fakes.calls(program)
     assert SESSION in resumed["argv"] and SESSION not in fresh["argv"]
     assert "<transcript>" in fresh["stdin"] and "Paris." in fresh["stdin"]
+
+
+def test_retrying_an_answer_does_not_resume_a_session_that_went_on(fakes,
+                                                                   make_provider) -> None:
+    # Codex continues the same thread: after turn 2, resuming it would hold turn 2 as well,
+    # so answering turn 2 again (/retry, or a rewind to it) must start from a transcript
+    fakes.script("codex", {"lines": codex_answer("one", SESSION)},
+                 {"lines": codex_answer("two", SESSION)},
+                 {"lines": codex_answer("two again", "other")})
+    provider = make_provider("codex")
+    history = [Message.user("q1")]
+    history.append(ask(provider, history))
+    history.append(Message.user("q2"))
+    ask(provider, history)  # resumed: the thread now holds q2 and its answer
+    ask(provider, history)  # the same request again
+    third = fakes.calls("codex")[2]
+    assert "resume" not in third["argv"] and "<transcript>" in third["stdin"]

@@ -12,7 +12,9 @@ new session instead.
 
 The links live in one small JSON file, ``<data dir>/provider-cli/sessions.json``: for the last
 message of each request answered, the session id, a digest of the message ids before it, and a
-digest of the answer.
+digest of the answer. Only a session's latest link is kept: once it went on, its earlier
+states are not what resuming it gives (Codex continues the same thread; a resumed Claude Code
+run may report a new id, which is then linked instead).
 """
 
 from __future__ import annotations
@@ -80,6 +82,12 @@ class SessionStore:
                 "answer": _digest(answer.strip()), "cwd": cwd}
         with self._lock:
             data = self._load()
+            # a session that went on is no longer the state its earlier links describe (a
+            # /retry or a rewind to one of them must not resume it): only its latest link stays
+            prefix = f"{self.provider}:"
+            for old in [k for k, v in data.items() if k.startswith(prefix)
+                        and isinstance(v, dict) and v.get("session") == session_id]:
+                del data[old]
             data.pop(key, None)
             data[key] = link
             while len(data) > MAX_LINKS:
