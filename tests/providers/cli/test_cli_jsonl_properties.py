@@ -9,7 +9,7 @@ import pytest
 from chatcli import ProviderConfig, ProviderError, StreamEvent
 from chatcli_provider_cli.claude import ClaudeCodeProvider, ClaudeMapper
 from chatcli_provider_cli.codex import CodexMapper, CodexProvider
-from chatcli_provider_cli.jsonl import classify, first_line, parse_line
+from chatcli_provider_cli.jsonl import classify, first_line, parse_line, telling_line
 from hypothesis import example, given
 from hypothesis import strategies as st
 
@@ -52,6 +52,7 @@ def test_parse_line_reads_every_json_object_back(obj: dict[str, Any]) -> None:
 def test_classify_and_first_line_never_raise(text: str) -> None:
     assert classify(text) in ("auth", "rate", "server", "other")
     assert "\n" not in first_line(text)
+    assert "\n" not in telling_line(text)
 
 
 @pytest.mark.parametrize("provider_cls, mapper_cls", [(ClaudeCodeProvider, ClaudeMapper),

@@ -173,6 +173,18 @@ def test_errors_that_name_their_fix(fakes, make_provider, name, program, stderr,
     assert stderr.split(" --")[0] in error.message and fix in error.hint
 
 
+def test_the_telling_line_of_a_long_stderr_is_shown(fakes, make_provider) -> None:
+    stderr = ("(node:4242) ExperimentalWarning: SQLite is an experimental feature\n"
+              "Reading prompt from stdin...\n"
+              "thread 'main' panicked at codex-rs/core/src/client.rs:88:14:\n"
+              "called `Result::unwrap()` on an `Err` value: Os { code: 28 }\n"
+              "note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace\n")
+    fakes.script("codex", {"lines": [], "stderr": stderr, "exit": 101})
+    error = fail(make_provider("codex"))
+    assert error.message == ("Codex exited with status 101: thread 'main' panicked at "
+                             "codex-rs/core/src/client.rs:88:14:")
+
+
 def test_a_crash_after_garbage_names_the_garbage(fakes, make_provider) -> None:
     fakes.script("claude", {"lines": [claude_init(SESSION), "Segmentation fault (core dump"],
                             "exit": 139})

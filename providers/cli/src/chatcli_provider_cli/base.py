@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from chatcli import ProviderError
 
-from chatcli_provider_cli.jsonl import classify, first_line, parse_line
+from chatcli_provider_cli.jsonl import classify, first_line, parse_line, telling_line
 
 if TYPE_CHECKING:
     from chatcli import ChatRequest, ProviderConfig, StreamEvent, Usage
@@ -62,7 +62,7 @@ def cli_error(text: str, *, who: str, provider: str, hints: dict[str, str],
     kind = classify(text)
     cls = {"auth": AuthError, "rate": RateLimitError, "server": ServerError}.get(
         kind, ProviderError)
-    line = first_line(text) or "no message"
+    line = telling_line(text) or "no message"
     hint = next((fix for pattern, fix in special if re.search(pattern, text, re.IGNORECASE)),
                 None) or hints.get(kind) or hints["other"]
     error = cls(f"{prefix or who + ' failed'}: {line}", hint, provider=provider)
@@ -122,11 +122,11 @@ class EventMapper:
         from chatcli import StreamCutError
 
         provider = self.provider
-        detail = first_line(stderr)
+        detail = telling_line(stderr)
         if code is not None and code != 0:
             what = (f"was killed by signal {-code}" if code < 0 else f"exited with status {code}")
             if detail:
-                return provider.error(detail, prefix=f"{provider.who} {what}")
+                return provider.error(stderr, prefix=f"{provider.who} {what}")
             if self.garbage:
                 what += f" after printing {self.garbage[0]!r}, which is not JSON"
             error = StreamCutError(f"{provider.who} {what}", provider.hints["other"],

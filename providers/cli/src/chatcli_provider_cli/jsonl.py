@@ -13,7 +13,7 @@ import json
 import re
 from typing import Any
 
-__all__ = ["classify", "first_line", "parse_line", "text_of"]
+__all__ = ["classify", "first_line", "parse_line", "telling_line", "text_of"]
 
 #: Where an error text says the user must log in again (or has a wrong key).
 _AUTH = re.compile(
@@ -63,6 +63,20 @@ def first_line(text: str, limit: int = 200) -> str:
         if line:
             return line if len(line) <= limit else line[: limit - 1] + "…"
     return ""
+
+
+_TELLING = re.compile(r"\b(error|fatal|panic(ked)?|failed|failure|exception|denied|invalid|"
+                      r"not found|unauthori[sz]ed|limit)\b", re.IGNORECASE)
+
+
+def telling_line(text: str, limit: int = 200) -> str:
+    """The line of an error output that says most: the last one naming an error (a stack
+    trace's message, not its frames; the last of several warnings), else the last line."""
+    lines = [line for line in (first_line(raw, limit) for raw in (text or "").splitlines())
+             if line]
+    if not lines:
+        return ""
+    return next((line for line in reversed(lines) if _TELLING.search(line)), lines[-1])
 
 
 def classify(text: str) -> str:
