@@ -18,7 +18,8 @@ Behaviour is chosen by variables:
 - ``FAKE_Q_STATE``: a folder where ``--resume`` finds the previous questions of a directory;
 - ``FAKE_Q_PROMPT`` (``> `` by default; e.g. ``[dev] 6% !> ``), ``FAKE_Q_NO_PROMPT=1`` (print
   no prompt), ``FAKE_Q_BANNER_STDOUT=1`` (greeting and spinner on stdout, as ``2>&1`` gives),
-  ``FAKE_Q_DELAY`` (seconds between writes, default 0.01), ``FAKE_Q_ANSWER`` (the answer text).
+  ``FAKE_Q_DELAY`` (seconds between writes, default 0.01), ``FAKE_Q_PAUSE`` (seconds of silence
+  after the fourth word), ``FAKE_Q_ANSWER`` (the answer text).
 """
 
 import json
@@ -139,6 +140,8 @@ def answer(question, history):
             os._exit(70)
         write(sys.stdout, word)
         time.sleep(DELAY)
+        if i == 3 and os.environ.get("FAKE_Q_PAUSE"):  # a tool at work, say
+            time.sleep(float(os.environ["FAKE_Q_PAUSE"]))
     write(sys.stdout, f"{RESET}\n")
 
 

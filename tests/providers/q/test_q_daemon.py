@@ -69,6 +69,14 @@ def test_without_a_prompt_silence_ends_the_answer(fake_q: FakeQ,
                        "You said: b\n\nI know 1 earlier questions."]
 
 
+def test_with_a_prompt_silence_does_not_end_the_answer(fake_q: FakeQ,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FAKE_Q_PAUSE", "1.0")
+    answers = conversation(make_provider(config(idle_end=0.3)), "a b c d e", "next")
+    assert answers == ["You said: a b c d e\n\nI know 0 earlier questions.",
+                       "You said: next\n\nI know 1 earlier questions."]
+
+
 def test_a_rewound_conversation_restarts_q_with_a_transcript(fake_q: FakeQ) -> None:
     provider = make_provider(config())
     conversation(provider, "first", "second")

@@ -99,6 +99,7 @@ class QDaemon:
         self.starts = 0  # how many processes were started (for tests and /status)
         self._lock = threading.Lock()
         self._stale = False  # the process is in an unknown state: start a new one
+        self._prompts = False  # this q shows its prompt in a pipe: silence never ends answers
 
     # ------------------------------------------------------------------ life
 
@@ -133,6 +134,7 @@ class QDaemon:
             quiet = now - last
             marker = is_prompt(out.pending()) or is_prompt(err.pending())
             if marker and quiet >= options.settle:
+                self._prompts = True
                 return
             if heard and not marker and quiet >= _READY_QUIET:
                 return
@@ -201,6 +203,8 @@ class QDaemon:
                 process = self.process
                 plan = self.tracker.plan(request, system_prompt=options.system_prompt)
                 fresh = not plan.resume and bool(self.tracker.seen)  # another conversation
+                if process is not None and not self._drain(process):
+                    process = None
                 if process is None or not process.alive or self._stale or fresh:
                     try:
                         process = self._start()
@@ -243,10 +247,21 @@ class QDaemon:
         finally:
             self._lock.release()
 
+    @staticmethod
+    def _drain(process: QProcess) -> bool:
+        """Drop output that came after the last answer ended (a late line: not the next
+        answer's); False when the process closed its output meanwhile."""
+        while (left := process.next_chunk(0)) is not None:
+            if not left.text:
+                return False
+        return True
+
     def _answer(self, process: QProcess) -> Iterator[str]:
         options = self.options
         out, err = Cleaner(strip_reply_marker=True), Cleaner()
         said: list[str] = []
+        # a q that shows its prompt ends answers with it; silence (a tool at work) does not
+        idle_end = 0.0 if self._prompts else options.idle_end
         started = last = time.monotonic()
         while True:
             now = time.monotonic()
@@ -255,7 +270,7 @@ class QDaemon:
             marker = is_prompt(out.pending()) or is_prompt(err.pending())
             if marker and quiet >= options.settle and (content or waited >= _EMPTY_GRACE):
                 break
-            if content and options.idle_end > 0 and quiet >= options.idle_end:
+            if content and idle_end > 0 and quiet >= idle_end:
                 break
             if not content and waited >= options.timeout:
                 raise QTimeoutError(
@@ -265,7 +280,7 @@ class QDaemon:
             chunk = process.next_chunk(_soonest(
                 options.settle - quiet if marker else _TICK,
                 _EMPTY_GRACE - waited if marker and not content else _TICK,
-                options.idle_end - quiet if content and options.idle_end > 0 else _TICK,
+                idle_end - quiet if content and idle_end > 0 else _TICK,
                 options.timeout - waited if not content else _TICK))
             if chunk is None:
                 continue
