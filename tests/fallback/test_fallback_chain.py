@@ -61,6 +61,7 @@ def test_a_cooling_entry_is_skipped_by_the_next_process(fb_home, anthropic_serve
         assert OPENAI_KEY not in done.stdout + done.stderr
 
 
+@pytest.mark.slow
 def test_rate_limit_then_server_error_move_on_and_the_chain_comes_back(
         fb_home, anthropic_server, openai_server, capsys, monkeypatch):
     import anthropic  # noqa: F401 - imported before the runs, so each takes milliseconds

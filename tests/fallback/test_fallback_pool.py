@@ -34,6 +34,7 @@ def _env(servers: list[OpenAIServer]) -> dict[str, str]:
     return server_env(openai=servers[0], groq=servers[1], xai=servers[2])
 
 
+@pytest.mark.slow
 def test_round_robin_spreads_requests_and_drops_an_entry_that_fails_five_times(
         fb_home, servers, capsys, monkeypatch):
     import openai  # noqa: F401 - imported once, before the runs
@@ -77,6 +78,7 @@ def test_round_robin_spreads_requests_and_drops_an_entry_that_fails_five_times(
     assert rows["xai/model-c"]["requests"] > 0
 
 
+@pytest.mark.slow
 def test_failover_goes_back_to_the_primary(fb_home, servers, capsys, monkeypatch):
     import openai  # noqa: F401
 
