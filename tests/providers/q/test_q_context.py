@@ -60,3 +60,23 @@ def test_the_entry_module_imports_nothing_heavy() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout
     assert out.strip() == "['chatcli_provider_q', 'chatcli_provider_q.plugin']"
+
+
+# ---------------------------------------------------------------- settings
+
+def test_wrong_settings_are_config_errors(monkeypatch) -> None:
+    import pytest
+    from chatcli import ConfigError
+    from chatcli_provider_q._options import daemon_wanted
+    from chatcli_provider_q.plugin import make_provider
+    from q_support import config
+
+    with pytest.raises(ConfigError, match=r"providers\.q\.context must be"):
+        make_provider(config(context="memory"))
+    with pytest.raises(ConfigError, match="idle_end must be 0 or more"):
+        make_provider(config(idle_end=-1))
+    monkeypatch.setenv("CHATCLI_Q_DAEMON", "maybe")
+    with pytest.raises(ConfigError, match="CHATCLI_Q_DAEMON must be true or false"):
+        daemon_wanted({})
+    monkeypatch.setenv("CHATCLI_Q_DAEMON", "TRUE")
+    assert daemon_wanted({"daemon": False}) is True

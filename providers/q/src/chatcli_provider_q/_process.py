@@ -190,12 +190,6 @@ class QProcess:
         except subprocess.TimeoutExpired:
             return None
 
-    def interrupt(self) -> None:
-        """Send SIGINT (what Ctrl+C in its terminal would do: ``q chat`` stops the answer)."""
-        if self.alive:
-            with contextlib.suppress(OSError):
-                os.killpg(self._process.pid, signal.SIGINT)
-
     def kill(self) -> None:
         """End it and everything it started: SIGTERM to its group, SIGKILL if it lingers."""
         process = self._process
