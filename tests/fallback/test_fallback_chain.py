@@ -46,6 +46,7 @@ def test_a_cooling_entry_is_skipped_by_the_next_process(fb_home, anthropic_serve
     assert openai_server.requests[0].json["model"] == "gpt-test"
     path = fb_home / "data" / "fallback" / "state.json"
     assert path.stat().st_mode & 0o777 == 0o600
+    assert ANTHROPIC_KEY not in path.read_text() and OPENAI_KEY not in path.read_text()
 
     second = run_chatcli(fb_home, "-p", "hi", "--json", env=env)
     payload = json.loads(second.stdout)

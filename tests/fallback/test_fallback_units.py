@@ -5,6 +5,7 @@ file, and what a group can do (native tools only when every entry has them)."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from chatcli import ConfigError
@@ -131,3 +132,23 @@ def test_a_chain_uses_native_tools_only_when_every_entry_does(chatcli_home, monk
         find_provider(host, "local").default_model)
     chain("anthropic/claude-x", "openai/gpt-x", openai={"tool_calls": "text"})
     assert spec.capabilities.native_tools is False
+
+
+def _fail_many(path: str, count: int) -> None:
+    state = State(Path(path))
+    for _ in range(count):
+        state.record_failure("a/x", "down", "ServerError", lambda n: 1.0)
+
+
+def test_processes_updating_the_state_at_once_lose_nothing(tmp_path):
+    import multiprocessing
+
+    path = tmp_path / "state.json"
+    context = multiprocessing.get_context("fork")
+    workers = [context.Process(target=_fail_many, args=(str(path), 40)) for _ in range(3)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(60)
+    assert [worker.exitcode for worker in workers] == [0, 0, 0]
+    assert State(path).health("a/x").failures == 120
