@@ -89,3 +89,4 @@ def test_every_conversation_becomes_a_prompt_ending_with_its_last_message(
     plan = plan_prompt(ChatRequest(model="m", messages=history), None, cwd="/w")
     assert plan.resume is None
     assert plan.prompt.endswith(history[-1].text)
+
