@@ -1,0 +1,115 @@
+"""The group provider on its own, with in-process providers: the order it asks entries in
+(cooling and unhealthy ones last, the soonest to recover first; round-robin from the shared
+position), usage before any text still moving on, and an entry's own failure being recorded."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from chatcli import (
+    ChatRequest,
+    Message,
+    PluginHost,
+    ProviderSpec,
+    RateLimitError,
+    ServerError,
+    Settings,
+    StopEvent,
+    TextDelta,
+    Usage,
+    UsageEvent,
+)
+from chatcli_fallback.config import Entry, Group, Options
+from chatcli_fallback.group import GroupProvider
+from chatcli_fallback.state import State
+
+
+class Fake:
+    """A provider whose stream is a list of events and exceptions, recording its calls."""
+
+    def __init__(self, name: str, calls: list[str], events: list[object]) -> None:
+        self.name, self.calls, self.events = name, calls, events
+
+    def stream(self, request: ChatRequest) -> Iterator[object]:
+        self.calls.append(f"{self.name}:{request.model}")
+        for event in self.events:
+            if isinstance(event, Exception):
+                raise event
+            yield event
+
+
+def _group(strategy: str, behaviours: dict[str, list[object]], tmp_path, now: list[float],
+           **options: float) -> tuple[GroupProvider, list[str]]:
+    calls: list[str] = []
+    specs = {}
+    for name, events in behaviours.items():
+        def factory(config, name=name, events=events):
+            return Fake(name, calls, events)
+
+        specs[Entry(name, f"m-{name}")] = ProviderSpec(name, name, factory, "default",
+                                                       requires_key=False)
+    group = Group("g", strategy, tuple(specs), Options(**options))
+    provider = GroupProvider(group, PluginHost(warn=lambda line: None), Settings(), specs,
+                             State(tmp_path / "state.json", lambda: now[0]))
+    return provider, calls
+
+
+def _ask(provider: GroupProvider) -> list[object]:
+    return list(provider.stream(ChatRequest(model="chain", messages=[Message.user("hi")])))
+
+
+OK = [TextDelta("ok"), StopEvent()]
+
+
+def test_when_every_entry_cools_down_the_soonest_to_recover_is_asked_first(tmp_path):
+    now = [1000.0]
+    provider, calls = _group("chain", {"a": [RateLimitError("busy")],
+                                       "b": [ServerError("down")], "c": OK}, tmp_path, now,
+                             cooldown=10, cooldown_factor=3)
+    assert isinstance(_ask(provider)[-1], StopEvent)
+    assert calls == ["a:m-a", "b:m-b", "c:m-c"]
+    provider.state.record_failure("c/m-c", "down", "ServerError", lambda n: 30.0)
+    provider.state.record_failure("b/m-b", "down", "ServerError", lambda n: 5.0)
+    calls.clear()
+    stop = _ask(provider)[-1]
+    # a cools until 1010, b until 1005 (just now), c until 1030: b, a, then c
+    assert calls == ["b:m-b", "a:m-a", "c:m-c"]
+    assert stop.provider == "c" and [f.kind for f in stop.failed] == [
+        "ServerError", "RateLimitError"]
+
+
+def test_usage_before_any_text_is_no_answer_yet(tmp_path):
+    provider, calls = _group(
+        "chain", {"a": [UsageEvent(Usage(input_tokens=5)), ServerError("cut before text")],
+                  "b": OK}, tmp_path, [0.0])
+    events = _ask(provider)
+    assert calls == ["a:m-a", "b:m-b"]
+    assert not any(isinstance(e, UsageEvent) for e in events)
+    assert events[-1].provider == "b" and events[-1].model == "m-b"
+
+
+def test_text_then_a_failure_never_switches(tmp_path):
+    provider, calls = _group("chain", {"a": [TextDelta("half"), ServerError("cut")], "b": OK},
+                             tmp_path, [0.0])
+    with pytest.raises(ServerError) as err:
+        _ask(provider)
+    assert calls == ["a:m-a"]
+    assert [f.provider for f in err.value.failed] == ["a"]
+
+
+def test_round_robin_starts_one_further_each_call_and_puts_unhealthy_last(tmp_path):
+    now = [0.0]
+    provider, calls = _group("round_robin", {"a": OK, "b": OK, "c": OK}, tmp_path, now,
+                             unhealthy_after=2, recovery=60)
+    for _ in range(4):
+        _ask(provider)
+    assert calls == ["a:m-a", "b:m-b", "c:m-c", "a:m-a"]
+    for _ in range(2):
+        provider.state.record_failure("b/m-b", "down", "ServerError", lambda n: 0.0)
+    order, parked = provider.plan()  # the position is at b now: b is unhealthy, so c, a, b
+    assert [e.provider for e in order] == ["c", "a", "b"]
+    assert [e.provider for e, _why in parked] == ["b"]
+    now[0] = 61.0  # the recovery time passed: b is asked again (at its turn)
+    order, parked = provider.plan()
+    assert parked == [] and [e.provider for e in order] == ["c", "a", "b"]
