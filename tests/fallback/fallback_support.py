@@ -56,13 +56,13 @@ def run_chatcli(home: Path, *args: str, env: dict[str, str] | None = None,
                           env=full, cwd=home, stdin=subprocess.DEVNULL)
 
 
-def run_inprocess(capsys: Any, monkeypatch: Any, *args: str, env: dict[str, str] | None = None
-                  ) -> tuple[int, str, str]:
+def run_inprocess(capsys: Any, monkeypatch: Any, *args: str, env: dict[str, str] | None = None,
+                  plugins: str = "fallback,openai,anthropic") -> tuple[int, str, str]:
     """The same command line in this process (the real plugins, loaded from their entry
     points): for loops of many requests, without a process start each."""
     from chatcli._cli import run
 
-    monkeypatch.setenv("CHATCLI_PLUGINS", PLUGINS)
+    monkeypatch.setenv("CHATCLI_PLUGINS", plugins)
     for name, value in (env or {}).items():
         monkeypatch.setenv(name, value)
     monkeypatch.setattr(sys, "stdin", io.StringIO(""))

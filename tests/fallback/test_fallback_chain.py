@@ -68,7 +68,7 @@ def test_rate_limit_then_server_error_move_on_and_the_chain_comes_back(
     import anthropic  # noqa: F401 - imported before the runs, so each takes milliseconds
     import openai  # noqa: F401
 
-    write_config(fb_home, CHAIN.format(cooldown=2))
+    write_config(fb_home, CHAIN.format(cooldown=4))
     env = server_env(anthropic_server, openai_server)
     anthropic_server.script(Fault(status=429, message="slow down"),
                             Fault(status=500, message="the server broke"),
@@ -88,8 +88,8 @@ def test_rate_limit_then_server_error_move_on_and_the_chain_comes_back(
     assert len(anthropic_server.requests) == 2
     health = state(fb_home)["entries"]["anthropic/claude-test"]
     assert health["errors"] == 2
-    # the second failure in a row cools down longer: 2 s × 1.5
-    assert health["cooldown_until"] - health["last_failure"] == pytest.approx(3.0)
+    # the second failure in a row cools down longer: 4 s × 1.5
+    assert health["cooldown_until"] - health["last_failure"] == pytest.approx(6.0)
 
     wait_for_cooldown(fb_home, "anthropic/claude-test")
     code, out, err = ask()
