@@ -5,7 +5,8 @@ braille logo, the "Did you know?" box, the shortcut line, the ``━`` rule and "
 with" on stderr; the "Thinking..." braille spinner redrawn with carriage returns and erased with
 ``CSI 2K`` + ``CSI 1G``; the answer on stdout after a green ``> ``, in colour, a few words per
 write; in interactive mode (the daemon) the magenta input prompt, read lines with ``\\``
-continuation, ``/quit``, and SIGINT stopping an answer.
+continuation (kept in the input, as rustyline's validator does), ``/quit``, and SIGINT stopping
+an answer.
 
 Behaviour is chosen by variables:
 
@@ -16,8 +17,9 @@ Behaviour is chosen by variables:
   ``crash_once`` / ``exit_once`` (with ``FAKE_Q_ONCE`` a marker file: the first process dies on
   its first question / right after its prompt, later ones answer);
 - ``FAKE_Q_STATE``: a folder where ``--resume`` finds the previous questions of a directory;
-- ``FAKE_Q_PROMPT`` (``> `` by default; e.g. ``[dev] 6% !> ``), ``FAKE_Q_NO_PROMPT=1`` (print
-  no prompt), ``FAKE_Q_BANNER_STDOUT=1`` (greeting and spinner on stdout, as ``2>&1`` gives),
+- ``FAKE_Q_PROMPT`` (``> `` by default; e.g. ``[dev] 6% !> ``; printed only with ``TERM=dumb``,
+  as rustyline does when stdin is a pipe), ``FAKE_Q_NO_PROMPT=1`` (print no prompt at all),
+  ``FAKE_Q_BANNER_STDOUT=1`` (greeting and spinner on stdout, as ``2>&1`` gives),
   ``FAKE_Q_DELAY`` (seconds between writes, default 0.01), ``FAKE_Q_PAUSE`` (seconds of silence
   after the fourth word), ``FAKE_Q_ANSWER`` (the answer text).
 """
@@ -200,8 +202,10 @@ def interactive(args):
     asked = 0
     exit_once = MODE == "exit_once" and once()
     while True:
-        if not os.environ.get("FAKE_Q_NO_PROMPT"):
-            write(sys.stdout, f"{MAGENTA}{PROMPT}{RESET}")
+        # rustyline prints the prompt into a pipe only for terminals it does not support
+        if os.environ.get("TERM") in ("dumb", "cons25", "emacs") and \
+                not os.environ.get("FAKE_Q_NO_PROMPT"):
+            write(sys.stdout, PROMPT)
         if exit_once:
             sys.exit(0)
         lines = []
@@ -210,8 +214,8 @@ def interactive(args):
             if not line:
                 sys.exit(0)
             line = line.rstrip("\n")
-            if line.endswith("\\"):
-                lines.append(line[:-1])
+            if line.endswith("\\"):  # q's validator: continued (the backslash stays)
+                lines.append(line)
                 continue
             lines.append(line)
             break

@@ -51,8 +51,8 @@ def test_answers_stream(fake_q: FakeQ) -> None:
 def test_multi_line_messages_are_one_input(fake_q: FakeQ) -> None:
     assert encode_input("a\nb\\") == "a\\\nb\\ \n"
     answer = answer_text(make_provider(config()).stream(request("line one\nline two")))
-    assert answer.startswith("You said: line one\nline two")
-    assert fake_q.inputs() == ["line one\nline two"]
+    assert answer.startswith("You said: line one\\\nline two")
+    assert fake_q.inputs() == ["line one\\\nline two"]  # q keeps the continuation mark
 
 
 def test_an_agent_prompt_is_recognised(fake_q: FakeQ, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -3,10 +3,11 @@
 Starting ``q chat`` costs its greeting, its MCP servers and its login check each time; the daemon
 pays once. It works as the Kamaji reference's ``QDaemonProvider`` does, with sturdier edges:
 
-- **start**: ``q chat [--trust-all-tools] [--model M]`` with stdin, stdout and stderr as pipes;
-  ready when its input prompt (``> ``, or ``[agent] 6% !> ``) shows and the output rests for
-  ``settle`` seconds (or, for a CLI that prints no prompt into a pipe, when its greeting has
-  been followed by two quiet seconds);
+- **start**: ``q chat [--trust-all-tools] [--model M]`` with stdin, stdout and stderr as pipes
+  and ``TERM=dumb`` (q's line editor, rustyline, prints its prompt into a pipe only for a
+  terminal it does not support); ready when the input prompt (``> ``, or ``[agent] 6% !> ``)
+  shows and the output rests for ``settle`` seconds (or, for a CLI that prints no prompt, when
+  its greeting has been followed by two quiet seconds);
 - **ask**: the message is written as one input (its lines joined with Q's ``\\`` line
   continuation); the answer is read, cleaned and streamed as it comes; it ends when the prompt
   shows again and the output rests for ``settle`` seconds — or, failing a prompt, after
@@ -71,8 +72,10 @@ def _soonest(*waits: float) -> float:
 
 
 def encode_input(text: str) -> str:
-    """``text`` as one ``q chat`` input: Q's line editor takes a line that ends with ``\\`` as
-    continued on the next, so every line but the last gets one."""
+    """``text`` as one ``q chat`` input: q's line editor (rustyline, reading a pipe) takes a line
+    that ends with ``\\`` as continued on the next, so every line but the last gets one (q then
+    sees the lines with that backslash at their end)."""
+    text = text.replace("\b", "")  # q's line editor would take it as a backspace
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     if lines[-1].endswith("\\"):
         lines[-1] += " "  # not a continuation: the message ends here
@@ -113,7 +116,10 @@ class QDaemon:
         self._stop()
         self.tracker.forget()
         self.starts += 1
-        process = self.process = QProcess(self.argv, stdin=True)
+        # rustyline (q's line editor) prints no prompt when stdin is a pipe, unless the
+        # terminal is one it does not support: with TERM=dumb the prompt marks each answer's end
+        process = self.process = QProcess(self.argv, stdin=True,
+                                          env={**os.environ, "TERM": "dumb"})
         self._stale = False
         try:
             self._wait_ready(process)
