@@ -9,6 +9,7 @@ Run: uv run python bench/fallback.py
 
 from __future__ import annotations
 
+import argparse
 import os
 import statistics
 import tempfile
@@ -19,6 +20,9 @@ REQUESTS = 100
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--requests", type=int, default=REQUESTS, help="requests per case")
+    requests = parser.parse_args().requests
     home = Path(tempfile.mkdtemp(prefix="chatcli-bench-fallback-"))
     os.environ["CHATCLI_CONFIG_DIR"] = str(home / "config")
     os.environ["CHATCLI_DATA_DIR"] = str(home / "data")
@@ -52,7 +56,7 @@ def main() -> None:
 
         def median_ms(provider) -> float:
             times = []
-            for _ in range(REQUESTS):
+            for _ in range(requests):
                 server.script("ok")
                 start = time.perf_counter()
                 for _event in provider.stream(request):
@@ -67,11 +71,11 @@ def main() -> None:
         assert not [r for r in server.requests if "claude" in str(r.json)], "a skip asked"
         state = State()
         updates = []
-        for _ in range(REQUESTS):
+        for _ in range(requests):
             start = time.perf_counter()
             state.record_success("openai/gpt-bench", 0.1)
             updates.append((time.perf_counter() - start) * 1000)
-    print(f"openai provider alone:           {base:7.2f} ms per request (median of {REQUESTS})")
+    print(f"openai provider alone:           {base:7.2f} ms per request (median of {requests})")
     print(f"chain [openai]:                  {one:7.2f} ms  (+{one - base:.2f} ms, "
           f"{one / base:.2f}x)")
     print(f"chain [cooling anthropic, openai]: {skip:5.2f} ms  (+{skip - base:.2f} ms, "
