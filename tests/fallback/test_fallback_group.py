@@ -113,3 +113,18 @@ def test_round_robin_starts_one_further_each_call_and_puts_unhealthy_last(tmp_pa
     now[0] = 61.0  # the recovery time passed: b is asked again (at its turn)
     order, parked = provider.plan()
     assert parked == [] and [e.provider for e in order] == ["c", "a", "b"]
+
+
+def test_only_the_services_errors_move_on():
+    from chatcli import AuthError, ConfigError, StreamCutError, UsageError
+    from chatcli_fallback.group import error_kind
+
+    class Overloaded(ServerError):
+        """A provider plugin's own subclass."""
+
+    assert error_kind(Overloaded("busy")) == "ServerError"
+    assert error_kind(StreamCutError("cut")) == "StreamCutError"
+    assert error_kind(ConfigError("no API key for X")) == "AuthError"
+    assert error_kind(AuthError("bad key")) == "AuthError"
+    assert error_kind(UsageError("odd")) == "UsageError"
+    assert not Options().moves_on(error_kind(UsageError("odd")))

@@ -44,11 +44,14 @@ _KINDS = (*MOVE_ON, *STOP_KINDS.values())
 
 def error_kind(err: BaseException) -> str:
     """The kernel class an error belongs to (``RateLimitError``), looking through subclasses;
-    a set-up error of an entry (no API key) counts as ``AuthError``."""
-    from chatcli import ConfigError
+    a set-up error of an entry (no API key, a bad ``[providers.NAME]`` value) counts as
+    ``AuthError``, any other error that is not a provider's keeps its own name (and stops)."""
+    from chatcli import ConfigError, ProviderError
 
     if isinstance(err, ConfigError):
         return "AuthError"
+    if not isinstance(err, ProviderError):  # another set-up error: never the service's
+        return type(err).__name__
     for cls in type(err).__mro__:
         if cls.__name__ in _KINDS:
             return cls.__name__
