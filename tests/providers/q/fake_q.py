@@ -132,6 +132,11 @@ def answer(question, history):
                                 b"\x0e\x7f\xe2\x82")
         sys.stdout.flush()
         write(sys.stdout, "\n")
+    if "read the file" in question:  # a tool use between two parts of the answer
+        write(sys.stdout, f"{GREEN}> {RESET}I'll read it.\n\n")
+        write(sys.stderr, f"🛠️  Using tool: fs_read{GREEN} (trusted){RESET}\n ⋮ \n"
+                          " ● Reading file: notes.txt, all lines\n ⋮ \n ● Completed in 0.1s\n\n")
+        spinner()
     write(sys.stdout, f"{GREEN}> {RESET}")
     words = answer_words(question, history, "Previous conversation:" in question)
     for i, word in enumerate(words):

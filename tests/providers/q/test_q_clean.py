@@ -84,6 +84,14 @@ def test_a_sequence_split_across_reads_does_not_leak() -> None:
     assert all("\x1b" not in p and "[" not in p for p in pieces)
 
 
+def test_the_reply_marker_goes_again_after_a_tool_use_only() -> None:
+    cleaner = Cleaner(strip_reply_marker=True)
+    first = cleaner.feed("> I'll look.\n\n")
+    cleaner.expect_reply()
+    rest = cleaner.feed("> Found it.\n> a quote\n") + cleaner.finish()
+    assert first + rest == "I'll look.\n\nFound it.\n> a quote"
+
+
 def test_answer_text_streams_before_the_line_ends() -> None:
     cleaner = Cleaner(strip_reply_marker=True)
     assert cleaner.feed(f"{ESC}[32m> {ESC}[0mThe ans") == "The ans"

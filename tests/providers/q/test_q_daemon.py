@@ -48,6 +48,15 @@ def test_answers_stream(fake_q: FakeQ) -> None:
     assert isinstance(events[-1], StopEvent)
 
 
+@pytest.mark.parametrize("daemon", [True, False])
+def test_the_marker_of_each_part_of_an_answer_goes(fake_q: FakeQ, daemon: bool) -> None:
+    """After a tool use q starts the next part of its answer with "> " again."""
+    provider = make_provider(config(daemon=daemon))
+    answer = answer_text(provider.stream(request("read the file")))
+    assert answer == ("I'll read it.\n\nYou said: read the file\n\n"
+                      "I know 0 earlier questions.")
+
+
 def test_multi_line_messages_are_one_input(fake_q: FakeQ) -> None:
     assert encode_input("a\nb\\") == "a\\\nb\\ \n"
     answer = answer_text(make_provider(config()).stream(request("line one\nline two")))

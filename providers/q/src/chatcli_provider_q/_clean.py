@@ -192,7 +192,8 @@ class Cleaner:
     """Incremental cleaner: :meth:`feed` text as it is read, :meth:`finish` at the end.
 
     ``strip_reply_marker``: the CLI starts an answer with ``> `` (in green); with this set, that
-    marker is removed from the first line of text.
+    marker is removed from the first line of text, and again from the first line after
+    :meth:`expect_reply` (q starts each part of an answer that follows a tool use with it).
     """
 
     def __init__(self, *, strip_reply_marker: bool = False) -> None:
@@ -205,6 +206,7 @@ class Cleaner:
         self._breaks = 0  # line breaks owed before the next shown text
         self._out: list[str] = []
         self._strip_marker = strip_reply_marker
+        self._marker_armed = strip_reply_marker  # the next line may start with the marker
 
     # ------------------------------------------------------------------ public
 
@@ -222,6 +224,12 @@ class Cleaner:
         self._breaks = 0
         out, self._out = "".join(self._out), []
         return out
+
+    def expect_reply(self) -> None:
+        """The CLI did something else in between (a tool ran, on stderr): the next line that
+        starts with ``> `` starts a new part of the answer (with ``strip_reply_marker``)."""
+        if self._strip_marker and self._started:
+            self._marker_armed = True
 
     @property
     def started(self) -> bool:
@@ -332,13 +340,15 @@ class Cleaner:
         if verdict == _Verdict.TEXT:
             self._verdict = verdict
             held, self._held = self._held, ""
-            if self._strip_marker and not self._started:
+            if self._marker_armed and not self._shown_in_line:
                 stripped = held.lstrip(" ")
                 if stripped.startswith("> "):
                     held = stripped[2:]
                 elif stripped == ">" and complete:
                     held = ""
             self._show(held)
+            if self._shown_in_line:
+                self._marker_armed = False
         elif verdict == _Verdict.NOISE:
             self._verdict = verdict
             self._held = ""

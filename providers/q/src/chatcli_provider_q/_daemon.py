@@ -301,6 +301,7 @@ class QDaemon:
                     yield piece
             else:
                 said.append(err.feed(chunk.text))
+                out.expect_reply()  # a tool ran: q marks the answer's next part with "> "
                 if _APPROVAL in chunk.text or _APPROVAL in said[-1]:
                     raise QToolApprovalError(
                         "Amazon Q wants to run a tool and waits for an approval chatcli cannot "

@@ -72,6 +72,8 @@ class QProvider:
                         yield TextDelta(text=text)
                 else:
                     stderr.append(errors.feed(chunk.text))
+                    if chunk.text:
+                        cleaner.expect_reply()  # a tool ran: q marks the answer's next part
             code = process.wait(options.timeout)
             if code is None:
                 raise QTimeoutError(f"q did not exit {options.timeout:g}s after its output ended",
