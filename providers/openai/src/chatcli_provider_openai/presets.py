@@ -45,6 +45,9 @@ class Preset(NamedTuple):
         a service that has no list.
     :param kind: ``"openai"`` (the SDK's ``OpenAI`` client) or ``"azure"`` (its
         ``AzureOpenAI`` client: endpoint, deployment and api-version instead of a base URL).
+    :param short_tool_ids: the service accepts only tool-call ids of nine letters and digits
+        (Mistral): other ids in the history (from another provider) are sent as a stable
+        nine-character digest of themselves.
     """
 
     name: str
@@ -64,6 +67,7 @@ class Preset(NamedTuple):
     native_tools: bool = True
     models_path: str = "models"
     kind: str = "openai"
+    short_tool_ids: bool = False
 
 
 # Context windows of the model families, as their vendors' model pages gave them (late 2025),
@@ -219,6 +223,7 @@ PRESETS: tuple[Preset, ...] = (
         models=("mistral-medium-latest", "mistral-large-latest", "mistral-small-latest",
                 "codestral-latest", "devstral-medium-latest"),
         description="Mistral's models on la Plateforme.",
+        short_tool_ids=True,  # "Tool call id … must be a-z, A-Z, 0-9, with a length of 9"
         context_windows=(("mistral-", 128_000), ("codestral-", 256_000), ("devstral-", 128_000),
                          ("magistral-", 128_000)),
     ),

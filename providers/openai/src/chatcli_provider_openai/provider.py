@@ -32,7 +32,7 @@ from openai.types.chat import ChatCompletion
 
 from chatcli_provider_openai.errors import ErrorContext, map_error
 from chatcli_provider_openai.presets import AUTO_MODEL, PRESETS, Preset
-from chatcli_provider_openai.request import build_body
+from chatcli_provider_openai.request import build_body, short_tool_ids
 
 __all__ = ["FINISH_REASONS", "OpenAIProvider"]
 
@@ -177,6 +177,8 @@ class OpenAIProvider:
             extra_body=self.extra_body,
             cache=self._messages,
         )
+        if self.preset is not None and self.preset.short_tool_ids:
+            body["messages"] = short_tool_ids(body["messages"])
         try:
             # What chat.completions.create does, minus its walk over the params (maybe_transform,
             # about 0.15 ms per history message, for plain dicts that need no transform).

@@ -7,7 +7,9 @@ from typing import Any
 from chatcli import ChatRequest, ToolSpec
 from chatcli_provider_kit import MessageCache, chat_messages, tool_definitions
 
-__all__ = ["build_body", "build_messages", "build_tools"]
+__all__ = ["build_body", "build_messages", "build_tools", "short_tool_id", "short_tool_ids"]
+
+_ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 
 
 def build_messages(request: ChatRequest, cache: MessageCache | None = None
@@ -54,3 +56,33 @@ def build_body(
     if request.tools:
         body["tools"] = build_tools(request.tools)
     return {**body, **(extra_body or {}), **request.options}
+
+
+def short_tool_id(call_id: str) -> str:
+    """``call_id`` when it is nine letters and digits, else a stable nine-character digest of it
+    in that alphabet (the same id always maps to the same digest, so calls and results pair)."""
+    if len(call_id) == 9 and call_id.isascii() and call_id.isalnum():
+        return call_id
+    import hashlib
+
+    number = int.from_bytes(hashlib.sha256(call_id.encode("utf-8")).digest()[:8], "big")
+    digits = []
+    for _ in range(9):
+        number, rest = divmod(number, len(_ALPHABET))
+        digits.append(_ALPHABET[rest])
+    return "".join(digits)
+
+
+def short_tool_ids(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``messages`` with every tool-call id (``tool_calls[].id``, ``tool_call_id``) as
+    :func:`short_tool_id` gives it; changed messages are copies (the cached dicts stay)."""
+    out: list[dict[str, Any]] = []
+    for message in messages:
+        calls = message.get("tool_calls")
+        if calls:
+            message = {**message, "tool_calls": [
+                {**call, "id": short_tool_id(str(call.get("id", "")))} for call in calls]}
+        if message.get("role") == "tool" and "tool_call_id" in message:
+            message = {**message, "tool_call_id": short_tool_id(str(message["tool_call_id"]))}
+        out.append(message)
+    return out
