@@ -273,17 +273,33 @@ def test_an_abandoned_silent_stream_is_closed_by_its_keep_alive_events(fakes,
     assert all_gone(fakes.pids("claude"), within=10)
 
 
-def test_a_new_turn_kills_a_run_that_was_never_closed(fakes, make_provider) -> None:
-    fakes.script("codex", {"lines": [{"type": "thread.started", "thread_id": "t"}],
-                           "hang": True},
-                 {"lines": codex_answer("next")})
+def test_a_call_beside_a_turn_leaves_it_running(fakes, make_provider) -> None:
+    # plugins may ask the same provider something in the background (memory extraction)
+    # while a turn runs: neither run may end the other
+    fakes.script("codex", {"lines": [{"type": "thread.started", "thread_id": "t"},
+                                     {"sleep": 1.0}, *codex_answer("the turn")[1:]]},
+                 {"lines": codex_answer("the background call")})
     provider = make_provider("codex")
-    stale = provider.stream(ChatRequest(model="m", messages=[Message.user("one")]))
-    next(stale)  # running, never closed (a leaked generator)
-    out = "".join(e.text for e in provider.stream(ChatRequest(
+    turn = provider.stream(ChatRequest(model="m", messages=[Message.user("one")]))
+    next(turn)  # the turn's CLI runs
+    beside = "".join(e.text for e in provider.stream(ChatRequest(
         model="m", messages=[Message.user("two")])) if isinstance(e, TextDelta))
-    assert out == "next"
-    assert all_gone([fakes.calls("codex")[0]["pid"]])
+    assert beside == "the background call"
+    assert "".join(e.text for e in turn if isinstance(e, TextDelta)) == "the turn"
+
+
+def test_a_stream_dropped_without_being_closed_is_killed_when_collected(
+        fakes, make_provider) -> None:
+    import gc
+
+    fakes.script("claude", {"lines": [claude_init(SESSION)], "hang": True, "child": True})
+    provider = make_provider()
+    stream = provider.stream(ChatRequest(model="m", messages=[Message.user("one")]))
+    next(stream)
+    del stream
+    gc.collect()
+    assert all_gone(fakes.pids("claude"))
+    provider.close()
 
 
 def claude_tool_call(tool_id: str) -> list[dict[str, Any]]:

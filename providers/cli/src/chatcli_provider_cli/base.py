@@ -164,7 +164,9 @@ class CliProvider:
         self.tool_timeout = max(self.timeout, float(self.options.get("tool_timeout",
                                                                      TOOL_TIMEOUT)))
         self.store = store
-        self._run: Any = None
+        #: runs in progress: a turn, and maybe a background call beside it (memory
+        #: extraction, a summary), each killed when its own stream is closed
+        self._runs: set[Any] = set()
 
     # ------------------------------------------------------------------ set-up
 
@@ -228,9 +230,6 @@ class CliProvider:
 
         from chatcli_provider_cli.conversation import plan_prompt
 
-        previous, self._run = self._run, None
-        if previous is not None:  # a turn that was abandoned without being closed
-            previous.kill()
         if any(section.name == TEXT_PROTOCOL_SECTION for section in request.system):
             from chatcli import ConfigError
 
@@ -267,11 +266,12 @@ class CliProvider:
 
         argv = command + self.arguments(plan, request)
         try:
-            run = self._run = CliRun(argv, plan.prompt, cwd=cwd)
+            run = CliRun(argv, plan.prompt, cwd=cwd)
         except OSError as err:
             raise CliNotInstalledError(
                 f"{self.who} cannot be started ({argv[0]}: {err.strerror or err})",
                 self.install_hint, provider=self.name) from None
+        self._runs.add(run)
         mapper = self.mapper()
         try:
             last = time.monotonic()
@@ -308,8 +308,7 @@ class CliProvider:
             yield from final
         finally:
             run.kill()
-            if self._run is run:
-                self._run = None
+            self._runs.discard(run)
 
     def special_hints(self) -> list[tuple[str, str]]:
         """Fixes for error texts that name them better than their kind (a regex, a fix)."""
@@ -328,10 +327,10 @@ class CliProvider:
         return ""
 
     def close(self) -> None:
-        """Kill a run still in progress."""
-        run, self._run = self._run, None
-        if run is not None:
+        """Kill the runs still in progress."""
+        for run in list(self._runs):
             run.kill()
+        self._runs.clear()
 
 
 def split_words(value: Any) -> Sequence[str]:
