@@ -99,3 +99,22 @@ def test_an_exact_name_beats_every_glob_and_star_matches_all(provider: str, mode
 def test_the_entry_type_is_public_and_documented() -> None:
     assert ModelSettings.__doc__ and "PATTERN" in ModelSettings.__doc__
     assert ModelSettings(context_window=5_000).input is None
+
+
+def test_a_misspelt_entry_key_is_named_with_the_closest_one() -> None:
+    write('[models."openai/gpt-x"]\ncontext_windw = 5000\n')
+    with pytest.raises(ConfigError) as info:
+        load_settings()
+    assert "unknown setting 'models.openai/gpt-x.context_windw'" in str(info.value)
+    assert "did you mean 'context_window'?" in str(info.value)
+
+
+def test_config_set_edits_an_entry_and_refuses_a_key_it_has_not() -> None:
+    from chatcli._config import set_value
+
+    set_value(user_config_path(), "models.ollama/*.context_window", "32768")
+    assert load_settings().model_settings("ollama", "qwen3")[1].context_window == 32_768
+    assert '[models."ollama/*"]' in user_config_path().read_text()
+    with pytest.raises(ConfigError) as info:
+        set_value(user_config_path(), "models.ollama/*.ouput", "2.0")
+    assert "unknown setting" in str(info.value) and "did you mean 'output'?" in str(info.value)

@@ -234,6 +234,21 @@ def _expected(error: Any) -> str:
     return " ".join([words, " and ".join(limits)]).strip()
 
 
+def _unknown_entry_key(error: Any, where: str) -> ConfigError | None:
+    """A key a closed table (a ``[models."PATTERN"]`` entry) does not have, named with the
+    closest one; None for any other error."""
+    if error.get("type") != "extra_forbidden":
+        return None
+    import difflib
+
+    loc = [str(p) for p in error["loc"]]
+    fields = list(ModelSettings.model_fields)
+    close = difflib.get_close_matches(loc[-1], fields, n=1)
+    return ConfigError(f"{where}unknown setting '{'.'.join(loc)}'",
+                       f"did you mean '{close[0]}'?" if close else
+                       f"a model entry takes {', '.join(fields)}")
+
+
 def _validate(data: dict[str, Any], source: str) -> Settings:
     if source not in (ENV_SOURCE, "command line", "configuration"):
         _reject_unknown_values(data, source)  # a file: every key in it was written by someone
@@ -242,6 +257,9 @@ def _validate(data: dict[str, Any], source: str) -> Settings:
     except ValidationError as err:
         first = err.errors()[0]
         key = ".".join(str(p) for p in first["loc"])
+        unknown = _unknown_entry_key(first, f"{source}: ")
+        if unknown is not None:
+            raise unknown from None
         if source == ENV_SOURCE:
             variable = "CHATCLI_" + "__".join(str(p).upper() for p in first["loc"])
             fix = f"fix or unset {variable}"
@@ -396,6 +414,9 @@ def _value_errors(data: dict[str, Any], parts: list[str]) -> list[Any] | None:
 
 def _bad_value(key: str, raw: str, error: Any) -> ConfigError:
     """``config set KEY RAW`` gave a value the setting does not take: blame the value."""
+    unknown = _unknown_entry_key(error, "")
+    if unknown is not None:
+        return unknown
     loc = [str(p) for p in error["loc"]]
     if len(loc) < len(key.split(".")):
         name = ".".join(loc)
