@@ -9,7 +9,7 @@ from collections.abc import Callable
 import pytest
 from chatcli_testing import Reply
 
-from .terminal import Terminal
+from .terminal import Terminal, wait_until
 
 pytestmark = pytest.mark.terminal
 
@@ -51,3 +51,24 @@ def test_known_models_complete_at_once_and_a_provider_without_key_breaks_nothing
     term.send("C-u")
     term.type("/model")
     term.wait_for("using openai/")
+
+
+def test_typing_goes_on_while_the_list_is_still_coming(start_chat: Callable[..., Terminal],
+                                                       openai_server) -> None:
+    import threading
+
+    gate = threading.Event()
+    openai_server.models_gate = gate  # the server holds its answer to GET /v1/models
+    openai_server.models = ["gpt-slow-one"]
+    try:
+        term = start_chat("--provider", "openai", **openai_env(openai_server))
+        term.send("-l", "/switch openai/")
+        wait_until(lambda: any(r.path == "/v1/models" for r in openai_server.requests))
+        term.send("-l", "gpt-sl")  # typed while the listing is held open
+        screen = term.wait_for("› /switch openai/gpt-sl")
+        assert "gpt-slow-one" not in screen and not gate.is_set()
+        gate.set()
+        term.wait_for("openai/gpt-slow-one")  # the menu shows it once it has come
+    finally:
+        gate.set()
+        openai_server.models_gate = None

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 import time
 import uuid
 from typing import Any, ClassVar
@@ -65,6 +66,11 @@ class OpenAIServer(ScriptedServer):
     url_suffix: ClassVar[str] = "/v1"
     default_model: ClassVar[str] = "gpt-test"
 
+    #: When set, the model lists (``/v1/models``, ``/catalog/models``) are answered only once
+    #: the event is set (at most 30 s): a test can hold a listing open and look at the client
+    #: meanwhile.
+    models_gate: threading.Event | None = None
+
     def dispatch(self, exchange: Exchange, request: RecordedRequest) -> None:
         """Azure's deployment paths go to the chat route; the rest as usual."""
         path = request.path.split("?", 1)[0].rstrip("/")
@@ -82,6 +88,7 @@ class OpenAIServer(ScriptedServer):
         }
 
     def _catalog(self, exchange: Exchange, request: RecordedRequest) -> None:
+        self._hold_models()
         data = [{"id": m, "name": m.split("/")[-1], "publisher": m.split("/")[0],
                  "rate_limit_tier": "low"} for m in self.models]
         exchange.send_json(200, data)
@@ -90,7 +97,12 @@ class OpenAIServer(ScriptedServer):
         body = request.json if isinstance(request.json, dict) else {}
         self.answer_chat(exchange, request, stream=bool(body.get("stream")))
 
+    def _hold_models(self) -> None:
+        if self.models_gate is not None:
+            self.models_gate.wait(30)
+
     def _models(self, exchange: Exchange, request: RecordedRequest) -> None:
+        self._hold_models()
         data = [{"id": m, "object": "model", "created": 1700000000, "owned_by": "chatcli-testing"}
                 for m in self.models]
         exchange.send_json(200, {"object": "list", "data": data})
