@@ -134,8 +134,11 @@ def answer(question, history):
         write(sys.stdout, "\n")
     if "read the file" in question:  # a tool use between two parts of the answer
         write(sys.stdout, f"{GREEN}> {RESET}I'll read it.\n\n")
-        write(sys.stderr, f"🛠️  Using tool: fs_read{GREEN} (trusted){RESET}\n ⋮ \n"
-                          " ● Reading file: notes.txt, all lines\n ⋮ \n ● Completed in 0.1s\n\n")
+        write(sys.stdout, f"{MAGENTA}🛠️  Using tool: fs_read{GREEN} (trusted){RESET}\n ⋮ \n"
+                          " ● Reading file: notes.txt, all lines\n"
+                          "the file's own words\n\n"
+                          f" ⋮ \n{GREEN}{BOLD} ● Completed in 0.1s{RESET}\n\n")
+        write(sys.stderr, f"{ESC}[?25l\n")
         spinner()
     write(sys.stdout, f"{GREEN}> {RESET}")
     words = answer_words(question, history, "Previous conversation:" in question)

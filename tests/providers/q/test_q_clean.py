@@ -46,7 +46,7 @@ def test_the_reply_marker_is_kept_unless_asked() -> None:
     "🤖 You are chatting with claude-3.7-sonnet", "Picking up where we left off...",
     "To learn more about MCP safety, see https://x", "━━━━━━━━━━", "╭── box ──╮",
     "│  tip text  │", "╰──────╯", "> ", "!> ", "[dev] 6% !> ", "[plan] ↯ > ",
-    "✓ 1 of 3 mcp servers initialized.", "🛠️  Using tool: fs_read (trusted)",
+    "✓ 1 of 3 mcp servers initialized.", "⚠️ This conversation is getting lengthy.",
     " ● Completed in 0.2s", "Allow this action? Use 't' to trust", "▸ Credits: 0.04 • Time: 2s",
 ])
 def test_furniture_lines_go(line: str) -> None:
@@ -92,6 +92,18 @@ def test_the_reply_marker_goes_again_after_a_tool_use_only() -> None:
     assert first + rest == "I'll look.\n\nFound it.\n> a quote"
 
 
+def test_a_tool_use_goes_from_its_first_to_its_last_line() -> None:
+    tool = ("🛠️  Using tool: execute_bash (trusted)\n ⋮ \n ● I will run the following shell "
+            "command: ls\nREADME.md\nsrc\n\n ⋮ \n ● Completed in 0.2s\n\n")
+    assert clean(f"Let me look.\n\n{tool}There are two entries.\n") == (
+        "Let me look.\n\nThere are two entries.")
+    cleaner = Cleaner(strip_reply_marker=True)  # no closing line: the answer's next part ends it
+    text = cleaner.feed("> Let me look.\n\n🛠️  Using tool: x\nout\n")
+    cleaner.expect_reply()
+    assert text + cleaner.feed("> Two entries.\n") + cleaner.finish() == (
+        "Let me look.\n\nTwo entries.")
+
+
 def test_answer_text_streams_before_the_line_ends() -> None:
     cleaner = Cleaner(strip_reply_marker=True)
     assert cleaner.feed(f"{ESC}[32m> {ESC}[0mThe ans") == "The ans"
@@ -120,6 +132,7 @@ _ESCAPES = st.sampled_from([
     "\x1b[0m", "\x1b[1;32m", "\x1b[38;5;141m", "\x1b[2K", "\x1b[1G", "\x1b[?25l", "\x1b]0;t\x07",
     "\x1b]8;;http://x\x1b\\", "\x1bP1$r\x1b\\", "\x1b(B", "\x1b7", "\x9b31m", "\x1b", "\x1b[",
     "\x1b]", "\r", "\b", "\x07", "\x00", "\x7f", "⠋", "⣿", "━", "│", "╭", "> ", "\n", "\t",
+    "🛠️  Using tool: x\n", " ● Completed in 1s\n", "Thinking...", "[dev] 6% !> ",
 ])
 _RAW = st.lists(st.one_of(st.text(max_size=12), _ESCAPES), max_size=40).map("".join)
 

@@ -13,7 +13,8 @@ would keep:
   throws away what the line held and not yet shown: a spinner frame is replaced by the next;
 - other control characters and braille cells (U+2800–U+28FF, spinner frames and the logo) go;
 - lines that are the CLI's own furniture go whole (banners, hints, tips, box lines, separators,
-  the ``> `` prompt, tool-use lines: :data:`NOISE_PREFIXES`);
+  the ``> `` prompt, tool-use lines: :data:`NOISE_PREFIXES`), and so does a tool use from its
+  ``🛠️  Using tool:`` line to its `` ● Completed in…`` line (or the answer's next ``> ``);
 - blank lines at the start and end go, and runs of blank lines become one.
 
 A line is shown as soon as its beginning rules out every kind of furniture, so an answer still
@@ -56,7 +57,15 @@ NOISE_PREFIXES: tuple[str, ...] = (
     "▸ Credits:",
     "▸ Time:",
     "WARNING: --profile is deprecated",
+    "⚠️ This conversation is getting lengthy",
+    "To ensure continued smooth operation, please use /compact",
+    "(To exit the CLI, press Ctrl+C",
 )
+
+#: A tool use: q prints ``🛠️  Using tool: NAME``, the tool's description and output, and ends
+#: with `` ● Completed in 0.1s`` (or `` ● Execution failed after…``); all of it goes.
+_TOOL_OPENER = "🛠️"
+_TOOL_CLOSERS = (" ● Completed in", " ● Execution failed")
 
 #: Beginnings compared with the raw line (Q's tool-use bullets start with a space).
 _RAW_NOISE_PREFIXES: tuple[str, ...] = (" ● ", " ⋮ ", " ↳ ", " ✓ ", " ❗ ")
@@ -207,6 +216,7 @@ class Cleaner:
         self._out: list[str] = []
         self._strip_marker = strip_reply_marker
         self._marker_armed = strip_reply_marker  # the next line may start with the marker
+        self._in_tool = False  # between a tool use's first and last line
 
     # ------------------------------------------------------------------ public
 
@@ -323,6 +333,12 @@ class Cleaner:
     # ------------------------------------------------------------------ lines
 
     def _add(self, c: str) -> None:
+        if self._in_tool:  # a tool at work: held to its end, unless the answer goes on
+            self._held += c
+            if self._marker_armed and self._held.lstrip(" ").startswith("> "):
+                self._in_tool = False
+                self._decide(complete=False)
+            return
         verdict = self._verdict
         if verdict == _Verdict.NOISE:
             return
@@ -351,6 +367,8 @@ class Cleaner:
                 self._marker_armed = False
         elif verdict == _Verdict.NOISE:
             self._verdict = verdict
+            if self._held.lstrip().startswith(_TOOL_OPENER):
+                self._in_tool = True
             self._held = ""
 
     def _show(self, text: str) -> None:
@@ -377,6 +395,18 @@ class Cleaner:
             self._verdict = _Verdict.UNDECIDED  # what follows is judged afresh
 
     def _end_line(self) -> None:
+        if self._in_tool and self._verdict != _Verdict.NOISE:  # a line of the tool's
+            if self._held.startswith(_TOOL_CLOSERS):
+                self._in_tool = False
+            self._held = ""
+            self._verdict = _Verdict.UNDECIDED
+            self._shown_in_line = False
+            return
+        if self._verdict == _Verdict.NOISE and self._in_tool:  # the "Using tool" line itself
+            self._held = ""
+            self._verdict = _Verdict.UNDECIDED
+            self._shown_in_line = False
+            return
         if not self._shown_in_line and self._verdict != _Verdict.NOISE \
                 and not self._held.strip():
             self._held = ""  # a blank line (spaces only count as blank)
