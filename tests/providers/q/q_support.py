@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from chatcli import ChatRequest, Message, ProviderConfig
+from chatcli import ChatRequest, Message, PromptSection, ProviderConfig
 
 FAKE_Q = Path(__file__).with_name("fake_q.py")
 
@@ -84,11 +84,19 @@ def config(**options: Any) -> ProviderConfig:
                           options=options)
 
 
+#: What the engine puts first in every request of the chat (a lean one: q uses no chatcli tools).
+BASE = PromptSection(name="chatcli", text="You are chatcli, an AI assistant in a developer's "
+                     "terminal. Answer concisely in markdown.", order=0, essential=True)
+
+
 def request(*texts: str) -> ChatRequest:
-    """A request whose messages alternate user / assistant, starting with the user."""
+    """A request of the chat whose messages alternate user / assistant, starting with the
+    user."""
     messages = [Message.user(t) if i % 2 == 0 else Message.assistant(t)
                 for i, t in enumerate(texts)]
-    return ChatRequest(model="default", messages=messages)
+    return ChatRequest(model="default", messages=messages,
+                       system=[BASE, PromptSection(name="date", text="Today is 2026-12-01.",
+                                                   stable=False)])
 
 
 def answer_text(events: Any) -> str:

@@ -37,13 +37,17 @@ def test_the_tracker_continues_only_the_conversation_it_saw() -> None:
     assert tracker.plan(rewound).resume is False
 
 
-def test_only_the_users_own_system_text_by_default() -> None:
+def test_the_lean_system_prompt_goes_without_chatclis_identity_and_the_date() -> None:
     request = ChatRequest(model="m", messages=[Message.user("q")], system=[
-        PromptSection(name="chatcli", text="chatcli's prompt"),
-        PromptSection(name="user-system", text="Answer in French.")])
-    assert Tracker().plan(request).text == "Instructions:\nAnswer in French.\n\nq"
+        PromptSection(name="chatcli", text="chatcli's prompt", order=0),
+        PromptSection(name="persona", text="You are a pirate."),
+        PromptSection(name="date", text="Today is 2026-12-01.", stable=False),
+        PromptSection(name="user-system", text="Answer in French.", order=900)])
+    assert Tracker().plan(request).text == (
+        "Instructions:\nYou are a pirate.\n\nAnswer in French.\n\nq")
     everything = Tracker().plan(request, system_prompt=True).text
-    assert everything.startswith("Instructions:\nchatcli's prompt\n\nAnswer in French.")
+    assert everything.startswith("Instructions:\nchatcli's prompt\n\nYou are a pirate.")
+    assert "Today is 2026-12-01." in everything
 
 
 def test_q_commands_are_guarded() -> None:
@@ -51,6 +55,13 @@ def test_q_commands_are_guarded() -> None:
     assert guard_command("  !ls") == "\u200b!ls"
     assert guard_command("@prompt") == "\u200b@prompt"
     assert guard_command("plain words") == "plain words"
+
+
+def test_q_gets_lean_requests() -> None:
+    from chatcli_provider_q.plugin import q_spec
+
+    capabilities = q_spec().capabilities
+    assert capabilities.uses_tools is False and capabilities.native_tools is False
 
 
 def test_the_entry_module_imports_nothing_heavy() -> None:

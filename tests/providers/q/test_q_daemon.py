@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from chatcli import AuthError, Message, StopEvent, TextDelta
+from chatcli import AuthError, ChatRequest, Message, PromptSection, StopEvent, TextDelta
 from chatcli_provider_q._daemon import QDaemonProvider, encode_input
 from chatcli_provider_q._errors import QCrashError, QTimeoutError, QToolApprovalError
 from chatcli_provider_q._plain import QProvider
@@ -40,6 +40,25 @@ def test_one_process_answers_a_whole_conversation(fake_q: FakeQ) -> None:
     assert answers[2].endswith("I know 2 earlier questions.")
     assert len(fake_q.starts()) == 1 and fake_q.starts()[0]["argv"] == ["chat"]
     assert fake_q.inputs() == ["first", "second ✨", "third"]  # only the newest each time
+
+
+def test_a_plugins_task_goes_to_a_q_of_its_own(fake_q: FakeQ) -> None:
+    """Memory extraction or a compaction summary must not take the daemon's conversation."""
+    provider = make_provider(config())
+    messages = [Message.user("first")]
+    req = request()
+    req.messages = messages
+    messages.append(Message.assistant(answer_text(provider.stream(req))))
+    task = ChatRequest(model="default", messages=[Message.user("the conversation…")],
+                       system=[PromptSection("memory-extraction", "List what to remember.")])
+    assert answer_text(provider.stream(task)).startswith("You said:")
+    assert fake_q.starts()[-1]["argv"] == ["chat", "--no-interactive", fake_q.inputs()[-1]]
+    assert fake_q.inputs()[-1] == "Instructions:\nList what to remember.\n\nthe conversation…"
+    messages.append(Message.user("second"))
+    req = request()
+    req.messages = list(messages)
+    assert answer_text(provider.stream(req)).endswith("I know 1 earlier questions.")
+    assert [s["argv"] for s in fake_q.starts()].count(["chat"]) == 1
 
 
 def test_answers_stream(fake_q: FakeQ) -> None:

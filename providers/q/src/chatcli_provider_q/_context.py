@@ -22,7 +22,7 @@ from typing import NamedTuple
 
 from chatcli import ChatRequest, Message, Role
 
-__all__ = ["Plan", "Tracker", "guard_command", "render", "transcript"]
+__all__ = ["Plan", "Tracker", "guard_command", "is_chat", "render", "transcript"]
 
 #: Put before a message that would otherwise start with ``/`` (a Q slash command), ``!`` (Q runs
 #: the rest in bash) or ``@`` (a Q prompt): a zero-width space, which Q does not trim.
@@ -68,11 +68,23 @@ def transcript(history: Sequence[Message], current: str) -> str:
     return "\n".join(lines)
 
 
+#: Sections q is not told about unless ``system_prompt`` is set: chatcli's own identity (q has
+#: its own) and the date (q knows it).
+_NOT_FOR_Q = ("chatcli", "date")
+
+
+def is_chat(request: ChatRequest) -> bool:
+    """Whether ``request`` is a turn of the chat (the engine's requests carry chatcli's base
+    section) rather than a task of a plugin (memory extraction, a compaction summary)."""
+    return any(section.name == "chatcli" for section in request.system)
+
+
 def _instructions(request: ChatRequest, system_prompt: bool) -> str:
-    """The system prompt sections Q is told about: all of them with ``system_prompt``, else only
-    the user's own (``system`` setting / ``--system``)."""
-    sections = request.ordered_system()
-    chosen = sections if system_prompt else [s for s in sections if s.name == "user-system"]
+    """The system prompt q is told about: every section (the request is lean: q uses no
+    chatcli tools, so only what the user chose — a persona, an attached file, ``--system`` —
+    or a plugin's task instructions are there), without chatcli's identity and the date unless
+    ``system_prompt``."""
+    chosen = [s for s in request.ordered_system() if system_prompt or s.name not in _NOT_FOR_Q]
     return "\n\n".join(s.text for s in chosen if s.text)
 
 

@@ -37,7 +37,7 @@ from collections.abc import Iterator
 from chatcli import ChatRequest, ProviderConfig, StopEvent, StopReason, StreamEvent, TextDelta
 
 from chatcli_provider_q._clean import Cleaner, is_prompt
-from chatcli_provider_q._context import Tracker
+from chatcli_provider_q._context import Tracker, is_chat
 from chatcli_provider_q._errors import (
     QCrashError,
     QEmptyAnswerError,
@@ -46,6 +46,7 @@ from chatcli_provider_q._errors import (
     exit_error,
 )
 from chatcli_provider_q._options import QOptions
+from chatcli_provider_q._plain import QProvider
 from chatcli_provider_q._process import QProcess, resolve_command
 
 __all__ = ["QDaemon", "QDaemonProvider", "daemon_for", "encode_input", "shutdown_all"]
@@ -354,9 +355,17 @@ class QDaemonProvider:
         command = resolve_command(self.options.command)
         self.argv = [*command, "chat", *self.options.flags()]
         self.daemon = daemon_for(self.argv, self.options)
+        self._one_off: QProvider | None = None
 
     def stream(self, request: ChatRequest) -> Iterator[StreamEvent]:
-        """Ask the daemon; yield its answer as it is read."""
+        """Ask the daemon; yield its answer as it is read. A plugin's task (memory extraction, a
+        compaction summary) is answered by a ``q chat --no-interactive`` of its own, so that
+        the daemon's conversation stays the chat's."""
+        if not is_chat(request):
+            if self._one_off is None:
+                self._one_off = QProvider(self.config)
+            yield from self._one_off.stream(request)
+            return
         for piece in self.daemon.ask(request):
             yield TextDelta(text=piece)
         yield StopEvent(reason=StopReason.END_TURN, model=self.options.model)

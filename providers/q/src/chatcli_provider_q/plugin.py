@@ -43,8 +43,8 @@ def q_spec() -> ProviderSpec:
         default_model="default",
         requires_key=False,
         models=["default"],
-        # Q runs its own tools (with trust_all_tools); chatcli's are not offered to it
-        capabilities=Capabilities(streaming=True, native_tools=False),
+        # q runs its own tools (trust_all_tools); chatcli's are not offered to it: lean requests
+        capabilities=Capabilities(streaming=True, native_tools=False, uses_tools=False),
         priority=3,
         auto_select=False,
         description="The Amazon Q Developer CLI you are logged in to (`q login`): no API key.",
@@ -61,8 +61,8 @@ def q_spec() -> ProviderSpec:
                                                      "answer when no prompt shows (0: never)"),
             "settle": ProviderOption((int, float), "seconds the output must rest after the "
                                                    "prompt shows"),
-            "system_prompt": ProviderOption(bool, "send chatcli's whole system prompt (default: "
-                                                  "only your own system text)"),
+            "system_prompt": ProviderOption(bool, "also send chatcli's identity and the date "
+                                                  "(q has its own)"),
         },
     )
 
