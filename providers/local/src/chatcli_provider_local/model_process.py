@@ -6,7 +6,7 @@ of the process runs — not the chat's spinner, not its Ctrl+C key, not the engi
 cancel. In a child process the load runs beside chatcli instead; generation moves with it.
 
 :class:`ModelProcess` (chatcli's side) starts ``python -m chatcli_provider_local.model_process
-PATH CONTEXT THREADS BATCH_THREADS`` and answers like
+PATH CONTEXT THREADS BATCH_THREADS [TEMPLATE]`` and answers like
 ``xllamacpp.Server.handle_chat_completions``. The two
 talk in lines of bytes, a letter first:
 
@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import queue
 import subprocess
 import sys
@@ -33,10 +34,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
-__all__ = ["ModelProcess", "main"]
+__all__ = ["TEMPLATE_FAILURE", "ModelProcess", "main"]
 
 #: Seconds a child that was told to end may take before it is killed.
 _EXIT_SECONDS = 2.0
+
+#: The load failure the child reports when the model loads with chatml but not with its own
+#: chat template (llama.cpp's jinja engine cannot parse it).
+TEMPLATE_FAILURE = (
+    "its chat template (tokenizer.chat_template) does not run in llama.cpp's jinja engine")
 
 #: Exceptions of the child raised again as themselves (the provider maps them to bad requests).
 _SAME_TYPE: dict[str, type[Exception]] = {"ValueError": ValueError, "TypeError": TypeError}
@@ -45,11 +51,11 @@ _SAME_TYPE: dict[str, type[Exception]] = {"ValueError": ValueError, "TypeError":
 class ModelProcess:
     """A model loaded by llama.cpp in a child process (started here, loading at once)."""
 
-    def __init__(self, path: Path, context_size: int, threads: int, batch_threads: int = 1
-                 ) -> None:
+    def __init__(self, path: Path, context_size: int, threads: int, batch_threads: int = 1,
+                 chat_template: str = "") -> None:
         self._process = subprocess.Popen(
             [sys.executable, "-m", __name__, str(path), str(context_size), str(threads),
-             str(batch_threads)],
+             str(batch_threads), chat_template],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
             start_new_session=True,
         )
@@ -149,13 +155,17 @@ def main(argv: list[str]) -> int:
         out.flush()
 
     started = time.perf_counter()
+    path, context, threads = Path(argv[0]), int(argv[1]), int(argv[2])
+    batch_threads = int(argv[3]) if len(argv) > 3 else threads
+    template = argv[4] if len(argv) > 4 else ""
     try:
-        server = _load(Path(argv[0]), int(argv[1]), int(argv[2]),
-                       int(argv[3]) if len(argv) > 3 else int(argv[2]))
+        server = _load(path, context, threads, batch_threads, template)
     except Exception as err:  # llama.cpp's RuntimeError, or xllamacpp missing
         reason = str(err) if isinstance(err, RuntimeError) else f"{type(err).__name__}: {err}"
+        if isinstance(err, RuntimeError) and _template_fails(path, template):
+            reason = TEMPLATE_FAILURE
         send(b"f", reason.encode())
-        return 1
+        os._exit(1)  # now: the check's llama.cpp server is up, and its destructor can hang
     send(b"r", f"{time.perf_counter() - started:.3f}".encode())
 
     requests: queue.Queue[bytes | None] = queue.Queue()
@@ -188,7 +198,25 @@ def main(argv: list[str]) -> int:
     return 0
 
 
-def _load(path: Path, context_size: int, threads: int, batch_threads: int) -> Any:
+def _template_fails(path: Path, template: str) -> bool:
+    """Whether the model's own chat template is why it did not load: it loads with chatml.
+
+    The server this loads is left running (the child exits at once after): destroying a second
+    llama.cpp server in one process can wait forever on its HTTP thread."""
+    if template:
+        return False
+    try:
+        _kept.append(_load(path, 256, 1, 1, "chatml"))
+    except Exception:
+        return False
+    return True
+
+
+_kept: list[Any] = []
+
+
+def _load(path: Path, context_size: int, threads: int, batch_threads: int,
+          chat_template: str = "") -> Any:
     import xllamacpp  # a 100 MB extension: in the child only
 
     params = xllamacpp.CommonParams()
@@ -199,9 +227,9 @@ def _load(path: Path, context_size: int, threads: int, batch_threads: int) -> An
     params.cpuparams_batch.n_threads = batch_threads  # reading the prompt: one large batch
     # The model's own chat template (GGUF ``tokenizer.chat_template``), run by llama.cpp's jinja
     # engine, rather than the built-in template its name-sniffing would pick (chatml for any
-    # template that mentions <|im_start|>).
+    # template that mentions <|im_start|>); or the template the user set instead.
     params.use_jinja = True
-    params.chat_template = ""
+    params.chat_template = chat_template
     params.verbosity = 0  # nothing from llama.cpp reaches stderr, not even its errors
     params.warmup = False  # an empty warm-up run costs load time and gains nothing here
     params.port = 0  # the unused HTTP listener takes a free port instead of 8080

@@ -57,6 +57,9 @@ def local_spec() -> ProviderSpec:
                                               "for (default 512)"),
             "stop_on_repetition": ProviderOption(bool, "stop an answer that repeats itself "
                                                        "(default true)"),
+            "chat_template": ProviderOption(str, "a llama.cpp built-in template (chatml, "
+                                                 "llama3…) or a jinja template, instead of the "
+                                                 "model's own"),
         },
     )
 

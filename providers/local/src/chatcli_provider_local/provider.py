@@ -68,7 +68,8 @@ class LocalProvider:
     ``context_size`` (tokens; 4096, or the model's own if smaller), ``threads`` (generating;
     default 1), ``batch_threads`` (reading the prompt; default every core, at most 4),
     ``max_tokens`` (the answer's length when the request sets none; default 512),
-    ``stop_on_repetition`` (stop an answer that loops; default true). Tool definitions go to
+    ``stop_on_repetition`` (stop an answer that loops; default true), ``chat_template`` (a
+    llama.cpp built-in name or a jinja template instead of the model's own). Tool definitions go to
     the model natively only when its chat template renders them (and ``tool_calls = "native"``
     sends them); otherwise earlier calls and results are written into the text.
     """
@@ -84,6 +85,7 @@ class LocalProvider:
             ),
             threads=_int_option(options, "threads", DEFAULT_THREADS, 1, 256),
             batch_threads=_int_option(options, "batch_threads", default_batch_threads(), 1, 256),
+            chat_template=str(options.get("chat_template") or ""),
         )
         self.max_tokens = _int_option(options, "max_tokens", DEFAULT_MAX_TOKENS, 1, 1 << 20)
         self.stop_on_repetition = _bool_option(options, "stop_on_repetition", True)

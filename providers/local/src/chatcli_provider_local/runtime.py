@@ -23,7 +23,7 @@ from typing import Any
 
 from chatcli import ProviderError
 
-from chatcli_provider_local.model_process import ModelProcess
+from chatcli_provider_local.model_process import TEMPLATE_FAILURE, ModelProcess
 
 __all__ = [
     "DEFAULT_CONTEXT",
@@ -66,6 +66,8 @@ class RuntimeOptions:
     context_size: int = DEFAULT_CONTEXT
     threads: int = DEFAULT_THREADS
     batch_threads: int = 1
+    #: a jinja template or a llama.cpp built-in name to use instead of the model's own (empty)
+    chat_template: str = ""
 
 
 @dataclass
@@ -98,7 +100,7 @@ def load_model(path: Path, options: RuntimeOptions) -> LoadedModel:
             loaded = None  # the model's process died (killed, out of memory): start another
         if loaded is None:
             process = ModelProcess(path, options.context_size, options.threads,
-                                   options.batch_threads)
+                                   options.batch_threads, options.chat_template)
             loaded = _models[key] = LoadedModel(path, process, options, 0.0)
     server = loaded.server
     try:
@@ -108,6 +110,13 @@ def load_model(path: Path, options: RuntimeOptions) -> LoadedModel:
         with _lock:
             if _models.get(key) is loaded:
                 del _models[key]  # the next request tries again
+        if str(err) == TEMPLATE_FAILURE:
+            raise ProviderError(
+                f"llama.cpp cannot run the model {path}: {err}",
+                "set providers.local.chat_template to a built-in template (chatml, llama3, "
+                "gemma, mistral-v7…) or to a jinja template of your own",
+                provider="local",
+            ) from None
         raise ProviderError(
             f"llama.cpp could not load {path} ({err})",
             "the file may be damaged or use an architecture this llama.cpp build lacks; set "
