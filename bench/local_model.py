@@ -1,18 +1,29 @@
-"""Speed of the offline provider: model load, time to first token, generated tokens per second.
+"""Speed of the offline provider: prompt and generation tokens per second with 1 and 2 threads,
+and the wall time of the README's first command.
 
-Runs the real ``local`` provider (SmolLM2-135M through llama.cpp, in a child process) on a fixed
-prompt a few times and prints what a user waits for. The first run processes the whole prompt;
-later runs find it in llama.cpp's prompt cache, as the turns of a conversation do.
+Runs the real ``local`` provider (SmolLM2-135M through llama.cpp, in a child process) in three
+thread set-ups — 1 thread for everything, 2 for everything, and the default (1 generating, every
+core reading the prompt) — each on a long prompt (about 700 tokens, a new one every run, so
+llama.cpp's prompt cache never helps) and a short one whose answer is generated to
+``--max-tokens``. Then it times ``chatcli -p "Say hello"`` as a new user runs it: the installed
+chatcli with every plugin, in empty config and data folders, no key.
 
-    .venv/bin/python bench/local_model.py [--runs 3] [--max-tokens 128] [--threads 1]
+    .venv/bin/python bench/local_model.py [--runs 3] [--max-tokens 128] [--readme-runs 3]
+
+Prints ratios and medians, asserts nothing.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
+from pathlib import Path
 
 from chatcli import (
     ChatRequest,
@@ -24,19 +35,25 @@ from chatcli import (
     UsageEvent,
 )
 
-PROMPT = "Explain in a few paragraphs how a hash table works and when to use one."
+SHORT = "Explain in a few paragraphs how a hash table works and when to use one."
 SYSTEM = "You are chatcli, an AI assistant in a developer's terminal. Answer concisely in markdown."
+#: About 700 tokens of prompt: a made-up changelog the model is asked to summarise.
+LONG = "\n".join(
+    f"- {n}: the {w} module now reads its settings once, caches the parsed result and reports "
+    f"a bad value with the file and line it came from (issue {100 + n})."
+    for n, w in enumerate(["config", "session", "engine", "render", "plugin", "keys", "layers",
+                           "memory", "skills", "context", "compaction", "sessions", "agent",
+                           "coder", "mcp", "personas", "fallback", "cost", "repl", "toolcall"]))
+SETUPS = [("1 thread", {"threads": 1, "batch_threads": 1}),
+          ("2 threads", {"threads": 2, "batch_threads": 2}),
+          ("default", {})]
 
 
-def one_run(provider, max_tokens: int) -> dict[str, float]:
-    """Stream one answer; returns time to first token, generation speed and token counts."""
+def stream(provider, system: str, prompt: str, max_tokens: int) -> dict[str, float]:
+    """One answer: time to first token, generation speed, token counts."""
     request = ChatRequest(
-        model="smollm2-135m",
-        system=[PromptSection(name="chatcli", text=SYSTEM)],
-        messages=[Message.user(PROMPT)],
-        max_tokens=max_tokens,
-        options={"seed": 42},
-    )
+        model="smollm2-135m", system=[PromptSection(name="chatcli", text=system)],
+        messages=[Message.user(prompt)], max_tokens=max_tokens, options={"seed": 42})
     started = time.perf_counter()
     first = last = None
     usage = None
@@ -51,54 +68,81 @@ def one_run(provider, max_tokens: int) -> dict[str, float]:
             break
     if first is None or last is None or usage is None:
         raise SystemExit("the model produced no text")
-    generated = usage.output_tokens
-    return {
-        "ttft": first - started,
-        "tok_s": (generated - 1) / (last - first) if last > first else float("nan"),
-        "generated": generated,
-        "prompt": usage.input_tokens,
-        "total": last - started,
-    }
+    return {"ttft": first - started, "prompt": usage.input_tokens,
+            "generated": usage.output_tokens,
+            "gen_s": (usage.output_tokens - 1) / (last - first) if last > first else float("nan")}
+
+
+def measure(options: dict[str, int], runs: int, max_tokens: int) -> dict[str, float]:
+    """Load the model with ``options``; median prompt and generation speeds over ``runs``."""
+    from chatcli_provider_local.plugin import make_local_provider
+    from chatcli_provider_local.runtime import unload_all
+
+    provider = make_local_provider(
+        ProviderConfig(name="local", model="smollm2-135m", options=options))
+    loaded = provider.load()
+    try:
+        prompt_speeds, gen_speeds = [], []
+        for run in range(runs):
+            # a new first line every run: nothing of the prompt is in llama.cpp's cache
+            long = stream(provider, f"{SYSTEM} (run {time.time_ns()}-{run})",
+                          f"Summarise this changelog in three lines:\n{LONG}", 1)
+            prompt_speeds.append(long["prompt"] / long["ttft"])
+            gen_speeds.append(stream(provider, SYSTEM, SHORT, max_tokens)["gen_s"])
+        return {"prompt_tokens": long["prompt"], "prompt_s": statistics.median(prompt_speeds),
+                "gen_s": statistics.median(gen_speeds), "load": loaded.load_seconds,
+                "threads": loaded.options.threads, "batch": loaded.options.batch_threads}
+    finally:
+        unload_all()
+
+
+def readme_command(runs: int) -> tuple[float, dict]:
+    """Median wall time of ``chatcli -p "Say hello" --json`` in fresh folders, and its result."""
+    chatcli = Path(sys.executable).with_name("chatcli")
+    times, result = [], {}
+    for _ in range(runs):
+        with tempfile.TemporaryDirectory() as home:
+            env = {k: v for k, v in os.environ.items()
+                   if not k.startswith("CHATCLI_") and not k.endswith("_API_KEY")}
+            env |= {"CHATCLI_CONFIG_DIR": f"{home}/config", "CHATCLI_DATA_DIR": f"{home}/data",
+                    "CHATCLI_CACHE_DIR": f"{home}/cache", "XDG_CONFIG_HOME": f"{home}/xdg",
+                    "XDG_DATA_HOME": f"{home}/xdg", "XDG_CACHE_HOME": f"{home}/xdg"}
+            started = time.perf_counter()
+            done = subprocess.run([str(chatcli), "-p", "Say hello", "--json"], cwd=home,
+                                  env=env, capture_output=True, text=True, timeout=600)
+            times.append(time.perf_counter() - started)
+            result = json.loads(done.stdout) if done.stdout.strip() else {
+                "error": done.stderr.strip().splitlines()[-1:]}
+            result["exit"] = done.returncode
+    return statistics.median(times), result
 
 
 def main() -> None:
-    """Parse options, load the model, run the prompt and print the figures."""
+    """Parse options, measure every thread set-up, then the README's first command."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--max-tokens", type=int, default=128)
-    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--readme-runs", type=int, default=3)
     args = parser.parse_args()
 
-    started = time.perf_counter()
-    from chatcli_provider_local.plugin import make_local_provider
-
-    provider = make_local_provider(
-        ProviderConfig(name="local", model="smollm2-135m", options={"threads": args.threads})
-    )
-    found = time.perf_counter()
-    loaded = provider.load()
-    ready = time.perf_counter()
-
-    print(f"model        {provider.path.name} ({provider.path.stat().st_size / 1e6:.0f} MB)")
-    print(f"threads      {args.threads}, context {loaded.options.context_size} tokens")
-    print(f"find + check {1000 * (found - started):7.0f} ms  (plugin import, GGUF header)")
-    print(f"load         {1000 * (ready - found):7.0f} ms  (the child process starts, imports "
-          "xllamacpp, llama.cpp reads the model)")
-
-    runs = [one_run(provider, args.max_tokens) for _ in range(args.runs)]
-    for number, run in enumerate(runs, 1):
-        print(
-            f"run {number}: first token {1000 * run['ttft']:6.0f} ms, "
-            f"{run['tok_s']:5.1f} tokens/s generated "
-            f"({run['generated']:.0f} tokens, prompt {run['prompt']:.0f} tokens, "
-            f"{run['total']:.2f} s)"
-        )
-    later = runs[1:] or runs
-    print(
-        f"summary: load {ready - found:.2f} s; first token {1000 * runs[0]['ttft']:.0f} ms "
-        f"cold, {1000 * statistics.median(r['ttft'] for r in later):.0f} ms with the prompt "
-        f"cached; {statistics.median(r['tok_s'] for r in runs):.1f} tokens/s generated (median)"
-    )
+    print(f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}; medians of "
+          f"{args.runs} runs")
+    figures = {}
+    for label, options in SETUPS:
+        figures[label] = got = measure(options, args.runs, args.max_tokens)
+        print(f"{label:10s} (threads {got['threads']}, batch_threads {got['batch']}): "
+              f"prompt {got['prompt_s']:6.1f} tokens/s ({got['prompt_tokens']:.0f} tokens), "
+              f"generated {got['gen_s']:5.1f} tokens/s, load {got['load']:.2f} s")
+    one, two = figures["1 thread"], figures["2 threads"]
+    print(f"2 threads / 1 thread: prompt ×{two['prompt_s'] / one['prompt_s']:.2f}, "
+          f"generation ×{two['gen_s'] / one['gen_s']:.2f}")
+    wall, result = readme_command(args.readme_runs)
+    usage = result.get("usage") or {}
+    print(f'README\'s first command, chatcli -p "Say hello" (every plugin, fresh folders): '
+          f"{wall:.2f} s median of {args.readme_runs}, exit {result.get('exit')}, "
+          f"prompt {usage.get('input_tokens', '?')} tokens, "
+          f"answer {usage.get('output_tokens', '?')} tokens: "
+          f"{(result.get('text') or result.get('error') or '')!r:.80}")
 
 
 if __name__ == "__main__":
