@@ -10,7 +10,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from q_support import FakeQ, assert_no_orphans
+from q_support import FakeQ, assert_no_orphans, running_fakes
 
 
 @pytest.fixture
@@ -26,3 +26,4 @@ def fake_q(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeQ]:
     yield fake
     shutdown_all()
     assert_no_orphans(fake.pids())
+    assert running_fakes(fake) == []

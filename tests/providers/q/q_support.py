@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -16,6 +18,8 @@ from typing import Any
 from chatcli import ChatRequest, Message, PromptSection, ProviderConfig
 
 FAKE_Q = Path(__file__).with_name("fake_q.py")
+#: ``ps``, found once (some tests empty PATH).
+PS = shutil.which("ps") or "/bin/ps"
 
 
 class FakeQ:
@@ -58,12 +62,18 @@ class FakeQ:
 
 
 def running(pid: int) -> bool:
-    """Whether ``pid`` runs (a zombie does not count)."""
-    try:
-        status = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return status.rsplit(")", 1)[1].split()[0] != "Z"
+    """Whether ``ps`` shows ``pid`` running (a zombie does not count)."""
+    state = subprocess.run([PS, "-o", "stat=", "-p", str(pid)], capture_output=True,
+                           text=True).stdout.strip()
+    return bool(state) and not state.startswith("Z")
+
+
+def running_fakes(fake: FakeQ) -> list[str]:
+    """The lines of ``ps`` that show this fake q running."""
+    table = subprocess.run([PS, "-eo", "pid=,stat=,args="], capture_output=True,
+                           text=True).stdout
+    return [line for line in table.splitlines()
+            if str(fake.path) in line and line.split()[1][:1] != "Z"]
 
 
 def assert_no_orphans(pids: list[int], wait: float = 10.0) -> None:

@@ -48,6 +48,7 @@ def test_the_reply_marker_is_kept_unless_asked() -> None:
     "│  tip text  │", "╰──────╯", "> ", "!> ", "[dev] 6% !> ", "[plan] ↯ > ",
     "✓ 1 of 3 mcp servers initialized.", "⚠️ This conversation is getting lengthy.",
     " ● Completed in 0.2s", "Allow this action? Use 't' to trust", "▸ Credits: 0.04 • Time: 2s",
+    "[BACKGROUND TASK READY]",
 ])
 def test_furniture_lines_go(line: str) -> None:
     assert clean(f"answer\n{line}\nmore") == "answer\nmore"

@@ -60,6 +60,7 @@ NOISE_PREFIXES: tuple[str, ...] = (
     "⚠️ This conversation is getting lengthy",
     "To ensure continued smooth operation, please use /compact",
     "(To exit the CLI, press Ctrl+C",
+    "[BACKGROUND TASK READY]",
 )
 
 #: A tool use: q prints ``🛠️  Using tool: NAME``, the tool's description and output, and ends
