@@ -114,6 +114,24 @@ def test_a_rewound_conversation_restarts_q_with_a_transcript(fake_q: FakeQ) -> N
     assert not running(fake_q.pids()[0])
 
 
+def test_a_q_that_died_between_messages_is_replaced_and_given_the_transcript(
+        fake_q: FakeQ) -> None:
+    provider = make_provider(config())
+    messages = [Message.user("first")]
+    req = request()
+    req.messages = list(messages)
+    messages.append(Message.assistant(answer_text(provider.stream(req))))
+    assert provider.daemon.process is not None
+    provider.daemon.process.kill()
+    messages.append(Message.user("second"))
+    req = request()
+    req.messages = list(messages)
+    answer = answer_text(provider.stream(req))
+    assert answer == ("You said: second\n\nI know 0 earlier questions. "
+                      "I was given a transcript.")
+    assert len(fake_q.starts()) == 2
+
+
 def test_a_crash_before_answering_restarts_once(fake_q: FakeQ,
                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("FAKE_Q_MODE", "crash_once")

@@ -100,7 +100,7 @@ class QDaemon:
         self.options = options
         self.process: QProcess | None = None
         self.tracker = Tracker()
-        self.starts = 0  # how many processes were started (for tests and /status)
+        self.starts = 0  # how many processes were started
         self._lock = threading.Lock()
         self._stale = False  # the process is in an unknown state: start a new one
         self._prompts = False  # this q shows its prompt in a pipe: silence never ends answers
@@ -121,14 +121,13 @@ class QDaemon:
         # terminal is one it does not support: with TERM=dumb the prompt marks each answer's end
         process = self.process = QProcess(self.argv, stdin=True,
                                           env={**os.environ, "TERM": "dumb"})
-        self._stale = False
+        self._stale = self._prompts = False
         try:
             self._wait_ready(process)
         except BaseException:
             self._stop()
             raise
         return process
-
 
     def _wait_ready(self, process: QProcess) -> None:
         options = self.options
@@ -219,6 +218,8 @@ class QDaemon:
                         if attempt == 1:
                             continue
                         raise died.error from None
+                    # a new q knows nothing yet: it gets the conversation as a transcript
+                    plan = self.tracker.plan(request, system_prompt=options.system_prompt)
                 try:
                     process.write(encode_input(plan.text))
                 except OSError:
