@@ -351,3 +351,15 @@ def test_the_configured_answer_length_is_the_default_cap():
     assert request_body(request, tools=False, max_tokens=64)["max_tokens"] == 64
     request.max_tokens = 10
     assert request_body(request, tools=False, max_tokens=64)["max_tokens"] == 10
+
+
+def test_a_stopped_answer_takes_its_usage_from_the_timings():
+    mapper = ChunkMapper("m")
+    assert mapper.usage_so_far() is None
+    chunk = {"choices": [{"index": 0, "delta": {"content": "hi"}}],
+             "timings": {"cache_n": 30, "prompt_n": 12, "predicted_n": 7}}
+    list(mapper.feed(chunk))
+    usage = mapper.usage_so_far()
+    assert (usage.input_tokens, usage.cache_read_tokens, usage.output_tokens) == (42, 30, 7)
+    assert request_body(ChatRequest(model="m", messages=[Message.user("hi")]),
+                        tools=False)["timings_per_token"] is True

@@ -19,8 +19,15 @@ from chatcli import (
     ServerError,
     StreamCutError,
     StreamEvent,
+    Usage,
 )
-from chatcli_provider_kit import ChunkAssembler, MessageCache, chat_messages, tool_definitions
+from chatcli_provider_kit import (
+    ChunkAssembler,
+    MessageCache,
+    chat_messages,
+    tool_definitions,
+    usage_from,
+)
 
 __all__ = ["DEFAULT_MAX_TOKENS", "ChunkMapper", "error_from_payload", "request_body"]
 
@@ -47,6 +54,9 @@ def request_body(request: ChatRequest, *, tools: bool, cache: MessageCache | Non
         "stream_options": {"include_usage": True},
         "max_tokens": request.max_tokens or max_tokens,
         "cache_prompt": True,
+        # every chunk then says how many prompt tokens were read and answer tokens made: the
+        # usage of an answer the provider stops (llama.cpp sends none after a stop)
+        "timings_per_token": True,
     }
     if request.temperature is not None:
         body["temperature"] = request.temperature
@@ -96,6 +106,8 @@ class ChunkMapper(ChunkAssembler):
             model=model, flush_on_finish=True, skip_nameless=True, join_names=True,
             strip_arguments=True,
         )
+        #: llama.cpp's figures of the answer so far (``timings_per_token``)
+        self.timings: dict[str, Any] | None = None
 
     def feed(self, chunk: Any) -> Iterator[StreamEvent]:
         """The events carried by one chunk; raises a kernel error for an error chunk."""
@@ -104,7 +116,21 @@ class ChunkMapper(ChunkAssembler):
                                  provider="local")
         if "error" in chunk:
             raise error_from_payload(chunk)
+        timings = chunk.get("timings")
+        if isinstance(timings, dict):
+            self.timings = timings
         yield from super().feed(chunk)
+
+    def usage_so_far(self) -> Usage | None:
+        """The usage of an answer stopped before its end, from llama.cpp's last ``timings``
+        (prompt tokens read, from its cache, answer tokens made), or None without them."""
+        timings = self.timings
+        if not timings:
+            return None
+        cached = int(timings.get("cache_n") or 0)
+        return usage_from({"prompt_tokens": int(timings.get("prompt_n") or 0) + cached,
+                           "completion_tokens": int(timings.get("predicted_n") or 0),
+                           "prompt_tokens_details": {"cached_tokens": cached}})
 
     def finish(self) -> Iterator[StreamEvent]:
         """The closing events: any unflushed tool calls, then the :class:`StopEvent`."""

@@ -151,8 +151,9 @@ class LocalProvider:
                                 looping = True
                                 stop.set()  # llama.cpp stops at the next token
                         yield event
-                if looping:  # a stopped answer gets no usage: llama.cpp sends a piece a token
-                    yield UsageEvent(usage=mapper.usage or Usage(output_tokens=pieces))
+                if looping:  # llama.cpp sends no usage after a stop: its timings say it
+                    usage = mapper.usage or mapper.usage_so_far() or Usage(output_tokens=pieces)
+                    yield UsageEvent(usage=usage)
                     yield StopEvent(reason=StopReason.REPETITION, model=self.model_name)
                 else:
                     yield from mapper.finish()
