@@ -228,3 +228,16 @@ def test_a_silent_entry_times_out_and_the_chain_moves_on(fb_home, anthropic_serv
     assert done.returncode == 0, done.stderr
     assert payload["text"] == "gpt was awake"
     assert [f["type"] for f in payload["failed"]] == ["ProviderTimeoutError"]
+
+
+def test_the_chain_from_a_variable(fb_home, anthropic_server, openai_server):
+    anthropic_server.script(Fault(status=503, message="unavailable"))
+    openai_server.script("from the variable's chain")
+    env = server_env(anthropic_server, openai_server) | {
+        "CHATCLI_FALLBACK__CHAIN": "anthropic/claude-env, openai/gpt-env",
+        "CHATCLI_FALLBACK__COOLDOWN": "60"}
+    done = run_chatcli(fb_home, "--provider", "fallback", "-p", "hi", "--json", env=env)
+    payload = json.loads(done.stdout)
+    assert payload["text"] == "from the variable's chain" and payload["model"] == "gpt-env"
+    health = state(fb_home)["entries"]["anthropic/claude-env"]
+    assert health["cooldown_until"] - health["last_failure"] == pytest.approx(60)
