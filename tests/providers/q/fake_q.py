@@ -13,7 +13,8 @@ Behaviour is chosen by variables:
 - ``FAKE_Q_LOG``: a JSON-lines file; each start writes ``{"pid", "argv", "cwd"}``, each question
   ``{"pid", "input"}``;
 - ``FAKE_Q_MODE``: ``ok`` (default), ``notloggedin``, ``quota``, ``approval``, ``exit3``,
-  ``empty``, ``garbage``, ``hang``, ``crash`` (dies in the middle of the answer),
+  ``empty``, ``garbage``, ``hang``, ``crash`` (dies in the middle of the answer), ``ask_at_start``
+  (the daemon asks a y/n question before its prompt),
   ``crash_once`` / ``exit_once`` (with ``FAKE_Q_ONCE`` a marker file: the first process dies on
   its first question / right after its prompt, later ones answer);
 - ``FAKE_Q_STATE``: a folder where ``--resume`` finds the previous questions of a directory;
@@ -207,6 +208,9 @@ def interactive(args):
     signal.signal(signal.SIGINT, on_sigint)
     greeting()
     startup_failure()
+    if MODE == "ask_at_start":  # a one-time question of its own (a profile migration, say)
+        write(sys.stderr, "Legacy profiles found. Migrate them to agents? [y/N]: ")
+        sys.stdin.readline()
     asked = 0
     exit_once = MODE == "exit_once" and once()
     while True:

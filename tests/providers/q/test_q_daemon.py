@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from chatcli import AuthError, ChatRequest, Message, PromptSection, StopEvent, TextDelta
-from chatcli_provider_q._daemon import QDaemonProvider, encode_input
+from chatcli_provider_q._daemon import QDaemonProvider, QStartQuestionError, encode_input
 from chatcli_provider_q._errors import QCrashError, QTimeoutError, QToolApprovalError
 from chatcli_provider_q._plain import QProvider
 from chatcli_provider_q.plugin import make_provider
@@ -182,6 +182,14 @@ def test_not_logged_in_at_start(fake_q: FakeQ, monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setenv("FAKE_Q_MODE", "notloggedin")
     with pytest.raises(AuthError, match="run `q login`"):
         list(make_provider(config()).stream(request("hi")))
+
+
+def test_a_question_at_start_is_an_error(fake_q: FakeQ, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FAKE_Q_MODE", "ask_at_start")
+    with pytest.raises(QStartQuestionError, match=r"Migrate them to agents\? \[y/N\]") as err:
+        list(make_provider(config()).stream(request("hi")))
+    assert "run `q chat` once in a terminal" in str(err.value)
+    assert fake_q.inputs() == []  # the message was not taken as the answer
 
 
 def test_a_tool_approval_question_is_an_error(fake_q: FakeQ) -> None:

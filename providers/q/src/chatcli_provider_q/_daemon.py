@@ -30,6 +30,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import os
+import re
 import threading
 import time
 from collections.abc import Iterator
@@ -41,6 +42,7 @@ from chatcli_provider_q._context import Tracker, is_chat
 from chatcli_provider_q._errors import (
     QCrashError,
     QEmptyAnswerError,
+    QExitError,
     QTimeoutError,
     QToolApprovalError,
     exit_error,
@@ -64,6 +66,13 @@ _QUIT_SECONDS = 1.0
 _TICK = 0.25
 
 _APPROVAL = "Allow this action?"
+
+#: A question for the person at start-up (a profile migration…): ``[y/n]``, ``(y/N)``.
+_YES_NO = re.compile(r"[\[(]\s*y(es)?\s*/\s*n(o)?\s*[\])]", re.IGNORECASE)
+
+
+class QStartQuestionError(QExitError):
+    """``q chat`` waits for an answer to a question of its own before it takes messages."""
 
 
 def _soonest(*waits: float) -> float:
@@ -160,9 +169,16 @@ class QDaemon:
                 continue
             heard, last = True, time.monotonic()
             if chunk.stream == "out":
-                out.feed(chunk.text)
+                shown = out.feed(chunk.text)
             else:
-                said.append(err.feed(chunk.text))
+                shown = err.feed(chunk.text)
+                said.append(shown)
+            question = next((line for line in (shown + out.pending() + err.pending()
+                                               ).splitlines() if _YES_NO.search(line)), None)
+            if question is not None:
+                raise QStartQuestionError(
+                    f"q chat asks a question before it starts: {question.strip()[:120]}",
+                    "run `q chat` once in a terminal and answer it", provider="q")
 
     def _ended(self, process: QProcess, said: list[str], err: Cleaner) -> Exception:
         """The error for a process that ended on its own (after reading what it still had to
