@@ -6,7 +6,8 @@ thread set-ups — 1 thread for everything, 2 for everything, and the default (1
 core reading the prompt) — each on a long prompt (about 700 tokens, a new one every run, so
 llama.cpp's prompt cache never helps) and a short one whose answer is generated to
 ``--max-tokens``. Then it times ``chatcli -p "Say hello"`` as a new user runs it: the installed
-chatcli with every plugin, in empty config and data folders, no key.
+chatcli with every plugin, in empty config and data folders, no key; and a review of an 8.8 KB
+diff (``chatcli -p "review this" < diff``), which took 114 s when the issue was filed.
 
     .venv/bin/python bench/local_model.py [--runs 3] [--max-tokens 128] [--readme-runs 3]
 
@@ -96,8 +97,17 @@ def measure(options: dict[str, int], runs: int, max_tokens: int) -> dict[str, fl
         unload_all()
 
 
-def readme_command(runs: int) -> tuple[float, dict]:
-    """Median wall time of ``chatcli -p "Say hello" --json`` in fresh folders, and its result."""
+def review_diff() -> str:
+    """An 8.8 KB diff to review (the issue's case): the start of the engine, as added lines."""
+    source = Path(__file__).resolve().parents[1] / "kernel/src/chatcli/_engine.py"
+    lines = source.read_text().splitlines()[:400]
+    body = "".join(f"+{line}\n" for line in lines)[:8600]
+    return (f"diff --git a/engine.py b/engine.py\n--- /dev/null\n+++ b/engine.py\n"
+            f"@@ -0,0 +1,{body.count(chr(10))} @@\n{body}")
+
+
+def readme_command(runs: int, prompt: str = "Say hello", stdin: str = "") -> tuple[float, dict]:
+    """Median wall time of ``chatcli -p PROMPT --json`` in fresh folders, and its result."""
     chatcli = Path(sys.executable).with_name("chatcli")
     times, result = [], {}
     for _ in range(runs):
@@ -108,8 +118,8 @@ def readme_command(runs: int) -> tuple[float, dict]:
                     "CHATCLI_CACHE_DIR": f"{home}/cache", "XDG_CONFIG_HOME": f"{home}/xdg",
                     "XDG_DATA_HOME": f"{home}/xdg", "XDG_CACHE_HOME": f"{home}/xdg"}
             started = time.perf_counter()
-            done = subprocess.run([str(chatcli), "-p", "Say hello", "--json"], cwd=home,
-                                  env=env, capture_output=True, text=True, timeout=600)
+            done = subprocess.run([str(chatcli), "-p", prompt, "--json"], cwd=home, env=env,
+                                  capture_output=True, text=True, timeout=600, input=stdin)
             times.append(time.perf_counter() - started)
             result = json.loads(done.stdout) if done.stdout.strip() else {
                 "error": done.stderr.strip().splitlines()[-1:]}
@@ -143,6 +153,12 @@ def main() -> None:
           f"prompt {usage.get('input_tokens', '?')} tokens, "
           f"answer {usage.get('output_tokens', '?')} tokens: "
           f"{(result.get('text') or result.get('error') or '')!r:.80}")
+    diff = review_diff()
+    wall, result = readme_command(1, "review this", diff)
+    usage = result.get("usage") or {}
+    print(f'An {len(diff) / 1000:.1f} KB diff, chatcli -p "review this" < diff: {wall:.1f} s, '
+          f"exit {result.get('exit')}, prompt {usage.get('input_tokens', '?')} tokens, answer "
+          f"{usage.get('output_tokens', '?')} tokens, stop {result.get('stop_reason')}")
 
 
 if __name__ == "__main__":
