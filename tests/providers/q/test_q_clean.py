@@ -138,7 +138,7 @@ _ESCAPES = st.sampled_from([
 _RAW = st.lists(st.one_of(st.text(max_size=12), _ESCAPES), max_size=40).map("".join)
 
 
-@settings(max_examples=300)
+@settings(max_examples=300, deadline=None)
 @given(_RAW)
 @example("\x1b]" + "a" * 50 + "\nrest")
 @example("│" * 500)
@@ -150,14 +150,14 @@ def test_never_crashes_and_removes_every_control(raw: str) -> None:
     assert not any("\u2800" <= c <= "\u28ff" for c in out)
 
 
-@settings(max_examples=300)
+@settings(max_examples=300, deadline=None)
 @given(_RAW)
 def test_cleaning_is_idempotent(raw: str) -> None:
     once = clean(raw)
     assert clean(once) == once
 
 
-@settings(max_examples=300)
+@settings(max_examples=300, deadline=None)
 @given(_RAW, st.lists(st.integers(min_value=0, max_value=200), max_size=8))
 def test_the_split_into_reads_does_not_matter(raw: str, cuts: list[int]) -> None:
     points = sorted({min(c, len(raw)) for c in cuts})
@@ -176,7 +176,7 @@ _LINE = st.builds(lambda first, rest: " ".join([first, *rest]),
                            max_size=6))
 
 
-@settings(max_examples=200)
+@settings(max_examples=200, deadline=None)
 @given(st.lists(_LINE, min_size=1, max_size=6), st.sampled_from(["", "\x1b[1m", "\x1b[32m"]))
 def test_ordinary_text_is_kept_whatever_its_colour(lines: list[str], colour: str) -> None:
     raw = "\n".join(f"{colour}{line}\x1b[0m" for line in lines) + "\n"
