@@ -445,3 +445,65 @@ def test_an_unmapped_provider_exception_keeps_the_partial_answer() -> None:
     kept = conversation.messages()
     assert [m.role for m in kept] == [Role.USER, Role.ASSISTANT]
     assert kept[-1].text == "half" and kept[-1].interrupted
+
+
+class _Blocked:
+    """A stream stuck inside the provider (a silent subprocess) until ``cancel()``."""
+
+    def __init__(self, cancellable: bool) -> None:
+        self.released = threading.Event()
+        self.cancelled_from: list[str] = []
+        self.sent = threading.Event()
+        if cancellable:
+            self.cancel = self._cancel
+
+    def _cancel(self) -> None:
+        self.cancelled_from.append(threading.current_thread().name)
+        self.released.set()
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        if not self.sent.is_set():
+            self.sent.set()
+            return TextDelta(text="part")
+        self.released.wait(30)
+        raise StopIteration
+
+
+class _BlockingProvider:
+    def __init__(self, stream: _Blocked) -> None:
+        self.stream_object = stream
+
+    def stream(self, request):
+        return self.stream_object
+
+
+def test_an_interrupted_answer_calls_the_streams_cancel_from_the_engines_thread() -> None:
+    blocked = _Blocked(cancellable=True)
+    engine = Engine(PluginHost(warn=lambda line: None), Settings(), _BlockingProvider(blocked),
+                    "blocking", "m", sleep=lambda d: None)
+    cancel = threading.Event()
+    conversation = Conversation()
+    events = []
+    for event in engine.run(conversation, Message.user("hi"), cancel=cancel):
+        events.append(event)
+        cancel.set()  # the user presses Ctrl+C after the first text; the stream is silent now
+    assert events[-1].stop_reason == StopReason.INTERRUPTED
+    assert blocked.cancelled_from == [threading.current_thread().name]
+    assert conversation.messages()[-1].text == "part"
+
+
+def test_a_stream_without_cancel_is_left_to_close_when_it_wakes() -> None:
+    blocked = _Blocked(cancellable=False)
+    engine = Engine(PluginHost(warn=lambda line: None), Settings(), _BlockingProvider(blocked),
+                    "blocking", "m", sleep=lambda d: None)
+    cancel = threading.Event()
+    events = []
+    for event in engine.run(Conversation(), Message.user("hi"), cancel=cancel):
+        events.append(event)
+        cancel.set()
+    assert events[-1].stop_reason == StopReason.INTERRUPTED
+    assert not blocked.released.is_set()
+    blocked.released.set()

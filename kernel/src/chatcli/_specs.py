@@ -143,6 +143,13 @@ class Provider(Protocol):
         Raises a :class:`chatcli.ProviderError` subclass on failure. Closing the iterator early
         (``.close()``) must release the connection. The engine reads it on a helper thread, so a
         silent provider never blocks Ctrl+C.
+
+        The iterator may also have a ``cancel()`` method: when the user interrupts the answer
+        (or the engine gives up on it) while the helper thread is still blocked inside the
+        iterator, the engine calls ``cancel()`` from its own thread, at once, so a provider
+        waiting on something silent (a subprocess, a socket) can stop it instead of waiting
+        for its next event to be closed. It must be safe to call at any moment and more than
+        once, and affect only this stream.
         """
         ...
 

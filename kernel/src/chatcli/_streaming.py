@@ -16,6 +16,7 @@ first event: once text reached the user, a retry would repeat it.
 
 from __future__ import annotations
 
+import contextlib
 import queue
 import random
 import threading
@@ -116,6 +117,7 @@ def threaded(
     first_deadline: float | None,
     idle_timeout: float | None,
     who: str,
+    on_abandon: Callable[[], None] | None = None,
 ) -> Iterator[T]:
     """``events()`` iterated on a helper thread; this generator hands its items over.
 
@@ -123,7 +125,9 @@ def threaded(
     non-retryable :class:`~chatcli.ProviderTimeoutError` when nothing arrived by
     ``first_deadline`` (``time.monotonic()``), and :class:`~chatcli.StreamCutError` after
     ``idle_timeout`` seconds without an item once items flowed. Whatever ``events`` raises is
-    raised here. The abandoned stream is closed by the helper as soon as it regains control.
+    raised here. The abandoned stream is closed by the helper as soon as it regains control;
+    ``on_abandon`` is called here when the stream is abandoned while the helper is still inside
+    it (the provider's ``cancel()``).
     """
     handed: queue.Queue[Any] = queue.Queue()
     abandoned = threading.Event()
@@ -144,7 +148,8 @@ def threaded(
             if close is not None:
                 close()
 
-    threading.Thread(target=pump, name="chatcli-stream", daemon=True).start()
+    helper = threading.Thread(target=pump, name="chatcli-stream", daemon=True)
+    helper.start()
     started_at = time.monotonic()
     last = None
     try:
@@ -175,6 +180,9 @@ def threaded(
             yield item
     finally:
         abandoned.set()
+        if on_abandon is not None and helper.is_alive():
+            with contextlib.suppress(Exception):  # a provider's cancel must not hide the cause
+                on_abandon()
 
 
 def read_answer(
@@ -197,8 +205,16 @@ def read_answer(
     deadline = None if response_timeout is None else time.monotonic() + response_timeout
 
     def attempt() -> Iterator[Any]:
-        return threaded(lambda: _guarded(open_stream, who), cancel=cancel,
-                        first_deadline=deadline, idle_timeout=response_timeout, who=who)
+        opened: list[Any] = []
+
+        def cancel_opened() -> None:
+            stop = getattr(opened[0], "cancel", None) if opened else None
+            if callable(stop):
+                stop()
+
+        return threaded(lambda: _guarded(open_stream, who, opened), cancel=cancel,
+                        first_deadline=deadline, idle_timeout=response_timeout, who=who,
+                        on_abandon=cancel_opened)
 
     def wait(seconds: float) -> None:
         if cancel is None:
@@ -212,7 +228,8 @@ def read_answer(
         yield event
 
 
-def _guarded(open_stream: Callable[[], Iterator[Any]], who: str) -> Iterator[Any]:
+def _guarded(open_stream: Callable[[], Iterator[Any]], who: str,
+             opened: list[Any] | None = None) -> Iterator[Any]:
     """The provider's events, with any exception that is not a :class:`~chatcli.ChatcliError`
     turned into a :class:`~chatcli.ProviderError`.
 
@@ -223,6 +240,8 @@ def _guarded(open_stream: Callable[[], Iterator[Any]], who: str) -> Iterator[Any
     events: Any = None
     try:
         events = open_stream()
+        if opened is not None:
+            opened.append(events)
         yield from events
     except ChatcliError:
         raise
