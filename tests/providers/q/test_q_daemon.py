@@ -221,3 +221,35 @@ def test_a_stopped_turn_kills_q_at_once(fake_q: FakeQ, monkeypatch: pytest.Monke
     assert_no_orphans([pid], wait=3.0)
     monkeypatch.setenv("FAKE_Q_DELAY", "0.01")
     assert answer_text(provider.stream(request("next"))).startswith("You said: next")
+
+
+def test_cancel_kills_the_answering_daemon_and_the_next_answer_starts_anew(
+        fake_q: FakeQ, monkeypatch: pytest.MonkeyPatch) -> None:
+    # what the engine does on Ctrl+C while its reader thread waits inside the stream
+    import threading
+
+    monkeypatch.setenv("FAKE_Q_PAUSE", "60")  # a long silence after the answer's fourth word
+    provider = make_provider(config())  # timeout 120 s
+    stream = provider.stream(request("a b c d e f"))
+    got: list[str] = []
+    started = threading.Event()
+
+    def read() -> None:
+        try:
+            for event in stream:
+                got.append(getattr(event, "text", ""))
+                started.set()
+        except Exception:  # the killed q's error: the engine has let go of it already
+            pass
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    assert started.wait(30)  # the answer is under way, then q goes silent
+    first = fake_q.pids()
+    stream.cancel()  # type: ignore[attr-defined]
+    assert_no_orphans(first, wait=10.0)
+    reader.join(10)
+    assert not reader.is_alive()
+    monkeypatch.delenv("FAKE_Q_PAUSE")
+    assert answer_text(provider.stream(request("next"))).startswith("You said: next")
+    assert len(fake_q.starts()) == 2

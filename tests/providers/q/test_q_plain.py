@@ -151,3 +151,34 @@ def test_not_installed(plain: FakeQ, monkeypatch: pytest.MonkeyPatch) -> None:
         make_provider(config())
     with pytest.raises(QNotInstalledError, match="the configured command 'qq'"):
         make_provider(config(command="qq"))
+
+
+def test_cancel_kills_a_silent_q_at_once(plain: FakeQ, monkeypatch: pytest.MonkeyPatch) -> None:
+    # what the engine does on Ctrl+C while its reader thread waits inside the stream
+    import threading
+
+    monkeypatch.setenv("FAKE_Q_MODE", "hang")
+    stream = make_provider(config()).stream(request("hi"))  # timeout 120 s
+    reader = threading.Thread(target=lambda: list(_swallow(stream)), daemon=True)
+    reader.start()
+    assert _until(lambda: plain.pids())
+    stream.cancel()  # type: ignore[attr-defined]
+    assert_no_orphans(plain.pids(), wait=10.0)
+    reader.join(10)
+    assert not reader.is_alive()
+
+
+def _swallow(stream):
+    try:
+        yield from stream
+    except Exception:  # the killed q's error: the engine has let go of it already
+        return
+
+
+def _until(condition, limit: float = 10.0) -> bool:
+    import time
+
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline and not condition():
+        time.sleep(0.05)
+    return bool(condition())

@@ -49,7 +49,7 @@ from chatcli_provider_q._errors import (
 )
 from chatcli_provider_q._options import QOptions
 from chatcli_provider_q._plain import QProvider
-from chatcli_provider_q._process import QProcess, resolve_command
+from chatcli_provider_q._process import CancellableStream, QProcess, resolve_command
 
 __all__ = ["QDaemon", "QDaemonProvider", "daemon_for", "encode_input", "shutdown_all"]
 
@@ -197,6 +197,14 @@ class QDaemon:
 
     def _stop(self) -> None:
         process, self.process = self.process, None
+        if process is not None:
+            process.kill()
+
+    def interrupt(self) -> None:
+        """Stop the answer in flight from another thread: the answering q is killed and the
+        next answer starts a new one (with the conversation as a transcript)."""
+        self._stale = True
+        process = self.process
         if process is not None:
             process.kill()
 
@@ -377,12 +385,15 @@ class QDaemonProvider:
     def stream(self, request: ChatRequest) -> Iterator[StreamEvent]:
         """Ask the daemon; yield its answer as it is read. A plugin's task (memory extraction, a
         compaction summary) is answered by a ``q chat --no-interactive`` of its own, so that
-        the daemon's conversation stays the chat's."""
+        the daemon's conversation stays the chat's. ``cancel()`` on the stream ends the q that
+        is answering (the daemon's next answer starts a new one)."""
         if not is_chat(request):
             if self._one_off is None:
                 self._one_off = QProvider(self.config)
-            yield from self._one_off.stream(request)
-            return
+            return self._one_off.stream(request)
+        return CancellableStream(self._answer(request), self.daemon.interrupt)  # type: ignore[return-value]
+
+    def _answer(self, request: ChatRequest) -> Iterator[StreamEvent]:
         for piece in self.daemon.ask(request):
             yield TextDelta(text=piece)
         yield StopEvent(reason=StopReason.END_TURN, model=self.options.model)

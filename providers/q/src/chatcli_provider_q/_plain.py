@@ -17,7 +17,7 @@ from chatcli_provider_q._clean import Cleaner
 from chatcli_provider_q._context import Tracker
 from chatcli_provider_q._errors import QEmptyAnswerError, QTimeoutError, exit_error
 from chatcli_provider_q._options import QOptions
-from chatcli_provider_q._process import QProcess, resolve_command
+from chatcli_provider_q._process import CancellableStream, QProcess, resolve_command
 
 __all__ = ["ARG_LIMIT", "QProvider"]
 
@@ -47,13 +47,24 @@ class QProvider:
         return argv
 
     def stream(self, request: ChatRequest) -> Iterator[StreamEvent]:
-        """Run ``q`` for ``request`` and yield the cleaned answer as it is printed."""
+        """Run ``q`` for ``request`` and yield the cleaned answer as it is printed; ``cancel()``
+        on the stream kills that q."""
+        started: list[QProcess] = []
+
+        def stop() -> None:
+            for process in started:
+                process.kill()
+
+        return CancellableStream(self._answer(request, started), stop)  # type: ignore[return-value]
+
+    def _answer(self, request: ChatRequest, started: list[QProcess]) -> Iterator[StreamEvent]:
         options = self.options
         plan = self._tracker.plan(request, system_prompt=options.system_prompt,
                                   can_resume=options.context == "resume")
         large = len(plan.text.encode("utf-8")) > ARG_LIMIT
         process = QProcess(self.argv(None if large else plan.text, plan.resume),
                            input_text=plan.text if large else None)
+        started.append(process)
         try:
             cleaner, errors = Cleaner(strip_reply_marker=True), Cleaner()
             stderr: list[str] = []
