@@ -218,14 +218,6 @@ def uses_tools(spec: ProviderSpec, settings: Settings) -> bool:
     return spec.capabilities.uses_tools if chosen == "auto" else bool(chosen)
 
 
-def uses_tools(spec: ProviderSpec, settings: Settings) -> bool:
-    """Whether the model is offered tools at all (False: lean requests, see
-    :attr:`Capabilities.uses_tools`): ``[providers.NAME] tools`` when it is true or false, else
-    the provider's capability."""
-    chosen = settings.provider_settings(spec.name).tools
-    return spec.capabilities.uses_tools if chosen == "auto" else bool(chosen)
-
-
 def context_window(spec: ProviderSpec, settings: Settings, model: str) -> int | None:
     """The tokens ``model``'s context holds: the model table's entry for it
     (``[models."provider/model"] context_window``, patterns allowed), else ``[providers.NAME]
