@@ -170,6 +170,10 @@ def test_the_chain_on_the_command_line(fb_home, anthropic_server, openai_server)
     assert payload["text"] == "from the command line"
     assert payload["model"] == "gpt-cli"
     assert anthropic_server.requests[0].json["model"] == "claude-cli"
+    # no chain is configured: its entries' health is listed as (other)
+    shown = run_chatcli(fb_home, "providers", "status").stdout
+    row = next(line for line in shown.splitlines() if "anthropic/claude-cli" in line)
+    assert row.startswith("(other)") and "cooling down" in row
 
 
 def test_no_chain_configured_says_how_to_set_one(fb_home):

@@ -12,7 +12,7 @@ from typing import Any
 
 import click
 
-from chatcli_fallback.config import Group, load_groups
+from chatcli_fallback.config import Entry, Group, load_groups
 from chatcli_fallback.state import Health, State
 
 __all__ = ["health_rows", "providers", "render_table", "slash_providers"]
@@ -62,6 +62,11 @@ def health_rows(groups: dict[str, Group], state: State) -> list[dict[str, Any]]:
     snapshot = state.snapshot()
     now = state.clock()
     rows = []
+    listed = {entry.key for group in groups.values() for entry in group.entries}
+    others = tuple(Entry(*key.partition("/")[::2]) for key in sorted(snapshot)
+                   if key not in listed)
+    if others:  # entries of a chain named with --model, or of a group no longer configured
+        groups = {**groups, "(other)": Group("(other)", "chain", others)}
     for group in groups.values():
         for entry in group.entries:
             health = snapshot.get(entry.key)
@@ -126,7 +131,7 @@ def status_command(as_json: bool) -> int:
     if as_json:
         click.echo(json.dumps({"entries": rows, "state_file": str(state.path)}))
         return 0
-    if not groups:
+    if not rows:
         click.echo(NO_GROUPS)
         return 0
     click.echo(render_table(rows, state.clock()))
@@ -154,9 +159,9 @@ def slash_providers(app: Any, text: str) -> None:
     if word not in ("", "status"):
         raise UsageError(f"/providers has no '{word}'", "use /providers or /providers reset")
     groups = load_groups({"fallback": app.settings.plugin_table("fallback")})
-    if not groups:
+    state = State()
+    rows = health_rows(groups, state)
+    if not rows:
         app.console.print(NO_GROUPS, markup=False)
         return
-    state = State()
-    app.console.print(render_table(health_rows(groups, state), state.clock()), markup=False,
-                      soft_wrap=True)
+    app.console.print(render_table(rows, state.clock()), markup=False, soft_wrap=True)
