@@ -128,3 +128,65 @@ def test_only_the_services_errors_move_on():
     assert error_kind(AuthError("bad key")) == "AuthError"
     assert error_kind(UsageError("odd")) == "UsageError"
     assert not Options().moves_on(error_kind(UsageError("odd")))
+
+
+class _Silent:
+    """An entry whose stream waits in silence (a CLI assistant at work) until cancelled."""
+
+    def __init__(self, calls: list[str]) -> None:
+        import threading
+
+        self.calls, self.released = calls, threading.Event()
+
+    def stream(self, request: ChatRequest):
+        self.calls.append("silent")
+        outer = self
+
+        class Events:
+            def __iter__(self):
+                return self
+
+            def __next__(self):
+                outer.released.wait(30)
+                raise ServerError("killed")  # what a killed process looks like to its provider
+
+            def cancel(self):
+                outer.calls.append("cancelled")
+                outer.released.set()
+
+        return Events()
+
+
+def test_cancel_reaches_the_entry_answering_and_no_other_entry_is_asked(tmp_path):
+    import threading
+
+    calls: list[str] = []
+    silent = _Silent(calls)
+    specs = {Entry("slow", "m"): ProviderSpec("slow", "slow", lambda c: silent, "m",
+                                              requires_key=False),
+             Entry("b", "m"): ProviderSpec("b", "b", lambda c: Fake("b", calls, OK), "m",
+                                           requires_key=False)}
+    provider = GroupProvider(Group("g", "chain", tuple(specs), Options()),
+                             PluginHost(warn=lambda line: None), Settings(), specs,
+                             State(tmp_path / "state.json", lambda: 1000.0))
+    stream = provider.stream(ChatRequest(model="chain", messages=[Message.user("hi")]))
+    seen: list[object] = []
+
+    def read() -> None:
+        try:
+            seen.extend(stream)
+        except ServerError as err:  # the engine has let go by then; it is not shown
+            seen.append(err)
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    for _ in range(200):
+        if calls:
+            break
+        threading.Event().wait(0.05)
+    stream.cancel()  # the engine, on Ctrl+C, from its own thread
+    reader.join(10)
+    assert not reader.is_alive()
+    assert calls == ["silent", "cancelled"]  # b was never asked
+    assert [type(e) for e in seen] == [ServerError]
+    assert provider.state.snapshot().get("slow/m") is None  # not the entry's failure

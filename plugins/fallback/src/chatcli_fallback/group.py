@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import threading
 import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
@@ -179,7 +180,15 @@ class GroupProvider:
     # ------------------------------------------------------------------ one call
 
     def stream(self, request: ChatRequest) -> Iterator[StreamEvent]:
-        """Stream ``request`` from the first entry that answers (see the module's notes)."""
+        """Stream ``request`` from the first entry that answers (see the module's notes).
+
+        The stream has ``cancel()``: the engine calls it when the answer is interrupted while
+        its reader waits inside; it is handed on to the entry answering now (a CLI provider
+        stops its process) and the chain moves on to no other entry."""
+        call = _Call()
+        return _CancellableCall(self._stream(request, call), call)  # type: ignore[return-value]
+
+    def _stream(self, request: ChatRequest, call: _Call) -> Iterator[StreamEvent]:
         from chatcli import FailedAttempt, ProviderError, StopEvent, UsageEvent
 
         order, parked = self.plan()
@@ -187,6 +196,8 @@ class GroupProvider:
         tried: set[Entry] = set()
         last: BaseException | None = None
         for entry in order:
+            if call.cancelled.is_set():
+                break
             tried.add(entry)
             started = False
             latency: float | None = None
@@ -194,7 +205,9 @@ class GroupProvider:
             try:
                 provider, model = self.build(entry)
                 began = time.monotonic()
-                events = provider.stream(dataclasses.replace(request, model=model))
+                events = call.current = provider.stream(dataclasses.replace(request, model=model))
+                if call.cancelled.is_set():
+                    call.cancel()
                 pending: list[Any] = []
                 for event in events:
                     if not started and isinstance(event, UsageEvent):
@@ -216,6 +229,8 @@ class GroupProvider:
             except GeneratorExit:
                 raise
             except Exception as caught:
+                if call.cancelled.is_set():  # stopped by the user: not the entry's failure
+                    raise
                 err = caught
                 if not isinstance(caught, ProviderError) and not _is_chatcli(caught):
                     err = ProviderError.unexpected(
@@ -233,10 +248,13 @@ class GroupProvider:
                 last = err
                 continue
             finally:
+                call.current = None
                 close = getattr(events, "close", None)
                 if close is not None:
                     close()
             self.state.record_success(entry.key, latency)
+            return
+        if call.cancelled.is_set():
             return
         raise self._exhausted(last, failed)
 
@@ -274,6 +292,40 @@ class GroupProvider:
         group = self.group
         return ("the fallback chain" if group.strategy == "chain" and group.name == "fallback"
                 else f"the {group.strategy.replace('_', '-')} group '{group.name}'")
+
+
+class _Call:
+    """One call of a group: the entry stream it reads now, and whether it was cancelled."""
+
+    def __init__(self) -> None:
+        self.current: Any = None
+        self.cancelled = threading.Event()
+
+    def cancel(self) -> None:
+        self.cancelled.set()
+        stop = getattr(self.current, "cancel", None)
+        if callable(stop):
+            with contextlib.suppress(Exception):  # the entry may be gone already
+                stop()
+
+
+class _CancellableCall:
+    """The group's stream: its events, and ``cancel()`` for the engine."""
+
+    def __init__(self, events: Iterator[StreamEvent], call: _Call) -> None:
+        self._events, self._call = events, call
+
+    def __iter__(self) -> _CancellableCall:
+        return self
+
+    def __next__(self) -> StreamEvent:
+        return next(self._events)
+
+    def close(self) -> None:
+        self._events.close()  # type: ignore[attr-defined]
+
+    def cancel(self) -> None:
+        self._call.cancel()
 
 
 def _is_chatcli(err: BaseException) -> bool:
