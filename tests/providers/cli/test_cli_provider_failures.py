@@ -273,6 +273,33 @@ def test_an_abandoned_silent_stream_is_closed_by_its_keep_alive_events(fakes,
     assert all_gone(fakes.pids("claude"), within=10)
 
 
+def test_cancel_kills_a_silent_assistant_at_once(fakes, make_provider) -> None:
+    # what the engine calls on Ctrl+C, and a fallback chain hands on while it holds the
+    # keep-alive usage events back (nothing reaches the engine's reader to close the stream)
+    import threading
+
+    fakes.script("claude", {"lines": [claude_init(SESSION)], "hang": True, "child": True})
+    stream = make_provider(timeout=300).stream(ChatRequest(model="m",
+                                                           messages=[Message.user("hi")]))
+    ended = threading.Event()
+
+    def read() -> None:
+        try:
+            for _ in stream:
+                pass
+        except Exception:  # the killed process's error: nobody waits for it any more
+            pass
+        ended.set()
+
+    threading.Thread(target=read, daemon=True).start()
+    deadline = time.monotonic() + 10
+    while not fakes.pids("claude") and time.monotonic() < deadline:
+        time.sleep(0.05)
+    stream.cancel()  # type: ignore[attr-defined]
+    assert all_gone(fakes.pids("claude"), within=10)
+    assert ended.wait(10)
+
+
 def test_a_call_beside_a_turn_leaves_it_running(fakes, make_provider) -> None:
     # plugins may ask the same provider something in the background (memory extraction)
     # while a turn runs: neither run may end the other

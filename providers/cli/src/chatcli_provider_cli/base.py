@@ -7,6 +7,7 @@ provider runs the process and feeds the mapper line by line.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -218,6 +219,18 @@ class CliProvider:
     # ------------------------------------------------------------------ one turn
 
     def stream(self, request: ChatRequest) -> Iterator[StreamEvent]:
+        """Run the assistant on ``request`` and yield its answer as it arrives (see
+        :meth:`_stream`); ``cancel()`` on the stream kills the process group of this answer at
+        once — the engine calls it on Ctrl+C, and a fallback chain hands it on."""
+        started: list[Any] = []
+
+        def stop() -> None:
+            for run in list(started):
+                run.kill()
+
+        return _CancellableStream(self._stream(request, started), stop)  # type: ignore[return-value]
+
+    def _stream(self, request: ChatRequest, started: list[Any]) -> Iterator[StreamEvent]:
         """Run the assistant on ``request`` and yield its answer as it arrives.
 
         While the process is silent a :class:`~chatcli.UsageEvent` with the usage known so
@@ -245,7 +258,7 @@ class CliProvider:
                            cwd=cwd, instructions=self.prompt_instructions(request))
         answered = False
         try:
-            for event in self._attempt(command, plan, request, cwd):
+            for event in self._attempt(command, plan, request, cwd, started):
                 answered = answered or isinstance(event, TextDelta)
                 yield event
             return
@@ -255,10 +268,10 @@ class CliProvider:
         # the CLI no longer has that session (cleaned up, moved): start over with a transcript
         plan = plan_prompt(request, None, cwd=cwd,
                            instructions=self.prompt_instructions(request))
-        yield from self._attempt(command, plan, request, cwd)
+        yield from self._attempt(command, plan, request, cwd, started)
 
-    def _attempt(self, command: list[str], plan: Plan, request: ChatRequest, cwd: str
-                 ) -> Iterator[StreamEvent]:
+    def _attempt(self, command: list[str], plan: Plan, request: ChatRequest, cwd: str,
+                 started: list[Any]) -> Iterator[StreamEvent]:
         """One run of the CLI for ``plan``."""
         from chatcli import ProviderTimeoutError, UsageEvent
 
@@ -272,6 +285,7 @@ class CliProvider:
                 f"{self.who} cannot be started ({argv[0]}: {err.strerror or err})",
                 self.install_hint, provider=self.name) from None
         self._runs.add(run)
+        started.append(run)
         mapper = self.mapper()
         try:
             last = time.monotonic()
@@ -340,3 +354,23 @@ def split_words(value: Any) -> Sequence[str]:
 
         return shlex.split(value)
     return [str(v) for v in value or []]
+
+
+class _CancellableStream:
+    """A provider stream with ``cancel()`` (see :meth:`CliProvider.stream`)."""
+
+    def __init__(self, events: Iterator[StreamEvent], stop: Any) -> None:
+        self._events, self._stop = events, stop
+
+    def __iter__(self) -> _CancellableStream:
+        return self
+
+    def __next__(self) -> StreamEvent:
+        return next(self._events)
+
+    def close(self) -> None:
+        self._events.close()  # type: ignore[attr-defined]
+
+    def cancel(self) -> None:
+        with contextlib.suppress(Exception):  # the process may be gone already
+            self._stop()
