@@ -59,6 +59,20 @@ def test_create_list_show_attach_detach_delete(
     assert "error: no context named 'docs'" in session.command("show docs")
 
 
+def test_a_model_without_tools_gets_the_attached_context(
+        chat: Any, openai_server: Any, workspace: Path) -> None:
+    # a lean request (a small model, [providers.NAME] tools = false) keeps what the user
+    # attached
+    _docs(workspace)
+    session = chat(provider_options={"tools": False})
+    session.command("create docs docs")
+    session.command("attach docs")
+    session.turn("what do the docs say?")
+    request = openai_server.requests[-1]
+    assert "tools" not in request.json
+    assert '<file path="docs/intro.md">\n# Intro\nWelcome.\n</file>' in openai_system(request)
+
+
 def test_globs_explicit_files_and_refusals(chat: Any, workspace: Path) -> None:
     _docs(workspace)
     write(workspace, "src/a.py", "print('a')\n")

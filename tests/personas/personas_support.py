@@ -32,7 +32,8 @@ class Chat(HarnessChat):
 
     def __init__(self, server: Any, workspace: Path, *, core: bool = True,
                  extra_plugins: tuple[Any, ...] = (), allow: frozenset[str] = frozenset(),
-                 conversation: Conversation | None = None) -> None:
+                 conversation: Conversation | None = None,
+                 provider_options: dict[str, Any] | None = None) -> None:
         self.plugin = PersonasPlugin()
         plugins: list[tuple[str, Any]] = [("personas", self.plugin)]
         if core:
@@ -41,7 +42,7 @@ class Chat(HarnessChat):
             plugins.append(("personas-core", core_plugin))
         super().__init__(server, workspace, plugins=plugins, extra_plugins=extra_plugins,
                          options=SessionOptions(allow=allow), width=200,
-                         conversation=conversation)
+                         conversation=conversation, provider_options=provider_options)
 
     def command(self, line: str) -> str:
         """Run ``/name args`` as the chat does; what it printed."""

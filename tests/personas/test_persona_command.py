@@ -43,6 +43,16 @@ def test_persona_name_speaks_in_every_request_until_off(chat, openai_server: Any
     assert "no persona" in one.command("/persona")
 
 
+def test_a_model_without_tools_still_hears_the_persona(chat, openai_server: Any) -> None:
+    # a lean request (a small model: [providers.NAME] tools = false) keeps what the user chose
+    one = chat(provider_options={"tools": False})
+    one.command("/persona security-specialist")
+    one.turn("look at the login code")
+    request = openai_server.requests[-1]
+    assert "tools" not in request.json
+    assert SECURITY_BODY_START in system_of(request)
+
+
 def test_the_persona_section_is_byte_identical_while_it_speaks(chat, openai_server) -> None:
     one = chat()
     one.command("/persona kamaji")

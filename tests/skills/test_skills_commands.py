@@ -97,6 +97,18 @@ def test_pins_can_come_from_the_settings(chat, user_skills):
     assert "HOUSE-SENTINEL" in system_of(c.server.requests[0])
 
 
+def test_a_model_without_tools_gets_the_pinned_skill_but_no_catalog(chat, user_skills):
+    # a lean request (a small model, [providers.NAME] tools = false): what the user pinned
+    # stays, the catalog of what context_pull could fetch does not
+    write_skill(user_skills, "house", "HOUSE-SENTINEL")
+    write_skill(user_skills, "commit")
+    c = chat(skills={"pinned": ["house"]}, provider_options={"tools": False})
+    c.turn("hello")
+    request = c.server.requests[0]
+    assert "HOUSE-SENTINEL" in system_of(request)
+    assert "tools" not in request.json and "commit" not in system_of(request)
+
+
 def test_the_catalog_is_stable_and_names_the_pull_call(chat, user_skills):
     write_skill(user_skills, "alpha", description="Does alpha things. Use for alpha.")
     write_skill(user_skills, "beta", description="Does beta things.", triggers=["beta"])

@@ -158,8 +158,10 @@ def _contexts(plan: Plan, options: ContextOptions, conversation: Conversation | 
             text = whole
             left -= len(whole)
             plan.contexts[name] = "whole"
+        # the user attached it: a model without tools (a lean request) gets it too
         plan.sections.append(PromptSection(name=f"context:{name}",
-                                           order=CONTEXT_ORDER + min(index, 99), text=text))
+                                           order=CONTEXT_ORDER + min(index, 99), text=text,
+                                           essential=True))
 
 
 def _size(context: StoredContext) -> str:

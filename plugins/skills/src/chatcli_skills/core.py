@@ -159,7 +159,9 @@ class Skills:
             sections.append(PromptSection(name="skills-catalog", text=text, order=CATALOG_ORDER))
         pinned = pinned_text(self.pinned(catalog, options))
         if pinned:
-            sections.append(PromptSection(name="skills-pinned", text=pinned, order=PINNED_ORDER))
+            # the user chose it: a model without tools (a lean request) gets it too
+            sections.append(PromptSection(name="skills-pinned", text=pinned, order=PINNED_ORDER,
+                                          essential=True))
         return sections
 
     # ------------------------------------------------------------------ turns
