@@ -71,6 +71,16 @@ def test_ctrl_c_keeps_the_partial_answer_and_the_prompt_returns(
     term.wait_for("EXIT=0")
 
 
+def test_an_answer_cut_at_max_tokens_says_so(start_chat: Callable[..., Terminal],
+                                             openai_server) -> None:
+    openai_server.script(Reply(text="The first half of the answ", stop_reason="max_tokens"))
+    term = start_chat("--provider", "openai", **openai_env(openai_server))
+    term.type("a long answer")
+    screen = term.wait_for("cut at max_tokens")
+    assert "chatcli config set max_tokens" in screen
+    assert screen.index("The first half") < screen.index("cut at max_tokens")
+
+
 def test_type_ahead_is_queued_and_answered_after_the_current_answer(
         start_chat: Callable[..., Terminal], openai_server) -> None:
     openai_server.script(Reply(text="first answer " * 40, delay=0.05, chunk_size=13),

@@ -105,6 +105,8 @@ def run_turn(app: ReplApp, prompt: Message | None) -> TurnFinished | None:
         return None
     if finished.stop_reason == StopReason.INTERRUPTED:
         app.console.print(_interrupted(finished), style="yellow", markup=False)
+    elif finished.stop_reason in _CUT:
+        app.console.print(_CUT[finished.stop_reason], style="yellow", markup=False)
     if finished.error is not None:
         line = _one_line(finished.error)
         hint = "your message is kept" if "/retry" in line else (
@@ -112,6 +114,14 @@ def run_turn(app: ReplApp, prompt: Message | None) -> TurnFinished | None:
         app.console.print(f"✗ {line} — {hint}", style="red", markup=False)
     _footer(app, finished, time.monotonic() - start)
     return finished
+
+
+#: Answers the model did not end itself, and what to say under them.
+_CUT = {
+    StopReason.MAX_TOKENS: "⚠ the answer was cut at max_tokens (raise it with "
+                           "`chatcli config set max_tokens 8192`)",
+    StopReason.REPETITION: "⚠ the answer was cut: the model kept repeating itself",
+}
 
 
 def compacted_line(event: Compacted) -> str:
