@@ -439,3 +439,11 @@ def test_an_option_taken_as_the_prompt_is_refused_not_sent(cli):
     assert cli.provider.requests == []
     cli.script(Reply(text="fine"))
     assert cli("-p", "--verbose is not one of ours").out == "fine\n"
+
+
+def test_an_answer_cut_at_max_tokens_is_kept_and_named(cli):
+    cli.script(Reply(text="The first half", stop_reason="max_tokens"))
+    result = cli("-p", "a long answer")
+    assert result.code == 0 and result.out == "The first half\n"
+    assert ("chatcli: the answer was cut at max_tokens (raise it with "
+            "`chatcli config set max_tokens 8192`)") in result.err

@@ -404,4 +404,7 @@ def _report(finished: TurnFinished | None, interrupted: bool, session: Session,
         status(f"stopped after {session.settings.max_turns} model calls (max_turns)")
     if finished is not None and finished.stop_reason == StopReason.REPETITION:
         status("the answer was cut: the model kept repeating itself")
+    if finished is not None and finished.stop_reason == StopReason.MAX_TOKENS:
+        status("the answer was cut at max_tokens (raise it with "
+               "`chatcli config set max_tokens 8192`)")
     return EXIT_OK
