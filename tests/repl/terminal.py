@@ -1,4 +1,7 @@
-"""Drive the real chatcli REPL in a tmux terminal (send keys, read the screen)."""
+"""Drive the real chatcli REPL in a tmux terminal (send keys, read the screen).
+
+Other folders' terminal tests use it too: ``from repl.terminal import Terminal`` (``tests/`` is
+on ``sys.path``)."""
 
 from __future__ import annotations
 
@@ -31,12 +34,15 @@ def _keep_server_running() -> None:
 class Terminal:
     """A 100x30 tmux session running one command."""
 
-    def __init__(self, command: str, env: dict[str, str], width: int = 100, height: int = 30):
+    def __init__(self, command: str, env: dict[str, str], cwd: Path | None = None,
+                 width: int = 100, height: int = 30):
         _keep_server_running()
         self.name = f"chatcli-test-{uuid.uuid4().hex[:8]}"
         exports = " ".join(f"{key}={shlex.quote(value)}" for key, value in env.items())
         # Report the exit code, then keep the pane alive a little so it can be read.
         script = f"env -u COLUMNS -u LINES {exports} {command}; echo EXIT=$?; sleep 30"
+        if cwd is not None:
+            script = f"cd {shlex.quote(str(cwd))} && {script}"
         subprocess.run(["tmux", "new-session", "-d", "-s", self.name, "-x", str(width),
                         "-y", str(height), script], check=True)
 
@@ -55,7 +61,7 @@ class Terminal:
         return subprocess.run(["tmux", "capture-pane", "-p", "-J", "-S", "-500", "-t",
                                self.name], capture_output=True, text=True, check=True).stdout
 
-    def wait_for(self, condition: str | Callable[[str], bool], timeout: float = 15.0) -> str:
+    def wait_for(self, condition: str | Callable[[str], bool], timeout: float = 20.0) -> str:
         """Poll the screen until ``condition`` (a substring or a predicate) holds."""
         check = condition if callable(condition) else (lambda screen: condition in screen)
         deadline = time.monotonic() + timeout

@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterator
 
 import pytest
 from claude_codex_fakes import all_gone, claude_answer, claude_init, codex_answer
-from claude_codex_terminal import CHATCLI, Terminal, have_tmux
+from repl.terminal import CHATCLI, Terminal, have_tmux
 
 pytestmark = pytest.mark.terminal
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from q_support import FakeQ, assert_no_orphans
-from q_terminal import CHATCLI, Terminal, have_tmux
+from repl.terminal import CHATCLI, Terminal, have_tmux
 
 pytestmark = pytest.mark.terminal
 
