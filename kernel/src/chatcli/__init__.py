@@ -79,6 +79,7 @@ _EXPORTS: dict[str, str] = {
     "Engine": "chatcli._engine",
     "EngineEvent": "chatcli._engine",
     "Retrying": "chatcli._streaming",
+    "CancellableStream": "chatcli._streaming",
     "ToolFinished": "chatcli._engine",
     "ToolStarted": "chatcli._engine",
     "TurnFinished": "chatcli._engine",

@@ -185,8 +185,10 @@ class GroupProvider:
         The stream has ``cancel()``: the engine calls it when the answer is interrupted while
         its reader waits inside; it is handed on to the entry answering now (a CLI provider
         stops its process) and the chain moves on to no other entry."""
+        from chatcli import CancellableStream
+
         call = _Call()
-        return _CancellableCall(self._stream(request, call), call)  # type: ignore[return-value]
+        return CancellableStream(self._stream(request, call), call.cancel)
 
     def _stream(self, request: ChatRequest, call: _Call) -> Iterator[StreamEvent]:
         from chatcli import FailedAttempt, ProviderError, StopEvent, UsageEvent
@@ -307,25 +309,6 @@ class _Call:
         if callable(stop):
             with contextlib.suppress(Exception):  # the entry may be gone already
                 stop()
-
-
-class _CancellableCall:
-    """The group's stream: its events, and ``cancel()`` for the engine."""
-
-    def __init__(self, events: Iterator[StreamEvent], call: _Call) -> None:
-        self._events, self._call = events, call
-
-    def __iter__(self) -> _CancellableCall:
-        return self
-
-    def __next__(self) -> StreamEvent:
-        return next(self._events)
-
-    def close(self) -> None:
-        self._events.close()  # type: ignore[attr-defined]
-
-    def cancel(self) -> None:
-        self._call.cancel()
 
 
 def _is_chatcli(err: BaseException) -> bool:

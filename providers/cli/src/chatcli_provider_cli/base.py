@@ -7,7 +7,6 @@ provider runs the process and feeds the mapper line by line.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
 import shutil
@@ -228,7 +227,9 @@ class CliProvider:
             for run in list(started):
                 run.kill()
 
-        return _CancellableStream(self._stream(request, started), stop)  # type: ignore[return-value]
+        from chatcli import CancellableStream
+
+        return CancellableStream(self._stream(request, started), stop)
 
     def _stream(self, request: ChatRequest, started: list[Any]) -> Iterator[StreamEvent]:
         """Run the assistant on ``request`` and yield its answer as it arrives.
@@ -354,23 +355,3 @@ def split_words(value: Any) -> Sequence[str]:
 
         return shlex.split(value)
     return [str(v) for v in value or []]
-
-
-class _CancellableStream:
-    """A provider stream with ``cancel()`` (see :meth:`CliProvider.stream`)."""
-
-    def __init__(self, events: Iterator[StreamEvent], stop: Any) -> None:
-        self._events, self._stop = events, stop
-
-    def __iter__(self) -> _CancellableStream:
-        return self
-
-    def __next__(self) -> StreamEvent:
-        return next(self._events)
-
-    def close(self) -> None:
-        self._events.close()  # type: ignore[attr-defined]
-
-    def cancel(self) -> None:
-        with contextlib.suppress(Exception):  # the process may be gone already
-            self._stop()

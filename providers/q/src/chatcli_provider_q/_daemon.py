@@ -35,7 +35,15 @@ import threading
 import time
 from collections.abc import Iterator
 
-from chatcli import ChatRequest, ProviderConfig, StopEvent, StopReason, StreamEvent, TextDelta
+from chatcli import (
+    CancellableStream,
+    ChatRequest,
+    ProviderConfig,
+    StopEvent,
+    StopReason,
+    StreamEvent,
+    TextDelta,
+)
 
 from chatcli_provider_q._clean import Cleaner, is_prompt
 from chatcli_provider_q._context import Tracker, is_chat
@@ -49,7 +57,7 @@ from chatcli_provider_q._errors import (
 )
 from chatcli_provider_q._options import QOptions
 from chatcli_provider_q._plain import QProvider
-from chatcli_provider_q._process import CancellableStream, QProcess, resolve_command
+from chatcli_provider_q._process import QProcess, resolve_command
 
 __all__ = ["QDaemon", "QDaemonProvider", "daemon_for", "encode_input", "shutdown_all"]
 
@@ -391,7 +399,7 @@ class QDaemonProvider:
             if self._one_off is None:
                 self._one_off = QProvider(self.config)
             return self._one_off.stream(request)
-        return CancellableStream(self._answer(request), self.daemon.interrupt)  # type: ignore[return-value]
+        return CancellableStream(self._answer(request), self.daemon.interrupt)
 
     def _answer(self, request: ChatRequest) -> Iterator[StreamEvent]:
         for piece in self.daemon.ask(request):

@@ -11,13 +11,21 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 
-from chatcli import ChatRequest, ProviderConfig, StopEvent, StopReason, StreamEvent, TextDelta
+from chatcli import (
+    CancellableStream,
+    ChatRequest,
+    ProviderConfig,
+    StopEvent,
+    StopReason,
+    StreamEvent,
+    TextDelta,
+)
 
 from chatcli_provider_q._clean import Cleaner
 from chatcli_provider_q._context import Tracker
 from chatcli_provider_q._errors import QEmptyAnswerError, QTimeoutError, exit_error
 from chatcli_provider_q._options import QOptions
-from chatcli_provider_q._process import CancellableStream, QProcess, resolve_command
+from chatcli_provider_q._process import QProcess, resolve_command
 
 __all__ = ["ARG_LIMIT", "QProvider"]
 
@@ -55,7 +63,7 @@ class QProvider:
             for process in started:
                 process.kill()
 
-        return CancellableStream(self._answer(request, started), stop)  # type: ignore[return-value]
+        return CancellableStream(self._answer(request, started), stop)
 
     def _answer(self, request: ChatRequest, started: list[QProcess]) -> Iterator[StreamEvent]:
         options = self.options

@@ -22,12 +22,12 @@ import subprocess
 import threading
 import time
 import weakref
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import IO, NamedTuple
 
 from chatcli_provider_q._errors import INSTALL_URL, QNotInstalledError
 
-__all__ = ["CancellableStream", "Chunk", "QProcess", "resolve_command"]
+__all__ = ["Chunk", "QProcess", "resolve_command"]
 
 #: Seconds a process asked to end (SIGTERM) may take before it is killed.
 _TERM_SECONDS = 1.0
@@ -207,27 +207,3 @@ class QProcess:
         # (once it is reaped its pid may belong to someone else: no signal after that)
         self.close_input()
         _live.discard(self)
-
-
-class CancellableStream:
-    """A provider stream with ``cancel()``: the kernel calls it from its own thread when the
-    answer is interrupted while the stream waits on a silent q, and ``stop`` ends that q at
-    once (the stream, waking, then ends too)."""
-
-    def __init__(self, events: Iterator[object], stop: Callable[[], None]) -> None:
-        self._events, self._stop = events, stop
-
-    def __iter__(self) -> CancellableStream:
-        return self
-
-    def __next__(self) -> object:
-        return next(self._events)
-
-    def close(self) -> None:
-        close = getattr(self._events, "close", None)
-        if close is not None:
-            close()
-
-    def cancel(self) -> None:
-        with contextlib.suppress(Exception):  # q may be gone already
-            self._stop()
