@@ -137,6 +137,18 @@ def test_checkpoints_by_number_and_id(app: FakeApp, workspace: Workspace) -> Non
     assert "Rewound to before “second question”" in with_prefix
 
 
+def test_an_id_prefix_of_digits_is_an_id_not_a_number(app: FakeApp,
+                                                       workspace: Workspace) -> None:
+    # ids are hex: one in sixteen 6-character prefixes is all digits ("/rewind 409817")
+    _three_turns(app)
+    second = app.conversation.checkpoints[1]
+    second.id = "cp_409817" + second.id[9:]
+    app.run("/rewind 409817 conversation")
+    assert path_texts(app.conversation) == ["first question", "answer to first question"]
+    assert "there is 1 checkpoint to rewind to, not 999999" in app.run(
+        "/rewind 999999 conversation")
+
+
 @pytest.mark.parametrize(("words", "error"), [
     ("9", "there are 3 checkpoints to rewind to, not 9 — give 1 (the newest) to 3"),
     ("0", "not 0"),

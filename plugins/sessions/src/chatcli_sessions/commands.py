@@ -344,18 +344,19 @@ def _find_checkpoint(choices: list[tuple[Checkpoint, Message]], target: str
             if message.role == Role.USER:
                 return checkpoint, message
         raise UsageError("no message of yours to rewind to", "use /rewind for a menu")
-    if target.isdigit():
-        n = int(target)
-        if not 1 <= n <= len(choices):
-            raise UsageError(f"there {'is' if len(choices) == 1 else 'are'} {len(choices)} "
-                             f"checkpoint{'' if len(choices) == 1 else 's'} to rewind to, not {n}",
-                             f"give 1 (the newest) to {len(choices)}")
-        return choices[n - 1]
-    matches = [c for c in choices if c[0].id.startswith(target)
-               or c[0].id.startswith(f"cp_{target}")]
-    if len(matches) != 1:
-        raise UsageError(f"no single checkpoint matches {target!r}", "use /rewind for a menu")
-    return matches[0]
+    if target.isdigit() and 1 <= int(target) <= len(choices):
+        return choices[int(target) - 1]
+    # an id prefix (hex: it may be all digits, "/rewind 409817"); a short number is a number
+    as_id = len(target) >= 4 or not target.isdigit()
+    matches = [c for c in choices if as_id and (
+        c[0].id.startswith(target) or c[0].id.startswith(f"cp_{target}"))]
+    if len(matches) == 1:
+        return matches[0]
+    if target.isdigit() and not matches:
+        raise UsageError(f"there {'is' if len(choices) == 1 else 'are'} {len(choices)} "
+                         f"checkpoint{'' if len(choices) == 1 else 's'} to rewind to, "
+                         f"not {int(target)}", f"give 1 (the newest) to {len(choices)}")
+    raise UsageError(f"no single checkpoint matches {target!r}", "use /rewind for a menu")
 
 
 def _list_checkpoints(app: ChatApp, choices: list[tuple[Checkpoint, Message]]) -> None:
