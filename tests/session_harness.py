@@ -9,7 +9,7 @@ its bare name: ``tests/`` is on ``sys.path`` for every test, through the root co
 from __future__ import annotations
 
 import io
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +26,7 @@ from chatcli import (
 )
 from rich.console import Console
 
-__all__ = ["HarnessApp", "HarnessChat", "system_of"]
+__all__ = ["HarnessApp", "HarnessChat", "chats", "system_of"]
 
 
 class HarnessChat:
@@ -150,3 +150,17 @@ class HarnessApp:
 def system_of(request: Any) -> str:
     """The system message of a recorded OpenAI chat request."""
     return next(m["content"] for m in request.json["messages"] if m["role"] == "system")
+
+
+def chats(make: Callable[..., HarnessChat]) -> Iterator[Callable[..., HarnessChat]]:
+    """The body of a ``chat`` fixture: yields a factory that calls ``make(**options)`` and
+    keeps the chat, then closes every chat it made (``yield from chats(...)``)."""
+    made: list[HarnessChat] = []
+
+    def factory(**options: Any) -> HarnessChat:
+        made.append(make(**options))
+        return made[-1]
+
+    yield factory
+    for chat in made:
+        chat.close()

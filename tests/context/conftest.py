@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from chatcli_testing import isolate_environment
 from context_support import Chat
+from session_harness import chats
 
 
 @pytest.fixture(autouse=True)
@@ -40,26 +41,11 @@ def workspace(tmp_path: Path) -> Path:
 @pytest.fixture
 def chat(openai_server: Any, workspace: Path) -> Iterator[Callable[..., Chat]]:
     """``chat(**settings)``: a session on the OpenAI wire server with the context plugin."""
-    made: list[Chat] = []
-
-    def make(**settings: Any) -> Chat:
-        made.append(Chat(openai_server, workspace, **settings))
-        return made[-1]
-
-    yield make
-    for one in made:
-        one.close()
+    yield from chats(lambda **settings: Chat(openai_server, workspace, **settings))
 
 
 @pytest.fixture
 def anthropic_chat(anthropic_server: Any, workspace: Path) -> Iterator[Callable[..., Chat]]:
     """The same on the Anthropic wire server."""
-    made: list[Chat] = []
-
-    def make(**settings: Any) -> Chat:
-        made.append(Chat(anthropic_server, workspace, provider="anthropic", **settings))
-        return made[-1]
-
-    yield make
-    for one in made:
-        one.close()
+    yield from chats(lambda **settings: Chat(anthropic_server, workspace, provider="anthropic",
+                                              **settings))

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from chatcli_testing import isolate_environment
 from personas_support import Chat
+from session_harness import chats
 
 
 @pytest.fixture(autouse=True)
@@ -42,12 +43,4 @@ def workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 @pytest.fixture
 def chat(openai_server: Any, workspace: Path) -> Iterator[Callable[..., Chat]]:
     """``chat(**options)``: a session on the OpenAI wire server with the personas plugin."""
-    made: list[Chat] = []
-
-    def make(**options: Any) -> Chat:
-        made.append(Chat(openai_server, workspace, **options))
-        return made[-1]
-
-    yield make
-    for one in made:
-        one.close()
+    yield from chats(lambda **options: Chat(openai_server, workspace, **options))

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from chatcli_testing import isolate_environment
+from session_harness import chats
 from skills_support import Chat
 
 
@@ -62,26 +63,11 @@ def trusted(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.fixture
 def chat(openai_server: Any, workspace: Path) -> Iterator[Callable[..., Chat]]:
     """``chat(**settings)``: a session on the OpenAI wire server with the skills plugin."""
-    made: list[Chat] = []
-
-    def make(**kwargs: Any) -> Chat:
-        made.append(Chat(openai_server, workspace, **kwargs))
-        return made[-1]
-
-    yield make
-    for one in made:
-        one.close()
+    yield from chats(lambda **kwargs: Chat(openai_server, workspace, **kwargs))
 
 
 @pytest.fixture
 def anthropic_chat(anthropic_server: Any, workspace: Path) -> Iterator[Callable[..., Chat]]:
     """The same on the Anthropic wire server."""
-    made: list[Chat] = []
-
-    def make(**kwargs: Any) -> Chat:
-        made.append(Chat(anthropic_server, workspace, provider="anthropic", **kwargs))
-        return made[-1]
-
-    yield make
-    for one in made:
-        one.close()
+    yield from chats(lambda **kwargs: Chat(anthropic_server, workspace, provider="anthropic",
+                                              **kwargs))
