@@ -58,3 +58,13 @@ def test_a_bad_environment_value_names_the_variable_to_fix(monkeypatch) -> None:
         load_settings()
     assert "fix or unset CHATCLI_PROVIDERS__OPENAI__TIMEOUT" in str(err.value)
     assert "config set" not in str(err.value)
+
+
+@pytest.mark.parametrize(("value", "expected"), [
+    (True, True), (False, False), (1, True), (0, False), ("on", True), (" YES ", True),
+    ("1", True), ("off", False), ("False", False), ("0", False),
+    (2, None), ("maybe", None), ("", None), (None, None), (1.0, None), ([], None)])
+def test_parse_bool_reads_toml_and_environment_booleans(value, expected) -> None:
+    from chatcli import parse_bool
+
+    assert parse_bool(value) is expected

@@ -97,6 +97,7 @@ _EXPORTS: dict[str, str] = {
     "Settings": "chatcli._config",
     "load_settings": "chatcli._config",
     "raw_settings": "chatcli._layers",
+    "parse_bool": "chatcli._layers",
     "get_value": "chatcli._config",
     "set_value": "chatcli._config",
     "user_config_path": "chatcli._config",

@@ -26,6 +26,7 @@ __all__ = [
     "layers",
     "merge_layers",
     "origin_of",
+    "parse_bool",
     "project_config_path",
     "raw_settings",
     "read_toml",
@@ -264,3 +265,25 @@ def glance(flags: dict[str, Any] | None = None) -> Any:
     from chatcli._config import load_settings
 
     return load_settings(flags)
+
+
+_TRUE = frozenset({"1", "true", "yes", "on"})
+_FALSE = frozenset({"0", "false", "no", "off"})
+
+
+def parse_bool(value: Any) -> bool | None:
+    """A setting's value as a boolean: TOML's ``true``/``false``, ``0``/``1``, or text as an
+    environment variable gives it (``true``, ``off``, ``yes``, ``0``…, any case); None for
+    anything else (absent, or not a boolean), so the caller can report it or use its
+    default."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int) and value in (0, 1):
+        return bool(value)
+    if isinstance(value, str):
+        word = value.strip().lower()
+        if word in _TRUE:
+            return True
+        if word in _FALSE:
+            return False
+    return None

@@ -275,7 +275,9 @@ def pull_status(plugin: ContextPlugin, app: Any) -> list[str]:
     """Whether pull is on (and why), and what is deferred now."""
     import os
 
-    from chatcli_context.options import PULL_ENV, PULL_SETTING, parse_bool
+    from chatcli import parse_bool
+
+    from chatcli_context.options import PULL_ENV, PULL_SETTING
 
     settings = app.session.settings
     on = plugin.pull_on(settings)

@@ -12,32 +12,16 @@ import os
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any
 
+from chatcli import parse_bool
+
 if TYPE_CHECKING:
     from chatcli import Settings
 
-__all__ = ["PULL_ENV", "PULL_SETTING", "ContextOptions", "parse_bool", "pull_enabled"]
+__all__ = ["PULL_ENV", "PULL_SETTING", "ContextOptions", "pull_enabled"]
 
 #: The top-level setting (and its variable) that switches pull for a run or a session.
 PULL_SETTING = "chat_context_pull"
 PULL_ENV = "CHATCLI_CHAT_CONTEXT_PULL"
-
-_TRUE = {"1", "true", "yes", "on"}
-_FALSE = {"0", "false", "no", "off"}
-
-
-def parse_bool(value: Any) -> bool | None:
-    """``value`` as a boolean (``true``/``off``/``1``… as text too), or None when it is none."""
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, int) and value in (0, 1):
-        return bool(value)
-    if isinstance(value, str):
-        word = value.strip().lower()
-        if word in _TRUE:
-            return True
-        if word in _FALSE:
-            return False
-    return None
 
 
 def pull_enabled(settings: Settings | None) -> bool:

@@ -5,28 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any
 
+from chatcli import parse_bool
+
 if TYPE_CHECKING:
     from chatcli import Settings
 
-__all__ = ["MemoryOptions", "parse_bool"]
-
-_TRUE = {"1", "true", "yes", "on"}
-_FALSE = {"0", "false", "no", "off"}
-
-
-def parse_bool(value: Any) -> bool | None:
-    """``value`` as a boolean (``true``/``off``/``1``… as text too), or None."""
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, int) and value in (0, 1):
-        return bool(value)
-    if isinstance(value, str):
-        word = value.strip().lower()
-        if word in _TRUE:
-            return True
-        if word in _FALSE:
-            return False
-    return None
+__all__ = ["MemoryOptions"]
 
 
 def _number(value: Any, kind: type, minimum: float) -> Any:
