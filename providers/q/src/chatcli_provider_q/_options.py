@@ -20,10 +20,6 @@ KERNEL_TIMEOUT = 120.0
 #: The daemon's wait for an answer to start, unless ``timeout`` is set.
 DAEMON_TIMEOUT = 30.0
 
-_FALSE = ("0", "false", "no", "off")
-_TRUE = ("1", "true", "yes", "on")
-
-
 class QOptions(NamedTuple):
     """What the Q providers read from the config."""
 
@@ -78,11 +74,12 @@ class QOptions(NamedTuple):
 def daemon_wanted(options: Mapping[str, Any]) -> bool:
     """Whether the persistent ``q chat`` process is used: yes, unless ``CHATCLI_Q_DAEMON`` is
     false or ``[providers.q] daemon = false`` (the variable wins when it is set)."""
-    value = os.environ.get("CHATCLI_Q_DAEMON", "").strip().lower()
-    if value in _FALSE:
-        return False
-    if value in _TRUE:
-        return True
+    from chatcli import parse_bool
+
+    value = os.environ.get("CHATCLI_Q_DAEMON", "").strip()
+    chosen = parse_bool(value)
+    if chosen is not None:
+        return chosen
     if value:
         raise ConfigError(f"CHATCLI_Q_DAEMON must be true or false, not {value!r:.20}",
                           "export CHATCLI_Q_DAEMON=false (plain q chat per message) or unset it")
