@@ -49,6 +49,7 @@ _EXPORTS: dict[str, str] = {
     "ToolSpec": "chatcli._calls",
     "Usage": "chatcli._types",
     "Verdict": "chatcli._calls",
+    "Confinement": "chatcli._calls",
     "Approval": "chatcli._calls",
     "UsageEvent": "chatcli._calls",
     "ProviderOption": "chatcli._specs",

@@ -185,17 +185,43 @@ def _ignore(_line: str) -> None:
     """Where a tool's live output goes when nobody shows it."""
 
 
+@dataclass(frozen=True)
+class Confinement:
+    """What a tool call that runs may reach, as the permission policy granted it.
+
+    A tool that confines what it runs (the coder's sandbox) honours it; a tool that reads files
+    itself (search, glob) skips :attr:`hidden`. Without a policy plugin a call that runs gets
+    the defaults: it may write the workspace, not chatcli's or git's control files, and nothing
+    is hidden.
+
+    :param writable: whether the call may write inside the workspace (a command run read-only
+        otherwise: the sandbox mounts the workspace read-only).
+    :param protected_writable: whether it may also write the protected control files
+        (``.chatcli/**``, ``.git/**``, ``.gitattributes``…), which stay read-only otherwise.
+    :param hidden: absolute paths, or absolute glob patterns (``*``, ``**``), the call must not
+        see at all (the targets of deny rules): the sandbox puts an empty file or folder over
+        them, the search tools skip them.
+    """
+
+    writable: bool = True
+    protected_writable: bool = False
+    hidden: tuple[str, ...] = ()
+
+
 class Verdict(NamedTuple):
     """An ``authorize_tool_call`` answer with its reason.
 
     ``reason`` is shown to the person when the decision is ``ASK`` and sent to the model when it
     is ``DENY``. ``rule`` is the permission rule an "always" answer would save
     (``exec(npm test:*)``), shown in the question so the person knows what they allow.
+    ``confinement`` is what the call may reach when it runs (after a yes, for ``ASK``); None
+    gives :class:`Confinement`'s defaults.
     """
 
     decision: Decision
     reason: str = ""
     rule: str | None = None
+    confinement: Confinement | None = None
 
 
 class Approval(NamedTuple):
@@ -225,6 +251,8 @@ class ToolContext:
     :param max_output: how many characters the result may have: the per-result limit, lowered
         when the turn's budget runs short. Longer results are cut by the engine (head and
         tail kept), so a tool that can say more useful things in less should fit it.
+    :param confinement: what this call may reach (set by the engine from the policy's
+        :class:`Verdict` once the call is authorized).
     """
 
     workspace: Path
@@ -234,6 +262,7 @@ class ToolContext:
     cancel: threading.Event | None = None
     output: Callable[[str], None] = _ignore
     max_output: int = 60_000
+    confinement: Confinement = field(default_factory=Confinement)
 
     @property
     def cancelled(self) -> bool:

@@ -16,6 +16,7 @@ run get error results, so the log never holds a call without its result.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as _dt
 import json
 import threading
@@ -27,6 +28,7 @@ from typing import Any
 from chatcli._calls import (
     Approval,
     ChatRequest,
+    Confinement,
     FailedAttempt,
     PromptSection,
     StopEvent,
@@ -616,13 +618,13 @@ class Engine:
         """
         turn.calls = list(calls)
         limit = turn.settings.max_calls_per_step
-        batch: list[tuple[ToolCallPart, Tool, Any]] = []
+        batch: list[tuple[ToolCallPart, Tool, Any, Confinement]] = []
         for index, call in enumerate(calls):
             context = self.tool_context(turn, cancel)
             ready = self._prepare(call, context) if index < limit else _error(
                 call, f"not run: more than {limit} tool calls in one answer; make fewer at a time")
             if not isinstance(ready, ToolResultPart) and ready[0].risk == Risk.READ:
-                batch.append((call, *ready))
+                batch.append((call, *ready, context.confinement))
                 continue
             yield from self._run_batch(turn, batch, cancel)
             batch = []
@@ -635,27 +637,33 @@ class Engine:
         yield from self._run_batch(turn, batch, cancel)
         turn.close_tool_step("not run")
 
-    def _run_batch(self, turn: _Turn, batch: list[tuple[ToolCallPart, Tool, Any]],
+    def _run_batch(self, turn: _Turn, batch: list[tuple[ToolCallPart, Tool, Any, Confinement]],
                    cancel: threading.Event | None) -> Iterator[EngineEvent]:
-        """Run read-only calls side by side (one alone runs on this thread)."""
+        """Run read-only calls side by side (one alone runs on this thread), each with the
+        confinement its authorization granted."""
         if not batch:
             return
         context = self.tool_context(turn, cancel)
+
+        def confined(confinement: Confinement) -> ToolContext:
+            return dataclasses.replace(context, confinement=confinement)
+
         if len(batch) == 1:
-            call, tool, args = batch[0]
+            call, tool, args, confinement = batch[0]
             yield ToolStarted(call)
-            yield from self._finish(
-                turn, call, self._execute(call, tool, args, context, turn.conversation), cancel)
+            yield from self._finish(turn, call, self._execute(
+                call, tool, args, confined(confinement), turn.conversation), cancel)
             return
         from concurrent.futures import ThreadPoolExecutor
 
-        for call, _tool, _args in batch:
+        for call, _tool, _args, _confinement in batch:
             yield ToolStarted(call)
         pool = ThreadPoolExecutor(max_workers=min(4, len(batch)), thread_name_prefix="chatcli-tool")
         try:
-            futures = [pool.submit(self._execute, call, tool, args, context, turn.conversation)
-                       for call, tool, args in batch]
-            for (call, _tool, _args), future in zip(batch, futures, strict=True):
+            futures = [pool.submit(self._execute, call, tool, args, confined(confinement),
+                                   turn.conversation)
+                       for call, tool, args, confinement in batch]
+            for (call, _tool, _args, _confinement), future in zip(batch, futures, strict=True):
                 yield from self._finish(turn, call, future.result(), cancel)
         finally:
             pool.shutdown(wait=False, cancel_futures=True)
@@ -709,6 +717,8 @@ class Engine:
         verdict = answer if isinstance(answer, Verdict) else Verdict(
             answer if answer is not None else
             Decision.ALLOW if tool.risk == Risk.READ else Decision.ASK)
+        if context is not None:
+            context.confinement = verdict.confinement or Confinement()
         if verdict.decision == Decision.ALLOW:
             return True, ""
         if verdict.decision == Decision.DENY:
