@@ -77,6 +77,9 @@ class ToolSpec:
 
     ``subject`` names the argument that permission rules match (the ``path`` of a file tool,
     the ``command`` of a shell tool): ``read(./secrets/**)``, ``exec(npm test:*)``.
+    ``confined`` says the tool runs what it runs inside a sandbox that enforces
+    :class:`Confinement` (hidden paths absent, the workspace read-only unless granted, its own
+    process table), so a policy may leave to the sandbox what it would otherwise have to ask.
     """
 
     name: str
@@ -85,6 +88,7 @@ class ToolSpec:
         default_factory=lambda: {"type": "object", "properties": {}})
     risk: Risk = Risk.READ
     subject: str | None = None
+    confined: bool = False
 
 
 @dataclass
@@ -282,7 +286,8 @@ class Tool:
     passed through as it is (an MCP server's tool), in which case ``run`` receives the arguments
     dict. ``run(arguments, context)`` returns the text sent back to the model; raising produces an
     error result and never ends the conversation. ``name`` must match ``^[a-zA-Z0-9_-]{1,64}$``.
-    ``subject`` names the argument permission rules match (see :class:`ToolSpec`).
+    ``subject`` names the argument permission rules match, ``confined`` whether it runs
+    commands inside a sandbox that enforces :class:`Confinement` (see :class:`ToolSpec`).
     """
 
     name: str
@@ -292,6 +297,7 @@ class Tool:
     parameters: dict[str, Any] | None = None
     risk: Risk = Risk.READ
     subject: str | None = None
+    confined: bool = False
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not TOOL_NAME_PATTERN.match(self.name):
@@ -311,7 +317,8 @@ class Tool:
                 schema.pop("title", None)
             else:
                 schema = dict(self.parameters or _EMPTY_OBJECT)
-            self._spec = ToolSpec(self.name, self.description, schema, self.risk, self.subject)
+            self._spec = ToolSpec(self.name, self.description, schema, self.risk, self.subject,
+                                  self.confined)
         return self._spec
 
     def parse_arguments(self, arguments: dict[str, Any]) -> Any:
