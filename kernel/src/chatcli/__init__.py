@@ -102,6 +102,13 @@ _EXPORTS: dict[str, str] = {
     "get_value": "chatcli._config",
     "set_value": "chatcli._config",
     "user_config_path": "chatcli._config",
+    # workspace trust
+    "ProjectTrust": "chatcli._trust",
+    "SettingRule": "chatcli._trust",
+    "project_trust": "chatcli._trust",
+    "trust_project": "chatcli._trust",
+    "untrust_project": "chatcli._trust",
+    "trust_notice": "chatcli._trust",
     "atomic_write": "chatcli._paths",
     "cache_dir": "chatcli._paths",
     "config_dir": "chatcli._paths",

@@ -66,6 +66,7 @@ if TYPE_CHECKING:
         SkillSource,
         SlashCommand,
     )
+    from chatcli._trust import SettingRule
     from chatcli._types import Message, ToolCallPart, ToolResultPart
 
 __all__ = [
@@ -533,6 +534,12 @@ class HookCalls:
 
     def register_pull_kinds(self, *, register: Callable[[PullKind], None]) -> None:
         self._hook.register_pull_kinds(register=register)
+
+    def project_control_files(self) -> list[list[str]]:
+        return self._hook.project_control_files()
+
+    def register_setting_rules(self, *, register: Callable[[SettingRule], None]) -> None:
+        self._hook.register_setting_rules(register=register)
 
     def register_commands(self, *, cli: click.Group) -> None:
         self._hook.register_commands(cli=cli)

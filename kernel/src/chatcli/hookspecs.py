@@ -64,6 +64,7 @@ if TYPE_CHECKING:
         SkillSource,
         SlashCommand,
     )
+    from chatcli._trust import SettingRule
     from chatcli._types import Message, ToolCallPart, ToolResultPart
 
 hookspec = pluggy.HookspecMarker("chatcli")
@@ -218,6 +219,42 @@ def register_pull_kinds(register: Callable[[PullKind], None]) -> None:
         ``{"args": {...}}``) and the :class:`chatcli.ToolContext`, and returns the text for the
         model; it raises :class:`chatcli.ToolError` with a message the model can act on. Two
         kinds with one name: the first registered wins and the other is reported.
+
+    The return value is ignored.
+    """
+
+
+@hookspec
+def project_control_files() -> list[str]:
+    """Name the files a project may hold that this plugin reads and that change chatcli's
+    behaviour: workspace trust covers them.
+
+    Called by :func:`chatcli.project_trust` (once per process and project root: when a project
+    has a ``.chatcli/config.toml``, when a session starts, and when ``chatcli trust`` shows a
+    project). The results of all plugins are concatenated; the kernel always counts
+    ``.chatcli/config.toml``. Such files take effect only in a trusted project (the plugin asks
+    :func:`chatcli.project_trust` before it reads them), and a change to any of them asks the
+    user again.
+
+    :return: glob patterns relative to the project root, ``/``-separated (``".mcp.json"``,
+        ``".chatcli/skills/**"``); ``**`` spans folders and hidden files match. Absolute
+        patterns and ones climbing out with ``..`` are reported and ignored.
+    """
+
+
+@hookspec
+def register_setting_rules(register: Callable[[SettingRule], None]) -> None:
+    """Declare what a project's ``.chatcli/config.toml`` may set of this plugin's settings.
+
+    Called once per process, and only when a project config file exists (so it costs nothing
+    otherwise), when settings are first read for it; the user's file, ``CHATCLI_*`` variables
+    and flags are never filtered.
+
+    :param register: call ``register(SettingRule(key, project, merge, keep))`` per rule:
+        ``project="never"`` for anything that sends keys elsewhere, runs a program or loosens
+        security (``coder.sandbox``); ``"always"`` with ``merge="union"`` or ``"min"`` for what
+        only tightens (deny rules, a smaller budget); keys no rule names are ``"trusted"``. See
+        :class:`chatcli.SettingRule`. Anything but a ``SettingRule`` is reported and ignored.
 
     The return value is ignored.
     """

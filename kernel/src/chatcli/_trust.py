@@ -1,0 +1,662 @@
+"""Workspace trust: which files of a project change chatcli, whether the user trusted them, and
+which settings a project's ``.chatcli/config.toml`` may set.
+
+A repository someone else wrote must not turn chatcli against its user. So the files a project
+holds that change chatcli's behaviour (its *control files*: ``.chatcli/config.toml``, and what
+plugins declare through the ``project_control_files`` hook — ``.mcp.json``, project skills…)
+take effect only once the user trusted the project (``chatcli trust``): the record keeps a
+digest of those files, and any change to them asks again.
+
+Settings of the project layer follow :class:`SettingRule` (the kernel's own, and those plugins
+register through ``register_setting_rules``):
+
+- ``never``: a project never sets it, trusted or not (endpoints, keys, programs to run,
+  anything that loosens security) — a user or command-line setting only;
+- ``trusted`` (undeclared keys too): taken only from a trusted project;
+- ``always``: taken even from an untrusted project, and only as a tightening — combined with the
+  user's value by the rule's ``merge`` (``union`` of lists, ``min`` of numbers).
+
+The project root is the nearest folder at or above the workspace holding ``.chatcli/`` (as
+settings find it), else the nearest holding ``.git`` (the repository), else the workspace
+itself; the home folder is never a project (its ``.chatcli`` is nobody's), so a workspace whose
+only candidate is the home folder has no root and nothing to trust.
+
+Kept light: no pydantic, no pathlib at import; nothing here runs unless a project has a config
+file or a session starts.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sys
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from chatcli._plugins import PluginHost
+
+__all__ = [
+    "CONFIG_FILE",
+    "ProjectTrust",
+    "SettingRule",
+    "filter_project_layer",
+    "forget",
+    "kernel_rules",
+    "project_root",
+    "project_trust",
+    "setting_rules",
+    "trust_notice",
+    "trust_project",
+    "trusted_projects",
+    "untrust_project",
+    "use_host",
+]
+
+#: The kernel's own control file, relative to the project root.
+CONFIG_FILE = ".chatcli/config.toml"
+
+#: The record of trusted projects, in chatcli's data folder.
+TRUST_FILE = "trusted-projects.json"
+
+_LEVELS = ("never", "trusted", "always")
+_MERGES = ("replace", "union", "min")
+
+
+@dataclass(frozen=True)
+class SettingRule:
+    """What a project's ``.chatcli/config.toml`` may do with one setting.
+
+    :param key: the setting's dotted path; ``*`` stands for one level
+        (``"providers.*.base_url"``, ``"permissions.allow"``, ``"coder.sandbox"``). A rule also
+        covers everything inside a table it names (``"mcp.servers"``), unless a longer rule
+        says otherwise. The longest matching rule wins; between equally long ones the stricter
+        (``never``, then ``trusted``, then ``always``). A kernel ``never`` cannot be loosened by
+        a plugin's rule.
+    :param project: ``"never"`` — dropped from every project, trusted or not (the user's file,
+        ``CHATCLI_*`` variables and flags still set it); ``"trusted"`` — taken only from a
+        trusted project (the default for keys no rule names); ``"always"`` — taken even from an
+        untrusted project, as a tightening (declare a ``merge`` that tightens).
+    :param merge: how a project value that is taken combines with the user file's value (the
+        layer below): ``"replace"`` (the project's wins), ``"union"`` (lists: the user's items
+        then the project's new ones, so a project can never erase the user's deny rules),
+        ``"min"`` (numbers: the smaller; with no user value, the kernel setting's default for
+        the kernel's own keys, else the project's value).
+    :param keep: ``keep(value, project_root)`` returns what of a project's value may be taken
+        (None, or an empty list, drops it), e.g. only folders inside the project. Called before
+        ``merge``; it must not raise (a value it does not understand is dropped).
+    """
+
+    key: str
+    project: Literal["never", "trusted", "always"]
+    merge: Literal["replace", "union", "min"] = "replace"
+    keep: Callable[[Any, Path], Any] | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.key, str) or not self.key or any(
+                not part for part in self.key.split(".")):
+            raise ValueError(f"SettingRule key must be a dotted path, not {self.key!r}")
+        if self.project not in _LEVELS:
+            raise ValueError(f"SettingRule project must be one of {', '.join(_LEVELS)}, "
+                             f"not {self.project!r}")
+        if self.merge not in _MERGES:
+            raise ValueError(f"SettingRule merge must be one of {', '.join(_MERGES)}, "
+                             f"not {self.merge!r}")
+
+    @property
+    def parts(self) -> tuple[str, ...]:
+        """The key split at its dots."""
+        return tuple(self.key.split("."))
+
+
+@dataclass(frozen=True)
+class ProjectTrust:
+    """Whether the user trusts the project a workspace belongs to.
+
+    :param root: the project root (the nearest folder with ``.chatcli/``, else the git
+        repository's top folder, else the workspace); None when there is no project (the
+        workspace is the home folder).
+    :param files: the control files present, relative to ``root`` (``/``-separated), sorted.
+    :param trusted: True when there are no control files, or the user trusted exactly these
+        files' current contents.
+    :param changed: the user trusted this project before, but its control files changed since
+        (``trusted`` is then False: ask again).
+    :param digest: sha256 (hex) over the control files' relative paths and contents ("" when
+        there are none).
+    """
+
+    root: Path | None
+    files: tuple[str, ...]
+    trusted: bool
+    changed: bool
+    digest: str
+
+
+# ------------------------------------------------------------------------------ the host
+
+_lock = threading.RLock()
+_host: PluginHost | None = None
+#: root (text) → its ProjectTrust, for this process
+_cache: dict[str, ProjectTrust] = {}
+#: root (text) → (keys an untrusted project could not set, keys no project may set)
+_dropped: dict[str, tuple[list[str], list[str]]] = {}
+_announced: set[str] = set()
+#: id(host) → (host, its rules)
+_rules: dict[int, tuple[Any, tuple[list[SettingRule], list[SettingRule]]]] = {}
+
+
+def use_host(host: PluginHost | None) -> None:
+    """Make ``host`` the plugin host whose hooks settings loaded without one consult (the
+    command line's); forget what was computed with the previous one."""
+    global _host
+    with _lock:
+        _host = host
+        _rules.clear()
+        forget()
+
+
+def forget() -> None:
+    """Forget the trust states and dropped settings computed so far (files may have changed)."""
+    with _lock:
+        _cache.clear()
+        _dropped.clear()
+
+
+def _the_host(host: PluginHost | None) -> PluginHost | None:
+    return host if host is not None else _host
+
+
+# ------------------------------------------------------------------------------ the project
+
+
+def project_root(workspace: str | Path) -> str | None:
+    """The project root of ``workspace`` as text (see :class:`ProjectTrust`), without running
+    git: the nearest ``.chatcli`` folder, else the nearest ``.git`` (folder or file), else the
+    workspace; None when that would be the home folder."""
+    from chatcli._paths import project_directory
+
+    start = os.path.realpath(str(workspace))
+    found = project_directory(start)
+    if found is not None:
+        return found
+    home = os.path.realpath(os.path.expanduser("~"))
+    folder = start
+    while True:
+        if folder != home and os.path.exists(os.path.join(folder, ".git")):
+            return folder
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            break
+        folder = parent
+    return None if start == home else start
+
+
+def control_patterns(host: PluginHost | None = None) -> list[str]:
+    """The glob patterns of control files: the kernel's ``.chatcli/config.toml`` and every
+    plugin's ``project_control_files``. Absolute patterns and ones that climb out of the root
+    (``..``) are reported and left out."""
+    patterns = [CONFIG_FILE]
+    host = _the_host(host)
+    if host is None:
+        return patterns
+    for result in host.hooks.project_control_files():
+        for pattern in result:
+            text = pattern.replace("\\", "/") if isinstance(pattern, str) else ""
+            if (not text or text.startswith("/") or ".." in text.split("/")
+                    or "\x00" in text):
+                host.warn(f"ignored the project control file pattern {pattern!r}: it must be "
+                          "a relative glob such as '.mcp.json'")
+                continue
+            if text not in patterns:
+                patterns.append(text)
+    return patterns
+
+
+def _present(root: str, patterns: list[str]) -> tuple[str, ...]:
+    import glob
+
+    found: set[str] = set()
+    for pattern in patterns:
+        if not any(ch in pattern for ch in "*?["):
+            if os.path.isfile(os.path.join(root, pattern)):
+                found.add(pattern)
+            continue
+        for match in glob.glob(pattern, root_dir=root, recursive=True, include_hidden=True):
+            if os.path.isfile(os.path.join(root, match)):
+                found.add(match.replace(os.sep, "/"))
+    return tuple(sorted(found))
+
+
+def _digest(root: str, files: tuple[str, ...]) -> str:
+    """sha256 over each file's relative path and content, each length-prefixed."""
+    if not files:
+        return ""
+    import hashlib
+
+    digest = hashlib.sha256(b"chatcli-trust-1\n")
+    for name in files:
+        raw = name.encode("utf-8", "surrogateescape")
+        try:
+            with open(os.path.join(root, name), "rb") as handle:
+                content = handle.read()
+        except OSError as err:  # unreadable now: its state is still part of what was trusted
+            content = f"\x00unreadable: {err.strerror}".encode()
+        digest.update(len(raw).to_bytes(8, "big") + raw)
+        digest.update(len(content).to_bytes(8, "big") + content)
+    return digest.hexdigest()
+
+
+# ------------------------------------------------------------------------------ the record
+
+
+def _record_path() -> str:
+    from chatcli._paths import directory
+
+    return os.path.join(directory("data"), TRUST_FILE)
+
+
+def _read_record() -> dict[str, Any]:
+    """The trusted projects, root → entry (``digest``, ``files``, ``when``); {} when none.
+    A record that cannot be read trusts nothing."""
+    try:
+        with open(_record_path(), "rb") as handle:
+            data = json.loads(handle.read())
+    except (OSError, ValueError):
+        return {}
+    projects = data.get("projects") if isinstance(data, dict) else None
+    if not isinstance(projects, dict):
+        return {}
+    return {root: entry for root, entry in projects.items()
+            if isinstance(entry, dict) and isinstance(entry.get("digest"), str)}
+
+
+@contextlib.contextmanager
+def _locked_record():  # type: ignore[no-untyped-def]
+    """The record, read under an exclusive lock, and written back (0600, atomically) when the
+    caller changed it: a read-modify-write that concurrent chatcli processes cannot mix."""
+    import fcntl
+    from pathlib import Path
+
+    from chatcli._errors import ConfigError
+    from chatcli._paths import atomic_write
+
+    path = Path(_record_path())
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(str(path) + ".lock", os.O_RDWR | os.O_CREAT, 0o600)
+    except OSError as err:
+        raise ConfigError(f"{path.parent}: cannot write ({err.strerror})",
+                          "check the permissions of the folder, or set CHATCLI_DATA_DIR"
+                          ) from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        projects = _read_record()
+        before = json.dumps(projects, sort_keys=True)
+        yield projects
+        if json.dumps(projects, sort_keys=True) != before:
+            text = json.dumps({"version": 1, "projects": projects}, indent=2, sort_keys=True,
+                              ensure_ascii=False)
+            try:
+                atomic_write(path, text + "\n", mode=0o600)
+            except OSError as err:
+                raise ConfigError(f"{path}: cannot write ({err.strerror})",
+                                  "check the permissions of the folder, or set "
+                                  "CHATCLI_DATA_DIR") from None
+    finally:
+        os.close(fd)
+
+
+def trusted_projects() -> dict[str, dict[str, Any]]:
+    """Every trusted project: root → ``{"digest", "files", "when"}``."""
+    return _read_record()
+
+
+# ------------------------------------------------------------------------------ the API
+
+
+def _state(root: str | None, host: PluginHost | None,
+           record: dict[str, Any] | None = None) -> ProjectTrust:
+    from pathlib import Path
+
+    if root is None:
+        return ProjectTrust(None, (), True, False, "")
+    files = _present(root, control_patterns(host))
+    digest = _digest(root, files)
+    entry = (record if record is not None else _read_record()).get(root)
+    known = entry.get("digest") if entry else None
+    trusted = not files or known == digest
+    return ProjectTrust(Path(root), files, trusted, bool(files) and known is not None
+                        and not trusted, digest)
+
+
+def project_trust(workspace: Path | str, host: PluginHost | None = None) -> ProjectTrust:
+    """Whether the project ``workspace`` belongs to is trusted (see :class:`ProjectTrust`).
+
+    The control files are ``.chatcli/config.toml`` and those plugins name through the
+    ``project_control_files`` hook (of ``host``, default the command line's). Computed once per
+    process for a root (:func:`trust_project` and :func:`untrust_project` update it).
+    """
+    root = project_root(workspace)
+    key = root or ""
+    with _lock:
+        found = _cache.get(key)
+        if found is None:
+            found = _state(root, host)
+            _cache[key] = found
+        return found
+
+
+def trust_project(workspace: Path | str, host: PluginHost | None = None) -> ProjectTrust:
+    """Record that the user trusts the project of ``workspace`` with its control files as they
+    are now; returns the new state (``trusted`` True). A project without control files has
+    nothing to record."""
+    import time
+
+    root = project_root(workspace)
+    with _lock:
+        state = _state(root, host)
+        if root is not None and state.files:
+            with _locked_record() as projects:
+                projects[root] = {"digest": state.digest, "files": list(state.files),
+                                  "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+            state = ProjectTrust(state.root, state.files, True, False, state.digest)
+        forget()
+        _cache[root or ""] = state
+        return state
+
+
+def untrust_project(workspace: Path | str, host: PluginHost | None = None) -> ProjectTrust:
+    """Forget the user's trust in the project of ``workspace`` (also when its root was given
+    as a path that no longer exists); returns the new state."""
+    root = project_root(workspace)
+    wanted = {root, os.path.realpath(str(workspace)), os.path.abspath(str(workspace))}
+    with _lock:
+        with _locked_record() as projects:
+            for name in wanted:
+                if name is not None:
+                    projects.pop(name, None)
+        forget()
+        return project_trust(workspace, host)
+
+
+# ------------------------------------------------------------------------------ setting rules
+
+
+def _inside(value: Any, root: Path) -> Any:
+    """``allowed_dirs`` of a project: only folders inside the project root."""
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list):
+        return None
+    kept = []
+    base = os.path.realpath(str(root))
+    for entry in value:
+        if not isinstance(entry, str) or not entry or "\x00" in entry:
+            continue
+        path = os.path.realpath(os.path.join(base, os.path.expanduser(entry)))
+        if path == base or path.startswith(base + os.sep):
+            kept.append(entry)
+    return kept
+
+
+#: What the kernel's own settings may come from a project. Provider tables name endpoints,
+#: headers, keys and programs (a CLI provider's command): only the model and how tools are
+#: offered may come from a project.
+def kernel_rules() -> list[SettingRule]:
+    """The kernel's own :class:`SettingRule` list."""
+    rules = [
+        SettingRule("providers.*.*", "never"),
+        *(SettingRule(f"providers.*.{key}", "trusted")
+          for key in ("model", "context_window", "tools", "tool_calls", "timeout",
+                      "max_retries")),
+        SettingRule("allowed_dirs", "trusted", "union", keep=_inside),
+        SettingRule("plugins", "never"),  # no enable/disable lists from a project
+        SettingRule("system", "trusted"),
+    ]
+    rules.extend(SettingRule(key, "always", "min") for key in (
+        "max_turns", "max_tokens", "tool_output_max", "turn_tool_output_max",
+        "max_calls_per_step", "max_repeated_calls"))
+    return rules
+
+
+def setting_rules(host: PluginHost | None = None) -> tuple[list[SettingRule], list[SettingRule]]:
+    """``(the kernel's rules, the plugins' rules)`` (plugins of ``host``, default the command
+    line's); a plugin registering something else is reported and skipped."""
+    host = _the_host(host)
+    with _lock:
+        cached = _rules.get(id(host))
+        if cached is not None and cached[0] is host:
+            return cached[1]
+    found: list[SettingRule] = []
+    if host is not None:
+        from chatcli._guard import current_plugin, describe
+
+        def register(rule: Any) -> None:
+            if isinstance(rule, SettingRule):
+                found.append(rule)
+            else:
+                host.warn(f"plugin {current_plugin.get() or '?'!r} registered {describe(rule)} "
+                          "as a setting rule, expected SettingRule (ignored)")
+
+        host.hooks.register_setting_rules(register=register)
+    rules = (kernel_rules(), found)
+    with _lock:
+        _rules[id(host)] = (host, rules)
+    return rules
+
+
+def _matches(pattern: tuple[str, ...], path: tuple[str, ...]) -> bool:
+    return len(pattern) <= len(path) and all(
+        p == "*" or p == q for p, q in zip(pattern, path, strict=False))
+
+
+_STRICT = {"never": 0, "trusted": 1, "always": 2}
+
+
+def _best(rules: list[SettingRule], path: tuple[str, ...]) -> SettingRule | None:
+    matching = [r for r in rules if _matches(r.parts, path)]
+    if not matching:
+        return None
+    return min(matching, key=lambda r: (-len(r.parts), -sum(p != "*" for p in r.parts),
+                                        _STRICT[r.project]))
+
+
+def _rule_for(kernel: list[SettingRule], plugins: list[SettingRule],
+              path: tuple[str, ...]) -> SettingRule:
+    mine, theirs = _best(kernel, path), _best(plugins, path)
+    if mine is not None and mine.project == "never":
+        return mine
+    return theirs or mine or SettingRule(".".join(path) or "?", "trusted")
+
+
+def _deeper(rules: list[SettingRule], path: tuple[str, ...]) -> bool:
+    """Whether a rule names something inside the table at ``path``."""
+    return any(len(r.parts) > len(path) and _matches(r.parts[: len(path)], path)
+               for r in rules)
+
+
+def _leaves(value: Any, path: tuple[str, ...]) -> list[str]:
+    if isinstance(value, dict) and value:
+        return [leaf for key, item in value.items() for leaf in _leaves(item, (*path, key))]
+    return [".".join(path)]
+
+
+def _at(data: Any, path: tuple[str, ...]) -> Any:
+    for part in path:
+        data = data.get(part) if isinstance(data, dict) else None
+    return data
+
+
+def _put(data: dict[str, Any], path: tuple[str, ...], value: Any) -> None:
+    for part in path[:-1]:
+        data = data.setdefault(part, {})
+    data[path[-1]] = value
+
+
+def _default_of(path: tuple[str, ...]) -> Any:
+    if len(path) != 1:
+        return None
+    from chatcli._config import Settings
+
+    field = Settings.model_fields.get(path[0])
+    return None if field is None else field.get_default(call_default_factory=True)
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _merged(rule: SettingRule, value: Any, lower: Any, path: tuple[str, ...]) -> Any:
+    """The project's ``value`` combined with the user's ``lower`` by ``rule.merge``; None when
+    nothing of it may be taken."""
+    if rule.merge == "union":
+        items = [value] if isinstance(value, str) else value
+        if not isinstance(items, list):
+            return None
+        base = [lower] if isinstance(lower, str) else lower if isinstance(lower, list) else []
+        return [*base, *(item for item in items if item not in base)]
+    if rule.merge == "min":
+        if not _number(value):
+            return None
+        if lower is None:
+            lower = _default_of(path)
+        if lower is None:
+            return value
+        return min(value, lower) if _number(lower) else None
+    return value
+
+
+def filter_project_layer(data: dict[str, Any], root: Path | str, lower: dict[str, Any],
+                         trusted: bool, rules: tuple[list[SettingRule], list[SettingRule]]
+                         ) -> tuple[dict[str, Any], list[str], list[str]]:
+    """The part of a project's config ``data`` a project may set.
+
+    :param root: the project root (``keep`` functions see it).
+    :param lower: the user file's data (what ``union``/``min`` combine with).
+    :param trusted: whether the user trusts the project.
+    :param rules: ``(kernel rules, plugin rules)`` as :func:`setting_rules` gives them.
+    :return: ``(kept data, keys ignored because the project is not trusted, keys no project
+        may set)``, the keys dotted.
+    """
+    from pathlib import Path
+
+    kernel, plugins = rules
+    everything = [*kernel, *plugins]
+    kept: dict[str, Any] = {}
+    untrusted: list[str] = []
+    never: list[str] = []
+    root_path = Path(root)
+
+    def walk(node: dict[str, Any], path: tuple[str, ...]) -> None:
+        for key, value in node.items():
+            here = (*path, str(key))
+            if isinstance(value, dict) and value and _deeper(everything, here):
+                walk(value, here)
+                continue
+            rule = _rule_for(kernel, plugins, here)
+            if rule.project == "never":
+                never.extend(_leaves(value, here))
+                continue
+            if rule.project == "trusted" and not trusted:
+                untrusted.extend(_leaves(value, here))
+                continue
+            taken = value
+            if rule.keep is not None:
+                try:
+                    taken = rule.keep(value, root_path)
+                except Exception:  # a keep that fails takes nothing
+                    taken = None
+                if taken != value:  # part of it is what no project may set
+                    never.extend(_leaves(value, here))
+            if taken is not None and taken != []:
+                taken = _merged(rule, taken, _at(lower, here), here)
+            if taken is not None and taken != []:
+                _put(kept, here, taken)
+
+    walk(data, ())
+    return kept, untrusted, never
+
+
+def project_layer(data: dict[str, Any], config_path: str, lower: dict[str, Any]
+                  ) -> dict[str, Any]:
+    """:func:`filter_project_layer` for the project config file at ``config_path`` with the
+    command line's host; records what was dropped for :func:`trust_notice`."""
+    root = os.path.dirname(os.path.dirname(config_path))
+    state = project_trust(root)
+    kept, untrusted, never = filter_project_layer(data, root, lower, state.trusted,
+                                                  setting_rules())
+    with _lock:
+        _dropped[root] = (untrusted, never)
+    return kept
+
+
+def _names(keys: list[str], limit: int = 6) -> str:
+    unique = list(dict.fromkeys(keys))
+    shown = ", ".join(unique[:limit])
+    return shown + (f" and {len(unique) - limit} more" if len(unique) > limit else "")
+
+
+def trust_notice(workspace: Path | str, host: PluginHost | None = None) -> str | None:
+    """The one line a session prints when it starts in a project whose files were ignored, or
+    whose config sets what no project may set; None when there is nothing to say.
+
+    It names the ignored files (the config file with its ignored keys) and the fix: ``chatcli
+    trust`` for an untrusted project, the user's config file for a key no project may set.
+    """
+    from chatcli._layers import user_config_path
+
+    state = project_trust(workspace, host)
+    if state.root is None or not state.files:
+        return None
+    root = str(state.root)
+    with _lock:
+        dropped = _dropped.get(root)
+    if dropped is None and CONFIG_FILE in state.files:
+        from chatcli._layers import read_toml
+
+        try:
+            user = read_toml(user_config_path())
+            data = read_toml(os.path.join(root, CONFIG_FILE))
+        except Exception:
+            data, user = {}, {}
+        _, untrusted, never = filter_project_layer(data, root, user, state.trusted,
+                                                   setting_rules(host))
+        dropped = (untrusted, never)
+    untrusted, never = dropped or ([], [])
+    parts = []
+    if not state.trusted:
+        ignored = []
+        for name in state.files:
+            if name == CONFIG_FILE:
+                if untrusted:
+                    ignored.append(f"{name} ({_names(untrusted)})")
+            else:
+                ignored.append(name)
+        if ignored:
+            verb = "changed since you trusted it" if state.changed else "not trusted"
+            parts.append(f"this project is {verb}: ignored {', '.join(ignored)} — run "
+                         "`chatcli trust` to use them")
+    if never:
+        parts.append(f"a project cannot set {_names(never)}; set "
+                     f"{'it' if len(set(never)) == 1 else 'them'} in {user_config_path()}")
+    return "; ".join(parts) or None
+
+
+def announce(workspace: Path | str, host: PluginHost | None = None) -> None:
+    """Print :func:`trust_notice` on stderr, once per process and project."""
+    try:
+        line = trust_notice(workspace, host)
+    except Exception:  # the notice must never stop a session
+        return
+    if line is None:
+        return
+    with _lock:
+        if line in _announced:
+            return
+        _announced.add(line)
+    print(f"chatcli: {line}", file=sys.stderr, flush=True)
