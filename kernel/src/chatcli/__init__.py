@@ -56,6 +56,9 @@ _EXPORTS: dict[str, str] = {
     "PullKind": "chatcli._specs",
     "PersonaSource": "chatcli._specs",
     "new_id": "chatcli._types",
+    "safe_json": "chatcli._safetext",
+    "safe_message": "chatcli._safetext",
+    "safe_text": "chatcli._safetext",
     # long-term memory
     "MemoryBackend": "chatcli._memory",
     "MemoryBackendSpec": "chatcli._memory",

@@ -18,6 +18,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from chatcli._compaction import Compaction, applied_view, apply_compactions
+from chatcli._safetext import safe_message, safe_text
 from chatcli._types import Message, Role, new_id
 
 __all__ = ["Checkpoint", "Conversation", "ConversationObserver"]
@@ -129,7 +130,10 @@ class Conversation:
     # ----------------------------------------------------------------- writing
 
     def append(self, message: Message) -> Message:
-        """Append ``message`` after the head and make it the head; returns it."""
+        """Append ``message`` after the head and make it the head; returns what the log holds:
+        ``message``, or a copy of it when it held text nothing can store or send (lone
+        surrogates, NUL; see :func:`chatcli.safe_text`)."""
+        message = safe_message(message)
         message.parent_id = self.head
         self._log[message.id] = message
         self.head = message.id
@@ -139,7 +143,7 @@ class Conversation:
 
     def checkpoint(self, label: str) -> Checkpoint:
         """Record a checkpoint at the current head; keeps the newest ``max_checkpoints``."""
-        checkpoint = Checkpoint(head=self.head, label=label[:80])
+        checkpoint = Checkpoint(head=self.head, label=safe_text(label[:80]))
         self.checkpoints.append(checkpoint)
         if len(self.checkpoints) > self.max_checkpoints:
             del self.checkpoints[: len(self.checkpoints) - self.max_checkpoints]
@@ -211,7 +215,8 @@ class Conversation:
         compactions: list[Compaction] | None = None,
     ) -> Conversation:
         """Rebuild a conversation from stored messages (parents before children, or any order)
-        without notifying observers.
+        without notifying observers. Text nothing can store or send is made safe, as
+        :meth:`append` does (a message written by an older version, or an imported file).
 
         ``head_history`` is the undo stack (heads before each rewind/clear, oldest first), so
         :meth:`undo` works after a restart; entries not in the log are dropped. ``compactions``
@@ -220,6 +225,7 @@ class Conversation:
         conversation = cls(id=id, title=title, max_checkpoints=max_checkpoints,
                            metadata=dict(metadata or {}))
         for message in messages:
+            message = safe_message(message)
             conversation._log[message.id] = message
         conversation.head = head if head in conversation._log else None
         conversation.checkpoints = list(checkpoints or [])

@@ -50,6 +50,7 @@ from chatcli._config import Settings
 from chatcli._conversation import Checkpoint, Conversation, ConversationObserver
 from chatcli._errors import ChatcliError, ContextTooLongError
 from chatcli._plugins import PluginHost
+from chatcli._safetext import safe_message, safe_text, unsafe_text
 from chatcli._specs import Decision, Provider, Risk, StopReason
 from chatcli._streaming import Retrying, read_answer
 from chatcli._toolcall import CATALOG_SECTION, catalog_section, parse_tool_calls
@@ -196,7 +197,7 @@ class _Turn:
         self.unread_calls_note: str | None = None
 
     def append(self, message: Message) -> Message:
-        self.conversation.append(message)
+        message = self.conversation.append(message)  # the log's copy (text made safe)
         self.added.append(message)
         return message
 
@@ -429,7 +430,7 @@ class Engine:
         turn = _Turn(self, conversation)
         if prompt is not None:
             conversation.checkpoint(_first_line(prompt.text))
-            turn.append(prompt)
+            prompt = turn.append(prompt)
             self.host.hooks.user_prompt_submitted(conversation=conversation, message=prompt)
         try:
             for call_number in range(turn.settings.max_turns):
@@ -546,7 +547,7 @@ class Engine:
                 if cancel.is_set():
                     break
                 if isinstance(event, TextDelta):
-                    text.append(event.text)
+                    text.append(safe_text(event.text))
         except KeyboardInterrupt:
             if not cancel.is_set():
                 raise
@@ -576,10 +577,12 @@ class Engine:
                 if cancel is not None and cancel.is_set():
                     raise KeyboardInterrupt
                 if isinstance(event, TextDelta):
+                    if unsafe_text(event.text):  # shown, stored and sent again the same way
+                        event = TextDelta(text=safe_text(event.text))
                     answer.text.append(event.text)
                     yield event
                 elif isinstance(event, ToolCallEvent):
-                    answer.calls.append(event.call)
+                    answer.calls.append(safe_message(event.call))
                 elif isinstance(event, UsageEvent):
                     answer.usage = event.usage
                 elif isinstance(event, StopEvent):
@@ -774,9 +777,9 @@ class Engine:
             raise
         except (Exception, SystemExit) as err:  # SystemExit too: a tool must not end chatcli
             first = (str(err).splitlines() or [""])[0]
-            return _error(call, f"{call.name} failed: {type(err).__name__}: {first}")
+            return _error(call, safe_text(f"{call.name} failed: {type(err).__name__}: {first}"))
         text = output if isinstance(output, str) else str(output)
-        return ToolResultPart(call_id=call.id, name=call.name, content=text)
+        return ToolResultPart(call_id=call.id, name=call.name, content=safe_text(text))
 
 
 def _error(call: ToolCallPart, text: str) -> ToolResultPart:

@@ -37,6 +37,9 @@ from chatcli import (
     Usage,
     UsageEvent,
     new_id,
+    safe_json,
+    safe_message,
+    safe_text,
 )
 
 from chatcli_provider_kit._cache import MessageCache
@@ -74,8 +77,10 @@ FINISH_REASONS: dict[str, StopReason] = {
 
 
 def tool_definitions(specs: Sequence[ToolSpec]) -> list[dict[str, Any]]:
-    """Tool specs as ``{"type": "function", "function": {...}}`` definitions."""
-    return [
+    """Tool specs as ``{"type": "function", "function": {...}}`` definitions (their text made
+    safe to send, as :func:`chatcli.safe_json` does: an MCP server's description may hold a
+    lone surrogate)."""
+    return safe_json([
         {
             "type": "function",
             "function": {
@@ -85,7 +90,7 @@ def tool_definitions(specs: Sequence[ToolSpec]) -> list[dict[str, Any]]:
             },
         }
         for spec in specs
-    ]
+    ])
 
 
 def tool_call(call: ToolCallPart) -> dict[str, Any]:
@@ -126,14 +131,17 @@ def chat_messages(
         the dicts returned are then shared between calls and must not be modified.
 
     Every tool result becomes its own ``tool`` message right after the message holding it.
+    Text that cannot be sent (lone surrogates, NUL) is replaced as :func:`chatcli.safe_text`
+    says, the same way for every provider, so the body always encodes as UTF-8 JSON.
     """
     messages: list[dict[str, Any]] = []
-    system = request.system_text()
+    system = safe_text(request.system_text())
     if system:
         messages.append({"role": "system", "content": system})
 
     def convert(message: Message) -> list[dict[str, Any]]:
-        return _message(message, tools, images, drop_empty, empty_content, error_prefix)
+        return _message(safe_message(message), tools, images, drop_empty, empty_content,
+                        error_prefix)
 
     if cache is None:
         for message in request.messages:

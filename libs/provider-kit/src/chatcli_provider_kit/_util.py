@@ -206,12 +206,14 @@ def parse_tool_arguments(raw: str | None) -> tuple[dict[str, Any], str | None]:
 
     Returns ``(arguments, None)`` for a JSON object (empty text counts as ``{}``), otherwise
     ``({}, raw)`` so the caller sets :attr:`ToolCallPart.raw_arguments` and the engine can tell
-    the model what was wrong.
+    the model what was wrong. Control characters written raw inside strings (a NUL, a tab)
+    are read as themselves rather than refused (``strict=False``): the engine then makes them
+    safe like any other text (see :func:`chatcli.safe_text`).
     """
     if raw is None or not raw.strip():
         return {}, None
     try:
-        value = json.loads(raw)
+        value = json.loads(raw, strict=False)
     except (ValueError, RecursionError):
         return {}, raw
     if isinstance(value, dict):

@@ -36,6 +36,7 @@ import os
 import random
 import sqlite3
 import stat
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -43,7 +44,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from chatcli import UsageError
+from chatcli import UsageError, safe_message, safe_text
 
 from chatcli_sessions.schema import SCHEMA_VERSION, StoreError, migrate
 
@@ -275,6 +276,7 @@ class SessionStore:
 
     @staticmethod
     def _insert_message(db: sqlite3.Connection, session_id: str, message: Message) -> None:
+        message = safe_message(message)  # what UTF-8 cannot hold would fail the JSON
         seq = db.execute(
             "SELECT COALESCE(MAX(seq), 0) + 1 FROM messages WHERE session_id = ?", (session_id,)
         ).fetchone()[0]
@@ -299,7 +301,7 @@ class SessionStore:
         db.execute(
             "INSERT OR IGNORE INTO checkpoints(id, session_id, head, label, created_at)"
             " VALUES (?, ?, ?, ?, ?)",
-            (cp.id, session_id, cp.head, cp.label, cp.created_at),
+            (cp.id, session_id, cp.head, safe_text(cp.label), cp.created_at),
         )
 
     @staticmethod
@@ -334,8 +336,8 @@ class SessionStore:
             " head, forked_from, cwd) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 conversation.id,
-                name,
-                conversation.title or _derive_title(conversation),
+                safe_text(name) if name is not None else None,
+                safe_text(conversation.title or _derive_title(conversation)),
                 now if created_at is None else created_at,
                 now if updated_at is None else updated_at,
                 provider,
@@ -368,7 +370,7 @@ class SessionStore:
         db.execute("DELETE FROM compactions WHERE session_id = ? AND position >= ?",
                    (session_id, same))
         for position in range(same, len(compactions)):
-            compaction = compactions[position]
+            compaction = safe_message(compactions[position])
             db.execute(
                 "INSERT OR REPLACE INTO compactions(id, session_id, position, json, created_at)"
                 " VALUES (?, ?, ?, ?, ?)",
@@ -380,13 +382,18 @@ class SessionStore:
         """Persist ``message`` (just appended to ``conversation``) and the new head.
 
         The first append of a conversation creates its session row and writes everything the
-        conversation holds (checkpoints taken before that first message included).
+        conversation holds (checkpoints taken before that first message included). A message is
+        never stored without its parent: ancestors an earlier append failed to write (the disk
+        was full, the database locked past every retry) are written first, in the same
+        transaction, so either the message and its whole chain are stored or nothing is.
         """
 
         def work(db: sqlite3.Connection) -> None:
             if not self._exists(db, conversation.id):
                 self._create(db, conversation)
                 return
+            for missing in _unsaved_ancestors(db, conversation, message):
+                self._insert_message(db, conversation.id, missing)
             self._insert_message(db, conversation.id, message)
             title = _title_of(message.text) if message.role.value == "user" else ""
             db.execute(
@@ -463,7 +470,8 @@ class SessionStore:
         def work(db: sqlite3.Connection) -> None:
             if name is not None:
                 other = db.execute(
-                    "SELECT id FROM sessions WHERE name = ? AND id != ?", (name, conversation.id)
+                    "SELECT id FROM sessions WHERE name = ? AND id != ?",
+                    (safe_text(name), conversation.id)
                 ).fetchone()
                 if other is not None:
                     raise UsageError(
@@ -475,7 +483,7 @@ class SessionStore:
             elif name is not None:
                 db.execute(
                     "UPDATE sessions SET name = ?, updated_at = ? WHERE id = ?",
-                    (name, time.time(), conversation.id),
+                    (safe_text(name), time.time(), conversation.id),
                 )
 
         self.transaction(work)
@@ -685,10 +693,15 @@ class SessionStore:
         with self.snapshot():  # another process may be appending to this very session
             info = self.resolve(ref)
             messages = self.messages(info.id)
-            checkpoints = self.checkpoints(info.id)[-max_checkpoints:]
+            checkpoints = self.checkpoints(info.id)
             history = self.head_history(info.id)
             compactions = self.compactions(info.id)
         head = info.head
+        dropped = _unreachable(messages)
+        if dropped:
+            messages, head, checkpoints = self._repair(info.id, messages, head, checkpoints,
+                                                       dropped, persist=resume)
+        checkpoints = checkpoints[-max_checkpoints:]
         closing = _closing_message(messages, head) if resume else None
         if closing is not None:
             self.append_raw(info.id, closing, closing.id)
@@ -708,6 +721,38 @@ class SessionStore:
                                         ("forked_from", info.forked_from)) if v is not None},
         )
         return conversation
+
+    def _repair(self, session_id: str, messages: list[Message], head: str | None,
+                checkpoints: list[Checkpoint], dropped: list[Message], *, persist: bool
+                ) -> tuple[list[Message], str | None, list[Checkpoint]]:
+        """The session without ``dropped`` (messages whose chain of parents does not reach the
+        start: an older chatcli stored a tool result whose assistant message it could not
+        save). The head moves to the newest message kept from before them; one line on
+        stderr says what was dropped. With ``persist`` (the session goes on) the repair is
+        written, so it is made and told once."""
+        gone = {m.id for m in dropped}
+        kept = [m for m in messages if m.id not in gone]
+        if head is not None and (head in gone or head not in {m.id for m in kept}):
+            first = next(i for i, m in enumerate(messages) if m.id in gone)
+            before = [m for m in messages[:first] if m.id not in gone]
+            head = before[-1].id if before else (kept[-1].id if kept else None)
+        checkpoints = [c for c in checkpoints if c.head is None or c.head not in gone]
+        shown = ", ".join(m.id for m in dropped[:3]) + (" …" if len(dropped) > 3 else "")
+        roles = ", ".join(sorted({m.role.value for m in dropped}))
+        print(f"chatcli: warning: session {session_id}: dropped {len(dropped)} saved "
+              f"message{'s' if len(dropped) != 1 else ''} ({roles}: {shown}) whose earlier "
+              "message was never saved (a fault of an older chatcli); the rest of the "
+              "session is kept", file=sys.stderr, flush=True)
+        if persist:
+            def work(db: sqlite3.Connection) -> None:
+                db.executemany("DELETE FROM messages WHERE session_id = ? AND id = ?",
+                               [(session_id, m.id) for m in dropped])
+                db.executemany("DELETE FROM checkpoints WHERE session_id = ? AND head = ?",
+                               [(session_id, m.id) for m in dropped])
+                db.execute("UPDATE sessions SET head = ? WHERE id = ?", (head, session_id))
+
+            self.transaction(work)
+        return kept, head, checkpoints
 
     def search(self, text: str, limit: int = 20) -> list[SearchHit]:
         """Messages whose text contains every word of ``text``, newest first."""
@@ -822,6 +867,40 @@ def _derive_title(conversation: Conversation) -> str:
         if message.role.value == "user" and message.text.strip():
             return _title_of(message.text)
     return ""
+
+
+def _unsaved_ancestors(db: sqlite3.Connection, conversation: Conversation,
+                       message: Message) -> list[Message]:
+    """The ancestors of ``message`` in ``conversation`` that the database does not hold yet,
+    oldest first (usually none: one indexed lookup finds the parent stored)."""
+    missing: list[Message] = []
+    cursor = message.parent_id
+    while cursor is not None:
+        stored = db.execute("SELECT 1 FROM messages WHERE session_id = ? AND id = ?",
+                            (conversation.id, cursor)).fetchone()
+        parent = conversation.log.get(cursor)
+        if stored is not None or parent is None:
+            break
+        missing.append(parent)
+        cursor = parent.parent_id
+    missing.reverse()
+    return missing
+
+
+def _unreachable(messages: list[Message]) -> list[Message]:
+    """The messages whose chain of parents does not end at a first message (a parent that is
+    not stored, or a loop), in log order; usually none."""
+    children: dict[str | None, list[str]] = {}
+    for message in messages:
+        children.setdefault(message.parent_id, []).append(message.id)
+    reached: set[str] = set()
+    stack = list(children.get(None, []))
+    while stack:
+        current = stack.pop()
+        if current not in reached:
+            reached.add(current)
+            stack.extend(children.get(current, []))
+    return [m for m in messages if m.id not in reached]
 
 
 def _parents_first(messages: list[Message]) -> list[Message]:

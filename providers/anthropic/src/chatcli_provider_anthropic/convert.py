@@ -40,6 +40,9 @@ from chatcli import (
     TextPart,
     ToolCallPart,
     ToolResultPart,
+    safe_json,
+    safe_message,
+    safe_text,
 )
 from chatcli_provider_kit import MessageCache, is_url, read_image
 
@@ -82,7 +85,7 @@ def system_blocks(request: ChatRequest, caching: bool = True,
                   options: dict[str, Any] | None = None) -> list[Block]:
     """One text block per non-empty prompt section; ``cache_control`` on the last stable one."""
     sections = [s for s in request.ordered_system() if s.text.strip()]
-    blocks: list[Block] = [{"type": "text", "text": s.text} for s in sections]
+    blocks: list[Block] = [{"type": "text", "text": safe_text(s.text)} for s in sections]
     if caching:
         stable = [i for i, s in enumerate(sections) if s.stable]
         if stable:
@@ -115,6 +118,7 @@ def _image_block(part: ImagePart) -> Block:
 
 
 def _blocks(message: Message) -> list[Block]:
+    message = safe_message(message)  # lone surrogates and NUL cannot be sent (chatcli.safe_text)
     blocks: list[Block] = []
     for part in message.parts:
         if isinstance(part, TextPart):
@@ -202,6 +206,9 @@ def build_params(request: ChatRequest, options: dict[str, Any] | None = None,
                  cache: MessageCache | None = None) -> dict[str, Any]:
     """Keyword arguments for ``client.messages.create`` (without ``stream``).
 
+    Text that cannot be sent (lone surrogates, NUL) is replaced as :func:`chatcli.safe_text`
+    says, as every provider does, so :func:`request_body` always encodes.
+
     ``options`` are the provider's config options: ``prompt_caching`` (default true),
     ``cache_messages`` (default true), ``cache_ttl`` ("5m" or "1h"; ``request.cache_ttl`` wins)
     and ``max_tokens``. ``cache`` keeps each message's blocks between requests (see
@@ -217,13 +224,13 @@ def build_params(request: ChatRequest, options: dict[str, Any] | None = None,
     }
     sections = [s for s in request.ordered_system() if s.text.strip()]
     if sections:
-        params["system"] = [{"type": "text", "text": s.text} for s in sections]
+        params["system"] = [{"type": "text", "text": safe_text(s.text)} for s in sections]
     stable = [i for i, s in enumerate(sections) if s.stable]
     if request.tools:
-        params["tools"] = [
+        params["tools"] = safe_json([
             {"name": t.name, "description": t.description, "input_schema": t.parameters}
             for t in request.tools
-        ]
+        ])
     if caching:
         place_breakpoints(params, stable_end=stable[-1] if stable else None,
                           messages=bool(options.get("cache_messages", True)),

@@ -18,6 +18,9 @@ from chatcli import (
     ToolCallPart,
     ToolResultPart,
     ToolSpec,
+    safe_json,
+    safe_message,
+    safe_text,
 )
 from chatcli_provider_kit import MessageCache, is_url, read_image
 
@@ -42,7 +45,9 @@ def _image(part: ImagePart) -> str:
 
 
 def convert_message(message: Message) -> list[Dict]:
-    """One conversation message as Ollama messages (tool results become ``tool`` messages)."""
+    """One conversation message as Ollama messages (tool results become ``tool`` messages),
+    its text made safe to send as every provider does (:func:`chatcli.safe_text`)."""
+    message = safe_message(message)
     if message.role == Role.TOOL:
         return [{"role": "tool", "content": r.content or "(no output)", "tool_name": r.name}
                 for r in message.parts if isinstance(r, ToolResultPart)]
@@ -75,7 +80,7 @@ def convert_messages(request: ChatRequest, cache: MessageCache | None = None,
         out = convert_message(message)
         return [wire(m) for m in out] if wire else out
 
-    system = request.system_text()
+    system = safe_text(request.system_text())
     out: list[Dict] = []
     if system:
         head = {"role": "system", "content": system}
@@ -109,9 +114,9 @@ def _simplify(schema: Any) -> Any:
 
 def convert_tool(tool: ToolSpec) -> Dict:
     """One tool as Ollama's ``{"type": "function", "function": {...}}``."""
-    return {"type": "function",
-            "function": {"name": tool.name, "description": tool.description,
-                         "parameters": _simplify(tool.parameters)}}
+    return safe_json({"type": "function",
+                      "function": {"name": tool.name, "description": tool.description,
+                                   "parameters": _simplify(tool.parameters)}})
 
 
 def ollama_options(request: ChatRequest, options: Dict) -> Dict:
