@@ -33,7 +33,7 @@ from chatcli_testing import Reply, ScriptedProvider, ToolCall, scripted_plugin
 from pydantic import BaseModel
 from rich.console import Console
 
-__all__ = ["App", "GitState", "StandInTools", "git", "make_repo", "read_tree", "shell",
+__all__ = ["App", "GitState", "StandInTools", "git", "make_repo", "read_tree", "shell", "snapshots",
            "write_call"]
 
 
@@ -210,6 +210,19 @@ def git(repo: Path, *args: str) -> str:
     """Run git in ``repo``; its stdout."""
     done = subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True, check=True,
                           env={**os.environ, "GIT_CONFIG_NOSYSTEM": "1"})
+    return done.stdout
+
+
+def snapshots(repo: Path, *args: str) -> str:
+    """Run git on the store chatcli keeps ``repo``'s snapshots in (not the repository); its
+    stdout."""
+    from chatcli_checkpoints._git import store_dir
+
+    store = store_dir(os.path.realpath(repo))
+    if not (store / "HEAD").is_file():
+        return ""  # nothing recorded yet
+    done = subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True, check=True,
+                          env={**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "GIT_DIR": str(store)})
     return done.stdout
 
 

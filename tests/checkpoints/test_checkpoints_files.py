@@ -249,9 +249,13 @@ def test_everything_kept_is_private(workspace, tmp_path, make_app) -> None:
     assert any(p.name.startswith("git-index-") for p in found)
     assert any(p.parent.name == "blobs" for p in found)
     assert stat.S_IMODE(base.stat().st_mode) == 0o700
+    assert any(p.parent.name == "git" for p in found)  # the git snapshots' own store
     for path in found:
         mode = stat.S_IMODE(path.lstat().st_mode)
-        assert mode == (0o700 if path.is_dir() else 0o600), (path, oct(mode))
+        if path.is_file() and "objects" in path.relative_to(base).parts:
+            assert mode in (0o400, 0o600), (path, oct(mode))  # git makes objects read-only
+        else:
+            assert mode == (0o700 if path.is_dir() else 0o600), (path, oct(mode))
 
 
 def _records(app) -> list[dict]:

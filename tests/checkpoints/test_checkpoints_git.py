@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 
 from chatcli import Settings
-from checkpoints_helpers import GitState, git, make_repo, read_tree, shell, write_call
+from checkpoints_helpers import GitState, git, make_repo, read_tree, shell, snapshots, write_call
 
 START = {
     "a.py": "a = 1\n",
@@ -118,8 +118,9 @@ def test_each_step_has_its_own_state(tmp_path, make_app) -> None:
     checkpoints = app.conversation.checkpoints
     assert [c.label for c in checkpoints] == ["two steps", "two steps (step 2)",
                                               "two steps (step 3)"]
-    refs = git(repo, "for-each-ref", "--format=%(refname)", "refs/chatcli/").split()
+    refs = snapshots(repo, "for-each-ref", "--format=%(refname)", "refs/chatcli/").split()
     assert len(refs) == 2  # one snapshot per checkpoint that was followed by a change
+    assert git(repo, "for-each-ref", "refs/chatcli/") == ""  # in chatcli's store, not the repo
 
     app.run("/rewind 2")  # newest first: 1 = step 3 (nothing after it), 2 = step 2
     files = read_tree(repo)
@@ -139,7 +140,7 @@ def test_several_writes_after_one_checkpoint_take_one_snapshot(tmp_path, make_ap
         ToolCall(name="put_file", arguments={"path": "b.py", "text": "two\n"}),
         ToolCall(name="shell", arguments={"command": "echo three > c.py"}),
     ]))
-    assert len(git(repo, "for-each-ref", "refs/chatcli/").splitlines()) == 1
+    assert len(snapshots(repo, "for-each-ref", "refs/chatcli/").splitlines()) == 1
     app.run("/rewind last")
     assert read_tree(repo) == START  # the snapshot is from before the first of them
 
@@ -150,9 +151,9 @@ def test_nothing_changed_means_no_code_offer(tmp_path, make_app) -> None:
     repo = make_repo(tmp_path / "repo", START)
     app = make_app(repo, interactive=True)
     app.turn("just read", Reply(tool_calls=[ToolCall(name="look", arguments={"command": "a.py"})]))
-    assert git(repo, "for-each-ref", "refs/chatcli/") == ""  # a read tool records nothing
+    assert snapshots(repo, "for-each-ref", "refs/chatcli/") == ""  # a read tool records nothing
     app.turn("a write that changes nothing", write_call("a.py", START["a.py"]))
-    assert len(git(repo, "for-each-ref", "refs/chatcli/").splitlines()) == 1  # recorded
+    assert len(snapshots(repo, "for-each-ref", "refs/chatcli/").splitlines()) == 1  # recorded
     app.picks = [len(app.conversation.checkpoints) - 1]
     out = app.run("/rewind")
     assert len(app.pick_calls) == 1 and app.texts() == []  # no second question
@@ -190,9 +191,10 @@ def test_untracked_files_over_the_size_cap_stay_out_of_the_snapshot(tmp_path, ma
     settings = Settings(provider="scripted", checkpoints={"max_file_bytes": 1000})
     app = make_app(repo, settings)
     app.turn("write", write_call("a.py", "a = 2\n"))
-    snapshot = git(repo, "for-each-ref", "--format=%(objectname)", "refs/chatcli/").split()[0]
-    names = git(repo, "ls-tree", "-r", "--name-only", snapshot).split()
-    assert "a.py" in names and "data.bin" not in names  # not copied into .git
+    snapshot = snapshots(repo, "for-each-ref", "--format=%(objectname)",
+                         "refs/chatcli/").split()[0]
+    names = snapshots(repo, "ls-tree", "-r", "--name-only", snapshot).split()
+    assert "a.py" in names and "data.bin" not in names  # not copied into the store
     app.run("/rewind last")
     assert (repo / "a.py").read_text() == "a = 1\n"
     assert (repo / "data.bin").read_bytes() == b"x" * 5000  # left alone
@@ -222,7 +224,7 @@ def test_old_snapshots_are_pruned_with_the_checkpoints(tmp_path, make_app) -> No
     folder = data_dir() / "checkpoints" / app.conversation.id / "records"
     records = sorted(folder.glob("r*.json"))
     assert len(records) == 1 and json.loads(records[0].read_text())["checkpoint"] in kept
-    refs = git(repo, "for-each-ref", "--format=%(refname)", "refs/chatcli/").split()
+    refs = snapshots(repo, "for-each-ref", "--format=%(refname)", "refs/chatcli/").split()
     assert [r.rsplit("/", 1)[1] for r in refs] == [records[0].name.split(".")[0]]  # the rest: gone
     app.run("/rewind last")
     assert (repo / "a.py").read_text() == "a = 2\n"

@@ -13,7 +13,10 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
+from chatcli_workspace._git import GitMissing, neutral_config, safe_git, safe_git_env
+
 __all__ = ["OutsideWorkspace", "is_credential", "is_inside", "is_protected", "resolve"]
+__all__ += ["GitMissing", "neutral_config", "safe_git", "safe_git_env"]
 __version__ = "1.0.0"
 
 

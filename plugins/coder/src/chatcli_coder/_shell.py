@@ -228,19 +228,15 @@ def run_tests(args: Any, context: ToolContext) -> str:
 
 # ------------------------------------------------------------------------------ git
 
-_GIT_SAFETY = ["-c", "core.fsmonitor=false", "-c", "core.pager=cat", "-c", "color.ui=false",
-               "-c", "diff.external=", "-c", "core.hooksPath=/dev/null", "--no-pager"]
-
-
 def _git(arguments: list[str], cwd: Path, timeout: float = 30.0) -> str:
-    binary = shutil.which("git")
-    if binary is None:
-        raise ToolError("git is not installed")
-    env = command_env()
-    env.update(GIT_OPTIONAL_LOCKS="0", LC_ALL="C")
+    """``git <arguments>`` in ``cwd`` with the repository's program-running config turned off
+    (:func:`chatcli_workspace.safe_git`: no fsmonitor, hook, filter, textconv, pager…)."""
+    from chatcli_workspace import GitMissing, safe_git
+
     try:
-        done = subprocess.run([binary, *_GIT_SAFETY, *arguments], cwd=cwd, env=env,
-                              stdin=subprocess.DEVNULL, capture_output=True, timeout=timeout)
+        done = safe_git(arguments, cwd, timeout=timeout)
+    except GitMissing:
+        raise ToolError("git is not installed") from None
     except subprocess.TimeoutExpired:
         raise ToolError(f"git {arguments[0]} took more than {timeout:g} s") from None
     if done.returncode != 0:
@@ -274,7 +270,7 @@ def git_tool(args: Any, context: ToolContext) -> str:
         text = _git(["status", "--short", "--branch", "--untracked-files=all", *spec], root)
         return _fit(text.rstrip() or "nothing to report", budget, "the status")
     if action == "diff":
-        base = ["diff", "--no-ext-diff", "--no-textconv", "--no-color"]
+        base = ["diff", "--no-color"]  # safe_git adds --no-ext-diff --no-textconv
         if args.staged:
             base.append("--staged")
         text = _git([*base, *spec], root)
