@@ -107,6 +107,9 @@ class PermissionsPlugin:
         judgement = state.policy.judge(call, tool)
         mine = judgement.verdict
         theirs = other if isinstance(other, Verdict) or other is None else Verdict(other)
+        if theirs is not None and theirs.confinement is None:
+            # what the call may reach is the policy's to say (deny rules' paths stay hidden)
+            theirs = theirs._replace(confinement=mine.confinement)
         verdict = mine
         if theirs is not None:
             if theirs.decision == Decision.DENY:
@@ -166,6 +169,37 @@ class PermissionsPlugin:
         from chatcli_agent.permissions.command import slash_command
 
         register(slash_command(self))
+
+
+@hookimpl
+def register_setting_rules(register: Callable[[Any], None]) -> None:
+    """What a project's config may set of ``[permissions]``: never the mode; allow rules only
+    when trusted, and only reads and edits inside it (never exec, network or MCP); deny and ask
+    rules always, added to the user's (a project cannot erase them)."""
+    from chatcli import SettingRule
+
+    register(SettingRule("permissions.mode", "never"))
+    register(SettingRule("permissions.allow", "trusted", "union", keep=_project_allow_rules))
+    register(SettingRule("permissions.deny", "always", "union"))
+    register(SettingRule("permissions.ask", "always", "union"))
+
+
+def _project_allow_rules(value: Any, _root: Path) -> list[str]:
+    """The allow rules a trusted project may add: ``read``/``edit`` tools with a relative path
+    that stays inside the project."""
+    from chatcli_agent.permissions.rules import EDIT_TOOLS, READ_TOOLS, RuleError, parse_rule
+
+    kept = []
+    for text in [value] if isinstance(value, str) else value if isinstance(value, list) else []:
+        try:
+            rule = parse_rule(text)
+        except RuleError:
+            continue
+        spec = rule.specifier or ""
+        if (rule.tool in READ_TOOLS | EDIT_TOOLS | {"read", "edit"} and spec
+                and not spec.startswith(("/", "~", "$")) and ".." not in spec.split("/")):
+            kept.append(text)
+    return kept
 
 
 _PLUGIN = PermissionsPlugin()

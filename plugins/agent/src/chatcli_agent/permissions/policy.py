@@ -9,7 +9,9 @@ call is allowed only when every part is. What decides, strongest first:
    denies, and ``git show REV:PATH``;
 2. plan mode, for anything that is not a read (refused: plan mode is read-only);
 3. a dangerous command or a write to a protected place (asks; no rule, mode or ``--allow``
-   lets it through, and "always"/"session" answers are not remembered);
+   lets it through, and "always"/"session" answers are not remembered); a write to one of
+   chatcli's or git's control files (``.git/**``, ``.chatcli/**``, ``.gitattributes``…, see
+   :func:`chatcli_workspace.is_control_file`) asks the same way, unless a rule names the file;
 4. code the policy cannot see (``python -c``, ``| sh``, a command only known when it runs,
    a command that could not be parsed, awk's ``system``/``getline``/``print >``, sed's
    ``e``/``r``/``w``, ``git -c core.fsmonitor=…``, ``tar --to-command``…), a path a command
@@ -33,7 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from chatcli import Decision, Risk, ToolCallPart, ToolSpec, Verdict
+from chatcli import Confinement, Decision, Risk, ToolCallPart, ToolSpec, Verdict
 
 from chatcli_agent._shell import SHELLS, SimpleCommand, Word, analyse, expand_braces
 from chatcli_agent.permissions.dangerous import (
@@ -51,6 +53,7 @@ from chatcli_agent.permissions.rules import (
     READ_TOOLS,
     Rule,
     command_rule,
+    hidden_pattern,
     match_command,
     match_path,
     path_prefix,
@@ -69,7 +72,7 @@ MODE_HELP = {
 }
 
 # Levels, strongest first.
-DENY, PLAN, DANGER, CODE, CREDENTIAL, ASK_RULE, OUTSIDE, NEED = range(8)
+DENY, PLAN, DANGER, PROTECTED, CODE, CREDENTIAL, ASK_RULE, OUTSIDE, NEED = range(9)
 
 
 @dataclass
@@ -92,6 +95,18 @@ class Judgement:
     rules: list[str] = field(default_factory=list)
     hard: bool = False
     parts: list[Part] = field(default_factory=list)
+
+
+@dataclass
+class _Grant:
+    """What judging one call found out about what it may reach when it runs."""
+
+    #: the tool runs its commands in a sandbox that enforces the confinement
+    confined: bool = False
+    #: something let a write through (a rule, the mode, a risk class), not mere read-only-ness
+    writes: bool = False
+    #: a rule that names a protected file let a write to it through
+    protected: bool = False
 
 
 # ------------------------------------------------------------------------------------ knowledge
@@ -143,7 +158,9 @@ HIJACK = re.compile(
     r"GIT_SSH|GIT_SSH_COMMAND|GIT_EXTERNAL_DIFF|GIT_PAGER|GIT_EDITOR|GIT_ASKPASS|SSH_ASKPASS|"
     r"GIT_CONFIG[A-Z_]*|PAGER|EDITOR|VISUAL|PYTHONSTARTUP|PYTHONPATH|PYTHONHOME|NODE_OPTIONS|"
     r"NODE_PATH|PERL5OPT|PERL5LIB|RUBYOPT|RUBYLIB|JAVA_TOOL_OPTIONS|_JAVA_OPTIONS|LESSOPEN|"
-    r"LESSCLOSE|MANPAGER|BROWSER|npm_config_[a-z_]+)$")
+    r"LESSCLOSE|MANPAGER|BROWSER|npm_config_[a-z_]+|GIT_DIR|GIT_WORK_TREE|GIT_COMMON_DIR|"
+    r"GIT_EXEC_PATH|GIT_TEMPLATE_DIR|GIT_PROXY_COMMAND|GIT_SEQUENCE_EDITOR|BAT_PAGER|"
+    r"SYSTEMD_PAGER|GIT_TRACE[A-Z_]*)$")
 
 #: Multi-level tools: rules name their subcommand (``exec(npm test:*)``).
 MULTI = frozenset({
@@ -228,12 +245,16 @@ def _read_only(command: SimpleCommand) -> bool:
                        for v in values)
     if program == "rg":
         return not any(v == "--pre" or v.startswith("--pre=") for v in values)
-    if program == "sort":
-        return not flag(command, "o", ("--output",))
-    if program == "uniq":
-        return len(positional(command)) <= 1
-    if program == "xxd":
-        return not flag(command, "r", ("--revert",))
+    writer = _READ_ONLY_WRITERS.get(program)
+    if writer is not None:
+        letters, longs, values_taken = writer
+        if _short_or_long(command, letters, longs, values_taken):
+            return False
+    operands = _OPERANDS.get(program)
+    if operands is not None:
+        limit, value_options = operands
+        if len(_operands(command, value_options)) > limit:
+            return False
     if program == "command":
         return any(v in ("-v", "-V") for v in values[:2])
     if program == "git":
@@ -242,6 +263,9 @@ def _read_only(command: SimpleCommand) -> bool:
             return False
         rest_values = [w.value for w in rest]
         if any(v.startswith("--output") or v == "-o" for v in rest_values):
+            return False
+        if sub == "grep" and any(v.startswith(("-O", "--open-files-in-pager")) or (
+                re.fullmatch(r"-[A-Za-z]*O.*", v) is not None) for v in rest_values):
             return False
         spots = positional(command, rest)
         if sub == "branch":
@@ -255,7 +279,8 @@ def _read_only(command: SimpleCommand) -> bool:
             return not spots or spots[0].value in ("show", "get-url")
         if sub == "config":
             return any(v in ("--get", "--get-all", "--list", "-l", "--get-regexp")
-                       for v in rest_values)
+                       for v in rest_values) or (bool(spots) and spots[0].value in (
+                           "get", "list"))
         if sub == "stash":
             return bool(spots) and spots[0].value in ("list", "show")
         if sub == "worktree":
@@ -264,6 +289,71 @@ def _read_only(command: SimpleCommand) -> bool:
             return not spots or spots[0].value in ("show",)
         return True
     return True
+
+
+#: Read-only programs with options that write (or run something): program → (short letters,
+#: long options, short letters that take a value — the rest of a bundle is that value).
+_READ_ONLY_WRITERS: dict[str, tuple[str, tuple[str, ...], str]] = {
+    "sort": ("o", ("--output", "--compress-program"), "kotST"),
+    "xxd": ("r", ("--revert",), "cglosn"),
+    "tree": ("o", (), "LPIo"),
+    "less": ("oO", ("--log-file", "--LOG-FILE"), "bhjkpPtTxyz"),
+    "file": ("C", ("--compile",), "efFmP"),
+    "date": ("s", ("--set",), "dfrI"),
+    "hostname": ("Fb", ("--file", "--boot"), ""),
+    "bat": ("", ("--pager",), "lmrHL"),
+    "ag": ("", ("--pager",), "ABCGgm"),
+    "ack": ("", ("--pager",), "ABCgm"),
+}
+#: Read-only programs whose operands past the first ``limit`` are files they write (``xxd IN
+#: OUT``, ``uniq IN OUT``) or that set something (``hostname NAME``): program → (limit, options
+#: that take a value).
+_OPERANDS: dict[str, tuple[int, tuple[str, ...]]] = {
+    "xxd": (1, ("-c", "-cols", "-g", "-groupsize", "-l", "-len", "-o", "-s", "-seek", "-n",
+                "-name")),
+    "uniq": (1, ("-f", "-s", "-w", "--skip-fields", "--skip-chars", "--check-chars")),
+    "hostname": (0, ()),
+}
+
+
+def _short_or_long(command: SimpleCommand, letters: str, longs: tuple[str, ...],
+                   value_letters: str) -> bool:
+    """Whether the command has one of the short option ``letters`` (alone or in a bundle, up to
+    a letter that takes a value: ``-nrokeep.txt`` has ``o``) or one of ``longs`` (``--x``,
+    ``--x=…``, or a prefix GNU getopt accepts, ``--out``)."""
+    for word in command.args:
+        text = word.value
+        if text == "--":
+            break
+        if text.startswith("--"):
+            name = text.split("=", 1)[0]
+            if len(name) > 2 and any(option.startswith(name) for option in longs):
+                return True
+        elif text.startswith("-") and len(text) > 1:
+            for char in text[1:]:
+                if char in letters:
+                    return True
+                if char in value_letters or not char.isalnum():
+                    break
+    return False
+
+
+def _operands(command: SimpleCommand, value_options: tuple[str, ...]) -> list[Word]:
+    """The command's operands, skipping the values of ``value_options``."""
+    out: list[Word] = []
+    skip = False
+    rest = False
+    for word in command.args:
+        text = word.value
+        if skip:
+            skip = False
+        elif rest or text == "-" or not text.startswith("-") or word.dynamic:
+            out.append(word)
+        elif text == "--":
+            rest = True
+        elif text in value_options:
+            skip = True
+    return out
 
 
 # ------------------------------------------------------------------------------------ places
@@ -303,8 +393,15 @@ class ShellReport:
     code: list[tuple[SimpleCommand, str]] = field(default_factory=list)
     #: recursive reads of folders that hold a path a rule denies: (folder, rule)
     covers_denied: list[tuple[Path, Rule]] = field(default_factory=list)
+    #: the same, read from git's history (a sandbox does not hide what was committed)
+    history_denied: list[tuple[Path, Rule]] = field(default_factory=list)
     #: (command, cwd known) per command, in order
     places: list[bool] = field(default_factory=list)
+    #: writes to chatcli's or git's control files: (command, what, the rule that would allow it,
+    #: the rule tool: "edit" for a path, "exec" for a command)
+    control: list[tuple[SimpleCommand, str, str]] = field(default_factory=list)
+    #: reads of other processes' environments (or memory): (command, why)
+    environ: list[tuple[SimpleCommand, str]] = field(default_factory=list)
 
 
 # ------------------------------------------------------------------------------------ policy
@@ -403,17 +500,49 @@ class Policy:
         if kind == "shell" and tool.name != "exec" and not call.arguments.get(
                 tool.subject or "command"):
             kind = "other"  # `test` with no command: the project's own test command
+        grant = _Grant(confined=bool(getattr(tool, "confined", False)))
         if kind == "shell":
-            parts = self._judge_shell(call, tool)
+            parts = self._judge_shell(call, tool, grant)
         elif kind in ("read", "edit"):
-            parts = self._judge_files(call, tool, kind)
+            parts = self._judge_files(call, tool, kind, grant)
+            grant.writes = kind == "edit"
         else:
             parts = self._judge_other(call, tool)
-        return self._verdict(parts, call, tool)
+            grant.writes = Risk(tool.risk) != Risk.READ
+        judgement = self._verdict(parts, call, tool)
+        judgement.verdict = judgement.verdict._replace(
+            confinement=self._confinement(judgement, grant))
+        return judgement
+
+    def _confinement(self, judgement: Judgement, grant: _Grant) -> Confinement:
+        """What the call may reach when it runs: after a person's yes (an ask), anything in the
+        workspace — and the control files, when those were what was asked about; allowed
+        without asking, only what a rule, the mode or a risk class granted (a command allowed
+        because it only reads runs with the workspace read-only)."""
+        asked = judgement.verdict.decision == Decision.ASK
+        protected = any(p.level == PROTECTED for p in judgement.parts)
+        return Confinement(writable=asked or grant.writes,
+                           protected_writable=(asked and protected) or (
+                               grant.protected and judgement.verdict.decision == Decision.ALLOW),
+                           hidden=self.hidden())
+
+    def hidden(self) -> tuple[str, ...]:
+        """What the deny rules about reading forbid, as absolute paths or globs (``*``, ``**``)
+        a sandbox hides and the search tools skip: ``read(./secrets/**)`` is
+        ``/ws/secrets/**``, ``read(*.env)`` is ``/ws/**/*.env``, ``read(~/x)`` is ``/home/u/x``."""
+        out: list[str] = []
+        for rule in self.rules:
+            if rule.effect != "deny" or rule.tool != "read" or rule.specifier is None:
+                continue
+            text = hidden_pattern(rule.specifier, self.workspace, self.home)
+            if text not in out:
+                out.append(text)
+        return tuple(out)
 
     # ---------------------------------------------------------------- file tools
 
-    def _judge_files(self, call: ToolCallPart, tool: ToolSpec, kind: str) -> list[Part]:
+    def _judge_files(self, call: ToolCallPart, tool: ToolSpec, kind: str,
+                     grant: _Grant | None = None) -> list[Part]:
         texts = tool_paths(tool, call.arguments)
         if not texts:
             texts = ["."] if kind == "read" else []
@@ -425,13 +554,14 @@ class Policy:
         recursive = tool.name in ("search", "glob", "tree")
         for text in texts:
             parts.extend(self._judge_path(tool.name, kind, text, self.workspace,
-                                          recursive=recursive))
+                                          recursive=recursive, grant=grant))
         return parts
 
     def _judge_path(self, tool_name: str, access: str, text: str, base: Path, *,
                     recursive: bool = False, via_exec: bool = False,
                     redirect: bool = False, real: Path | None = None,
-                    lexical: Path | None = None, what: str | None = None) -> list[Part]:
+                    lexical: Path | None = None, what: str | None = None,
+                    grant: _Grant | None = None) -> list[Part]:
         """The parts for one path a tool or command reads (``access`` "read") or writes
         ("edit")."""
         from chatcli_workspace import is_credential
@@ -444,7 +574,7 @@ class Policy:
         if _HARMLESS.match(str(real)) or _HARMLESS.match(str(lexical)):
             return []
         rule_tool = tool_name if not via_exec else ("read" if access == "read" else "edit")
-        shown = self.show(real)
+        shown = self.show(real if not str(lexical).startswith("/proc/") else lexical)
         verb = "reads" if access == "read" else "writes"
         what = what or f"{verb} {shown}"
         parts: list[Part] = []
@@ -465,6 +595,21 @@ class Policy:
                                                      if lexical != real else None)
             if hit is not None:
                 return [Part(DANGER, f"dangerous: {hit.reason} ({verb} {shown})")]
+            if self.control(real, lexical):
+                if self._names_control(rule_tool, real) is None:
+                    rule = path_rule("edit", real, self.workspace, self.home)
+                    return [Part(PROTECTED, f"{what}, one of git's or chatcli's control files "
+                                            "(protected: asks in every mode)", [],
+                                 f"allow it with --allow '{rule}' (a rule that names it)")]
+                if grant is not None:
+                    grant.protected = True
+        elif (_ENVIRON.match(str(lexical)) or _ENVIRON.match(str(real))) and not (
+                grant is not None and grant.confined) and self.matching(
+                    "allow", rule_tool, path=real, specific=True) is None:
+            rule = path_rule("read", lexical, self.workspace, self.home)
+            parts.append(Part(CREDENTIAL, f"{what}, another process's environment or memory, "
+                                          "where API keys live", [rule],
+                              f"allow it with --allow '{rule}'"))
         explicit = self.matching("allow", rule_tool, path=real, specific=True)
         suggestion = path_rule(rule_tool if not via_exec else (
             "read" if access == "read" else "edit"), real, self.workspace, self.home)
@@ -488,6 +633,8 @@ class Policy:
             return [Part(PLAN, what)]
         if (self.matching("allow", rule_tool, path=real) is not None or
                 self.mode in ("accept-edits", "auto") or "write" in self.classes):
+            if grant is not None:
+                grant.writes = True
             return []
         return [Part(NEED, f"{what} (edits ask in {self.mode} mode)", [suggestion],
                      f"allow it with --allow '{suggestion}' or --permission-mode accept-edits")]
@@ -499,11 +646,15 @@ class Policy:
             if rule.effect != "deny" or not rule.covers(tool) or rule.specifier is None:
                 continue
             prefix = path_prefix(rule.specifier, self.workspace, self.home)
-            if prefix is None:
+            if prefix is None:  # a bare name (`.env`, `*.key`): anywhere in the folder
+                if _holds_name(folder, rule.specifier.strip().rstrip("/")):
+                    found.append(rule)
                 continue
             target = Path(prefix)
-            # the rule's own folder counts: `secrets/*.key` lies inside `secrets`
-            if target.is_relative_to(folder):
+            # the rule's own folder counts: `secrets/*.key` lies inside `secrets`; and a folder
+            # inside it may hold what a glob below it matches (`src/**/*.key` for `src/lib`)
+            if target.is_relative_to(folder) or (folder.is_relative_to(target) and any(
+                    c in rule.specifier for c in "*?[")):
                 found.append(rule)
         return found
 
@@ -579,6 +730,10 @@ class Policy:
             if why:
                 report.code.append((command, why))
             self._files(command, place, report)
+            self._control_writes(command, place, report)
+            environ = _environ_reader(command)
+            if environ:
+                report.environ.append((command, environ))
             where = self._next_cwd(command, where)
         for redirect in expanded.redirects:
             target = redirect.target
@@ -627,6 +782,11 @@ class Policy:
                 return f"sets {variable}, which changes what runs"
         if name is None:
             return None
+        if command.program in ("export", "declare", "typeset", "local", "readonly", "set"):
+            for word in command.args:
+                variable = word.value.split("=", 1)[0]
+                if "=" in word.value and HIJACK.match(variable):
+                    return f"sets {variable}, which changes what runs"
         if name.dynamic:
             return f"runs a command only known when it runs ({_short(name.raw, 40)})"
         program = command.program
@@ -716,11 +876,15 @@ class Policy:
                     report.files.append((text, real, self.lexical(text, base or
                                                                   self.workspace), "write"))
         git_grep = program == "git" and git_subcommand(command)[0] == "grep"
-        recursive = program in RECURSIVE_READERS or git_grep or (
-            program in ("grep", "egrep", "fgrep", "cp", "scp", "zip", "chmod", "chown") and
-            flag(command, "rRa", ("--recursive", "--archive")))
-        searches = git_grep or program in ("rg", "ag", "ack", "grep", "egrep", "fgrep", "find",
-                                           "fd", "fdfind", "tree", "du")
+        git_history = program == "git" and _git_reads_history(command)
+        recursive = program in RECURSIVE_READERS or git_grep or git_history or (
+            program in ("grep", "egrep", "fgrep", "cp", "scp", "zip", "chmod", "chown", "ls") and
+            flag(command, "rRa" if program != "ls" else "R",
+                 ("--recursive", "--archive", "--dereference-recursive"))) or (
+            program in ("grep", "egrep", "fgrep") and _grep_recurses(command))
+        searches = git_grep or git_history or program in (
+            "rg", "ag", "ack", "grep", "egrep", "fgrep", "find", "fd", "fdfind", "tree", "du",
+            "ls")
         if recursive and searches and not any(path_like for _, path_like in candidates):
             candidates.append((Word(".", "."), True))
         if "xargs" in command.via and program in _WRITERS:
@@ -759,14 +923,216 @@ class Policy:
                     report.files.append((word.value, real, lexical, "read"))
                 if recursive and kind == "read" and real.is_dir():
                     for rule in self._deny_inside("read", real):
-                        report.covers_denied.append((real, rule))
+                        (report.history_denied if git_history else report.covers_denied
+                         ).append((real, rule))
         for word in writes:
             if not any(word is w for w, _ in candidates) and word.static:
                 for real in self.paths_of(word, base or self.workspace):
                     report.files.append((word.value, real, self.lexical(
                         word.value, base or self.workspace), "write"))
 
-    def _judge_shell(self, call: ToolCallPart, tool: ToolSpec) -> list[Part]:
+    # ---------------------------------------------------------------- control files
+
+    def control(self, *paths: Path) -> bool:
+        """Whether writing any of ``paths`` writes one of chatcli's or git's control files."""
+        from chatcli_workspace import is_control_file
+
+        return any(is_control_file(path, self.workspace) for path in paths)
+
+    def _names_control(self, tool: str, real: Path) -> Rule | None:
+        """An allow rule that names the control file ``real`` itself (``edit(.git/config)``,
+        ``edit(.chatcli/**)``): a bare ``edit`` or ``edit(**)`` does not."""
+        for rule in self.rules:
+            if rule.effect != "allow" or not rule.covers(tool) or rule.specifier is None:
+                continue
+            folded = rule.specifier.casefold()
+            if any(name in folded for name in _CONTROL_WORDS) and match_path(
+                    rule.specifier, real, self.workspace, self.home):
+                return rule
+        return None
+
+    def _control_writes(self, command: SimpleCommand, place: _Place,
+                        report: ShellReport) -> None:
+        """Writes to control files the command's written words do not show: where ``cp``,
+        ``mv``, ``ln``, ``install`` and ``rsync`` put what they copy (``cp x.toml .chatcli/``,
+        ``cp -r sub/. .`` with ``sub/.mcp.json``), what ``ln`` links to, what an archive or a
+        patch unpacks, and git's own config (``git config k v``, ``git remote add``,
+        ``git submodule``, ``git init --template``, hook installers)."""
+        program = command.program
+        base = place.cwd or self.workspace
+        shown = _short(command.normalized(), 60)
+        exact = command_rule("exec", command.argv(), exact=True)
+        if command.name is None or command.name.dynamic:
+            return
+        if program in ("cp", "mv", "ln", "install", "rsync", "scp"):
+            for source, landing in self._landings(command, base):
+                if self.control(landing):
+                    report.control.append((command, f"`{shown}` writes {self.show(landing)}",
+                                           path_rule("edit", landing, self.workspace,
+                                                     self.home)))
+                    return
+                if source.is_dir() and not source.is_symlink() and program != "ln":
+                    from chatcli_workspace import control_paths
+
+                    inner = control_paths(source, limit=2000)
+                    if inner:
+                        report.control.append((command, f"`{shown}` copies "
+                                               f"{self.show(inner[0])} into "
+                                               f"{self.show(landing)}", exact))
+                        return
+            if program == "ln" or (program == "cp" and flag(
+                    command, "ls", ("--link", "--symbolic-link"))):
+                written = _written_words(command)
+                for word in positional(command):
+                    if any(word is w for w in written) or word.dynamic:
+                        continue
+                    for real in self.paths_of(word, base):
+                        lexical = self.lexical(word.value, base)
+                        if self.control(real, lexical):
+                            report.control.append((command, f"`{shown}` links to "
+                                                   f"{self.show(real)}", exact))
+                            return
+        unpacked = self._unpacks(command, base)
+        if unpacked is not None:
+            report.control.append((command, f"`{shown}` {unpacked}", exact))
+            return
+        what = _git_control(command) or _HOOK_INSTALLERS.get(" ".join(
+            w.value for w in command.words[:2]))
+        if what:
+            report.control.append((command, f"`{shown}` {what}", exact))
+
+    def _landings(self, command: SimpleCommand, base: Path) -> list[tuple[Path, Path]]:
+        """(source, where it lands) for each source of a copy, move or link."""
+        args = positional(command)
+        values = [w.value for w in command.args]
+        target: Word | None = None
+        for index, value in enumerate(values):
+            if value in ("-t", "--target-directory") and index + 1 < len(values):
+                target = command.args[index + 1]
+            elif value.startswith("--target-directory="):
+                target = Word(value.split("=", 1)[1], value)
+        into_folder = target is not None
+        sources = [w for w in args if w is not target]
+        if target is None:
+            if len(args) < 2:
+                return []
+            target, sources = args[-1], args[:-1]
+        if target.dynamic:
+            return []
+        try:
+            destination = self.real(target.value, base)
+        except ValueError:
+            return []
+        lexical_target = self.lexical(target.value, base)
+        folder = into_folder or destination.is_dir() or target.value.endswith("/") or len(
+            sources) > 1
+        out: list[tuple[Path, Path]] = []
+        for word in sources:
+            if word.dynamic:
+                continue
+            for source in self.paths_of(word, base):
+                name = os.path.basename(word.value.rstrip("/"))
+                if word.glob or name in ("", ".", ".."):
+                    name = source.name if word.glob else name
+                if folder and name not in ("", ".", ".."):
+                    out.append((source, destination / name))
+                    out.append((source, lexical_target / name))
+                else:
+                    out.append((source, destination))
+                    out.append((source, lexical_target))
+        return out
+
+    def _unpacks(self, command: SimpleCommand, base: Path) -> str | None:
+        """Why an archive or patch the command unpacks may write a control file: one of the
+        names inside it is one (the archive or patch is read), or it cannot be read and it
+        unpacks into a folder where control files take effect."""
+        program = command.program
+        values = [w.value for w in command.args]
+        folder_word: str | None = None
+        archive: list[str] = []
+        if program in ("tar", "bsdtar"):
+            first = values[0] if values else ""
+            bundle = first.lstrip("-") if first and not first.startswith("--") else ""
+            extract = "x" in bundle or any(v in ("-x", "--extract", "--get") or (
+                re.fullmatch(r"-[A-Za-z]*x[A-Za-z]*", v) is not None) for v in values)
+            if not extract or "-O" in values or "--to-stdout" in values:
+                return None
+            for index, value in enumerate(values):
+                if value in ("-C", "--directory") and index + 1 < len(values):
+                    folder_word = values[index + 1]
+                elif value.startswith("--directory="):
+                    folder_word = value.split("=", 1)[1]
+                elif value.startswith("--file="):
+                    archive.append(value.split("=", 1)[1])
+                elif (value == "-f" or (re.fullmatch(r"-?[A-Za-z]*f", value) and index == 0)
+                      or re.fullmatch(r"-[A-Za-z]*f", value)) and index + 1 < len(values):
+                    archive.append(values[index + 1])
+        elif program == "unzip":
+            if "-l" in values or "-p" in values or "-t" in values or "-Z" in values:
+                return None
+            for index, value in enumerate(values):
+                if value == "-d" and index + 1 < len(values):
+                    folder_word = values[index + 1]
+            rest = [w.value for w in positional(command)]
+            archive = rest[:1]
+        elif program == "patch" or (program == "git" and git_subcommand(command)[0] in (
+                "apply", "am")):
+            if program == "git":
+                _sub, rest_words = git_subcommand(command)
+                if any(w.value in ("--check", "--stat", "--numstat", "--summary")
+                       for w in rest_words):
+                    return None
+                archive = [w.value for w in positional(command, rest_words)]
+            else:
+                if "--dry-run" in values:
+                    return None
+                for index, value in enumerate(values):
+                    if value in ("-d", "--directory") and index + 1 < len(values):
+                        folder_word = values[index + 1]
+                    elif value in ("-i", "--input") and index + 1 < len(values):
+                        archive.append(values[index + 1])
+                    elif value.startswith("--input="):
+                        archive.append(value.split("=", 1)[1])
+            for redirect in command.redirects:
+                if redirect.op == "<" and redirect.target is not None and \
+                        redirect.target.static:
+                    archive.append(redirect.target.value)
+        elif program in ("cpio", "7z", "7za", "unrar", "ar", "pax"):
+            if program == "cpio" and not flag(command, "i", ("--extract",)):
+                return None
+            if program in ("7z", "7za") and values[:1] not in (["x"], ["e"]):
+                return None
+            if program == "ar" and not any("x" in v.lstrip("-") for v in values[:1]):
+                return None
+            if program == "pax" and "-r" not in values:
+                return None
+        else:
+            return None
+        try:
+            folder = self.real(folder_word, base) if folder_word else base
+        except ValueError:
+            return None
+        names = _archive_names([self._safe_real(a, base) for a in archive], program)
+        if names is not None:
+            for name in names:
+                if self.control(folder / name):
+                    return (f"unpacks {self.show(folder / name)} (from "
+                            f"{', '.join(archive) or 'its input'})")
+            return None
+        if self._control_home(folder):
+            return (f"unpacks files it names only when it runs into {self.show(folder)}, "
+                    "where git's and chatcli's control files take effect")
+        return None
+
+    def _control_home(self, folder: Path) -> bool:
+        """Whether control files written in ``folder`` would take effect: the workspace, or a
+        folder holding a repository or chatcli's or Claude's settings."""
+        return folder == self.workspace or any(
+            os.path.lexists(folder / name) for name in (".git", ".chatcli", ".claude"))
+
+    def _judge_shell(self, call: ToolCallPart, tool: ToolSpec,
+                     grant: _Grant | None = None) -> list[Part]:
+        grant = grant or _Grant()
         subject = tool.subject or "command"
         text = call.arguments.get(subject)
         if not isinstance(text, str) or not text.strip():
@@ -788,7 +1154,8 @@ class Policy:
         for value, real, lexical, kind in report.files:
             access = "read" if kind in ("read", "read-name") else "edit"
             found = self._judge_path(tool.name, access, value, self.workspace, via_exec=True,
-                                     redirect=kind == "redirect", real=real, lexical=lexical)
+                                     redirect=kind == "redirect", real=real, lexical=lexical,
+                                     grant=grant)
             if kind == "read-name":  # a plain word that names a file: only deny/credential
                 found = [p for p in found if p.level in (DENY, CREDENTIAL)]
             parts.extend(found)
@@ -798,9 +1165,35 @@ class Policy:
                 parts.append(Part(DENY, f"{shown} reads {self.show(folder)}, a folder whose "
                                         f"files the rule {whole.text} ({whole.source}) denies"))
                 continue
+            if grant.confined:
+                continue  # the sandbox hides what the rule denies
             parts.append(Part(ASK_RULE, f"{shown} reads {self.show(folder)}, a folder holding "
                                         f"what the rule {rule.text} ({rule.source}) denies",
                               fix=f"narrow it to leave out what {rule.text} denies"))
+        for folder, rule in report.history_denied:
+            parts.append(Part(ASK_RULE, f"{shown} shows files of {self.show(folder)} from git's "
+                                        f"history, which may hold what the rule {rule.text} "
+                                        f"({rule.source}) denies",
+                              fix=f"name the paths to show, leaving out what {rule.text} "
+                                  "denies"))
+        for command, what, rule_text in report.control:
+            texts = [command.normalized()] + (
+                [command.outer.normalized()] if command.outer is not None else [])
+            named = self._command_names_control(tool.name, texts)
+            if named is not None:
+                grant.protected = True
+                continue
+            parts.append(Part(PROTECTED, f"{what}, one of git's or chatcli's control files "
+                                         "(protected: asks in every mode)", [],
+                              f"allow it with --allow '{rule_text}' (a rule that names it)"))
+        if not grant.confined:
+            for command, why in report.environ:
+                texts = [command.normalized()]
+                if self._command_rule("allow", tool.name, texts, specific=True) is not None:
+                    continue
+                exact = command_rule(tool.name, command.argv(), exact=True)
+                parts.append(Part(CREDENTIAL, f"`{_short(command.normalized())}` {why}",
+                                  [exact], f"allow it with --allow '{exact}'"))
         # commands
         seen: set[str] = set()
         every_command_allowed = True
@@ -830,12 +1223,16 @@ class Policy:
                     parts.append(Part(CODE, f"`{_short(words)}` {code}", [exact],
                                       f"allow it with --allow '{exact}'"))
                 continue
-            if allowed or _read_only(command):
+            if allowed:
+                grant.writes = True
+                continue
+            if _read_only(command):
                 continue
             if self.mode == "plan":
                 parts.append(Part(PLAN, f"`{_short(words)}`"))
                 continue
             if self.mode == "auto" or "execute" in self.classes:
+                grant.writes = True
                 continue
             rule = suggest_rule(tool.name, command)
             if rule in seen:
@@ -854,12 +1251,33 @@ class Policy:
                 parts.append(Part(CODE, f"{shown} {why}", [], "name the file plainly"))
         return parts
 
-    def _command_rule(self, effect: str, tool: str, texts: list[str]) -> Rule | None:
+    def _command_rule(self, effect: str, tool: str, texts: list[str],
+                      specific: bool = False) -> Rule | None:
         """A rule about this shell tool, or about ``exec`` (the same commands run)."""
-        found = self.matching(effect, tool, command=texts)
+        found = self.matching(effect, tool, command=texts, specific=specific)
         if found is None and tool != "exec":
-            found = self.matching(effect, "exec", command=texts)
+            found = self.matching(effect, "exec", command=texts, specific=specific)
         return found
+
+    def _command_names_control(self, tool: str, texts: list[str]) -> Rule | None:
+        """An allow rule for the command that names what it does to a control file: its words
+        hold the control file's name (``exec(cp x .chatcli/config.toml)``) or it names git's
+        own subcommand (``exec(git config user.name:*)``, ``exec(git remote add:*)``); a bare
+        ``exec``, ``exec(*)`` or ``exec(git:*)`` does not."""
+        for name in (tool, "exec"):
+            for rule in self.rules:
+                if rule.effect != "allow" or not rule.covers(name) or rule.specifier is None:
+                    continue
+                spec = " ".join(rule.specifier.removesuffix(":*").split())
+                words = spec.split(" ")
+                names_it = any(word in spec.casefold() for word in _CONTROL_WORDS) or (
+                    len(words) >= 2 and words[0] == "git" and words[1] in (
+                        "config", "remote", "submodule", "lfs", "worktree", "init", "clone")
+                ) or (len(words) >= 2 and words[0] in ("pre-commit", "husky", "lefthook",
+                                                       "overcommit") and "*" not in words[1])
+                if names_it and any(match_command(rule.specifier, text) for text in texts):
+                    return rule
+        return None
 
     def _exec_cwd(self, arguments: dict[str, Any]) -> Path | Part | None:
         for key in _CWD_KEYS:
@@ -887,7 +1305,7 @@ class Policy:
             return Judgement(Verdict(Decision.ALLOW), parts=parts)
         if self.mode == "plan":  # nothing but reads runs: the rest is refused, not asked
             parts = [Part(PLAN, p.reason.removeprefix("dangerous: "), p.rules, p.fix)
-                     if p.level in (DANGER, CODE, NEED) else p for p in parts]
+                     if p.level in (DANGER, PROTECTED, CODE, NEED) else p for p in parts]
         parts = sorted(parts, key=lambda p: p.level)
         top = parts[0]
         if top.level == DENY:
@@ -898,7 +1316,7 @@ class Policy:
                       "finish the plan and present it — the user leaves plan mode "
                       "(/permissions default, or Shift+Tab) to carry it out")
             return Judgement(Verdict(Decision.DENY, reason), parts=parts)
-        hard = any(p.level in (DANGER, ASK_RULE) for p in parts)
+        hard = any(p.level in (DANGER, PROTECTED, ASK_RULE) for p in parts)
         rules: list[str] = []
         if not hard:
             for part in parts:
@@ -923,6 +1341,9 @@ class Policy:
         if any(p.level == DANGER for p in parts):
             fix = ("it runs only after a person approves it in an interactive chat; no rule or "
                    "mode allows it")
+        elif any(p.level == PROTECTED for p in parts):
+            fix = next(p.fix for p in parts if p.level == PROTECTED)
+            fix += "; no mode or broader rule allows it"
         elif any(p.level == ASK_RULE for p in parts):
             fix = next(p.fix for p in parts if p.level == ASK_RULE)
             fix += "; remove that rule to let --allow or a mode decide"
@@ -1078,6 +1499,174 @@ def _written_words(command: SimpleCommand) -> list[Word]:
                 return [command.args[index + 1]]
         return []
     return []
+
+
+# ------------------------------------------------------------------ control files, environments
+
+#: Words whose presence in a path rule makes it name a control file (``edit(.git/config)``).
+_CONTROL_WORDS = (".git", ".chatcli", ".mcp.json", ".claude", ".gitattributes", ".gitmodules")
+
+#: Commands that install hooks into the repository (``.git/hooks`` or ``core.hooksPath``).
+_HOOK_INSTALLERS = {
+    "pre-commit install": "installs git hooks (.git/hooks)",
+    "pre-commit install-hooks": "installs git hooks (.git/hooks)",
+    "husky install": "sets git's core.hooksPath",
+    "husky init": "sets git's core.hooksPath",
+    "lefthook install": "installs git hooks (.git/hooks)",
+    "overcommit --install": "installs git hooks (.git/hooks)",
+}
+
+
+def _grep_recurses(command: SimpleCommand) -> bool:
+    """``grep -d recurse``, ``-drecurse``, ``--directories=recurse``."""
+    values = [w.value for w in command.args]
+    for index, value in enumerate(values):
+        if value in ("-d", "--directories") and values[index + 1:index + 2] == ["recurse"]:
+            return True
+        if value in ("-drecurse", "--directories=recurse"):
+            return True
+    return False
+
+
+#: git subcommands that show file contents from history (all of the repository's files when no
+#: path is named: a deny rule's files too, if they were ever committed).
+_GIT_HISTORY = frozenset({"log", "show", "diff", "whatchanged", "archive", "format-patch",
+                          "cat-file", "blame", "stash", "bundle", "fast-export"})
+
+
+def _git_reads_history(command: SimpleCommand) -> bool:
+    """Whether a git command shows the contents of files it was not given by path."""
+    sub, rest = git_subcommand(command)
+    if sub not in _GIT_HISTORY:
+        return False
+    values = [w.value for w in rest]
+    if sub == "log" or sub == "whatchanged":
+        return any(v in ("-p", "-u", "--patch", "--patch-with-stat", "--patch-with-raw",
+                         "--full-diff", "-L") or v.startswith("-L") for v in values)
+    if sub == "stash":
+        return values[:1] == ["show"] and any(v in ("-p", "--patch") for v in values)
+    if "--" in values:
+        return False  # paths follow, and are judged as reads
+    return not any("/" in v or (v.startswith(".") and not v.startswith("..")) for v in values
+                   if not v.startswith("-"))
+
+
+def _holds_name(folder: Path, pattern: str, limit: int = 20000) -> bool:
+    """Whether ``folder`` holds, at any depth, a file or folder whose name matches the glob
+    ``pattern``; True too when there is more than ``limit`` entries to look at."""
+    import fnmatch
+
+    if not folder.is_dir():
+        return fnmatch.fnmatchcase(folder.name, pattern)
+    seen = 0
+    for _root, dirs, files in os.walk(folder):
+        for name in [*dirs, *files]:
+            seen += 1
+            if fnmatch.fnmatchcase(name, pattern):
+                return True
+        if seen > limit:
+            return True
+    return False
+
+
+def _git_control(command: SimpleCommand) -> str | None:
+    """Why a git command writes the repository's own control files (its config, .gitmodules,
+    hooks from a template), if it does."""
+    if command.program != "git":
+        return None
+    sub, rest = git_subcommand(command)
+    values = [w.value for w in rest]
+    spots = [w.value for w in positional(command, rest)]
+    if sub == "config":
+        if _read_only(command) or _git_config_files(command):
+            return None  # --global/--system/--file: judged as a write to that file
+        if spots or any(v in ("--unset", "--unset-all", "--add", "--replace-all",
+                              "--rename-section", "--remove-section", "-e", "--edit")
+                        for v in values):
+            return "writes the repository's git config (.git/config)"
+        return None
+    if sub == "remote" and spots and spots[0] in ("add", "rename", "remove", "rm", "set-url",
+                                                  "set-branches"):
+        return "writes the repository's git config (.git/config)"
+    if sub == "submodule" and spots and spots[0] in (
+            "add", "init", "deinit", "set-url", "set-branch", "sync", "absorbgitdirs", "update"):
+        return "writes the repository's git config and .gitmodules"
+    if sub in ("init", "clone") and any(v == "--template" or v.startswith("--template=")
+                                        for v in values):
+        return "copies hooks into a repository from a template (--template)"
+    if sub == "lfs" and spots[:1] in (["install"], ["update"]):
+        return "installs git hooks (.git/hooks)"
+    if sub == "worktree" and spots[:1] == ["add"]:
+        return "adds a worktree to the repository's control folder (.git/worktrees)"
+    return None
+
+
+def _archive_names(paths: list[Path | None], program: str) -> list[str] | None:
+    """The paths an archive or patch file holds (None: it could not be read — from a pipe, too
+    big, or not a format this knows)."""
+    if not paths or any(p is None for p in paths):
+        return None
+    names: list[str] = []
+    for path in paths:
+        assert path is not None
+        try:
+            if not path.is_file() or path.stat().st_size > 50_000_000:
+                return None
+            if program in ("patch", "git"):
+                text = path.read_text(encoding="utf-8", errors="replace")
+                found = patch_paths(text)
+                if not found:
+                    return None
+                # patch -pN may strip folders: judge every tail too
+                for name in found:
+                    parts = Path(name).parts
+                    names.extend(str(Path(*parts[i:])) for i in range(len(parts)))
+            elif program == "unzip":
+                import zipfile
+
+                with zipfile.ZipFile(path) as archive:
+                    names.extend(archive.namelist())
+            else:
+                import tarfile
+
+                with tarfile.open(path) as archive:
+                    for member in archive.getmembers():
+                        names.append(member.name)
+                        if member.issym() or member.islnk():
+                            names.append(member.linkname)
+        except Exception:  # a broken archive (tarfile's and zipfile's own errors too)
+            return None
+    return names
+
+
+#: Files holding a process's environment or memory.
+_ENVIRON = re.compile(r"^/proc/[^/]+(/task/[^/]+)?/(environ|mem)$")
+#: Programs that read another process's memory when given ``-p PID`` (or a PID).
+_TRACERS = frozenset({"gdb", "gcore", "strace", "ltrace", "perf", "lldb", "pstack",
+                      "eu-stack"})
+
+
+def _environ_reader(command: SimpleCommand) -> str | None:
+    """Why the command reads other processes' environments (chatcli's API keys), if it does:
+    ``ps e``/``ps auxeww``/``ps -o environ``, a debugger or tracer attached to a process."""
+    program = command.program
+    values = [w.value for w in command.args]
+    if program == "ps":
+        for index, value in enumerate(values):
+            previous = values[index - 1] if index else ""
+            takes_value = previous in ("o", "O", "p", "U", "t", "q", "--format", "--sort",
+                                       "--pid", "--user", "--group", "--ppid", "--cols") or (
+                re.fullmatch(r"-[A-Za-z]*[oOpCUuGgtqsN]", previous) is not None)
+            if not value.startswith("-") and "=" not in value and re.fullmatch(
+                    r"[A-Za-z]+", value) and "e" in value and not takes_value:
+                return "shows other processes' environments (ps e), where API keys live"
+            if "environ" in value.lower():
+                return "shows other processes' environments (environ), where API keys live"
+        return None
+    if program in _TRACERS and any(v in ("-p", "--pid", "--attach") or v.startswith(
+            ("-p", "--pid=")) for v in values):
+        return f"attaches {program} to another process, whose memory holds API keys"
+    return None
 
 
 # ------------------------------------------------------------------ code inside arguments
@@ -1310,6 +1899,13 @@ def _git_hidden(command: SimpleCommand) -> str | None:
             return f"sets git's {setting.split('=', 1)[0]}, which runs a command"
     sub, rest = git_subcommand(command)
     rest_values = [w.value for w in rest]
+    if sub == "grep" and any(v.startswith("--open-files-in-pager") or re.fullmatch(
+            r"-[A-Za-z]*O.*", v) for v in rest_values):
+        return "runs a program on the files it finds (git grep --open-files-in-pager)"
+    if any(v in ("--git-dir", "--work-tree") or v.startswith(("--git-dir=", "--work-tree="))
+           for v in values[:len(values) - len(rest)]):
+        return ("uses another repository's folder (--git-dir/--work-tree), whose config can run "
+                "programs")
     if any(v.startswith("--exec-path=") for v in values):
         return "tells git where to find its programs (--exec-path)"
     if any(v.startswith(("--upload-pack", "--receive-pack")) or (
@@ -1355,6 +1951,13 @@ _COMMAND_OPTIONS: dict[str, tuple[str, ...]] = {
     "ssh": ("-oProxyCommand", "-oLocalCommand", "-oKnownHostsCommand"),
     "scp": ("-S", "-oProxyCommand", "-oLocalCommand"),
     "sftp": ("-S", "-oProxyCommand", "-oLocalCommand"),
+    "fd": ("-x", "--exec", "-X", "--exec-batch"),
+    "fdfind": ("-x", "--exec", "-X", "--exec-batch"),
+    "sort": ("--compress-program",),
+    "bat": ("--pager",),
+    "batcat": ("--pager",),
+    "ag": ("--pager",),
+    "ack": ("--pager",),
 }
 
 

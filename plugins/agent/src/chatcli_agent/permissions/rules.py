@@ -28,6 +28,7 @@ __all__ = [
     "RuleError",
     "command_rule",
     "escape_glob",
+    "hidden_pattern",
     "match_command",
     "match_path",
     "parse_rule",
@@ -265,6 +266,16 @@ def path_prefix(specifier: str, workspace: Path, home: Path) -> str | None:
     if not anchored:
         return None
     return _fixed_part(_real_fixed(pattern))
+
+
+def hidden_pattern(specifier: str, workspace: Path, home: Path) -> str:
+    """A path pattern as the absolute path or glob a sandbox hides: ``./secrets/**`` is
+    ``/ws/secrets/**`` (its fixed folder with links resolved), a bare name ``*.env`` is
+    ``/ws/**/*.env`` (in every folder of the workspace)."""
+    pattern, anchored = _anchor(specifier, workspace, home)
+    if not anchored:
+        return f"{workspace}/**/{pattern}"
+    return _real_fixed(pattern)
 
 
 def path_rule(tool: str, path: Path, workspace: Path, home: Path) -> str:
