@@ -104,6 +104,8 @@ class CoderSettings:
     exec_timeout_max: float = 600.0
     sandbox_writable: tuple[str, ...] = ()
     list_credentials: bool = False
+    #: environment variables commands get though they look like secrets
+    pass_env: tuple[str, ...] = ()
 
 
 _SETTINGS_CACHE: dict[str, CoderSettings] = {}
@@ -142,6 +144,9 @@ def parse_coder_settings(table: dict[str, Any]) -> CoderSettings:
     if not isinstance(credentials, bool):
         raise ValueError("[coder] list_credentials must be true or false")
     values["list_credentials"] = credentials
+    from chatcli_workspace import pass_env_names
+
+    values["pass_env"] = pass_env_names(table.get("pass_env", []))
     parsed = CoderSettings(**values)
     if parsed.exec_timeout > parsed.exec_timeout_max:
         parsed = CoderSettings(**{**values, "exec_timeout": parsed.exec_timeout_max})

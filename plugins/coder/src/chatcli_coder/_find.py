@@ -26,7 +26,7 @@ from chatcli_coder._common import (
     missing,
     resolve_path,
 )
-from chatcli_coder._walk import Walker
+from chatcli_coder._walk import Hidden, Walker
 
 if TYPE_CHECKING:
     from chatcli import ToolContext
@@ -46,6 +46,12 @@ def rg_binary() -> str | None:
         if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
             return candidate
     return shutil.which("rg")
+
+
+def _hidden(context: ToolContext) -> Hidden:
+    """What the call must not see (deny rules' targets): skipped without a word."""
+    confinement = getattr(context, "confinement", None)
+    return Hidden(getattr(confinement, "hidden", ()) or ())
 
 
 def _top(args: Any, context: ToolContext) -> tuple[Path, str]:
@@ -154,6 +160,7 @@ def _search_rg(binary: str, args: Any, context: ToolContext, top: Path, results:
     if args.glob:
         command += ["--glob", args.glob]
     command += ["--regexp", args.pattern, "--", where]
+    hidden = _hidden(context)
     started = time.monotonic()
     process = subprocess.Popen(command, cwd=root, stdin=subprocess.DEVNULL,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -182,6 +189,8 @@ def _search_rg(binary: str, args: Any, context: ToolContext, top: Path, results:
             if path.startswith("./"):
                 path = path[2:]
             absolute = Path(path) if os.path.isabs(path) else root / path
+            if hidden and hidden.covers(absolute):
+                continue
             if not credentials and credential(absolute):
                 results.skipped_credentials.add(path)
                 continue
@@ -224,10 +233,13 @@ def _search_python(args: Any, context: ToolContext, top: Path, results: _Results
     except re.error as err:
         raise ToolError(f"the pattern is not a valid regular expression: {err}; set "
                         "literal=true to search for the text as it is") from None
+    hidden = _hidden(context)
     walker = Walker(top if top.is_dir() else top.parent, ignore=not args.include_ignored,
-                    credentials=True)
+                    credentials=True, hidden=hidden)
     glob = _glob_spec(args.glob) if args.glob else None
     files = [top] if top.is_file() else (entry.path for entry in walker.files())
+    if hidden.covers(top):
+        files = []
     started = time.monotonic()
     for path in files:
         if time.monotonic() - started > SEARCH_SECONDS:
@@ -300,13 +312,14 @@ def glob_files(args: Any, context: ToolContext) -> str:
     if not args.pattern.strip():
         raise ToolError("the pattern is empty: give a glob such as '**/*.py' or '*.md'")
     matches = _glob_spec(args.pattern)
-    walker = Walker(top, ignore=not args.include_ignored, credentials=True)
+    hidden = _hidden(context)
+    walker = Walker(top, ignore=not args.include_ignored, credentials=True, hidden=hidden)
     found: list[str] = []
     secrets = 0
     total = 0
     started = time.monotonic()
     stopped = False
-    for entry in walker.files():
+    for entry in ([] if hidden.covers(top) else walker.files()):
         if time.monotonic() - started > SEARCH_SECONDS:
             stopped = True
             break
@@ -354,7 +367,8 @@ def tree(args: Any, context: ToolContext) -> str:
     if not top.is_dir():
         raise NotAFile(f"'{shown}' is a file, not a folder")
     settings = coder_settings(context.settings)
-    walker = Walker(top, ignore=not args.include_ignored, credentials=settings.list_credentials)
+    walker = Walker(top, ignore=not args.include_ignored, credentials=settings.list_credentials,
+                    hidden=_hidden(context))
     budget = max(context.max_output - 400, 1_000)
     rows = [f"{shown}/" if shown != "." else "./"]
     state = {"entries": 0, "dirs": 0, "files": 0, "used": len(rows[0]), "stopped": False}

@@ -2,10 +2,14 @@
 kept, timeout and cancellation killing the whole group, and a bubblewrap sandbox.
 
 The sandbox (``bwrap``): the whole filesystem read-only (``--ro-bind / /``), the workspace and
-the allowed folders writable, a private ``/tmp`` (virtual environments and ``PATH`` folders under
-it shown read-only), fresh ``/dev`` and ``/proc``, its own PID
-namespace (when the command ends or is stopped, everything it started dies with it), no network
-unless asked (``--unshare-net``), and ``--die-with-parent``: nothing outlives chatcli.
+the allowed folders writable (read-only when the call's :class:`chatcli.Confinement` is not
+``writable``), chatcli's and git's control files in them read-only (unless
+``protected_writable``), the paths the confinement hides replaced by an empty file or an empty
+read-only folder, a private ``/tmp`` (virtual environments and ``PATH`` folders under it shown
+read-only), fresh ``/dev`` and ``/proc``, its own PID namespace (chatcli and its environment are
+not there; when the command ends or is stopped, everything it started dies with it), no
+capabilities (``--cap-drop ALL``: nothing it does can unmount what hides or protects), no
+network unless asked (``--unshare-net``), and ``--die-with-parent``: nothing outlives chatcli.
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ from pathlib import Path
 
 from chatcli_coder._common import CoderSettings, SandboxUnavailable
 
-__all__ = ["Outcome", "Sandbox", "choose_sandbox", "run_command"]
+__all__ = ["Outcome", "Sandbox", "choose_sandbox", "run_command", "will_confine"]
 
 #: Seconds between SIGTERM and SIGKILL.
 KILL_GRACE = 2.0
@@ -63,7 +67,8 @@ def _probe(binary: str) -> str | None:
             try:
                 done = subprocess.run(
                     [binary, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
-                     "--unshare-net", "--unshare-pid", "--die-with-parent", "true"],
+                     "--unshare-net", "--unshare-pid", "--die-with-parent", "--cap-drop", "ALL",
+                     "true"],
                     stdin=subprocess.DEVNULL, capture_output=True, timeout=20)
                 why = None if done.returncode == 0 else (
                     done.stderr.decode(errors="replace").strip().splitlines() or ["it failed"]
@@ -72,6 +77,15 @@ def _probe(binary: str) -> str | None:
                 why = str(err)
             _probed[binary] = why
         return _probed[binary]
+
+
+def will_confine(settings: CoderSettings) -> bool:
+    """Whether commands will run in bubblewrap (``[coder] sandbox`` is not off and bwrap works
+    here): what the exec and test tools tell the permission policy (``Tool.confined``)."""
+    if settings.sandbox == "off":
+        return False
+    binary = shutil.which("bwrap")
+    return binary is not None and _probe(binary) is None
 
 
 def choose_sandbox(settings: CoderSettings) -> Sandbox:
@@ -96,23 +110,38 @@ def choose_sandbox(settings: CoderSettings) -> Sandbox:
 
 
 def sandboxed(argv: list[str], bwrap: str, cwd: Path, writable: list[Path],
-              network: bool) -> list[str]:
-    """``argv`` wrapped in bubblewrap."""
+              network: bool, *, readonly: list[Path] | tuple[Path, ...] = (),
+              protected: list[Path] | tuple[Path, ...] = (),
+              hidden: list[tuple[Path, bool]] | tuple[tuple[Path, bool], ...] = ()
+              ) -> list[str]:
+    """``argv`` wrapped in bubblewrap: ``writable`` folders bound writable and ``readonly``
+    ones read-only (over the private ``/tmp`` too; shorter paths first, so a folder inside
+    another one is bound after it), then each ``protected`` path bound read-only over itself,
+    then each ``hidden`` ``(path, is_folder)`` covered: an empty read-only folder over a folder,
+    ``/dev/null`` over a file."""
     wrapped = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
                "--tmpfs", "/tmp"]
     for folder in _programs_under_tmp():
         wrapped += ["--ro-bind", str(folder), str(folder)]
     seen: set[Path] = set()
-    # shorter paths first: a folder inside another one is bound after it
-    for folder in sorted(writable, key=lambda p: len(p.parts)):
+    roots = [(folder, True) for folder in writable] + [(folder, False) for folder in readonly]
+    for folder, write in sorted(roots, key=lambda item: len(item[0].parts)):
         if folder in seen or not folder.is_dir():
             continue
         seen.add(folder)
-        wrapped += ["--bind", str(folder), str(folder)]
+        wrapped += ["--bind" if write else "--ro-bind", str(folder), str(folder)]
+    for path in sorted(set(protected), key=lambda p: (len(p.parts), str(p))):
+        if os.path.lexists(path):
+            wrapped += ["--ro-bind", str(path), str(path)]
+    for path, is_dir in hidden:
+        if is_dir:
+            wrapped += ["--tmpfs", str(path), "--remount-ro", str(path)]
+        else:
+            wrapped += ["--ro-bind", "/dev/null", str(path)]
     if not network:
         wrapped.append("--unshare-net")
     wrapped += ["--unshare-pid", "--unshare-ipc", "--die-with-parent", "--new-session",
-                "--chdir", str(cwd), "--"]
+                "--cap-drop", "ALL", "--chdir", str(cwd), "--"]
     return wrapped + argv
 
 

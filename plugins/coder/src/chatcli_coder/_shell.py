@@ -8,6 +8,7 @@ import shlex
 import shutil
 import signal
 import subprocess
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -21,19 +22,25 @@ from chatcli_coder._common import (
     resolve_path,
 )
 from chatcli_coder._run import Outcome, choose_sandbox, run_command, sandboxed, shell
+from chatcli_coder._walk import Hidden
 
 if TYPE_CHECKING:
-    from chatcli import ToolContext
-
-#: Environment variables whose names say they hold secrets: not passed to commands.
-_SECRET_NAME = re.compile(r"(API_?KEY|AUTH_TOKEN|ACCESS_TOKEN|SECRET|PASSWORD|PASSWD|"
-                          r"PRIVATE_KEY|CREDENTIALS)", re.IGNORECASE)
+    from chatcli import Settings, ToolContext
 
 
-def command_env() -> dict[str, str]:
-    """The environment commands run with: chatcli's, without secret-looking variables, with
-    pagers off and Python unbuffered (so output streams as it is printed)."""
-    env = {k: v for k, v in os.environ.items() if not _SECRET_NAME.search(k)}
+def command_env(settings: Settings | None = None) -> dict[str, str]:
+    """The environment commands run with: chatcli's, scrubbed of API keys and secret-looking
+    variables (:func:`chatcli_workspace.scrubbed_env`; the ``[providers.X] api_key_env``
+    variables too, ``[coder] pass_env`` kept), with pagers off and Python unbuffered (so output
+    streams as it is printed)."""
+    from chatcli_workspace import scrubbed_env, secret_names_in_settings
+
+    names: tuple[str, ...] = ()
+    passed: tuple[str, ...] = ()
+    if settings is not None:
+        names, _ = secret_names_in_settings(settings)
+        passed = coder_settings(settings).pass_env
+    env = scrubbed_env(extra_secret_names=names, pass_env=passed)
     env.update(PAGER="cat", GIT_PAGER="cat", GIT_TERMINAL_PROMPT="0", PYTHONUNBUFFERED="1")
     env.setdefault("NO_COLOR", "1")
     return env
@@ -61,29 +68,130 @@ def _timeout(asked: float | None, context: ToolContext) -> tuple[float, str]:
 
 def run_shell(command: str, cwd: Path, timeout: float, network: bool,
               context: ToolContext) -> tuple[Outcome, str]:
-    """Run ``command`` with ``bash -c`` (in the sandbox when there is one); the outcome and
-    how it was confined."""
+    """Run ``command`` with ``bash -c`` (in the sandbox when there is one, confined as the
+    call's :class:`chatcli.Confinement` says); the outcome and how it was confined."""
     settings = coder_settings(context.settings)
     sandbox = choose_sandbox(settings)
     argv = [shell(), "-c", command]
+    confinement = context.confinement
+    notes: list[str] = []
+    guard: _ControlGuard | None = None
     if sandbox.bwrap is not None:
-        writable = [Path(os.path.realpath(context.workspace)),
-                    *(Path(os.path.realpath(d)) for d in allowed_dirs(context)),
-                    *(Path(os.path.realpath(os.path.expanduser(d)))
-                      for d in settings.sandbox_writable)]
-        argv = sandboxed(argv, sandbox.bwrap, cwd, writable, network)
+        roots = [Path(os.path.realpath(context.workspace)),
+                 *(Path(os.path.realpath(d)) for d in allowed_dirs(context))]
+        extra = [Path(os.path.realpath(os.path.expanduser(d))) for d in settings.sandbox_writable]
+        protected: list[Path] = []
+        if confinement.writable:
+            writable, readonly = [*roots, *extra], []
+            if not confinement.protected_writable:
+                from chatcli_workspace import control_paths
+
+                for root in roots:
+                    if root.is_dir():
+                        protected.extend(control_paths(root, limit=CONTROL_WALK))
+                guard = _ControlGuard([r for r in roots if r.is_dir()])
+        else:
+            writable, readonly = extra, roots
+        hidden, complete = Hidden(confinement.hidden).expand()
+        if not complete:
+            notes.append("[the sandbox stopped looking for denied paths after "
+                         f"{HIDDEN_WALK:,} entries: some may be visible to the command]")
+        argv = sandboxed(argv, sandbox.bwrap, cwd, writable, network, readonly=readonly,
+                         protected=protected, hidden=hidden)
         how = "sandbox: bwrap, " + ("network allowed" if network else "no network")
+        if not confinement.writable:
+            how += ", the workspace read-only"
     else:
         how = "no sandbox" if settings.sandbox == "off" else "unconfined"
     outcome = run_command(
-        argv, cwd=cwd, env=command_env(), timeout=timeout,
+        argv, cwd=cwd, env=command_env(context.settings), timeout=timeout,
         budget=max(context.max_output - 600, 1_000), output=context.output,
         cancelled=lambda: context.cancelled)
+    outcome.notes[:0] = notes
+    if guard is not None:
+        outcome.hints.extend(guard.undo_new(context.workspace))
     if sandbox.note:
         outcome.notes.insert(0, sandbox.note)
     if sandbox.bwrap is not None and outcome.exit_code:
-        outcome.hints.extend(_sandbox_hints(outcome.output, network))
+        outcome.hints.extend(_sandbox_hints(outcome.output, network, confinement.writable))
     return outcome, how
+
+
+#: Entries of each writable folder searched for control files (to mount them read-only, and
+#: to find those a command created).
+CONTROL_WALK = 20_000
+#: Entries searched for the paths a deny rule's glob names.
+HIDDEN_WALK = 50_000
+
+_CONTROL_FOLDERS = frozenset({".chatcli", ".git"})
+_CONTROL_FILES = frozenset({".mcp.json", ".gitattributes", ".gitmodules"})
+
+
+def _fold(name: str) -> str:
+    return name.rstrip(". ").casefold()
+
+
+class _ControlGuard:
+    """chatcli's and git's control files that did not exist before a sandboxed command ran:
+    bubblewrap can mount what exists read-only, not forbid a new name in a writable folder, so
+    a control file the command created (a ``.mcp.json``, ``.chatcli/``, ``.gitattributes``,
+    ``.claude/settings.json``, ``.git/``) is renamed out of the way once it has ended (its
+    processes are gone with its PID namespace) — never followed, never deleted."""
+
+    def __init__(self, roots: list[Path]) -> None:
+        self.roots = roots
+        self.started = time.time_ns()
+        self.before = {path for root in roots for path in _control_entries(root)}
+
+    def undo_new(self, workspace: Path) -> list[str]:
+        lines: list[str] = []
+        moved: list[Path] = []
+        for root in self.roots:
+            for path in _control_entries(root):
+                if path in self.before or any(path.is_relative_to(m) for m in moved):
+                    continue
+                try:
+                    if os.lstat(path).st_ctime_ns < self.started - 1_000_000_000:
+                        continue  # not the command's (a walk cut short saw it late)
+                except OSError:
+                    continue
+                target = path.with_name(path.name + ".refused")
+                number = 1
+                while os.path.lexists(target):
+                    number += 1
+                    target = path.with_name(f"{path.name}.refused{number}")
+                try:
+                    os.rename(path, target)
+                except OSError as err:
+                    lines.append(f"[the command created {path}, a control file, and it could "
+                                 f"not be moved away: {err.strerror}]")
+                    continue
+                moved.append(path)
+                shown = os.path.relpath(path, workspace)
+                lines.append(f"[the command created {shown}, one of chatcli's or git's control "
+                             "files, which commands do not write without the person's "
+                             f"approval: moved to {os.path.relpath(target, workspace)}]")
+        return lines
+
+
+def _control_entries(root: Path, limit: int = CONTROL_WALK) -> list[Path]:
+    """The control files and folders below ``root``, as named (links not followed)."""
+    found: list[Path] = []
+    seen = 0
+    for folder, dirs, files in os.walk(root):
+        base = Path(folder)
+        parent = _fold(base.name)
+        for name in [*dirs, *files]:
+            seen += 1
+            folded = _fold(name)
+            if folded in _CONTROL_FOLDERS or folded in _CONTROL_FILES or (
+                    parent == ".claude" and folded.startswith("settings")
+                    and folded.endswith(".json")):
+                found.append(base / name)
+        dirs[:] = [d for d in dirs if _fold(d) not in _CONTROL_FOLDERS]
+        if seen > limit:
+            break
+    return found
 
 
 _NO_NETWORK = ("Temporary failure in name resolution", "Could not resolve host",
@@ -91,13 +199,17 @@ _NO_NETWORK = ("Temporary failure in name resolution", "Could not resolve host",
                "nodename nor servname", "Failed to establish a new connection")
 
 
-def _sandbox_hints(output: str, network: bool) -> list[str]:
+def _sandbox_hints(output: str, network: bool, writable: bool = True) -> list[str]:
     """What the sandbox may have caused, when a command failed."""
     hints = []
-    if "Read-only file system" in output:
-        hints.append("[the sandbox makes everything outside the workspace and /tmp read-only; "
-                     "work inside the workspace (the user can add folders with [coder] "
-                     "sandbox_writable)]")
+    if "Read-only file system" in output and not writable:
+        hints.append("[the command ran with the workspace read-only (it was not approved for "
+                     "writing): ask the user to approve it, or use the edit tools]")
+    elif "Read-only file system" in output:
+        hints.append("[the sandbox makes everything outside the workspace and /tmp read-only, "
+                     "and chatcli's and git's control files in it (.git, .chatcli, .mcp.json, "
+                     ".gitattributes…) unless the user approved writing them; work inside the "
+                     "workspace (the user can add folders with [coder] sandbox_writable)]")
     if not network and any(sign in output for sign in _NO_NETWORK):
         hints.append("[the sandbox has no network: call again with network=true if the "
                      "command needs it]")

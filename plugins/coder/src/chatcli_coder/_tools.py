@@ -157,11 +157,19 @@ def make_tools(settings: Settings, workspace: Path) -> list[Tool]:
                        "filesystem is read-only but for the workspace and a private /tmp, and "
                        "there is no network unless network=true (without it, the result says "
                        "so)."}[coder.sandbox]
+    if coder.sandbox != "off":
+        sandbox += (" In the sandbox, files the user denied are empty, chatcli's and git's "
+                    "control files (.git, .chatcli, .mcp.json, .gitattributes) are read-only "
+                    "unless the user approved writing them, and a command not approved for "
+                    "writing sees the workspace read-only.")
     limits = (f"Default timeout {coder.exec_timeout:g} s, at most {coder.exec_timeout_max:g} s; "
               "on timeout or when the user stops it, the command and everything it started are "
               "killed. Output (stdout and stderr together) is shown to the user live; the "
               "result keeps its beginning and end when long.")
+    from chatcli_coder._run import will_confine
     from chatcli_coder._shell import test_hint
+
+    confined = will_confine(coder)
 
     return [
         Tool(
@@ -241,6 +249,7 @@ def make_tools(settings: Settings, workspace: Path) -> list[Tool]:
         ),
         Tool(
             name="exec", args_model=ExecArgs, risk=Risk.EXECUTE, subject="command",
+            confined=confined,
             run=_lazy("chatcli_coder._shell", "exec_command"),
             description=(
                 "Run a shell command with bash -c in the workspace (or cwd inside it); stdin "
@@ -259,6 +268,7 @@ def make_tools(settings: Settings, workspace: Path) -> list[Tool]:
         ),
         Tool(
             name="test", args_model=TestArgs, risk=Risk.EXECUTE, subject="command",
+            confined=confined,
             run=_lazy("chatcli_coder._shell", "run_tests"),
             description=(
                 "Run the project's tests and report pass or fail with the output. Without "

@@ -1,18 +1,20 @@
 """Walking folders the way git sees them: ``.gitignore`` files (every level, and those above up
 to the repository's root), ``.git/info/exclude``, the ``.git`` folder itself skipped; symbolic
-links listed, never followed; credential files left out unless asked for."""
+links listed, never followed; credential files left out unless asked for; the paths a call's
+:class:`chatcli.Confinement` hides (deny rules' targets) left out without a word."""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from chatcli_coder._common import credential
 
-__all__ = ["Entry", "Walker"]
+__all__ = ["Entry", "Hidden", "Walker"]
 
 #: Never listed (version-control internals).
 ALWAYS_SKIPPED = frozenset({".git", ".hg", ".svn"})
@@ -28,6 +30,133 @@ class Entry:
     is_link: bool
 
 
+def glob_regex(pattern: str) -> re.Pattern[str]:
+    """A gitignore-style absolute glob (``*``, ``?``, ``[…]``, ``**`` crossing folders) as a
+    regular expression over '/'-separated text (the permission rules' syntax)."""
+    out, index = [], 0
+    while index < len(pattern):
+        char = pattern[index]
+        if pattern.startswith("**/", index):
+            out.append("(?:.*/)?")
+            index += 3
+            continue
+        if pattern.startswith("**", index):
+            out.append(".*")
+            index += 2
+            continue
+        if char == "*":
+            out.append("[^/]*")
+        elif char == "?":
+            out.append("[^/]")
+        elif char == "[":
+            end = pattern.find("]", index + 2 if pattern[index + 1:index + 2] in "!^" else
+                               index + 1)
+            if end == -1:
+                out.append(re.escape(char))
+            else:
+                body = pattern[index + 1:end]
+                if body[:1] in ("!", "^"):
+                    body = "^" + body[1:]
+                out.append("[" + body.replace("\\", "\\\\").replace("[", "\\[") + "]")
+                index = end
+        else:
+            out.append(re.escape(char))
+        index += 1
+    return re.compile("".join(out) + r"\Z", re.S)
+
+
+def _fixed_part(pattern: str) -> str:
+    """The leading folders of an absolute glob that hold no glob character."""
+    fixed: list[str] = []
+    for part in pattern.split("/"):
+        if any(c in part for c in "*?["):
+            break
+        fixed.append(part)
+    return "/".join(fixed) or "/"
+
+
+class Hidden:
+    """The paths a call must not see (:attr:`chatcli.Confinement.hidden`: absolute paths or
+    absolute globs): what matches, or lies inside a folder that matches, is hidden. Each
+    pattern is judged as given and with its fixed leading folder resolved through links."""
+
+    def __init__(self, patterns: Iterable[str] = ()) -> None:
+        self.patterns: list[tuple[str, str]] = []  # (fixed folder, pattern), both forms
+        self._regexes: list[re.Pattern[str]] = []
+        for pattern in patterns:
+            if not pattern or not pattern.startswith("/"):
+                continue
+            pattern = pattern.rstrip("/") or "/"
+            fixed = _fixed_part(pattern)
+            real = os.path.realpath(fixed)
+            forms = [pattern, real + pattern[len(fixed):]]
+            # "folder/**" hides the folder itself (what is added to it later too)
+            forms += [form[:-3] or "/" for form in forms if form.endswith("/**")]
+            for form in dict.fromkeys(forms):
+                self.patterns.append((_fixed_part(form), form))
+                self._regexes.append(glob_regex(form))
+
+    def __bool__(self) -> bool:
+        return bool(self.patterns)
+
+    def covers(self, path: Path | str) -> bool:
+        """Whether ``path`` (absolute; judged as given and with links resolved) is hidden."""
+        if not self._regexes:
+            return False
+        text = os.path.normpath(os.fspath(path))
+        for probe_start in dict.fromkeys((text, os.path.realpath(text))):
+            probe = probe_start
+            while True:
+                if any(regex.match(probe) for regex in self._regexes):
+                    return True
+                parent = os.path.dirname(probe)
+                if parent == probe:
+                    break
+                probe = parent
+        return False
+
+    def expand(self, limit: int = 50_000) -> tuple[list[tuple[Path, bool]], bool]:
+        """The existing paths the patterns name, real, each with whether it is a folder (a
+        folder that matches stands for everything in it; nothing inside a hidden folder is
+        listed again), and whether every one was found (False: the walk stopped at ``limit``
+        entries)."""
+        found: dict[Path, bool] = {}
+        complete = True
+        seen = 0
+        for fixed, pattern in self.patterns:
+            regex = glob_regex(pattern)
+            if fixed == pattern:  # a plain path
+                if os.path.lexists(pattern):
+                    real = Path(os.path.realpath(pattern))
+                    if real.exists():
+                        found[real] = real.is_dir()
+                continue
+            if os.path.isdir(fixed) and regex.match(fixed):
+                found[Path(os.path.realpath(fixed))] = True
+                continue
+            for folder, dirs, files in os.walk(fixed):
+                keep = []
+                for name in [*dirs, *files]:
+                    seen += 1
+                    path = os.path.join(folder, name)
+                    if regex.match(path):
+                        real = Path(os.path.realpath(path))
+                        if real.exists():
+                            found[real] = real.is_dir()
+                    elif name in dirs:
+                        keep.append(name)
+                dirs[:] = keep
+                if seen > limit:
+                    complete = False
+                    dirs[:] = []
+                    break
+        # nothing inside a hidden folder: the folder hides it already
+        folders = [p for p, is_dir in found.items() if is_dir]
+        kept = [(p, is_dir) for p, is_dir in found.items()
+                if not any(p != f and p.is_relative_to(f) for f in folders)]
+        return sorted(kept, key=lambda item: (len(item[0].parts), str(item[0]))), complete
+
+
 def git_root(start: Path) -> Path | None:
     """The nearest folder at or above ``start`` holding ``.git``."""
     for folder in (start, *start.parents):
@@ -39,8 +168,10 @@ def git_root(start: Path) -> Path | None:
 class Walker:
     """Lists folders below ``top``, honouring ignore files when ``ignore`` is set."""
 
-    def __init__(self, top: Path, *, ignore: bool = True, credentials: bool = False) -> None:
+    def __init__(self, top: Path, *, ignore: bool = True, credentials: bool = False,
+                 hidden: Hidden | None = None) -> None:
         self.top = top
+        self.hidden = hidden if hidden else None
         self.ignore = ignore
         self.credentials = credentials
         #: folder -> its compiled .gitignore (None: it has none)
@@ -127,6 +258,8 @@ class Walker:
             except OSError:
                 continue
             path = folder / item.name
+            if self.hidden is not None and self.hidden.covers(path):
+                continue
             if self.ignored(path, is_dir):
                 continue
             if not is_dir and not self.credentials and credential(path):
