@@ -302,14 +302,15 @@ class PluginHost:
             self._registries.clear()
 
     def _guard(self, plugin: object) -> None:
-        from chatcli._errors import ChatcliError
+        from chatcli._errors import ChatcliError, ConfigError
 
         for caller in self.pm.get_hookcallers(plugin) or []:
             for impl in caller.get_hookimpls():
                 if impl.plugin is plugin:
                     firstresult = bool(caller.spec and caller.spec.opts.get("firstresult"))
                     guard(impl, caller.name, self._check(caller), self._report,
-                          (ChatcliError,) if caller.name in _RAISING_HOOKS else (), firstresult)
+                          (ChatcliError,) if caller.name in _RAISING_HOOKS else
+                          (ConfigError,) if caller.name == "session_start" else (), firstresult)
 
     def _check(self, caller: pluggy.HookCaller) -> ResultCheck:
         check = self._checks.get(caller.name)

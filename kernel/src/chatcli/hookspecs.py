@@ -342,7 +342,9 @@ def session_start(session: Session, conversation: Conversation, settings: Settin
     :param conversation: the conversation that begins; observers may be attached to it.
     :param settings: the session's settings.
 
-    The return value is ignored.
+    The return value is ignored. A :class:`chatcli.ConfigError` raised here (the plugin's
+    settings are wrong: ``[permissions] mode = "yolo"``) ends the command with that error (exit
+    2); any other exception is reported and isolated.
     """
 
 

@@ -57,8 +57,12 @@ class PermissionsPlugin:
             from chatcli_agent.permissions.state import load_state
 
             options = session.options
+            try:
+                tools = list(session.host.tools())
+            except Exception:  # a host that cannot list its tools: the built-in names only
+                tools = []
             state = load_state(session.settings, session.workspace, options.allow,
-                               options.permission_mode)
+                               options.permission_mode, tools=tools)
             self._sessions[session] = state
         self._last = state
         return state

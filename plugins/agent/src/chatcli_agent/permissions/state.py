@@ -13,6 +13,7 @@ import json
 import os
 import re
 import tomllib
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -134,9 +135,52 @@ def _texts(value: Any, what: str, notes: list[str]) -> list[str]:
     return out
 
 
+#: Rule kinds every policy knows (besides the tools a run has registered).
+_KNOWN_KINDS = frozenset({"exec", "test", "read", "edit", "write", "multiedit", "apply_patch",
+                          "search", "glob", "tree", "Bash", "Read", "Grep", "Glob", "LS", "Edit",
+                          "Write", "MultiEdit", "NotebookEdit"})
+
+
+def _closest(word: str, choices: Iterable[str]) -> str | None:
+    import difflib
+
+    found = difflib.get_close_matches(word, sorted(set(choices)), n=1, cutoff=0.6)
+    if not found:  # a case slip: `READ`, `Exec`
+        found = [c for c in sorted(set(choices)) if c.casefold() == word.casefold()][:1]
+    return found[0] if found else None
+
+
+def check_rule_kinds(texts: Iterable[str], effect: str, where: str,
+                     tools: Iterable[str] = ()) -> None:
+    """Raise :class:`chatcli.ConfigError` for a rule whose kind is a misspelling of one that
+    exists (``raed(.env)``: did you mean 'read'?). A kind close to nothing known is left alone
+    (the tool may come from a plugin that is not loaded); it is noted by ``/permissions``."""
+    from chatcli import ConfigError
+
+    known = set(_KNOWN_KINDS) | set(tools)
+    for text in texts:
+        try:
+            rule = parse_rule(text, effect)
+        except RuleError:
+            continue
+        name = text.strip().split("(", 1)[0].strip()
+        if name in known or rule.tool in known or name.startswith("mcp__") or any(
+                c in name for c in "*?"):
+            continue
+        close = _closest(name, known)
+        if close is not None:
+            raise ConfigError(f"[permissions] {effect} in {where}: unknown rule kind '{name}' "
+                              f"in {text.strip()!r}", f"did you mean '{close}'?")
+
+
 def load_state(settings: Settings, workspace: Path, allow: frozenset[str] | set[str] = frozenset(),
-               permission_mode: str | None = None) -> PermissionState:
-    """The permissions of a session opened with ``settings`` in ``workspace``."""
+               permission_mode: str | None = None, tools: Iterable[str] | None = None
+               ) -> PermissionState:
+    """The permissions of a session opened with ``settings`` in ``workspace``.
+
+    With ``tools`` (the names of the run's tools) the configuration is checked: a mode that is
+    not one, or a rule kind that is a misspelling (``raed(.env)``), raises
+    :class:`chatcli.ConfigError` naming the closest name."""
     from chatcli import user_config_path
 
     notes: list[str] = []
@@ -149,6 +193,15 @@ def load_state(settings: Settings, workspace: Path, allow: frozenset[str] | set[
     policy = Policy(workspace, allowed_dirs=settings.allowed_dirs,
                     classes={a for a in allow if a in _RISK_CLASSES})
     state = PermissionState(policy, notes=notes)
+    if tools is not None:
+        _check_mode(permission_mode, merged, user, project, user_path, project_path)
+        for effect in EFFECTS:
+            for texts, where in ((user.get(effect), str(user_path)),
+                                 (project.get(effect), str(project_path)),
+                                 (merged.get(effect), "the settings")):
+                check_rule_kinds(_texts(texts, effect, []), effect, where, tools)
+        check_rule_kinds(sorted(a for a in allow if a not in _RISK_CLASSES), "allow",
+                         "--allow", tools)
     for effect in EFFECTS:
         state.add_rules(_texts(user.get(effect), f"{effect} in {user_path}", notes), effect, USER)
         project_rules = _texts(project.get(effect), f"{effect} in {project_path}", notes)
@@ -167,6 +220,23 @@ def load_state(settings: Settings, workspace: Path, allow: frozenset[str] | set[
     state.mode_source = source
     state.start_mode = mode
     return state
+
+
+def _check_mode(flag: str | None, merged: dict[str, Any], user: dict[str, Any],
+                project: dict[str, Any], user_path: Path, project_path: Path | None) -> None:
+    """Raise :class:`chatcli.ConfigError` for a ``mode`` that is not one of :data:`MODES`."""
+    from chatcli import ConfigError
+
+    for value, where in ((flag, "--permission-mode"), (user.get("mode"), str(user_path)),
+                         (project.get("mode"), str(project_path)),
+                         (merged.get("mode"), "the settings")):
+        if value is None or value in MODES:
+            continue
+        shown = value if isinstance(value, str) else repr(value)
+        close = _closest(shown, MODES) if isinstance(value, str) else None
+        choose = f"choose {', '.join(MODES)}"
+        raise ConfigError(f"[permissions] mode in {where}: unknown mode {shown!r}",
+                          f"did you mean '{close}'? ({choose})" if close else choose)
 
 
 def _mode(flag: str | None, merged: dict[str, Any], user: dict[str, Any],
