@@ -141,6 +141,19 @@ async def _http(url: str, headers: dict[str, str], ended: Any
         yield streams
 
 
+#: Variables the settings name as API keys (``[providers.X] api_key_env``), kept from servers.
+SECRET_NAMES: tuple[str, ...] = ()
+
+
+def server_env(configured: Any) -> dict[str, str]:
+    """A stdio server's environment: chatcli's without API keys and secret-looking variables
+    (:func:`chatcli_workspace.scrubbed_env`), plus what its configuration's ``env`` names (the
+    way to hand a server a token: ``env = { GITHUB_TOKEN = "${GITHUB_TOKEN}" }``)."""
+    from chatcli_workspace import scrubbed_env
+
+    return {**scrubbed_env(extra_secret_names=SECRET_NAMES), **dict(configured or ())}
+
+
 class Connection:
     """One configured server: its state, what it offers, and the calls made to it."""
 
@@ -341,7 +354,7 @@ class Connection:
                       "\n")
             log.flush()
             params = StdioServerParameters(command=config.command or "", args=list(config.args),
-                                           env=dict(config.env) or None,
+                                           env=server_env(config.env),
                                            cwd=config.cwd or str(self.workspace))
             return _watched(stdio_client(params, errlog=log), ended)
         headers = dict(config.headers)

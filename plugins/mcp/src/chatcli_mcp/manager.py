@@ -140,9 +140,12 @@ class Manager:
 
     def _make_connections(self, loaded: Loaded) -> None:
         from chatcli import cache_dir
+        from chatcli_workspace import secret_names_in_settings
 
+        from chatcli_mcp import connection
         from chatcli_mcp.connection import Connection
 
+        connection.SECRET_NAMES = secret_names_in_settings(self.settings)[0]  # kept from servers
         logs = cache_dir() / "mcp" / "logs"
         for name, server in loaded.servers.items():
             if not server.enabled:

@@ -74,6 +74,7 @@ def configure(settings: Any, workspace: Path) -> None:
     from chatcli import user_config_path
 
     loaded = load(settings, workspace, user_config_path())
+    runner.use_settings(settings)  # the secrets kept from hooks' environment
     with STATE.lock:
         STATE.hooks = loaded.hooks
         STATE.workspace = workspace

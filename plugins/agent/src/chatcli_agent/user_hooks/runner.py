@@ -21,6 +21,27 @@ from typing import Any
 #: Characters of a hook's stdout and stderr that are kept (context, reasons, reports).
 OUTPUT_LIMIT = 20_000
 
+#: (the ``[providers.X] api_key_env`` names, ``[coder] pass_env``) of the current settings.
+_SECRETS: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
+
+
+def use_settings(settings: Any) -> None:
+    """Take the secret variable names and the ones passed anyway from ``settings``."""
+    global _SECRETS
+    from chatcli_workspace import secret_names_in_settings
+
+    _SECRETS = secret_names_in_settings(settings)
+
+
+def hook_env(env: dict[str, str] | None = None) -> dict[str, str]:
+    """``env`` (default: chatcli's environment) without API keys and secret-looking variables
+    (:func:`chatcli_workspace.scrubbed_env`), as every command chatcli starts gets it."""
+    from chatcli_workspace import scrubbed_env
+
+    names, passed = _SECRETS
+    return scrubbed_env(os.environ if env is None else env, extra_secret_names=names,
+                        pass_env=passed)
+
 
 @dataclass
 class Outcome:
@@ -53,7 +74,9 @@ class Outcome:
 
 def run(command: str, payload: dict[str, Any], cwd: Path, timeout: float,
         env: dict[str, str] | None = None) -> Outcome:
-    """Run ``command`` with ``payload`` as JSON on stdin; kill its process group at ``timeout``."""
+    """Run ``command`` with ``payload`` as JSON on stdin, in a scrubbed environment
+    (:func:`hook_env`); kill its process group at ``timeout``."""
+    env = hook_env(env)
     data = json.dumps(payload, ensure_ascii=False, default=str).encode()
     started = time.monotonic()
     try:
