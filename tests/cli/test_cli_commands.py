@@ -122,6 +122,8 @@ def test_config_project_file_wins_over_user_file(cli, home):
     result = cli("config", "set", "model", "project-model", "--project")
     assert result.code == 0
     assert (home / "work" / ".chatcli" / "config.toml").exists()
+    assert cli("config", "get", "model").out == "user-model\n"  # until the project is trusted
+    assert cli("trust", "--yes").code == 0
     assert cli("config", "get", "model").out == "project-model\n"
     assert cli("config", "path").out == f"{home / 'config' / 'config.toml'}\n"
     assert cli("config", "path", "--project").out == (

@@ -4,6 +4,12 @@ The user file is ``config.toml`` in :func:`chatcli.config_dir`; the project file
 ``.chatcli/config.toml`` in the nearest folder that has one. Every layer is validated; a bad value
 raises :class:`chatcli.ConfigError` naming the file, the key and the fix.
 
+The project file is someone else's when the repository was cloned, so its layer holds only what
+a project may set (:mod:`chatcli._trust`): until the user trusts the project (``chatcli trust``),
+only what tightens (deny rules, smaller budgets — merged with the user's values, never replacing
+them); once trusted, every key but those no project may ever set (provider endpoints, keys and
+commands, the sandbox, permission mode, ``allowed_dirs`` outside the project).
+
 Environment variables: ``CHATCLI_PROVIDER``, ``CHATCLI_MODEL``, ... map to top-level keys, and a
 double underscore reaches into tables: ``CHATCLI_PROVIDERS__OPENAI__BASE_URL``.
 """
@@ -135,8 +141,9 @@ class Settings(BaseModel):
         description="A turn stops when the model makes the same tool calls this many times "
                     "in a row.")
     allowed_dirs: list[str] = Field(
-        default_factory=list,
-        description="Folders outside the workspace that tools may read and write.")
+        default_factory=list, json_schema_extra={"kind": 'a list of folders (["~/notes"])'},
+        description="Folders outside the workspace that tools may read and write (from a "
+                    "project's config only inside the project, and only once it is trusted).")
     max_calls_per_step: int = Field(
         16, ge=1, le=256, description="Tool calls one model answer may make (more are refused).")
     compact_threshold: float = Field(
@@ -219,6 +226,9 @@ def _expected(error: Any) -> str:
     """What the setting a pydantic ``error`` is about takes, in words: "a whole number from 1
     to 500", else pydantic's own words."""
     field = _field(tuple(error["loc"]))
+    extra = field.json_schema_extra if field is not None else None
+    if isinstance(extra, dict) and isinstance(extra.get("kind"), str):
+        return str(extra["kind"])
     kinds = [] if field is None else [
         kind for kind in (get_args(field.annotation) or (field.annotation,))
         if kind is not type(None)]

@@ -53,6 +53,7 @@ __all__ = [
     "setting_rules",
     "trust_notice",
     "trust_project",
+    "trust_summary",
     "trusted_projects",
     "untrust_project",
     "use_host",
@@ -141,8 +142,12 @@ class ProjectTrust:
 
 _lock = threading.RLock()
 _host: PluginHost | None = None
-#: root (text) → its ProjectTrust, for this process
-_cache: dict[str, ProjectTrust] = {}
+#: the command line's host the caches below were computed with
+_seen: Any = None
+#: root (text) → (its control files' stats, its ProjectTrust), for this process
+_cache: dict[str, tuple[Any, ProjectTrust]] = {}
+#: id(host) → (host, its control file patterns)
+_patterns: dict[int, tuple[Any, list[str]]] = {}
 #: root (text) → (keys an untrusted project could not set, keys no project may set)
 _dropped: dict[str, tuple[list[str], list[str]]] = {}
 _announced: set[str] = set()
@@ -165,10 +170,25 @@ def forget() -> None:
     with _lock:
         _cache.clear()
         _dropped.clear()
+        _patterns.clear()
 
 
 def _the_host(host: PluginHost | None) -> PluginHost | None:
-    return host if host is not None else _host
+    """``host``, else the one :func:`use_host` named, else the running command line's. A new
+    command line (in-process runs of tests) starts with fresh trust states."""
+    global _seen
+    if host is not None:
+        return host
+    if _host is not None:
+        return _host
+    cli = sys.modules.get("chatcli._cli")
+    current = getattr(cli, "current_host", None)
+    with _lock:
+        if current is not _seen:
+            _seen = current
+            _rules.clear()
+            forget()
+    return current
 
 
 # ------------------------------------------------------------------------------ the project
@@ -204,6 +224,10 @@ def control_patterns(host: PluginHost | None = None) -> list[str]:
     host = _the_host(host)
     if host is None:
         return patterns
+    with _lock:
+        cached = _patterns.get(id(host))
+        if cached is not None and cached[0] is host:
+            return list(cached[1])
     for result in host.hooks.project_control_files():
         for pattern in result:
             text = pattern.replace("\\", "/") if isinstance(pattern, str) else ""
@@ -214,7 +238,9 @@ def control_patterns(host: PluginHost | None = None) -> list[str]:
                 continue
             if text not in patterns:
                 patterns.append(text)
-    return patterns
+    with _lock:
+        _patterns[id(host)] = (host, patterns)
+    return list(patterns)
 
 
 def _present(root: str, patterns: list[str]) -> tuple[str, ...]:
@@ -319,6 +345,18 @@ def trusted_projects() -> dict[str, dict[str, Any]]:
 # ------------------------------------------------------------------------------ the API
 
 
+def _stats(root: str, files: tuple[str, ...]) -> tuple[Any, ...]:
+    """What tells whether the control files changed without reading them."""
+    out = []
+    for name in files:
+        try:
+            info = os.stat(os.path.join(root, name))
+            out.append((name, info.st_mtime_ns, info.st_size, info.st_ino, info.st_ctime_ns))
+        except OSError:
+            out.append((name, None))
+    return tuple(out)
+
+
 def _state(root: str | None, host: PluginHost | None,
            record: dict[str, Any] | None = None) -> ProjectTrust:
     from pathlib import Path
@@ -326,47 +364,63 @@ def _state(root: str | None, host: PluginHost | None,
     if root is None:
         return ProjectTrust(None, (), True, False, "")
     files = _present(root, control_patterns(host))
+    stats = _stats(root, files)
+    with _lock:
+        cached = _cache.get(root)
+    if record is None and cached is not None and cached[0] == stats:
+        return cached[1]
     digest = _digest(root, files)
     entry = (record if record is not None else _read_record()).get(root)
     known = entry.get("digest") if entry else None
     trusted = not files or known == digest
-    return ProjectTrust(Path(root), files, trusted, bool(files) and known is not None
-                        and not trusted, digest)
+    state = ProjectTrust(Path(root), files, trusted, bool(files) and known is not None
+                         and not trusted, digest)
+    with _lock:
+        _cache[root] = (stats, state)
+    return state
 
 
 def project_trust(workspace: Path | str, host: PluginHost | None = None) -> ProjectTrust:
     """Whether the project ``workspace`` belongs to is trusted (see :class:`ProjectTrust`).
 
     The control files are ``.chatcli/config.toml`` and those plugins name through the
-    ``project_control_files`` hook (of ``host``, default the command line's). Computed once per
-    process for a root (:func:`trust_project` and :func:`untrust_project` update it).
+    ``project_control_files`` hook (of ``host``, default the command line's). The files' digest
+    and the record are read once per process for a root, and again only when a control file
+    appears, goes or changes (its size, times or inode), or :func:`trust_project` and
+    :func:`untrust_project` change the record.
     """
-    root = project_root(workspace)
-    key = root or ""
-    with _lock:
-        found = _cache.get(key)
-        if found is None:
-            found = _state(root, host)
-            _cache[key] = found
-        return found
+    host = _the_host(host)
+    return _state(project_root(workspace), host)
 
 
-def trust_project(workspace: Path | str, host: PluginHost | None = None) -> ProjectTrust:
+def trust_project(workspace: Path | str, host: PluginHost | None = None, *,
+                  expected: str | None = None) -> ProjectTrust:
     """Record that the user trusts the project of ``workspace`` with its control files as they
-    are now; returns the new state (``trusted`` True). A project without control files has
-    nothing to record."""
+    are now (read again here); returns the new state (``trusted`` True). A project without
+    control files has nothing to record.
+
+    :param expected: the digest of what the user was shown: when the files changed since (their
+        digest differs), nothing is recorded and :class:`~chatcli.ConfigError` says so.
+    """
     import time
 
+    from chatcli._errors import ConfigError
+
+    host = _the_host(host)
     root = project_root(workspace)
     with _lock:
-        state = _state(root, host)
+        forget()
+        state = _state(root, host, record={})
+        if expected is not None and state.digest != expected:
+            raise ConfigError("the project's files changed while you looked at them; nothing "
+                              "was recorded", "run `chatcli trust` again to see them as they "
+                              "are now")
         if root is not None and state.files:
             with _locked_record() as projects:
                 projects[root] = {"digest": state.digest, "files": list(state.files),
                                   "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
             state = ProjectTrust(state.root, state.files, True, False, state.digest)
-        forget()
-        _cache[root or ""] = state
+            _cache[root] = (_stats(root, state.files), state)
         return state
 
 
@@ -571,8 +625,9 @@ def filter_project_layer(data: dict[str, Any], root: Path | str, lower: dict[str
                     taken = rule.keep(value, root_path)
                 except Exception:  # a keep that fails takes nothing
                     taken = None
-                if taken != value:  # part of it is what no project may set
-                    never.extend(_leaves(value, here))
+                if taken != value:  # part of it (or all) is what no project may set
+                    part = " (in part)" if taken not in (None, []) else ""
+                    never.extend(leaf + part for leaf in _leaves(value, here))
             if taken is not None and taken != []:
                 taken = _merged(rule, taken, _at(lower, here), here)
             if taken is not None and taken != []:
@@ -645,6 +700,42 @@ def trust_notice(workspace: Path | str, host: PluginHost | None = None) -> str |
         parts.append(f"a project cannot set {_names(never)}; set "
                      f"{'it' if len(set(never)) == 1 else 'them'} in {user_config_path()}")
     return "; ".join(parts) or None
+
+
+def trust_summary(workspace: Path | str, host: PluginHost | None = None) -> list[str]:
+    """What trusting the project of ``workspace`` would change, one line per control file:
+    for ``.chatcli/config.toml``, the keys trust would apply, those applied already (they only
+    tighten) and those no project may set; other files by name. Empty when there are none.
+    Raises :class:`~chatcli.ConfigError` for a config file that cannot be read."""
+    from chatcli._layers import read_toml, user_config_path
+
+    state = project_trust(workspace, host)
+    if state.root is None:
+        return []
+    lines = []
+    for name in state.files:
+        if name != CONFIG_FILE:
+            lines.append(name)
+            continue
+        data = read_toml(os.path.join(str(state.root), name))
+        user = read_toml(user_config_path())
+        rules = setting_rules(host)
+        _, untrusted, _ = filter_project_layer(data, state.root, user, False, rules)
+        _, _, never = filter_project_layer(data, state.root, user, True, rules)
+        waiting = list(dict.fromkeys(untrusted))
+        refused = list(dict.fromkeys(never))
+        already = [key for key in dict.fromkeys(_leaves(data, ()))
+                   if key not in waiting and key not in refused and key]
+        parts = []
+        if waiting:
+            parts.append(f"trusting applies {', '.join(waiting)}")
+        if already:
+            parts.append(f"applied already (they only tighten): {', '.join(already)}")
+        if refused:
+            parts.append(f"never from a project: {', '.join(refused)} (set "
+                         f"{'it' if len(refused) == 1 else 'them'} in {user_config_path()})")
+        lines.append(f"{name}: {'; '.join(parts) if parts else 'empty'}")
+    return lines
 
 
 def announce(workspace: Path | str, host: PluginHost | None = None) -> None:

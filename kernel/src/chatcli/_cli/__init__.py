@@ -180,8 +180,9 @@ def _add_builtin_commands(group: click.Group) -> None:
     from chatcli._cli.keys import keys_group
     from chatcli._cli.models import models_command
     from chatcli._cli.plugins import plugins_group
+    from chatcli._cli.trust import trust_command
 
-    for command in (models_command, keys_group, config_group, plugins_group):
+    for command in (models_command, keys_group, config_group, plugins_group, trust_command):
         group.add_command(command)
 
 
@@ -219,6 +220,11 @@ def _default_host() -> PluginHost:
     return host
 
 
+#: The plugin host of the running command line: whose ``project_control_files`` and
+#: ``register_setting_rules`` settings read without a host consult (see :mod:`chatcli._trust`).
+current_host: PluginHost | None = None
+
+
 def run(argv: list[str] | None = None, host: PluginHost | None = None) -> int:
     """Run the command line with ``argv`` (default ``sys.argv[1:]``); returns the exit code.
 
@@ -230,6 +236,8 @@ def run(argv: list[str] | None = None, host: PluginHost | None = None) -> int:
     try:
         if host is None:
             host = _default_host()
+        global current_host
+        current_host = host  # settings read without a host ask this one (chatcli._trust)
         state = AppState(host=host)
         result = build_cli(host).main(
             args=args, prog_name="chatcli", standalone_mode=False, obj=state,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from chatcli import hookimpl
 
@@ -21,3 +21,13 @@ def register_tools(register: Callable[[Tool], None], settings: Settings,
 
     for tool in make_tools(settings, workspace):
         register(tool)
+
+
+@hookimpl
+def register_setting_rules(register: Callable[[Any], None]) -> None:
+    """What a project's config may never set of ``[coder]``: the sandbox (off), the folders it
+    may write and the secrets commands get — a user or command-line choice only."""
+    from chatcli import SettingRule
+
+    for key in ("sandbox", "sandbox_writable", "pass_env"):
+        register(SettingRule(f"coder.{key}", "never"))

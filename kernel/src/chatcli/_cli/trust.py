@@ -1,0 +1,150 @@
+"""``chatcli trust [PATH]``, ``--list``, ``--revoke``: which projects may change chatcli.
+
+A project's control files (``.chatcli/config.toml``, and those plugins name: ``.mcp.json``,
+project skills…) take effect only once the user trusted them as they are; see
+:mod:`chatcli._trust`.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING
+
+import click
+
+from chatcli._cli.common import format_table, get_state
+
+if TYPE_CHECKING:
+    from chatcli._errors import UsageError
+    from chatcli._plugins import PluginHost
+    from chatcli._trust import ProjectTrust
+
+__all__ = ["trust_command"]
+
+
+@click.command("trust")
+@click.argument("path", required=False, type=click.Path(file_okay=False))
+@click.option("-y", "--yes", is_flag=True, help="Trust it without asking.")
+@click.option("--list", "as_list", is_flag=True, help="Show the trusted projects.")
+@click.option("--revoke", is_flag=True, help="Stop trusting the project of PATH.")
+@click.pass_context
+def trust_command(ctx: click.Context, path: str | None, yes: bool, as_list: bool,
+                  revoke: bool) -> int:
+    """Trust the project of PATH (default: here): its .chatcli/config.toml, .mcp.json, skills…
+
+    Until you do, chatcli ignores a project's files except what only tightens (deny rules, a
+    smaller budget). A change to those files asks again. Endpoints, keys, programs to run and
+    anything that loosens security never come from a project, trusted or not.
+    """
+    from chatcli._errors import UsageError
+
+    host = get_state(ctx).host
+    if as_list:
+        if path is not None or revoke or yes:
+            raise UsageError("--list takes no PATH, --revoke or --yes", "run `chatcli trust "
+                                                                        "--list` alone")
+        return _list(host)
+    workspace = _workspace(path)
+    if revoke:
+        return _revoke(host, workspace)
+    return _trust(host, workspace, yes)
+
+
+def _workspace(path: str | None) -> str:
+    import os
+
+    from chatcli._errors import UsageError
+
+    folder = os.path.realpath(path or os.getcwd())
+    if not os.path.isdir(folder):
+        raise UsageError(f"no folder {path!r}", "give a project folder, or run it inside one")
+    return folder
+
+
+def _no_project(workspace: str) -> UsageError:
+    from chatcli._errors import UsageError
+
+    return UsageError(f"{workspace} belongs to no project (the home folder is nobody's)",
+                      "run it in a project folder, or give one: chatcli trust PATH")
+
+
+def _trust(host: PluginHost, workspace: str, yes: bool) -> int:
+    from chatcli._errors import UsageError
+    from chatcli._trust import project_trust, trust_project, trust_summary
+
+    state = project_trust(workspace, host)
+    if state.root is None:
+        raise _no_project(workspace)
+    if not state.files:
+        click.echo(f"{state.root}: nothing to trust (no file here changes chatcli)")
+        return 0
+    click.echo(f"project: {state.root}")
+    if state.trusted:
+        click.echo(f"already trusted, as its files are now ({len(state.files)} "
+                   f"file{'s' if len(state.files) != 1 else ''})")
+        return 0
+    if state.changed:
+        click.echo("its files changed since you trusted it")
+    click.echo("files that change chatcli here:")
+    for line in trust_summary(workspace, host):
+        click.echo(f"  {line}")
+    if not yes:
+        if not _terminal():
+            raise UsageError("nothing recorded: not a terminal, so nobody could answer",
+                             "run `chatcli trust --yes` to trust it without asking")
+        if not click.confirm("Trust this project?", default=False):
+            click.echo("not trusted; nothing recorded")
+            return 1
+    done = trust_project(workspace, host, expected=state.digest)
+    click.echo(f"trusted {done.root} ({_files(done)}); a change to them asks again")
+    return 0
+
+
+def _files(state: ProjectTrust) -> str:
+    count = len(state.files)
+    return f"{count} file{'s' if count != 1 else ''}"
+
+
+def _terminal() -> bool:
+    try:
+        return sys.stdin is not None and sys.stdin.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def _revoke(host: PluginHost, workspace: str) -> int:
+    from chatcli._trust import project_root, trusted_projects, untrust_project
+
+    root = project_root(workspace)
+    if root is None:
+        raise _no_project(workspace)
+    known = trusted_projects()
+    if root not in known and workspace not in known:
+        click.echo(f"{root} was not trusted", err=True)
+        return 0
+    untrust_project(workspace, host)
+    click.echo(f"no longer trusting {root}")
+    return 0
+
+
+def _list(host: PluginHost) -> int:
+    import os
+
+    from chatcli._trust import project_trust, trusted_projects
+
+    known = trusted_projects()
+    if not known:
+        click.echo("no trusted projects; trust one with `chatcli trust` in its folder")
+        return 0
+    rows = []
+    for root, entry in sorted(known.items()):
+        if not os.path.isdir(root):
+            status = "gone"
+        else:
+            state = project_trust(root, host)
+            status = "trusted" if state.trusted else "changed (asks again)"
+        files = entry.get("files")
+        shown = ", ".join(files) if isinstance(files, list) else "?"
+        rows.append([root, status, str(entry.get("when", "?")), shown])
+    click.echo(format_table(["PROJECT", "STATE", "SINCE", "FILES"], rows))
+    return 0
