@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 import tempfile
 import uuid
 from pathlib import Path
@@ -457,4 +456,3 @@ def test_unsandboxed_runs_ignore_the_confinement_but_run(world):
                            Settings(coder={"sandbox": "off"}))
     text = agent.ok("exec", command="echo made > made.txt && echo ok")
     assert "no sandbox" in text.splitlines()[0] and (world / "made.txt").exists()
-    subprocess.run(["true"], check=True)

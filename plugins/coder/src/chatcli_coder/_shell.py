@@ -76,6 +76,7 @@ def run_shell(command: str, cwd: Path, timeout: float, network: bool,
     confinement = context.confinement
     notes: list[str] = []
     guard: _ControlGuard | None = None
+    objects: Path | None = None
     if sandbox.bwrap is not None:
         roots = [Path(os.path.realpath(context.workspace)),
                  *(Path(os.path.realpath(d)) for d in allowed_dirs(context))]
@@ -92,10 +93,15 @@ def run_shell(command: str, cwd: Path, timeout: float, network: bool,
                 guard = _ControlGuard([r for r in roots if r.is_dir()])
         else:
             writable, readonly = extra, roots
-        hidden, complete = Hidden(confinement.hidden).expand()
+        hiding = Hidden(confinement.hidden)
+        hidden, complete = hiding.expand(HIDDEN_WALK)
         if not complete:
             notes.append("[the sandbox stopped looking for denied paths after "
                          f"{HIDDEN_WALK:,} entries: some may be visible to the command]")
+        objects = _history_holding(roots[0], hiding)
+        if objects is not None and not any(objects.is_relative_to(path)
+                                           for path, is_dir in hidden if is_dir):
+            hidden = [*hidden, (objects, True)]
         argv = sandboxed(argv, sandbox.bwrap, cwd, writable, network, readonly=readonly,
                          protected=protected, hidden=hidden)
         how = "sandbox: bwrap, " + ("network allowed" if network else "no network")
@@ -114,7 +120,51 @@ def run_shell(command: str, cwd: Path, timeout: float, network: bool,
         outcome.notes.insert(0, sandbox.note)
     if sandbox.bwrap is not None and outcome.exit_code:
         outcome.hints.extend(_sandbox_hints(outcome.output, network, confinement.writable))
+        if objects is not None and "fatal:" in outcome.output:
+            outcome.hints.append("[git's object store is hidden from commands here: the "
+                                 "repository tracks a file a deny rule hides, and its history "
+                                 "would show it; git commands that read commits fail in the "
+                                 "sandbox (the git tool still shows status, diff and log)]")
     return outcome, how
+
+
+_HISTORY_CACHE: dict[tuple[object, ...], Path | None] = {}
+
+
+def _history_holding(root: Path, hidden: Hidden) -> Path | None:
+    """The object store of the repository ``root`` is in, when its index tracks a path
+    ``hidden`` covers (``git grep X HEAD``, ``git show HEAD:path``, ``git log -p`` would read
+    the file from there), else None. Remembered while the index stays the same."""
+    if not hidden:
+        return None
+    from chatcli_coder._walk import git_root
+
+    if git_root(root) is None:
+        return None
+    from chatcli_workspace import GitMissing, safe_git, safe_git_env
+
+    try:
+        env = safe_git_env(root, timeout=10)
+        done = safe_git(["rev-parse", "--path-format=absolute", "--show-toplevel", "--git-dir",
+                         "--git-common-dir"], root, git_env=env, timeout=10)
+        lines = done.stdout.decode("utf-8", "surrogateescape").splitlines()
+        if done.returncode != 0 or len(lines) != 3:
+            return None
+        top, git_dir, common = (Path(line) for line in lines)
+        index = git_dir / "index"
+        stat = index.stat()
+        key = (str(index), stat.st_mtime_ns, stat.st_size, tuple(hidden.patterns))
+        if key in _HISTORY_CACHE:
+            return _HISTORY_CACHE[key]
+        listed = safe_git(["ls-files", "-z", "--cached", "--full-name"], top, git_env=env,
+                          timeout=30)
+    except (GitMissing, OSError, subprocess.SubprocessError):
+        return None
+    tracked = any(hidden.covers(top / name.decode("utf-8", "surrogateescape"), resolve=False)
+                  for name in listed.stdout.split(b"\0") if name)
+    found = Path(os.path.realpath(common / "objects")) if tracked else None
+    _HISTORY_CACHE[key] = found
+    return found
 
 
 #: Entries of each writable folder searched for control files (to mount them read-only, and

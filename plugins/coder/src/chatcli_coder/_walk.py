@@ -99,12 +99,14 @@ class Hidden:
     def __bool__(self) -> bool:
         return bool(self.patterns)
 
-    def covers(self, path: Path | str) -> bool:
-        """Whether ``path`` (absolute; judged as given and with links resolved) is hidden."""
+    def covers(self, path: Path | str, resolve: bool = True) -> bool:
+        """Whether ``path`` (absolute; judged as given and, with ``resolve``, with links
+        resolved) is hidden."""
         if not self._regexes:
             return False
         text = os.path.normpath(os.fspath(path))
-        for probe_start in dict.fromkeys((text, os.path.realpath(text))):
+        forms = (text, os.path.realpath(text)) if resolve else (text,)
+        for probe_start in dict.fromkeys(forms):
             probe = probe_start
             while True:
                 if any(regex.match(probe) for regex in self._regexes):
