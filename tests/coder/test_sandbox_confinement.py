@@ -456,3 +456,25 @@ def test_unsandboxed_runs_ignore_the_confinement_but_run(world):
                            Settings(coder={"sandbox": "off"}))
     text = agent.ok("exec", command="echo made > made.txt && echo ok")
     assert "no sandbox" in text.splitlines()[0] and (world / "made.txt").exists()
+
+
+@needs_bwrap
+def test_a_denied_file_in_gits_history_is_out_of_reach_too(world):
+    """secrets/ committed: git would read it from the object store (git grep X HEAD, git show
+    HEAD:path, git log -p); the sandbox hides the object store then, and says why when git
+    fails."""
+    git(world, "add", "-f", "secrets", ".env")
+    git(world, "commit", "-q", "-m", "oops")
+    agent = confined_agent(world, Confinement(hidden=hidden_for(world)))
+    for command in ("git grep SECRET HEAD", "git show HEAD:secrets/key.txt",
+                    "git log -p | cat", "git cat-file -p HEAD:.env",
+                    "cat .git/objects/*/* | python3 -c \"import sys, zlib; "
+                    "print(zlib.decompress(sys.stdin.buffer.read()))\"",
+                    "git archive HEAD | tar -xOf -"):
+        text = agent.ok("exec", command=command + " ; echo done")
+        assert DIR_SECRET not in text and ENV_SECRET not in text, f"{command}: {text}"
+    failed = agent.ok("exec", command="git log --oneline")
+    assert "git's object store is hidden" in failed, failed
+    # nothing tracked is hidden: git works as usual
+    plain = confined_agent(world, Confinement(hidden=(f"{world}/nothing-here",)))
+    assert "oops" in plain.ok("exec", command="git log --oneline")
