@@ -231,9 +231,11 @@ def test_search_glob_and_tree_skip_hidden_paths_without_a_word(world):
     assert "secrets" not in listed and ".env" not in listed, listed
     shown = agent.ok("tree", include_ignored=True)
     assert "keep.txt" in shown and "secrets" not in shown and ".env" not in shown, shown
-    # the search of a hidden folder itself finds nothing either
+    # the search, glob or tree of a hidden folder itself finds nothing either
     inside = agent.ok("search", pattern="SECRET", path="secrets")
     assert inside.startswith("no matches"), inside
+    assert agent.ok("glob", pattern="*", path="secrets").startswith("no files match")
+    assert "key.txt" not in agent.ok("tree", path="secrets")
     # control: nothing hidden, the same calls see them
     plain = confined_agent(world, Confinement(), Settings(coder={"list_credentials": True}))
     assert DIR_SECRET in plain.ok("search", pattern="SECRET", include_ignored=True)
@@ -313,6 +315,11 @@ def test_sandbox_writable_stays_writable_and_allowed_dirs_follow_the_workspace(w
     assert not (other / "o.txt").exists() and not (world / "w.txt").exists()
     confined_agent(world, Confinement(), settings).ok("exec", command=command)
     assert (other / "o.txt").exists() and (world / "w.txt").exists()
+    # a sandbox_writable entry that is the workspace does not make a read-only call write it
+    same = Settings(coder={"sandbox_writable": [str(world)]})
+    confined_agent(world, Confinement(writable=False), same).ok(
+        "exec", command="echo x > same.txt")
+    assert not (world / "same.txt").exists()
 
 
 # ------------------------------------------------------------------------------ protected

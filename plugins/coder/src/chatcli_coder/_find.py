@@ -421,7 +421,8 @@ def tree(args: Any, context: ToolContext) -> str:
                     return
                 state["files"] += 1
 
-    visit(top, 0)
+    if not (walker.hidden and walker.hidden.covers(top)):
+        visit(top, 0)
     # indentation: entries of the top folder start at column 2
     body = [rows[0], *("  " + row for row in rows[1:])]
     footer = f"[{state['dirs']:,} folders, {state['files']:,} files shown"

@@ -91,8 +91,8 @@ def run_shell(command: str, cwd: Path, timeout: float, network: bool,
                     if root.is_dir():
                         protected.extend(control_paths(root, limit=CONTROL_WALK))
                 guard = _ControlGuard([r for r in roots if r.is_dir()])
-        else:
-            writable, readonly = extra, roots
+        else:  # caches stay writable; the workspace itself never is
+            writable, readonly = [e for e in extra if e not in roots], roots
         hiding = Hidden(confinement.hidden)
         hidden, complete = hiding.expand(HIDDEN_WALK)
         if not complete:
