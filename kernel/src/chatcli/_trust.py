@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
+    import re
     from pathlib import Path
 
     from chatcli._plugins import PluginHost
@@ -243,23 +244,85 @@ def control_patterns(host: PluginHost | None = None) -> list[str]:
     return list(patterns)
 
 
-def _present(root: str, patterns: list[str]) -> tuple[str, ...]:
-    import glob
+#: Entries one pattern's walk visits at most (a project tree that large is no control folder).
+MAX_WALK = 100_000
 
+
+def _glob_regex(pattern: str) -> re.Pattern[str]:
+    """A control-file glob as a regex over ``/``-separated relative paths: ``**`` spans folders,
+    ``*`` and ``?`` stay inside one, ``[...]`` is a class; hidden names match."""
+    import re
+
+    out, index = [], 0
+    while index < len(pattern):
+        if pattern.startswith("**/", index):
+            out.append("(?:.*/)?")
+            index += 3
+        elif pattern.startswith("**", index):
+            out.append(".*")
+            index += 2
+        elif pattern[index] == "*":
+            out.append("[^/]*")
+            index += 1
+        elif pattern[index] == "?":
+            out.append("[^/]")
+            index += 1
+        elif pattern[index] == "[" and "]" in pattern[index + 2:]:
+            end = pattern.index("]", index + 2)
+            inner = pattern[index + 1:end].replace("\\", "\\\\")
+            out.append("[" + ("^" + inner[1:] if inner.startswith("!") else inner) + "]")
+            index = end + 1
+        else:
+            out.append(re.escape(pattern[index]))
+            index += 1
+    return re.compile("".join(out) + r"\Z", re.DOTALL)
+
+
+def _present(root: str, patterns: list[str]) -> tuple[str, ...]:
+    """The regular files under ``root`` that ``patterns`` name, relative and sorted. Links are
+    followed (a plugin reading the files follows them too), each folder walked once, so a link
+    loop cannot hang it; a walk stops after :data:`MAX_WALK` entries."""
     found: set[str] = set()
     for pattern in patterns:
-        if not any(ch in pattern for ch in "*?["):
+        parts = pattern.split("/")
+        fixed = 0
+        while fixed < len(parts) and not any(ch in parts[fixed] for ch in "*?["):
+            fixed += 1
+        if fixed == len(parts):
             if os.path.isfile(os.path.join(root, pattern)):
                 found.add(pattern)
             continue
-        for match in glob.glob(pattern, root_dir=root, recursive=True, include_hidden=True):
-            if os.path.isfile(os.path.join(root, match)):
-                found.add(match.replace(os.sep, "/"))
+        regex = _glob_regex(pattern)
+        stack = ["/".join(parts[:fixed])]
+        visited: set[tuple[int, int]] = set()
+        seen = 0
+        while stack and seen <= MAX_WALK:
+            relative = stack.pop()
+            folder = os.path.join(root, relative) if relative else root
+            try:
+                info = os.stat(folder)
+                if (info.st_dev, info.st_ino) in visited:
+                    continue
+                visited.add((info.st_dev, info.st_ino))
+                entries = list(os.scandir(folder))
+            except OSError:
+                continue
+            for entry in entries:
+                seen += 1
+                name = f"{relative}/{entry.name}" if relative else entry.name
+                try:
+                    if entry.is_dir():
+                        stack.append(name)
+                    elif entry.is_file() and regex.match(name):
+                        found.add(name)
+                except OSError:
+                    continue
     return tuple(sorted(found))
 
 
 def _digest(root: str, files: tuple[str, ...]) -> str:
-    """sha256 over each file's relative path and content, each length-prefixed."""
+    """sha256 over each file's relative path and content (read in blocks), each
+    length-prefixed."""
     if not files:
         return ""
     import hashlib
@@ -267,13 +330,15 @@ def _digest(root: str, files: tuple[str, ...]) -> str:
     digest = hashlib.sha256(b"chatcli-trust-1\n")
     for name in files:
         raw = name.encode("utf-8", "surrogateescape")
+        digest.update(len(raw).to_bytes(8, "big") + raw)
+        content = hashlib.sha256()
         try:
             with open(os.path.join(root, name), "rb") as handle:
-                content = handle.read()
+                while block := handle.read(1 << 20):
+                    content.update(block)
         except OSError as err:  # unreadable now: its state is still part of what was trusted
-            content = f"\x00unreadable: {err.strerror}".encode()
-        digest.update(len(raw).to_bytes(8, "big") + raw)
-        digest.update(len(content).to_bytes(8, "big") + content)
+            content.update(f"\x00unreadable: {err.strerror}".encode())
+        digest.update(content.digest())
     return digest.hexdigest()
 
 
@@ -525,7 +590,11 @@ def _rule_for(kernel: list[SettingRule], plugins: list[SettingRule],
     mine, theirs = _best(kernel, path), _best(plugins, path)
     if mine is not None and mine.project == "never":
         return mine
-    return theirs or mine or SettingRule(".".join(path) or "?", "trusted")
+    return theirs or mine or _UNDECLARED
+
+
+#: What keys no rule names get (TOML keys may be any text: "" and "." too).
+_UNDECLARED = SettingRule("undeclared", "trusted")
 
 
 def _deeper(rules: list[SettingRule], path: tuple[str, ...]) -> bool:
