@@ -179,12 +179,26 @@ READS = [
     ("dd", "dd if=.env status=none ; true"),
     ("head tail", "head -c 500 .env ; tail secrets/key.txt ; true"),
     ("base64", "base64 .env | base64 -d ; true"),
-    ("ls secrets", "ls -la secrets ; true"),
+    ("ls and cat the listing", "ls -A secrets | sed s,^,secrets/, | xargs cat ; true"),
     ("umount then cat", "umount .env ; umount secrets ; umount -l secrets ; cat .env "
                         "secrets/key.txt ; true"),
     ("unshare then cat", "unshare -rm sh -c 'umount .env; cat .env' ; true"),
     ("mount proc", "mount -t proc proc /tmp ; true"),
     ("debugfs", "debugfs -R 'cat .env' /dev/sda1 2>&1 ; true"),
+    ("od xxd strings", "od -c .env ; xxd secrets/key.txt ; strings src/deep/.env ; true"),
+    ("git diff no-index", "git diff --no-index /dev/null .env ; git diff --no-index "
+                          "/dev/null secrets/key.txt ; true"),
+    ("diff", "diff .env /dev/null ; diff -r secrets /tmp ; true"),
+    ("proc self cwd", "cat /proc/self/cwd/.env /proc/$$/cwd/secrets/key.txt ; true"),
+    ("absolute and dotted", "cat $PWD/.env ./secrets/../secrets/key.txt src/../.env ; true"),
+    ("hard link", "ln .env hard ; ln secrets/key.txt hard2 ; cat hard hard2 ; true"),
+    ("mount bind", "mkdir -p /tmp/m && mount --bind $PWD /tmp/m ; cat /tmp/m/.env ; true"),
+    ("nsenter", "nsenter -t 1 -m cat $PWD/.env ; true"),
+    ("mv the cover", "mv .env /tmp/e ; mv secrets /tmp/s ; cat /tmp/e /tmp/s/* .env ; true"),
+    ("rsync", "rsync -a secrets .env /tmp/r/ 2>&1 ; cat /tmp/r/* /tmp/r/secrets/* ; true"),
+    ("python os.walk", "python3 -c \"import os\nfor d, _, fs in os.walk('.'):\n for f in fs:"
+                       "\n  p = os.path.join(d, f)\n  if '.git' not in p:\n   try: print("
+                       "open(p).read())\n   except OSError: pass\"; true"),
 ]
 
 
