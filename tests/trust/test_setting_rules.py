@@ -286,3 +286,12 @@ def test_no_notice_where_there_is_no_project(tmp_path: Path, monkeypatch) -> Non
     monkeypatch.setenv("HOME", str(tmp_path))
     forget()
     assert project_trust(tmp_path).root is None and trust_notice(tmp_path) is None
+
+
+def test_the_budget_defaults_the_filter_knows_are_the_settings_defaults() -> None:
+    from chatcli import Settings
+    from chatcli._trust import KERNEL_MIN_DEFAULTS
+
+    for key, default in KERNEL_MIN_DEFAULTS.items():
+        assert Settings.model_fields[key].default == default, key
+    assert {r.key for r in kernel_rules() if r.merge == "min"} == set(KERNEL_MIN_DEFAULTS)

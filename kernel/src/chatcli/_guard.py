@@ -66,8 +66,11 @@ class ResultCheck:
         """The declared result type."""
         if self._annotation is _UNSET:
             annotation = self._spec_function.__annotations__.get("return", "None")
-            if isinstance(annotation, str):
-                annotation = eval(annotation, self._namespace())  # the kernel's own annotations
+            if isinstance(annotation, str):  # the kernel's own annotations
+                try:  # builtins only (list[str]): no kernel module to import
+                    annotation = eval(annotation, {})
+                except NameError:
+                    annotation = eval(annotation, self._namespace())
             self._annotation = annotation
         return self._annotation
 

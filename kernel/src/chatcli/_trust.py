@@ -537,9 +537,7 @@ def kernel_rules() -> list[SettingRule]:
         SettingRule("plugins", "never"),  # no enable/disable lists from a project
         SettingRule("system", "trusted"),
     ]
-    rules.extend(SettingRule(key, "always", "min") for key in (
-        "max_turns", "max_tokens", "tool_output_max", "turn_tool_output_max",
-        "max_calls_per_step", "max_repeated_calls"))
+    rules.extend(SettingRule(key, "always", "min") for key in KERNEL_MIN_DEFAULTS)
     return rules
 
 
@@ -621,13 +619,16 @@ def _put(data: dict[str, Any], path: tuple[str, ...], value: Any) -> None:
     data[path[-1]] = value
 
 
-def _default_of(path: tuple[str, ...]) -> Any:
-    if len(path) != 1:
-        return None
-    from chatcli._config import Settings
+#: The defaults of the kernel's ``min`` settings (a test checks them against
+#: :class:`~chatcli.Settings`): read here so that a project's budget costs no pydantic.
+KERNEL_MIN_DEFAULTS: dict[str, Any] = {
+    "max_turns": 20, "max_tokens": None, "tool_output_max": 30_000,
+    "turn_tool_output_max": 150_000, "max_calls_per_step": 16, "max_repeated_calls": 3,
+}
 
-    field = Settings.model_fields.get(path[0])
-    return None if field is None else field.get_default(call_default_factory=True)
+
+def _default_of(path: tuple[str, ...]) -> Any:
+    return KERNEL_MIN_DEFAULTS.get(path[0]) if len(path) == 1 else None
 
 
 def _number(value: Any) -> bool:
