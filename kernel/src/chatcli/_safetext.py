@@ -29,8 +29,6 @@ __all__ = ["safe_json", "safe_message", "safe_text", "unsafe_text"]
 
 M = TypeVar("M")
 
-#: A character :func:`safe_text` replaces: NUL or any surrogate code point.
-_UNSAFE = re.compile("[\x00\ud800-\udfff]")
 #: A character that is only unsafe when it is not half of a valid pair.
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -39,9 +37,15 @@ REPLACEMENT = "\ufffd"
 
 def unsafe_text(text: str) -> bool:
     """Whether ``text`` holds a character :func:`safe_text` would replace (NUL or a surrogate)."""
+    if "\x00" in text:
+        return True
     if text.isascii():
-        return "\x00" in text
-    return _UNSAFE.search(text) is not None
+        return False
+    try:  # C speed: ten times a regular expression's on long text
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
 
 
 def safe_text(text: str) -> str:
