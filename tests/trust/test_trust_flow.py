@@ -275,3 +275,27 @@ def test_settings_read_outside_a_project_never_load_the_trust_machinery(world: W
         done = subprocess.run([python, "-c", code, *args], cwd=world.outside,
                               env=world.env("x"), capture_output=True, text=True, timeout=60)
         assert done.stderr.strip().endswith("NONE"), (args, done.stderr)
+
+
+# (the project's allow rule, the call, whether a trusted project's rule lets it run)
+ALLOW_RUNS = [
+    ("edit(made.txt)", ("write", {"path": "made.txt", "content": "made\n"}), True),
+    ("Edit(made.txt)", ("write", {"path": "made.txt", "content": "made\n"}), True),
+    ("edit(/**)", ("write", {"path": "made.txt", "content": "made\n"}), False),
+    ("exec(touch:*)", ("exec", {"command": "touch made.txt"}), False),
+    ("Bash", ("exec", {"command": "touch made.txt"}), False),
+]
+
+
+@pytest.mark.parametrize(("rule", "call", "runs"), ALLOW_RUNS)
+def test_a_projects_allow_rule_acts_only_trusted_and_only_for_edits_inside_it(
+        world: World, openai_server: OpenAIServer, rule: str, call: tuple[str, dict],
+        runs: bool) -> None:
+    world.write_project(f'[permissions]\nallow = ["{rule}"]\n')
+    run = ask(world, openai_server, call)
+    assert run.returncode == 0, run.stderr
+    assert not (world.ws / "made.txt").exists()  # untrusted: it waits
+    assert world.chatcli("trust", "--yes").returncode == 0
+    openai_server.requests.clear()
+    run = ask(world, openai_server, call)
+    assert (world.ws / "made.txt").exists() is runs, run.stderr

@@ -206,9 +206,16 @@ def load_state(settings: Settings, workspace: Path, allow: frozenset[str] | set[
         state.add_rules(_texts(user.get(effect), f"{effect} in {user_path}", notes), effect, USER)
         project_rules = _texts(project.get(effect), f"{effect} in {project_path}", notes)
         if effect == "allow" and project_rules:
-            notes.append(f"ignored {len(project_rules)} allow rule(s) in the project config "
-                         f"{project_path}: a project may only deny or ask (put allow rules in "
-                         f"{user_path})")
+            # the kernel's settings keep a project's allow rules only once it is trusted, and
+            # only reads and edits inside it (register_setting_rules): take those
+            kept = _texts(merged.get("allow"), "allow in the settings", [])
+            taken = [rule for rule in project_rules if rule in kept]
+            state.add_rules(taken, effect, PROJECT)
+            if len(taken) < len(project_rules):
+                notes.append(f"ignored {len(project_rules) - len(taken)} allow rule(s) in the "
+                             f"project config {project_path}: a project allows only reads and "
+                             f"edits inside it, once trusted (`chatcli trust`); put others in "
+                             f"{user_path}")
         else:
             state.add_rules(project_rules, effect, PROJECT)
         value = merged.get(effect)
