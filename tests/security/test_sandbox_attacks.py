@@ -234,10 +234,10 @@ RULED = [
 RULE_FLAGS = ("--allow", "exec(python3:*)", "--allow", "exec(sh:*)", "--allow", "exec(bash:*)")
 
 
-#: (sandbox, case name): attacks the permission policy lets through without the sandbox, found
-#: by this suite (rg given its patterns with -e and no folder reads the workspace recursively
-#: unnoticed) — expected to fail until the policy sees them; strict: a fix shows.
-POLICY_GAPS = {("off", "rg-uu"), ("off", "rg-hidden-no-ignore")}
+#: (sandbox, case name): attacks the permission policy is known to let through without the
+#: sandbox — expected to fail until the policy sees them (strict: a fix shows). Empty: the one
+#: this suite found (rg -e PATTERN with no folder, a recursive read) is fixed.
+POLICY_GAPS: set[tuple[str, str]] = set()
 
 CASES = {"read": READS, "write": WRITES, "protected": PROTECTED, "process": PROCESSES,
          "rule": RULED}
@@ -294,8 +294,7 @@ def batches():
 
 
 def _params() -> list[Any]:
-    gap = pytest.mark.xfail(strict=True, reason="the permission policy does not see rg -e "
-                                                "PATTERN with no folder as a recursive read")
+    gap = pytest.mark.xfail(strict=True, reason="a known gap of the permission policy")
     return [pytest.param(key, item, id=f"{key[0]}-{key[1]}-{item.id}",
                          marks=[gap] if (key[0], item.name) in POLICY_GAPS else [])
             for key, (cases, _flags) in BATCHES.items() for item in cases
