@@ -691,7 +691,7 @@ PLAIN = [
     "awk '/a|b/ || NR == 1' notes.txt", "awk '{n = $1 / 2; print n}' notes.txt",
     "sed 's/a/b/g' notes.txt", "sed -n '1,5p' notes.txt", "sed -E 's/(a|b)+/c/; /^$/d' notes.txt",
     "sed 's|/usr|/opt|g' notes.txt", "sed -i 's/foo/bar/' notes.txt", "sed -n '/x/{p;q}' notes.txt",
-    "sed 'y/abc/xyz/' notes.txt", "git -c color.ui=never log -1", "git config user.name me",
+    "sed 'y/abc/xyz/' notes.txt", "git -c color.ui=never log -1", "git config --get user.name",
     "git config --global --get user.name", "git log --exec-path", "git show HEAD:src/app.py",
     "tar -czf out.tgz src", "tar -xf out.tgz -C build", "rsync -a src/ build/",
     "ssh -o StrictHostKeyChecking=no host true", "echo a b | xargs echo", "ls | xargs wc -l",

@@ -885,7 +885,9 @@ class Policy:
         searches = git_grep or git_history or program in (
             "rg", "ag", "ack", "grep", "egrep", "fgrep", "find", "fd", "fdfind", "tree", "du",
             "ls")
-        if recursive and searches and not any(path_like for _, path_like in candidates):
+        if recursive and searches and (
+                not _search_folders(command) if program in _SEARCH_VALUE_OPTIONS else
+                not any(path_like for _, path_like in candidates)):
             candidates.append((Word(".", "."), True))
         if "xargs" in command.via and program in _WRITERS:
             report.code.append((command, "writes or deletes paths it is given on its input "
@@ -1515,6 +1517,71 @@ _HOOK_INSTALLERS = {
     "lefthook install": "installs git hooks (.git/hooks)",
     "overcommit --install": "installs git hooks (.git/hooks)",
 }
+
+
+#: The options of the search programs that take a value (the next word, unless written
+#: ``--x=v`` or bundled ``-A3``): their values are no folders to search.
+_SEARCH_VALUE_OPTIONS: dict[str, frozenset[str]] = {
+    "grep": frozenset({"-e", "-f", "-m", "-A", "-B", "-C", "-d", "-D", "--regexp", "--file",
+                       "--max-count", "--after-context", "--before-context", "--context",
+                       "--directories", "--devices", "--include", "--exclude",
+                       "--exclude-dir", "--exclude-from", "--label", "--group-separator"}),
+    "rg": frozenset({"-e", "-f", "-g", "-t", "-T", "-m", "-A", "-B", "-C", "-j", "-M", "-E",
+                     "-r", "-d", "--regexp", "--file", "--glob", "--iglob", "--type",
+                     "--type-not", "--max-count", "--after-context", "--before-context",
+                     "--context", "--threads", "--max-columns", "--encoding", "--replace",
+                     "--sort", "--sortr", "--max-depth", "--max-filesize", "--pre",
+                     "--pre-glob", "--type-add", "--type-clear", "--colors", "--color",
+                     "--path-separator", "--engine", "--dfa-size-limit",
+                     "--regex-size-limit", "--context-separator", "--field-context-separator",
+                     "--field-match-separator", "--ignore-file", "--hostname-bin",
+                     "--hyperlink-format"}),
+    "ag": frozenset({"-A", "-B", "-C", "-G", "-g", "-m", "-p", "--ignore", "--depth",
+                     "--path-to-ignore", "--file-search-regex", "--max-count", "--context",
+                     "--after", "--before", "--pager"}),
+    "ack": frozenset({"-A", "-B", "-C", "-g", "-m", "--type", "--ignore-dir", "--ignore-file",
+                      "--max-count", "--context", "--after-context", "--before-context",
+                      "--output", "--pager", "--type-add", "--type-set", "--match"}),
+}
+_SEARCH_VALUE_OPTIONS["egrep"] = _SEARCH_VALUE_OPTIONS["fgrep"] = _SEARCH_VALUE_OPTIONS["grep"]
+
+
+def _search_folders(command: SimpleCommand) -> list[str]:
+    """The files and folders a search program (grep, rg, ag, ack) is told to search: its
+    operands after the pattern (the pattern is an option's value when given with ``-e``/``-f``,
+    ``--regexp``/``--file``); empty when it searches its working folder."""
+    takes = _SEARCH_VALUE_OPTIONS.get(command.program, frozenset())
+    pattern_given = False
+    operands: list[str] = []
+    words = [w.value for w in command.args]
+    index = 0
+    rest = False
+    while index < len(words):
+        text = words[index]
+        index += 1
+        if rest or text == "-" or not text.startswith("-"):
+            operands.append(text)
+            continue
+        if text == "--":
+            rest = True
+            continue
+        name = text.split("=", 1)[0]
+        if name in ("-e", "-f", "--regexp", "--file") or (
+                not text.startswith("--") and len(text) > 1 and text[1] in "ef"):
+            pattern_given = True
+        if "=" in text and text.startswith("--"):
+            continue
+        if text in takes:
+            index += 1
+            continue
+        if not text.startswith("--") and len(text) > 2:
+            # a bundle: `-A3`, `-rne` (its last letter may take the next word)
+            for position, letter in enumerate(text[1:], 1):
+                if f"-{letter}" in takes:
+                    if position == len(text) - 1:
+                        index += 1
+                    break
+    return operands if pattern_given else operands[1:]
 
 
 def _grep_recurses(command: SimpleCommand) -> bool:
