@@ -16,8 +16,10 @@ imported plugin), but editing only that helper to add a hook is not noticed unti
 module or an installed distribution changes; ``CHATCLI_EAGER_PLUGINS=1`` imports every plugin
 at start-up.
 
-Importing a plugin is isolated: whatever it raises (``SystemExit`` and failing ``assert``
-included) becomes a one-line failure, and whatever it prints to stdout is kept away from
+Importing a plugin is isolated: whatever it raises (``SystemExit``, failing ``assert``, any
+``BaseException`` and a ``KeyboardInterrupt`` the user did not cause included — :class:`CtrlC`
+tells a real Ctrl+C, which still ends chatcli, from one the plugin raised) becomes a one-line
+failure, and whatever it prints to stdout is kept away from
 chatcli's own output (``--json`` must stay parseable) and reported.
 """
 
@@ -30,10 +32,11 @@ import sys
 from collections.abc import Callable
 from importlib import import_module
 from types import ModuleType
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 __all__ = [
     "ENTRY_POINT_GROUP",
+    "CtrlC",
     "EntryPoint",
     "find_entry_points",
     "is_known",
@@ -179,14 +182,60 @@ def module_file(plugin: object) -> tuple[str, int]:
         return "", 0
 
 
+class CtrlC:
+    """Tells the user's Ctrl+C from a plugin raising ``KeyboardInterrupt`` by itself.
+
+    For the duration of a ``with`` block the SIGINT handler is wrapped so that it notes the
+    signal (``pressed``) before doing what it did before (by default: raise
+    ``KeyboardInterrupt``). A ``KeyboardInterrupt`` out of the block with ``pressed`` still
+    False came from code, not from the user. Outside the main thread (signals only reach the
+    main thread) or when SIGINT is ignored or left to the system, nothing is wrapped: no
+    ``KeyboardInterrupt`` can come from the user there. A handler the block itself installs (a
+    plugin that sets its own) is left in place.
+    """
+
+    def __init__(self) -> None:
+        self.pressed = False
+        self._noted: Callable[..., Any] | None = None
+        self._previous: Callable[..., Any] | None = None
+
+    def __enter__(self) -> CtrlC:
+        import _signal  # the C module: ``signal`` would build its enums (about 1 ms)
+
+        previous = _signal.getsignal(_signal.SIGINT)
+        if not callable(previous):
+            return self
+
+        def noted(signum: int, frame: Any) -> Any:
+            self.pressed = True
+            return previous(signum, frame)
+
+        try:
+            _signal.signal(_signal.SIGINT, noted)
+        except ValueError:  # not the main thread
+            return self
+        self._noted, self._previous = noted, previous
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._noted is None:
+            return
+        import _signal
+
+        if _signal.getsignal(_signal.SIGINT) is self._noted:
+            _signal.signal(_signal.SIGINT, self._previous)
+        self._noted = self._previous = None
+
+
 def load_entry_point(
     entry_point: EntryPoint, on_stdout: Callable[[str], None]
 ) -> object:
     """Import the plugin ``entry_point`` names and return it (a module or an attribute).
 
-    Raises whatever the import raised (the caller isolates it; ``KeyboardInterrupt`` is the
-    user's). Text the plugin writes to ``sys.stdout`` while importing is captured and handed to
-    ``on_stdout`` instead of reaching chatcli's output.
+    Raises whatever the import raised (the caller isolates it, and tells the user's Ctrl+C
+    from a ``KeyboardInterrupt`` the plugin raised with :class:`CtrlC`). Text the plugin
+    writes to ``sys.stdout`` while importing is captured and handed to ``on_stdout`` instead
+    of reaching chatcli's output.
     """
     module_name, _, attribute = entry_point.value.partition(":")
     captured = io.StringIO()

@@ -7,7 +7,11 @@ order pluggy calls plugins in never depends on what was imported when. ``CHATCLI
 loads only those names;
 ``CHATCLI_DISABLE_PLUGINS=x,y`` blocks some. A plugin that fails to import, declares an unknown
 hook, raises inside a hook or returns the wrong type is recorded as a :class:`PluginFailure`,
-reported in one line on stderr, and skipped: everything else keeps working.
+reported in one line on stderr, and skipped: everything else keeps working. At import that
+covers every ``BaseException`` (``SystemExit``, a ``KeyboardInterrupt`` the plugin raised itself);
+only the user's Ctrl+C (a real SIGINT, :class:`chatcli._discovery.CtrlC`) ends chatcli. A plugin
+whose import takes a second or more (:data:`SLOW_IMPORT_SECONDS`) is named with its time and
+the ``CHATCLI_DISABLE_PLUGINS`` setting that skips it.
 
 Every hook call goes through pluggy, by way of the typed methods of :attr:`PluginHost.hooks`
 (:class:`HookCalls`): ``host.hooks.prompt_sections(...)`` is where the kernel asks for prompt
@@ -20,6 +24,7 @@ import os
 import sys
 import threading
 from collections.abc import Callable
+from time import perf_counter
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 import pluggy
@@ -27,6 +32,7 @@ import pluggy
 from chatcli import hookspecs
 from chatcli._discovery import (
     ENTRY_POINT_GROUP,
+    CtrlC,
     EntryPoint,
     find_entry_points,
     is_known,
@@ -80,6 +86,9 @@ __all__ = [
 
 hookimpl = pluggy.HookimplMarker("chatcli")
 T = TypeVar("T")
+
+#: An import that takes longer is named on stderr (once: a plugin is imported once a run).
+SLOW_IMPORT_SECONDS = 1.0
 
 #: Hooks whose contract lets a :class:`~chatcli.ChatcliError` through (it ends the command).
 _RAISING_HOOKS = frozenset({"open_conversation", "interactive_main"})
@@ -231,12 +240,20 @@ class PluginHost:
                            f"wrote {len(text):,} characters to stdout (kept out of chatcli's "
                            "output; report it to the plugin's authors)", fatal=False)
 
-            try:
-                imported.append((entry_point, load_entry_point(entry_point, printed)))
-            except KeyboardInterrupt:
-                raise
-            except BaseException as err:  # a plugin must not end chatcli, sys.exit() included
-                self._fail(entry_point.name, "to import", _one_line(err))
+            with CtrlC() as ctrl_c:
+                started = perf_counter()
+                try:
+                    imported.append((entry_point, load_entry_point(entry_point, printed)))
+                except BaseException as err:  # a plugin must not end chatcli, sys.exit() included
+                    if isinstance(err, KeyboardInterrupt) and ctrl_c.pressed:
+                        raise  # the user's Ctrl+C
+                    self._fail(entry_point.name, "to import", _one_line(err))
+                    continue
+                finally:
+                    seconds = perf_counter() - started
+            if seconds >= SLOW_IMPORT_SECONDS:
+                self._warn(f"plugin {entry_point.name!r} took {seconds:.1f} s to import; "
+                           f"CHATCLI_DISABLE_PLUGINS={entry_point.name} skips it")
         if not imported:
             return {}
         registered = self._register_in_order(
@@ -490,7 +507,8 @@ class PluginHost:
 def _one_line(err: BaseException) -> str:
     from chatcli._errors import redact
 
-    lines = [line.strip() for line in f"{type(err).__name__}: {err}".splitlines() if line.strip()]
+    text = f"{type(err).__name__}: {err}" if str(err) else type(err).__name__
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
     if isinstance(err, pluggy.PluginValidationError):  # the reason is on the later lines
         return redact("; ".join(lines))
     return redact(lines[0] if lines else type(err).__name__)
