@@ -396,6 +396,37 @@ def test_a_control_file_the_command_creates_is_moved_away_and_said(world):
     assert "src/x/.gitattributes" in text
 
 
+#: Ways of creating a control file that did not exist: (command, what it made).
+CREATIONS = [
+    ("echo '{}' > .mcp.json", ".mcp.json"),
+    ("echo '{}' > .mcp.json && touch -d 2001-01-01 . && touch -d 2001-01-01 .mcp.json",
+     ".mcp.json"),  # the folder's mtime set back: its ctime still says
+    ("ln -s keep.txt .mcp.json", ".mcp.json"),  # a link: moved, never followed
+    ("mkdir -p a/b/c && echo '* filter=x' > a/b/c/.gitattributes", "a/b/c/.gitattributes"),
+    ("echo '* filter=x' > src/.gitattributes", "src/.gitattributes"),
+    ("mkdir -p .claude && echo '{}' > .claude/settings.local.json",
+     ".claude/settings.local.json"),
+    ("echo '[submodule]' > .gitmodules", ".gitmodules"),
+    ("mkdir -p sub && git init -q sub", "sub/.git"),
+    ("mkdir -p sub/.chatcli && echo x > sub/.chatcli/config.toml", "sub/.chatcli"),
+    ("echo x > .MCP.JSON", ".MCP.JSON"),  # what a case-insensitive file system would fold
+]
+
+
+@needs_bwrap
+@pytest.mark.parametrize(("command", "made"), CREATIONS, ids=[c[1] + str(i)
+                                                               for i, c in enumerate(CREATIONS)])
+def test_a_new_control_file_does_not_stay(world, command, made):
+    (world / ".mcp.json").unlink()
+    agent = confined_agent(world, Confinement())
+    text = agent.ok("exec", command=command)
+    assert not os.path.lexists(world / made), text
+    assert os.path.lexists(world / (made + ".refused")), text
+    assert f"the command created {made}" in text
+    assert (world / "keep.txt").read_text() == "keep me\n"
+    assert (world / ".gitattributes").read_text() == "*.txt text\n"  # the old one untouched
+
+
 @needs_bwrap
 def test_approved_writes_to_control_files_go_through(world):
     agent = confined_agent(world, Confinement(protected_writable=True))

@@ -8,7 +8,6 @@ import shlex
 import shutil
 import signal
 import subprocess
-import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -85,12 +84,8 @@ def run_shell(command: str, cwd: Path, timeout: float, network: bool,
         if confinement.writable:
             writable, readonly = [*roots, *extra], []
             if not confinement.protected_writable:
-                from chatcli_workspace import control_paths
-
-                for root in roots:
-                    if root.is_dir():
-                        protected.extend(control_paths(root, limit=CONTROL_WALK))
                 guard = _ControlGuard([r for r in roots if r.is_dir()])
+                protected = guard.protected()
         else:  # caches stay writable; the workspace itself never is
             writable, readonly = [e for e in extra if e not in roots], roots
         hiding = Hidden(confinement.hidden)
@@ -177,71 +172,133 @@ _CONTROL_FOLDERS = frozenset({".chatcli", ".git"})
 _CONTROL_FILES = frozenset({".mcp.json", ".gitattributes", ".gitmodules"})
 
 
+#: Characters HFS+/NTFS ignore in names (git's list for core.protectHFS).
+_IGNORED = re.compile("[\u200c\u200d\u200e\u200f\u202a-\u202e\u206a-\u206f\ufeff]")
+
+
 def _fold(name: str) -> str:
-    return name.rstrip(". ").casefold()
+    """A name as a case-insensitive file system compares it (``.GIT.`` is ``.git``)."""
+    return _IGNORED.sub("", name).rstrip(". ").casefold()
 
 
 class _ControlGuard:
-    """chatcli's and git's control files that did not exist before a sandboxed command ran:
-    bubblewrap can mount what exists read-only, not forbid a new name in a writable folder, so
-    a control file the command created (a ``.mcp.json``, ``.chatcli/``, ``.gitattributes``,
-    ``.claude/settings.json``, ``.git/``) is renamed out of the way once it has ended (its
-    processes are gone with its PID namespace) — never followed, never deleted."""
+    """chatcli's and git's control files in the writable folders: found before a sandboxed
+    command runs (to be mounted read-only), and those it created found after it ended.
 
-    def __init__(self, roots: list[Path]) -> None:
+    bubblewrap can mount what exists read-only, not forbid a new name in a writable folder, so a
+    control file the command *created* (a ``.mcp.json``, ``.chatcli/``, ``.gitattributes``,
+    ``.claude/settings.json``, ``.git/``) is renamed out of the way once it has ended (its
+    processes are gone with its PID namespace) — never followed, never deleted. After the run
+    only the folders whose status changed (``st_ctime``, which a command cannot set back) are
+    listed again, and the folders that are new."""
+
+    def __init__(self, roots: list[Path], limit: int = CONTROL_WALK) -> None:
         self.roots = roots
-        self.started = time.time_ns()
-        self.before = {path for root in roots for path in _control_entries(root)}
+        self.limit = limit
+        #: folder -> its st_ctime_ns when it was listed
+        self.folders: dict[Path, int] = {}
+        self.before: set[Path] = set()
+        seen = 0
+        for root in roots:
+            seen = self._walk(root, self.before, seen)
+
+    def _walk(self, top: Path, found: set[Path], seen: int) -> int:
+        """List ``top`` and the folders below it (to ``limit`` entries in all): control
+        entries into ``found``, each folder's ctime into :attr:`folders`."""
+        stack = [top]
+        while stack and seen <= self.limit:
+            folder = stack.pop()
+            try:
+                self.folders[folder] = os.stat(folder).st_ctime_ns
+                with os.scandir(folder) as scan:
+                    entries = list(scan)
+            except OSError:
+                continue
+            for entry in entries:
+                seen += 1
+                path = folder / entry.name
+                if _is_control(folder, entry.name):
+                    found.add(path)
+                    if _fold(entry.name) in _CONTROL_FOLDERS:
+                        continue  # protected as a whole: not entered
+                try:
+                    if entry.is_dir(follow_symlinks=False):
+                        stack.append(path)
+                except OSError:
+                    continue
+        return seen
+
+    def protected(self) -> list[Path]:
+        """What to mount read-only: each control file or folder found (its real path), and the
+        folder a ``.git`` file points to (a worktree's or submodule's git directory)."""
+        from chatcli_workspace._control import git_dir_of
+
+        out: dict[Path, None] = {}
+        for path in self.before:
+            out[Path(os.path.realpath(path))] = None
+            if _fold(path.name) == ".git" and path.is_file():
+                pointed = git_dir_of(path.parent)
+                if pointed is not None:
+                    out[pointed] = None
+        return list(out)
+
+    def created(self) -> list[Path]:
+        """The control entries that appeared while the command ran."""
+        found: set[Path] = set()
+        seen = 0
+        for folder, ctime in list(self.folders.items()):
+            try:
+                if os.stat(folder).st_ctime_ns == ctime:
+                    continue
+                with os.scandir(folder) as scan:
+                    entries = list(scan)
+            except OSError:
+                continue
+            for entry in entries:
+                path = folder / entry.name
+                if _is_control(folder, entry.name):
+                    found.add(path)
+                    continue
+                try:
+                    new_folder = entry.is_dir(follow_symlinks=False) and path not in self.folders
+                except OSError:
+                    continue
+                if new_folder:
+                    seen = self._walk(path, found, seen)
+        return sorted(found - self.before, key=lambda p: len(p.parts))
 
     def undo_new(self, workspace: Path) -> list[str]:
         lines: list[str] = []
         moved: list[Path] = []
-        for root in self.roots:
-            for path in _control_entries(root):
-                if path in self.before or any(path.is_relative_to(m) for m in moved):
-                    continue
-                try:
-                    if os.lstat(path).st_ctime_ns < self.started - 1_000_000_000:
-                        continue  # not the command's (a walk cut short saw it late)
-                except OSError:
-                    continue
-                target = path.with_name(path.name + ".refused")
-                number = 1
-                while os.path.lexists(target):
-                    number += 1
-                    target = path.with_name(f"{path.name}.refused{number}")
-                try:
-                    os.rename(path, target)
-                except OSError as err:
-                    lines.append(f"[the command created {path}, a control file, and it could "
-                                 f"not be moved away: {err.strerror}]")
-                    continue
-                moved.append(path)
-                shown = os.path.relpath(path, workspace)
-                lines.append(f"[the command created {shown}, one of chatcli's or git's control "
-                             "files, which commands do not write without the person's "
-                             f"approval: moved to {os.path.relpath(target, workspace)}]")
+        for path in self.created():
+            if any(path.is_relative_to(m) for m in moved):
+                continue
+            target = path.with_name(path.name + ".refused")
+            number = 1
+            while os.path.lexists(target):
+                number += 1
+                target = path.with_name(f"{path.name}.refused{number}")
+            try:
+                os.rename(path, target)
+            except OSError as err:
+                lines.append(f"[the command created {path}, a control file, and it could not "
+                             f"be moved away: {err.strerror}]")
+                continue
+            moved.append(path)
+            shown = os.path.relpath(path, workspace)
+            lines.append(f"[the command created {shown}, one of chatcli's or git's control "
+                         "files, which commands do not write without the person's approval: "
+                         f"moved to {os.path.relpath(target, workspace)}]")
         return lines
 
 
-def _control_entries(root: Path, limit: int = CONTROL_WALK) -> list[Path]:
-    """The control files and folders below ``root``, as named (links not followed)."""
-    found: list[Path] = []
-    seen = 0
-    for folder, dirs, files in os.walk(root):
-        base = Path(folder)
-        parent = _fold(base.name)
-        for name in [*dirs, *files]:
-            seen += 1
-            folded = _fold(name)
-            if folded in _CONTROL_FOLDERS or folded in _CONTROL_FILES or (
-                    parent == ".claude" and folded.startswith("settings")
-                    and folded.endswith(".json")):
-                found.append(base / name)
-        dirs[:] = [d for d in dirs if _fold(d) not in _CONTROL_FOLDERS]
-        if seen > limit:
-            break
-    return found
+def _is_control(folder: Path, name: str) -> bool:
+    """Whether the entry ``name`` of ``folder`` is a control file or folder (names folded the
+    way case-insensitive file systems compare them)."""
+    folded = _fold(name)
+    return folded in _CONTROL_FOLDERS or folded in _CONTROL_FILES or (
+        _fold(folder.name) == ".claude" and folded.startswith("settings")
+        and folded.endswith(".json"))
 
 
 _NO_NETWORK = ("Temporary failure in name resolution", "Could not resolve host",

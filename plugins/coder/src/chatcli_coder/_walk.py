@@ -136,16 +136,23 @@ class Hidden:
             if os.path.isdir(fixed) and regex.match(fixed):
                 found[Path(os.path.realpath(fixed))] = True
                 continue
+            last = pattern.rsplit("/", 1)[1]
+            # the last part's own test first (most names fail it): "**/.env" looks at ".env"s
+            name_test = glob_regex(last).match if "**" not in last else None
             for folder, dirs, files in os.walk(fixed):
                 keep = []
-                for name in [*dirs, *files]:
+                for name, is_dir in [*((d, True) for d in dirs), *((f, False) for f in files)]:
                     seen += 1
+                    if name_test is not None and not name_test(name):
+                        if is_dir:
+                            keep.append(name)
+                        continue
                     path = os.path.join(folder, name)
                     if regex.match(path):
                         real = Path(os.path.realpath(path))
                         if real.exists():
                             found[real] = real.is_dir()
-                    elif name in dirs:
+                    elif is_dir:
                         keep.append(name)
                 dirs[:] = keep
                 if seen > limit:
