@@ -101,6 +101,10 @@ class Env:
         self.config.write_text(textwrap.dedent(text))
 
     def run(self, *args: str, **extra: str) -> subprocess.CompletedProcess[str]:
+        return self.cli(*args, "--provider", "openai", "--model", "m", **extra)
+
+    def cli(self, *args: str, **extra: str) -> subprocess.CompletedProcess[str]:
+        """``chatcli ARGS`` in the workspace (no provider flags: ``chatcli trust …``)."""
         env = {k: v for k, v in os.environ.items()
                if not k.startswith(("CHATCLI_", "OPENAI_", "ANTHROPIC_", "CLAUDE_"))}
         env.update(CHATCLI_CONFIG_DIR=str(self.home / "config"),
@@ -108,7 +112,7 @@ class Env:
                    OPENAI_API_KEY="sk-test", OPENAI_BASE_URL=self.server.url,
                    PYTHONPATH=str(self.site), CHATCLI_PLUGINS="openai,user-hooks,hooktools",
                    **extra)
-        return subprocess.run([CHATCLI, *args, "--provider", "openai", "--model", "m"],
+        return subprocess.run([CHATCLI, *args],
                               capture_output=True, text=True, env=env, cwd=self.work,
                               timeout=60, stdin=subprocess.DEVNULL)
 
@@ -435,17 +439,31 @@ def test_project_hooks_run_only_when_the_user_trusts_the_project(
     assert done.returncode == 0
     assert env.payloads("project") == []
     assert tool_results(openai_server.requests[1]) == ["file text"]
-    notes = [line for line in done.stderr.splitlines() if "not trusted" in line]
-    assert len(notes) == 1
-    assert ".chatcli/config.toml (1 hook)" in notes[0] and ".claude/settings.json" in notes[0]
-    assert "trust_project = true" in notes[0]
+    notes = [line for line in done.stderr.splitlines() if "trust" in line]
+    assert len(notes) == 1  # the kernel's one line, naming both files and `chatcli trust`
+    assert ".chatcli/config.toml (hooks.PreToolUse)" in notes[0], notes
+    assert ".claude/settings.json" in notes[0] and "`chatcli trust`" in notes[0]
 
-    env.hooks("[hooks]\ntrust_project = true\n")
+    env.hooks("[hooks]\ntrust_project = true\n")  # the setting that trusted before: no more
+    openai_server.script(calls(ToolCall("read", {"path": "a"})), Reply(text="ok"))
+    assert "not trusted" in env.run("-p", "go").stderr
+    assert env.payloads("project") == []
+
+    trusting = env.cli("trust", "--yes")
+    assert trusting.returncode == 0, trusting.stderr
     openai_server.script(calls(ToolCall("read", {"path": "a"})), Reply(text="ok"))
     trusted = env.run("-p", "go")
     assert "not trusted" not in trusted.stderr
     assert len(env.payloads("project")) == 1  # one command, configured twice: run once
     assert tool_results(openai_server.requests[-1]) == ["Error: denied: project says no"]
+
+    # a change to a hooks file after trust: ignored again
+    (env.work / ".claude" / "settings.json").write_text(json.dumps({"hooks": {}}))
+    openai_server.script(calls(ToolCall("read", {"path": "a"})), Reply(text="ok"))
+    changed = env.run("-p", "go")
+    assert "changed since you trusted it" in changed.stderr
+    assert len(env.payloads("project")) == 1
+    assert tool_results(openai_server.requests[-1]) == ["file text"]
 
 
 def test_configuration_mistakes_are_reported_by_name(env: Env, openai_server: Any) -> None:

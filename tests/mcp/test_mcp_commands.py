@@ -72,17 +72,29 @@ def test_a_projects_servers_wait_for_trust(home: Path, workspace: Path) -> None:
     assert done.returncode == 0, done.stderr
     data = json.loads((workspace / ".mcp.json").read_text())
     assert data == {"mcpServers": {"demo": {"command": sys.executable, "args": [str(DEMO)]}}}
+    # a project with no other file that changes chatcli: the user's own server is trusted
+    assert "enabled" in chatcli(workspace, env, "mcp", "list").stdout
+    # someone else's edit is not
+    data["mcpServers"]["demo"]["args"].append("--pages")
+    data["mcpServers"]["demo"]["args"].append("2")
+    (workspace / ".mcp.json").write_text(json.dumps(data))
     listed = chatcli(workspace, env, "mcp", "list").stdout
-    assert "untrusted (`chatcli mcp trust`)" in listed
+    assert "untrusted (`chatcli trust`)" in listed
     status = chatcli(workspace, env, "-p", "/mcp")
     assert "demo · not started: the project is not trusted" in status.stdout
-    assert "the project's MCP servers do not start, the project is not trusted" in status.stderr
-    trusted = chatcli(workspace, env, "mcp", "trust")
+    notices = [line for line in status.stderr.splitlines() if "trust" in line]
+    assert notices == ["chatcli: this project is changed since you trusted it: ignored "
+                       ".mcp.json — run `chatcli trust` to use them"], status.stderr
+    trusted = chatcli(workspace, env, "mcp", "trust", "--yes")
     assert trusted.returncode == 0, trusted.stderr
-    assert _user_config(home)["mcp"]["trust_project"] == [str(workspace)]
+    assert (f"MCP server demo (.mcp.json) runs: stdio {sys.executable}"
+            in trusted.stdout), trusted.stdout
+    assert f"trusted {workspace}" in trusted.stdout
+    assert "trust_project" not in _user_config(home).get("mcp", {})  # not the old setting
     assert "enabled" in chatcli(workspace, env, "mcp", "list").stdout
-    chatcli(workspace, env, "mcp", "trust", "--remove")
-    assert _user_config(home)["mcp"]["trust_project"] == []
+    removed = chatcli(workspace, env, "mcp", "trust", "--remove")
+    assert f"no longer trusting {workspace}" in removed.stdout
+    assert "untrusted" in chatcli(workspace, env, "mcp", "list").stdout
     assert chatcli(workspace, env, "mcp", "remove", "demo").returncode == 0
     assert json.loads((workspace / ".mcp.json").read_text()) == {"mcpServers": {}}
 

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from chatcli import Settings
+from chatcli import PluginHost, Settings, trust_project
 from chatcli_mcp.config import BadConfig, expand, load, options, parse_server, server_name
 from mcp_support import write_config
 
@@ -89,41 +89,86 @@ def test_options() -> None:
         options({"tool_mod": "full"})
 
 
+def _host() -> PluginHost:
+    """A plugin host with chatcli-mcp: workspace trust counts its ``.mcp.json``."""
+    from chatcli_mcp import plugin
+
+    host = PluginHost()
+    assert host.register(plugin, "mcp")
+    return host
+
+
 def test_project_servers_wait_for_trust(workspace: Path, home: Path,
                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    host = _host()
     (workspace / ".mcp.json").write_text(json.dumps({"mcpServers": {
-        "fs": {"command": "npx", "args": ["-y", "server-fs"], "env": {"X": "${HOME}"}},
+        "fs": {"command": "npx", "args": ["-y", "server-fs", "${SECRET}"],
+               "env": {"X": "${HOME}"}, "allow": ["*"]},
         "remote": {"type": "http", "url": "https://example.com/mcp",
                    "headers": {"A": "b"}, "somethingElse": 1}}}))
     write_config(home, '[mcp.servers.time]\ncommand = "mcp-server-time"\n')
-    loaded = load(_settings(servers={"time": {"command": "mcp-server-time"}}), workspace)
+    loaded = load(_settings(servers={"time": {"command": "mcp-server-time"}}), workspace,
+                  host=host)
     assert list(loaded.servers) == ["time"]
     assert [s.name for s in loaded.untrusted] == ["fs", "remote"]
+    # shown as written: nothing of the environment goes into an untrusted file's servers
+    assert loaded.untrusted[0].args == ("-y", "server-fs", "${SECRET}")
     assert not loaded.problems
-    # the project cannot trust itself
+    # the project cannot trust itself; the settings that trusted folders before trust nothing
     (workspace / ".chatcli").mkdir()
     (workspace / ".chatcli" / "config.toml").write_text("[mcp]\ntrust_project = true\n")
-    assert [s.name for s in load(_settings(trust_project=True), workspace).untrusted] == [
-        "fs", "remote"]
-    # the user's file can, for every project or for this one
     write_config(home, f"[mcp]\ntrust_project = [{json.dumps(str(workspace))}]\n")
-    trusted = load(_settings(), workspace)
+    monkeypatch.setenv("CHATCLI_MCP__TRUST_PROJECT", "true")
+    assert [s.name for s in load(_settings(trust_project=True), workspace,
+                                 host=host).untrusted] == ["fs", "remote"]
+    # the user trusts it (chatcli trust)
+    trust_project(workspace, host)
+    monkeypatch.setenv("SECRET", "s3cret")
+    trusted = load(_settings(), workspace, host=host)
     assert set(trusted.servers) == {"fs", "remote"} and not trusted.untrusted
     fs = trusted.servers["fs"]
+    assert fs.args[-1] == "s3cret"
     assert fs.project and fs.origin == str(workspace / ".mcp.json")
     assert dict(fs.env) == {"X": str(home)}
-    monkeypatch.setenv("CHATCLI_MCP__TRUST_PROJECT", "false")
-    assert load(_settings(), workspace).untrusted
+    assert fs.allow == ()  # a project never allows its own tools
+    # a change asks again
+    (workspace / ".mcp.json").write_text(json.dumps({"mcpServers": {"fs": {"command": "sh"}}}))
+    assert [s.name for s in load(_settings(), workspace, host=host).untrusted] == ["fs"]
+
+
+def test_without_the_plugin_host_a_project_file_is_never_trusted(workspace: Path) -> None:
+    """Trust recorded by a host without chatcli-mcp did not cover .mcp.json: not trusted."""
+    (workspace / ".mcp.json").write_text(json.dumps({"mcpServers": {"fs": {"command": "x"}}}))
+    (workspace / ".chatcli").mkdir()
+    (workspace / ".chatcli" / "config.toml").write_text("max_turns = 5\n")
+    bare = PluginHost()
+    trust_project(workspace, bare)
+    assert [s.name for s in load(_settings(), workspace, host=bare).untrusted] == ["fs"]
+
+
+def test_only_the_project_roots_mcp_json_is_the_projects(workspace: Path) -> None:
+    host = _host()
+    (workspace.parent / ".mcp.json").write_text(json.dumps({"mcpServers": {"up": {
+        "command": "x"}}}))
+    sub = workspace / "sub"
+    sub.mkdir()
+    loaded = load(_settings(), sub, host=host)
+    assert not loaded.servers and not loaded.untrusted
 
 
 def test_a_projects_toml_servers_are_the_projects(workspace: Path) -> None:
+    host = _host()
     (workspace / ".chatcli").mkdir()
     (workspace / ".chatcli" / "config.toml").write_text(
         '[mcp.servers.tool]\ncommand = "x"\n')
-    loaded = load(_settings(servers={"tool": {"command": "x"}, "mine": {"command": "y"}}),
-                  workspace)
+    # untrusted, the kernel leaves the project's tables out of the settings: listed, waiting
+    loaded = load(_settings(servers={"mine": {"command": "y"}}), workspace, host=host)
     assert list(loaded.servers) == ["mine"]
     assert [s.name for s in loaded.untrusted] == ["tool"]
+    trust_project(workspace, host)
+    loaded = load(_settings(servers={"tool": {"command": "x"}, "mine": {"command": "y"}}),
+                  workspace, host=host)
+    assert list(loaded.servers) == ["tool", "mine"] and loaded.servers["tool"].project
 
 
 def test_imported_files_and_bad_entries(workspace: Path, tmp_path: Path) -> None:

@@ -217,31 +217,50 @@ def test_an_untrusted_projects_skills_are_listed_but_not_active(workspace, proje
     assert catalog.skills["style"].body.strip() == "User style."
 
 
-def test_trust_comes_from_the_users_file_never_the_projects(workspace, project_skills,
-                                                           config, chat):
+def test_trust_comes_from_chatcli_trust_never_the_projects_file(workspace, project_skills,
+                                                               config, chat):
+    from chatcli import trust_project
+
     write_skill(project_skills, "deploy")
     (workspace / ".chatcli" / "config.toml").write_text("[skills]\ntrust_project = true\n")
     assert chat().skills.core.trusted() is False
-    (config / "config.toml").write_text(f'[skills]\ntrust_project = ["{workspace}"]\n')
-    assert chat().skills.core.trusted() is True
-
-
-def test_trusting_a_project_for_hooks_trusts_its_skills(workspace, config, chat):
-    (config / "config.toml").write_text("[hooks]\ntrust_project = true\n")
-    assert chat().skills.core.trusted() is True
-
-
-def test_a_trusted_parent_folder_trusts_the_projects_below_it(workspace, config, chat):
-    (config / "config.toml").write_text(f'[skills]\ntrust_project = ["{workspace.parent}"]\n')
-    assert chat().skills.core.trusted() is True
-    (config / "config.toml").write_text('[skills]\ntrust_project = ["/somewhere/else"]\n')
+    # the settings that trusted folders before trust nothing now
+    (config / "config.toml").write_text(f'[skills]\ntrust_project = ["{workspace}"]\n'
+                                        "[hooks]\ntrust_project = true\n")
     assert chat().skills.core.trusted() is False
-
-
-def test_the_environment_variable_trusts_or_distrusts(workspace, config, chat, monkeypatch):
-    (config / "config.toml").write_text("[skills]\ntrust_project = true\n")
-    monkeypatch.setenv("CHATCLI_SKILLS__TRUST_PROJECT", "0")
-    assert chat().skills.core.trusted() is False
-    monkeypatch.setenv("CHATCLI_SKILLS__TRUST_PROJECT", "1")
-    (config / "config.toml").write_text("")
+    c = chat()
+    trust_project(workspace, c.skills.core.host)
+    assert c.skills.core.trusted() is True
     assert chat().skills.core.trusted() is True
+
+
+def test_a_change_to_a_skill_after_trust_asks_again(workspace, project_skills, chat):
+    from chatcli import trust_project
+
+    write_skill(project_skills, "deploy")
+    c = chat()
+    trust_project(workspace, c.skills.core.host)
+    assert c.skills.core.trusted() is True
+    (project_skills / "deploy" / "scripts").mkdir()
+    (project_skills / "deploy" / "scripts" / "run.sh").write_text("rm -rf ~\n")
+    assert c.skills.core.trusted() is False
+    assert "deploy" in c.skills.core.catalog().untrusted
+
+
+def test_skills_between_the_workspace_and_the_root_are_covered_by_trust(workspace, chat):
+    from chatcli import trust_project
+
+    deep = workspace / "pkg" / "app"
+    write_skill(deep / ".claude" / "skills", "local")
+    too_deep = workspace / "pkg" / "a" / "b"
+    write_skill(too_deep / ".claude" / "skills", "too-deep")
+    assert project_chain(deep) == [deep, workspace / "pkg", workspace]
+    assert project_chain(too_deep) == [too_deep.parent, workspace / "pkg", workspace]  # not 3
+    c = chat()
+    core = c.skills.core
+    core.workspace = deep
+    trust_project(deep, core.host)  # the same trust as from the root
+    assert core.trusted() is True and "local" in core.catalog().skills
+    (deep / ".claude" / "skills" / "local" / "SKILL.md").write_text(
+        "---\nname: local\ndescription: changed\n---\nx\n")
+    assert core.trusted() is False  # its file was among those trusted

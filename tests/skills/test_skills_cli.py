@@ -104,11 +104,12 @@ def test_list_shows_sources_states_shadowing_and_warnings(workspace, project_ski
     rows = [line.split() for line in done.stdout.splitlines()]
     assert rows[[r[0] for r in rows].index("deploy")][:3] == ["deploy", "user", "active"]
     assert ["deploy", ".chatcli/skills", "untrusted"] in [r[:3] for r in rows]
-    assert "untrusted: the project's skills stay off" in done.stdout
+    assert ("untrusted: the project's skills stay off until you trust it: `chatcli trust`, or "
+            "/skills trust in the chat") in done.stdout
     assert (f"skills: {user_skills}/helper/SKILL.md: line 3: unquoted colon in the value of "
             "'description'; read it as text (quote the value)") in done.stderr.splitlines()
-    trusted = run_cli("skills", "list", cwd=workspace,
-                      env={"CHATCLI_SKILLS__TRUST_PROJECT": "1"})
+    assert run_cli("trust", "--yes", cwd=workspace).returncode == 0
+    trusted = run_cli("skills", "list", cwd=workspace)
     assert (f"shadowed: deploy in {user_skills}/deploy (user) by {project_skills}/deploy "
             "(.chatcli/skills)") in trusted.stdout
 

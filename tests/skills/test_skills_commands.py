@@ -4,7 +4,7 @@ project; the catalog is a stable section, byte-identical turn after turn."""
 
 from __future__ import annotations
 
-import tomllib
+import json
 
 import pytest
 from chatcli_skills.commands import RESERVED
@@ -139,7 +139,7 @@ def test_an_untrusted_projects_skill_stays_off_until_skills_trust(chat, project_
                                                                  workspace, config):
     write_skill(project_skills, "deploy", "DEPLOY-SENTINEL", triggers=["deploy"])
     c = chat()
-    assert any("this project's skills (deploy) stay off" in w for w in c.warned)
+    assert not any("deploy" in w for w in c.warned)  # the kernel's one line names the files
     c.turn("deploy it")
     assert "DEPLOY-SENTINEL" not in conversation_text(c.server.requests[0])
     assert "deploy" not in system_of(c.server.requests[0])
@@ -152,14 +152,16 @@ def test_an_untrusted_projects_skill_stays_off_until_skills_trust(chat, project_
     assert not (config / "config.toml").exists()
 
 
-def test_skills_trust_always_writes_the_users_file(chat, project_skills, workspace, config):
+def test_skills_trust_always_trusts_the_project(chat, project_skills, workspace, config):
     write_skill(project_skills, "deploy")
     (config / "config.toml").write_text('# mine\nmodel = "m"\n')
     c = chat()
-    c.command("/skills trust always")
-    data = tomllib.loads((config / "config.toml").read_text())
-    assert data["skills"]["trust_project"] == [str(workspace)]
-    assert (config / "config.toml").read_text().startswith("# mine\n")
+    out = c.command("/skills trust always")
+    assert out.splitlines()[0].startswith(f"trusted {workspace} for good, as its files are now "
+                                          "(1 file that change chatcli")
+    assert (config / "config.toml").read_text() == '# mine\nmodel = "m"\n'  # not the config
+    record = json.loads((config.parent / "data" / "trusted-projects.json").read_text())
+    assert list(record["projects"]) == [str(workspace)]
     assert chat().skills.core.trusted()
 
 

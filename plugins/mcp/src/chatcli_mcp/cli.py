@@ -6,9 +6,11 @@ Imported only when one of these commands runs (the root command line names the g
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -61,7 +63,7 @@ def list_command() -> int:
                      "enabled" if server.enabled else "disabled"])
     for server in loaded.untrusted:
         rows.append([server.name, server.transport, _short(server.where),
-                     _short(server.origin, 40), "untrusted (`chatcli mcp trust`)"])
+                     _short(server.origin, 40), "untrusted (`chatcli trust`)"])
     for problem in loaded.problems:
         click.echo(f"chatcli: warning: mcp: {problem}", err=True)
     if len(rows) == 1:
@@ -197,9 +199,10 @@ def _user_servers() -> dict[str, Any]:
 
 
 def _project_json() -> Path:
-    from chatcli_mcp.config import project_file
+    """The project's .mcp.json: at the project root, where chatcli reads it."""
+    from chatcli_mcp.config import PROJECT_FILE, project_root
 
-    return project_file(_workspace()) or _workspace() / ".mcp.json"
+    return (project_root(_workspace()) or _workspace()) / PROJECT_FILE
 
 
 def _read_json(path: Path) -> dict[str, Any]:
@@ -229,8 +232,23 @@ def _write_project(name: str, entry: dict[str, Any], force: bool) -> Path:
     if transport in ("http", "sse"):
         json_entry["type"] = transport
     data["mcpServers"][name] = json_entry
-    atomic_write(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    with _keeping_trust():
+        atomic_write(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
     return path
+
+
+@contextlib.contextmanager
+def _keeping_trust() -> Iterator[None]:
+    """The user edits the project's .mcp.json with this command: a project they trusted as it
+    was (or one with no file that changes chatcli) is trusted with their change; any other
+    change still asks again."""
+    from chatcli import project_trust, trust_project
+
+    workspace = _workspace()
+    before = project_trust(workspace)
+    yield
+    if before.trusted:
+        trust_project(workspace)
 
 
 @mcp.command("remove")
@@ -248,7 +266,8 @@ def remove_command(name: str) -> int:
         data = _read_json(path)
         if name in data["mcpServers"]:
             del data["mcpServers"][name]
-            atomic_write(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+            with _keeping_trust():
+                atomic_write(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
             click.echo(f"removed MCP server {name} from {path}")
             return 0
     raise UsageError(f"no MCP server named {name} in {user_config_path()} or {path}",
@@ -256,29 +275,29 @@ def remove_command(name: str) -> int:
 
 
 @mcp.command("trust")
-@click.option("--remove", is_flag=True, help="Stop trusting this project.")
-def trust_command(remove: bool) -> int:
-    """Trust this project's MCP servers (its .mcp.json and .chatcli/config.toml) from now on."""
-    from chatcli import set_value, user_config_path
+@click.option("--remove", is_flag=True, help="Stop trusting this project (chatcli trust --revoke).")
+@click.option("-y", "--yes", is_flag=True, help="Trust it without asking.")
+@click.pass_context
+def trust_command(ctx: click.Context, remove: bool, yes: bool) -> int:
+    """Trust this project, as `chatcli trust` does: its .mcp.json servers start, and its other
+    files that change chatcli take effect, as they are now (a change asks again)."""
+    from chatcli import UsageError
 
-    from chatcli_mcp.config import project_file, project_root, user_table
+    if not remove:
+        from chatcli_mcp.config import project_root
 
-    workspace = _workspace()
-    mcp_json = project_file(workspace)
-    root = project_root(workspace) or (mcp_json.parent if mcp_json else workspace)
-    current = user_table().get("trust_project", [])
-    if current is True and not remove:
-        click.echo("every project is trusted already ([mcp] trust_project = true)")
-        return 0
-    folders = [f for f in (current if isinstance(current, list) else []) if isinstance(f, str)]
-    if remove:
-        folders = [f for f in folders if Path(f).expanduser().resolve() != root]
-    elif str(root) not in folders:
-        folders.append(str(root))
-    set_value(user_config_path(), "mcp.trust_project", _toml(folders))
-    click.echo(f"{'no longer trusting' if remove else 'trusting'} the MCP servers of {root} "
-               f"({user_config_path()})")
-    return 0
+        project = project_root(_workspace())
+        for server in _loaded(_settings()).untrusted:
+            origin = Path(server.origin)
+            if project is not None and origin.is_relative_to(project):
+                origin = origin.relative_to(project)
+            click.echo(f"MCP server {server.name} ({origin}) runs: {server.transport} "
+                       f"{_short(server.where, 200)}")
+    root = ctx.find_root()
+    command = root.command.get_command(root, "trust")  # type: ignore[attr-defined]
+    if command is None:
+        raise UsageError("chatcli's `trust` command is missing", "update chatcli-kernel")
+    return int(ctx.invoke(command, path=None, yes=yes, as_list=False, revoke=remove) or 0)
 
 
 @mcp.command("test")

@@ -3,9 +3,6 @@ files; ``${VAR}`` expansion; and whether a project's servers may start (trust).
 
 chatcli's format (user ``config.toml`` or project ``.chatcli/config.toml``)::
 
-    [mcp]
-    trust_project = false       # user file only: start the project's servers too (or a list
-                                # of project folders)
     [mcp.servers.time]
     command = "mcp-server-time"
     args = ["--local-timezone", "UTC"]
@@ -21,10 +18,14 @@ Claude's format (a project's ``.mcp.json``, or any file listed in ``[mcp] import
     {"mcpServers": {"time": {"command": "mcp-server-time", "args": [], "env": {}},
                     "docs": {"type": "http", "url": "https://…", "headers": {…}}}}
 
-A project's servers (its ``.chatcli/config.toml`` and its ``.mcp.json``) come with a repository
-someone else may have written: they start only when the user's own config trusts the project
-(``[mcp] trust_project = true`` or a list of folders, as ``[hooks] trust_project`` does for user
-hooks; ``CHATCLI_MCP__TRUST_PROJECT`` too). A project cannot trust itself.
+A project's servers (its ``.chatcli/config.toml`` and the ``.mcp.json`` at its root) are
+programs a repository someone else may have written would start: they start only in a project
+the user trusts (``chatcli trust``, or the chat's question; see :func:`chatcli.project_trust`).
+The trust covers the files as they are: a change to ``.mcp.json`` asks again. A project's
+``allow`` lists are never used (tools of a project's server ask as any other tool), and a
+project cannot set ``[mcp] import`` (files anywhere) or trust itself. ``[mcp] trust_project``,
+the setting that trusted folders before, is no longer read: ``chatcli mcp trust`` is
+``chatcli trust``.
 """
 
 from __future__ import annotations
@@ -34,11 +35,12 @@ import json
 import os
 import re
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 __all__ = [
+    "PROJECT_FILE",
     "TOOL_MODES",
     "TRANSPORTS",
     "BadConfig",
@@ -53,6 +55,8 @@ __all__ = [
 ]
 
 TRANSPORTS = ("stdio", "http", "sse")
+#: The project's own servers file, at the project root (Claude Code's name).
+PROJECT_FILE = ".mcp.json"
 #: How MCP tools reach the model: ``auto`` (chat: listed and pulled; agent runs: real
 #: definitions, or a search tool above ``max_tool_share``), ``deferred``, ``full``.
 TOOL_MODES = ("auto", "deferred", "full")
@@ -378,30 +382,22 @@ def _count(value: Any, key: str, low: int, high: int) -> int:
 # ------------------------------------------------------------------------------ files
 
 
-def project_root(workspace: Path) -> Path | None:
-    """The nearest folder at or above ``workspace`` holding ``.chatcli/`` (never the home
-    folder: its ``.chatcli`` is nobody's project)."""
-    home = Path.home().resolve()
-    folder = workspace.resolve()
-    while True:
-        if folder != home and (folder / ".chatcli").is_dir():
-            return folder
-        if folder.parent == folder:
-            return None
-        folder = folder.parent
+def project_root(workspace: Path, host: Any = None) -> Path | None:
+    """The project root of ``workspace`` as workspace trust sees it (the nearest folder holding
+    ``.chatcli/``, else the git repository's top, else the workspace; never the home folder):
+    the folder whose ``.mcp.json`` is the project's."""
+    from chatcli import project_trust
+
+    return project_trust(workspace, host).root
 
 
-def project_file(workspace: Path) -> Path | None:
-    """The nearest ``.mcp.json`` at or above ``workspace`` (not the home folder's)."""
-    home = Path.home().resolve()
-    folder = workspace.resolve()
-    while True:
-        candidate = folder / ".mcp.json"
-        if folder != home and candidate.is_file():
-            return candidate
-        if folder.parent == folder or folder == home:
-            return None
-        folder = folder.parent
+def project_file(workspace: Path, host: Any = None) -> Path | None:
+    """The project's ``.mcp.json`` (at its root), if there is one."""
+    root = project_root(workspace, host)
+    if root is None:
+        return None
+    candidate = root / PROJECT_FILE
+    return candidate if candidate.is_file() else None
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
@@ -440,31 +436,19 @@ def user_table() -> dict[str, Any]:
     return table if isinstance(table, dict) else {}
 
 
-def trusted(workspace: Path, environ: dict[str, str] | None = None,
-            user: dict[str, Any] | None = None) -> bool:
-    """Whether the user trusts the project of ``workspace``: ``[mcp] trust_project`` in the
-    user's file (true, or a list of folders holding it), or ``CHATCLI_MCP__TRUST_PROJECT``."""
-    env = os.environ if environ is None else environ
-    variable = env.get("CHATCLI_MCP__TRUST_PROJECT")
-    trust: Any = (user if user is not None else user_table()).get("trust_project", False)
-    if variable is not None:
-        trust = variable
-    if isinstance(trust, list):
-        here = workspace.resolve()
-        for entry in trust:
-            if isinstance(entry, str) and entry.strip():
-                folder = Path(entry).expanduser().resolve()
-                if here == folder or folder in here.parents:
-                    return True
-        return False
-    if isinstance(trust, str):
-        return trust.strip().lower() in ("1", "true", "yes", "on")
-    return trust is True
+def trusted(workspace: Path, host: Any = None) -> bool:
+    """Whether the user trusts the project of ``workspace`` as its files are now (``chatcli
+    trust``): only then do its servers start. A project cannot trust itself."""
+    from chatcli import project_trust
+
+    return project_trust(workspace, host).trusted
 
 
-def load(settings: Any, workspace: Path, environ: dict[str, str] | None = None) -> Loaded:
+def load(settings: Any, workspace: Path, environ: dict[str, str] | None = None,
+         host: Any = None) -> Loaded:
     """Every MCP server configured for ``workspace`` (enabled or not); bad entries are left out
-    with one line each, and so are a project's servers when the project is not trusted."""
+    with one line each, and so are a project's servers when the project is not trusted
+    (``host``: the plugin host whose control files trust counts; default the command line's)."""
     loaded = Loaded()
     table = settings.plugin_table("mcp")
     try:
@@ -476,8 +460,11 @@ def load(settings: Any, workspace: Path, environ: dict[str, str] | None = None) 
         loaded.problems.append(BadConfig("mcp.servers", "must be a table of servers",
                                          "write [mcp.servers.NAME] tables").line)
         servers = {}
-    root = project_root(workspace)
-    project_names: set[str] = set()
+    from chatcli import project_trust
+
+    state = project_trust(workspace, host)
+    root = state.root
+    project_servers: dict[str, Any] = {}
     project_origin = ""
     if root is not None:
         project_toml = root / ".chatcli" / "config.toml"
@@ -486,36 +473,66 @@ def load(settings: Any, workspace: Path, environ: dict[str, str] | None = None) 
         if project_toml.resolve() != user_config_path().resolve():
             found = _read_toml(project_toml).get("mcp", {})
             if isinstance(found, dict) and isinstance(found.get("servers"), dict):
-                project_names = set(found["servers"])
+                project_servers = found["servers"]
                 project_origin = str(project_toml)
+    trust = _trusted_with(state, ".chatcli/config.toml")
     candidates: list[ServerConfig] = []
     for name, entry in servers.items():
-        project = name in project_names
+        # untrusted, the kernel left the project's tables out of the settings: all are the user's
+        project = trust and name in project_servers
         try:
             candidates.append(parse_server(
                 name, entry, origin=project_origin if project else "settings",
                 project=project, environ=environ))
         except BadConfig as err:
             loaded.problems.append(err.line)
+    if not trust:  # listed as waiting for trust, never started, ${VAR} left unexpanded
+        for name, entry in project_servers.items():
+            if name not in servers:
+                with contextlib.suppress(BadConfig):
+                    loaded.untrusted.append(parse_server(
+                        str(name), entry, origin=project_origin, project=True,
+                        environ=_Unexpanded(), strict=False))
     for path_text in loaded.options.imports:
         path = Path(expand(path_text, "mcp.import", environ)).expanduser()
         candidates.extend(_from_json(path, loaded, project=False, environ=environ))
-    if loaded.options.project_files:
-        mcp_json = project_file(workspace)
-        if mcp_json is not None:
+    if loaded.options.project_files and root is not None and (root / PROJECT_FILE).is_file():
+        mcp_json = root / PROJECT_FILE
+        if _trusted_with(state, PROJECT_FILE):
             candidates.extend(_from_json(mcp_json, loaded, project=True, environ=environ))
-    trust = None
+        else:  # its problems are not the user's to read until they trust it
+            waiting = _from_json(mcp_json, Loaded(), project=True, environ=_Unexpanded())
+            loaded.untrusted.extend(s for s in waiting if s.name not in servers)
     for server in candidates:
         if server.name in loaded.servers:
             continue  # chatcli's own table first, then imports, then the project's file
-        if server.project:
-            if trust is None:
-                trust = trusted(workspace, environ)
-            if not trust:
-                loaded.untrusted.append(server)
-                continue
+        if server.project and not trust:
+            loaded.untrusted.append(server)
+            continue
+        if server.project and server.origin.endswith(PROJECT_FILE):
+            # a project never lets its own tools run unasked (the user's allow lists do)
+            server = replace(server, allow=())
         loaded.servers[server.name] = server
     return loaded
+
+
+class _Unexpanded(dict):  # type: ignore[type-arg]
+    """An environment in which every ``${VAR}`` stays as written (an untrusted file's
+    servers are shown, never started: nothing of the environment goes into them)."""
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        return f"${{{key}}}"
+
+
+def _trusted_with(state: Any, name: str) -> bool:
+    """Whether the project's file ``name`` may be used: the project is trusted and the file
+    was among those trusted (one that was not counted — read by a caller without the plugin
+    host — is not)."""
+    if state.root is None:
+        return True
+    if not state.trusted:
+        return False
+    return name in state.files or not (state.root / name).is_file()
 
 
 def _from_json(path: Path, loaded: Loaded, *, project: bool,

@@ -126,15 +126,12 @@ class Manager:
             if self.settings is None or self.workspace is None or self.serving:
                 self.loaded = Loaded()
                 return self.loaded
-            loaded = config.load(self.settings, self.workspace)
+            loaded = config.load(self.settings, self.workspace, host=self.host)
             self.loaded = loaded
             for line in loaded.problems:
                 self.say(f"mcp: {line}")
-            if loaded.untrusted:
-                names = ", ".join(f"{s.name} ({s.origin})" for s in loaded.untrusted)
-                self.say(f"mcp: the project's MCP servers do not start, the project is not "
-                         f"trusted: {names} — to start them, run `chatcli mcp trust` (or set "
-                         "`trust_project = true` under [mcp] in your user config)")
+            # (servers of an untrusted project: the kernel's one line at session start names
+            # its .mcp.json; /mcp and `chatcli mcp list` show them)
             self._make_connections(loaded)
             return loaded
 

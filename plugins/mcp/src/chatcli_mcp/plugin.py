@@ -15,7 +15,10 @@ Nothing but ``chatcli.hookimpl`` is imported here, so ``chatcli --help`` pays no
 - ``register_slash_commands``: ``/mcp`` and the servers' prompts; ``register_commands``:
   ``chatcli mcp …``;
 - ``session_start``/``session_end``: the servers stop soon after the last conversation ends
-  (and at exit).
+  (and at exit);
+- ``project_control_files``: the project's ``.mcp.json`` (its servers start only once the user
+  trusted the project as it is); ``register_setting_rules``: what of ``[mcp]`` a project's
+  ``.chatcli/config.toml`` may set (never ``import``, a server's ``allow`` list, or trust).
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ if TYPE_CHECKING:
         PluginHost,
         PullKind,
         Session,
+        SettingRule,
         Settings,
         SlashCommand,
         Tool,
@@ -93,7 +97,7 @@ class McpPlugin:
     def configure(self, host: PluginHost, settings: Settings, workspace: Path) -> None:
         self._configured = True
         table = settings.plugin_table("mcp")
-        if not table and self._manager is None and not _has_project_file(workspace):
+        if not table and self._manager is None and not _has_project_file(workspace, host):
             return  # nothing configured: MCP costs nothing in this run
         self.manager.configure(host, settings, workspace)
 
@@ -142,6 +146,21 @@ class McpPlugin:
 
         for command in prompt_commands(self.manager, patient=patient):
             register(command)
+
+    @hookimpl
+    def project_control_files(self) -> list[str]:
+        from chatcli_mcp.config import PROJECT_FILE
+
+        return [PROJECT_FILE]
+
+    @hookimpl
+    def register_setting_rules(self, register: Callable[[SettingRule], None]) -> None:
+        from chatcli import SettingRule
+
+        # a project's servers are programs: they wait for trust (the default); files to import
+        # from anywhere, allow lists that run tools unasked and trust itself: never
+        for key in ("mcp.import", "mcp.servers.*.allow", "mcp.trust_project"):
+            register(SettingRule(key, "never"))
 
     @hookimpl
     def register_commands(self, cli: click.Group) -> None:
@@ -224,11 +243,11 @@ def _is_agent(section_names: set[str]) -> bool:
     return bool(section_names & AGENT_SECTIONS)
 
 
-def _has_project_file(workspace: Path) -> bool:
+def _has_project_file(workspace: Path, host: PluginHost) -> bool:
     from chatcli_mcp.config import project_file
 
     try:
-        return project_file(workspace) is not None
+        return project_file(workspace, host) is not None
     except OSError:
         return False
 
@@ -240,6 +259,8 @@ register_tools = _PLUGIN.register_tools
 register_pull_kinds = _PLUGIN.register_pull_kinds
 register_slash_commands = _PLUGIN.register_slash_commands
 register_commands = _PLUGIN.register_commands
+project_control_files = _PLUGIN.project_control_files
+register_setting_rules = _PLUGIN.register_setting_rules
 session_start = _PLUGIN.session_start
 session_end = _PLUGIN.session_end
 prompt_sections = _PLUGIN.prompt_sections

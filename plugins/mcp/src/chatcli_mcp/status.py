@@ -55,7 +55,7 @@ def status_lines(owner: Manager) -> list[str]:
             lines.append(f"  log: {connection.log_path}")
     for server in loaded.untrusted:
         lines.append(f"{server.name} · not started: the project is not trusted "
-                     f"({server.origin}; `chatcli mcp trust`)")
+                     f"({server.origin}; `chatcli trust`)")
     for problem in loaded.problems:
         lines.append(f"config: {problem}")
     return lines

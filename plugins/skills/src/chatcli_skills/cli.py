@@ -85,8 +85,7 @@ def list_command() -> int:
                    f"{winner.folder} ({winner.source})")
     if catalog.untrusted:
         click.echo("untrusted: the project's skills stay off until you trust it: "
-                   "`chatcli config set skills.trust_project true`, or /skills trust in the "
-                   "chat")
+                   "`chatcli trust`, or /skills trust in the chat")
     return 0
 
 

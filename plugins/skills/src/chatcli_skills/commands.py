@@ -70,10 +70,14 @@ def _skills(core: Skills, app: Any, argument: str) -> None:
             return
         core.trusted_roots.add(root)
         if len(words) > 1 and words[1] == "always":
-            from chatcli_skills.trust import add_trusted
+            from chatcli import project_trust, trust_project
 
-            path = add_trusted(root)
-            _say(app, f"trusted {root} for good (skills.trust_project in {path})")
+            files = project_trust(core.ws(), core.host).files
+            state = trust_project(core.ws(), core.host)
+            _say(app, f"trusted {state.root} for good, as its files are now ({len(files)} "
+                      "file" + ("s" if len(files) != 1 else "") + " that change chatcli: its "
+                      "skills, and its config, hooks and MCP servers from the next session); "
+                      "a change asks again, `chatcli trust --revoke` undoes it")
         else:
             _say(app, f"trusted {root} for this session (/skills trust always: for good)")
         catalog = core.catalog()

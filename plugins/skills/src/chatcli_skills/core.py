@@ -26,7 +26,7 @@ from chatcli_skills.inject import (
 from chatcli_skills.matching import match_paths, matched_trigger, paths_in, strings_in
 from chatcli_skills.options import Options, read_options
 from chatcli_skills.sources import Catalog, discover
-from chatcli_skills.trust import project_root, trusted_by_config
+from chatcli_skills.trust import project_root, trusted_by_project
 
 if TYPE_CHECKING:
     from chatcli import ChatRequest, Conversation, Message, PluginHost, PromptSection, Settings
@@ -108,11 +108,12 @@ class Skills:
         return project_root(self.ws())
 
     def trusted(self) -> bool:
-        """Whether the project's own skills may be activated."""
+        """Whether the project's own skills may be activated: the user trusts the project
+        (``chatcli trust``), or its skills for this session (``/skills trust``)."""
         root = self.project()
         if root is None:
             return True
-        return root in self.trusted_roots or trusted_by_config(root)
+        return root in self.trusted_roots or trusted_by_project(self.ws(), self.host)
 
     def catalog(self) -> Catalog:
         """Every skill, read afresh (cheap: loading is cached by file content)."""
@@ -261,8 +262,8 @@ class Skills:
         for name, skill in catalog.untrusted.items():
             if matched_trigger(skill, typed) or match_paths(skill, paths):
                 self.warn(f"skills: project skill {name!r} matches, but this project is not "
-                          "trusted, so it stays off: /skills trust (this session) or /skills "
-                          "trust always")
+                          "trusted, so it stays off: /skills trust (this session) or `chatcli "
+                          "trust`")
         return found
 
     def before_request(self, request: ChatRequest, conversation: Conversation) -> None:

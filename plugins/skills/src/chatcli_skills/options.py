@@ -9,7 +9,6 @@
     disabled = ["pdf"]      # skills never offered nor activated
     age_after = 6           # in a long turn (an agent run), a body injected this many model
                             # calls ago is shortened to a stub (0: never)
-    trust_project = false   # user file only: activate the project's own skills (see trust.py)
 
 A wrong value is reported once (one line naming the key) and its default is used.
 """

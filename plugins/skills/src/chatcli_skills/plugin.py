@@ -24,6 +24,7 @@ if TYPE_CHECKING:
         PromptSection,
         PullKind,
         Session,
+        SettingRule,
         Settings,
         SlashCommand,
     )
@@ -85,11 +86,19 @@ class SkillsPlugin:
         core = self.core
         core.settings = settings
         core.workspace = session.workspace
-        catalog = core.catalog()
-        if catalog.untrusted:
-            names = ", ".join(sorted(catalog.untrusted))
-            core.warn(f"skills: this project's skills ({names}) stay off until you trust the "
-                      "project: /skills trust (this session) or /skills trust always")
+        core.catalog()  # (an untrusted project's skills are in the kernel's one notice)
+
+    @hookimpl
+    def project_control_files(self) -> list[str]:
+        from chatcli_skills.trust import control_patterns
+
+        return control_patterns()
+
+    @hookimpl
+    def register_setting_rules(self, register: Callable[[SettingRule], None]) -> None:
+        from chatcli import SettingRule
+
+        register(SettingRule("skills.trust_project", "never"))  # a project cannot trust itself
 
     @hookimpl
     def user_prompt_submitted(self, conversation: Conversation, message: Message) -> None:
@@ -121,5 +130,7 @@ register_slash_commands = _PLUGIN.register_slash_commands
 session_start = _PLUGIN.session_start
 user_prompt_submitted = _PLUGIN.user_prompt_submitted
 head_moved = _PLUGIN.head_moved
+project_control_files = _PLUGIN.project_control_files
+register_setting_rules = _PLUGIN.register_setting_rules
 prompt_sections = _PLUGIN.prompt_sections
 before_request = _PLUGIN.before_request

@@ -1,17 +1,16 @@
-"""Whether the project's own skills may be activated: the same notion of trust as user hooks.
+"""Whether the project's own skills may be activated: workspace trust (``chatcli trust``).
 
-A repository's ``.chatcli/skills``, ``.agents/skills`` and ``.claude/skills`` come with code
-someone else may have written, so they are listed but not activated until the user trusts the
-project — as chatcli-agent does for a project's hooks. Trust is said in the *user's* config file
-only (a project cannot trust itself)::
+A repository's ``.chatcli/skills``, ``.agents/skills`` and ``.claude/skills`` come with
+instructions and scripts someone else wrote, so they are listed but not activated until the user
+trusts the project (:func:`chatcli.project_trust`): ``chatcli trust``, the chat's question at
+start, or ``/skills trust always``. Their files are control files (:func:`control_patterns`),
+so the trust covers them as they are and a change asks again. ``/skills trust`` trusts the
+project's skills for this session only. ``[skills] trust_project`` and ``[hooks]
+trust_project``, which trusted folders before, are no longer read.
 
-    [skills]
-    trust_project = true                     # every project
-    trust_project = ["~/src/mine", "/work"]  # these folders and what is below them
-
-``[hooks] trust_project`` counts too (a project trusted to run hooks may give skills), and so
-does ``CHATCLI_SKILLS__TRUST_PROJECT=1``. In the chat, ``/skills trust`` trusts the project for
-the session and ``/skills trust always`` adds it to the user's file.
+The project's skill folders are those of the workspace and each folder above it up to the
+project root (the folder trust is recorded for), at most two levels below it (see
+:func:`project_chain`).
 """
 
 from __future__ import annotations
@@ -20,31 +19,60 @@ import os
 from pathlib import Path
 from typing import Any
 
-__all__ = ["add_trusted", "project_chain", "project_root", "trusted_by_config"]
+__all__ = ["PROJECT_DIRS", "control_patterns", "project_chain", "project_root",
+           "trusted_by_project"]
 
-ENV = "CHATCLI_SKILLS__TRUST_PROJECT"
+#: The project's skill folders, in each folder of the chain (nearest first).
+PROJECT_DIRS = (".chatcli/skills", ".agents/skills", ".claude/skills")
+
+
+def _kernel_root(workspace: Path) -> Path | None:
+    """The project root as workspace trust finds it (the nearest folder holding ``.chatcli/``,
+    else ``.git``, else the workspace; never the home folder), without asking trust itself
+    (:func:`control_patterns` runs while trust is being computed)."""
+    home = _home()
+    start = workspace.resolve()
+    for markers in ((".chatcli",), (".git",)):
+        for candidate in (start, *start.parents):
+            if candidate == home:
+                continue
+            if any((candidate / marker).is_dir() if marker == ".chatcli"
+                   else (candidate / marker).exists() for marker in markers):
+                return candidate
+    return None if start == home else start
+
+
+#: How deep below the project root a folder's skills still count as the project's (a
+#: monorepo's ``packages/app/.claude/skills``): the control-file patterns reach that far.
+MAX_DEPTH = 2
 
 
 def project_chain(workspace: Path) -> list[Path]:
     """The folders whose skills are the project's, nearest first: from the workspace up to the
-    repository's root (the nearest folder holding ``.git``), or the workspace alone outside a
-    repository. The home folder is nobody's project (its skills are the user's)."""
-    home = _home()
+    project root, at most :data:`MAX_DEPTH` levels below it (deeper folders' skills are not
+    read: trust could not cover them cheaply). The home folder is nobody's project (its skills
+    are the user's)."""
+    root = _kernel_root(workspace)
+    if root is None:
+        return []
     folder = workspace.resolve()
-    chain: list[Path] = []
-    for candidate in (folder, *folder.parents):
-        if candidate == home:
-            break
-        chain.append(candidate)
-        if (candidate / ".git").exists():
-            return chain
-    return [folder] if folder != home else []
+    chain = [folder]
+    while folder != root and folder.parent != folder:
+        folder = folder.parent
+        chain.append(folder)
+    return [f for f in chain if f == root or len(f.relative_to(root).parts) <= MAX_DEPTH]
 
 
 def project_root(workspace: Path) -> Path | None:
     """The project's root (see :func:`project_chain`), or None in the home folder."""
-    chain = project_chain(workspace)
-    return chain[-1] if chain else None
+    return _kernel_root(workspace)
+
+
+def control_patterns() -> list[str]:
+    """The glob patterns, relative to the project root, of the project's skill files: its
+    skill folders at the root and up to :data:`MAX_DEPTH` folders below it (the same for every
+    folder of the project, so trusting it from any of them is the same trust)."""
+    return [f"{'*/' * depth}{sub}/**" for depth in range(MAX_DEPTH + 1) for sub in PROJECT_DIRS]
 
 
 def _home() -> Path:
@@ -54,114 +82,27 @@ def _home() -> Path:
         return Path("/nonexistent-home")
 
 
-def _flag(value: Any) -> bool:
-    if isinstance(value, str):
-        return value.strip().lower() in ("1", "true", "yes", "on")
-    return bool(value)
+def trusted_by_project(workspace: Path, host: Any = None) -> bool:
+    """Whether the user trusts the project of ``workspace`` with its skills as they are: the
+    project is trusted, and every skill file found was among the files trusted (one that was
+    not counted — a caller without the plugin host — is not trusted)."""
+    from chatcli import project_trust
 
-
-def _user_tables() -> list[Any]:
-    """``skills.trust_project`` and ``hooks.trust_project`` from the user's config file."""
-    import tomllib
-
-    from chatcli import user_config_path
-
-    try:
-        with open(user_config_path(), "rb") as handle:
-            data = tomllib.load(handle)
-    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
-        return []
-    found = []
-    for table in ("skills", "hooks"):
-        value = data.get(table)
-        if isinstance(value, dict) and "trust_project" in value:
-            found.append(value["trust_project"])
-    return found
-
-
-def _covers(value: Any, root: Path) -> bool:
-    if isinstance(value, list):
-        for entry in value:
-            if not isinstance(entry, str):
-                continue
-            folder = Path(entry).expanduser().resolve()
-            if root == folder or folder in root.parents:
-                return True
+    state = project_trust(workspace, host)
+    if state.root is None:
+        return True
+    if not state.trusted:
         return False
-    return _flag(value)
-
-
-def trusted_by_config(root: Path) -> bool:
-    """Whether the user's config (or the environment) trusts the project at ``root``."""
-    variable = os.environ.get(ENV)
-    if variable is not None:
-        return _flag(variable)
-    return any(_covers(value, root.resolve()) for value in _user_tables())
-
-
-def add_trusted(root: Path) -> Path:
-    """Add ``root`` to ``[skills] trust_project`` in the user's config file, keeping its other
-    lines and comments; returns the file."""
-    import tomllib
-
-    from chatcli import user_config_path
-
-    path = user_config_path()
-    try:
-        text = path.read_text(encoding="utf-8")
-        current = (tomllib.loads(text).get("skills") or {}).get("trust_project", [])
-    except FileNotFoundError:
-        text, current = "", []
-    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError, AttributeError):
-        text, current = None, []
-    if current is True:
-        return path
-    entries = [e for e in current if isinstance(e, str)] if isinstance(current, list) else []
-    if str(root) not in entries:
-        entries.append(str(root))
-    edited = _with_trust(text, entries) if text is not None else None
-    if edited is not None:
-        from chatcli import atomic_write
-
-        path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(path, edited)
-    else:  # a file this cannot edit line by line: the kernel's editor rewrites it
-        import json
-
-        from chatcli import set_value
-
-        path.parent.mkdir(parents=True, exist_ok=True)
-        set_value(path, "skills.trust_project", json.dumps(entries))
-    return path
-
-
-def _with_trust(text: str, entries: list[str]) -> str | None:
-    """``text`` with ``trust_project`` of its ``[skills]`` table set to ``entries`` (one line
-    changed or added); None when the result would not read back as exactly that."""
-    import json
-    import re
-    import tomllib
-
-    line = f"trust_project = {json.dumps(entries, ensure_ascii=False)}\n"
-    lines = text.splitlines(keepends=True)
-    if lines and not lines[-1].endswith("\n"):
-        lines[-1] += "\n"
-    header = next((i for i, item in enumerate(lines)
-                   if re.fullmatch(r"\s*\[\s*skills\s*\]\s*(#.*)?", item.strip())), None)
-    if header is None:
-        lines.append(("\n" if lines else "") + "[skills]\n" + line)
-    else:
-        end = next((i for i in range(header + 1, len(lines))
-                    if lines[i].lstrip().startswith("[")), len(lines))
-        found = next((i for i in range(header + 1, end)
-                      if re.match(r"\s*trust_project\s*=", lines[i])), None)
-        if found is not None:
-            lines[found] = line
-        else:
-            lines.insert(header + 1, line)
-    new = "".join(lines)
-    try:
-        data = tomllib.loads(new)
-    except tomllib.TOMLDecodeError:
-        return None
-    return new if (data.get("skills") or {}).get("trust_project") == entries else None
+    counted = set(state.files)
+    root = state.root
+    for folder in project_chain(workspace):
+        for sub in PROJECT_DIRS:
+            base = folder / sub
+            if not base.is_dir():
+                continue
+            for top, _dirs, files in os.walk(base):
+                for name in files:
+                    relative = (Path(top) / name).relative_to(root).as_posix()
+                    if relative not in counted:
+                        return False
+    return True

@@ -3,7 +3,6 @@
 chatcli's format (user ``config.toml`` or project ``.chatcli/config.toml``)::
 
     [hooks]
-    trust_project = false          # user file only: run the project's hooks too
     timeout = 60                   # default seconds for every hook
 
     [[hooks.PreToolUse]]
@@ -17,9 +16,11 @@ project's ``.claude/settings.json`` and ``.claude/settings.local.json``)::
     {"hooks": {"PreToolUse": [{"matcher": "Bash",
                                 "hooks": [{"type": "command", "command": "…", "timeout": 10}]}]}}
 
-The user's own files are trusted. A project's files (which come with a repository someone
-else may have written) run only when the user's config says ``[hooks] trust_project = true``
-(every project) or lists the project's folder in ``trust_project = ["/path/to/project"]``.
+The user's own files are trusted. A project's files — its ``.chatcli/config.toml`` and the
+``.claude/settings.json`` and ``.claude/settings.local.json`` at its root, which come with a
+repository someone else may have written — run only in a project the user trusts as it is now
+(``chatcli trust``, or the chat's question; :func:`chatcli.project_trust`): a change to any of
+them asks again. ``[hooks] trust_project``, which trusted folders before, is no longer read.
 """
 
 from __future__ import annotations
@@ -49,6 +50,15 @@ CHATCLI_TO_CLAUDE = {chatcli: claude for claude, chatcli in CLAUDE_TOOLS.items()
 
 #: Seconds a hook may run when it does not say (Claude Code's default too).
 DEFAULT_TIMEOUT = 60.0
+
+#: The project's Claude Code settings files (relative to the project root) whose hooks run once
+#: the project is trusted; the project's ``.chatcli/config.toml`` is the kernel's control file.
+PROJECT_CLAUDE_FILES = (".claude/settings.json", ".claude/settings.local.json")
+PROJECT_CONFIG = ".chatcli/config.toml"
+
+#: The plugin host of the run (set by ``configure``): workspace trust counts its plugins'
+#: control files. None: the command line's.
+HOST: Any = None
 
 
 @dataclass(frozen=True)
@@ -98,9 +108,12 @@ class Loaded:
 
 
 def load(settings: Any, workspace: Path, user_file: Path | None,
-         environ: dict[str, str] | None = None) -> Loaded:
+         environ: dict[str, str] | None = None, host: Any = None) -> Loaded:
     """Every hook configured for ``workspace``: the user's files always, the project's when
-    the user trusts it."""
+    the user trusts the project (``host``: the plugin host whose control files trust counts;
+    default the command line's)."""
+    from chatcli import project_trust
+
     environ = dict(os.environ if environ is None else environ)
     problems: list[str] = []
     user_table = _user_hooks_table(user_file, problems)
@@ -111,33 +124,54 @@ def load(settings: Any, workspace: Path, user_file: Path | None,
     # the user's own files
     if user_file is not None:
         hooks += _from_toml(user_table, str(user_file), defaults["timeout"], problems)
+    claude_home = Path(environ.get("CLAUDE_CONFIG_DIR") or Path.home() / ".claude")
     if defaults["claude"]:
-        claude_home = Path(environ.get("CLAUDE_CONFIG_DIR") or Path.home() / ".claude")
         hooks += _from_claude(claude_home / "settings.json", defaults["timeout"], problems)
 
-    # the project's files
-    trusted = _trusted(defaults["trust"], workspace)
-    project: list[tuple[Path, list[Hook]]] = []
-    project_toml = _project_toml(workspace)
-    if project_toml is not None and project_toml != user_file:
-        table = _read_toml_hooks(project_toml, problems)
-        project.append((project_toml, _from_toml(table, str(project_toml),
-                                                 defaults["timeout"], problems)))
+    # the project's files, at its root
+    state = project_trust(workspace, host if host is not None else HOST)
+    root = state.root
+    if root is None:
+        return Loaded(_unique(hooks), problems, untrusted)
+    project: list[tuple[str, Path]] = []
+    if (root / ".chatcli").is_dir():
+        project.append((PROJECT_CONFIG, root / PROJECT_CONFIG))
     if defaults["claude"]:
-        for name in ("settings.json", "settings.local.json"):
-            path = workspace / ".claude" / name
-            if path.parent.resolve() == (Path(environ.get("CLAUDE_CONFIG_DIR") or
-                                              Path.home() / ".claude")).resolve():
-                continue  # the workspace is the home folder: that file is the user's own
-            project.append((path, _from_claude(path, defaults["timeout"], problems)))
-    for path, found in project:
-        if not found:
+        project += [(name, root / name) for name in PROJECT_CLAUDE_FILES]
+    for name, path in project:
+        if (user_file is not None and _same(path, user_file)) or (
+                name != PROJECT_CONFIG and _same(path.parent, claude_home)):
+            continue  # the workspace is the home folder: that file is the user's own
+        if not path.is_file():
             continue
+        trusted = _trusted_with(state, name)
+        said = problems if trusted else []  # an untrusted file's problems are not the user's
+        if name == PROJECT_CONFIG:
+            found = _from_toml(_read_toml_hooks(path, said), str(path), defaults["timeout"],
+                               said)
+        else:
+            found = _from_claude(path, defaults["timeout"], said)
         if trusted:
             hooks += found
-        else:
+        elif found:
             untrusted.append(f"{path} ({len(found)} hook{'s' if len(found) != 1 else ''})")
     return Loaded(_unique(hooks), problems, untrusted)
+
+
+def _same(one: Path, other: Path) -> bool:
+    try:
+        return one.resolve() == other.resolve()
+    except OSError:
+        return False
+
+
+def _trusted_with(state: Any, name: str) -> bool:
+    """Whether the project's file ``name`` may be used: the project is trusted and the file
+    was among those trusted (one that was not counted — read by a caller without the plugin
+    host — is not)."""
+    if not state.trusted:
+        return False
+    return name in state.files or not (state.root / name).is_file()
 
 
 # ------------------------------------------------------------------------------ reading files
@@ -165,43 +199,13 @@ def _read_toml_hooks(path: Path, problems: list[str]) -> dict[str, Any]:
     return table
 
 
-def _project_toml(workspace: Path) -> Path | None:
-    """The project config file chatcli reads: ``.chatcli/config.toml`` in the nearest folder at
-    or above the workspace (the home folder's own ``.chatcli`` is nobody's project)."""
-    home = Path.home().resolve()
-    folder = workspace.resolve()
-    while True:
-        if folder != home and (folder / ".chatcli").is_dir():
-            return folder / ".chatcli" / "config.toml"
-        if folder.parent == folder:
-            return None
-        folder = folder.parent
-
-
 def _defaults(merged: dict[str, Any], user: dict[str, Any], problems: list[str]
               ) -> dict[str, Any]:
-    """``timeout`` and ``claude_settings`` from the effective settings; ``trust_project`` from
-    the user's file (or ``CHATCLI_HOOKS__TRUST_PROJECT``) only: a project cannot trust itself."""
+    """``timeout`` and ``claude_settings`` from the effective settings (a project's part of
+    them only once it is trusted: the kernel filters its config)."""
     timeout = _seconds(merged.get("timeout", DEFAULT_TIMEOUT), "hooks.timeout", problems)
     claude = _flag(merged.get("claude_settings", True))
-    trust: Any = user.get("trust_project", False)
-    variable = os.environ.get("CHATCLI_HOOKS__TRUST_PROJECT")
-    if variable is not None:
-        trust = _flag(variable)
-    return {"timeout": timeout or DEFAULT_TIMEOUT, "claude": claude, "trust": trust}
-
-
-def _trusted(trust: Any, workspace: Path) -> bool:
-    if isinstance(trust, list):
-        here = workspace.resolve()
-        for entry in trust:
-            if not isinstance(entry, str):
-                continue
-            folder = Path(entry).expanduser().resolve()
-            if here == folder or folder in here.parents:
-                return True
-        return False
-    return _flag(trust)
+    return {"timeout": timeout or DEFAULT_TIMEOUT, "claude": claude}
 
 
 def _flag(value: Any) -> bool:
@@ -342,4 +346,5 @@ def _unique(hooks: list[Hook]) -> list[Hook]:
 
 
 # re-exported for the plugin and tests
-__all__ = ["CHATCLI_TO_CLAUDE", "CLAUDE_TOOLS", "EVENTS", "TOOL_EVENTS", "Hook", "Loaded", "load"]
+__all__ = ["CHATCLI_TO_CLAUDE", "CLAUDE_TOOLS", "EVENTS", "PROJECT_CLAUDE_FILES", "PROJECT_CONFIG",
+           "TOOL_EVENTS", "Hook", "Loaded", "load"]

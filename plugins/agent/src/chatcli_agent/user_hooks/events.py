@@ -83,10 +83,7 @@ def configure(settings: Any, workspace: Path) -> None:
         STATE.running = set()
     for problem in loaded.problems:
         say(f"hooks: {problem}")
-    if loaded.untrusted:
-        say("hooks: the project's hooks do not run, the project is not trusted: "
-            f"{'; '.join(loaded.untrusted)} — to run them, set `trust_project = true` under "
-            "[hooks] in your user config (`chatcli config set hooks.trust_project true`)")
+    # (an untrusted project's hooks: the kernel's one line at session start names its files)
 
 
 # ------------------------------------------------------------------------------ running

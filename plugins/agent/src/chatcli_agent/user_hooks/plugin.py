@@ -1,5 +1,9 @@
 """Entry module of the user-hooks plugin: hookimpls only; the work is in ``events``, imported
-when the first conversation is configured (and only hooks that are configured cost anything)."""
+when the first conversation is configured (and only hooks that are configured cost anything).
+
+A project's hooks are commands a repository someone else wrote would run: its Claude Code
+settings files are control files (``project_control_files``), so they and the project's
+``.chatcli/config.toml`` run hooks only once the user trusted the project as it is."""
 
 from __future__ import annotations
 
@@ -9,9 +13,10 @@ from typing import TYPE_CHECKING, Any
 from chatcli import hookimpl
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from pathlib import Path
 
-    from chatcli import PromptSection
+    from chatcli import PromptSection, SettingRule
 
 
 def _events() -> Any:
@@ -29,8 +34,25 @@ def _active() -> Any:
 
 
 @hookimpl
-def configure(settings: Any, workspace: Path) -> None:
+def configure(host: Any, settings: Any, workspace: Path) -> None:
+    from chatcli_agent.user_hooks import config
+
+    config.HOST = host  # whose control files workspace trust counts
     _events().configure(settings, workspace)
+
+
+@hookimpl
+def project_control_files() -> list[str]:
+    from chatcli_agent.user_hooks.config import PROJECT_CLAUDE_FILES
+
+    return list(PROJECT_CLAUDE_FILES)
+
+
+@hookimpl
+def register_setting_rules(register: Callable[[SettingRule], None]) -> None:
+    from chatcli import SettingRule
+
+    register(SettingRule("hooks.trust_project", "never"))  # a project cannot trust itself
 
 
 @hookimpl
