@@ -530,3 +530,21 @@ def test_a_denied_file_in_gits_history_is_out_of_reach_too(world):
     # nothing tracked is hidden: git works as usual
     plain = confined_agent(world, Confinement(hidden=(f"{world}/nothing-here",)))
     assert "oops" in plain.ok("exec", command="git log --oneline")
+
+
+@needs_bwrap
+def test_chatclis_key_file_is_hidden_from_every_command(world, monkeypatch):
+    """keys.toml (chatcli keys set) holds the API keys: no sandboxed command reads it, whatever
+    the rules say; the same command without the sandbox does (the policy guards that case)."""
+    config = world.parent / "config"
+    config.mkdir()
+    key = f"sk-ant-{TOKEN}keyfilecanary"
+    (config / "keys.toml").write_text(f'anthropic = "{key}"\n')
+    monkeypatch.setenv("CHATCLI_CONFIG_DIR", str(config))
+    command = (f"cat {config}/keys.toml; grep -r sk- {config}; cp {config}/keys.toml /tmp/k; "
+               "cat /tmp/k")
+    text = confined_agent(world, Confinement()).ok("exec", command=command)
+    assert key not in text, text
+    assert (config / "keys.toml").read_text() == f'anthropic = "{key}"\n'
+    off = confined_agent(world, Confinement(), Settings(coder={"sandbox": "off"}))
+    assert key in off.ok("exec", command=f"cat {config}/keys.toml")

@@ -93,6 +93,8 @@ def run_shell(command: str, cwd: Path, timeout: float, network: bool,
         if not complete:
             notes.append("[the sandbox stopped looking for denied paths after "
                          f"{HIDDEN_WALK:,} entries: some may be visible to the command]")
+        keys = _own_secrets()
+        hidden = [*hidden, *((path, False) for path in keys if not hiding.covers(path))]
         objects = _history_holding(roots[0], hiding)
         if objects is not None and not any(objects.is_relative_to(path)
                                            for path, is_dir in hidden if is_dir):
@@ -121,6 +123,18 @@ def run_shell(command: str, cwd: Path, timeout: float, network: bool,
                                  "would show it; git commands that read commits fail in the "
                                  "sandbox (the git tool still shows status, diff and log)]")
     return outcome, how
+
+
+def _own_secrets() -> list[Path]:
+    """chatcli's own secrets on disk, hidden from every sandboxed command whatever the rules:
+    the API key file (``keys.toml`` in the config folder)."""
+    from chatcli import config_dir
+
+    try:
+        path = Path(os.path.realpath(config_dir() / "keys.toml"))
+    except (OSError, ValueError):
+        return []
+    return [path] if path.is_file() else []
 
 
 _HISTORY_CACHE: dict[tuple[object, ...], Path | None] = {}
