@@ -299,3 +299,16 @@ def test_a_projects_allow_rule_acts_only_trusted_and_only_for_edits_inside_it(
     openai_server.requests.clear()
     run = ask(world, openai_server, call)
     assert (world.ws / "made.txt").exists() is runs, run.stderr
+
+
+def test_a_projects_key_names_reach_the_terminal_escaped(world: World,
+                                                          openai_server: OpenAIServer) -> None:
+    world.write_project('"\\u001b]0;owned\\u0007" = 1\n[providers.openai]\n'
+                        '"\\u001b[2J" = "x"\n')
+    run = ask(world, openai_server)
+    assert run.returncode == 0, run.stderr
+    assert "\x1b" not in run.stderr and "\x07" not in run.stderr
+    (line,) = run.notices()
+    assert "\\x1b]0;owned\\x07" in line and "providers.openai.\\x1b[2J" in line
+    shown = world.chatcli("trust")
+    assert "\x1b" not in shown.stdout and "\\x1b[2J" in shown.stdout

@@ -163,6 +163,7 @@ def use_host(host: PluginHost | None) -> None:
     with _lock:
         _host = host
         _rules.clear()
+        _announced.clear()
         forget()
 
 
@@ -188,6 +189,7 @@ def _the_host(host: PluginHost | None) -> PluginHost | None:
         if current is not _seen:
             _seen = current
             _rules.clear()
+            _announced.clear()
             forget()
     return current
 
@@ -720,8 +722,16 @@ def project_layer(data: dict[str, Any], config_path: str, lower: dict[str, Any]
     return kept
 
 
+def _shown(key: str) -> str:
+    """A key as it may reach a terminal: control characters escaped, at most 60 characters
+    (a project's keys are someone else's text)."""
+    text = "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii")
+                   for ch in key)
+    return text if len(text) <= 60 else text[:59] + "…"
+
+
 def _names(keys: list[str], limit: int = 6) -> str:
-    unique = list(dict.fromkeys(keys))
+    unique = list(dict.fromkeys(_shown(key) for key in keys))
     shown = ", ".join(unique[:limit])
     return shown + (f" and {len(unique) - limit} more" if len(unique) > limit else "")
 
@@ -792,9 +802,9 @@ def trust_summary(workspace: Path | str, host: PluginHost | None = None) -> list
         rules = setting_rules(host)
         _, untrusted, _ = filter_project_layer(data, state.root, user, False, rules)
         _, _, never = filter_project_layer(data, state.root, user, True, rules)
-        waiting = list(dict.fromkeys(untrusted))
-        refused = list(dict.fromkeys(never))
-        already = [key for key in dict.fromkeys(_leaves(data, ()))
+        waiting = list(dict.fromkeys(_shown(key) for key in untrusted))
+        refused = list(dict.fromkeys(_shown(key) for key in never))
+        already = [key for key in dict.fromkeys(_shown(key) for key in _leaves(data, ()))
                    if key not in waiting and key not in refused and key]
         parts = []
         if waiting:
