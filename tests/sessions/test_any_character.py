@@ -191,6 +191,20 @@ def test_what_the_answer_shows_is_what_is_stored(home: Path, db_path: Path) -> N
     assert answer["parts"][0]["text"] == f"a{REPLACED}b{REPLACED}c"
 
 
+def test_a_prompt_with_bytes_that_are_not_utf8(home: Path, db_path: Path) -> None:
+    """A shell passes any bytes: ``-p $'bad \\xff byte'`` arrives as a lone surrogate."""
+    work = home / "work"
+    work.mkdir()
+    result = chat("-p", f"bad {LOW} byte", script=[{"text": "ok"}], cwd=work)
+    assert result.returncode == 0, result.stderr
+    user = json.loads(db_rows(db_path)[0][3])
+    assert user["parts"][0]["text"] == f"bad {REPLACED} byte"
+    with sqlite3.connect(db_path) as con:
+        assert con.execute("SELECT title FROM sessions").fetchone()[0] == f"bad {REPLACED} byte"
+    again = chat("-c", "-p", "again", script=[{"text": "again ok"}], cwd=work)
+    assert again.returncode == 0 and "again ok" in again.stdout, again.stderr
+
+
 # ------------------------------------------------------------------------ a turn saved whole
 
 
@@ -492,27 +506,52 @@ def test_any_text_round_trips_through_the_store(user: str, answer: str, args: di
         store.close()
 
 
-@settings(max_examples=STORE_EXAMPLES, deadline=None)
-@given(user=any_text, answer=any_text, args=arguments, output=any_text, name=any_text)
-def test_an_import_with_any_escaped_text_is_stored_safe(user: str, answer: str,
-                                                        args: dict[str, Any], output: str,
-                                                        name: str) -> None:
+@settings(max_examples=STORE_EXAMPLES, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(user=any_text, answer=any_text, args=arguments, output=any_text, name=any_text,
+       fields=st.lists(any_text, min_size=5, max_size=5))
+def test_an_import_with_any_escaped_text_is_stored_safe(
+        user: str, answer: str, args: dict[str, Any], output: str, name: str, fields: list[str],
+        home: Path) -> None:
     """An export file written by hand (or by an older chatcli) may spell any character with a
-    JSON escape; importing it stores safe text, never fails on it."""
+    JSON escape, in any field; importing it stores safe text and never fails on it."""
+    from chatcli import Checkpoint
     from chatcli_sessions.restore import read_export
+    from chatcli_sessions.store import SessionStore
 
     call = ToolCallPart(name=name, arguments=args)
     raw = [Message.user(user), Message.assistant(answer, [call]),
            Message(role=Role.TOOL, parts=[ToolResultPart(call_id=call.id, name=name,
                                                          content=output)])]
+    raw[0].id = "msg_" + fields[4]  # an id that needs replacing, referenced by its child
     for parent, child in itertools.pairwise(raw):
         child.parent_id = parent.id
-    data = {"format": "chatcli-session", "version": 1, "session": {"id": "s_hand"},
-            "messages": [m.model_dump(mode="python") for m in raw], "head": raw[-1].id}
+    title, session_name, provider, model, _ = fields
+    checkpoint = Checkpoint(head=raw[0].id, label=user)
+    data = {"format": "chatcli-session", "version": 1,
+            "session": {"id": "s_hand", "title": title, "name": session_name or None,
+                        "provider": provider, "model": model},
+            "messages": [m.model_dump(mode="python") for m in raw], "head": raw[-1].id,
+            "checkpoints": [checkpoint.model_dump(mode="python")]}
     text = json.dumps(data, ensure_ascii=True, default=str)  # escapes, as a hand may write
     imported = read_export(text.encode("ascii"), "hand.json")
     for message in imported.conversation.all_messages():
         assert all(is_safe(s) for s in all_strings(message.model_dump(mode="json")))
+    store = SessionStore(home / "imports.db", synchronous="OFF")
+    try:
+        store.import_session(imported.conversation, name=imported.name,
+                             created_at=1.0, updated_at=2.0, provider=imported.provider,
+                             model=imported.model, forked_from=None)
+        loaded = store.load("s_hand")
+        assert [m.text for m in loaded.messages()] == [safe_text(user), safe_text(answer), ""]
+        assert loaded.messages()[2].tool_results[0].content == safe_text(output)
+        assert [c.label for c in loaded.checkpoints] == [safe_text(user[:80])]
+        info = store.info("s_hand")
+        assert info is not None and all(is_safe(v) for v in (info.title, info.provider or "",
+                                                             info.model or "", info.name or ""))
+        store.delete("s_hand")
+    finally:
+        store.close()
 
 
 @settings(max_examples=500, deadline=None)

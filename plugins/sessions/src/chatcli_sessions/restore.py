@@ -7,7 +7,7 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from chatcli import UsageError
+from chatcli import UsageError, safe_json
 
 from chatcli_sessions.export import EXPORT_FORMAT, EXPORT_VERSION
 
@@ -175,6 +175,8 @@ def read_export(raw: bytes, source: str, new_id: str | None = None) -> Imported:
             raise _Bad(f"not JSON ({err.msg} at line {err.lineno} column {err.colno})") from None
         except RecursionError:
             raise _Bad("not JSON this chatcli can read (nested too deeply)") from None
-        return _parse(data, new_id)
+        # JSON can spell what nothing can store ("\ud800", "\u0000"): made safe everywhere at
+        # once, ids included, so references between messages still match
+        return _parse(safe_json(data), new_id)
     except _Bad as bad:
         raise UsageError(f"cannot import {source}: {bad.problem}", bad.hint) from None

@@ -301,7 +301,8 @@ class SessionStore:
         db.execute(
             "INSERT OR IGNORE INTO checkpoints(id, session_id, head, label, created_at)"
             " VALUES (?, ?, ?, ?, ?)",
-            (cp.id, session_id, cp.head, safe_text(cp.label), cp.created_at),
+            (safe_text(cp.id), session_id, None if cp.head is None else safe_text(cp.head),
+             safe_text(cp.label), cp.created_at),
         )
 
     @staticmethod
