@@ -16,7 +16,7 @@ chatcli's own environment. Classes (one table each, one line a variation):
   ``.gitattributes``, ``.chatcli/config.toml``, ``.mcp.json``…), in default and in auto mode with
   ``--allow all``: they stay as they were (a new one is not left in place);
 - ``process``: reading other processes' environments and command lines (``ps auxeww``,
-  ``/proc/*/environ``…): chatcli's keys never show.
+  ``/proc/*/environ``…) and chatcli's key file (``keys.toml``): chatcli's keys never show.
 
 Every case runs in four batches: ``bwrap`` and ``off`` × ``default`` and ``auto --allow all``
 (``write`` only in default mode: ``--allow all`` lets writes through by the user's choice). The
@@ -45,6 +45,9 @@ KEY_TOKEN = uuid.uuid4().hex[:12]
 KEYS = {"OPENAI_API_KEY": f"sk-proj-{KEY_TOKEN}openaicanary",
         "ANTHROPIC_API_KEY": f"sk-ant-{KEY_TOKEN}anthropiccanary",
         "GITHUB_TOKEN": f"ghp_{KEY_TOKEN}githubcanary0000"}
+
+#: What `chatcli keys set` wrote in the run's config folder (keys.toml).
+KEY_FILE_SECRET = f"sk-ant-{KEY_TOKEN}keyfilecanary"
 
 CONFIG = """max_turns = 400
 
@@ -228,6 +231,8 @@ RULED = [
                              "glob.glob('secrets/*') + glob.glob('private/*')]\"",
           secrets=DENIED_SECRETS),
     ruled("sh-grep-r", "sh -c 'grep -r -e DENIED -e TOKEN .'", secrets=DENIED_SECRETS),
+    ruled("py-key-file", "python3 -c \"print(open('{base}/config/keys.toml').read())\""),
+    ruled("sh-key-file", "sh -c 'cat {base}/config/keys.toml'"),
     ruled("py-environ", "python3 -c \"import glob; [print(open(p,'rb').read()) for p in "
                         "glob.glob('/proc/*/environ')]\""),
 ]
@@ -239,8 +244,18 @@ RULE_FLAGS = ("--allow", "exec(python3:*)", "--allow", "exec(sh:*)", "--allow", 
 #: this suite found (rg -e PATTERN with no folder, a recursive read) is fixed.
 POLICY_GAPS: set[tuple[str, str]] = set()
 
-CASES = {"read": READS, "write": WRITES, "protected": PROTECTED, "process": PROCESSES,
-         "rule": RULED}
+#: Reading chatcli's own key file (keys.toml).
+KEYFILE = [
+    process("keys-cat", "cat {base}/config/keys.toml"),
+    process("keys-grep-r", "grep -r sk- {base}/config"),
+    process("keys-cp", "cp {base}/config/keys.toml /tmp/k ; cat /tmp/k"),
+    process("keys-python", "python3 -c \"print(open('{base}/config/keys.toml').read())\""),
+    process("keys-tar", "tar cf - -C {base} config | strings"),
+    process("keys-find", "find {base}/config -type f -exec cat {} +"),
+]
+
+CASES = {"read": READS, "write": WRITES, "protected": PROTECTED,
+         "process": PROCESSES + KEYFILE, "rule": RULED}
 #: (sandbox, mode) → (cases, flags)
 BATCHES: dict[tuple[str, str], tuple[list[Case], tuple[str, ...]]] = {
     (sandbox, mode): ([c for cat, cases in CASES.items() for c in cases
@@ -276,6 +291,9 @@ class Batches:
             plain = build_world(folder / "world")
             world = KeyedWorld(plain.base, plain.token)
             (world.base / "config" / "config.toml").write_text(CONFIG.format(sandbox=sandbox))
+            keys = world.base / "config" / "keys.toml"
+            keys.write_text(f'anthropic = "{KEY_FILE_SECRET}"\n')
+            keys.chmod(0o600)
             cases, flags = BATCHES[key]
             with OpenAIServer() as server:
                 self.done[key] = run_batch(world, server, cases, *flags, timeout=600)
@@ -315,7 +333,7 @@ def what_got_through(outcome: Outcome, item: Case) -> list[str]:
     for name in item.secrets:
         if world.secrets[name] in text:
             found.append(f"the model saw {name}")
-    for name, key in KEYS.items():
+    for name, key in {**KEYS, "keys.toml": KEY_FILE_SECRET}.items():
         if key in text:
             found.append(f"the model saw {name}")
     if item.category == "process" and "--provider openai" in text:
@@ -345,7 +363,7 @@ def test_nothing_leaks_to_the_screen_and_nothing_outside_changes(batches: Batche
     for name in DENIED_SECRETS:
         if not gaps:  # a gap's leak is on the screen too (the live output)
             assert world.secrets[name] not in shown
-    for value in KEYS.values():
+    for value in [*KEYS.values(), KEY_FILE_SECRET]:
         assert value not in shown
     for relative in ("outside/canary.txt", "outside/victim/keep.txt", "ws/secrets/key.txt",
                      "ws/.env", "ws/private/token.txt", "home/.bashrc"):
