@@ -449,14 +449,24 @@ class Policy:
             if word.glob and any(c in value for c in "*?["):
                 pattern = os.path.join(str(base), os.path.expanduser(value))
                 try:
-                    matches = sorted(_glob.glob(pattern, include_hidden=True))[:limit]
+                    found = sorted(_glob.glob(pattern, include_hidden=True))
                 except (OSError, ValueError, re.error):
-                    matches = []
+                    found = []
+                matches = found[:limit]
+                # past the limit, what a deny rule or the credential list names still counts
+                matches += [m for m in found[limit:limit * 100] if self._denied_name(m)]
                 if matches:
                     out.extend(self._safe_real(m, base) for m in matches)
                     continue
             out.append(self._safe_real(value, base))
-        return [p for p in out if p is not None][:limit]
+        return [p for p in out if p is not None]
+
+    def _denied_name(self, text: str) -> bool:
+        """Whether the path ``text`` (absolute) is a credential or a deny rule's."""
+        from chatcli_workspace import is_credential
+
+        path = Path(text)
+        return is_credential(path) or self.matching("deny", "read", path=path) is not None
 
     def _safe_real(self, text: str, base: Path) -> Path | None:
         try:
