@@ -18,7 +18,10 @@ from another file. Attributes only *select* a driver; the program always comes f
    which git treats as "none"; ``GIT_EXTERNAL_DIFF``, ``GIT_SSH*``, ``GIT_ASKPASS`` and every
    other inherited ``GIT_*`` but identity and config-location ones dropped), no transport is
    allowed (``GIT_ALLOW_PROTOCOL`` empty: no ssh, no ``ext::``, no remote helper);
-4. ``diff``, ``log``, ``show`` get ``--no-ext-diff --no-textconv`` whatever the config says.
+4. ``diff``, ``log``, ``show`` get ``--no-ext-diff --no-textconv`` whatever the config says, and
+   ``status`` and ``diff`` get ``--ignore-submodules=dirty``: they would otherwise run ``git
+   status`` inside each submodule, whose own config is not in the listing (a submodule whose
+   commit changed is still shown; one with uncommitted changes inside is not).
 
 A blanked driver fails closed: a diff that would need a blanked ``textconv`` fails rather than
 run something. The listing and the command are two processes: a program already running on the
@@ -122,6 +125,9 @@ _KEPT = frozenset({
 _DROPPED = frozenset({"SSH_ASKPASS", "EDITOR", "VISUAL", "PAGER", "LESSOPEN", "LESSCLOSE"})
 #: Subcommands that can show a patch: told not to run a diff program whatever the config says.
 _DIFFING = frozenset({"diff", "log", "show", "whatchanged"})
+#: Subcommands that would run ``git status`` inside each submodule, whose own config (filters
+#: of any name) is not in the listing: told to look at submodules' commits only.
+_RECURSING = frozenset({"status", "diff"})
 
 
 class GitMissing(FileNotFoundError):
@@ -225,12 +231,14 @@ def safe_git(args: Sequence[str], cwd: str | os.PathLike[str], *,
     """Run ``git <args>`` in ``cwd`` so that it runs no program the config names.
 
     ``args[0]`` is the subcommand (``diff``, ``log`` and ``show`` get ``--no-ext-diff
-    --no-textconv``); ``env`` adds variables (see :func:`safe_git_env`), or ``git_env`` is an
+    --no-textconv``, ``status`` and ``diff`` ``--ignore-submodules=dirty``); ``env`` adds variables (see :func:`safe_git_env`), or ``git_env`` is an
     environment already made by it (one config listing for several commands). Output is
     captured (bytes), stdin is ``input`` or nothing. Raises :class:`GitMissing` without git,
     ``subprocess.TimeoutExpired`` after ``timeout`` seconds."""
     full = dict(git_env) if git_env is not None else safe_git_env(cwd, env, timeout=timeout)
     words = list(args)
+    if words and words[0] in _RECURSING:
+        words[1:1] = ["--ignore-submodules=dirty"]
     if words and words[0] in _DIFFING:
         words[1:1] = ["--no-ext-diff", "--no-textconv"]
     return subprocess.run([_git(), "--no-pager", *words], cwd=cwd, env=full, input=input,
