@@ -548,3 +548,12 @@ def test_chatclis_key_file_is_hidden_from_every_command(world, monkeypatch):
     assert (config / "keys.toml").read_text() == f'anthropic = "{key}"\n'
     off = confined_agent(world, Confinement(), Settings(coder={"sandbox": "off"}))
     assert key in off.ok("exec", command=f"cat {config}/keys.toml")
+
+
+@needs_bwrap
+def test_many_new_control_files_are_summed_up(world):
+    command = "for i in 1 2 3 4 5 6 7 8; do mkdir -p pkg$i && echo x > pkg$i/.gitattributes; done"
+    text = confined_agent(world, Confinement()).ok("exec", command=command)
+    assert text.count("the command created pkg") == 5
+    assert "… and 3 more control files it created" in text
+    assert not any((world / f"pkg{i}" / ".gitattributes").exists() for i in range(1, 9))

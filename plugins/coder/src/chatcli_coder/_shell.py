@@ -179,6 +179,8 @@ def _history_holding(root: Path, hidden: Hidden) -> Path | None:
 #: Entries of each writable folder searched for control files (to mount them read-only, and
 #: to find those a command created).
 CONTROL_WALK = 20_000
+#: Control files a command created that the result names one by one.
+_MOVED_SHOWN = 5
 #: Entries searched for the paths a deny rule's glob names.
 HIDDEN_WALK = 50_000
 
@@ -299,10 +301,14 @@ class _ControlGuard:
                              f"be moved away: {err.strerror}]")
                 continue
             moved.append(path)
-            shown = os.path.relpath(path, workspace)
-            lines.append(f"[the command created {shown}, one of chatcli's or git's control "
-                         "files, which commands do not write without the person's approval: "
-                         f"moved to {os.path.relpath(target, workspace)}]")
+            if len(moved) <= _MOVED_SHOWN:
+                shown = os.path.relpath(path, workspace)
+                lines.append(f"[the command created {shown}, one of chatcli's or git's control "
+                             "files, which commands do not write without the person's "
+                             f"approval: moved to {os.path.relpath(target, workspace)}]")
+        if len(moved) > _MOVED_SHOWN:
+            lines.append(f"[… and {len(moved) - _MOVED_SHOWN:,} more control files it created, "
+                         "each moved to NAME.refused]")
         return lines
 
 
