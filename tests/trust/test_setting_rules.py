@@ -295,3 +295,21 @@ def test_the_budget_defaults_the_filter_knows_are_the_settings_defaults() -> Non
     for key, default in KERNEL_MIN_DEFAULTS.items():
         assert Settings.model_fields[key].default == default, key
     assert {r.key for r in kernel_rules() if r.merge == "min"} == set(KERNEL_MIN_DEFAULTS)
+
+
+def test_what_trust_would_turn_on(project: Path) -> None:
+    from chatcli import trust_waiting
+
+    host, _ = _host(ControlFiles(".mcp.json"),
+                    Rules(SettingRule("permissions.deny", "always", "union")))
+    config = project / ".chatcli" / "config.toml"
+    config.write_text('max_turns = 3\n[permissions]\ndeny = ["read(x)"]\n')
+    assert trust_waiting(project, host) == []  # it only tightens: nothing to ask
+    assert trust_notice(project, host) is None
+    config.write_text('system = "s"\nmax_turns = 3\n')
+    forget()
+    assert trust_waiting(project, host) == [".chatcli/config.toml (system)"]
+    (project / ".mcp.json").write_text("{}")
+    assert trust_waiting(project, host) == [".chatcli/config.toml (system)", ".mcp.json"]
+    trust_project(project, host)
+    assert trust_waiting(project, host) == [] and trust_notice(project, host) is None

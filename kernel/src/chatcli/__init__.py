@@ -113,6 +113,7 @@ _EXPORTS: dict[str, str] = {
     "untrust_project": "chatcli._trust",
     "trust_notice": "chatcli._trust",
     "trust_summary": "chatcli._trust",
+    "trust_waiting": "chatcli._trust",
     "atomic_write": "chatcli._paths",
     "cache_dir": "chatcli._paths",
     "config_dir": "chatcli._paths",

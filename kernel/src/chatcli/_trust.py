@@ -55,6 +55,7 @@ __all__ = [
     "trust_notice",
     "trust_project",
     "trust_summary",
+    "trust_waiting",
     "trusted_projects",
     "untrust_project",
     "use_host",
@@ -736,18 +737,11 @@ def _names(keys: list[str], limit: int = 6) -> str:
     return shown + (f" and {len(unique) - limit} more" if len(unique) > limit else "")
 
 
-def trust_notice(workspace: Path | str, host: PluginHost | None = None) -> str | None:
-    """The one line a session prints when it starts in a project whose files were ignored, or
-    whose config sets what no project may set; None when there is nothing to say.
-
-    It names the ignored files (the config file with its ignored keys) and the fix: ``chatcli
-    trust`` for an untrusted project, the user's config file for a key no project may set.
-    """
+def _dropped_for(state: ProjectTrust, host: PluginHost | None) -> tuple[list[str], list[str]]:
+    """(keys of the project's config waiting for trust, keys no project may set), as the
+    settings found them (read again when no settings were loaded for this root)."""
     from chatcli._layers import user_config_path
 
-    state = project_trust(workspace, host)
-    if state.root is None or not state.files:
-        return None
     root = str(state.root)
     with _lock:
         dropped = _dropped.get(root)
@@ -757,25 +751,53 @@ def trust_notice(workspace: Path | str, host: PluginHost | None = None) -> str |
         try:
             user = read_toml(user_config_path())
             data = read_toml(os.path.join(root, CONFIG_FILE))
-        except Exception:
+        except Exception:  # the settings themselves report a file that cannot be read
             data, user = {}, {}
         _, untrusted, never = filter_project_layer(data, root, user, state.trusted,
                                                    setting_rules(host))
         dropped = (untrusted, never)
-    untrusted, never = dropped or ([], [])
+    return dropped or ([], [])
+
+
+def trust_waiting(workspace: Path | str, host: PluginHost | None = None) -> list[str]:
+    """What trusting the project of ``workspace`` would turn on, one entry per file:
+    ``".chatcli/config.toml (system, model)"`` (its keys that wait for trust) and each other
+    control file (``".mcp.json"``). Empty when the project is trusted, has no control files,
+    or trusting would change nothing (its config only tightens): then there is nothing to ask.
+    """
+    state = project_trust(workspace, host)
+    if state.root is None or state.trusted:
+        return []
+    untrusted, _ = _dropped_for(state, host)
+    waiting = []
+    for name in state.files:
+        if name != CONFIG_FILE:
+            waiting.append(name)
+        elif untrusted:
+            waiting.append(f"{name} ({_names(untrusted)})")
+    return waiting
+
+
+def trust_notice(workspace: Path | str, host: PluginHost | None = None) -> str | None:
+    """The one line a session prints when it starts in a project whose files were ignored, or
+    whose config sets what no project may set; None when there is nothing to say.
+
+    It names the ignored files (the config file with its ignored keys, see
+    :func:`trust_waiting`) and the fix: ``chatcli trust`` for an untrusted project, the user's
+    config file for a key no project may set.
+    """
+    from chatcli._layers import user_config_path
+
+    state = project_trust(workspace, host)
+    if state.root is None or not state.files:
+        return None
+    _, never = _dropped_for(state, host)
     parts = []
-    if not state.trusted:
-        ignored = []
-        for name in state.files:
-            if name == CONFIG_FILE:
-                if untrusted:
-                    ignored.append(f"{name} ({_names(untrusted)})")
-            else:
-                ignored.append(name)
-        if ignored:
-            verb = "changed since you trusted it" if state.changed else "not trusted"
-            parts.append(f"this project is {verb}: ignored {', '.join(ignored)} — run "
-                         "`chatcli trust` to use them")
+    ignored = trust_waiting(workspace, host)
+    if ignored:
+        verb = "changed since you trusted it" if state.changed else "not trusted"
+        parts.append(f"this project is {verb}: ignored {', '.join(ignored)} — run "
+                     "`chatcli trust` to use them")
     if never:
         parts.append(f"a project cannot set {_names(never)}; set "
                      f"{'it' if len(set(never)) == 1 else 'them'} in {user_config_path()}")
