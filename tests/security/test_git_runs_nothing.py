@@ -23,12 +23,14 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 from chatcli_testing import OpenAIServer, Reply, ToolCall
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
 
 CHATCLI = Path(sys.executable).parent / "chatcli"
 
@@ -69,6 +71,7 @@ class Variation:
     stdin: str = ""
     tty: bool = False  # the control needs a terminal (pagers)
     prep: tuple[str, ...] = ()  # git arguments run (plainly, before planting) for the control
+    submodule: dict[str, str] = field(default_factory=dict)  # keys of a submodule's own config
 
 
 _CLEAN = ("add", "-A")
@@ -112,6 +115,10 @@ VARIATIONS = [
               include_key="includeIf.gitdir:/.path", attributes="* filter=inc\n"),
     Variation("filter in the global config", _CLEAN, global_config={"filter.glob.clean": P},
               attributes="* filter=glob\n"),
+    Variation("filter smudge in the global config", ("checkout", "-f", "--", "tracked.txt"),
+              global_config={"filter.glob.smudge": P}, attributes="* filter=glob\n"),
+    Variation("a submodule's own fsmonitor and filter", _STATUS,
+              submodule={"core.fsmonitor": P, "filter.sub.clean": P}),
     Variation("diff.external", _DIFF, config={"diff.external": P}),
     Variation("diff.<driver>.command + .gitattributes", _DIFF,
               config={"diff.evil.command": P}, attributes="* diff=evil\n"),
@@ -285,6 +292,18 @@ def plant(world: World, row: Variation) -> None:
             target = ws / ".git" / "hooks" / hook
             shutil.copy(world.base / "hooks" / hook, target)
             target.chmod(0o755)
+    if row.submodule:
+        inner = world.base / "inner"
+        for args in (("init", "-q", str(inner)), ("-C", str(inner), "commit", "-q",
+                                                  "--allow-empty", "-m", "inner"),
+                     ("-c", "protocol.file.allow=always", "submodule", "add", "-q", str(inner),
+                      "inner"), ("commit", "-q", "-m", "submodule")):
+            done = git(ws, *args, home=home)
+            assert done.returncode == 0, (args, done.stderr)
+        for key, value in row.submodule.items():
+            assert git(ws / "inner", "config", key, world.fill(value), home=home).returncode == 0
+        (ws / "inner" / ".gitattributes").write_text("* filter=sub\n")
+        (ws / "inner" / "dirty.txt").write_text("uncommitted\n")
     if row.include:
         lines = []
         for key, value in row.include.items():
@@ -362,14 +381,17 @@ def tool_results(server: OpenAIServer) -> list[str]:
     return [m["content"] for m in chats[-1].json["messages"] if m.get("role") == "tool"]
 
 
-def drive(world: World, server: OpenAIServer) -> dict[str, list[str]]:
-    """Every chatcli path that runs git, in order; what the canary wrote during each."""
+def drive(world: World, server: OpenAIServer, command: str = "echo made > made.txt",
+          after_rewind: Callable[[], None] | None = None) -> dict[str, list[str]]:
+    """Every chatcli path that runs git, in order; what the canary wrote during each.
+    ``command``: what the model runs between its writes; ``after_rewind``: checks made right
+    after the rewind."""
     seen: dict[str, list[str]] = {}
     done = chatcli(world, server, "-p", "change the files", "--permission-mode",
                    "accept-edits", "--allow", "execute", replies=[
                        _call("read", path="tracked.txt"),
                        _call("write", path="tracked.txt", content="by the agent\n"),
-                       _call("exec", command="echo made > made.txt"),
+                       _call("exec", command=command),
                        _call("write", path="src/agent.py", content="print('agent')\n")])
     assert done.returncode == 0, done.stderr
     assert (world.ws / "made.txt").exists() and (world.ws / "src/agent.py").exists(), (
@@ -383,6 +405,8 @@ def drive(world: World, server: OpenAIServer) -> dict[str, list[str]]:
     assert "Restored" in done.stdout, done.stdout
     assert (world.ws / "tracked.txt").read_text() == "three, not committed\n"
     assert not (world.ws / "made.txt").exists()
+    if after_rewind is not None:
+        after_rewind()
     seen["rewind"] = world.ran()
 
     done = chatcli(world, server, "-c", "-p", "/rewind undo")
@@ -425,3 +449,79 @@ def test_no_git_path_of_chatcli_runs_the_program(base: Path, row: Variation) -> 
 
 def test_the_rows_are_distinct() -> None:
     assert len({v.name for v in VARIATIONS}) == len(VARIATIONS)
+
+
+# ------------------------------------------------------------------------------ legitimate use
+
+
+def test_a_normal_repository_still_works(base: Path) -> None:
+    """Attributes that run nothing keep working (line endings, binary, a built-in diff
+    driver's function headers), checkpoints restore, and the git tool answers."""
+    from chatcli_workspace import safe_git
+
+    world = build(base)
+    ws = world.ws
+    (ws / ".gitattributes").write_text("*.txt text eol=lf\n*.py diff=python\n*.bin binary\n")
+    (ws / "src" / "mod.py").write_text("def hello():\n" + "    x = 1\n" * 12)
+    (ws / "data.bin").write_bytes(b"\0\1\2")
+    assert git(ws, "add", ".gitattributes", "src/mod.py", "data.bin", home=world.home
+               ).returncode == 0
+    assert git(ws, "commit", "-q", "-m", "attributes", "--", ".gitattributes", "src/mod.py",
+               "data.bin", home=world.home).returncode == 0
+    (ws / "src" / "mod.py").write_text("def hello():\n" + "    x = 1\n" * 10 + "    x = 2\n")
+    (ws / "data.bin").write_bytes(b"\0\1\3")
+    before = {p: (ws / p).read_bytes() for p in ("src/mod.py", "data.bin", "tracked.txt")}
+
+    diff = safe_git(["diff"], ws).stdout.decode()
+    assert "@@ def hello():" in diff  # diff=python: the function header is still found
+    assert "Binary files a/data.bin and b/data.bin differ" in diff
+    status = safe_git(["status", "--short"], ws).stdout.decode()
+    assert " M src/mod.py" in status and "M  staged.txt" in status
+
+    def restored() -> None:
+        assert {p: (ws / p).read_bytes() for p in before} == before  # byte for byte
+
+    command = "echo made > made.txt && printf x >> data.bin && echo '# agent' >> src/mod.py"
+    with OpenAIServer() as server:  # writes, a command, rewind, undo, the git tool
+        seen = drive(world, server, command, after_rewind=restored)
+    assert not any(seen.values())
+    assert (ws / "data.bin").read_bytes() == b"\0\1\3x"  # the undo brought the agent's back
+    assert (ws / "src" / "mod.py").read_text().endswith("# agent\n")
+
+
+# ------------------------------------------------------------------------------ any name
+
+
+@pytest.fixture(scope="module")
+def plain_repo() -> Iterator[Path]:
+    folder = Path(tempfile.mkdtemp(prefix="chatcli-git-names-", dir="/var/tmp"))
+    try:
+        assert git(folder, "init", "-q", "repo", home=folder).returncode == 0
+        yield folder / "repo"
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@settings(max_examples=40, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(name=st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\0\n"),
+                    min_size=1, max_size=24),
+       variable=st.sampled_from(["clean", "smudge", "process", "textconv", "command"]))
+def test_a_driver_of_any_name_is_turned_off(plain_repo: Path, name: str, variable: str) -> None:
+    """Whatever a driver is called (quotes, ``=``, dots, spaces, any script), the override
+    reaches it: git itself reads back the value that runs nothing."""
+    from chatcli_workspace import safe_git_env
+
+    section = "diff" if variable in ("textconv", "command") else "filter"
+    key = f"{section}.{name}.{variable}"
+    config = plain_repo / ".git" / "config"
+    kept = config.read_bytes()
+    try:
+        planted = git(plain_repo, "config", key, "/var/tmp/never-run", home=plain_repo)
+        assume(planted.returncode == 0)  # a name git cannot store
+        env = safe_git_env(plain_repo)
+        seen = subprocess.run(["git", "config", "--get", key], cwd=plain_repo, env=env,
+                              capture_output=True, text=True)
+        assert seen.returncode == 0 and seen.stdout == "\n", (key, seen.stdout)
+    finally:
+        config.write_bytes(kept)
