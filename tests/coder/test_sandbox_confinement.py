@@ -557,3 +557,15 @@ def test_many_new_control_files_are_summed_up(world):
     assert text.count("the command created pkg") == 5
     assert "… and 3 more control files it created" in text
     assert not any((world / f"pkg{i}" / ".gitattributes").exists() for i in range(1, 9))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=30))
+def test_any_name_is_judged_as_a_control_file_or_not_without_failing(name):
+    from chatcli_coder._shell import _fold, _is_control
+
+    result = _is_control(Path("/w"), name)
+    assert result is (_fold(name) in {".git", ".chatcli", ".mcp.json", ".gitattributes",
+                                      ".gitmodules"})
+    assert _is_control(Path("/w/.claude"), "settings" + name + ".json") or (
+        not _fold("settings" + name + ".json").endswith(".json"))

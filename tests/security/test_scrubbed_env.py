@@ -261,3 +261,14 @@ def test_mcp_stdio_servers_get_no_secret_variables_but_what_their_config_names(
     assert f"GITHUB_TOKEN={given}" in text  # its own configuration names it
     assert HARMLESS["CHATCLI_TEST_HARMLESS"] in text
     assert json.dumps(text)  # readable
+
+
+@given(st.lists(st.text(max_size=20), max_size=5))
+def test_pass_env_accepts_exactly_lists_of_names(names: list[str]) -> None:
+    import re
+
+    valid = all(re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name) for name in names)
+    try:
+        assert pass_env_names(names) == tuple(names) and valid
+    except ValueError as err:
+        assert not valid and "[coder] pass_env" in str(err)
