@@ -278,6 +278,35 @@ def test_a_tool_message_is_never_stored_without_its_parent(
     store.close()
 
 
+def test_arguments_too_deep_for_json_do_not_stop_the_session(home: Path) -> None:
+    """A message JSON cannot hold (arguments 10,000 levels deep) is stored with a note in place
+    of its arguments, so the messages after it, written after their parents, are stored too."""
+    from chatcli_sessions.store import UNSTORABLE_ARGUMENTS, SessionStore
+
+    deep: dict[str, Any] = {}
+    cursor = deep
+    for _ in range(10_000):
+        cursor["a"] = {}
+        cursor = cursor["a"]
+    store = SessionStore(home / "deep.db")
+    conversation = Conversation()
+    saver = _Saver(store)
+    conversation.observers.append(saver)
+    call = ToolCallPart(name="echo", arguments=deep)
+    turn = [Message.user("hi"), Message.assistant("look", [call]),
+            Message(role=Role.TOOL, parts=[ToolResultPart(call_id=call.id, name="echo",
+                                                          content="out", is_error=True)]),
+            Message.assistant("done")]
+    for message in turn:
+        conversation.append(message)
+    assert saver.failures == 0
+    assert [r[0] for r in db_rows(home / "deep.db")] == [m.id for m in turn]
+    loaded = store.load(conversation.id, resume=True)
+    assert loaded.messages()[1].tool_calls[0].raw_arguments == UNSTORABLE_ARGUMENTS
+    assert loaded.messages()[-1].text == "done"
+    store.close()
+
+
 # ------------------------------------------------------------------------ broken sessions
 
 

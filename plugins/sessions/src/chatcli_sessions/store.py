@@ -291,7 +291,7 @@ class SessionStore:
                 seq,
                 message.role.value,
                 _message_text(message),
-                message.model_dump_json(),
+                _message_json(message),
                 message.created_at,
             ),
         )
@@ -868,6 +868,24 @@ def _derive_title(conversation: Conversation) -> str:
         if message.role.value == "user" and message.text.strip():
             return _title_of(message.text)
     return ""
+
+
+#: What a tool call's arguments become in the file when JSON cannot hold them.
+UNSTORABLE_ARGUMENTS = "(arguments not stored: nested too deeply to write as JSON)"
+
+
+def _message_json(message: Message) -> str:
+    """The message as pydantic JSON. Arguments nested deeper than JSON serialisers go are stored
+    as a note instead (the rest of the message is kept): a message that could never be written
+    would stop every later one, which is written after its parents."""
+    try:
+        return message.model_dump_json()
+    except ValueError:  # PydanticSerializationError: maximum serialization depth exceeded
+        from chatcli import ToolCallPart
+
+        parts = [p.model_copy(update={"arguments": {}, "raw_arguments": UNSTORABLE_ARGUMENTS})
+                 if isinstance(p, ToolCallPart) else p for p in message.parts]
+        return message.model_copy(update={"parts": parts}).model_dump_json()
 
 
 def _unsaved_ancestors(db: sqlite3.Connection, conversation: Conversation,
