@@ -569,3 +569,12 @@ def test_any_name_is_judged_as_a_control_file_or_not_without_failing(name):
                                       ".gitmodules"})
     assert _is_control(Path("/w/.claude"), "settings" + name + ".json") or (
         not _fold("settings" + name + ".json").endswith(".json"))
+
+
+@needs_bwrap
+def test_a_control_file_made_before_a_timeout_does_not_stay(world):
+    (world / ".mcp.json").unlink()
+    agent = confined_agent(world, Confinement())
+    text = agent.ok("exec", command="echo '{}' > .mcp.json; sleep 30", timeout=1)
+    assert text.startswith("timed out"), text
+    assert not (world / ".mcp.json").exists() and (world / ".mcp.json.refused").exists()

@@ -106,13 +106,17 @@ def run_shell(command: str, cwd: Path, timeout: float, network: bool,
             how += ", the workspace read-only"
     else:
         how = "no sandbox" if settings.sandbox == "off" else "unconfined"
-    outcome = run_command(
-        argv, cwd=cwd, env=command_env(context.settings), timeout=timeout,
-        budget=max(context.max_output - 600, 1_000), output=context.output,
-        cancelled=lambda: context.cancelled)
+    moved: list[str] = []
+    try:
+        outcome = run_command(
+            argv, cwd=cwd, env=command_env(context.settings), timeout=timeout,
+            budget=max(context.max_output - 600, 1_000), output=context.output,
+            cancelled=lambda: context.cancelled)
+    finally:  # Ctrl+C in a one-shot run too: a control file it made does not stay
+        if guard is not None:
+            moved = guard.undo_new(context.workspace)
     outcome.notes[:0] = notes
-    if guard is not None:
-        outcome.hints.extend(guard.undo_new(context.workspace))
+    outcome.hints.extend(moved)
     if sandbox.note:
         outcome.notes.insert(0, sandbox.note)
     if sandbox.bwrap is not None and outcome.exit_code:
