@@ -264,6 +264,8 @@ def _read_only(command: SimpleCommand) -> bool:
         rest_values = [w.value for w in rest]
         if any(v.startswith("--output") or v == "-o" for v in rest_values):
             return False
+        if sub == "help" and any(v in ("-w", "--web") for v in rest_values):
+            return False  # opens a web browser
         if sub == "grep" and any(v.startswith(("-O", "--open-files-in-pager")) or (
                 re.fullmatch(r"-[A-Za-z]*O.*", v) is not None) for v in rest_values):
             return False
