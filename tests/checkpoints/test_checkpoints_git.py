@@ -228,3 +228,26 @@ def test_old_snapshots_are_pruned_with_the_checkpoints(tmp_path, make_app) -> No
     assert [r.rsplit("/", 1)[1] for r in refs] == [records[0].name.split(".")[0]]  # the rest: gone
     app.run("/rewind last")
     assert (repo / "a.py").read_text() == "a = 2\n"
+
+
+def test_a_linked_worktree_and_packed_refs(tmp_path, make_app) -> None:
+    """A workspace that is a linked worktree (``.git`` is a file naming its git directory, the
+    objects in the common one) and whose branch lives in ``packed-refs``: the snapshot is seeded
+    from its HEAD (a tracked file the .gitignore matches is kept) and restores."""
+    repo = make_repo(tmp_path / "repo", START)
+    (repo / "build").mkdir()
+    (repo / "build" / "kept.txt").write_text("tracked though ignored\n")
+    git(repo, "add", "-f", "build/kept.txt")
+    git(repo, "commit", "-q", "-m", "a tracked file in an ignored folder")
+    git(repo, "branch", "side")
+    git(repo, "pack-refs", "--all")
+    tree = tmp_path / "tree"
+    git(repo, "worktree", "add", "-q", str(tree), "side")
+    app = make_app(tree)
+    app.turn("change", write_call("a.py", "a = 3\n"),
+             shell("echo gone > build/kept.txt && echo made > new.txt"))
+    out = app.run("/rewind last")
+    assert "Restored 3 files" in out, out
+    assert (tree / "a.py").read_text() == "a = 1\n" and not (tree / "new.txt").exists()
+    assert (tree / "build" / "kept.txt").read_text() == "tracked though ignored\n"
+    assert git(repo, "for-each-ref", "refs/chatcli/") == ""  # the repository got no ref

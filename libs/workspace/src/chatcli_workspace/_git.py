@@ -231,8 +231,9 @@ def safe_git(args: Sequence[str], cwd: str | os.PathLike[str], *,
     """Run ``git <args>`` in ``cwd`` so that it runs no program the config names.
 
     ``args[0]`` is the subcommand (``diff``, ``log`` and ``show`` get ``--no-ext-diff
-    --no-textconv``, ``status`` and ``diff`` ``--ignore-submodules=dirty``); ``env`` adds variables (see :func:`safe_git_env`), or ``git_env`` is an
-    environment already made by it (one config listing for several commands). Output is
+    --no-textconv``, ``status`` and ``diff`` ``--ignore-submodules=dirty``); ``env`` adds
+    variables (see :func:`safe_git_env`), or ``git_env`` is an environment already made by it
+    (one config listing for several commands; ``env`` is then ignored). Output is
     captured (bytes), stdin is ``input`` or nothing. Raises :class:`GitMissing` without git,
     ``subprocess.TimeoutExpired`` after ``timeout`` seconds."""
     full = dict(git_env) if git_env is not None else safe_git_env(cwd, env, timeout=timeout)
