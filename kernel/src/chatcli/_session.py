@@ -48,6 +48,7 @@ class SessionOptions:
     ``--allow`` pre-approves: risk class names (``write``) and permission rules
     (``exec(npm test:*)``, read by a policy plugin); ``permission_mode`` is
     ``--permission-mode`` (``default``, ``accept-edits``, ``plan``, ``auto``), None when not given.
+    ``system`` is ``--system`` (part of the settings too).
     """
 
     provider: str | None = None
@@ -56,11 +57,19 @@ class SessionOptions:
     continue_last: bool = False
     allow: frozenset[str] = frozenset()
     permission_mode: str | None = None
+    system: str | None = None
 
     @property
     def named(self) -> bool:
         """Whether the command line named a provider or a model."""
         return bool(self.provider or self.model)
+
+    @property
+    def flags(self) -> dict[str, str]:
+        """The settings the command line gave, as :func:`chatcli.load_settings` takes them: to
+        read the settings again (a front end that trusted the project after they were read)."""
+        given = {"provider": self.provider, "model": self.model, "system": self.system}
+        return {key: value for key, value in given.items() if value is not None}
 
 
 def resumed_model(conversation: Conversation) -> tuple[str | None, str | None]:

@@ -179,7 +179,7 @@ def session_options(options: dict[str, Any]) -> SessionOptions:
         provider=options.get("provider"), model=options.get("model"),
         resume=options.get("resume"), continue_last=bool(options.get("continue_last")),
         allow=frozenset(options.get("allow") or ()),
-        permission_mode=options.get("permission_mode"),
+        permission_mode=options.get("permission_mode"), system=options.get("system"),
     )
 
 

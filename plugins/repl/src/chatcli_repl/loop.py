@@ -24,7 +24,11 @@ def run(options: SessionOptions, host: PluginHost, settings: Settings) -> int:
     """Start the chat with the CLI's options; returns the exit code."""
     from rich.console import Console
 
-    app = ReplApp(host, settings, Console(highlight=False), options)
+    from chatcli_repl.trust import ask_trust
+
+    console = Console(highlight=False)
+    settings = ask_trust(console, host, settings, options)  # before anything reads them
+    app = ReplApp(host, settings, console, options)
     with app.session.open():
         asyncio.run(_main(app))
     return 0
