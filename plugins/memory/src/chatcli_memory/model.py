@@ -86,8 +86,11 @@ def similarity(a: str, b: str) -> float:
 
 
 def clean(text: str) -> str:
-    """``text`` on one line, without a leading "remember:", at most :data:`MAX_TEXT` long."""
-    text = " ".join(text.split())
+    """``text`` on one line, without a leading "remember:", at most :data:`MAX_TEXT` long, with
+    NUL and lone surrogates replaced (PostgreSQL's text holds neither)."""
+    from chatcli import safe_text
+
+    text = " ".join(safe_text(text).split())
     text = _PREFIX.sub("", text, count=1) if _PREFIX.match(text) else text
     return text[:MAX_TEXT].strip()
 
