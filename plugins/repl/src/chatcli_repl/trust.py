@@ -113,7 +113,7 @@ def programs(path: Path) -> list[str]:
             data = tomllib.loads(raw.decode("utf-8"))
         else:
             return []
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):  # (nesting deep enough to overflow readers)
         return []
     found: list[str] = []
     _walk(data, [], found)
