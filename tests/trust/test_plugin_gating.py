@@ -245,12 +245,17 @@ def test_mcp_trust_is_chatcli_trust(world: World) -> None:
     _plant(world, {".mcp.json": _mcp_json("mcp")})
     listed = world.chatcli("mcp", "list", plugins=PLUGINS)
     assert "untrusted (`chatcli trust`)" in listed.stdout, listed.stderr
+    tested = world.chatcli("mcp", "test", "evil", plugins=PLUGINS)  # would start the program
+    assert tested.returncode != 0 and not (world.outside / "mcp").exists()
+    assert "evil is a server of this project, which is not trusted" in tested.stderr
     done = world.chatcli("mcp", "trust", "--yes", plugins=PLUGINS)
     assert done.returncode == 0, done.stderr
     assert "MCP server evil" in done.stdout and "runs: stdio sh -c" in done.stdout
     assert f"trusted {world.ws}" in done.stdout
     assert str(world.ws) in json.loads(world.trust_file.read_text())["projects"]
     assert "enabled" in world.chatcli("mcp", "list", plugins=PLUGINS).stdout
+    tested = world.chatcli("mcp", "test", "evil", plugins=PLUGINS)
+    assert tested.returncode == 0 and (world.outside / "mcp").exists(), tested.stderr
     removed = world.chatcli("mcp", "trust", "--remove", plugins=PLUGINS)
     assert removed.returncode == 0 and f"no longer trusting {world.ws}" in removed.stdout
     assert "untrusted" in world.chatcli("mcp", "list", plugins=PLUGINS).stdout

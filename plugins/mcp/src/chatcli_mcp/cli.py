@@ -310,8 +310,13 @@ def test_command(name: str) -> int:
     from chatcli_mcp.runtime import Loop
 
     loaded = _loaded(_settings())
+    server = loaded.servers.get(name)
+    waiting = next((s for s in loaded.untrusted if s.name == name), None)
+    if server is None and waiting is not None:  # a program of a project not trusted
+        raise UsageError(f"{name} is a server of this project, which is not trusted: it would "
+                         f"run {_short(waiting.where, 120)}",
+                         "`chatcli mcp trust` shows what its servers run and trusts it")
     servers = {**{s.name: s for s in loaded.untrusted}, **loaded.servers}
-    server = servers.get(name)
     if server is None:
         known = ", ".join(sorted(servers)) or "none"
         for problem in loaded.problems:
