@@ -312,3 +312,14 @@ def test_a_projects_key_names_reach_the_terminal_escaped(world: World,
     assert "\\x1b]0;owned\\x07" in line and "providers.openai.\\x1b[2J" in line
     shown = world.chatcli("trust")
     assert "\x1b" not in shown.stdout and "\\x1b[2J" in shown.stdout
+
+
+def test_a_planted_fifo_as_the_project_config_is_one_line_not_a_hang(world: World) -> None:
+    import os
+
+    world.project_config.parent.mkdir(parents=True, exist_ok=True)
+    os.mkfifo(world.project_config)
+    done = world.chatcli("config", "get", "system")  # would block forever reading the FIFO
+    assert done.returncode == 2
+    assert done.stderr.strip() == (f"chatcli: error: {world.project_config}: not a regular file "
+                                   "— replace it with a TOML file, or remove it")

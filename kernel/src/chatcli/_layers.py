@@ -104,7 +104,18 @@ def _toml_error(path: str | Path, err: tomllib.TOMLDecodeError) -> ConfigError:
 
 
 def read_toml(path: str | Path) -> dict[str, Any]:
-    """A TOML file as data ({} when it does not exist); every failure is a ConfigError."""
+    """A TOML file as data ({} when it does not exist); every failure is a ConfigError. A
+    path that is not a regular file (a FIFO a repository planted would block the read) is one."""
+    import stat
+
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            raise ConfigError(f"{path}: not a regular file",
+                              "replace it with a TOML file, or remove it")
+    except FileNotFoundError:
+        return {}
+    except OSError:
+        pass  # open() below names the problem
     try:
         with open(path, "rb") as handle:
             data = tomllib.load(handle)
