@@ -92,16 +92,27 @@ ATTACKS: list[tuple[str, dict[str, str], str, str, bool]] = [
       ".agents/skills/deploy-{token}/SKILL.md": SKILL}, "skill", ".", True),
     ("skill in the workspace's folder below the root",
      {"pkg/app/.claude/skills/deploy-{token}/SKILL.md": SKILL}, "skill", "pkg/app", True),
+    ("mcp.json is a link to a file outside the project",
+     {"../outside/servers.json": _mcp_json("linked"), ".mcp.json": "->{out}/servers.json"},
+     "linked", ".", True),
+    ("skill folder is a link to a folder outside the project",
+     {"../outside/skill/SKILL.md": SKILL, ".claude/skills/deploy-{token}": "->{out}/skill"},
+     "skill", ".", True),
     ("a nested project (its own .chatcli) is not trusted with its parent",
      {"sub/.chatcli/skills/deploy-{token}/SKILL.md": SKILL}, "skill", "sub", False),
 ]
 
 
 def _plant(world: World, files: dict[str, str]) -> None:
+    """Write ``files`` (relative to the project; ``->TARGET``: a symbolic link)."""
     for name, text in files.items():
         path = world.ws / world.fill(name)
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(world.fill(text))
+        if text.startswith("->"):
+            path.unlink(missing_ok=True)
+            path.symlink_to(world.fill(text[2:]))
+        else:
+            path.write_text(world.fill(text))
 
 
 def _acted(world: World, canary: str, run: Run) -> bool:
@@ -180,7 +191,8 @@ CLONED = {
 
 
 def _canaries(world: World) -> set[str]:
-    return {path.name for path in world.outside.iterdir() if path.name != "canary.txt"}
+    return {path.name for path in world.outside.iterdir()
+            if path.name not in ("canary.txt", "servers.json", "skill")}
 
 
 def _clear(world: World) -> None:
@@ -278,3 +290,18 @@ def test_the_attack_tables_name_each_case_once() -> None:
     for table in (ATTACKS, CHANGES):
         names = [row[0] for row in table]
         assert len(names) == len(set(names))
+
+
+def test_a_change_behind_a_link_is_a_change(world: World, openai_server: OpenAIServer) -> None:
+    """``.mcp.json`` links to a file outside the project: trust covers what it reads."""
+    _plant(world, {"../outside/servers.json": _mcp_json("linked"),
+                   ".mcp.json": "->{out}/servers.json"})
+    _trust(world)
+    _run(world, openai_server)
+    assert (world.outside / "linked").exists()
+    (world.outside / "linked").unlink()
+    (world.outside / "servers.json").write_text(_mcp_json("linked", env={"X": "1"}))
+    run = _run(world, openai_server)
+    assert not (world.outside / "linked").exists(), run.stderr
+    (line,) = _trust_lines(run)
+    assert "changed since you trusted it" in line and ".mcp.json" in line
