@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 __all__ = ["trust_command"]
 
 
-@click.command("trust")
+@click.command("trust", short_help="Let a project's files change chatcli.")
 @click.argument("path", required=False, type=click.Path(file_okay=False))
 @click.option("-y", "--yes", is_flag=True, help="Trust it without asking.")
 @click.option("--list", "as_list", is_flag=True, help="Show the trusted projects.")
@@ -32,9 +32,10 @@ def trust_command(ctx: click.Context, path: str | None, yes: bool, as_list: bool
                   revoke: bool) -> int:
     """Trust the project of PATH (default: here): its .chatcli/config.toml, .mcp.json, skills…
 
-    Until you do, chatcli ignores a project's files except what only tightens (deny rules, a
-    smaller budget). A change to those files asks again. Endpoints, keys, programs to run and
-    anything that loosens security never come from a project, trusted or not.
+    Shows what the project's files would change and asks. Until you trust it, chatcli ignores
+    a project's files except what only tightens (deny rules, a smaller budget). A change to
+    those files asks again. Endpoints, keys, programs to run and anything that loosens
+    security never come from a project, trusted or not.
     """
     from chatcli._errors import UsageError
 
