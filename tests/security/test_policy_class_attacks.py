@@ -145,6 +145,14 @@ PROTECTED = [
             absent=("ws/.claude/settings.json",)),
     protect("bash-c-redirect", "exec", "bash -c 'echo x > .gitattributes'",
             absent=("ws/.gitattributes",)),
+    protect("ln-s-relative-then-write", "exec", "ln -s ../.git/config sub/l && "
+            "echo '[x]' >> sub/l", kept=CONFIG_KEPT, absent=("ws/sub/l",)),
+    protect("git-mv", "exec", "git mv tool.sh .gitattributes",
+            kept=("ws/tool.sh",), absent=("ws/.gitattributes",)),
+    protect("tar-into-git", "exec", "tar -C .git/hooks -xf plain.tar",
+            absent=("ws/.git/hooks/docs",)),
+    protect("ed-script", "exec", "printf '$a\\n[x]\\n.\\nw\\n' | ed -s .git/config",
+            kept=CONFIG_KEPT),
 ]
 
 #: Near misses: they run where a write inside the workspace runs (accept-edits, auto).
@@ -190,6 +198,8 @@ RECURSIVE = [
     reads("git-archive", "git archive HEAD | tar -xOf - ; true"),
     reads("ls-R-cat", "ls -R deep && cat deep/er/api.secret ; true"),
     reads("sh-c-grep", "sh -c 'grep -r BARE .' ; true"),
+    reads("diff-rN", "diff -rN deep empty ; true"),
+    reads("cd-then-grep", "cd deep && grep -r BARE ; true"),
 ]
 
 RECURSIVE_CONTROLS = [
@@ -330,6 +340,8 @@ def make_world(folder: Path) -> PolicyWorld:
     (ws / "hooks-link").symlink_to(".git/hooks")
     _archive(ws / "evil.tar", ".git/hooks/post-checkout", f"#!/bin/sh\ntouch {folder}/pwn\n")
     _archive(ws / "evil.zip", ".mcp.json", '{"mcpServers": {}}\n')
+    _archive(ws / "plain.tar", "docs/readme.txt", "docs\n")
+    (ws / "empty").mkdir()
     (ws / "evil.patch").write_text(
         "diff --git a/.claude/settings.json b/.claude/settings.json\nnew file mode 100644\n"
         "--- /dev/null\n+++ b/.claude/settings.json\n@@ -0,0 +1 @@\n+{\"hooks\": {}}\n")
