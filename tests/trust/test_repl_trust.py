@@ -165,6 +165,14 @@ def test_a_change_after_trust_asks_again(world: World, openai_server: OpenAIServ
     assert _canaries(world) == set()
 
 
+def test_a_project_that_only_tightens_asks_nothing(world: World, openai_server: OpenAIServer,
+                                                    chat: object) -> None:
+    world.write_project("max_turns = 3\nmax_tokens = 500\n")  # smaller budgets only
+    term = chat()  # type: ignore[operator]
+    _say_hello(term, openai_server)
+    assert QUESTION not in term.screen() and "not trusted" not in term.screen()
+
+
 def test_a_files_name_cannot_drive_the_terminal(world: World, chat: object) -> None:
     name = f"evil-\x1b]0;pwned\x07-{world.token}"
     folder = world.ws / ".claude" / "skills" / name
