@@ -131,15 +131,19 @@ def test_an_untrusted_project_may_only_lower_a_budget(world: World, user: str, p
 
 # (the project's allow rules, the ones a trusted project keeps)
 ALLOW_RULES = [
-    (["read(docs/**)"], ["read(docs/**)"]),
+    (["edit(docs/**)"], ["edit(docs/**)"]),
     (["edit(src/**)", "exec(ls)"], ["edit(src/**)"]),
-    (["Read(*.md)", "Bash(ls)", "mcp__server", "fetch"], ["Read(*.md)"]),
-    (["read(/etc/**)", "edit(~/.bashrc)", "edit(../x)", "read"], []),
+    (["Edit(*.md)", "Bash(ls)", "mcp__server", "fetch"], ["Edit(*.md)"]),
+    (["write(./out/x.txt)", "read(docs/**)", "Read(*.pem)", "read(.env)"],
+     ["write(./out/x.txt)"]),
+    (["read(/etc/**)", "edit(~/.bashrc)", "edit(../x)", "edit", "edit(src/../../x)"], []),
+    (["edit(.chatcli/**)", "edit(.git/hooks/*)", "edit(./.mcp.json)", "edit(**/.git/**)"], []),
+    (["edit([.]git/**)", "edit(?git/**)", "edit(\\.git/config)", "edit(.claude/x.json)"], []),
 ]
 
 
 @pytest.mark.parametrize(("rules", "kept"), ALLOW_RULES)
-def test_a_trusted_project_keeps_only_read_and_edit_allow_rules_inside_it(
+def test_a_trusted_project_keeps_only_edit_allow_rules_inside_it_and_off_control_files(
         world: World, rules: list[str], kept: list[str]) -> None:
     world.write_user('[permissions]\nallow = ["read(user/**)"]\n')
     world.write_project(f"[permissions]\nallow = {json.dumps(rules)}\n")
@@ -280,6 +284,9 @@ def test_settings_read_outside_a_project_never_load_the_trust_machinery(world: W
 # (the project's allow rule, the call, whether a trusted project's rule lets it run)
 ALLOW_RUNS = [
     ("edit(made.txt)", ("write", {"path": "made.txt", "content": "made\n"}), True),
+    ("edit(.git/hooks/**)", ("write", {"path": ".git/hooks/made.txt", "content": "x\n"}),
+     False),
+    ("edit(.chatcli/**)", ("write", {"path": ".chatcli/made.txt", "content": "x\n"}), False),
     ("Edit(made.txt)", ("write", {"path": "made.txt", "content": "made\n"}), True),
     ("edit(/**)", ("write", {"path": "made.txt", "content": "made\n"}), False),
     ("exec(touch:*)", ("exec", {"command": "touch made.txt"}), False),
@@ -294,11 +301,12 @@ def test_a_projects_allow_rule_acts_only_trusted_and_only_for_edits_inside_it(
     world.write_project(f'[permissions]\nallow = ["{rule}"]\n')
     run = ask(world, openai_server, call)
     assert run.returncode == 0, run.stderr
-    assert not (world.ws / "made.txt").exists()  # untrusted: it waits
+    target = world.ws / call[1].get("path", "made.txt")
+    assert not target.exists()  # untrusted: it waits
     assert world.chatcli("trust", "--yes").returncode == 0
     openai_server.requests.clear()
     run = ask(world, openai_server, call)
-    assert (world.ws / "made.txt").exists() is runs, run.stderr
+    assert target.exists() is runs, run.stderr
 
 
 def test_a_projects_key_names_reach_the_terminal_escaped(world: World,

@@ -178,7 +178,7 @@ class PermissionsPlugin:
 @hookimpl
 def register_setting_rules(register: Callable[[Any], None]) -> None:
     """What a project's config may set of ``[permissions]``: never the mode; allow rules only
-    when trusted, and only reads and edits inside it (never exec, network or MCP); deny and ask
+    when trusted, and only edits inside it (never reads, exec, network or MCP); deny and ask
     rules always, added to the user's (a project cannot erase them)."""
     from chatcli import SettingRule
 
@@ -189,9 +189,12 @@ def register_setting_rules(register: Callable[[Any], None]) -> None:
 
 
 def _project_allow_rules(value: Any, _root: Path) -> list[str]:
-    """The allow rules a trusted project may add: ``read``/``edit`` tools with a relative path
-    that stays inside the project."""
-    from chatcli_agent.permissions.rules import EDIT_TOOLS, READ_TOOLS, RuleError, parse_rule
+    """The allow rules a trusted project may add: edits of a relative path that stays inside
+    the project and names no dot-file or dot-folder (chatcli's and git's control files —
+    ``.git/hooks``, ``.chatcli``, ``.mcp.json`` — nor a glob that could spell one: ``[.]git``,
+    ``?git``, ``\\.git``). Not reads: inside the workspace they run anyway, so a project's
+    read rule could only unlock what asks (credentials)."""
+    from chatcli_agent.permissions.rules import EDIT_TOOLS, RuleError, parse_rule
 
     kept = []
     for text in [value] if isinstance(value, str) else value if isinstance(value, list) else []:
@@ -200,8 +203,11 @@ def _project_allow_rules(value: Any, _root: Path) -> list[str]:
         except RuleError:
             continue
         spec = rule.specifier or ""
-        if (rule.tool in READ_TOOLS | EDIT_TOOLS | {"read", "edit"} and spec
-                and not spec.startswith(("/", "~", "$")) and ".." not in spec.split("/")):
+        parts = spec.removeprefix("./").split("/")
+        if (rule.tool in EDIT_TOOLS | {"edit"} and spec
+                and not spec.startswith(("/", "~", "$")) and ".." not in parts
+                and not any(part.startswith((".", "?")) or "[" in part or "\\" in part
+                            for part in parts)):
             kept.append(text)
     return kept
 
