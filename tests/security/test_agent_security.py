@@ -493,6 +493,8 @@ class Step:
     mode: str = "default"
     dangerous: bool = False
     gone: tuple[str, ...] = ()
+    #: asked because it writes one of git's or chatcli's control files (the menu says so)
+    protected: bool = False
 
     @property
     def id(self) -> str:
@@ -536,6 +538,12 @@ STEPS = [
     Step(_by_id(COMPOUNDS, "compound-awk-system"), NO, mode="auto"),
     Step(_by_id(DENIES, "deny-exec-tar"), None, mode="auto"),
     Step(_by_id(DENIES, "deny-user-rule-cat"), None, mode="auto"),
+    # a control file asks in auto mode too; "no" keeps it, "yes, once" runs that one call
+    Step(case("protected", "git-config-append", "exec", "echo '[x]' >> .git/config",
+              kept=("ws/.git/config",)), NO, mode="auto", dangerous=True, protected=True),
+    Step(case("yes", "protected-once", "exec", "rm -f .git/info/junk",
+              absent=("ws/.git/info/junk",)), ONCE, mode="auto", dangerous=True,
+         gone=("ws/.git/info/junk",), protected=True),
 ]
 
 
@@ -607,7 +615,8 @@ def _chat(tmp_path_factory: pytest.TempPathFactory) -> ChatRun:
     for junk in ("build-junk-outside", "junk-2"):
         (world.base / junk).mkdir()
         (world.base / junk / "junk.o").write_text("junk\n")
-    skip = (*OWN, "build-junk-outside", "junk-2")
+    (world.ws / ".git" / "info" / "junk").write_text("junk\n")
+    skip = (*OWN, "build-junk-outside", "junk-2", "ws/.git/info/junk")
     with OpenAIServer() as server:
         env = world.env(server.url, plugins="openai,repl,coder,permissions",
                         TERM="xterm-256color")
@@ -650,6 +659,8 @@ def test_in_the_chat_no_refuses_a_deny_rule_needs_no_menu_and_yes_runs(
         assert f"Allow {risk} tool {item.tool}(" in seen.menu, seen.menu
         if step.dangerous:  # a dangerous command is never saved as a rule
             assert "always" not in seen.menu and SESSION in seen.menu, seen.menu
+        if step.protected:
+            assert "— protected: " in " ".join(seen.menu.split()), seen.menu
         if step.answer in (ONCE, SESSION):
             assert seen.result.startswith("exit code 0"), seen.result
             for relative in step.gone:

@@ -613,8 +613,8 @@ class Policy:
             if self.control(real, lexical):
                 if self._names_control(rule_tool, real) is None:
                     rule = path_rule("edit", real, self.workspace, self.home)
-                    return [Part(PROTECTED, f"{what}, one of git's or chatcli's control files "
-                                            "(protected: asks in every mode)", [],
+                    return [Part(PROTECTED, f"protected: {what}, one of git's or chatcli's "
+                                            "control files (asks in every mode)", [],
                                  f"allow it with --allow '{rule}' (a rule that names it)")]
                 if grant is not None:
                     grant.protected = True
@@ -1219,8 +1219,8 @@ class Policy:
             if named is not None:
                 grant.protected = True
                 continue
-            parts.append(Part(PROTECTED, f"{what}, one of git's or chatcli's control files "
-                                         "(protected: asks in every mode)", [],
+            parts.append(Part(PROTECTED, f"protected: {what}, one of git's or chatcli's "
+                                         "control files (asks in every mode)", [],
                               f"allow it with --allow '{rule_text}' (a rule that names it)"))
         if not grant.confined:
             for command, why in report.environ:
