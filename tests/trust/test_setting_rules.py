@@ -90,7 +90,8 @@ CASES = [
     ("provider-nested-headers", {"providers": {"x": {"headers": {"A": "b"}}}}, {}, True, {}, [],
      ["providers.x.headers.A"]),
     ("allowed-dirs-inside", {"allowed_dirs": ["sub", "/srv/project/x", "/srv/other", ".."]},
-     {"allowed_dirs": ["/u"]}, True, {"allowed_dirs": ["/u", "sub", "/srv/project/x"]}, [],
+     {"allowed_dirs": ["/u"]}, True,
+     {"allowed_dirs": ["/u", "/srv/project/sub", "/srv/project/x"]}, [],
      ["allowed_dirs (in part)"]),
     ("allowed-dirs-untrusted", {"allowed_dirs": ["sub"]}, {}, False, {}, ["allowed_dirs"], []),
     ("plugins-never", {"plugins": {"disable": ["permissions"]}}, {}, True, {}, [],
@@ -313,3 +314,16 @@ def test_what_trust_would_turn_on(project: Path) -> None:
     assert trust_waiting(project, host) == [".chatcli/config.toml (system)", ".mcp.json"]
     trust_project(project, host)
     assert trust_waiting(project, host) == [] and trust_notice(project, host) is None
+
+
+def test_allowed_dirs_of_a_project_become_absolute_and_links_out_are_dropped(
+        tmp_path: Path) -> None:
+    root, outside = tmp_path / "p", tmp_path / "outside"
+    (root / "sub" / "deeper").mkdir(parents=True)
+    outside.mkdir()
+    (root / "out").symlink_to(outside)
+    (root / "sub" / "deeper" / "up").symlink_to(root)
+    data = {"allowed_dirs": ["sub", "out", "out/x", "sub/deeper/up", "sub/deeper/up/../.."]}
+    kept, _, never = filter_project_layer(data, root, {}, True, (kernel_rules(), []))
+    assert kept == {"allowed_dirs": [str(root / "sub"), str(root)]}
+    assert never == ["allowed_dirs (in part)"]

@@ -162,7 +162,7 @@ def test_allowed_dirs_of_a_trusted_project_stay_inside_it(world: World) -> None:
     assert world.chatcli("config", "get", "allowed_dirs").stdout.strip() == '["/srv/user"]'
     assert world.chatcli("trust", "--yes").returncode == 0
     assert world.chatcli("config", "get", "allowed_dirs").stdout.strip() == (
-        '["/srv/user", "sub"]')
+        f'["/srv/user", "{world.ws / "sub"}"]')
 
 
 # ----------------------------------------------------------------------------- chatcli trust

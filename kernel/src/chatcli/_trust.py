@@ -510,7 +510,8 @@ def untrust_project(workspace: Path | str, host: PluginHost | None = None) -> Pr
 
 
 def _inside(value: Any, root: Path) -> Any:
-    """``allowed_dirs`` of a project: only folders inside the project root."""
+    """``allowed_dirs`` of a project: only folders inside the project root, as absolute paths
+    with links resolved (so a relative entry cannot mean another folder from elsewhere)."""
     if isinstance(value, str):
         value = [value]
     if not isinstance(value, list):
@@ -522,7 +523,7 @@ def _inside(value: Any, root: Path) -> Any:
             continue
         path = os.path.realpath(os.path.join(base, os.path.expanduser(entry)))
         if path == base or path.startswith(base + os.sep):
-            kept.append(entry)
+            kept.append(path)
     return kept
 
 
