@@ -372,6 +372,15 @@ def test_a_wrong_mode_or_rule_kind_is_a_configuration_error(tmp_path: Path, conf
     assert said in lines[0]
 
 
+def test_permissions_names_the_protected_files(repo: Any, driver: Any) -> None:
+    from chatcli_agent.permissions.command import describe
+
+    chat = driver()
+    lines = describe(chat.plugin.state_for(chat.session))
+    assert any(line.startswith("protected (") and ".git/**" in line and ".mcp.json" in line
+               for line in lines), lines
+
+
 def test_a_rule_for_a_tool_no_plugin_gives_is_kept(tmp_path: Path) -> None:
     # not close to any known name: maybe the tool of a plugin that is not loaded
     done = _cli(tmp_path, '[permissions]\ndeny = ["mcp__github", "webfetch(x)"]\n')

@@ -47,6 +47,10 @@ def describe(state: PermissionState) -> list[str]:
     lines.extend(f"note: {note}" for note in state.notes)
     lines.append("dangerous commands, credential files and paths outside the workspace always "
                  "ask")
+    from chatcli_workspace import CONTROL_NAMES
+
+    lines.append(f"protected (a write asks in every mode unless a rule names the file): "
+                 f"{', '.join(CONTROL_NAMES)}")
     return lines
 
 
