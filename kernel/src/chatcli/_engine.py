@@ -53,7 +53,7 @@ from chatcli._plugins import PluginHost
 from chatcli._safetext import safe_message, safe_text, unsafe_text
 from chatcli._specs import Decision, Provider, Risk, StopReason
 from chatcli._streaming import Retrying, read_answer
-from chatcli._toolcall import CATALOG_SECTION, catalog_section, parse_tool_calls
+from chatcli._toolcall import CATALOG_SECTION, MAX_DEPTH, catalog_section, parse_tool_calls
 from chatcli._types import Message, Role, TextPart, ToolCallPart, ToolResultPart, Usage
 
 __all__ = [
@@ -481,8 +481,9 @@ class Engine:
         tokens = _raw_request_tokens(self.tokens, request) * self.tokens.ratio
         if threshold <= 0 or tokens <= threshold * turn.use.context_window:
             return request
-        if not self.host.strategies():
-            return request
+        if not self.host.strategies() or not _compactable(turn.conversation.view(),
+                                                          turn.settings.compact_keep_recent):
+            return request  # the system prompt and tools alone pass it: nothing to do, no line
         report = self.compact(turn.conversation, reason="threshold", use=turn.use,
                               settings=turn.settings)
         yield Compacted(report)
@@ -759,7 +760,8 @@ class Engine:
             known = ", ".join(sorted(tools)) or "none"
             return _error(call, f"unknown tool '{call.name}'; available tools: {known}")
         if call.raw_arguments is not None:
-            return _error(call, f"arguments are not a JSON object: {call.raw_arguments[:200]!r}; "
+            return _error(call, "arguments are not a JSON object (nested at most "
+                                f"{MAX_DEPTH} levels): {call.raw_arguments[:200]!r}; "
                                 f"send JSON matching: {json.dumps(tool.spec().parameters)[:500]}")
         try:
             args = tool.parse_arguments(call.arguments)
@@ -829,6 +831,13 @@ def _described_tools(request: ChatRequest) -> bool:
     """Whether ``request`` told the model how to call tools in its text (a lean request did
     not: a tag it happens to write is then only text)."""
     return any(section.name == CATALOG_SECTION for section in request.system)
+
+
+def _compactable(view: list[Message], keep_recent: int) -> bool:
+    """Whether ``view`` holds a message strategies may compact: one neither pinned nor among
+    the ``keep_recent`` newest (see :meth:`chatcli.CompactionJob.protected`)."""
+    older = view[:-keep_recent] if keep_recent > 0 else view
+    return any(not message.pinned for message in older)
 
 
 def _raw_request_tokens(tokens: TokenCounter, request: ChatRequest) -> int:

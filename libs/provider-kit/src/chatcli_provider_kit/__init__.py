@@ -25,11 +25,13 @@ from chatcli_provider_kit._openai_format import (
     usage_from,
 )
 from chatcli_provider_kit._util import (
+    MAX_ARGUMENT_DEPTH,
     MAX_IMAGE_BYTES,
     check_base_url,
     image_data_url,
     is_url,
     looks_like_context_overflow,
+    nested_too_deep,
     one_line,
     parse_retry_after,
     parse_tool_arguments,
@@ -42,6 +44,7 @@ __version__ = "1.0.0"
 
 __all__ = [
     "FINISH_REASONS",
+    "MAX_ARGUMENT_DEPTH",
     "MAX_IMAGE_BYTES",
     "ChunkAssembler",
     "ImageMode",
@@ -52,6 +55,7 @@ __all__ = [
     "image_data_url",
     "is_url",
     "looks_like_context_overflow",
+    "nested_too_deep",
     "one_line",
     "parse_retry_after",
     "parse_tool_arguments",

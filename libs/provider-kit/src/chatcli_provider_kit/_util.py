@@ -8,7 +8,8 @@ freely. The functions are:
 - :func:`is_url`, :func:`read_image`, :func:`image_data_url` — turn an
   :class:`~chatcli.ImagePart` source (a URL or a local file) into what an API accepts.
 - :func:`parse_tool_arguments` — streamed tool-call argument text to ``(arguments, raw_or_None)``,
-  ready for :class:`~chatcli.ToolCallPart`.
+  ready for :class:`~chatcli.ToolCallPart` (arguments nested deeper than
+  :data:`MAX_ARGUMENT_DEPTH` stay raw: :func:`nested_too_deep` tells).
 - :func:`one_line` — shorten a service's error text to one clean line.
 - :func:`check_base_url` — refuse a configured service URL that is not ``http(s)://host…``.
 - :func:`looks_like_context_overflow` — whether an error text says the prompt is too long.
@@ -216,9 +217,31 @@ def parse_tool_arguments(raw: str | None) -> tuple[dict[str, Any], str | None]:
         value = json.loads(raw, strict=False)
     except (ValueError, RecursionError):
         return {}, raw
-    if isinstance(value, dict):
+    if isinstance(value, dict) and not nested_too_deep(value):
         return value, None
     return {}, raw
+
+
+#: Tool-call arguments nesting deeper than this are refused like unreadable ones (the text
+#: tool-call parser's ``MAX_DEPTH``): deeper values break JSON encoders and the session store.
+MAX_ARGUMENT_DEPTH = 64
+
+
+def nested_too_deep(value: Any, limit: int = MAX_ARGUMENT_DEPTH) -> bool:
+    """Whether ``value`` nests lists and dicts more than ``limit`` levels (iterative: any depth
+    is safe to ask about)."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        children = item.values() if isinstance(item, dict) else item if isinstance(
+            item, list | tuple) else None
+        if children is None:
+            continue
+        if depth > limit:
+            return True
+        stack.extend((child, depth + 1) for child in children
+                     if isinstance(child, dict | list | tuple))
+    return False
 
 
 _SPACES = re.compile(r"\s+")

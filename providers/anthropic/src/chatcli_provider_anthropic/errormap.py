@@ -58,11 +58,23 @@ def _status_error(err: anthropic.APIStatusError, model: str, base_url: str) -> P
                         base_url=base_url, key_hint=KEY_HINT, retry_after=retry_after)
 
 
+def _cause(err: BaseException) -> BaseException:
+    """The transport error under the SDK's wrapper (``err`` itself when there is none)."""
+    seen = 0
+    while isinstance(err, anthropic.APIConnectionError) and seen < 8:
+        inner = err.__cause__ or err.__context__
+        if inner is None:
+            break
+        err, seen = inner, seen + 1
+    return err
+
+
 def map_error(err: BaseException, *, model: str, base_url: str, started: bool) -> ProviderError:
     """The kernel error for ``err`` (an SDK, httpx2 or decoding exception).
 
-    ``started`` tells whether part of the stream had arrived (a broken connection is then a cut
-    stream rather than an unreachable service).
+    ``started`` tells whether the response had begun (its status and headers: a broken
+    connection is then a cut answer, as the OpenAI provider says it); a server that takes the
+    connection and closes it before a whole response is named as such, not as unreachable.
     """
     if isinstance(err, ProviderError):
         return err
@@ -72,14 +84,21 @@ def map_error(err: BaseException, *, model: str, base_url: str, started: bool) -
         return ProviderTimeoutError(
             "Anthropic did not answer in time" + (" (the stream stalled)" if started else ""),
             "try again, or raise [providers.anthropic] timeout", provider=P)
-    if isinstance(err, anthropic.APIConnectionError) or (
-        isinstance(err, httpx2.TransportError) and not started
-    ):
+    if isinstance(err, httpx2.TransportError | httpx2.StreamError) and started:
+        return StreamCutError("Anthropic dropped the connection mid-answer", "try again",
+                              provider=P)
+    if isinstance(err, anthropic.APIConnectionError | httpx2.TransportError):
+        cause = _cause(err)
+        if isinstance(cause, httpx2.RemoteProtocolError):  # reached, then no whole response
+            return NetworkError(f"Anthropic at {base_url} closed the connection without "
+                                f"answering ({one_line(cause, 120)})",
+                                "try again; if it keeps happening, check that "
+                                "ANTHROPIC_BASE_URL is an Anthropic API service", provider=P)
         return NetworkError(f"cannot reach Anthropic at {base_url}",
                             "check your network connection and ANTHROPIC_BASE_URL", provider=P)
-    if isinstance(err, httpx2.TransportError | httpx2.StreamError):
-        return StreamCutError("the connection to Anthropic dropped mid-answer",
-                              "try again", provider=P)
+    if isinstance(err, httpx2.StreamError):
+        return StreamCutError("Anthropic dropped the connection mid-answer", "try again",
+                              provider=P)
     if isinstance(err, json.JSONDecodeError | ValidationError | ValueError | KeyError):
         return StreamCutError("Anthropic sent a stream chunk that could not be read",
                               "try again", provider=P)

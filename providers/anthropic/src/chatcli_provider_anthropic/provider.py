@@ -189,8 +189,8 @@ class AnthropicProvider:
                 finished = True
                 break
         if not finished:
-            raise StreamCutError("the Anthropic answer stream ended early", "try again",
-                                 provider="anthropic")
+            raise StreamCutError("Anthropic ended the answer stream before it finished",
+                                 "try again", provider="anthropic")
         for block in tools.values():  # blocks never closed: still hand them over
             calls += 1
             yield ToolCallEvent(call=block.call())

@@ -109,12 +109,17 @@ def map_error(err: BaseException, *, model: str, host: str, started: bool,
                                                           else ""),
             "a large model may still be loading: try again, or raise [providers.ollama] timeout",
             provider=P)
+    if not responded and isinstance(err, httpx.RemoteProtocolError):  # reached, no response
+        return NetworkError(f"Ollama at {host} closed the connection without answering "
+                            f"({one_line(err, 120)})",
+                            "try again; if it keeps happening, check that OLLAMA_HOST is an "
+                            "Ollama server", provider=P)
     if not responded and isinstance(err, httpx.TransportError | ConnectionError):
         return NetworkError(f"cannot reach Ollama at {host}",
                             f"is `ollama serve` running at {host}? (set OLLAMA_HOST otherwise)",
                             provider=P)
     if isinstance(err, httpx.TransportError | httpx.StreamError | ConnectionError):
-        return StreamCutError("the connection to Ollama dropped mid-answer", "try again",
+        return StreamCutError("Ollama dropped the connection mid-answer", "try again",
                               provider=P)
     if isinstance(err, ValueError | KeyError | TypeError):  # bad JSON line or unexpected shape
         return StreamCutError("Ollama sent a stream line that could not be read", "try again",

@@ -13,6 +13,7 @@ Ollama has no retries of its own; the kernel engine retries. Failures surface as
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -32,13 +33,13 @@ from chatcli import (
     Usage,
     UsageEvent,
 )
-from chatcli_provider_kit import MessageCache
+from chatcli_provider_kit import MessageCache, nested_too_deep, parse_tool_arguments
 from pydantic import TypeAdapter
 
 from chatcli_provider_ollama.convert import build_params
 from chatcli_provider_ollama.errormap import error_words, map_error, service_error
 
-__all__ = ["OllamaProvider", "stop_reason"]
+__all__ = ["OllamaProvider", "read_line", "stop_reason"]
 
 
 def stop_reason(done_reason: str | None, has_tool_calls: bool) -> StopReason:
@@ -99,6 +100,102 @@ def request_json(params: dict[str, Any]) -> dict[str, Any]:
     return body
 
 
+#: A JSON string (one left open runs to the end of the line) or a bracket.
+_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*(?:"|\\?\Z)|[\[\]{}]', re.DOTALL)
+_SCALAR_END = re.compile(r"[,}\]]")
+_SPACES = re.compile(r"\s*")
+_ARGUMENTS_KEY = '"arguments"'
+_PLACEHOLDER = "\x00chatcli: raw arguments "
+
+
+def read_line(line: str) -> tuple[Any, dict[int, str]]:
+    """One NDJSON line of the answer, and the raw JSON text of the arguments of its tool calls
+    (by their index in ``message.tool_calls``) that nest deeper than ``MAX_ARGUMENT_DEPTH``:
+    those calls get ``{}``, so the engine refuses them in one line as the other providers do.
+
+    Ollama sends arguments as a JSON object inside the line, so arguments nested some
+    thousand levels deep make the whole line unreadable (``RecursionError``); the values of
+    every ``"arguments"`` key are then cut out as text by a quote-aware scan before the rest is
+    read. A line still too deep raises ``ValueError`` (read as an unreadable stream line).
+    """
+    try:
+        part = json.loads(line)
+    except RecursionError:
+        part = None
+    if part is not None and not any(nested_too_deep(_arguments(call))
+                                    for call in _tool_calls(part)):
+        return part, {}
+    text, cut = _cut_arguments(line)
+    try:
+        part = json.loads(text)
+    except RecursionError:
+        raise ValueError("an answer line nested too deep to read") from None
+    raw: dict[int, str] = {}
+    for index, call in enumerate(_tool_calls(part)):
+        value = _arguments(call)
+        if isinstance(value, str) and value.startswith(_PLACEHOLDER):
+            arguments, bad = parse_tool_arguments(cut[int(value[len(_PLACEHOLDER):])])
+            call["function"]["arguments"] = arguments
+            if bad is not None:
+                raw[index] = bad
+    return part, raw
+
+
+def _tool_calls(part: Any) -> list[dict[str, Any]]:
+    message = part.get("message") if isinstance(part, dict) else None
+    calls = message.get("tool_calls") if isinstance(message, dict) else None
+    return [c for c in calls if isinstance(c, dict)] if isinstance(calls, list) else []
+
+
+def _arguments(call: dict[str, Any]) -> Any:
+    function = call.get("function")
+    return function.get("arguments") if isinstance(function, dict) else None
+
+
+def _cut_arguments(line: str) -> tuple[str, list[str]]:
+    """``line`` with the value of every ``"arguments":`` key replaced by a placeholder string
+    (numbered), and the values' texts. Linear: the scan jumps from token to token (strings are
+    matched whole, so brackets and keys inside strings do not count)."""
+    out: list[str] = []
+    cut: list[str] = []
+    done = position = 0
+    while (token := _TOKEN.search(line, position)) is not None:
+        position = token.end()
+        if token.group() != _ARGUMENTS_KEY:
+            continue
+        colon = _SPACES.match(line, position).end()  # type: ignore[union-attr]
+        if not line.startswith(":", colon):
+            continue
+        start = _SPACES.match(line, colon + 1).end()  # type: ignore[union-attr]
+        end = _value_end(line, start)
+        out += [line[done:start], json.dumps(f"{_PLACEHOLDER}{len(cut)}")]
+        cut.append(line[start:end])
+        done = position = end
+    out.append(line[done:])
+    return "".join(out), cut
+
+
+def _value_end(line: str, start: int) -> int:
+    """Where the JSON value starting at ``start`` ends (at worst, the end of the line)."""
+    if not line.startswith(("{", "["), start):
+        token = _TOKEN.match(line, start)
+        if token is not None:  # a string
+            return token.end()
+        stop = _SCALAR_END.search(line, start)
+        return stop.start() if stop else len(line)
+    depth, position = 0, start
+    while (token := _TOKEN.search(line, position)) is not None:
+        position = token.end()
+        mark = token.group()
+        if mark in "[{":
+            depth += 1
+        elif mark in "]}":
+            depth -= 1
+            if depth == 0:
+                return position
+    return len(line)
+
+
 class OllamaProvider:
     """Streams chat requests to an Ollama server."""
 
@@ -156,31 +253,36 @@ class OllamaProvider:
             raise map_error(err, model=request.model, host=self.host, started=started,
                             responded=responded, headers=headers) from None
 
-    def _chunks(self, response: httpx.Response) -> Iterator[ollama.ChatResponse]:
-        """The NDJSON lines as ``ollama.ChatResponse`` objects (as the SDK reads them);
-        an error line raises the kernel error naming the service's words."""
+    def _chunks(self, response: httpx.Response
+                ) -> Iterator[tuple[ollama.ChatResponse, dict[int, str]]]:
+        """The NDJSON lines as ``ollama.ChatResponse`` objects (as the SDK reads them), each
+        with the raw argument text of its tool calls nested too deep to take (by index, see
+        :func:`read_line`); an error line raises the kernel error naming the service's words."""
         for line in response.iter_lines():
             if not line.strip():
                 continue
-            part = json.loads(line)
+            part, raw = read_line(line)
             if isinstance(part, dict) and part.get("error"):
                 raise _ErrorLine(error_words(part["error"]))
-            yield ollama.ChatResponse(**part)
+            yield ollama.ChatResponse(**part), raw
 
-    def _events(self, chunks: Iterator[Any], request: ChatRequest) -> Iterator[StreamEvent]:
+    def _events(self, chunks: Iterator[tuple[Any, dict[int, str]]], request: ChatRequest
+                ) -> Iterator[StreamEvent]:
         calls = 0
-        for chunk in chunks:
+        for chunk, raw in chunks:
             message = chunk.message
             if message.content:
                 yield TextDelta(text=message.content)
-            for call in message.tool_calls or []:
+            for index, call in enumerate(message.tool_calls or []):
                 calls += 1
-                yield ToolCallEvent(call=ToolCallPart(name=call.function.name,
-                                                      arguments=dict(call.function.arguments)))
+                yield ToolCallEvent(call=ToolCallPart(
+                    name=call.function.name, arguments=dict(call.function.arguments),
+                    raw_arguments=raw.get(index)))
             if chunk.done:
                 yield UsageEvent(usage=Usage(input_tokens=chunk.prompt_eval_count or 0,
                                              output_tokens=chunk.eval_count or 0))
                 yield StopEvent(reason=stop_reason(chunk.done_reason, calls > 0),
                                 model=chunk.model or request.model)
                 return
-        raise StreamCutError("the Ollama answer stream ended early", "try again", provider="ollama")
+        raise StreamCutError("Ollama ended the answer stream before it finished", "try again",
+                             provider="ollama")
