@@ -44,7 +44,7 @@ _GITLINK = "160000"
 #: How long the environment of a store is reused: it lists the config of the store (and the
 #: user's global and system config), which the repository cannot write.
 _ENV_SECONDS = 2.0
-_ENVIRONMENTS: dict[tuple[str, str], tuple[float, dict[str, str]]] = {}
+_ENVIRONMENTS: dict[str, tuple[float, dict[str, str]]] = {}
 _OBJECT_ID = re.compile(r"^(?:[0-9a-f]{40}|[0-9a-f]{64})$")
 
 
@@ -190,23 +190,20 @@ class GitRepo:
         return store
 
     def environment(self, index: Path) -> dict[str, str]:
-        """The environment of git commands on this repository with ``index`` (made once per
-        :data:`_ENV_SECONDS` for a store and index: a snapshot is several commands in a row)."""
+        """The environment of git commands on this repository with ``index`` (the config is
+        listed once per :data:`_ENV_SECONDS` for a store: a snapshot is several commands)."""
         from chatcli_workspace import safe_git_env
 
-        key = (self.toplevel, str(index))
         now = time.monotonic()
-        cached = _ENVIRONMENTS.get(key)
-        if cached is not None and now - cached[0] < _ENV_SECONDS:
-            return cached[1]
-        store = self._ensure_store()
-        env = safe_git_env(store, {**_IDENTITY, "GIT_DIR": str(store),
-                                   "GIT_WORK_TREE": self.toplevel,
-                                   "GIT_INDEX_FILE": str(index)}, timeout=60)
-        if len(_ENVIRONMENTS) > 64:
-            _ENVIRONMENTS.clear()
-        _ENVIRONMENTS[key] = (now, env)
-        return env
+        cached = _ENVIRONMENTS.get(self.toplevel)
+        if cached is None or now - cached[0] >= _ENV_SECONDS:
+            store = self._ensure_store()
+            cached = (now, safe_git_env(store, {**_IDENTITY, "GIT_DIR": str(store),
+                                                "GIT_WORK_TREE": self.toplevel}, timeout=60))
+            if len(_ENVIRONMENTS) > 64:
+                _ENVIRONMENTS.clear()
+            _ENVIRONMENTS[self.toplevel] = cached
+        return {**cached[1], "GIT_INDEX_FILE": str(index)}
 
     # ------------------------------------------------------------------ running git
 
@@ -238,7 +235,7 @@ class GitRepo:
 
     def _seed(self, index: Path) -> None:
         head = resolve_head(self.toplevel)
-        if head is None or not self.exists(head, index):
+        if head is None:
             self.git("read-tree", "--empty", index=index)
             return
         if index.exists():
@@ -248,7 +245,10 @@ class GitRepo:
             except GitError:
                 with contextlib.suppress(OSError):
                     index.unlink()
-        self.git("read-tree", head, index=index)
+        try:
+            self.git("read-tree", head, index=index)
+        except GitError:  # HEAD's objects out of reach (another object format…)
+            self.git("read-tree", "--empty", index=index)
 
     def tree(self, index: Path, max_file_bytes: int) -> str:
         """The tree of the working tree now (untracked files over ``max_file_bytes`` left out)."""
@@ -270,7 +270,9 @@ class GitRepo:
         listing = "\0".join(specs).encode("utf-8", "surrogateescape") + b"\0"
         self.git("add", "-A", "--ignore-errors", "--pathspec-from-file=-",
                  "--pathspec-file-nul", index=index, data=listing, check=False)
-        return self.git("write-tree", index=index).decode().strip()
+        # --missing-ok: the blobs were just added, or come from HEAD (in the repository: a
+        # lookup through the alternates for each of them would cost more than the rest)
+        return self.git("write-tree", "--missing-ok", index=index).decode().strip()
 
     def commit(self, tree: str, message: str, index: Path) -> str:
         return self.git("commit-tree", "--no-gpg-sign", tree, "-m", message,
