@@ -156,12 +156,17 @@ def test_skills_trust_always_trusts_the_project(chat, project_skills, workspace,
     write_skill(project_skills, "deploy")
     (config / "config.toml").write_text('# mine\nmodel = "m"\n')
     c = chat()
+    record = config.parent / "data" / "trusted-projects.json"
+    # chatcli -p "/skills trust always" (or a piped file starting so) never trusts by itself
+    out = c.command("/skills trust always")
+    assert out.startswith("not in a chat: nothing recorded; run `chatcli trust`")
+    assert not record.exists() and not chat().skills.core.trusted()
+    c.session.interactive = True  # a person at the chat
     out = c.command("/skills trust always")
     assert out.splitlines()[0].startswith(f"trusted {workspace} for good, as its files are now "
                                           "(1 file that change chatcli")
     assert (config / "config.toml").read_text() == '# mine\nmodel = "m"\n'  # not the config
-    record = json.loads((config.parent / "data" / "trusted-projects.json").read_text())
-    assert list(record["projects"]) == [str(workspace)]
+    assert list(json.loads(record.read_text())["projects"]) == [str(workspace)]
     assert chat().skills.core.trusted()
 
 

@@ -305,3 +305,18 @@ def test_a_change_behind_a_link_is_a_change(world: World, openai_server: OpenAIS
     assert not (world.outside / "linked").exists(), run.stderr
     (line,) = _trust_lines(run)
     assert "changed since you trusted it" in line and ".mcp.json" in line
+
+
+@pytest.mark.parametrize("prompt", ["/skills trust always", "/skills trust", "/mcp"])
+def test_a_piped_command_never_trusts(world: World, openai_server: OpenAIServer,
+                                      prompt: str) -> None:
+    """``cat notes.txt | chatcli -p -`` where the file starts with a slash command: a run
+    without a person never records trust (``/skills trust`` lasts that run only)."""
+    _plant(world, CLONED)
+    (world.ws / "notes.txt").write_text(prompt + "\n")
+    done = world.chatcli("-p", "-", stdin=(world.ws / "notes.txt").read_text(),
+                         url=openai_server.url, plugins=PLUGINS)
+    assert not world.trust_file.exists(), done.stdout + done.stderr
+    run = _run(world, openai_server)
+    assert _canaries(world) == set()
+    assert f"deploy-{world.token}" not in run.system()

@@ -68,8 +68,16 @@ def _skills(core: Skills, app: Any, argument: str) -> None:
         if root is None:
             _say(app, "not in a project: there is nothing to trust", "yellow")
             return
+        always = len(words) > 1 and words[1] == "always"
+        session = getattr(app, "session", None)
+        if always and not getattr(session, "interactive", False):
+            # chatcli -p "/skills trust always" (or a piped file that starts so): a run
+            # without a person never trusts by itself
+            _say(app, "not in a chat: nothing recorded; run `chatcli trust` (it shows what the "
+                      "project would change and asks)", "yellow")
+            return
         core.trusted_roots.add(root)
-        if len(words) > 1 and words[1] == "always":
+        if always:
             from chatcli import project_trust, trust_project
 
             files = project_trust(core.ws(), core.host).files
