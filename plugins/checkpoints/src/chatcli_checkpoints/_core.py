@@ -187,7 +187,7 @@ class Checkpoints:
                     reason: str, extra: dict[str, Any] | None = None) -> Record:
         store.ensure()
         index = store.index_path(repo.toplevel)
-        tree = repo.tree(index, self.limits.max_file_bytes)
+        tree = repo.fresh().tree(index, self.limits.max_file_bytes)
         record_id = store.new_id()
         commit = repo.commit(tree, f"chatcli checkpoint {record_id} of {store.conversation_id} "
                                    f"({reason}, before: {checkpoint.label})", index)
@@ -391,7 +391,7 @@ class _GitPlan(_Plan):
 
     def __init__(self, owner: Checkpoints, store: ConversationStore, repo: GitRepo,
                  record: Record) -> None:
-        self.owner, self.store, self.repo, self.record = owner, store, repo, record
+        self.owner, self.store, self.repo, self.record = owner, store, repo.fresh(), record
         self.index = store.index_path(repo.toplevel)
         self.target = record.data["commit"]
         if not repo.exists(self.target, self.index):
@@ -426,7 +426,7 @@ class _GitPlan(_Plan):
         before = self.record.data["commit"]
         if not paths or not wrote:
             return [], [], []
-        now = self.repo.tree(self.index, self.owner.limits.max_file_bytes)
+        now = self.repo.fresh().tree(self.index, self.owner.limits.max_file_bytes)
         since = {c.path: c for c in self.repo.changes(now, wrote, self.index) if c.path in paths}
         back = [c for c in self.repo.changes(now, before, self.index)
                 if c.path in paths and c.path not in since]

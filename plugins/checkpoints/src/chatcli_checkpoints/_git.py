@@ -41,9 +41,11 @@ _IDENTITY = {
     "GIT_COMMITTER_NAME": "chatcli", "GIT_COMMITTER_EMAIL": "chatcli@localhost",
 }
 _GITLINK = "160000"
-#: How long the environment of a store is reused: it lists the config of the store (and the
-#: user's global and system config), which the repository cannot write.
-_ENV_SECONDS = 2.0
+#: How long the environment of a store is reused at most. It lists the config of the store and
+#: the user's global and system config (the repository cannot write them); each operation (a
+#: snapshot, a restore point, a restore, an undo) starts with :meth:`GitRepo.fresh` anyway, so
+#: a command that ran in between cannot slip a driver past the listing.
+_ENV_SECONDS = 30.0
 _ENVIRONMENTS: dict[str, tuple[float, dict[str, str]]] = {}
 _OBJECT_ID = re.compile(r"^(?:[0-9a-f]{40}|[0-9a-f]{64})$")
 
@@ -189,9 +191,15 @@ class GitRepo:
                 _write_if_changed(store / "info/exclude", exclude.read_bytes())
         return store
 
+    def fresh(self) -> GitRepo:
+        """Forget the listed config: the next command lists it again (call it before each
+        operation). Returns the repository."""
+        _ENVIRONMENTS.pop(self.toplevel, None)
+        return self
+
     def environment(self, index: Path) -> dict[str, str]:
         """The environment of git commands on this repository with ``index`` (the config is
-        listed once per :data:`_ENV_SECONDS` for a store: a snapshot is several commands)."""
+        listed once per operation — see :meth:`fresh` — a snapshot is several commands)."""
         from chatcli_workspace import safe_git_env
 
         now = time.monotonic()
