@@ -185,6 +185,7 @@ _SIGNATURES = {
 @dataclass
 class World:
     base: Path
+    results: list[str] = field(default_factory=list)  # the tool results of the editing run
 
     @property
     def ws(self) -> Path:
@@ -230,13 +231,14 @@ def git(cwd: Path, *args: str, home: Path, stdin: str = "") -> subprocess.Comple
                           input=stdin, timeout=60)
 
 
-def build(base: Path) -> World:
+def build(base: Path, sandbox: str = "off") -> World:
     """A repository as a person leaves one: a change not committed, a staged one, an
-    untracked file, a second branch; and the canary program."""
+    untracked file, a second branch; and the canary program. ``sandbox``: the coder's setting
+    (git runs in chatcli's own process either way; the model's command runs in it)."""
     world = World(base)
     for folder in (world.ws, world.home, world.canaries, base / "config", base / "hooks"):
         folder.mkdir(parents=True)
-    (base / "config" / "config.toml").write_text('[coder]\nsandbox = "off"\n')
+    (base / "config" / "config.toml").write_text(f'[coder]\nsandbox = "{sandbox}"\n')
     world.prog.write_text(
         "#!/bin/sh\n"
         f'echo "$0 $* (parent: $(tr "\\0" " " < /proc/$PPID/cmdline))" >> {world.canaries}/ran\n')
@@ -394,8 +396,9 @@ def drive(world: World, server: OpenAIServer, command: str = "echo made > made.t
                        _call("exec", command=command),
                        _call("write", path="src/agent.py", content="print('agent')\n")])
     assert done.returncode == 0, done.stderr
+    world.results = tool_results(server)
     assert (world.ws / "made.txt").exists() and (world.ws / "src/agent.py").exists(), (
-        tool_results(server))
+        world.results)
     assert not any(r.startswith("Error") for r in tool_results(server)), tool_results(server)
     assert list((world.base / "data" / "checkpoints" / "git").iterdir())  # snapshots taken
     seen["checkpoint"] = world.ran()
@@ -445,6 +448,23 @@ def test_no_git_path_of_chatcli_runs_the_program(base: Path, row: Variation) -> 
         seen = drive(world, server)
     ran = {path: lines for path, lines in seen.items() if lines}
     assert not ran, f"{row.name}: a program ran: {ran}"
+
+
+@pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed")
+@pytest.mark.parametrize("name", ["core.fsmonitor", "filter clean + .gitattributes",
+                                  "filter in the global config", "diff.<driver>.textconv + "
+                                  ".gitattributes"])
+def test_with_the_sandbox_too(base: Path, name: str) -> None:
+    """The same with the model's command in bubblewrap: checkpoints, rewind and the git tool run
+    git from chatcli itself, outside the sandbox, and still run nothing."""
+    row = next(v for v in VARIATIONS if v.name == name)
+    world = build(base, sandbox="bwrap")
+    plant(world, row)
+    assert control(world, row)
+    with OpenAIServer() as server:
+        seen = drive(world, server)
+    assert not any(seen.values()), seen
+    assert any("sandbox: bwrap" in r for r in world.results), world.results
 
 
 def test_the_rows_are_distinct() -> None:
