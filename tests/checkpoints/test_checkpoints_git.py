@@ -6,6 +6,7 @@ deleted recreated — without touching the user's index, stash, HEAD or branches
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 from chatcli import Settings
@@ -251,3 +252,24 @@ def test_a_linked_worktree_and_packed_refs(tmp_path, make_app) -> None:
     assert (tree / "a.py").read_text() == "a = 1\n" and not (tree / "new.txt").exists()
     assert (tree / "build" / "kept.txt").read_text() == "tracked though ignored\n"
     assert git(repo, "for-each-ref", "refs/chatcli/") == ""  # the repository got no ref
+
+
+def test_the_repository_config_is_never_read(tmp_path, make_app) -> None:
+    """Snapshots and restores read nothing of the repository's ``.git/config`` (nor its hooks):
+    one git itself cannot parse does not stop them, and the repository gets no ref or object."""
+    repo = make_repo(tmp_path / "repo", START)
+    objects = sorted(p.name for p in (repo / ".git" / "objects").rglob("*"))
+    (repo / ".git" / "config").write_text("[core\n\tfsmonitor = this is not a config\n")
+    app = make_app(repo)
+    app.turn("change", write_call("a.py", "a = 5\n"), shell("echo made > new.txt"))
+    from chatcli import data_dir
+
+    folder = data_dir() / "checkpoints" / app.conversation.id / "records"
+    kinds = {json.loads(p.read_text())["kind"] for p in folder.glob("r*.json")}
+    assert kinds == {"git"}  # a git snapshot (not the fallback for folders outside git)
+    out = app.run("/rewind last")
+    assert "Restored 2 files: a.py, new.txt (removed)" in out, out
+    assert read_tree(repo) == START
+    assert sorted(p.name for p in (repo / ".git" / "objects").rglob("*")) == objects
+    done = subprocess.run(["git", "status"], cwd=repo, capture_output=True, text=True)
+    assert done.returncode != 0 and "bad config" in done.stderr  # git itself cannot read it
