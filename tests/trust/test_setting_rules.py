@@ -150,11 +150,11 @@ def test_nothing_a_never_rule_names_gets_through(data: dict[str, Any], lower: di
             continue
         # a never rule names it: only a more specific kernel rule may say otherwise
         # (providers.*.model over providers.*.*), and never a plugin's rule
-        for never in (r for r in _NEVER if _named(path, r)):
-            literal = sum(p != "*" for p in never.parts)
+        for refusing in (r for r in _NEVER if _named(path, r)):
+            literal = sum(p != "*" for p in refusing.parts)
             assert any(r.project != "never" and _named(path, r) and (
-                len(r.parts), sum(p != "*" for p in r.parts)) > (len(never.parts), literal)
-                for r in kernel_rules()), f"{'.'.join(path)} got through ({never})"
+                len(r.parts), sum(p != "*" for p in r.parts)) > (len(refusing.parts), literal)
+                for r in kernel_rules()), f"{'.'.join(path)} got through ({refusing})"
         if not trusted:  # an untrusted project gives only what its rules call 'always'
             rule = max((r for r in [*kernel_rules(), *PLUGIN_RULES] if _named(path, r)),
                        key=lambda r: len(r.parts), default=None)
