@@ -264,3 +264,22 @@ def test_skills_between_the_workspace_and_the_root_are_covered_by_trust(workspac
     (deep / ".claude" / "skills" / "local" / "SKILL.md").write_text(
         "---\nname: local\ndescription: changed\n---\nx\n")
     assert core.trusted() is False  # its file was among those trusted
+
+
+@pytest.mark.parametrize(("markers", "start"), [
+    ((".git",), "a/b"),                      # the repository's top
+    ((".git", "a/.chatcli"), "a/b"),         # the nearest .chatcli wins over .git
+    (("a/.chatcli", "a/b/.git"), "a/b/c"),   # even above a nearer .git
+    ((), "a/b"),                             # neither: the workspace itself
+    (("a/.git",), "a"),                      # the workspace is the root
+])
+def test_the_skills_project_root_is_the_trust_root(tmp_path, markers, start):
+    """The folders skills read up to end where workspace trust records the project."""
+    from chatcli import PluginHost, project_trust
+
+    base = tmp_path / "repo"
+    for marker in markers:
+        (base / marker).mkdir(parents=True)
+    workspace = base / start
+    workspace.mkdir(parents=True, exist_ok=True)
+    assert project_chain(workspace)[-1] == project_trust(workspace, PluginHost()).root
