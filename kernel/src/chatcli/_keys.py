@@ -1,6 +1,9 @@
 """API keys: the environment first, then a 0600 file (``keys.toml`` in the config directory).
 
-Keys are never printed back, logged, or stored anywhere else.
+Keys are never printed back, logged, or stored anywhere else. A key found is checked before a
+provider uses it (:func:`check_key`): bytes the system could not decode, spaces, line breaks,
+control or non-ASCII characters cannot go in an HTTP header, so they are a configuration error
+naming the variable (or the key file), not a provider's failure.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from chatcli._paths import atomic_write, directory
 if TYPE_CHECKING:
     from pathlib import Path
 
-__all__ = ["key_file", "list_keys", "lookup_key", "remove_key", "set_key"]
+__all__ = ["check_key", "key_file", "list_keys", "lookup_key", "remove_key", "set_key"]
 
 
 def key_file() -> Path:
@@ -113,3 +116,25 @@ def lookup_key(provider: str, env_names: list[str]) -> tuple[str | None, str | N
         register_secret(stored)
         return stored, "keys.toml"
     return None, None
+
+
+def check_key(key: str, where: str, provider: str) -> str:
+    """``key`` (found in ``where``: a variable's name or ``keys.toml``) without the whitespace
+    around it, once it is a key a provider can send: printable ASCII, no spaces inside.
+
+    Raises :class:`ConfigError` naming ``where`` (never the key) otherwise.
+    """
+    stripped = key.strip()
+    if stripped.isascii() and stripped.isprintable() and not any(c.isspace() for c in stripped):
+        if stripped != key:
+            register_secret(stripped)
+        return stripped
+    undecodable = any("\udc80" <= c <= "\udcff" for c in key)  # os.environ's surrogateescape
+    what = ("holds bytes that are not valid UTF-8" if undecodable else
+            "contains spaces, line breaks, control or non-ASCII characters")
+    if where == "keys.toml":
+        raise ConfigError(f"{_key_path()}: the key of '{provider}' {what}",
+                          f"store it again with `chatcli keys set {provider}`")
+    raise ConfigError(f"the API key in {where} {what}",
+                      f"set {where} to the key alone, or unset it and run "
+                      f"`chatcli keys set {provider}`")

@@ -7,7 +7,7 @@ import os
 from typing import TYPE_CHECKING, Any
 
 from chatcli._errors import ChatcliError, ConfigError, ProviderError, UsageError
-from chatcli._keys import lookup_key
+from chatcli._keys import check_key, lookup_key
 from chatcli._specs import Provider, ProviderConfig, ProviderOption, ProviderSpec
 
 if TYPE_CHECKING:  # settings are validated with pydantic: imported where a provider is built
@@ -183,7 +183,9 @@ def build_provider(
     options = check_provider_options(spec, table)
     chosen = model or (settings.model if settings.provider in (None, spec.name) else None)
     chosen = chosen or table.model or spec.default_model
-    key, _where = provider_key(spec, settings)
+    key, where = provider_key(spec, settings)
+    if key and where:
+        key = check_key(key, where, spec.name)
     if spec.requires_key and not key:  # set-up, not a failure of the service: exit code 2
         raise ConfigError(
             f"no API key for {spec.display_name}",

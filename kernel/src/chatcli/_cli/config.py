@@ -1,4 +1,13 @@
-"""``chatcli config get|set|unset|path|list``: read and edit the TOML configuration."""
+"""``chatcli config get|set|unset|path|list``: read and edit the TOML configuration.
+
+Secrets are never printed unasked: ``config list``, ``config get`` and the echo of ``config set``
+show ``***`` for a string under a name that looks like a secret — at any depth (``api_key``,
+``token``, ``password``, ``secret``, ``credential``, ``auth``/``Authorization``, ``X-Api-Key``,
+``GITHUB_TOKEN`` in an MCP server's ``env``…; a table under such a name is masked whole) — and
+for key-shaped text and URL passwords anywhere (:func:`chatcli._errors.redact`). Names of
+things rather than secrets (``api_key_env``, ``…_file``, ``…_path``, ``…_command``) and numbers
+(``max_tokens``) are shown. ``config get --reveal KEY`` prints a value as it is.
+"""
 
 from __future__ import annotations
 
@@ -11,10 +20,49 @@ if TYPE_CHECKING:
 
 from chatcli._cli.common import settings_from
 
-__all__ = ["config_group", "format_value"]
+__all__ = ["MASK", "config_group", "format_value", "looks_secret", "masked"]
 
 #: Setting names that would put a secret into config.toml (readable, often committed).
 _SECRET_NAMES = frozenset({"api_key", "apikey", "token", "secret", "password"})
+
+#: What a value is shown as when its name looks like a secret.
+MASK = "***"
+
+#: Names that look like they hold a secret (the rule chatcli-workspace applies to variables,
+#: for TOML keys too: ``-`` and ``.`` separate words as ``_`` does) ...
+_SECRET_NAME = (
+    r"(?:^|[_\-.])(?:keys?|tokens?|secrets?|passwords?|pass|pat)$"
+    r"|password|passwd|passphrase|secret|credential|cookie"
+    r"|api[_\-]?key|access[_\-]?key|private[_\-]?key|auth(?!ors?(?:[_\-.]|$))"
+)
+#: ... unless they name where a secret is rather than hold it.
+_NAMES_A_PLACE = r"[_\-.](?:env|var|variable|file|path|command|cmd|helper|url|names?)$"
+
+
+def looks_secret(name: str) -> bool:
+    """Whether a setting called ``name`` (one segment of a dotted key) holds a secret."""
+    import re
+
+    return bool(re.search(_SECRET_NAME, name, re.IGNORECASE)) and not re.search(
+        _NAMES_A_PLACE, name, re.IGNORECASE)
+
+
+def masked(value: Any, secret: bool = False) -> Any:
+    """``value`` with every string under a secret-looking name (or under ``secret``) replaced
+    by :data:`MASK`, and key-shaped text elsewhere redacted; numbers and booleans stay."""
+    from chatcli._errors import redact
+
+    if isinstance(value, dict):
+        return {k: masked(v, secret or looks_secret(str(k))) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [masked(v, secret) for v in value]
+    if isinstance(value, str):
+        return MASK if secret and value else redact(value)
+    return value
+
+
+def _secret_key(key: str) -> bool:
+    return any(looks_secret(part) for part in key.split("."))
 
 
 @click.group("config")
@@ -70,11 +118,18 @@ def _check_key(key: str) -> None:
 
 @config_group.command("get")
 @click.argument("key")
-def config_get(key: str) -> int:
-    """Print the effective value of KEY (e.g. model, providers.openai.base_url)."""
+@click.option("--reveal", is_flag=True,
+              help="Print a secret as it is (by default it shows as ***).")
+def config_get(key: str, reveal: bool) -> int:
+    """Print the effective value of KEY (e.g. model, providers.openai.base_url).
+
+    A value whose name looks like a secret (api_key, token, password…) prints as *** unless
+    --reveal is given.
+    """
     from chatcli._config import get_value
 
-    click.echo(format_value(get_value(settings_from(), key)))
+    value = get_value(settings_from(), key)
+    click.echo(format_value(value if reveal else masked(value, _secret_key(key))))
     return 0
 
 
@@ -89,7 +144,7 @@ def config_set(key: str, value: str, project: bool) -> int:
     _check_key(key)
     path = _target(project)
     stored = set_value(path, key, value)
-    click.echo(f"{key} = {format_value(stored)}  ({path})")
+    click.echo(f"{key} = {format_value(masked(stored, _secret_key(key)))}  ({path})")
     return 0
 
 
@@ -129,8 +184,12 @@ def _flatten(data: dict[str, Any], prefix: str = "") -> list[tuple[str, Any]]:
 
 @config_group.command("list")
 def config_list() -> int:
-    """Print every effective setting as KEY = VALUE (unset ones are left out)."""
+    """Print every effective setting as KEY = VALUE (unset ones are left out).
+
+    Secrets show as *** (names like api_key, token, password at any depth, and key-shaped
+    values); `chatcli config get --reveal KEY` prints one.
+    """
     settings = settings_from()
-    for key, value in _flatten(settings.model_dump(exclude_none=True)):
+    for key, value in _flatten(masked(settings.model_dump(exclude_none=True))):
         click.echo(f"{key} = {format_value(value)}")
     return 0

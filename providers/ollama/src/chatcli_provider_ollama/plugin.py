@@ -61,6 +61,7 @@ def register_providers(register: Callable[[ProviderSpec], None]) -> None:
             factory=make_provider,
             default_model=DEFAULT_MODEL,
             requires_key=False,
+            env_keys=("OLLAMA_API_KEY",),  # ollama.com only; checked by chatcli before use
             base_url=DEFAULT_HOST,
             base_url_env="OLLAMA_HOST",
             models=MODELS,

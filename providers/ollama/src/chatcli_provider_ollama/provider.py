@@ -206,8 +206,12 @@ class OllamaProvider:
         self.host = (config.base_url or DEFAULT_HOST).rstrip("/")
         timeout = float(config.timeout)
         try:
+            # the key chatcli found and checked (OLLAMA_API_KEY or keys.toml), not the SDK's
+            # own read of the variable
+            headers = {"Authorization": f"Bearer {config.api_key}"} if config.api_key else None
             self.client = ollama.Client(
-                host=self.host, timeout=httpx.Timeout(timeout, connect=min(timeout, 10.0)))
+                host=self.host, timeout=httpx.Timeout(timeout, connect=min(timeout, 10.0)),
+                headers=headers)
         except ValueError as err:  # the SDK parses the host: "::::", "http://h:port"…
             raise ConfigError(
                 f"the Ollama address '{self.host}' is not valid ({err})",
