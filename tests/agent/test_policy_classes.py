@@ -64,8 +64,19 @@ PROTECTED_COMMANDS = [
     "git restore --source=x .mcp.json", "echo x | sponge .git/config",
     "patch .git/config x.diff", "mkdir -p .git/hooks", "chmod +x .git/hooks/pre-commit",
     "git config -f .git/config user.name x", "git -C sub config user.name x",
-    "git worktree add ../w", "exec 3> .git/config",
+    "git worktree add ../w", "exec 3> .git/config", "sort -o.git/config notes.txt",
+    "sort --out=.git/config notes.txt", "uniq notes.txt .git/config",
+    "xxd notes.txt .git/config", "split -l1 notes.txt .git/hooks/x",
+    "csplit -f .git/hooks/x notes.txt 1", "curl http://x -o.git/hooks/x",
+    "wget -O.git/hooks/x http://x", "tree -o .git/config", "find . -fprint .git/config",
+    "git log --output=.git/config", "sed -i.bak s/a/b/ .git/config",
+    "sed -Ei s/a/b/ .gitattributes", "perl -pi.bak -e 's/a/b/' .git/config",
 ]
+#: Ways the policy cannot see where a write goes: they ask as code it cannot see, in every mode.
+HIDDEN_WRITES = ["env -C .git sh -c 'echo > config'", "vim -c 'w! .git/config' -c q notes.txt",
+                 "env -S 'cp notes.txt .mcp.json'", "sudo -D .git sh -c 'echo > config'",
+                 "awk '{print > \".git/config\"}' notes.txt", "python3 -c 'open(\".mcp.json\")'",
+                 "printf 'echo x > .git/config' | sh"]
 PROTECTED_FILES = [".git/config", "./.git/hooks/x", "src/../.gitattributes", ".chatcli/a.toml",
                    ".mcp.json", ".claude/settings.json", "hooks-link/pre-commit", ".Git/HEAD"]
 
@@ -85,6 +96,16 @@ def test_a_write_to_a_control_file_asks_in_every_mode(repo: Any, policy: Any, mo
     # the sandbox does not change it: the person says whether the control files may change
     assert judge(policy(mode), command, confined=True).verdict.decision == Decision.ASK
     assert judgement.verdict.confinement.protected_writable  # a yes is for them
+
+
+@pytest.mark.parametrize("mode", ["default", "accept-edits", "auto"])
+@pytest.mark.parametrize("command", HIDDEN_WRITES)
+def test_a_write_the_policy_cannot_follow_asks_in_every_mode(repo: Any, policy: Any, mode: str,
+                                                              command: str) -> None:
+    made = policy(mode, classes=("write", "execute"))
+    judgement = judge(made, command)
+    assert judgement.verdict.decision == Decision.ASK, judgement.verdict
+    assert made.unattended(judgement).decision == Decision.DENY
 
 
 @pytest.mark.parametrize("path", PROTECTED_FILES)

@@ -73,6 +73,9 @@ def _sudo(args: list[Word]) -> int | None:
 
 
 def _env(args: list[Word]) -> int | None:
+    if any(w.value in ("-S", "--split-string") or w.value.startswith(("--split-string=", "-S"))
+           or re.fullmatch(r"-[a-zA-Z]*S.*", w.value) for w in args if w.value.startswith("-")):
+        return None  # `env -S 'cmd args'`: the command is one string (the policy asks)
     index = _skip_options(args, {"-u", "-C", "-S"}, {"--unset", "--chdir", "--split-string"})
     while index < len(args) and re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", args[index].value):
         index += 1

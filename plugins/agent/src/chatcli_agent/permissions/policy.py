@@ -797,6 +797,15 @@ class Policy:
                 return f"sets {variable}, which changes what runs"
         if name is None:
             return None
+        if command.program == "env" and any(
+                w.value in ("-S", "--split-string") or w.value.startswith(
+                    ("--split-string=", "-S")) for w in command.args):
+            return "runs a command given as one string (env -S)"
+        outer = command.outer
+        if outer is not None and {"env", "sudo", "run0"} & set(command.via) and any(
+                w.value in ("-C", "--chdir", "-D") or w.value.startswith(("--chdir=", "-D")) or
+                re.fullmatch(r"-[a-zA-Z]*C", w.value) for w in outer.args):
+            return "runs in a folder a wrapper changes to (--chdir), which the policy cannot follow"
         if command.program in ("export", "declare", "typeset", "local", "readonly", "set"):
             for word in command.args:
                 variable = word.value.split("=", 1)[0]
@@ -1518,13 +1527,18 @@ def _written_words(command: SimpleCommand) -> list[Word]:
         return args[-1:] if len(args) >= 2 else []
     if program in ("chmod", "chown", "chgrp", "chattr"):
         return args[1:]
-    if program in ("sed", "perl") and flag(command, "i", ("--in-place",)):
+    if program in ("sed", "perl") and _short_or_long(
+            command, "i", ("--in-place",), "ef" if program == "sed" else "eEIlmMdDCx0"):
         return args[1:] if not any(v in ("-e", "-f") for v in values) else args
     if program == "dd":
         return [Word(v[3:], v) for v in values if v.startswith("of=")]
+    if program in _OUTPUT_OPTIONS or program in _OUTPUT_OPERAND:
+        return _output_words(command)
     if program in ("curl", "wget"):
         out = []
         for index, value in enumerate(values):
+            if re.fullmatch(r"-[oOP].+", value) and not (program == "curl" and value[1] in "OP"):
+                out.append(Word(value[2:], value))
             if value in ("-o", "--output", "-O", "--output-document", "--output-dir", "-P",
                          "--directory-prefix") and index + 1 < len(values) and not (
                     program == "curl" and value in ("-O", "-P")):
@@ -2058,6 +2072,8 @@ _COMMAND_OPTIONS: dict[str, tuple[str, ...]] = {
     "scp": ("-S", "-oProxyCommand", "-oLocalCommand"),
     "sftp": ("-S", "-oProxyCommand", "-oLocalCommand"),
     "fd": ("-x", "--exec", "-X", "--exec-batch"),
+    **{editor: ("-c", "--cmd", "-S", "--eval", "-x", "--execute") for editor in (
+        "vi", "vim", "nvim", "view", "vim.basic", "vim.tiny", "ex", "emacs", "kak", "hx")},
     "fdfind": ("-x", "--exec", "-X", "--exec-batch"),
     "sort": ("--compress-program",),
     "bat": ("--pager",),
@@ -2100,6 +2116,63 @@ _WRITERS = frozenset({"rm", "rmdir", "unlink", "shred", "truncate", "touch", "mk
                       "mv", "cp", "install", "ln", "rsync", "scp", "chmod", "chown", "chgrp",
                       "chattr", "dd", "sed", "perl", "curl", "wget", "tar", "unzip", "sponge",
                       "patch"})
+#: Programs with an option whose value is a file they write: program → (options, short
+#: letters taking a value — a bundle ends at one).
+_OUTPUT_OPTIONS: dict[str, tuple[tuple[str, ...], str]] = {
+    "sort": (("-o", "--output"), "kotST"),
+    "tree": (("-o",), "LPIo"),
+    "less": (("-o", "-O", "--log-file", "--LOG-FILE"), "bhjkpPtTxyzoO"),
+    "csplit": (("-f", "--prefix"), "bfn"),
+    "find": (("-fprint", "-fprint0", "-fprintf", "-fls"), ""),
+    "git": (("--output",), ""),
+}
+#: Programs whose operand past the first ``n`` is a file they write: program → (n, options
+#: that take a value).
+_OUTPUT_OPERAND: dict[str, tuple[int, tuple[str, ...]]] = {
+    "xxd": (1, ("-c", "-cols", "-g", "-groupsize", "-l", "-len", "-o", "-s", "-seek", "-n",
+                "-name")),
+    "uniq": (1, ("-f", "-s", "-w", "--skip-fields", "--skip-chars", "--check-chars")),
+    "split": (1, ("-a", "-b", "-C", "-l", "-n", "-t", "--suffix-length", "--bytes",
+                  "--line-bytes", "--lines", "--number", "--separator",
+                  "--additional-suffix", "--filter", "--numeric-suffixes",
+                  "--hex-suffixes")),
+}
+
+
+def _output_words(command: SimpleCommand) -> list[Word]:
+    """The files a program names as its output (``sort -o F``, ``xxd IN OUT``)."""
+    program = command.program
+    out: list[Word] = []
+    if program in _OUTPUT_OPTIONS:
+        options, value_letters = _OUTPUT_OPTIONS[program]
+        words = command.args
+        for index, word in enumerate(words):
+            text = word.value
+            if text == "--":
+                break
+            name, eq, value = text.partition("=")
+            if text in options and index + 1 < len(words):
+                out.append(words[index + 1])
+            elif text.startswith("--") and eq and any(
+                    o.startswith(name) and o.startswith("--") for o in options) and len(name) > 4:
+                out.append(Word(value, text))  # --output=F, or GNU's --out=F
+            elif text.startswith("-") and not text.startswith("--") and program != "find":
+                for position, letter in enumerate(text[1:], 1):
+                    if f"-{letter}" in options:
+                        rest = text[position + 1:]
+                        if rest:
+                            out.append(Word(rest, text))
+                        elif index + 1 < len(words):
+                            out.append(words[index + 1])
+                        break
+                    if letter in value_letters or not letter.isalnum():
+                        break
+    if program in _OUTPUT_OPERAND:
+        limit, value_options = _OUTPUT_OPERAND[program]
+        out.extend(_operands(command, value_options)[limit:])
+    return out
+
+
 #: Editors: the files they are given are files they may write.
 _EDITORS = frozenset({"vi", "vim", "nvim", "view", "vim.basic", "vim.tiny", "nano", "pico",
                       "emacs", "emacsclient", "ed", "red", "ex", "joe", "micro", "kak", "hx",
