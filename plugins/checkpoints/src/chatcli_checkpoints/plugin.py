@@ -12,12 +12,14 @@ from typing import TYPE_CHECKING, Any
 from chatcli import hookimpl
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from pathlib import Path
 
     from chatcli import (
         Checkpoint,
         Conversation,
         RestorePoint,
+        SettingRule,
         Settings,
         ToolCallPart,
         ToolSpec,
@@ -112,3 +114,12 @@ def workspace_restore_point(conversation: Conversation, checkpoint: Checkpoint
 def workspace_undo(conversation: Conversation) -> str | None:
     """Put back what the last code rewind replaced."""
     return _plugin.workspace_undo(conversation)
+
+
+@hookimpl
+def register_setting_rules(register: Callable[[SettingRule], None]) -> None:
+    """A project's config never turns checkpoints off (``[checkpoints] enabled = false``
+    would leave what the agent changes there without an undo): the user's choice only."""
+    from chatcli import SettingRule
+
+    register(SettingRule("checkpoints.enabled", "never"))

@@ -258,6 +258,8 @@ def parse_server(name: str, table: Any, *, origin: str = "settings", project: bo
     ``strict`` refuses unknown keys (chatcli's TOML); JSON files written for other clients
     carry keys of their own, which are ignored."""
     key = f"{prefix}.{name}"
+    if project and not isinstance(environ, _Unexpanded):
+        environ = _ProjectEnviron(os.environ if environ is None else environ, key)
     if not isinstance(table, dict):
         raise BadConfig(key, f"must be a table, not {_shown(table)}",
                         f"write [{key}] with command = \"…\" or url = \"…\"")
@@ -522,6 +524,27 @@ class _Unexpanded(dict):  # type: ignore[type-arg]
 
     def get(self, key: Any, default: Any = None) -> Any:
         return f"${{{key}}}"
+
+
+class _ProjectEnviron(dict):  # type: ignore[type-arg]
+    """The environment a project's server expands ``${VAR}`` from: every variable but those
+    that look like secrets (``chatcli_workspace.is_secret_variable``: API keys, tokens,
+    passwords). A project — even a trusted one — never sends the user's keys to a program or
+    address of its choosing; the user's own ``[mcp.servers]`` tables can."""
+
+    def __init__(self, environ: Any, server: str) -> None:
+        super().__init__(environ)
+        self.server = server
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        from chatcli_workspace import is_secret_variable
+
+        value = super().get(key)
+        if value is not None and is_secret_variable(str(key), str(value)):
+            raise BadConfig(self.server, f"${{{key}}} holds a secret, which a project's server "
+                            "cannot read", "configure the server in your own config "
+                            "(chatcli mcp add, or [mcp.servers.NAME] in `chatcli config path`)")
+        return value if value is not None else default
 
 
 def _trusted_with(state: Any, name: str) -> bool:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from chatcli import hookimpl
 
 if TYPE_CHECKING:
-    from chatcli import MemoryBackend, MemoryBackendSpec, Settings
+    from chatcli import MemoryBackend, MemoryBackendSpec, SettingRule, Settings
 
 
 def open_backend(settings: Settings) -> MemoryBackend:
@@ -28,3 +28,13 @@ def register_memory_backends(register: Callable[[MemoryBackendSpec], None]) -> N
         name="postgres", factory=open_backend,
         description="PostgreSQL (psycopg 3): one memory shared by a team; "
                     "[memory] postgres_url or DATABASE_URL"))
+
+
+@hookimpl
+def register_setting_rules(register: Callable[[SettingRule], None]) -> None:
+    """A project's config never names the server memories go to (``[memory] postgres_url``,
+    which would send what the user remembers — and the password in the URL — anywhere): the
+    user's config or ``CHATCLI_MEMORY_POSTGRES_URL``/``DATABASE_URL`` only."""
+    from chatcli import SettingRule
+
+    register(SettingRule("memory.postgres_url", "never"))
