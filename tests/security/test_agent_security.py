@@ -8,7 +8,7 @@ Categories (each case a parametrized test with the id ``MODE-CATEGORY-NAME``):
    ``../outside/x``, absolute paths outside, a link in the workspace pointing out of it, a path
    through a linked folder that leaves it, ``~`` (read, write, edit, multiedit, apply_patch,
    search, glob, tree, exec, test);
-2. ``danger`` (29): dangerous commands through ``exec`` (from ``dangerous.py``), each with an
+2. ``danger`` (30): dangerous commands through ``exec`` (from ``dangerous.py``), each with an
    effect that would show and none that could reach past the test's folder: ``rm -rf`` of a
    folder outside, ``git reset --hard``/``clean -fdx``/``checkout -- .``/``restore .``/``branch
    -D``/``stash clear``/``push --force``, ``chmod -R 777``, ``shred``, ``curl … | sh`` (the
@@ -215,6 +215,8 @@ DANGERS = [
          kept=("home/.gitconfig",), why=DANGER, fixed=True),
     case("danger", "aws-credentials", "exec", "cat notes.txt > ~/.aws/credentials",
          kept=("home/.aws/credentials",), why=DANGER),
+    case("danger", "env-split-string", "exec", "env -S'rm -rf {out}/victim'",
+         kept=("outside/victim/keep.txt",), why="one string", fixed=True),
 ]
 
 # ------------------------------------------------------------------------------------ 3. compound

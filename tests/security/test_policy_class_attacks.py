@@ -72,8 +72,10 @@ MODES: dict[str, tuple[str, ...]] = {
 
 
 def protect(name: str, tool: str, args: dict[str, Any] | str, kept: tuple[str, ...] = (),
-            absent: tuple[str, ...] = ()) -> Case:
-    return case("protected", name, tool, args, kept=kept, absent=absent)
+            absent: tuple[str, ...] = (), why: str = "control files") -> Case:
+    """A write to a control file; ``why``: what the refusal says (the policy may refuse it as
+    code it cannot follow instead)."""
+    return case("protected", name, tool, args, kept=kept, absent=absent, why=why)
 
 
 CONFIG_KEPT = ("ws/.git/config",)
@@ -151,6 +153,13 @@ PROTECTED = [
             kept=("ws/tool.sh",), absent=("ws/.gitattributes",)),
     protect("tar-into-git", "exec", "tar -C .git/hooks -xf plain.tar",
             absent=("ws/.git/hooks/docs",)),
+    protect("sort-o-bundled", "exec", "sort -o.git/config notes.txt", kept=CONFIG_KEPT),
+    protect("sed-i-suffix", "exec", "sed -i.bak 's/main/evil/' .git/HEAD",
+            kept=("ws/.git/HEAD",), absent=("ws/.git/HEAD.bak",)),
+    protect("env-split-string", "exec", "env -S'cp notes.txt .mcp.json'",
+            absent=("ws/.mcp.json",), why="one string (env -S)"),
+    protect("env-chdir", "exec", "env -C .git sh -c 'echo [x] >> config'", kept=CONFIG_KEPT,
+            why="--chdir"),
     protect("ed-script", "exec", "printf '$a\\n[x]\\n.\\nw\\n' | ed -s .git/config",
             kept=CONFIG_KEPT),
 ]
@@ -423,7 +432,7 @@ def test_the_call_is_refused_or_changes_nothing(batches: Batches, mode: str, ite
     assert result.startswith(DENIED), f"{item.id} ran in {mode}: {result[:300]}"
     assert escaped(outcome, item) == []
     if mode != "plan" and item.category == "protected":
-        assert "control files" in result, result[:300]
+        assert item.why in result, result[:300]
 
 
 @pytest.mark.parametrize(("mode", "item"), [
