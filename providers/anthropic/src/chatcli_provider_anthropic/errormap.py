@@ -58,6 +58,10 @@ def _status_error(err: anthropic.APIStatusError, model: str, base_url: str) -> P
                         base_url=base_url, key_hint=KEY_HINT, retry_after=retry_after)
 
 
+#: Failures after the connection was made: the server is there, its answer did not come.
+_BROKE_AFTER_CONNECTING = (httpx2.ReadError, httpx2.WriteError, httpx2.RemoteProtocolError)
+
+
 def _cause(err: BaseException) -> BaseException:
     """The transport error under the SDK's wrapper (``err`` itself when there is none)."""
     seen = 0
@@ -89,9 +93,9 @@ def map_error(err: BaseException, *, model: str, base_url: str, started: bool) -
                               provider=P)
     if isinstance(err, anthropic.APIConnectionError | httpx2.TransportError):
         cause = _cause(err)
-        if isinstance(cause, httpx2.RemoteProtocolError):  # reached, then no whole response
-            return NetworkError(f"Anthropic at {base_url} closed the connection without "
-                                f"answering ({one_line(cause, 120)})",
+        if isinstance(cause, _BROKE_AFTER_CONNECTING):  # reached, then no whole response
+            return NetworkError(f"Anthropic at {base_url} closed the connection before a "
+                                f"complete response ({one_line(cause, 120)})",
                                 "try again; if it keeps happening, check that "
                                 "ANTHROPIC_BASE_URL is an Anthropic API service", provider=P)
         return NetworkError(f"cannot reach Anthropic at {base_url}",

@@ -109,9 +109,10 @@ def map_error(err: BaseException, *, model: str, host: str, started: bool,
                                                           else ""),
             "a large model may still be loading: try again, or raise [providers.ollama] timeout",
             provider=P)
-    if not responded and isinstance(err, httpx.RemoteProtocolError):  # reached, no response
-        return NetworkError(f"Ollama at {host} closed the connection without answering "
-                            f"({one_line(err, 120)})",
+    if not responded and isinstance(err, httpx.ReadError | httpx.WriteError
+                                    | httpx.RemoteProtocolError):  # reached, no response
+        return NetworkError(f"Ollama at {host} closed the connection before a complete "
+                            f"response ({one_line(err, 120)})",
                             "try again; if it keeps happening, check that OLLAMA_HOST is an "
                             "Ollama server", provider=P)
     if not responded and isinstance(err, httpx.TransportError | ConnectionError):

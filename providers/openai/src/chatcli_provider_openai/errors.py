@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import httpx2
 import openai
 from chatcli import (
     BadRequestError,
@@ -88,13 +89,21 @@ def map_error(err: BaseException, ctx: ErrorContext, *, streaming: bool = False)
             f"try again, or raise [providers.{ctx.name}].timeout",
             **kw,
         )
-    if isinstance(err, openai.APIConnectionError):
+    if isinstance(err, openai.APIConnectionError | httpx2.TransportError):
         if streaming:
             return StreamCutError(
                 f"{who} dropped the connection mid-answer", "try again", **kw
             )
-        cause = err.__cause__ or err.__context__
+        cause = err if isinstance(err, httpx2.TransportError) else (
+            err.__cause__ or err.__context__)
         reason = one_line(cause) if cause else one_line(err)
+        if isinstance(cause, httpx2.ReadError | httpx2.WriteError | httpx2.RemoteProtocolError):
+            # reached, then no whole response
+            return NetworkError(
+                f"{who} at {ctx.base_url} closed the connection before a complete response "
+                f"({one_line(cause, 120)})",
+                "try again; if it keeps happening, check that the base URL is an "
+                "OpenAI-compatible API", **kw)
         variable = f" or {ctx.base_url_env}" if ctx.base_url_env else ""
         return NetworkError(
             f"cannot reach {who} at {ctx.base_url}: {reason}",

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from typing import Any
 from urllib.parse import urljoin
 
+import httpx2
 import openai
 from chatcli import (
     ChatRequest,
@@ -191,7 +192,7 @@ class OpenAIProvider:
                 stream=True,
                 stream_cls=openai.Stream[object],
             )
-        except openai.OpenAIError as err:
+        except (openai.OpenAIError, httpx2.TransportError) as err:  # an error body cut short
             raise map_error(err, ctx) from None
         try:
             yield from self._events(response, ctx)
