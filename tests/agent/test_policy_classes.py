@@ -173,7 +173,7 @@ RECURSIVE = [
     "tar -cf - .", "zip -r x.zip deep", "cp -r deep copy", "du -a", "tree",
     "git log -p", "git show HEAD", "git diff", "git archive HEAD", "git stash show -p",
     "sh -c 'grep -r X .'", "diff -rN deep empty", "cd deep && grep -r X",
-    "git cat-file -p 0123abcd",
+    "git cat-file -p 0123abcd", "ls -R1", "grep -r K ~+", "grep -rI K ./",
 ]
 
 

@@ -318,7 +318,11 @@ class _Walker:
     def word(self, node: Any) -> Word:
         builder = _WordBuilder(self.home)
         builder.add(node)
-        return builder.word(_text(node))
+        word = builder.word(_text(node))
+        if re.match(r"~[+-]\d*(/|$)", word.value) and re.match(r"~[+-]", word.raw):
+            # ~+ is $PWD and ~- is $OLDPWD: only known when it runs
+            return Word(word.value, word.raw, True, word.glob, word.brace)
+        return word
 
     def walk(self, node: Any, depth: int = 0) -> list[SimpleCommand]:
         """Record everything under ``node``; returns its top-level simple commands (for the

@@ -904,9 +904,10 @@ class Policy:
         recursive = program in RECURSIVE_READERS or git_grep or git_history or (
             program in ("grep", "egrep", "fgrep", "cp", "scp", "zip", "chmod", "chown", "ls",
                         "diff") and
-            flag(command, "rRa" if program not in ("ls", "diff") else (
+            _short_or_long(command, "rRa" if program not in ("ls", "diff") else (
                 "R" if program == "ls" else "r"),
-                 ("--recursive", "--archive", "--dereference-recursive"))) or (
+                 ("--recursive", "--archive", "--dereference-recursive"),
+                 "efmABCdD" if program in ("grep", "egrep", "fgrep") else "")) or (
             program in ("grep", "egrep", "fgrep") and _grep_recurses(command))
         searches = git_grep or git_history or program in (
             "rg", "ag", "ack", "grep", "egrep", "fgrep", "find", "fd", "fdfind", "tree", "du",
