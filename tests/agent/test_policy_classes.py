@@ -228,7 +228,9 @@ ENVIRON = [
     "ps e", "ps auxeww", "ps -ef e", "ps axe", "ps eww -p 1", "ps -o pid,environ",
     "ps -A -o environ=", "ps --format environ", "cat /proc/1/environ", "cat /proc/self/environ",
     "strings /proc/*/environ", "xargs -0 < /proc/1/environ", "tr '\\0' '\\n' < /proc/1/environ",
-    "cat /proc/1/task/1/environ", "gdb -p 1", "strace -p 1", "sh -c 'ps e'",
+    "cat /proc/1/task/1/environ", "gdb -p 1", "strace -p 1", "sh -c 'ps e'", "gcore 1",
+    "ps wwe", "ps -e e", "ps -eo environ", "cat /proc/1/../1/environ", "cat /proc/1/mem",
+    "grep -a KEY /proc/*/environ", "cd /proc/1 && cat environ",
 ]
 
 

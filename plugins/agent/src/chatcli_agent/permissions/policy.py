@@ -1783,8 +1783,9 @@ def _environ_reader(command: SimpleCommand) -> str | None:
             if "environ" in value.lower():
                 return "shows other processes' environments (environ), where API keys live"
         return None
-    if program in _TRACERS and any(v in ("-p", "--pid", "--attach") or v.startswith(
-            ("-p", "--pid=")) for v in values):
+    if program in _TRACERS and (any(v in ("-p", "--pid", "--attach") or v.startswith(
+            ("-p", "--pid=")) for v in values) or (program in ("gcore", "pstack", "eu-stack")
+                                                  and values)):
         return f"attaches {program} to another process, whose memory holds API keys"
     return None
 
