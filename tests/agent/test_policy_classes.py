@@ -272,7 +272,9 @@ WRITERS = [
     "tee out", "dd if=a of=b", "touch x", "truncate -s0 x", "gzip x", "split x", "csplit x 1",
     "ln -s a b", "install a b", "patch -p1", "git -c core.pager=x log", "GIT_DIR=x git log",
     "git --git-dir=x log", "git --work-tree=/ status", "less '+!touch x' notes.txt",
-    "awk -i inplace 1 notes.txt",
+    "awk -i inplace 1 notes.txt", "git -c protocol.ext.allow=always ls-remote ext::sh",
+    "git -c url.ext::sh.insteadOf=x ls-remote x", "GIT_ALLOW_PROTOCOL=ext git ls-remote x",
+    "env -S'touch x'",
 ]
 
 

@@ -160,7 +160,8 @@ HIJACK = re.compile(
     r"NODE_PATH|PERL5OPT|PERL5LIB|RUBYOPT|RUBYLIB|JAVA_TOOL_OPTIONS|_JAVA_OPTIONS|LESSOPEN|"
     r"LESSCLOSE|MANPAGER|BROWSER|npm_config_[a-z_]+|GIT_DIR|GIT_WORK_TREE|GIT_COMMON_DIR|"
     r"GIT_EXEC_PATH|GIT_TEMPLATE_DIR|GIT_PROXY_COMMAND|GIT_SEQUENCE_EDITOR|BAT_PAGER|"
-    r"SYSTEMD_PAGER|GIT_TRACE[A-Z_]*)$")
+    r"SYSTEMD_PAGER|GIT_TRACE[A-Z_]*|GIT_ALLOW_PROTOCOL|GIT_PROTOCOL_FROM_USER|"
+    r"GIT_CONFIG_PARAMETERS)$")
 
 #: Multi-level tools: rules name their subcommand (``exec(npm test:*)``).
 MULTI = frozenset({
@@ -2002,7 +2003,8 @@ def sed_script_touches(script: str) -> bool:
 _GIT_COMMAND_KEYS = re.compile(
     r"^(.+\.(pager|editor|fsmonitor|hookspath|askpass|gitproxy|external|textconv|clean|smudge|"
     r"process|driver|helper|program|proxy|uploadpack|receivepack|packobjectshook|path|"
-    r"required)|.+(command|cmd)|alias\..+|pager\..+|include(if\..+)?\..+)$", re.I)
+    r"required|allow|insteadof|pushinsteadof|worktree|attributesfile|excludesfile)|"
+    r".+(command|cmd)|alias\..+|pager\..+|include(if\..+)?\..+|protocol\..+|url\..+)$", re.I)
 
 
 def _git_hidden(command: SimpleCommand) -> str | None:
