@@ -124,3 +124,33 @@ def test_no_secret_value_reaches_the_listing(home, value, key):
     done = run_process([CHATCLI, "config", "list"], home)
     assert done.returncode == 0, done.stderr
     assert f"mcp.servers.s.env.{key} = ***" in done.stdout.splitlines()
+
+
+def test_the_repl_config_command_masks_them_too(home, monkeypatch):
+    import io
+
+    from chatcli import PluginHost, SessionOptions, load_settings
+    from chatcli_provider_openai import plugin as openai_plugin
+    from chatcli_repl import plugin as repl_plugin
+    from chatcli_repl.app import ReplApp
+    from chatcli_repl.commands import dispatch
+    from rich.console import Console
+
+    # (a session checks the provider's table: no planted provider options here)
+    plant(home, [e for e in SECRETS + PLAIN if e[0][:1] != ["providers"] or e[1] == "api_key_env"])
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-key-123456")
+    host = PluginHost()
+    host.register(openai_plugin, "openai")
+    host.register(repl_plugin, "repl")
+    out = io.StringIO()
+    app = ReplApp(host, load_settings(), Console(file=out, width=300), SessionOptions())
+    with app.session.open():
+        dispatch(app, "/config list")
+        dispatch(app, "/config get mcp.servers.gh.env.GITHUB_TOKEN")
+        dispatch(app, "/config get mcp.servers.gh.env")
+    shown = out.getvalue()
+    assert "planted" not in shown, shown
+    assert "mcp.servers.gh.env.GITHUB_TOKEN = '***'" in shown
+    assert "mcp.servers.gh.env.LOG_LEVEL = 'debug'" in shown
+    assert "providers.openai.api_key_env = 'MY_WORK_KEY'" in shown
+    assert "\n'***'\n" in shown and "'LOG_LEVEL': 'debug'" in shown

@@ -103,6 +103,7 @@ _EXPORTS: dict[str, str] = {
     "raw_settings": "chatcli._layers",
     "parse_bool": "chatcli._layers",
     "get_value": "chatcli._config",
+    "mask_secrets": "chatcli._cli.config",
     "set_value": "chatcli._config",
     "user_config_path": "chatcli._config",
     # workspace trust

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
 from chatcli._cli.common import settings_from
 
-__all__ = ["MASK", "config_group", "format_value", "looks_secret", "masked"]
+__all__ = ["MASK", "config_group", "format_value", "looks_secret", "mask_secrets"]
 
 #: Setting names that would put a secret into config.toml (readable, often committed).
 _SECRET_NAMES = frozenset({"api_key", "apikey", "token", "secret", "password"})
@@ -47,15 +47,17 @@ def looks_secret(name: str) -> bool:
         _NAMES_A_PLACE, name, re.IGNORECASE)
 
 
-def masked(value: Any, secret: bool = False) -> Any:
-    """``value`` with every string under a secret-looking name (or under ``secret``) replaced
-    by :data:`MASK`, and key-shaped text elsewhere redacted; numbers and booleans stay."""
+def mask_secrets(value: Any, secret: bool = False) -> Any:
+    """``value`` (a setting, a table of them, a list) with every string under a secret-looking
+    name — ``api_key``, ``token``, ``password``, ``Authorization``, ``GITHUB_TOKEN``…, at any
+    depth; all of it when ``secret`` — replaced by ``***``, and key-shaped text elsewhere
+    redacted (:func:`redact`); numbers and booleans stay. For showing settings to a person."""
     from chatcli._errors import redact
 
     if isinstance(value, dict):
-        return {k: masked(v, secret or looks_secret(str(k))) for k, v in value.items()}
+        return {k: mask_secrets(v, secret or looks_secret(str(k))) for k, v in value.items()}
     if isinstance(value, list | tuple):
-        return [masked(v, secret) for v in value]
+        return [mask_secrets(v, secret) for v in value]
     if isinstance(value, str):
         return MASK if secret and value else redact(value)
     return value
@@ -129,7 +131,7 @@ def config_get(key: str, reveal: bool) -> int:
     from chatcli._config import get_value
 
     value = get_value(settings_from(), key)
-    click.echo(format_value(value if reveal else masked(value, _secret_key(key))))
+    click.echo(format_value(value if reveal else mask_secrets(value, _secret_key(key))))
     return 0
 
 
@@ -144,7 +146,7 @@ def config_set(key: str, value: str, project: bool) -> int:
     _check_key(key)
     path = _target(project)
     stored = set_value(path, key, value)
-    click.echo(f"{key} = {format_value(masked(stored, _secret_key(key)))}  ({path})")
+    click.echo(f"{key} = {format_value(mask_secrets(stored, _secret_key(key)))}  ({path})")
     return 0
 
 
@@ -190,6 +192,6 @@ def config_list() -> int:
     values); `chatcli config get --reveal KEY` prints one.
     """
     settings = settings_from()
-    for key, value in _flatten(masked(settings.model_dump(exclude_none=True))):
+    for key, value in _flatten(mask_secrets(settings.model_dump(exclude_none=True))):
         click.echo(f"{key} = {format_value(value)}")
     return 0

@@ -138,16 +138,18 @@ def _retry(app: Any, argument: str) -> None:
 
 
 def _config(app: Any, argument: str) -> None:
-    from chatcli import get_value, set_value, user_config_path
+    from chatcli import get_value, mask_secrets, set_value, user_config_path
 
     args = _words(argument, "use /config [list] | get KEY | set KEY VALUE")
-    if not args or args == ["list"]:
-        data = app.settings.model_dump(exclude_none=True)
+    if not args or args == ["list"]:  # secrets show as *** (`chatcli config get --reveal`)
+        data = mask_secrets(app.settings.model_dump(exclude_none=True))
         for key, value in sorted(_flatten(data)):
             app.console.print(f"{key} = {value!r}", markup=False)
         return
     if args[0] == "get" and len(args) == 2:
-        app.console.print(repr(get_value(app.settings, args[1])), markup=False)
+        secret = any(mask_secrets({part: "x"}) == {part: "***"} for part in args[1].split("."))
+        value = mask_secrets(get_value(app.settings, args[1]), secret)
+        app.console.print(repr(value), markup=False)
         return
     if args[0] == "set" and len(args) == 3:
         set_value(user_config_path(), args[1], args[2])
