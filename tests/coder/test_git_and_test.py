@@ -7,6 +7,7 @@ import json
 import sys
 
 import pytest
+from chatcli import Confinement, Decision, Verdict, hookimpl
 from chatcli_coder._shell import detect_test_command
 from coder_support import Agent, git
 
@@ -55,6 +56,64 @@ def test_git_runs_none_of_the_repository_s_configured_programs(repo):
     assert "+changed" in agent.ok("git", action="diff")
     assert not (repo / "fsmonitor-ran").exists()
     assert not (repo / "diff-ran").exists()
+
+
+class _Hides:
+    """A policy that lets every call run but hides what ``hidden`` names (as the permission
+    policy does with deny rules' targets)."""
+
+    def __init__(self, *hidden: str) -> None:
+        self.hidden = hidden
+
+    @hookimpl
+    def authorize_tool_call(self, call, tool):
+        return Verdict(Decision.ALLOW, confinement=Confinement(hidden=self.hidden))
+
+
+#: (what a deny rule hides, relative to the workspace, as a glob or a path) → the files whose
+#: changed contents the diff must not show
+HIDDEN_IN_DIFFS = [
+    ("a file", ".env", [".env"]),
+    ("a folder", "secrets", ["secrets/key.txt", "secrets/deep/more.txt"]),
+    ("a glob at any depth", "**/*.pem", ["server.pem", "certs/ca.pem"]),
+    ("a folder's contents", "secrets/**", ["secrets/key.txt", "secrets/deep/more.txt"]),
+]
+
+
+@pytest.mark.parametrize(("name", "hidden", "files"), HIDDEN_IN_DIFFS,
+                         ids=[case[0] for case in HIDDEN_IN_DIFFS])
+def test_a_diff_never_shows_a_hidden_path(repo, name: str, hidden: str, files: list[str]
+                                          ) -> None:
+    everything = [".env", "secrets/key.txt", "secrets/deep/more.txt", "server.pem",
+                  "certs/ca.pem", "README.md"]
+    for relative in everything:
+        (repo / relative).parent.mkdir(parents=True, exist_ok=True)
+        (repo / relative).write_text("old\n")
+    git(repo, "add", ".")
+    git(repo, "commit", "-q", "-m", "files")
+    for relative in everything:
+        (repo / relative).write_text(f"old\nCHANGED-{relative}\n")
+    git(repo, "add", "certs/ca.pem", "README.md")
+    agent = Agent(repo)
+    agent.host.register(_Hides(str(repo / hidden)), "policy")
+    shown = agent.ok("git", action="diff") + agent.ok("git", action="diff", staged=True)
+    for relative in everything:
+        assert (f"CHANGED-{relative}" in shown) == (relative not in files), relative
+    named = agent.ok("git", action="diff", path=files[0], staged=files[0] == "certs/ca.pem")
+    assert f"CHANGED-{files[0]}" not in named
+
+
+def test_a_diff_stays_inside_the_workspace(repo) -> None:
+    """A workspace in a sub-folder of its repository: the diff shows its own changes only."""
+    (repo / "app").mkdir()
+    (repo / "app" / "main.py").write_text("x = 1\n")
+    (repo / "other.txt").write_text("o\n")
+    git(repo, "add", ".")
+    git(repo, "commit", "-q", "-m", "two")
+    (repo / "app" / "main.py").write_text("x = 2\n")
+    (repo / "other.txt").write_text("OUTSIDE\n")
+    diff = Agent(repo / "app").ok("git", action="diff")
+    assert "+x = 2" in diff and "OUTSIDE" not in diff
 
 
 def test_git_outside_a_repository_and_a_large_diff(workspace, repo):

@@ -37,6 +37,8 @@ import subprocess
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
+from chatcli_workspace._env import scrubbed_env
+
 __all__ = ["BASELINE", "RULES", "GitMissing", "neutral_config", "safe_git", "safe_git_env"]
 
 #: Keys that name a program, as ``(section, subsection, variable)`` — lower case; ``"*"`` in the
@@ -185,7 +187,8 @@ def _git() -> str:
 
 def _base_env(base: Mapping[str, str] | None, extra: Mapping[str, str] | None
               ) -> dict[str, str]:
-    source = os.environ if base is None else base
+    # git needs none of chatcli's keys (and runs nothing that could read them)
+    source = scrubbed_env() if base is None else base
     env = {k: v for k, v in source.items()
            if k not in _DROPPED and (not k.startswith("GIT_") or k in _KEPT)}
     env.update(GIT_PAGER="cat", GIT_EDITOR=":", GIT_SEQUENCE_EDITOR=":", GIT_ALLOW_PROTOCOL="",

@@ -516,6 +516,9 @@ def git_tool(args: Any, context: ToolContext) -> str:
         base = ["diff", "--no-color"]  # safe_git adds --no-ext-diff --no-textconv
         if args.staged:
             base.append("--staged")
+        # a diff shows contents: never those of a path the deny rules hide, nor outside the
+        # workspace (its repository may be larger)
+        spec = (spec or ["--", "."]) + _excluded(root, context.confinement.hidden)
         text = _git([*base, *spec], root)
         if not text.strip():
             return "no staged changes" if args.staged else (
@@ -542,6 +545,19 @@ def git_tool(args: Any, context: ToolContext) -> str:
         listing = _git(["branch", "--list", "-vv", "--no-color"], root).rstrip()
         return _fit(f"current branch: {current}\n{listing}", budget, "the branches")
     raise ToolError(f"unknown action '{action}': use status, diff, log, changed or branch")
+
+
+def _excluded(root: Path, hidden: tuple[str, ...]) -> list[str]:
+    """Pathspecs leaving out of a diff each hidden path (absolute, or an absolute glob) inside
+    the workspace ``root``, with everything below it. Hidden paths outside the workspace need
+    none: the diff is limited to the workspace."""
+    prefix = str(root) + os.sep
+    specs = []
+    for pattern in hidden:
+        if pattern.startswith(prefix):
+            relative = pattern[len(prefix):].rstrip("/")
+            specs += [f":(exclude,glob){relative}", f":(exclude,glob){relative}/**"]
+    return specs
 
 
 _CHANGE = {"M": "modified", "A": "added", "D": "deleted", "R": "renamed", "C": "copied",
