@@ -9,7 +9,9 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from chatcli_repl.trust import MAX_LINE, MAX_PROGRAMS, _skill_folder, programs
+from chatcli import control_file_programs as programs
+from chatcli._trust_programs import MAX_LINE, MAX_PROGRAMS
+from chatcli_repl.trust import _skill_folder
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

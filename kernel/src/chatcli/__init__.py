@@ -114,6 +114,7 @@ _EXPORTS: dict[str, str] = {
     "untrust_project": "chatcli._trust",
     "trust_notice": "chatcli._trust",
     "trust_summary": "chatcli._trust",
+    "control_file_programs": "chatcli._trust_programs",
     "trust_waiting": "chatcli._trust",
     "atomic_write": "chatcli._paths",
     "cache_dir": "chatcli._paths",

@@ -72,6 +72,7 @@ def _no_project(workspace: str) -> UsageError:
 def _trust(host: PluginHost, workspace: str, yes: bool) -> int:
     from chatcli._errors import UsageError
     from chatcli._trust import project_trust, trust_project, trust_summary
+    from chatcli._trust_programs import control_file_programs
 
     state = project_trust(workspace, host)
     if state.root is None:
@@ -89,6 +90,10 @@ def _trust(host: PluginHost, workspace: str, yes: bool) -> int:
     click.echo("files that change chatcli here:")
     for line in trust_summary(workspace, host):
         click.echo(f"  {line}")
+        name = line.split(":", 1)[0]
+        if name in state.files:  # what the file runs or reaches (MCP servers, hooks)
+            for program in control_file_programs(f"{state.root}/{name}"):
+                click.echo(f"    {program}")
     if not yes:
         if not _terminal():
             raise UsageError("nothing recorded: not a terminal, so nobody could answer",

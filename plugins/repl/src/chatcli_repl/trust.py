@@ -15,19 +15,15 @@ this. No, or anything else, goes on untrusted.
 
 from __future__ import annotations
 
-import json
-import tomllib
 from pathlib import Path
 from typing import Any
 
 from chatcli import PluginHost, SessionOptions, Settings
 
-__all__ = ["ask_trust", "programs", "summary"]
+__all__ = ["ask_trust", "summary"]
 
-#: Programs shown per file, at most (then "… and N more").
-MAX_PROGRAMS = 6
-#: Characters of one program's line.
-MAX_LINE = 160
+#: Files of one skill folder named, at most (then "and N more").
+MAX_SKILL_FILES = 6
 
 
 def ask_trust(console: Any, host: PluginHost, settings: Settings, options: SessionOptions,
@@ -70,7 +66,7 @@ def ask_trust(console: Any, host: PluginHost, settings: Settings, options: Sessi
 def summary(workspace: Path, host: PluginHost, state: Any) -> list[str]:
     """The lines shown before the question: the root, each control file and what it would
     change (skill folders on one line each)."""
-    from chatcli import trust_summary
+    from chatcli import control_file_programs, trust_summary
 
     lines = [f"This project has files that change chatcli: {state.root}"]
     if state.changed:
@@ -86,10 +82,10 @@ def summary(workspace: Path, host: PluginHost, state: Any) -> list[str]:
             folders.setdefault(folder, []).append(name[len(folder):])
             continue
         lines.append(f"  {described.get(name, name)}")
-        lines.extend(f"    {line}" for line in programs(Path(state.root) / name))
+        lines.extend(f"    {line}" for line in control_file_programs(Path(state.root) / name))
     for folder, files in folders.items():
-        shown = ", ".join(files[:MAX_PROGRAMS])
-        more = f" and {len(files) - MAX_PROGRAMS} more" if len(files) > MAX_PROGRAMS else ""
+        shown = ", ".join(files[:MAX_SKILL_FILES])
+        more = f" and {len(files) - MAX_SKILL_FILES} more" if len(files) > MAX_SKILL_FILES else ""
         lines.append(f"  {folder}: {shown}{more}")
     return [_clean(line) for line in lines]
 
@@ -104,63 +100,7 @@ def _skill_folder(name: str) -> str | None:
     return None
 
 
-def programs(path: Path) -> list[str]:
-    """What a JSON or TOML control file would run or reach: each table with a ``command``
-    (its ``args`` too) or a ``url``, named by where it is (``mcpServers.x``,
-    ``hooks.PreToolUse``); at most :data:`MAX_PROGRAMS` lines."""
-    try:
-        raw = path.read_bytes()
-        if path.suffix == ".json":
-            data = json.loads(raw)
-        elif path.suffix == ".toml":
-            data = tomllib.loads(raw.decode("utf-8"))
-        else:
-            return []
-    except (OSError, ValueError, RecursionError):  # (nesting deep enough to overflow readers)
-        return []
-    found: list[str] = []
-    _walk(data, [], found)
-    if len(found) > MAX_PROGRAMS:
-        found = [*found[:MAX_PROGRAMS], f"… and {len(found) - MAX_PROGRAMS} more"]
-    return found
-
-
-def _walk(node: Any, where: list[str], found: list[str], depth: int = 0) -> None:
-    if depth > 12:
-        return
-    if isinstance(node, dict):
-        command, url = node.get("command"), node.get("url")
-        # (Claude Code nests a hook's command in hooks.EVENT[i].hooks[j]: named hooks.EVENT)
-        kept = [part for part in where if not part.isdigit()]
-        label = ".".join(part for index, part in enumerate(kept)
-                         if part != "hooks" or index == 0) or "(top)"
-        if isinstance(command, str) and command.strip():
-            args = node.get("args")
-            words = [str(a) for a in args] if isinstance(args, list) else []
-            found.append(_line(f"runs: {' '.join([command, *_quoted(words)])} ({label})"))
-        elif isinstance(url, str) and url.strip():
-            found.append(_line(f"connects to: {url} ({label})"))
-        for key, value in node.items():
-            if isinstance(value, dict | list):
-                _walk(value, [*where, str(key)], found, depth + 1)
-    elif isinstance(node, list):
-        for index, item in enumerate(node):
-            _walk(item, [*where, str(index)], found, depth + 1)
-
-
-def _quoted(words: list[str]) -> list[str]:
-    """A program's arguments as a shell would need them (the command is a shell line)."""
-    import shlex
-
-    return [shlex.quote(word) for word in words]
-
-
-def _line(text: str) -> str:
-    text = _clean(text)
-    return text if len(text) <= MAX_LINE else text[: MAX_LINE - 1] + "…"
-
-
 def _clean(text: str) -> str:
-    """``text`` without control characters (a file name or command from someone else's
-    repository must not drive the terminal)."""
+    """``text`` without control characters (a file name from someone else's repository must
+    not drive the terminal)."""
     return "".join(ch if ch.isprintable() else "?" for ch in text)
