@@ -397,6 +397,16 @@ def test_a_wrong_mode_or_rule_kind_is_a_configuration_error(tmp_path: Path, conf
     assert said in lines[0]
 
 
+def test_a_projects_mode_is_never_used_so_its_spelling_stops_nothing(tmp_path: Path) -> None:
+    """A cloned repository's ``mode = "yolo"`` cannot keep chatcli from running there: a
+    project never sets the mode (trusted or not), so it is not checked either."""
+    project = tmp_path / "ws" / ".chatcli"
+    project.mkdir(parents=True)
+    (project / "config.toml").write_text('[permissions]\nmode = "yolo"\n')
+    done = _cli(tmp_path, "")
+    assert "unknown mode" not in done.stderr and done.returncode != 2, done.stderr
+
+
 def test_permissions_names_the_protected_files(repo: Any, driver: Any) -> None:
     from chatcli_agent.permissions.command import describe
 

@@ -194,7 +194,7 @@ def load_state(settings: Settings, workspace: Path, allow: frozenset[str] | set[
                     classes={a for a in allow if a in _RISK_CLASSES})
     state = PermissionState(policy, notes=notes)
     if tools is not None:
-        _check_mode(permission_mode, merged, user, project, user_path, project_path)
+        _check_mode(permission_mode, merged, user, user_path)
         for effect in EFFECTS:
             for texts, where in ((user.get(effect), str(user_path)),
                                  (project.get(effect), str(project_path)),
@@ -230,12 +230,13 @@ def load_state(settings: Settings, workspace: Path, allow: frozenset[str] | set[
 
 
 def _check_mode(flag: str | None, merged: dict[str, Any], user: dict[str, Any],
-                project: dict[str, Any], user_path: Path, project_path: Path | None) -> None:
-    """Raise :class:`chatcli.ConfigError` for a ``mode`` that is not one of :data:`MODES`."""
+                user_path: Path) -> None:
+    """Raise :class:`chatcli.ConfigError` for a ``mode`` that is not one of :data:`MODES`
+    (a project's is never used — a project cannot set the mode — so it cannot stop chatcli
+    either)."""
     from chatcli import ConfigError
 
     for value, where in ((flag, "--permission-mode"), (user.get("mode"), str(user_path)),
-                         (project.get("mode"), str(project_path)),
                          (merged.get("mode"), "the settings")):
         if value is None or value in MODES:
             continue
