@@ -20,7 +20,8 @@ from pathlib import Path
 import pytest
 from chatcli import Confinement, Decision, Settings, Verdict, hookimpl
 from chatcli_coder import _run
-from chatcli_coder._walk import Hidden, glob_regex
+from chatcli_coder._walk import Hidden
+from chatcli_workspace import glob_regex
 from coder_support import Agent, git
 from hypothesis import given, settings
 from hypothesis import strategies as st

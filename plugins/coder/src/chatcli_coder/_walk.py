@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from chatcli_workspace import glob_regex
+
 from chatcli_coder._common import credential
 
 __all__ = ["Entry", "Hidden", "Walker"]
@@ -28,41 +30,6 @@ class Entry:
     name: str
     is_dir: bool
     is_link: bool
-
-
-def glob_regex(pattern: str) -> re.Pattern[str]:
-    """A gitignore-style absolute glob (``*``, ``?``, ``[…]``, ``**`` crossing folders) as a
-    regular expression over '/'-separated text (the permission rules' syntax)."""
-    out, index = [], 0
-    while index < len(pattern):
-        char = pattern[index]
-        if pattern.startswith("**/", index):
-            out.append("(?:.*/)?")
-            index += 3
-            continue
-        if pattern.startswith("**", index):
-            out.append(".*")
-            index += 2
-            continue
-        if char == "*":
-            out.append("[^/]*")
-        elif char == "?":
-            out.append("[^/]")
-        elif char == "[":
-            end = pattern.find("]", index + 2 if pattern[index + 1:index + 2] in "!^" else
-                               index + 1)
-            if end == -1:
-                out.append(re.escape(char))
-            else:
-                body = pattern[index + 1:end]
-                if body[:1] in ("!", "^"):
-                    body = "^" + body[1:]
-                out.append("[" + body.replace("\\", "\\\\").replace("[", "\\[") + "]")
-                index = end
-        else:
-            out.append(re.escape(char))
-        index += 1
-    return re.compile("".join(out) + r"\Z", re.S)
 
 
 def _fixed_part(pattern: str) -> str:

@@ -18,8 +18,9 @@ import os
 import re
 import shlex
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
+
+from chatcli_workspace import glob_regex
 
 __all__ = [
     "EDIT_TOOLS",
@@ -158,41 +159,6 @@ def escape_glob(text: str) -> str:
     return re.sub(r"([*?\[])", r"[\1]", text)
 
 
-@lru_cache(maxsize=512)
-def _glob_regex(pattern: str) -> re.Pattern[str]:
-    """A gitignore-style glob as a regular expression over '/'-separated text."""
-    out, index = [], 0
-    while index < len(pattern):
-        char = pattern[index]
-        if pattern.startswith("**/", index):
-            out.append("(?:.*/)?")
-            index += 3
-            continue
-        if pattern.startswith("**", index):
-            out.append(".*")
-            index += 2
-            continue
-        if char == "*":
-            out.append("[^/]*")
-        elif char == "?":
-            out.append("[^/]")
-        elif char == "[":
-            end = pattern.find("]", index + 2 if pattern[index + 1:index + 2] in "!^" else
-                               index + 1)
-            if end == -1:
-                out.append(re.escape(char))
-            else:
-                body = pattern[index + 1:end]
-                if body[:1] in ("!", "^"):
-                    body = "^" + body[1:]
-                out.append("[" + body.replace("\\", "\\\\").replace("[", "\\[") + "]")
-                index = end
-        else:
-            out.append(re.escape(char))
-        index += 1
-    return re.compile("".join(out) + r"\Z", re.S)
-
-
 def _real(path: str) -> str:
     return os.path.realpath(path)
 
@@ -244,11 +210,11 @@ def match_path(specifier: str, path: Path, workspace: Path, home: Path) -> bool:
     pattern, anchored = _anchor(specifier, workspace, home)
     text = str(path)
     if not anchored:
-        regex = _glob_regex(pattern)
+        regex = glob_regex(pattern)
         return any(regex.match(part) for part in Path(text).parts if part != "/")
     candidates = {pattern, _real_fixed(pattern)}
     for candidate in candidates:
-        regex = _glob_regex(candidate)
+        regex = glob_regex(candidate)
         probe = text
         while True:
             if regex.match(probe):
