@@ -52,6 +52,19 @@ def test_programs_named_by_a_file(tmp_path: Path, name: str, text: str,
     assert programs(path) == shown
 
 
+def test_a_long_command_is_cut_before_the_label_it_keeps(tmp_path: Path) -> None:
+    path = tmp_path / ".mcp.json"
+    long = "/some/very/long/folder/" * 20
+    path.write_text(json.dumps({"mcpServers": {
+        "evil": {"command": "sh", "args": ["-c", f"echo x >> {long}; exec {long}python"]},
+        "far": {"type": "http", "url": "https://" + "h" * 300 + "/mcp"}}}))
+    runs, connects = programs(path)
+    assert runs.startswith("runs: sh -c 'echo x >> /some/very/long/folder/")
+    assert runs.endswith("… (mcpServers.evil)") and len(runs) == MAX_LINE
+    assert connects.startswith("connects to: https://hhh")
+    assert connects.endswith("… (mcpServers.far)") and len(connects) == MAX_LINE
+
+
 def test_many_programs_are_counted_not_listed(tmp_path: Path) -> None:
     path = tmp_path / ".mcp.json"
     path.write_text(json.dumps({"mcpServers": {f"s{i}": {"command": "x"} for i in range(20)}}))

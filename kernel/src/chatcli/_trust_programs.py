@@ -16,8 +16,8 @@ __all__ = ["MAX_LINE", "MAX_PROGRAMS", "control_file_programs", "printable"]
 
 #: Programs shown per file, at most (then "… and N more").
 MAX_PROGRAMS = 6
-#: Characters of one program's line.
-MAX_LINE = 160
+#: Characters of one program's line (indented, it still fits a 132-column terminal).
+MAX_LINE = 120
 
 
 def control_file_programs(path: Path | str) -> list[str]:
@@ -54,9 +54,9 @@ def _walk(node: Any, where: list[str], found: list[str], depth: int = 0) -> None
         if isinstance(command, str) and command.strip():
             args = node.get("args")
             words = [str(a) for a in args] if isinstance(args, list) else []
-            found.append(_line(f"runs: {' '.join([command, *_quoted(words)])} ({label})"))
+            found.append(_line("runs:", " ".join([command, *_quoted(words)]), label))
         elif isinstance(url, str) and url.strip():
-            found.append(_line(f"connects to: {url} ({label})"))
+            found.append(_line("connects to:", url, label))
         for key, value in node.items():
             if isinstance(value, dict | list):
                 _walk(value, [*where, str(key)], found, depth + 1)
@@ -72,9 +72,15 @@ def _quoted(words: list[str]) -> list[str]:
     return [shlex.quote(word) for word in words]
 
 
-def _line(text: str) -> str:
-    text = printable(text)
-    return text if len(text) <= MAX_LINE else text[: MAX_LINE - 1] + "…"
+def _line(verb: str, what: str, label: str) -> str:
+    """``verb what (label)`` in at most :data:`MAX_LINE` printable characters: a long command
+    or address is cut short (marked "…") before the label, so where it is stays readable."""
+    verb, what, label = printable(verb), printable(what), printable(label)
+    tail = f" ({label})" if len(label) <= MAX_LINE // 3 else f" ({label[: MAX_LINE // 3 - 1]}…)"
+    room = MAX_LINE - len(verb) - 1 - len(tail)
+    if len(what) > room:
+        what = what[: room - 1] + "…"
+    return f"{verb} {what}{tail}"
 
 
 def printable(text: str) -> str:
