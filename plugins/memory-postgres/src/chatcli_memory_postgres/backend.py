@@ -238,9 +238,14 @@ class PostgresMemoryBackend:
         if not ids:
             return
         stamp = self._clock() if when is None else when
-        statement = sql.SQL("UPDATE {items} SET uses = uses + 1, last_used_at = %s "
-                            "WHERE id = ANY(%s::text[])").format(items=self.names.items)
-        self._run("record memory uses", lambda conn: conn.execute(statement, [stamp, ids]))
+        # the rows are locked in id order first: two processes touching the same items in
+        # one UPDATE each could otherwise lock them in opposite orders and deadlock
+        statement = sql.SQL("WITH locked AS (SELECT id FROM {items} WHERE id = ANY(%s::text[]) "
+                            "ORDER BY id FOR UPDATE) "
+                            "UPDATE {items} AS item SET uses = item.uses + 1, last_used_at = %s "
+                            "FROM locked WHERE item.id = locked.id").format(
+                                items=self.names.items)
+        self._run("record memory uses", lambda conn: conn.execute(statement, [ids, stamp]))
 
     def reinforce(self, item_id: str, delta: float) -> MemoryItem | None:
         """Confidence += ``delta``, kept within 0–1, in one UPDATE; the item after it."""
