@@ -23,7 +23,10 @@ session.
 from __future__ import annotations
 
 import re
+import weakref
 from typing import Any, TypeVar
+
+from pydantic import BaseModel
 
 __all__ = ["safe_json", "safe_message", "safe_text", "unsafe_text"]
 
@@ -82,6 +85,12 @@ def _needs_work(value: Any) -> bool:
                 continue
             seen.add(id(item))
             stack.extend(item)
+        elif isinstance(item, BaseModel):  # a model: its fields, read in place
+            if id(item) in seen:
+                continue
+            seen.add(id(item))
+            stack.extend(vars(item).values())
+            stack.append(getattr(item, "__pydantic_extra__", None) or {})
     return False
 
 
@@ -124,10 +133,32 @@ def safe_json(value: M) -> M:
     return _rebuild(value)
 
 
+#: Models found safe, by identity (a weak reference each, dropped with the model): a request
+#: builder asks again about every message of the history on every turn, and the answer must not
+#: cost a walk through each of them each time (the cost per turn must not grow with the history).
+_KNOWN_SAFE: dict[int, weakref.ref[Any]] = {}
+
+
+def _known_safe(model: Any) -> bool:
+    ref = _KNOWN_SAFE.get(id(model))
+    return ref is not None and ref() is model
+
+
+def _remember_safe(model: Any) -> None:
+    key = id(model)  # (pydantic models take weak references)
+    _KNOWN_SAFE[key] = weakref.ref(model, lambda _ref, key=key: _KNOWN_SAFE.pop(key, None))
+
+
 def safe_message(message: M) -> M:
     """A pydantic model (a :class:`~chatcli.Message`, a part, a compaction) whose strings are
-    all safe: ``message`` itself when they already are, else a validated copy."""
-    data = message.model_dump()  # type: ignore[attr-defined]
-    if not _needs_work(data):
+    all safe: ``message`` itself when they already are, else a validated copy.
+
+    A model found safe is remembered (by identity, as long as it lives), so asking again costs
+    a dictionary look-up: messages are not changed once they are in a conversation."""
+    if _known_safe(message):
         return message
-    return type(message).model_validate(_rebuild(data))  # type: ignore[attr-defined,no-any-return]
+    if _needs_work(message):  # read in place, without dumping the model
+        data = message.model_dump()  # type: ignore[attr-defined]
+        message = type(message).model_validate(_rebuild(data))  # type: ignore[attr-defined]
+    _remember_safe(message)
+    return message
