@@ -198,3 +198,20 @@ def test_rewind_offers_only_checkpoints_on_the_current_path(app: FakeApp) -> Non
     conversation.clear()
     out = app.run("/rewind")
     assert "Nothing to rewind here" in out and len(app.pick_calls) == 3  # no menu
+
+
+def test_rewind_finds_the_message_after_a_checkpoint_when_the_clock_stepped(app: FakeApp) -> None:
+    # CI once stepped the clock between a checkpoint and its message: the abandoned sibling,
+    # created a moment before the checkpoint, looked closer than the message that followed it.
+    conversation = app.conversation
+    turn(conversation, "first question")
+    turn(conversation, "second question")
+    app.picks = [0]
+    app.run("/rewind")  # back to before "second question"
+    turn(conversation, "second, asked again")
+    retried = conversation.messages()[-2]
+    retried.created_at = conversation.checkpoints[-1].created_at + 5.0  # the clock jumped 5 s
+    app.picks = [None]
+    app.run("/rewind")
+    options = [o.split("  ", 1)[1] for o in app.pick_calls[-1][1]]
+    assert options == ["second, asked again", "first question"]

@@ -260,11 +260,16 @@ def complete_session(app: ChatApp, text: str) -> list[str]:
 
 
 def _sent_after(conversation: Conversation, checkpoint: Checkpoint) -> Message | None:
-    """The message that followed ``checkpoint``: of the children of its head, the one created
-    closest to it (the engine takes a checkpoint right before appending the message)."""
+    """The message that followed ``checkpoint``: of the children of its head, the first one
+    created at or after it (the engine takes a checkpoint right before appending the message),
+    else the one created closest to it. Closest alone is not enough: a clock stepped forward
+    between the checkpoint and its message made an older sibling look closer."""
     children = [m for m in conversation.all_messages() if m.parent_id == checkpoint.head]
     if not children:
         return None
+    later = [m for m in children if m.created_at >= checkpoint.created_at]
+    if later:
+        return min(later, key=lambda m: m.created_at)
     return min(children, key=lambda m: abs(m.created_at - checkpoint.created_at))
 
 
