@@ -215,3 +215,25 @@ def test_rewind_finds_the_message_after_a_checkpoint_when_the_clock_stepped(app:
     app.run("/rewind")
     options = [o.split("  ", 1)[1] for o in app.pick_calls[-1][1]]
     assert options == ["second, asked again", "first question"]
+
+
+def test_rewind_pairs_checkpoints_and_messages_by_order_when_the_clock_is_coarse(
+        app: FakeApp) -> None:
+    # A clock that ticks every few milliseconds gives a checkpoint, its message and the
+    # abandoned sibling before them one and the same time.
+    conversation = app.conversation
+    turn(conversation, "first question")
+    turn(conversation, "second question")
+    app.picks = [0]
+    app.run("/rewind")
+    turn(conversation, "second, asked again")
+    tick = conversation.checkpoints[-1].created_at
+    for message in conversation.all_messages():
+        message.created_at = tick
+    for checkpoint in conversation.checkpoints:
+        checkpoint.created_at = tick
+    app.picks = [0]
+    app.run("/rewind")
+    options = [o.split("  ", 1)[1] for o in app.pick_calls[-1][1]]
+    assert options == ["second, asked again", "first question"]
+    assert app.prefilled[-1] == "second, asked again"

@@ -259,18 +259,26 @@ def complete_session(app: ChatApp, text: str) -> list[str]:
 # ------------------------------------------------------------------ /rewind
 
 
-def _sent_after(conversation: Conversation, checkpoint: Checkpoint) -> Message | None:
-    """The message that followed ``checkpoint``: of the children of its head, the first one
-    created at or after it (the engine takes a checkpoint right before appending the message),
-    else the one created closest to it. Closest alone is not enough: a clock stepped forward
-    between the checkpoint and its message made an older sibling look closer."""
-    children = [m for m in conversation.all_messages() if m.parent_id == checkpoint.head]
-    if not children:
-        return None
-    later = [m for m in children if m.created_at >= checkpoint.created_at]
-    if later:
-        return min(later, key=lambda m: m.created_at)
-    return min(children, key=lambda m: abs(m.created_at - checkpoint.created_at))
+def _followers(conversation: Conversation) -> dict[str, Message]:
+    """The message that followed each checkpoint, by checkpoint id.
+
+    The engine takes a checkpoint right before appending a message to its head, so oldest
+    first each checkpoint gets the first child of its head, in append order, that no earlier
+    checkpoint took and that was not created before it. Order decides, not the closeness of
+    timestamps: a coarse clock gives siblings the same time, and a clock stepped forward
+    between a checkpoint and its message made an older sibling look closer.
+    """
+    children: dict[str | None, list[Message]] = {}
+    for message in conversation.all_messages():  # append order
+        children.setdefault(message.parent_id, []).append(message)
+    followers: dict[str, Message] = {}
+    for checkpoint in conversation.checkpoints:  # oldest first
+        waiting = children.get(checkpoint.head, [])
+        for index, message in enumerate(waiting):
+            if message.created_at >= checkpoint.created_at:
+                followers[checkpoint.id] = waiting.pop(index)
+                break
+    return followers
 
 
 def on_current_path(conversation: Conversation) -> list[tuple[Checkpoint, Message]]:
@@ -281,9 +289,10 @@ def on_current_path(conversation: Conversation) -> list[tuple[Checkpoint, Messag
     that nothing followed yet would not move the conversation at all.
     """
     on_path = {m.id for m in conversation.messages()}
+    followers = _followers(conversation)
     found = []
     for checkpoint in reversed(conversation.checkpoints):
-        message = _sent_after(conversation, checkpoint)
+        message = followers.get(checkpoint.id)
         if message is not None and message.id in on_path:
             found.append((checkpoint, message))
     return found
