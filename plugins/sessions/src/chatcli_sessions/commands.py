@@ -262,22 +262,21 @@ def complete_session(app: ChatApp, text: str) -> list[str]:
 def _followers(conversation: Conversation) -> dict[str, Message]:
     """The message that followed each checkpoint, by checkpoint id.
 
-    The engine takes a checkpoint right before appending a message to its head, so oldest
-    first each checkpoint gets the first child of its head, in append order, that no earlier
-    checkpoint took and that was not created before it. Order decides, not the closeness of
-    timestamps: a coarse clock gives siblings the same time, and a clock stepped forward
-    between a checkpoint and its message made an older sibling look closer.
+    The engine takes a checkpoint right before appending a message to its head, so newest
+    first each checkpoint gets the newest child of its head, in append order, that no newer
+    checkpoint took. Order decides, not timestamps: the user's message is made before its
+    checkpoint, a coarse clock gives siblings the same time, and a clock stepped between a
+    checkpoint and its message made an older sibling look closer. Newest first, because the
+    oldest checkpoints are the ones pruned.
     """
     children: dict[str | None, list[Message]] = {}
     for message in conversation.all_messages():  # append order
         children.setdefault(message.parent_id, []).append(message)
     followers: dict[str, Message] = {}
-    for checkpoint in conversation.checkpoints:  # oldest first
-        waiting = children.get(checkpoint.head, [])
-        for index, message in enumerate(waiting):
-            if message.created_at >= checkpoint.created_at:
-                followers[checkpoint.id] = waiting.pop(index)
-                break
+    for checkpoint in reversed(conversation.checkpoints):
+        waiting = children.get(checkpoint.head)
+        if waiting:
+            followers[checkpoint.id] = waiting.pop()
     return followers
 
 
