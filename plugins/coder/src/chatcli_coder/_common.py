@@ -9,11 +9,11 @@ import json
 import os
 import tempfile
 import threading
-import weakref
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from chatcli import StashKey
 from chatcli_workspace import is_credential, resolve
 
 if TYPE_CHECKING:
@@ -302,12 +302,15 @@ class Stamp:
 class _Seen:
     """The files one conversation has read, and what they were then."""
 
-    def __init__(self, conversation: object | None) -> None:
-        self.ref = weakref.ref(conversation) if conversation is not None else None
+    def __init__(self) -> None:
         self.files: dict[Path, Stamp] = {}
 
 
-_seen: dict[str, _Seen] = {}
+#: The read book of a conversation, in its stash: it lives as long as that conversation object
+#: (a resumed conversation is a new object, so it starts with nothing read).
+SEEN = StashKey[_Seen]()
+#: The read book of calls made outside any conversation.
+_unattached = _Seen()
 _seen_lock = threading.Lock()
 
 
@@ -319,13 +322,9 @@ def _book(context: ToolContext) -> _Seen:
     """The read book of the call's conversation (a new conversation object, as a resumed one
     is, starts with nothing read, even with the id of an earlier one)."""
     conversation = context.conversation
-    key = conversation.id if conversation is not None else ""
-    book = _seen.get(key)
-    if book is None or (book.ref is not None and book.ref() is not conversation):
-        book = _seen[key] = _Seen(conversation)
-        for stale in [k for k, b in _seen.items() if b.ref is not None and b.ref() is None]:
-            del _seen[stale]
-    return book
+    if conversation is None:
+        return _unattached
+    return conversation.stash.setdefault(SEEN, _Seen())
 
 
 def stamp_of(target: Path, data: bytes | None = None) -> Stamp:
