@@ -9,13 +9,12 @@ not slept). Nothing but the standard library is imported until a hook runs.
 from __future__ import annotations
 
 import time
-import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from chatcli import hookimpl
+from chatcli import StashKey, hookimpl
 
 if TYPE_CHECKING:
     from chatcli import (
@@ -33,7 +32,7 @@ if TYPE_CHECKING:
     from chatcli_context.cost.ledger import Ledger
     from chatcli_context.cost.ttl import TtlState
 
-__all__ = ["CostPlugin", "Pending", "plugin"]
+__all__ = ["COST", "SESSION", "CostPlugin", "Pending", "plugin"]
 
 
 @dataclass
@@ -56,6 +55,12 @@ class ConversationCost:
     warned: int = 0
 
 
+#: What the plugin keeps about a conversation, in the conversation's stash.
+COST = StashKey[ConversationCost]()
+#: The session holding a conversation (its settings and provider), in the conversation's stash.
+SESSION = StashKey["Session"]()
+
+
 class CostPlugin:
     """The cost plugin: ``configure``, ``session_start``, ``before_request`` (the TTL),
     ``after_response`` (the evidence and the budget) and ``/cost``.
@@ -69,9 +74,6 @@ class CostPlugin:
         self.settings: Settings | None = None
         self._config: tuple[Any, CostConfig] | None = None
         self._reported: set[str] = set()
-        self._conversations: weakref.WeakKeyDictionary[Any, ConversationCost] = (
-            weakref.WeakKeyDictionary())
-        self._sessions: weakref.WeakKeyDictionary[Any, Session] = weakref.WeakKeyDictionary()
 
     # ------------------------------------------------------------------ settings
 
@@ -97,7 +99,7 @@ class CostPlugin:
             self.host.warn(line)
 
     def _settings_of(self, conversation: Conversation) -> Settings | None:
-        session = self._sessions.get(conversation)
+        session = conversation.stash.get(SESSION, None)
         return session.settings if session is not None else self.settings
 
     def offered_ttls(self, provider: str | None) -> tuple[str, ...]:
@@ -145,11 +147,11 @@ class CostPlugin:
     def state(self, conversation: Conversation) -> ConversationCost:
         """What the plugin knows of ``conversation``; the first time, its log is replayed, so
         a resumed conversation goes on with the TTL its history earned."""
-        state = self._conversations.get(conversation)
+        state = conversation.stash.get(COST, None)
         if state is None:
             from chatcli_context.cost.ttl import TtlState
 
-            state = self._conversations[conversation] = ConversationCost(TtlState())
+            state = conversation.stash[COST] = ConversationCost(TtlState())
             self._replay(conversation, state)
         return state
 
@@ -182,7 +184,7 @@ class CostPlugin:
 
     def provider_of(self, conversation: Conversation) -> str | None:
         """The provider answering ``conversation``: its session's, else the last answer's."""
-        session = self._sessions.get(conversation)
+        session = conversation.stash.get(SESSION, None)
         if session is not None:
             return session.provider_name
         for message in reversed(conversation.messages()):
@@ -209,7 +211,7 @@ class CostPlugin:
     @hookimpl
     def session_start(self, session: Session, conversation: Conversation,
                       settings: Settings) -> None:
-        self._sessions[conversation] = session
+        conversation.stash[SESSION] = session
         self.state(conversation)
 
     @hookimpl(trylast=True)
