@@ -17,6 +17,8 @@ _EXPORTS: dict[str, str] = {
     "PluginHost": "chatcli._plugins",
     "PluginFailure": "chatcli._plugins",
     "HookCalls": "chatcli._plugins",
+    "Stash": "chatcli._stash",
+    "StashKey": "chatcli._stash",
     # the data model
     "Author": "chatcli._specs",
     "Capabilities": "chatcli._specs",
@@ -143,6 +145,134 @@ _EXPORTS: dict[str, str] = {
 }
 
 __all__ = ["__version__", *sorted(_EXPORTS)]
+
+# For type checkers only: each public name with its real type (at run time the lazy
+# __getattr__ below serves them, so `import chatcli` imports none of these modules).
+# tests/packaging/test_typed_api.py keeps this block equal to _EXPORTS.
+TYPE_CHECKING = False  # not `from typing import ...`: importing typing costs start-up time
+if TYPE_CHECKING:
+    from chatcli._app import ChatApp as ChatApp
+    from chatcli._calls import Approval as Approval
+    from chatcli._calls import ChatRequest as ChatRequest
+    from chatcli._calls import Confinement as Confinement
+    from chatcli._calls import FailedAttempt as FailedAttempt
+    from chatcli._calls import PromptSection as PromptSection
+    from chatcli._calls import StopEvent as StopEvent
+    from chatcli._calls import StreamEvent as StreamEvent
+    from chatcli._calls import TextDelta as TextDelta
+    from chatcli._calls import Tool as Tool
+    from chatcli._calls import ToolCallEvent as ToolCallEvent
+    from chatcli._calls import ToolContext as ToolContext
+    from chatcli._calls import ToolSpec as ToolSpec
+    from chatcli._calls import UsageEvent as UsageEvent
+    from chatcli._calls import Verdict as Verdict
+    from chatcli._cli.common import LazyGroup as LazyGroup
+    from chatcli._cli.config import mask_secrets as mask_secrets
+    from chatcli._cli.render import MarkdownStream as MarkdownStream
+    from chatcli._cli.render import render_markdown as render_markdown
+    from chatcli._compaction import Compaction as Compaction
+    from chatcli._compaction import CompactionJob as CompactionJob
+    from chatcli._compaction import CompactionReport as CompactionReport
+    from chatcli._compaction import CompactionStrategy as CompactionStrategy
+    from chatcli._compaction import TokenCounter as TokenCounter
+    from chatcli._compaction import apply_compactions as apply_compactions
+    from chatcli._compaction import check_compaction as check_compaction
+    from chatcli._compaction import describe_messages as describe_messages
+    from chatcli._config import ModelSettings as ModelSettings
+    from chatcli._config import ProviderSettings as ProviderSettings
+    from chatcli._config import Settings as Settings
+    from chatcli._config import get_value as get_value
+    from chatcli._config import load_settings as load_settings
+    from chatcli._config import set_value as set_value
+    from chatcli._config import user_config_path as user_config_path
+    from chatcli._conversation import Checkpoint as Checkpoint
+    from chatcli._conversation import Conversation as Conversation
+    from chatcli._conversation import ConversationObserver as ConversationObserver
+    from chatcli._engine import Compacted as Compacted
+    from chatcli._engine import Engine as Engine
+    from chatcli._engine import EngineEvent as EngineEvent
+    from chatcli._engine import ToolFinished as ToolFinished
+    from chatcli._engine import ToolStarted as ToolStarted
+    from chatcli._engine import TurnFinished as TurnFinished
+    from chatcli._engine import attach_hooks as attach_hooks
+    from chatcli._errors import AuthError as AuthError
+    from chatcli._errors import BadRequestError as BadRequestError
+    from chatcli._errors import ChatcliError as ChatcliError
+    from chatcli._errors import ConfigError as ConfigError
+    from chatcli._errors import ContextTooLongError as ContextTooLongError
+    from chatcli._errors import ModelNotFoundError as ModelNotFoundError
+    from chatcli._errors import NetworkError as NetworkError
+    from chatcli._errors import ProviderError as ProviderError
+    from chatcli._errors import ProviderTimeoutError as ProviderTimeoutError
+    from chatcli._errors import RateLimitError as RateLimitError
+    from chatcli._errors import ServerError as ServerError
+    from chatcli._errors import StreamCutError as StreamCutError
+    from chatcli._errors import UsageError as UsageError
+    from chatcli._errors import redact as redact
+    from chatcli._errors import register_secret as register_secret
+    from chatcli._layers import parse_bool as parse_bool
+    from chatcli._layers import raw_settings as raw_settings
+    from chatcli._memory import MemoryBackend as MemoryBackend
+    from chatcli._memory import MemoryBackendSpec as MemoryBackendSpec
+    from chatcli._memory import MemoryHit as MemoryHit
+    from chatcli._memory import MemoryItem as MemoryItem
+    from chatcli._memory import MemoryKind as MemoryKind
+    from chatcli._memory import Provenance as Provenance
+    from chatcli._paths import atomic_write as atomic_write
+    from chatcli._paths import cache_dir as cache_dir
+    from chatcli._paths import config_dir as config_dir
+    from chatcli._paths import data_dir as data_dir
+    from chatcli._plugins import HookCalls as HookCalls
+    from chatcli._plugins import PluginFailure as PluginFailure
+    from chatcli._plugins import PluginHost as PluginHost
+    from chatcli._plugins import hookimpl as hookimpl
+    from chatcli._providers import build_provider as build_provider
+    from chatcli._providers import choose_provider as choose_provider
+    from chatcli._providers import find_provider as find_provider
+    from chatcli._providers import remote_models as remote_models
+    from chatcli._safetext import safe_json as safe_json
+    from chatcli._safetext import safe_message as safe_message
+    from chatcli._safetext import safe_text as safe_text
+    from chatcli._session import Session as Session
+    from chatcli._session import SessionOptions as SessionOptions
+    from chatcli._specs import Author as Author
+    from chatcli._specs import Capabilities as Capabilities
+    from chatcli._specs import Decision as Decision
+    from chatcli._specs import ModelLister as ModelLister
+    from chatcli._specs import PersonaSource as PersonaSource
+    from chatcli._specs import Provider as Provider
+    from chatcli._specs import ProviderConfig as ProviderConfig
+    from chatcli._specs import ProviderOption as ProviderOption
+    from chatcli._specs import ProviderSpec as ProviderSpec
+    from chatcli._specs import PullKind as PullKind
+    from chatcli._specs import RestorePoint as RestorePoint
+    from chatcli._specs import Risk as Risk
+    from chatcli._specs import SkillSource as SkillSource
+    from chatcli._specs import SlashCommand as SlashCommand
+    from chatcli._specs import StopReason as StopReason
+    from chatcli._stash import Stash as Stash
+    from chatcli._stash import StashKey as StashKey
+    from chatcli._streaming import CancellableStream as CancellableStream
+    from chatcli._streaming import Retrying as Retrying
+    from chatcli._trust import ProjectTrust as ProjectTrust
+    from chatcli._trust import SettingRule as SettingRule
+    from chatcli._trust import project_trust as project_trust
+    from chatcli._trust import trust_notice as trust_notice
+    from chatcli._trust import trust_project as trust_project
+    from chatcli._trust import trust_summary as trust_summary
+    from chatcli._trust import trust_waiting as trust_waiting
+    from chatcli._trust import untrust_project as untrust_project
+    from chatcli._trust_programs import control_file_programs as control_file_programs
+    from chatcli._types import ImagePart as ImagePart
+    from chatcli._types import Message as Message
+    from chatcli._types import Part as Part
+    from chatcli._types import Role as Role
+    from chatcli._types import TextPart as TextPart
+    from chatcli._types import ToolCallPart as ToolCallPart
+    from chatcli._types import ToolResultPart as ToolResultPart
+    from chatcli._types import Usage as Usage
+    from chatcli._types import new_id as new_id
+    from chatcli.hookspecs import hookspec as hookspec
 
 
 def __getattr__(name: str) -> object:

@@ -19,6 +19,7 @@ from pydantic import BaseModel, Field
 
 from chatcli._compaction import Compaction, applied_view, apply_compactions
 from chatcli._safetext import safe_message, safe_text
+from chatcli._stash import Stash
 from chatcli._types import Message, Role, new_id
 
 __all__ = ["Checkpoint", "Conversation", "ConversationObserver"]
@@ -72,6 +73,8 @@ class Conversation:
         #: the compactions of the view, oldest first (see :meth:`view`)
         self.compactions: list[Compaction] = []
         self.observers: list[ConversationObserver] = []
+        #: Plugins' state for this conversation (``conversation.stash[KEY]``; not persisted).
+        self.stash = Stash()
 
     # ----------------------------------------------------------------- reading
 

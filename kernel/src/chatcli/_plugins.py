@@ -176,6 +176,8 @@ class PluginHost:
         #: where each plugin stands in the registration order (entry points by name, then the
         #: plugins registered by hand, in the order they came)
         self._positions: dict[str, int] = {}
+        #: (plugin, historic hook) → how many of the hook's historic calls the plugin had
+        self._seen: dict[tuple[str, str], int] = {}
         self._tracing = False
         if _trace_from_env() if trace is None else trace:
             self.enable_tracing()
@@ -297,6 +299,14 @@ class PluginHost:
             return done
 
     def _register_one(self, plugin: object, name: str) -> bool:
+        # pluggy would replay the historic hooks (configure) inside register(), before the
+        # guard is in place and again for a plugin taken out and registered again: hold their
+        # history back and replay it here, guarded, once per plugin (_replay)
+        historic = [caller for caller in vars(self.pm.hook).values()
+                    if isinstance(caller, pluggy.HookCaller) and caller.is_historic()]
+        held = [(caller, caller._call_history) for caller in historic]
+        for caller in historic:
+            caller._call_history = []
         try:
             self.pm.register(plugin, name=name)
             self.pm.check_pending()
@@ -305,9 +315,34 @@ class PluginHost:
                 self.pm.unregister(plugin)
             self._fail(name, "validation", _one_line(err))
             return False
+        finally:
+            for caller, history in held:
+                caller._call_history = history
         self._guard(plugin)
         self._registries.clear()
+        self._replay(plugin, name)
         return True
+
+    def _replay(self, plugin: object, name: str) -> None:
+        """Call ``plugin``'s implementations of historic hooks with the calls it has not seen."""
+        for caller in self.pm.get_hookcallers(plugin) or []:
+            history = caller._call_history if caller.is_historic() else None
+            seen = self._seen.get((name, caller.name), 0)
+            if not history or seen >= len(history):
+                continue
+            self._seen[(name, caller.name)] = len(history)
+            impls = [impl for impl in caller.get_hookimpls() if impl.plugin is plugin]
+            for kwargs, _callback in history[seen:]:
+                self.pm._hookexec(caller.name, impls, kwargs, False)
+
+    def _call_historic(self, hook: str, kwargs: dict[str, Any]) -> None:
+        """Call the historic ``hook`` now, and for every plugin registered later."""
+        self._need(hook)
+        caller = getattr(self.pm.hook, hook)
+        with self._lock:
+            for impl in caller.get_hookimpls():
+                self._seen[(impl.plugin_name, hook)] = len(caller._call_history) + 1
+        caller.call_historic(kwargs=kwargs)
 
     def unregister(self, name: str) -> None:
         """Remove the plugin registered under ``name``."""
@@ -317,6 +352,8 @@ class PluginHost:
             if plugin is not None:
                 self.pm.unregister(plugin)
             self._registries.clear()
+            for key in [key for key in self._seen if key[0] == name]:
+                del self._seen[key]
 
     def _guard(self, plugin: object) -> None:
         from chatcli._errors import ChatcliError, ConfigError
@@ -364,7 +401,8 @@ class PluginHost:
                 return
             self.settings, self.workspace = settings, workspace
             self._registries.pop("tools", None)
-        self.hooks.configure(host=self, settings=settings, workspace=workspace)
+        self._call_historic("configure", {"host": self, "settings": settings,
+                                          "workspace": workspace})
 
     # ------------------------------------------------------------------ what plugins registered
 

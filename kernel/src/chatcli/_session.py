@@ -32,6 +32,7 @@ from chatcli._providers import (
     uses_tools,
 )
 from chatcli._specs import Provider, ProviderSpec
+from chatcli._stash import Stash
 from chatcli._streaming import Retrying
 from chatcli._types import Message, Role
 
@@ -126,6 +127,8 @@ class Session:
         self._conversation: Conversation | None = None
         self._spec: ProviderSpec | None = None
         self._lock = threading.RLock()
+        #: Plugins' state for this session (``session.stash[KEY]``; not persisted).
+        self.stash = Stash()
 
     # ------------------------------------------------------------------ state
 

@@ -80,13 +80,18 @@ AWAITING_CONSUMER: dict[str, str] = {
 # =============================================================================================
 
 
-@hookspec
+@hookspec(historic=True)
 def configure(host: PluginHost, settings: Settings, workspace: Path) -> None:
     """Set up the plugin for this run, once, before any conversation starts.
 
     Called from :meth:`chatcli.Session.open` (so for ``chatcli -p`` and the interactive chat
     alike), on the thread that opens the session, before ``open_conversation``. Called once per
-    process even when several sessions are opened.
+    process even when several sessions are opened. *Historic*: a plugin registered after that
+    call (imported later, or registered by hand) is called with the same arguments as it is
+    registered, before any of its other hooks is called: every plugin's ``configure`` runs
+    exactly once, so hooks of a session need no ``host is None`` guard. (Hooks called before any
+    session opens, ``register_commands`` say, still come before it. A historic hook takes no
+    ``wrapper``.)
 
     :param host: the plugin host. Keep it to find what other plugins registered
         (``host.providers()``, ``host.tools()``, ``host.skill_sources()``) or to announce that
