@@ -17,6 +17,8 @@ _EXPORTS: dict[str, str] = {
     "PluginHost": "chatcli._plugins",
     "PluginFailure": "chatcli._plugins",
     "HookCalls": "chatcli._plugins",
+    "Stash": "chatcli._stash",
+    "StashKey": "chatcli._stash",
     # the data model
     "Author": "chatcli._specs",
     "Capabilities": "chatcli._specs",
@@ -248,6 +250,8 @@ if TYPE_CHECKING:
     from chatcli._specs import SkillSource as SkillSource
     from chatcli._specs import SlashCommand as SlashCommand
     from chatcli._specs import StopReason as StopReason
+    from chatcli._stash import Stash as Stash
+    from chatcli._stash import StashKey as StashKey
     from chatcli._streaming import CancellableStream as CancellableStream
     from chatcli._streaming import Retrying as Retrying
     from chatcli._trust import ProjectTrust as ProjectTrust
