@@ -166,13 +166,16 @@ def _run_template(plugin: PersonasPlugin, template: Template, app: Any, argument
                       f"({problem}); answering with {before[0]}/{before[1]}", "yellow")
         else:
             switched = before
-    key = app.conversation.id
+    from chatcli_personas.state import COMMAND_TOOLS
+
+    stash = app.conversation.stash
     if template.allowed_tools is not None:
-        plugin.command_tools[key] = (template.name, template.allowed_tools)
+        stash[COMMAND_TOOLS] = (template.name, template.allowed_tools)
     try:
         app.ask(prompt)
     finally:
-        plugin.command_tools.pop(key, None)
+        if COMMAND_TOOLS in stash:
+            del stash[COMMAND_TOOLS]
         if switched is not None:
             _switch(app, switched[0], switched[1])
 

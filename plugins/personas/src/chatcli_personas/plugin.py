@@ -18,7 +18,6 @@ pays nothing for this plugin.
 from __future__ import annotations
 
 import sys
-import weakref
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -55,10 +54,6 @@ class PersonasPlugin:
         self.workspace: Path | None = None
         self._catalog: Catalog | None = None
         self._store: ActiveStore | None = None
-        #: conversation id → (command name, its allowed-tools) while a template's answer runs
-        self.command_tools: dict[str, tuple[str, tuple[str, ...]]] = {}
-        self._sessions: weakref.WeakValueDictionary[str, Session] = (
-            weakref.WeakValueDictionary())
         self._warned: set[str] = set()
 
     # ------------------------------------------------------------------ state
@@ -120,9 +115,9 @@ class PersonasPlugin:
 
     @hookimpl
     def session_start(self, session: Session, conversation: Conversation) -> None:
-        from chatcli_personas.state import METADATA_KEY, RESTORE_KEY, active_name
+        from chatcli_personas.state import METADATA_KEY, RESTORE_KEY, SESSION, active_name
 
-        self._sessions[conversation.id] = session
+        conversation.stash[SESSION] = session
         if isinstance(conversation.metadata.get(METADATA_KEY), str):  # a fork carries it
             store = self.store()
             name = conversation.metadata[METADATA_KEY]
@@ -136,8 +131,9 @@ class PersonasPlugin:
     @hookimpl(tryfirst=True)
     def before_request(self, request: ChatRequest, conversation: Conversation) -> None:
         from chatcli_personas.prompt import SECTION_NAME, allows, section
+        from chatcli_personas.state import COMMAND_TOOLS
 
-        limit = self.command_tools.get(conversation.id)
+        limit = conversation.stash.get(COMMAND_TOOLS, None)
         if limit is not None:
             request.tools = [t for t in request.tools if allows(limit[1], t.name)]
         persona = self.speaker(conversation)
@@ -153,11 +149,11 @@ class PersonasPlugin:
                    persona: Persona) -> None:
         """An ``@name`` persona's model for this answer, when it is one of the provider in use
         (``/persona`` switches the session instead)."""
-        from chatcli_personas.state import mentioned
+        from chatcli_personas.state import SESSION, mentioned
 
         if not persona.model or mentioned(conversation, self.catalog()) != persona:
             return
-        session = self._sessions.get(conversation.id)
+        session = conversation.stash.get(SESSION, None)
         provider = session.provider_name if session is not None else None
         if persona.provider and persona.provider != provider:
             self.warn(f"persona {persona.name} asks for {persona.provider}/{persona.model}; an "
@@ -179,9 +175,11 @@ class PersonasPlugin:
         from chatcli import Decision, Verdict
 
         from chatcli_personas.prompt import allows
+        from chatcli_personas.state import COMMAND_TOOLS
 
         conversation = context.conversation
-        limit = self.command_tools.get(conversation.id) if conversation is not None else None
+        limit = (conversation.stash.get(COMMAND_TOOLS, None) if conversation is not None
+                 else None)
         if limit is not None and not allows(limit[1], call.name):
             listed = ", ".join(limit[1]) or "none"
             return Verdict(Decision.DENY, f"/{limit[0]} allows only these tools: {listed} "

@@ -16,13 +16,16 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from chatcli import StashKey
+
 if TYPE_CHECKING:
-    from chatcli import Conversation, Message
+    from chatcli import Conversation, Message, Session
 
     from chatcli_personas.catalog import Catalog
     from chatcli_personas.persona import Persona
 
-__all__ = ["METADATA_KEY", "ActiveStore", "mention", "speaker", "typed_text"]
+__all__ = ["COMMAND_TOOLS", "METADATA_KEY", "SESSION", "ActiveStore", "mention", "speaker",
+           "typed_text"]
 
 METADATA_KEY = "persona"
 #: where the provider/model to restore is kept in the metadata: ``[provider, model]``
@@ -30,6 +33,12 @@ RESTORE_KEY = "persona_restore"
 
 #: ``@name`` at the very start of a message (after blanks), then a blank or the end.
 _MENTION = re.compile(r"^\s*@([A-Za-z0-9][A-Za-z0-9_.-]{0,63})(?=\s|$)")
+
+#: The session holding a conversation (the provider in use), in the conversation's stash.
+SESSION: StashKey[Session] = StashKey()
+#: (command name, its allowed-tools) while a command template's answer runs, in the stash of
+#: the conversation it answers.
+COMMAND_TOOLS = StashKey[tuple[str, tuple[str, ...]]]()
 
 #: conversations whose persona is remembered (the newest)
 _MAX_CONVERSATIONS = 2_000
