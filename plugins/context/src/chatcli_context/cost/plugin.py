@@ -58,7 +58,7 @@ class ConversationCost:
 #: What the plugin keeps about a conversation, in the conversation's stash.
 COST = StashKey[ConversationCost]()
 #: The session holding a conversation (its settings and provider), in the conversation's stash.
-SESSION = StashKey["Session"]()
+SESSION: StashKey[Session] = StashKey()
 
 
 class CostPlugin:
