@@ -342,12 +342,32 @@ def test_every_hook_is_documented_with_where_it_is_called_and_what_it_returns() 
         assert re.search(r"return|First result wins", doc), hook
 
 
-def test_the_hook_call_surface_has_one_method_per_hook() -> None:
+def test_the_typed_hook_calls_name_every_kernel_hook() -> None:
+    """HookCalls has no copy of the signatures: mypy reads each hookspec's own through
+    ``name = staticmethod(hookspecs.name)`` (or a method where the call's result differs)."""
+    import ast
+
     from chatcli import HookCalls
 
-    methods = sorted(name for name in vars(HookCalls) if not name.startswith("_"))
-    waiting = {hook for hook in specs.AWAITING_CONSUMER if "compaction" in hook or "memory" in hook}
-    assert methods == [hook for hook in _declared_hooks() if hook not in waiting]
+    tree = ast.parse((KERNEL / "_plugins.py").read_text())
+    typed = next(node for node in ast.walk(tree)
+                 if isinstance(node, ast.ClassDef) and node.name == "HookCalls")
+    named = set()
+    for node in typed.body:
+        if isinstance(node, ast.Assign):
+            target = node.targets[0].id  # type: ignore[attr-defined]
+            assert ast.unparse(node.value) == f"staticmethod(_.{target})", target
+            named.add(target)
+        elif isinstance(node, ast.FunctionDef):
+            named.add(node.name)
+    assert sorted(named) == _declared_hooks()
+    assert sorted(dir(HookCalls(PluginHost().pm))) == _declared_hooks()
+
+
+def test_host_hooks_refuses_a_name_that_is_not_a_kernel_hook() -> None:
+    host = PluginHost()
+    with pytest.raises(AttributeError, match="host.hook.register_widgets"):
+        host.hooks.register_widgets  # noqa: B018
 
 
 def test_head_moved_reaches_plugins_on_rewind() -> None:

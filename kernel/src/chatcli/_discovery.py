@@ -7,8 +7,9 @@ and ``importlib.metadata`` (about 25 ms, twice the cost of starting Python). Ins
 upgrading or removing any distribution changes those times, so the cache is never stale in
 practice; a cached plugin that no longer imports is reported like any other import failure.
 
-The cache also remembers, for each plugin that imported cleanly, which hooks it implements and
-the modification time of its entry module. A plugin whose module is unchanged is imported only
+The cache also remembers, for each plugin that imported cleanly, which hooks it implements,
+which hooks it declares for other plugins (``add_hookspecs``) and the modification time of its
+entry module. A plugin whose module is unchanged is imported only
 when one of its hooks is first called (:class:`chatcli.PluginHost` does that), so
 ``chatcli --help`` imports the plugins that add commands and not the other twenty. A hook
 implemented in a helper module the entry module imports is found too (the list comes from the
@@ -47,15 +48,15 @@ __all__ = [
 
 ENTRY_POINT_GROUP = "chatcli.plugins"
 
-_CACHE_VERSION = "chatcli-entry-points 2"
+_CACHE_VERSION = "chatcli-entry-points 3"
 
 
 class EntryPoint(NamedTuple):
     """One plugin as installed: its name and ``module`` or ``module:attribute``.
 
-    ``hooks`` are the hooks it implemented when it was last imported (None: not known), and
+    ``hooks`` are the hooks it implemented when it was last imported (None: not known),
     ``file``/``mtime`` the entry module it was imported from and that file's modification time
-    then.
+    then, and ``declares`` the hooks it declared for other plugins (``add_hookspecs``).
     """
 
     name: str
@@ -63,6 +64,7 @@ class EntryPoint(NamedTuple):
     hooks: frozenset[str] | None = None
     file: str = ""
     mtime: int = 0
+    declares: frozenset[str] = frozenset()
 
 
 def is_known(entry_point: EntryPoint) -> bool:
@@ -113,12 +115,13 @@ def _read_cache(fingerprint: str) -> list[EntryPoint] | None:
     found = []
     for line in body.splitlines():
         fields = line.split("\t")
-        if len(fields) != 5:
+        if len(fields) != 6:
             return None
-        name, value, hooks, file, mtime = fields
+        name, value, hooks, file, mtime, declares = fields
         found.append(EntryPoint(name, value,
                                 None if hooks == "?" else frozenset(filter(None, hooks.split(","))),
-                                file, int(mtime) if mtime.isdigit() else 0))
+                                file, int(mtime) if mtime.isdigit() else 0,
+                                frozenset(filter(None, declares.split(",")))))
     return found
 
 
@@ -129,7 +132,7 @@ def _write_cache(fingerprint: str, found: list[EntryPoint]) -> None:
 
     body = "".join(
         f"{ep.name}\t{ep.value}\t{'?' if ep.hooks is None else ','.join(sorted(ep.hooks))}"
-        f"\t{ep.file}\t{ep.mtime}\n" for ep in found)
+        f"\t{ep.file}\t{ep.mtime}\t{','.join(sorted(ep.declares))}\n" for ep in found)
     with contextlib.suppress(OSError):  # a read-only home still works, just uncached
         atomic_write(Path(_cache_file(fingerprint)), f"{fingerprint}\n\n{body}", mode=0o600)
 

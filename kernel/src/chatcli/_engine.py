@@ -347,7 +347,8 @@ class Engine:
     # ------------------------------------------------------------------ prompt
 
     def sections(self, messages: list[Message], use: Use | None = None,
-                 settings: Settings | None = None) -> list[PromptSection]:
+                 settings: Settings | None = None,
+                 conversation: Conversation | None = None) -> list[PromptSection]:
         """The system prompt sections for the next call: kernel, plugins, then the user's.
 
         For a model offered no tools (``use.tools`` False) and no section asking for them
@@ -356,7 +357,7 @@ class Engine:
         sections = [PromptSection(name="chatcli", text=_BASE_PROMPT, order=0, essential=True)]
         sections.extend(self.host.hooks.prompt_sections(
             settings=settings, workspace=self.workspace, messages=messages,
-            provider=use.provider_name, model=use.model))
+            provider=use.provider_name, model=use.model, conversation=conversation))
         if settings.system:
             sections.append(PromptSection(name="user-system", text=settings.system, order=900,
                                           essential=True))
@@ -382,7 +383,7 @@ class Engine:
         use, settings = use or self.current, settings or self.settings
         messages = conversation.view()
         specs = [tool.spec() for tool in self.tools.values()]
-        sections = self.sections(messages, use, settings)
+        sections = self.sections(messages, use, settings, conversation)
         if not self.offers_tools(sections, use):  # lean: earlier calls are shown as text
             messages, specs = self._text_view(messages), []
         if specs and not use.native_tools:

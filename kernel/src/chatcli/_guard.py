@@ -70,7 +70,10 @@ class ResultCheck:
                 try:  # builtins only (list[str]): no kernel module to import
                     annotation = eval(annotation, {})
                 except NameError:
-                    annotation = eval(annotation, self._namespace())
+                    try:
+                        annotation = eval(annotation, self._namespace())
+                    except NameError:  # a plugin's hookspec names a type only for type checkers
+                        annotation = Any
             self._annotation = annotation
         return self._annotation
 

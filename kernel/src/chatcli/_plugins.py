@@ -45,35 +45,22 @@ from chatcli._guard import ResultCheck, current_plugin, describe, guard
 if TYPE_CHECKING:
     from pathlib import Path
 
-    import click
-
     from chatcli._calls import (
-        Approval,
-        ChatRequest,
         PromptSection,
         Tool,
-        ToolContext,
-        ToolSpec,
-        Verdict,
     )
     from chatcli._compaction import CompactionStrategy
     from chatcli._config import Settings
-    from chatcli._conversation import Checkpoint, Conversation
-    from chatcli._errors import ChatcliError
+    from chatcli._conversation import Conversation
     from chatcli._memory import MemoryBackendSpec
-    from chatcli._session import Session, SessionOptions
     from chatcli._specs import (
-        Author,
-        Decision,
         PersonaSource,
         ProviderSpec,
         PullKind,
-        RestorePoint,
         SkillSource,
         SlashCommand,
     )
-    from chatcli._trust import SettingRule
-    from chatcli._types import Message, ToolCallPart, ToolResultPart
+    from chatcli._types import Message
 
 __all__ = [
     "ENTRY_POINT_GROUP",
@@ -157,12 +144,18 @@ class PluginHost:
                  trace: bool | None = None) -> None:
         self.pm = pluggy.PluginManager("chatcli")
         self.pm.add_hookspecs(hookspecs)
-        #: The typed, greppable way to call every hook.
-        self.hooks = HookCalls(self.pm, self._need)
+        #: The typed, greppable way to call the kernel's hooks.
+        self.hooks = HookCalls(self.pm, self._need, self._call_historic)
+        #: Any hook, the ones plugins declare included (``host.hook.<name>(**kwargs)``), with
+        #: pluggy's results; the plugins implementing it are imported first.
+        self.hook: Any = _Hooks(self.pm.hook, self._need)
+        #: hook declared by a plugin → that plugin
+        self._declared: dict[str, str] = {}
         self.failures: list[PluginFailure] = []
         #: plugin name → entry-point value, for every plugin found (loaded or not)
         self.entry_points: dict[str, str] = {}
         self.skipped: list[str] = []
+        self._skipped_entry_points: list[EntryPoint] = []
         #: The run's settings and workspace, once :meth:`configure` ran.
         self.settings: Settings | None = None
         self.workspace: Path | None = None
@@ -181,6 +174,7 @@ class PluginHost:
         self._tracing = False
         if _trace_from_env() if trace is None else trace:
             self.enable_tracing()
+        self._call_historic("add_hookspecs", {"add": self._add_hookspecs})
 
     # ------------------------------------------------------------------ loading
 
@@ -198,6 +192,7 @@ class PluginHost:
             if (allowed is not None and entry_point.name not in allowed) or (
                     entry_point.name in blocked):
                 self.skipped.append(entry_point.name)
+                self._skipped_entry_points.append(entry_point)
                 continue
             self.entry_points[entry_point.name] = entry_point.value
             self._positions[entry_point.name] = position
@@ -226,7 +221,8 @@ class PluginHost:
         if not self._pending:
             return
         with self._lock:
-            wanted = [ep for ep in self._pending.values() if ep.hooks and hook in ep.hooks]
+            wanted = [ep for ep in self._pending.values()
+                      if (ep.hooks and hook in ep.hooks) or hook in ep.declares]
             for entry_point in wanted:
                 del self._pending[entry_point.name]
             self._import(wanted)
@@ -266,8 +262,10 @@ class PluginHost:
             if entry_point.name in registered and entry_point.name not in failed:
                 file, mtime = module_file(plugin)
                 hooks = frozenset(caller.name for caller in self.pm.get_hookcallers(plugin) or [])
-                learned[entry_point.name] = entry_point._replace(hooks=hooks, file=file,
-                                                                 mtime=mtime)
+                declares = frozenset(hook for hook, owner in self._declared.items()
+                                     if owner == entry_point.name)
+                learned[entry_point.name] = entry_point._replace(
+                    hooks=hooks, file=file, mtime=mtime, declares=declares)
         return learned
 
     def register(self, plugin: object, name: str) -> bool:
@@ -291,11 +289,19 @@ class PluginHost:
                      if self._positions.get(name, -1) > first]
             for _name, plugin in later:
                 self.pm.unregister(plugin)
-            done = set()
-            for name, plugin in sorted([*plugins, *later],
-                                       key=lambda item: self._positions[item[0]]):
-                if self._register_one(plugin, name):
-                    done.add(name)
+            ordered = sorted([*plugins, *later], key=lambda item: self._positions[item[0]])
+            done = {name for name, plugin in ordered if self._register_one(plugin, name)}
+            # the whole batch first declares its hooks, so an implementer registered before
+            # the plugin declaring its hook is accepted; then the other historic calls
+            ordered = [(name, plugin) for name, plugin in ordered if name in done]
+            for name, plugin in ordered:
+                self._replay(plugin, name, "add_hookspecs")
+            for name, plugin in ordered:
+                if not self.pm.is_registered(plugin) or not self._known_hooks(plugin, name):
+                    done.discard(name)
+            for name, plugin in ordered:
+                if name in done:
+                    self._replay(plugin, name)
             return done
 
     def _register_one(self, plugin: object, name: str) -> bool:
@@ -309,7 +315,6 @@ class PluginHost:
             caller._call_history = []
         try:
             self.pm.register(plugin, name=name)
-            self.pm.check_pending()
         except Exception as err:  # pluggy.PluginValidationError and friends
             if self.pm.is_registered(plugin):
                 self.pm.unregister(plugin)
@@ -320,12 +325,71 @@ class PluginHost:
                 caller._call_history = history
         self._guard(plugin)
         self._registries.clear()
-        self._replay(plugin, name)
         return True
 
-    def _replay(self, plugin: object, name: str) -> None:
+    def _known_hooks(self, plugin: object, name: str) -> bool:
+        """Whether every hook ``plugin`` implements is declared — by the kernel, by a registered
+        plugin, or by an installed plugin not imported yet (known from the entry-point cache);
+        a plugin implementing a hook nobody declares (a typo) is unregistered and reported."""
+        elsewhere = {hook for ep in [*self._pending.values(), *self._skipped_entry_points]
+                     for hook in ep.declares}
+        if any(ep.hooks is None for ep in self._skipped_entry_points):
+            return True  # a disabled plugin never imported may declare it: cannot tell
+        for caller in self.pm.get_hookcallers(plugin) or []:
+            if caller.spec is not None or caller.name in elsewhere:
+                continue
+            if all(impl.optionalhook for impl in caller.get_hookimpls() if impl.plugin is plugin):
+                continue
+            self.pm.unregister(plugin)
+            self._fail(name, "validation",
+                       f"unknown hook {caller.name!r}: neither chatcli nor an installed plugin "
+                       f"declares it (misspelt, or the plugin offering it is not installed)")
+            return False
+        return True
+
+    def _add_hookspecs(self, namespace: object) -> None:
+        """``add`` of the ``add_hookspecs`` hook: declare the hooks of ``namespace``."""
+        plugin = current_plugin.get() or "?"
+        names = [name for name in dir(namespace)
+                 if self.pm.parse_hookspec_opts(namespace, name) is not None]
+        if not names:
+            raise TypeError(f"{describe(namespace)} holds no @chatcli.hookspec function")
+        with self._lock:
+            for hook in names:
+                caller = getattr(self.pm.hook, hook, None)
+                if caller is not None and caller.spec is not None:
+                    owner = self._declared.get(hook, "chatcli")
+                    if owner != plugin:
+                        raise ValueError(f"hook {hook!r} is already declared by {owner!r}")
+                    return  # the same plugin again (registered anew): nothing to add
+            for hook in names:  # implementers registered earlier, with arguments it lacks
+                self._refuse_misfits(getattr(namespace, hook), hook, plugin)
+            self.pm.add_hookspecs(namespace)
+            for hook in names:
+                self._declared[hook] = plugin
+                caller = getattr(self.pm.hook, hook)
+                for impl_plugin in {impl.plugin for impl in caller.get_hookimpls()}:
+                    self._guard(impl_plugin, hook)
+            self._registries.clear()
+
+    def _refuse_misfits(self, spec: Callable[..., Any], hook: str, declarer: str) -> None:
+        import inspect
+
+        caller = getattr(self.pm.hook, hook, None)
+        accepted = set(inspect.signature(spec).parameters)
+        for impl in list(caller.get_hookimpls() if caller is not None else []):
+            extra = sorted(set(impl.argnames) - accepted)
+            if extra:
+                self.pm.unregister(impl.plugin)
+                self._fail(impl.plugin_name, "validation",
+                           f"hook {hook!r} (declared by plugin {declarer!r}) has no argument "
+                           f"{', '.join(extra)}")
+
+    def _replay(self, plugin: object, name: str, only: str | None = None) -> None:
         """Call ``plugin``'s implementations of historic hooks with the calls it has not seen."""
         for caller in self.pm.get_hookcallers(plugin) or []:
+            if only is not None and caller.name != only:
+                continue
             history = caller._call_history if caller.is_historic() else None
             seen = self._seen.get((name, caller.name), 0)
             if not history or seen >= len(history):
@@ -355,10 +419,14 @@ class PluginHost:
             for key in [key for key in self._seen if key[0] == name]:
                 del self._seen[key]
 
-    def _guard(self, plugin: object) -> None:
+    def _guard(self, plugin: object, hook: str | None = None) -> None:
+        """Guard ``plugin``'s implementations (of ``hook`` only, when given) of declared hooks;
+        one of a hook not declared yet is guarded when its declaration arrives."""
         from chatcli._errors import ChatcliError, ConfigError
 
         for caller in self.pm.get_hookcallers(plugin) or []:
+            if caller.spec is None or hook not in (None, caller.name):
+                continue
             for impl in caller.get_hookimpls():
                 if impl.plugin is plugin:
                     firstresult = bool(caller.spec and caller.spec.opts.get("firstresult"))
@@ -370,7 +438,10 @@ class PluginHost:
         check = self._checks.get(caller.name)
         if check is None:
             assert caller.spec is not None  # check_pending() refused impls without a spec
-            check = ResultCheck(caller.spec.function, _type_namespace)
+            function = caller.spec.function
+            module = sys.modules.get(getattr(function, "__module__", ""))
+            check = ResultCheck(function, _type_namespace if module is hookspecs else
+                                lambda: {**_type_namespace(), **vars(module or hookspecs)})
             self._checks[caller.name] = check
         return check
 
@@ -552,140 +623,95 @@ def _one_line(err: BaseException) -> str:
     return redact(lines[0] if lines else type(err).__name__)
 
 
-class HookCalls:
-    """Every hook, called through pluggy, with its arguments spelled out.
+class _HookCalls:
+    """Every kernel hook, called through pluggy: ``host.hooks.<name>(**kwargs)``.
 
-    One method per hook of :mod:`chatcli.hookspecs` (whose docstrings are the contract). Results
-    are pluggy's: a list of the non-None results, or the first one for first-result hooks;
-    ``prompt_sections`` flattens its lists.
+    The methods are the hooks of :mod:`chatcli.hookspecs` (whose signatures and docstrings are
+    the contract; mypy reads them from there too). Results are pluggy's: a list of the non-None
+    results, or the first one for first-result hooks; ``prompt_sections`` flattens its lists;
+    a historic hook (``configure``) is recorded for the plugins registered later. Hooks that
+    plugins declare are called with ``host.hook.<name>`` instead.
     """
 
-    def __init__(self, pm: pluggy.PluginManager,
-                 need: Callable[[str], None] | None = None) -> None:
+    def __init__(self, pm: pluggy.PluginManager, need: Callable[[str], None] | None = None,
+                 historic: Callable[[str, dict[str, Any]], None] | None = None) -> None:
         self._hook = _Hooks(pm.hook, need) if need is not None else pm.hook
+        self._historic = historic
 
-    # set-up
-    def configure(self, *, host: PluginHost, settings: Settings, workspace: Path) -> None:
-        self._hook.configure(host=host, settings=settings, workspace=workspace)
+    def __getattr__(self, name: str) -> Any:
+        spec = getattr(hookspecs, name, None)
+        if name.startswith("_") or not hasattr(spec, "chatcli_spec"):
+            raise AttributeError(f"{name!r} is not a kernel hook (a hook a plugin declares is "
+                                 f"called with host.hook.{name})")
+        if spec.chatcli_spec.get("historic"):
+            historic = self._historic
+            assert historic is not None, "historic hooks are called by the host"
+            return lambda **kwargs: historic(name, kwargs)
+        if name == "prompt_sections":
+            return lambda **kwargs: [section for group in self._hook.prompt_sections(**kwargs)
+                                     for section in group]
+        return getattr(self._hook, name)
 
-    def register_providers(self, *, register: Callable[[ProviderSpec], None]) -> None:
-        self._hook.register_providers(register=register)
+    def __dir__(self) -> list[str]:
+        return _kernel_hooks()
 
-    def register_tools(self, *, register: Callable[[Tool], None], settings: Settings,
-                       workspace: Path) -> None:
-        self._hook.register_tools(register=register, settings=settings, workspace=workspace)
 
-    def register_skill_sources(self, *, register: Callable[[SkillSource], None]) -> None:
-        self._hook.register_skill_sources(register=register)
+def _kernel_hooks() -> list[str]:
+    """The names of the kernel's hooks, sorted."""
+    return sorted(name for name, value in vars(hookspecs).items()
+                  if hasattr(value, "chatcli_spec"))
 
-    def register_memory_backends(self, *, register: Callable[[MemoryBackendSpec], None]
-                                 ) -> None:
-        self._hook.register_memory_backends(register=register)
 
-    def register_persona_sources(self, *, register: Callable[[PersonaSource], None]) -> None:
-        self._hook.register_persona_sources(register=register)
+if TYPE_CHECKING:
+    _ = hookspecs
 
-    def register_compaction_strategies(
-            self, *, register: Callable[[CompactionStrategy], None]) -> None:
-        self._hook.register_compaction_strategies(register=register)
+    class HookCalls(_HookCalls):
+        """What mypy sees: each kernel hook with its hookspec's own signature (no copy of it;
+        ``test_the_typed_hook_calls_name_every_kernel_hook`` keeps this list complete). Two
+        results differ from what one implementation returns: ``prompt_sections`` gives the
+        flattened sections, ``project_control_files`` each plugin's list."""
 
-    def register_pull_kinds(self, *, register: Callable[[PullKind], None]) -> None:
-        self._hook.register_pull_kinds(register=register)
+        add_hookspecs = staticmethod(_.add_hookspecs)
+        configure = staticmethod(_.configure)
+        register_providers = staticmethod(_.register_providers)
+        register_tools = staticmethod(_.register_tools)
+        register_skill_sources = staticmethod(_.register_skill_sources)
+        register_persona_sources = staticmethod(_.register_persona_sources)
+        register_memory_backends = staticmethod(_.register_memory_backends)
+        register_compaction_strategies = staticmethod(_.register_compaction_strategies)
+        register_pull_kinds = staticmethod(_.register_pull_kinds)
+        register_setting_rules = staticmethod(_.register_setting_rules)
+        register_cli_options = staticmethod(_.register_cli_options)
+        register_commands = staticmethod(_.register_commands)
+        register_slash_commands = staticmethod(_.register_slash_commands)
+        interactive_main = staticmethod(_.interactive_main)
+        open_conversation = staticmethod(_.open_conversation)
+        session_start = staticmethod(_.session_start)
+        session_end = staticmethod(_.session_end)
+        user_prompt_submitted = staticmethod(_.user_prompt_submitted)
+        before_request = staticmethod(_.before_request)
+        after_response = staticmethod(_.after_response)
+        answer_author = staticmethod(_.answer_author)
+        authorize_tool_call = staticmethod(_.authorize_tool_call)
+        tool_call_approved = staticmethod(_.tool_call_approved)
+        before_tool_call = staticmethod(_.before_tool_call)
+        after_tool_call = staticmethod(_.after_tool_call)
+        workspace_restore_point = staticmethod(_.workspace_restore_point)
+        workspace_undo = staticmethod(_.workspace_undo)
+        message_appended = staticmethod(_.message_appended)
+        checkpoint_created = staticmethod(_.checkpoint_created)
+        head_moved = staticmethod(_.head_moved)
+        before_compaction = staticmethod(_.before_compaction)
+        after_compaction = staticmethod(_.after_compaction)
+        view_changed = staticmethod(_.view_changed)
 
-    def project_control_files(self) -> list[list[str]]:
-        return self._hook.project_control_files()
+        def prompt_sections(self, *, settings: Settings, workspace: Path,
+                            messages: list[Message], provider: str, model: str,
+                            conversation: Conversation | None) -> list[PromptSection]: ...
 
-    def register_setting_rules(self, *, register: Callable[[SettingRule], None]) -> None:
-        self._hook.register_setting_rules(register=register)
-
-    def register_commands(self, *, cli: click.Group) -> None:
-        self._hook.register_commands(cli=cli)
-
-    def register_slash_commands(self, *, register: Callable[[SlashCommand], None]) -> None:
-        self._hook.register_slash_commands(register=register)
-
-    # front ends and sessions
-    def interactive_main(self, *, options: SessionOptions, host: PluginHost,
-                         settings: Settings) -> int | None:
-        return self._hook.interactive_main(options=options, host=host, settings=settings)
-
-    def open_conversation(self, *, settings: Settings, resume: str | None,
-                          continue_last: bool) -> Conversation | None:
-        return self._hook.open_conversation(settings=settings, resume=resume,
-                                            continue_last=continue_last)
-
-    def session_start(self, *, session: Session, conversation: Conversation,
-                      settings: Settings) -> None:
-        self._hook.session_start(session=session, conversation=conversation, settings=settings)
-
-    def session_end(self, *, session: Session, conversation: Conversation) -> None:
-        self._hook.session_end(session=session, conversation=conversation)
-
-    # a turn
-    def user_prompt_submitted(self, *, conversation: Conversation, message: Message) -> None:
-        self._hook.user_prompt_submitted(conversation=conversation, message=message)
-
-    def prompt_sections(self, *, settings: Settings, workspace: Path, messages: list[Message],
-                        provider: str, model: str) -> list[PromptSection]:
-        groups = self._hook.prompt_sections(settings=settings, workspace=workspace,
-                                            messages=messages, provider=provider, model=model)
-        return [section for group in groups for section in group]
-
-    def before_request(self, *, request: ChatRequest, conversation: Conversation) -> None:
-        self._hook.before_request(request=request, conversation=conversation)
-
-    def after_response(self, *, message: Message | None, error: ChatcliError | None,
-                       conversation: Conversation) -> None:
-        self._hook.after_response(message=message, error=error, conversation=conversation)
-
-    def answer_author(self, *, conversation: Conversation) -> Author | None:
-        return self._hook.answer_author(conversation=conversation)
-
-    def authorize_tool_call(self, *, call: ToolCallPart, tool: ToolSpec,
-                            context: ToolContext) -> Decision | Verdict | None:
-        return self._hook.authorize_tool_call(call=call, tool=tool, context=context)
-
-    def tool_call_approved(self, *, call: ToolCallPart, tool: ToolSpec, approval: Approval,
-                           verdict: Verdict) -> None:
-        self._hook.tool_call_approved(call=call, tool=tool, approval=approval, verdict=verdict)
-
-    def before_tool_call(self, *, call: ToolCallPart, tool: ToolSpec,
-                         conversation: Conversation) -> None:
-        self._hook.before_tool_call(call=call, tool=tool, conversation=conversation)
-
-    def after_tool_call(self, *, call: ToolCallPart, result: ToolResultPart,
-                        conversation: Conversation) -> None:
-        self._hook.after_tool_call(call=call, result=result, conversation=conversation)
-
-    # the workspace
-    def workspace_restore_point(self, *, conversation: Conversation, checkpoint: Checkpoint
-                                ) -> RestorePoint | None:
-        return self._hook.workspace_restore_point(conversation=conversation, checkpoint=checkpoint)
-
-    def workspace_undo(self, *, conversation: Conversation) -> str | None:
-        return self._hook.workspace_undo(conversation=conversation)
-
-    # the conversation log
-    def message_appended(self, *, conversation: Conversation, message: Message) -> None:
-        self._hook.message_appended(conversation=conversation, message=message)
-
-    def checkpoint_created(self, *, conversation: Conversation, checkpoint: Checkpoint) -> None:
-        self._hook.checkpoint_created(conversation=conversation, checkpoint=checkpoint)
-
-    def head_moved(self, *, conversation: Conversation, head: str | None, reason: str) -> None:
-        self._hook.head_moved(conversation=conversation, head=head, reason=reason)
-
-    def view_changed(self, *, conversation: Conversation, reason: str) -> None:
-        self._hook.view_changed(conversation=conversation, reason=reason)
-
-    # compaction
-    def before_compaction(self, *, conversation: Conversation, strategy: str) -> None:
-        self._hook.before_compaction(conversation=conversation, strategy=strategy)
-
-    def after_compaction(self, *, conversation: Conversation, strategy: str,
-                         removed: int) -> None:
-        self._hook.after_compaction(conversation=conversation, strategy=strategy,
-                                    removed=removed)
+        def project_control_files(self) -> list[list[str]]: ...
+else:
+    HookCalls = _HookCalls
 
 
 class _Hooks:

@@ -81,6 +81,26 @@ AWAITING_CONSUMER: dict[str, str] = {
 
 
 @hookspec(historic=True)
+def add_hookspecs(add: Callable[[object], None]) -> None:
+    """Declare the hooks this plugin offers other plugins (pytest's ``pytest_addhooks``).
+
+    Called once for every plugin as it is registered (*historic*: the kernel calls it when the
+    host is made, and pluggy's history reaches each plugin registered later), before the
+    plugin's other hooks.
+
+    :param add: call ``add(module)`` with a module (or class) of ``@chatcli.hookspec``
+        functions, conventionally the plugin's ``hookspecs.py``. Its hooks are then called like
+        the kernel's, with ``host.hook.<name>(**kwargs)`` (pluggy's result semantics:
+        ``firstresult=True`` gives the first non-None result, else the list). Implementers
+        write ``@chatcli.hookimpl def <name>(...)`` and import nothing from the declaring
+        plugin; an implementation of a hook that no installed plugin declares is refused like
+        any unknown hook. A hook name already declared is reported and ignored.
+
+    The return value is ignored.
+    """
+
+
+@hookspec(historic=True)
 def configure(host: PluginHost, settings: Settings, workspace: Path) -> None:
     """Set up the plugin for this run, once, before any conversation starts.
 
@@ -383,7 +403,8 @@ def user_prompt_submitted(conversation: Conversation, message: Message) -> None:
 
 @hookspec
 def prompt_sections(
-    settings: Settings, workspace: Path, messages: list[Message], provider: str, model: str
+    settings: Settings, workspace: Path, messages: list[Message], provider: str, model: str,
+    conversation: Conversation | None,
 ) -> list[PromptSection] | None:
     """Contribute sections of the system prompt for the next model call.
 
@@ -396,6 +417,8 @@ def prompt_sections(
     :param messages: the conversation view about to be sent (read only).
     :param provider: the provider's name.
     :param model: the model's name.
+    :param conversation: the conversation the call answers (keep per-conversation state in
+        ``conversation.stash``), or None when the sections are asked for without one.
     :return: a list of :class:`chatcli.PromptSection`, or None. Mark material that changes
         between calls ``stable=False`` so it is placed after the cached prefix. A wrapper
         receives the list of every implementation's list and returns such a list.
