@@ -7,12 +7,11 @@ starts or a tool call is judged.
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Callable, Generator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from chatcli import hookimpl
+from chatcli import StashKey, hookimpl
 
 if TYPE_CHECKING:
     from chatcli import (
@@ -31,7 +30,11 @@ if TYPE_CHECKING:
 
     from chatcli_agent.permissions.state import PermissionState
 
-__all__ = ["PermissionsPlugin", "current_mode", "set_mode", "state_of"]
+__all__ = ["STATE", "PermissionsPlugin", "current_mode", "set_mode", "state_of"]
+
+#: The permissions of a session, in its stash and in the stash of each conversation it holds
+#: (the same object: ``/new`` keeps the rules granted for the session).
+STATE: StashKey[PermissionState] = StashKey()
 
 
 class PermissionsPlugin:
@@ -40,11 +43,9 @@ class PermissionsPlugin:
     ``session_start`` and ``/permissions``."""
 
     def __init__(self) -> None:
-        self._sessions: weakref.WeakKeyDictionary[Any, PermissionState] = (
-            weakref.WeakKeyDictionary())
-        self._conversations: weakref.WeakKeyDictionary[Any, PermissionState] = (
-            weakref.WeakKeyDictionary())
         self._last: PermissionState | None = None
+        #: call id → the permissions whose ``pending`` holds the call's question, until answered
+        self._asked: dict[str, PermissionState] = {}
         self._settings: Settings | None = None
         self._workspace: Path | None = None
 
@@ -52,7 +53,7 @@ class PermissionsPlugin:
 
     def state_for(self, session: Session) -> PermissionState:
         """The permissions of ``session`` (made on first need)."""
-        state = self._sessions.get(session)
+        state = session.stash.get(STATE, None)
         if state is None:
             from chatcli_agent.permissions.state import load_state
 
@@ -63,14 +64,14 @@ class PermissionsPlugin:
                 tools = []
             state = load_state(session.settings, session.workspace, options.allow,
                                options.permission_mode, tools=tools)
-            self._sessions[session] = state
+            session.stash[STATE] = state
         self._last = state
         return state
 
     def _state(self, context: ToolContext) -> PermissionState:
         conversation = context.conversation
         if conversation is not None:
-            state = self._conversations.get(conversation)
+            state = conversation.stash.get(STATE, None)
             if state is not None:
                 return state
         if self._last is not None and conversation is None:
@@ -79,7 +80,7 @@ class PermissionsPlugin:
 
         state = load_state(context.settings, context.workspace)
         if conversation is not None:
-            self._conversations[conversation] = state
+            conversation.stash[STATE] = state
         return state
 
     # ------------------------------------------------------------------ hooks
@@ -91,8 +92,7 @@ class PermissionsPlugin:
     @hookimpl
     def session_start(self, session: Session, conversation: Conversation,
                       settings: Settings) -> None:
-        state = self.state_for(session)
-        self._conversations[conversation] = state
+        conversation.stash[STATE] = self.state_for(session)
 
     @hookimpl(wrapper=True)
     def authorize_tool_call(self, call: ToolCallPart, tool: ToolSpec, context: ToolContext
@@ -133,40 +133,33 @@ class PermissionsPlugin:
             if not context.interactive:
                 return state.policy.unattended(judgement)
             state.pending[call.id] = judgement
+            self._asked[call.id] = state
         return verdict
 
     @hookimpl
     def tool_call_approved(self, call: ToolCallPart, tool: ToolSpec, approval: Approval,
                            verdict: Verdict) -> None:
-        for state in self._all_states():
-            judgement = state.pending.pop(call.id, None)
-            if judgement is None:
-                continue
-            if not approval.allow or approval.scope not in ("session", "always"):
-                return
-            if judgement.hard or not judgement.rules:
-                return
-            from chatcli_agent.permissions.state import SESSION, USER, save_allow_rules
-
-            if approval.scope == "always":
-                try:
-                    save_allow_rules(judgement.rules)
-                except Exception as err:
-                    state.notes.append(f"could not save {', '.join(judgement.rules)} to the "
-                                       f"user config: {err}")
-                    state.add_rules(judgement.rules, "allow", SESSION)
-                else:
-                    state.add_rules(judgement.rules, "allow", USER)
-            else:
-                state.add_rules(judgement.rules, "allow", SESSION)
+        state = self._asked.pop(call.id, None)
+        judgement = state.pending.pop(call.id, None) if state is not None else None
+        if state is None or judgement is None:
             return
+        if not approval.allow or approval.scope not in ("session", "always"):
+            return
+        if judgement.hard or not judgement.rules:
+            return
+        from chatcli_agent.permissions.state import SESSION, USER, save_allow_rules
 
-    def _all_states(self) -> list[PermissionState]:
-        seen: dict[int, PermissionState] = {}
-        for state in [*self._conversations.values(), *self._sessions.values(),
-                      *([self._last] if self._last else [])]:
-            seen.setdefault(id(state), state)
-        return list(seen.values())
+        if approval.scope == "always":
+            try:
+                save_allow_rules(judgement.rules)
+            except Exception as err:
+                state.notes.append(f"could not save {', '.join(judgement.rules)} to the "
+                                   f"user config: {err}")
+                state.add_rules(judgement.rules, "allow", SESSION)
+            else:
+                state.add_rules(judgement.rules, "allow", USER)
+        else:
+            state.add_rules(judgement.rules, "allow", SESSION)
 
     @hookimpl
     def register_slash_commands(self, register: Callable[[SlashCommand], None]) -> None:
