@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from chatcli import PluginHost
 from chatcli._cli import run
+from chatcli_agent.permissions import cli_options
 from chatcli_testing import ScriptedProvider, scripted_plugin
 from scripted_app import ToolPlugin
 
@@ -57,6 +58,7 @@ class Cli:
                                                        file=sys.stderr))
         self.host.register(scripted_plugin(self.provider), "scripted")
         self.host.register(ToolPlugin(), "tools")
+        self.host.register(cli_options, "agent-options")  # --allow, as chatcli-agent adds it
 
     def script(self, *replies) -> None:
         """Queue the provider's replies (chatcli_testing Reply / Fault / exceptions)."""

@@ -11,8 +11,8 @@ commands never reach into the engine.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -45,11 +45,13 @@ class SessionOptions:
 
     ``provider``/``model`` are the ``--provider``/``--model`` flags (already part of the
     settings; kept here because naming one overrides what a resumed conversation used).
-    ``resume`` is ``--resume REF``, ``continue_last`` is ``-c``. ``allow`` holds what
-    ``--allow`` pre-approves: risk class names (``write``) and permission rules
-    (``exec(npm test:*)``, read by a policy plugin); ``permission_mode`` is
-    ``--permission-mode`` (``default``, ``accept-edits``, ``plan``, ``auto``), None when not given.
-    ``system`` is ``--system`` (part of the settings too).
+    ``resume`` is ``--resume REF``, ``continue_last`` is ``-c``. ``system`` is ``--system``
+    (part of the settings too). ``allow`` holds what the command line pre-approves: risk class
+    names (``write``: the front ends' approvers read them) and permission rules
+    (``exec(npm test:*)``, read by a policy plugin); ``permission_mode`` is the mode a policy
+    plugin runs in, None when not given. Both are set by a plugin's options of those names
+    (chatcli-agent's ``--allow`` and ``--permission-mode``); ``extra`` holds the values of the
+    other options plugins add (``register_cli_options``), by parameter name.
     """
 
     provider: str | None = None
@@ -59,6 +61,7 @@ class SessionOptions:
     allow: frozenset[str] = frozenset()
     permission_mode: str | None = None
     system: str | None = None
+    extra: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def named(self) -> bool:

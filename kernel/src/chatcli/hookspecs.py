@@ -300,6 +300,31 @@ def register_commands(cli: click.Group) -> None:
 
 
 @hookspec
+def register_cli_options(register: Callable[[click.Option], None]) -> None:
+    """Add options to the root command, ``chatcli`` and ``chatcli -p`` (pytest's
+    ``pytest_addoption``): a plugin owns its flags (chatcli-agent ``--allow`` and
+    ``--permission-mode``).
+
+    Called once per process while the command line is built, before ``register_commands``, for
+    every invocation but ``--version`` (``chatcli --help`` included, which lists the options with
+    the kernel's own: build the ``click.Option`` here and import nothing heavy).
+
+    :param register: call ``register(click.Option(["--flag"], help=…))`` per option. Check the
+        value in the option's click ``callback`` (raise ``click.BadParameter``: a usage error,
+        exit 2, as a JSON object with ``--json``). Plain text options get the kernel's UTF-8
+        check. An option whose name or flags another option already uses, or anything but a
+        ``click.Option``, is reported and left out.
+
+    The values reach the session: an option named like a field of :class:`chatcli.SessionOptions`
+    (``allow``, ``permission_mode``) fills that field; any other is
+    ``session.options.extra[name]`` (its default when not given). ``name`` is click's parameter
+    name (``--max-cost`` → ``max_cost``).
+
+    The return value is ignored.
+    """
+
+
+@hookspec
 def register_slash_commands(register: Callable[[SlashCommand], None]) -> None:
     """Register in-chat ``/commands``.
 

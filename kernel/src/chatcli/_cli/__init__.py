@@ -13,7 +13,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import re
 import sys
 from typing import TYPE_CHECKING, Any
 
@@ -32,57 +31,9 @@ from chatcli._cli.common import (
 if TYPE_CHECKING:
     from chatcli._plugins import PluginHost
 
-__all__ = ["RISK_CLASSES", "build_cli", "run"]
+__all__ = ["build_cli", "run"]
 
 EXIT_OK, EXIT_PROVIDER, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
-
-#: What ``--allow`` accepts (besides ``all``).
-RISK_CLASSES = ("read", "write", "execute", "network")
-
-
-#: The permission modes a policy plugin (chatcli-agent) implements.
-PERMISSION_MODES = ("default", "accept-edits", "plan", "auto")
-
-
-#: ``--allow mcp__server`` / ``mcp__server__tool``: every tool of an MCP server, or one.
-_MCP_NAME = re.compile(r"^mcp__[A-Za-z0-9_-]{1,59}$")
-
-
-def _split_outside_parentheses(text: str) -> list[str]:
-    parts, depth, current = [], 0, ""
-    for char in text:
-        depth += (char == "(") - (char == ")")
-        if char == "," and depth <= 0:
-            parts.append(current)
-            current = ""
-        else:
-            current += char
-    return [*parts, current]
-
-
-def _parse_allow(_ctx: click.Context, _param: click.Parameter,
-                 values: tuple[str, ...] | None) -> frozenset[str]:
-    """``--allow`` risk classes (``write,execute``, ``all``) and permission rules
-    (``exec(npm test:*)``, ``edit(src/**)``), comma-separated or repeated."""
-    found: set[str] = set()
-    for value in values or ():
-        for part in _split_outside_parentheses(value):
-            item = part.strip()
-            if not item:
-                continue
-            if item.lower() == "all":
-                found.update(RISK_CLASSES)
-            elif item.lower() in RISK_CLASSES:
-                found.add(item.lower())
-            elif (("(" in item and item.endswith(")") and item.index("(") > 0)
-                  or _MCP_NAME.match(item)):  # a rule; a bare mcp__server names its tools
-                found.add(item)
-            else:
-                raise click.BadParameter(
-                    f"'{item}' is neither a risk class ({','.join(RISK_CLASSES)}, all) nor a "
-                    "rule such as 'exec(npm test:*)' or 'mcp__server'")
-    return frozenset(found)
-
 
 def _json_mode(ctx: click.Context, _param: click.Parameter, value: bool) -> bool:
     """``--json`` is eager: known before any other option can fail, so that failure is a JSON
@@ -137,12 +88,6 @@ class _RootGroup(click.Group):
 @click.option("--json", "as_json", is_flag=True, is_eager=True, callback=_json_mode,
               help="Print one JSON object: text, provider, model, usage, stop_reason.")
 @click.option("--raw", is_flag=True, help="Print the answer as plain text (no markdown).")
-@click.option("--allow", metavar="WHAT", multiple=True, callback=_parse_allow,
-              help="Pre-approve tool risk classes (read,write,execute,network or all) or "
-                   "rules such as 'exec(npm test:*)' or 'mcp__server'; repeatable.")
-@click.option("--permission-mode", type=click.Choice(PERMISSION_MODES),
-              help="How tool calls are allowed (with chatcli-agent): default, accept-edits, "
-                   "plan (read-only) or auto.")
 @click.option("-c", "--continue", "continue_last", is_flag=True,
               help="Continue the most recent session.")
 @click.option("--resume", metavar="ID", help="Resume the session ID.")
@@ -159,15 +104,17 @@ def cli(ctx: click.Context, **options: Any) -> int | None:
     chatcli -p "question"         answer once and exit
     git diff | chatcli -p review  send piped text along with the prompt
     """
-    host = get_host(ctx)
+    state = get_state(ctx)
     if options.pop("trace_hooks"):
-        host.enable_tracing()
+        state.host.enable_tracing()
+    # the values of the options plugins added (register_cli_options), by name
+    options["plugin_options"] = {name: options.pop(name) for name in state.plugin_options}
     if ctx.invoked_subcommand is not None:
-        get_state(ctx).json_errors = False  # --json is -p's; sub-commands report as usual
+        state.json_errors = False  # --json is -p's; sub-commands report as usual
         return None
     from chatcli._cli.oneshot import main_command
 
-    return main_command(host, options)
+    return main_command(state.host, options)
 
 
 def get_host(ctx: click.Context) -> PluginHost:
@@ -186,15 +133,50 @@ def _add_builtin_commands(group: click.Group) -> None:
         group.add_command(command)
 
 
-def build_cli(host: PluginHost) -> click.Group:
-    """A fresh root group with the built-in commands and those ``host``'s plugins register."""
+def build_cli(host: PluginHost, state: AppState | None = None) -> click.Group:
+    """A fresh root group with the options and commands ``host``'s plugins add (and the
+    built-in commands); ``state`` learns the names of the plugins' options."""
     group = object.__new__(type(cli))  # a shallow copy of the root command
     group.__dict__.update(cli.__dict__)
     group.commands = {}
+    added = _plugin_options(host, group.params)
+    if state is not None:
+        state.plugin_options = tuple(option.name for option in added if option.name)
+    where = next(i for i, param in enumerate(group.params) if param.name == "continue_last")
+    group.params = [*group.params[:where], *added, *group.params[where:]]
     _add_builtin_commands(group)
     host.hooks.register_commands(cli=group)
     require_utf8(group)  # plugins' commands too: argv can hold bytes that are not UTF-8
     return group
+
+
+def _plugin_options(host: PluginHost, taken: list[click.Parameter]) -> list[click.Option]:
+    """The options plugins add through ``register_cli_options``; one whose name or flags are
+    taken, or that is no ``click.Option``, is reported and left out."""
+    names = {param.name for param in taken}
+    flags = {flag for param in taken for flag in (*param.opts, *param.secondary_opts)}
+    added: list[click.Option] = []
+
+    def register(option: click.Option) -> None:
+        from chatcli._guard import current_plugin, describe
+
+        plugin = current_plugin.get() or "?"
+        if not isinstance(option, click.Option):
+            host.warn(f"plugin {plugin!r} registered {describe(option)} as a command-line "
+                      "option, expected click.Option (ignored)")
+            return
+        clash = sorted(flags.intersection((*option.opts, *option.secondary_opts)))
+        if option.name in names or clash:
+            host.warn(f"plugin {plugin!r} registered the option "
+                      f"{clash[0] if clash else option.name!r}, which another option has "
+                      "(ignored)")
+            return
+        names.add(option.name)
+        flags.update((*option.opts, *option.secondary_opts))
+        added.append(option)
+
+    host.hooks.register_cli_options(register=register)
+    return added
 
 
 def _help_width() -> int:
@@ -239,7 +221,7 @@ def run(argv: list[str] | None = None, host: PluginHost | None = None) -> int:
         global current_host
         current_host = host  # settings read without a host ask this one (chatcli._trust)
         state = AppState(host=host)
-        result = build_cli(host).main(
+        result = build_cli(host, state).main(
             args=args, prog_name="chatcli", standalone_mode=False, obj=state,
             terminal_width=_help_width(),
         )

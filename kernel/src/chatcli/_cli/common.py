@@ -32,12 +32,14 @@ __all__ = [
 
 
 class AppState:
-    """What every sub-command can reach through ``ctx.obj``: the loaded plugin host, and whether
-    a failure must also be printed as a JSON object on stdout (``chatcli -p … --json``)."""
+    """What every sub-command can reach through ``ctx.obj``: the loaded plugin host, whether
+    a failure must also be printed as a JSON object on stdout (``chatcli -p … --json``), and the
+    names of the root options plugins added."""
 
     def __init__(self, host: PluginHost, json_errors: bool = False) -> None:
         self.host = host
         self.json_errors = json_errors
+        self.plugin_options: tuple[str, ...] = ()
 
 
 def get_state(ctx: click.Context) -> AppState:

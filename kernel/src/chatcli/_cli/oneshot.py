@@ -172,15 +172,20 @@ def settings_flags(options: dict[str, Any]) -> dict[str, Any]:
 
 
 def session_options(options: dict[str, Any]) -> SessionOptions:
-    """The command line's options as the :class:`~chatcli.SessionOptions` of a session."""
+    """The command line's options as the :class:`~chatcli.SessionOptions` of a session: a
+    plugin's option named like one of its fields fills it, the others are its ``extra``."""
+    from dataclasses import fields
+
     from chatcli._session import SessionOptions
 
-    return SessionOptions(
-        provider=options.get("provider"), model=options.get("model"),
-        resume=options.get("resume"), continue_last=bool(options.get("continue_last")),
-        allow=frozenset(options.get("allow") or ()),
-        permission_mode=options.get("permission_mode"), system=options.get("system"),
-    )
+    known = {field.name for field in fields(SessionOptions)} - {"extra"}
+    given = dict(options.get("plugin_options") or {})
+    named = {name: given.pop(name) for name in list(given) if name in known}
+    return SessionOptions(**{
+        "provider": options.get("provider"), "model": options.get("model"),
+        "resume": options.get("resume"), "continue_last": bool(options.get("continue_last")),
+        "system": options.get("system"), **named, "extra": given,
+    })
 
 
 def _interactive(host: PluginHost, options: dict[str, Any]) -> int:

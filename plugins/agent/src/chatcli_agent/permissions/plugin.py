@@ -8,12 +8,15 @@ starts or a tool call is judged.
 from __future__ import annotations
 
 from collections.abc import Callable, Generator
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from chatcli import StashKey, hookimpl
 
+from chatcli_agent.permissions.cli_options import register_cli_options  # --allow and the mode
+
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from chatcli import (
         Approval,
         Conversation,
@@ -30,7 +33,8 @@ if TYPE_CHECKING:
 
     from chatcli_agent.permissions.state import PermissionState
 
-__all__ = ["STATE", "PermissionsPlugin", "current_mode", "set_mode", "state_of"]
+__all__ = ["STATE", "PermissionsPlugin", "current_mode", "register_cli_options", "set_mode",
+           "state_of"]
 
 #: The permissions of a session, in its stash and in the stash of each conversation it holds
 #: (the same object: ``/new`` keeps the rules granted for the session).
