@@ -319,3 +319,61 @@ def test_the_trace_entries_are_json_safe_and_brief() -> None:
     assert brief_result("\n\n  first   line \nsecond\nthird") == "first line (+2 lines)"
     assert brief_result("") == "(no output)"
     assert json.dumps(brief_result("é" * 100))  # cut, still text
+
+
+# ------------------------------------------------------------------ in process: per conversation
+
+
+def open_session() -> Any:
+    from chatcli import PluginHost, Session, load_settings
+    from chatcli_agent.modes import plugin as modes
+    from chatcli_testing import ScriptedProvider, scripted_plugin
+
+    provider = ScriptedProvider()
+    host = PluginHost()
+    host.register(scripted_plugin(provider), "scripted")
+    host.register(modes, "agent")
+    opened = Session(host, load_settings()).open()
+    opened.provider_for_test = provider
+    return opened
+
+
+def anchors(session: Any) -> list[str]:
+    return [s.text for request in session.provider_for_test.requests for s in request.system
+            if s.name == "agent-anchor"]
+
+
+def test_two_sessions_in_one_process_each_run_their_own_task(chatcli_home: Path) -> None:
+    """A run belongs to its conversation (kept in its stash): while one session's run is in
+    progress another session runs its own, and neither sees the other's task or step."""
+    from chatcli import UsageError
+    from chatcli_agent.modes.run import run_mode
+
+    first, second = open_session(), open_session()
+    try:
+        first.provider_for_test.script(Reply(text="first done"))
+        second.provider_for_test.script(Reply(text="second done"))
+
+        def second_ask(app: App, text: str) -> Any:
+            return turn(app, text)
+
+        def first_ask(app: App, text: str) -> Any:
+            run_mode(App(second, second_ask), "coder", "--max-steps 3 task two")
+            with pytest.raises(UsageError, match="a /agent run is already in progress"):
+                run_mode(App(first, first_ask), "agent", "again")  # one run per conversation
+            return turn(app, text)
+
+        run_mode(App(first, first_ask), "agent", "--max-steps 9 task one")
+        assert anchors(first) == ["You are working on: task one. Step 1 of at most 9."]
+        assert anchors(second) == ["You are working on: task two. Step 1 of at most 3."]
+        assert [m.text for m in first.conversation.view() if m.pinned] == ["task one"]
+        assert [m.text for m in second.conversation.view() if m.pinned] == ["task two"]
+        # both runs are over: the next turns carry no mode prompt
+        for session in (first, second):
+            session.provider_for_test.script(Reply(text="hello"))
+            turn(App(session, None), "hi")
+            assert "agent-anchor" not in [s.name for s in
+                                          session.provider_for_test.requests[-1].system]
+    finally:
+        first.close()
+        second.close()

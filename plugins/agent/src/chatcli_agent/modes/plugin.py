@@ -7,8 +7,12 @@ from typing import TYPE_CHECKING, Any
 
 from chatcli import hookimpl
 
+from chatcli_agent.modes.state import RUN
+
 if TYPE_CHECKING:
-    from chatcli import PromptSection, SlashCommand
+    from chatcli import Conversation, PromptSection, SlashCommand
+
+    from chatcli_agent.modes.run import Run
 
 
 def _agent(app: Any, argument: str) -> None:
@@ -23,12 +27,10 @@ def _coder(app: Any, argument: str) -> None:
     run_mode(app, "coder", argument)
 
 
-def _run() -> Any:
-    """The run in progress, or None (without importing the run module before the first one)."""
-    import sys
-
-    module = sys.modules.get("chatcli_agent.modes.run")
-    return module.active() if module is not None else None
+def _run(conversation: Conversation | None) -> Run | None:
+    """The run in progress on ``conversation``, or None (the run module is not imported: a
+    run is in the conversation's stash)."""
+    return conversation.stash.get(RUN, None) if conversation is not None else None
 
 
 @hookimpl
@@ -47,44 +49,45 @@ def register_slash_commands(register: Callable[[SlashCommand], None]) -> None:
 
 
 @hookimpl
-def prompt_sections() -> list[PromptSection] | None:
-    """While a run is active: the mode's prompt (stable) and the anchor (volatile)."""
-    run = _run()
+def prompt_sections(conversation: Conversation | None) -> list[PromptSection] | None:
+    """While a run is active on the conversation: the mode's prompt (stable) and the anchor
+    (volatile)."""
+    run = _run(conversation)
     return run.sections() if run is not None else None
 
 
 @hookimpl(tryfirst=True)
-def message_appended(message: Any) -> None:
+def message_appended(conversation: Conversation, message: Any) -> None:
     """The task of a run is pinned as it is appended — before a session store writes it
     (``tryfirst``), so the pin is stored too."""
-    run = _run()
+    run = _run(conversation)
     if run is not None:
         run.appended(message)
 
 
 @hookimpl
-def before_request() -> None:
-    run = _run()
+def before_request(conversation: Conversation) -> None:
+    run = _run(conversation)
     if run is not None:
         run.model_call()
 
 
 @hookimpl
-def after_response(message: Any) -> None:
-    run = _run()
+def after_response(message: Any, conversation: Conversation) -> None:
+    run = _run(conversation)
     if run is not None:
         run.answer(message)
 
 
 @hookimpl
-def before_tool_call(call: Any) -> None:
-    run = _run()
+def before_tool_call(call: Any, conversation: Conversation) -> None:
+    run = _run(conversation)
     if run is not None:
         run.tool_started(call)
 
 
 @hookimpl
-def after_tool_call(call: Any, result: Any) -> None:
-    run = _run()
+def after_tool_call(call: Any, result: Any, conversation: Conversation) -> None:
+    run = _run(conversation)
     if run is not None:
         run.tool_finished(call, result)

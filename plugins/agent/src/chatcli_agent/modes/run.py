@@ -113,22 +113,20 @@ class Run:
         return sections
 
 
+#: Taken to start or end a run, so that two /agent commands on one conversation cannot both
+#: start (a run is kept in the conversation's stash: ``chatcli_agent.modes.state.RUN``).
 _lock = threading.Lock()
-_active: Run | None = None
-
-
-def active() -> Run | None:
-    """The run in progress, if any."""
-    return _active
 
 
 # ----------------------------------------------------------------------------------- the command
 
 
 def run_mode(app: Any, mode: str, argument: str) -> None:
-    """``/agent TASK`` or ``/coder TASK``: run the task as one turn with the mode's settings."""
-    global _active
+    """``/agent TASK`` or ``/coder TASK``: run the task as one turn with the mode's settings
+    (one run at a time per conversation: another session's conversation may run its own)."""
     from chatcli import UsageError
+
+    from chatcli_agent.modes.state import RUN
 
     max_steps_flag, task = parse_argument(mode, argument)
     config = mode_config(app.settings)
@@ -136,12 +134,14 @@ def run_mode(app: Any, mode: str, argument: str) -> None:
     run = Run(mode=mode, task=task, max_steps=max_steps, prompt=config[f"{mode}_prompt"],
               use_anchor=config["anchor"], max_repeated=app.settings.max_repeated_calls)
     say = Reporter(app)
-    with _lock:
-        if _active is not None:
-            raise UsageError(f"a /{_active.mode} run is already in progress",
-                             "wait for it to finish, or stop it with Ctrl+C")
-        _active = run
     session = app.session
+    stash = session.conversation.stash
+    with _lock:
+        running = stash.get(RUN, None)
+        if running is not None:
+            raise UsageError(f"a /{running.mode} run is already in progress",
+                             "wait for it to finish, or stop it with Ctrl+C")
+        stash[RUN] = run
     previous = {"max_turns": session.settings.max_turns,
                 "compact_threshold": session.settings.compact_threshold}
     finished = None
@@ -153,7 +153,8 @@ def run_mode(app: Any, mode: str, argument: str) -> None:
         finished = app.ask(task)
     finally:
         with _lock:
-            _active = None
+            if stash.get(RUN, None) is run:
+                del stash[RUN]
         changed = {key: value for key, value in previous.items()
                    if getattr(session.settings, key) != value}
         if changed:
