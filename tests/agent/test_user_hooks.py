@@ -561,3 +561,88 @@ def test_pre_and_post_compact_hooks_fire_when_the_kernel_compacts(
     assert [(p["hook_event_name"], p["strategy"]) for p in payloads] == [
         ("PreCompact", "trim"), ("PreCompact", "summarise"), ("PostCompact", "summarise")]
     assert payloads[-1]["removed"] == 8 and payloads[0]["session_id"] == conversation.id
+
+
+# ------------------------------------------------------------------ in process: per conversation
+
+#: A SessionStart hook that tells the model which conversation it started.
+NAMES_ITS_SESSION = f"""#!{sys.executable}
+import json, sys
+print("started " + json.load(sys.stdin)["session_id"])
+"""
+
+
+def hooked_host(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """A host with the scripted model, and a user config with the SessionStart hook."""
+    from chatcli import PluginHost, user_config_path
+    from chatcli_testing import ScriptedProvider, scripted_plugin
+
+    script = tmp_path / "start.py"
+    script.write_text(NAMES_ITS_SESSION)
+    script.chmod(0o755)
+    user_config_path().write_text(f'provider = "scripted"\n[[hooks.SessionStart]]\n'
+                                  f'command = "{script}"\n')
+    monkeypatch.setenv("HOME", str(tmp_path))
+    provider = ScriptedProvider()
+    host = PluginHost()
+    host.register(scripted_plugin(provider), "scripted")
+    host.provider_for_test = provider
+    return host
+
+
+def started_context(host: Any) -> list[str]:
+    """The SessionStart context the last model call was sent."""
+    return [s.text for s in host.provider_for_test.requests[-1].system
+            if s.name == "hooks-session-start"]
+
+
+def ask(host: Any, session: Any, text: str) -> None:
+    from chatcli import Message
+
+    host.provider_for_test.script(Reply(text="ok"))
+    list(session.run(Message.user(text)))
+
+
+def test_two_sessions_in_one_process_keep_their_own_hook_context(
+        tmp_path: Path, chatcli_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What a conversation's hooks said lives in its stash: a second session's SessionStart
+    context never reaches the first session's model calls, nor the other way round."""
+    from chatcli import Session, load_settings
+    from chatcli_agent.user_hooks import plugin
+
+    host = hooked_host(tmp_path, monkeypatch)
+    host.register(plugin, "user-hooks")
+    first = Session(host, load_settings(), workspace=tmp_path).open()
+    second = Session(host, load_settings(), workspace=tmp_path).open()
+    try:
+        ask(host, first, "hello")
+        assert started_context(host) == [
+            f"Context from the user's SessionStart hooks:\nstarted {first.conversation.id}"]
+        ask(host, second, "hello")
+        assert started_context(host) == [
+            f"Context from the user's SessionStart hooks:\nstarted {second.conversation.id}"]
+    finally:
+        first.close()
+        second.close()
+
+
+def test_the_plugin_registered_after_start_up_is_configured_and_its_hooks_run(
+        tmp_path: Path, chatcli_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``configure`` is historic: the plugin registered after the first session opened (and
+    configured the host) still reads the user's hooks, which run for the next session."""
+    from chatcli import Session, load_settings
+    from chatcli_agent.user_hooks import plugin
+    from chatcli_agent.user_hooks.state import CONFIG
+
+    monkeypatch.setattr(CONFIG, "hooks", [])  # no earlier test's configure counts
+    host = hooked_host(tmp_path, monkeypatch)
+    before = Session(host, load_settings(), workspace=tmp_path).open()
+    before.close()
+    host.register(plugin, "user-hooks")
+    later = Session(host, load_settings(), workspace=tmp_path).open()
+    try:
+        ask(host, later, "hello")
+        assert started_context(host) == [
+            f"Context from the user's SessionStart hooks:\nstarted {later.conversation.id}"]
+    finally:
+        later.close()

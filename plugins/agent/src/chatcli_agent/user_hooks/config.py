@@ -56,11 +56,6 @@ DEFAULT_TIMEOUT = 60.0
 PROJECT_CLAUDE_FILES = (".claude/settings.json", ".claude/settings.local.json")
 PROJECT_CONFIG = ".chatcli/config.toml"
 
-#: The plugin host of the run (set by ``configure``): workspace trust counts its plugins'
-#: control files. None: the command line's.
-HOST: Any = None
-
-
 @dataclass(frozen=True)
 class Hook:
     """One shell command attached to an event."""
@@ -129,7 +124,7 @@ def load(settings: Any, workspace: Path, user_file: Path | None,
         hooks += _from_claude(claude_home / "settings.json", defaults["timeout"], problems)
 
     # the project's files, at its root
-    state = project_trust(workspace, host if host is not None else HOST)
+    state = project_trust(workspace, host)
     root = state.root
     if root is None:
         return Loaded(_unique(hooks), problems, untrusted)

@@ -18,14 +18,14 @@ from __future__ import annotations
 
 import os
 import sys
-import threading
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from chatcli_agent.user_hooks import runner
 from chatcli_agent.user_hooks.config import CHATCLI_TO_CLAUDE, TOOL_EVENTS, Hook, load
+from chatcli_agent.user_hooks.state import CONFIG, State
 
 #: Characters of hook output added to the model's context, per hook.
 CONTEXT_LIMIT = 10_000
@@ -39,29 +39,6 @@ class Ran:
     outcome: runner.Outcome
 
 
-@dataclass
-class State:
-    """The plugin's state for this process (set up by ``configure``)."""
-
-    hooks: list[Hook] = field(default_factory=list)
-    workspace: Path = field(default_factory=Path.cwd)
-    #: context from SessionStart hooks: sent with every model call of the conversation
-    session_context: list[str] = field(default_factory=list)
-    #: context from UserPromptSubmit hooks: sent with the model calls of this turn
-    turn_context: list[str] = field(default_factory=list)
-    #: what PostToolUse hooks told the model: sent with the next model call only
-    feedback: list[str] = field(default_factory=list)
-    #: a UserPromptSubmit hook blocked this turn's prompt: no tool runs in the turn
-    blocked: str | None = None
-    #: calls that were authorized and started (PostToolUse runs only for them)
-    running: set[str] = field(default_factory=set)
-    lock: threading.Lock = field(default_factory=threading.Lock)
-    reported: set[str] = field(default_factory=set)
-
-
-STATE = State()
-
-
 def say(text: str) -> None:
     """One line on stderr (above the input line in the chat)."""
     print(f"chatcli: {text}", file=sys.stderr, flush=True)
@@ -70,17 +47,13 @@ def say(text: str) -> None:
 # ------------------------------------------------------------------------------ set-up
 
 
-def configure(settings: Any, workspace: Path) -> None:
+def configure(host: Any, settings: Any, workspace: Path) -> None:
+    """The hooks of the run (``host``: whose control files workspace trust counts)."""
     from chatcli import user_config_path
 
-    loaded = load(settings, workspace, user_config_path())
+    loaded = load(settings, workspace, user_config_path(), host=host)
     runner.use_settings(settings)  # the secrets kept from hooks' environment
-    with STATE.lock:
-        STATE.hooks = loaded.hooks
-        STATE.workspace = workspace
-        STATE.session_context, STATE.turn_context, STATE.feedback = [], [], []
-        STATE.blocked = None
-        STATE.running = set()
+    CONFIG.hooks, CONFIG.workspace = loaded.hooks, workspace
     for problem in loaded.problems:
         say(f"hooks: {problem}")
     # (an untrusted project's hooks: the kernel's one line at session start names its files)
@@ -90,7 +63,7 @@ def configure(settings: Any, workspace: Path) -> None:
 
 
 def _hooks_for(event: str, subject: str | None = None) -> list[Hook]:
-    return [hook for hook in STATE.hooks if hook.event == event and hook.matches(subject)]
+    return [hook for hook in CONFIG.hooks if hook.event == event and hook.matches(subject)]
 
 
 def fire(event: str, conversation: Any, fields: dict[str, Any], subject: str | None = None,
@@ -102,7 +75,7 @@ def fire(event: str, conversation: Any, fields: dict[str, Any], subject: str | N
         return []
     base = {
         "session_id": getattr(conversation, "id", "") or "",
-        "cwd": str(STATE.workspace),
+        "cwd": str(CONFIG.workspace),
         "hook_event_name": event,
     }
 
@@ -110,9 +83,9 @@ def fire(event: str, conversation: Any, fields: dict[str, Any], subject: str | N
         payload = {**base, **fields}
         if tool is not None and hook.claude:  # a script written for Claude Code's tool names
             payload = _as_claude(payload, tool)
-        env = {**os.environ, "CLAUDE_PROJECT_DIR": str(STATE.workspace),
-               "CHATCLI_PROJECT_DIR": str(STATE.workspace), "CHATCLI_HOOK_EVENT": event}
-        return Ran(hook, runner.run(hook.command, payload, STATE.workspace, hook.timeout, env))
+        env = {**os.environ, "CLAUDE_PROJECT_DIR": str(CONFIG.workspace),
+               "CHATCLI_PROJECT_DIR": str(CONFIG.workspace), "CHATCLI_HOOK_EVENT": event}
+        return Ran(hook, runner.run(hook.command, payload, CONFIG.workspace, hook.timeout, env))
 
     if len(hooks) == 1:
         results = [one(hooks[0])]
@@ -185,46 +158,46 @@ def _context(ran: Ran, *, plain_stdout: bool) -> str | None:
 # ------------------------------------------------------------------------------ the events
 
 
-def session_start(conversation: Any) -> None:
+def session_start(state: State, conversation: Any) -> None:
     source = "resume" if len(conversation) else "startup"
     results = fire("SessionStart", conversation, {"source": source}, subject=source)
     context = [text for ran in results if (text := _context(ran, plain_stdout=True))]
-    with STATE.lock:
-        STATE.session_context = context
-        STATE.turn_context, STATE.feedback, STATE.blocked = [], [], None
+    with state.lock:
+        state.session_context = context
+        state.turn_context, state.feedback, state.blocked = [], [], None
     for ran in results:
         if ran.outcome.code == 2:
             say(f"hook {ran.hook.label}: {ran.outcome.first_error_line or 'exit 2'}")
 
 
-def session_end(conversation: Any) -> None:
+def session_end(state: State, conversation: Any) -> None:
     fire("SessionEnd", conversation, {"reason": "other"})
-    with STATE.lock:
-        STATE.session_context = []
+    with state.lock:
+        state.session_context = []
 
 
-def user_prompt_submitted(conversation: Any, message: Any) -> None:
+def user_prompt_submitted(state: State, conversation: Any, message: Any) -> None:
     results = fire("UserPromptSubmit", conversation, {"prompt": message.text})
     context = [text for ran in results if (text := _context(ran, plain_stdout=True))]
     blocked = next((why for ran in results if (why := _blocking_reason(ran))), None)
-    with STATE.lock:
-        STATE.turn_context = context
-        STATE.blocked = blocked
+    with state.lock:
+        state.turn_context = context
+        state.blocked = blocked
     if blocked is not None:
         say(f"a UserPromptSubmit hook blocked the prompt: {blocked.splitlines()[0][:200]} — "
             "chatcli cannot hold a prompt back yet, so it was sent, but the model is told it "
             "was blocked and no tool runs in this turn")
 
 
-def sections() -> list[Any] | None:
+def sections(state: State) -> list[Any] | None:
     """The hooks' context for the next model call (volatile sections)."""
     from chatcli import PromptSection
 
-    with STATE.lock:
-        session, turn, feedback, blocked = (list(STATE.session_context),
-                                            list(STATE.turn_context), STATE.feedback,
-                                            STATE.blocked)
-        STATE.feedback = []  # shown once, with the step after the call
+    with state.lock:
+        session, turn, feedback, blocked = (list(state.session_context),
+                                            list(state.turn_context), state.feedback,
+                                            state.blocked)
+        state.feedback = []  # shown once, with the step after the call
     found = []
     if session:
         found.append(PromptSection(name="hooks-session-start", stable=False, order=60,
@@ -247,12 +220,12 @@ def sections() -> list[Any] | None:
     return found or None
 
 
-def pre_tool_use(call: Any, tool: Any, context: Any) -> Any:
+def pre_tool_use(state: State, call: Any, tool: Any, context: Any) -> Any:
     """Run the PreToolUse hooks; returns a ``Verdict`` that denies or asks, or None (no
     objection: the permission policy decides)."""
     from chatcli import Decision, Verdict
 
-    if STATE.blocked is not None:
+    if state.blocked is not None:
         return Verdict(Decision.DENY, "the user's UserPromptSubmit hook blocked this turn's "
                                       "prompt; no tool runs in this turn")
     results = fire("PreToolUse", context.conversation, {
@@ -308,15 +281,15 @@ def combine(mine: Any, theirs: Any) -> Any:
     return mine
 
 
-def tool_started(call: Any) -> None:
-    with STATE.lock:
-        STATE.running.add(call.id)
+def tool_started(state: State, call: Any) -> None:
+    with state.lock:
+        state.running.add(call.id)
 
 
-def tool_finished(call: Any, result: Any, conversation: Any) -> None:
-    with STATE.lock:
-        ran_call = call.id in STATE.running
-        STATE.running.discard(call.id)
+def tool_finished(state: State, call: Any, result: Any, conversation: Any) -> None:
+    with state.lock:
+        ran_call = call.id in state.running
+        state.running.discard(call.id)
     if not ran_call:
         return  # refused before it ran: no PostToolUse (as in Claude Code)
     fields: dict[str, Any] = {"tool_name": call.name, "tool_input": dict(call.arguments),
@@ -337,16 +310,16 @@ def tool_finished(call: Any, result: Any, conversation: Any) -> None:
         if extra:
             notes.append(f"[{event} hook on {call.name}] {extra}")
     if notes:
-        with STATE.lock:
-            STATE.feedback.extend(notes)
+        with state.lock:
+            state.feedback.extend(notes)
 
 
-def after_response(message: Any, error: Any, conversation: Any) -> None:
+def after_response(state: State, message: Any, error: Any, conversation: Any) -> None:
     finished = message is not None and error is None and not message.interrupted
     if message is not None and message.tool_calls and finished:
         return  # the turn goes on with the tool step
-    with STATE.lock:  # the turn is over: its prompt's context and block end with it
-        STATE.turn_context, STATE.blocked = [], None
+    with state.lock:  # the turn is over: its prompt's context and block end with it
+        state.turn_context, state.blocked = [], None
     if not finished:
         return
     results = fire("Stop", conversation, {"stop_hook_active": False})
@@ -368,4 +341,4 @@ def after_compaction(conversation: Any, strategy: str, removed: int) -> None:
                                        "removed": removed}, subject=strategy)
 
 
-__all__ = ["STATE", "TOOL_EVENTS"]
+__all__ = ["TOOL_EVENTS", "configure", "fire"]

@@ -12,11 +12,13 @@ from typing import TYPE_CHECKING, Any
 
 from chatcli import hookimpl
 
+from chatcli_agent.user_hooks.state import state_of
+
 if TYPE_CHECKING:
     from collections.abc import Callable
     from pathlib import Path
 
-    from chatcli import PromptSection, SettingRule
+    from chatcli import Conversation, PromptSection, SettingRule
 
 
 def _events() -> Any:
@@ -25,20 +27,9 @@ def _events() -> Any:
     return events
 
 
-def _active() -> Any:
-    """The events module once hooks are configured, else None (nothing to do)."""
-    import sys
-
-    events = sys.modules.get("chatcli_agent.user_hooks.events")
-    return events if events is not None and events.STATE.hooks else None
-
-
 @hookimpl
 def configure(host: Any, settings: Any, workspace: Path) -> None:
-    from chatcli_agent.user_hooks import config
-
-    config.HOST = host  # whose control files workspace trust counts
-    _events().configure(settings, workspace)
+    _events().configure(host, settings, workspace)  # host: whose control files trust counts
 
 
 @hookimpl
@@ -57,29 +48,29 @@ def register_setting_rules(register: Callable[[SettingRule], None]) -> None:
 
 @hookimpl
 def session_start(conversation: Any) -> None:
-    events = _active()
-    if events is not None:
-        events.session_start(conversation)
+    state = state_of(conversation)
+    if state is not None:
+        _events().session_start(state, conversation)
 
 
 @hookimpl
 def session_end(conversation: Any) -> None:
-    events = _active()
-    if events is not None:
-        events.session_end(conversation)
+    state = state_of(conversation)
+    if state is not None:
+        _events().session_end(state, conversation)
 
 
 @hookimpl
 def user_prompt_submitted(conversation: Any, message: Any) -> None:
-    events = _active()
-    if events is not None:
-        events.user_prompt_submitted(conversation, message)
+    state = state_of(conversation)
+    if state is not None:
+        _events().user_prompt_submitted(state, conversation, message)
 
 
 @hookimpl
-def prompt_sections() -> list[PromptSection] | None:
-    events = _active()
-    return events.sections() if events is not None else None
+def prompt_sections(conversation: Conversation | None) -> list[PromptSection] | None:
+    state = state_of(conversation)
+    return _events().sections(state) if state is not None else None
 
 
 # A wrapper, run first: the PreToolUse hooks run before the permission policy decides, and the
@@ -87,42 +78,40 @@ def prompt_sections() -> list[PromptSection] | None:
 # the policy would refuse or ask about (its dangerous-command check included).
 @hookimpl(wrapper=True, tryfirst=True)
 def authorize_tool_call(call: Any, tool: Any, context: Any) -> Generator[None, Any, Any]:
-    events = _active()
-    mine = events.pre_tool_use(call, tool, context) if events is not None else None
+    state = state_of(context.conversation)
+    mine = _events().pre_tool_use(state, call, tool, context) if state is not None else None
     theirs = yield
-    return theirs if events is None else events.combine(mine, theirs)
+    return theirs if state is None else _events().combine(mine, theirs)
 
 
 @hookimpl
-def before_tool_call(call: Any) -> None:
-    events = _active()
-    if events is not None:
-        events.tool_started(call)
+def before_tool_call(call: Any, conversation: Any) -> None:
+    state = state_of(conversation)
+    if state is not None:
+        _events().tool_started(state, call)
 
 
 @hookimpl
 def after_tool_call(call: Any, result: Any, conversation: Any) -> None:
-    events = _active()
-    if events is not None:
-        events.tool_finished(call, result, conversation)
+    state = state_of(conversation)
+    if state is not None:
+        _events().tool_finished(state, call, result, conversation)
 
 
 @hookimpl
 def after_response(message: Any, error: Any, conversation: Any) -> None:
-    events = _active()
-    if events is not None:
-        events.after_response(message, error, conversation)
+    state = state_of(conversation)
+    if state is not None:
+        _events().after_response(state, message, error, conversation)
 
 
 @hookimpl
 def before_compaction(conversation: Any, strategy: str) -> None:
-    events = _active()
-    if events is not None:
-        events.before_compaction(conversation, strategy)
+    if state_of(conversation) is not None:
+        _events().before_compaction(conversation, strategy)
 
 
 @hookimpl
 def after_compaction(conversation: Any, strategy: str, removed: int) -> None:
-    events = _active()
-    if events is not None:
-        events.after_compaction(conversation, strategy, removed)
+    if state_of(conversation) is not None:
+        _events().after_compaction(conversation, strategy, removed)
