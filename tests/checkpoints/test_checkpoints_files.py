@@ -85,7 +85,7 @@ def test_the_summary_names_what_a_restore_would_do(workspace, make_app) -> None:
     app = make_app(workspace)
     app.turn("edit", write_call("a.py", "a = 2\n"), shell("echo n > new.txt && rm old.txt"))
     first = app.conversation.checkpoints[0]
-    point = app.host.hooks.workspace_restore_point(conversation=app.conversation,
+    point = app.host.hook.workspace_restore_point(conversation=app.conversation,
                                                    checkpoint=first)
     assert point is not None
     assert point.summary == ("3 files: a.py (changed), new.txt (created since, removed on "
@@ -124,7 +124,7 @@ def test_files_over_the_caps_are_named_not_restored(workspace, make_app) -> None
     app = make_app(workspace, settings)
     app.turn("grow", shell("echo y >> big.txt && echo z >> a.py"))
     first = app.conversation.checkpoints[0]
-    point = app.host.hooks.workspace_restore_point(conversation=app.conversation,
+    point = app.host.hook.workspace_restore_point(conversation=app.conversation,
                                                    checkpoint=first)
     assert point is not None
     assert point.summary == ("1 file: a.py (changed); cannot restore 1 file: big.txt (over "

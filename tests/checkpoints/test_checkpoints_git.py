@@ -126,7 +126,7 @@ def test_each_step_has_its_own_state(tmp_path, make_app) -> None:
     app.run("/rewind 2")  # newest first: 1 = step 3 (nothing after it), 2 = step 2
     files = read_tree(repo)
     assert files["a.py"] == "step one\n" and files["b.py"] == START["b.py"]
-    point = app.host.hooks.workspace_restore_point(conversation=app.conversation,
+    point = app.host.hook.workspace_restore_point(conversation=app.conversation,
                                                    checkpoint=checkpoints[-1])
     assert point is not None and point.summary == "1 file: b.py (changed)"
 

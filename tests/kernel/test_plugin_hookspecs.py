@@ -4,7 +4,6 @@ lazily), and an implementation of a hook nobody declares is still refused."""
 
 from __future__ import annotations
 
-import sys
 import textwrap
 import types
 from pathlib import Path
@@ -127,9 +126,20 @@ def test_a_plugin_hook_implementation_is_guarded_like_a_kernel_one() -> None:
     assert any("expected str or None" in line for line in lines)
 
 
+def _redeclaring_configure() -> types.ModuleType:
+    module = types.ModuleType("mine")
+
+    @hookspec
+    def configure(host) -> None:
+        """Mine."""
+
+    module.configure = configure  # type: ignore[attr-defined]
+    return module
+
+
 @pytest.mark.parametrize("namespace, reason", [
     (types.ModuleType("empty"), "holds no @chatcli.hookspec"),
-    (sys.modules["chatcli.hookspecs"], "already declared by 'chatcli'"),
+    (_redeclaring_configure(), "already declared by 'chatcli'"),
 ])
 def test_a_bad_declaration_is_reported_against_the_declaring_plugin(namespace, reason) -> None:
     host, lines = _host()

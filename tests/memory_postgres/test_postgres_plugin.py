@@ -8,7 +8,14 @@ import sys
 from pathlib import Path
 
 import pytest
-from chatcli import ConfigError, MemoryBackend, MemoryItem, PluginHost, load_settings
+from chatcli import (
+    ConfigError,
+    MemoryBackend,
+    MemoryBackendSpec,
+    MemoryItem,
+    PluginHost,
+    load_settings,
+)
 from chatcli_memory_postgres.config import resolve
 
 
@@ -39,7 +46,8 @@ def test_entry_point_registers_the_backend_and_opens_it_from_config(
         monkeypatch: pytest.MonkeyPatch, no_database_url: Path, pg_url: str) -> None:
     _write_config(no_database_url, f'[memory]\nbackend = "postgres"\npostgres_url = "{pg_url}"\n')
     host = _host(monkeypatch)
-    spec = host.memory_backends()["postgres"]
+    spec = host.collect("register_memory_backends", MemoryBackendSpec, "memory backend")[
+        "postgres"]
     assert "PostgreSQL" in spec.description
     backend = spec.factory(load_settings())
     try:

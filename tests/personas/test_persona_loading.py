@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import chatcli_personas.plugin as personas_plugin
 from chatcli import PersonaSource, PluginHost, hookimpl
 from chatcli_personas.catalog import Catalog, project_folders
 from chatcli_personas.persona import load_persona
@@ -26,6 +27,7 @@ class Pack:
 def catalog_with(workspace: Path, *packs: Pack) -> tuple[Catalog, list[str]]:
     warned: list[str] = []
     host = PluginHost(warn=warned.append)
+    host.register(personas_plugin, "personas")  # declares register_persona_sources
     for index, pack in enumerate(packs):
         assert host.register(pack, f"pack{index}")
     return Catalog(host, workspace, warn=warned.append), warned

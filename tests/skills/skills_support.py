@@ -42,12 +42,25 @@ def write_skill(parent: Path, name: str, body: str = "", *, folder: str | None =
     return where
 
 
+def pull_kinds(host: PluginHost) -> dict[str, Any]:
+    """What context_pull serves: the kinds registered with chatcli-context's hook."""
+    from chatcli import PullKind
+
+    return host.collect("register_pull_kinds", PullKind, "pull kind")
+
+
 class PullTool:
     """A stand-in for chatcli-context's ``context_pull``: serves the host's pull kinds (the
     real tool comes with that plugin)."""
 
     def __init__(self) -> None:
         self.host: PluginHost | None = None
+
+    @hookimpl
+    def add_hookspecs(self, add: Any) -> None:
+        from chatcli_context import hookspecs  # the hook the real tool's plugin declares
+
+        add(hookspecs)
 
     @hookimpl
     def configure(self, host: PluginHost) -> None:
@@ -57,7 +70,7 @@ class PullTool:
     def register_tools(self, register: Any) -> None:
         def run(arguments: dict[str, Any], context: ToolContext) -> str:
             assert self.host is not None
-            kind = self.host.pull_kinds()[arguments["kind"]]
+            kind = pull_kinds(self.host)[arguments["kind"]]
             return kind.fetch(arguments, context)
 
         register(Tool(name="context_pull", description="read back what the prompt left out",

@@ -10,7 +10,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from chatcli import PluginHost
+from chatcli import PluginHost, SkillSource
 from chatcli_skills.sources import discover
 from chatcli_skills.validate import validate_folder
 from chatcli_skills_core import plugin
@@ -22,9 +22,11 @@ UV = shutil.which("uv") or str(Path(sys.executable).with_name("uv"))
 
 
 def test_the_pack_registers_its_folder():
+    import chatcli_skills.plugin as skills  # declares register_skill_sources
+
     host = PluginHost()
-    assert host.register(plugin, "skills-core")
-    source = host.skill_sources()["core"]
+    assert host.register(skills, "skills") and host.register(plugin, "skills-core")
+    source = host.collect("register_skill_sources", SkillSource, "skill source")["core"]
     assert Path(source.path) == plugin.SKILLS_DIR
     assert sorted(p.name for p in plugin.SKILLS_DIR.iterdir()) == NAMES
 

@@ -10,7 +10,13 @@ import pytest
 from chatcli import Compaction, Conversation, Message, Role
 from chatcli_skills.inject import NOTICE
 from chatcli_testing import Reply, ToolCall
-from skills_support import conversation_text, messages_of, pull_arguments, write_skill
+from skills_support import (
+    conversation_text,
+    messages_of,
+    pull_arguments,
+    pull_kinds,
+    write_skill,
+)
 
 BODY = "Write the summary line in the imperative mood, at most 60 characters. (SENTINEL-1)"
 POINTER = 'Before applying this skill, call context_pull with {"kind": "skill", "name": "commit"}'
@@ -165,7 +171,7 @@ def test_over_budget_the_body_is_a_pointer_and_context_pull_returns_it(chat, com
 def test_the_pull_kind_returns_the_same_block_a_turn_injects(chat, commit):
     c = chat()
     c.turn("a commit message please")
-    kind = c.host.pull_kinds()["skill"]
+    kind = pull_kinds(c.host)["skill"]
     block = kind.fetch({"name": "commit"}, c.session.engine.tool_context())
     assert block.startswith('<skill name="commit"') and block.endswith("</skill>")
     assert block in messages_of(c.server.requests[0])[-1][1]

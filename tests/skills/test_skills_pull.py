@@ -8,7 +8,7 @@ import shutil
 
 import pytest
 from chatcli_skills.pull import SkillPullError
-from skills_support import FIXTURES, write_skill
+from skills_support import FIXTURES, pull_kinds, write_skill
 
 
 @pytest.fixture
@@ -16,13 +16,13 @@ def kinds(chat, user_skills):
     shutil.copytree(FIXTURES, user_skills, dirs_exist_ok=True)
     c = chat()
     context = c.session.engine.tool_context()
-    found = c.host.pull_kinds()
+    found = pull_kinds(c.host)
     return (lambda kind, **arguments: found[kind].fetch(arguments, context)), c
 
 
 def test_the_kinds_are_registered_with_their_arguments(kinds):
     _, c = kinds
-    found = c.host.pull_kinds()
+    found = pull_kinds(c.host)
     assert found["skill"].arguments.startswith("name: the skill; file (optional)")
     assert found["skills"].description.startswith("the installed skills")
 
@@ -77,7 +77,7 @@ def test_an_untrusted_projects_skill_is_refused_with_the_way_to_trust_it(chat,
     write_skill(project_skills, "deploy")
     c = chat()
     with pytest.raises(SkillPullError, match="the user can trust it with /skills trust"):
-        c.host.pull_kinds()["skill"].fetch({"name": "deploy"},
+        pull_kinds(c.host)["skill"].fetch({"name": "deploy"},
                                            c.session.engine.tool_context())
 
 
@@ -86,7 +86,7 @@ def test_a_long_body_comes_in_pages(chat, user_skills):
     c = chat()
     context = c.session.engine.tool_context()
     context.max_output = 1_300
-    kind = c.host.pull_kinds()["skill"]
+    kind = pull_kinds(c.host)["skill"]
     first = kind.fetch({"name": "long"}, context)
     assert first.endswith('the next page: context_pull {"kind": "skill", "name": "long", '
                           '"offset": 1000}]')

@@ -281,9 +281,10 @@ def test_the_command_is_a_chatcli_subcommand(sandbox):
 
 def test_the_skill_pack_ships_its_skill_files(sandbox):
     code = (
-        "from chatcli import PluginHost\n"
+        "from chatcli import PluginHost, SkillSource\n"
         "host = PluginHost(); host.load_entry_points()\n"
-        "print(host.skill_sources()['tskills'].path)\n"
+        "print(host.collect('register_skill_sources', SkillSource, 'skill source')"
+        "['tskills'].path)\n"
     )
     result = sandbox.python("-c", code)
     assert result.returncode == 0, result.stderr

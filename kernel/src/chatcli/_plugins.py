@@ -23,7 +23,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from time import perf_counter
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
@@ -52,12 +52,8 @@ if TYPE_CHECKING:
     from chatcli._compaction import CompactionStrategy
     from chatcli._config import Settings
     from chatcli._conversation import Conversation
-    from chatcli._memory import MemoryBackendSpec
     from chatcli._specs import (
-        PersonaSource,
         ProviderSpec,
-        PullKind,
-        SkillSource,
         SlashCommand,
     )
     from chatcli._types import Message
@@ -287,10 +283,14 @@ class PluginHost:
             first = min(self._positions[name] for name, _ in plugins)
             later = [(name, plugin) for name, plugin in self.pm.list_name_plugin()
                      if self._positions.get(name, -1) > first]
-            for _name, plugin in later:
-                self.pm.unregister(plugin)
             ordered = sorted([*plugins, *later], key=lambda item: self._positions[item[0]])
-            done = {name for name, plugin in ordered if self._register_one(plugin, name)}
+            done = {name for name, plugin in sorted(plugins, key=lambda item: self._positions[
+                item[0]]) if self._register_one(plugin, name)}
+            # instead of taking the later plugins out and registering them again (pluggy
+            # inspects every attribute of a plugin on register: that cost 30 ms a `-p` run),
+            # put the implementations back in the order registering by position gives
+            self._order_impls(plugin for name, plugin in plugins if name in done)
+            done.update(name for name, _plugin in later)
             # the whole batch first declares its hooks, so an implementer registered before
             # the plugin declaring its hook is accepted; then the other historic calls
             ordered = [(name, plugin) for name, plugin in ordered if name in done]
@@ -303,6 +303,23 @@ class PluginHost:
                 if name in done:
                     self._replay(plugin, name)
             return done
+
+    def _order_impls(self, plugins: Iterable[object]) -> None:
+        """Sort the implementations of every hook ``plugins`` implement as registering all
+        plugins by position would have: pluggy calls them from the end of its list, wrappers
+        after the others, ``trylast`` first in the list (the one registered last first) and
+        ``tryfirst`` last."""
+
+        def key(impl: pluggy.HookImpl) -> tuple[bool, int, int]:
+            position = self._positions.get(impl.plugin_name, 2_000_000)
+            if impl.trylast:
+                return (bool(impl.hookwrapper or impl.wrapper), 0, -position)
+            return (bool(impl.hookwrapper or impl.wrapper), 2 if impl.tryfirst else 1, position)
+
+        callers = {id(caller): caller for plugin in plugins
+                   for caller in self.pm.get_hookcallers(plugin) or []}
+        for caller in callers.values():
+            caller._hookimpls.sort(key=key)  # pluggy's own list; stable for one plugin's impls
 
     def _register_one(self, plugin: object, name: str) -> bool:
         # pluggy would replay the historic hooks (configure) inside register(), before the
@@ -358,10 +375,10 @@ class PluginHost:
             for hook in names:
                 caller = getattr(self.pm.hook, hook, None)
                 if caller is not None and caller.spec is not None:
+                    if caller.spec.namespace is namespace:
+                        return  # the same declarations again (one more instance): nothing new
                     owner = self._declared.get(hook, "chatcli")
-                    if owner != plugin:
-                        raise ValueError(f"hook {hook!r} is already declared by {owner!r}")
-                    return  # the same plugin again (registered anew): nothing to add
+                    raise ValueError(f"hook {hook!r} is already declared by {owner!r}")
             for hook in names:  # implementers registered earlier, with arguments it lacks
                 self._refuse_misfits(getattr(namespace, hook), hook, plugin)
             self.pm.add_hookspecs(namespace)
@@ -536,29 +553,26 @@ class PluginHost:
                              lambda register: self.hooks.register_slash_commands(
                                  register=register))
 
-    def skill_sources(self) -> dict[str, SkillSource]:
-        """The registered :class:`~chatcli.SkillSource` objects, by name."""
-        from chatcli._specs import SkillSource
+    @property
+    def declared_hooks(self) -> dict[str, str]:
+        """The hooks plugins declared (``add_hookspecs``), each with the plugin declaring it."""
+        return dict(self._declared)
 
-        return self._collect("skill source", SkillSource, lambda source: source.name,
-                             lambda register: self.hooks.register_skill_sources(
-                                 register=register))
+    def collect(self, hook: str, expected: type[T], kind: str,
+                key: Callable[[T], str] = lambda item: item.name) -> dict[str, T]:  # type: ignore[attr-defined]
+        """What plugins register through registration ``hook`` — a kernel's or one a plugin
+        declares (``register_skill_sources``) — called as ``hook(register=...)``, by ``key``.
 
-    def persona_sources(self) -> dict[str, PersonaSource]:
-        """The registered :class:`~chatcli.PersonaSource` objects, by name."""
-        from chatcli._specs import PersonaSource
+        Anything but an ``expected`` is reported ("registering a KIND") and ignored; of two
+        items with one key, the one pluggy calls first (registered later, or ``tryfirst``)
+        wins and the other is reported. Kept until a plugin is registered or unregistered.
+        """
+        def call(register: Callable[[Any], None]) -> None:
+            caller = getattr(self.hook, hook, None)  # None: nobody declares or implements it
+            if caller is not None:
+                caller(register=register)
 
-        return self._collect("persona source", PersonaSource, lambda source: source.name,
-                             lambda register: self.hooks.register_persona_sources(
-                                 register=register))
-
-    def memory_backends(self) -> dict[str, MemoryBackendSpec]:
-        """The registered :class:`~chatcli.MemoryBackendSpec` objects, by name."""
-        from chatcli._memory import MemoryBackendSpec
-
-        return self._collect("memory backend", MemoryBackendSpec, lambda spec: spec.name,
-                             lambda register: self.hooks.register_memory_backends(
-                                 register=register))
+        return self._collect(kind, expected, key, call)
 
     def warn(self, line: str) -> None:
         """Report ``line`` where this host's one-line warnings go."""
@@ -570,15 +584,6 @@ class PluginHost:
 
         return self._collect("compaction strategy", CompactionStrategy, lambda s: s.name,
                              lambda register: self.hooks.register_compaction_strategies(
-                                 register=register))
-
-    def pull_kinds(self) -> dict[str, PullKind]:
-        """The registered :class:`~chatcli.PullKind` objects (what ``context_pull`` brings
-        back), by name."""
-        from chatcli._specs import PullKind
-
-        return self._collect("pull kind", PullKind, lambda kind: kind.name,
-                             lambda register: self.hooks.register_pull_kinds(
                                  register=register))
 
     # ------------------------------------------------------------------ introspection
@@ -675,11 +680,7 @@ if TYPE_CHECKING:
         configure = staticmethod(_.configure)
         register_providers = staticmethod(_.register_providers)
         register_tools = staticmethod(_.register_tools)
-        register_skill_sources = staticmethod(_.register_skill_sources)
-        register_persona_sources = staticmethod(_.register_persona_sources)
-        register_memory_backends = staticmethod(_.register_memory_backends)
         register_compaction_strategies = staticmethod(_.register_compaction_strategies)
-        register_pull_kinds = staticmethod(_.register_pull_kinds)
         register_setting_rules = staticmethod(_.register_setting_rules)
         register_cli_options = staticmethod(_.register_cli_options)
         register_commands = staticmethod(_.register_commands)
@@ -696,8 +697,6 @@ if TYPE_CHECKING:
         tool_call_approved = staticmethod(_.tool_call_approved)
         before_tool_call = staticmethod(_.before_tool_call)
         after_tool_call = staticmethod(_.after_tool_call)
-        workspace_restore_point = staticmethod(_.workspace_restore_point)
-        workspace_undo = staticmethod(_.workspace_undo)
         message_appended = staticmethod(_.message_appended)
         checkpoint_created = staticmethod(_.checkpoint_created)
         head_moved = staticmethod(_.head_moved)

@@ -51,17 +51,12 @@ if TYPE_CHECKING:
     from chatcli._config import Settings
     from chatcli._conversation import Checkpoint, Conversation
     from chatcli._errors import ChatcliError
-    from chatcli._memory import MemoryBackendSpec
     from chatcli._plugins import PluginHost
     from chatcli._session import Session, SessionOptions
     from chatcli._specs import (
         Author,
         Decision,
-        PersonaSource,
         ProviderSpec,
-        PullKind,
-        RestorePoint,
-        SkillSource,
         SlashCommand,
     )
     from chatcli._trust import SettingRule
@@ -114,7 +109,7 @@ def configure(host: PluginHost, settings: Settings, workspace: Path) -> None:
     ``wrapper``.)
 
     :param host: the plugin host. Keep it to find what other plugins registered
-        (``host.providers()``, ``host.tools()``, ``host.skill_sources()``) or to announce that
+        (``host.providers()``, ``host.tools()``, ``host.collect(...)``) or to announce that
         this plugin's tools changed (``host.tools_changed()``).
     :param settings: the effective settings (read only). A plugin's own settings are its table:
         ``settings.plugin_table("NAME")``.
@@ -162,49 +157,7 @@ def register_tools(
     """
 
 
-@hookspec
-def register_skill_sources(register: Callable[[SkillSource], None]) -> None:
-    """Register folders of skills (each a sub-folder holding a ``SKILL.md``).
 
-    Called once per process, when :meth:`chatcli.PluginHost.skill_sources` is first asked
-    (``chatcli plugins list``; the skills plugin lists them from its ``configure`` host).
-
-    :param register: call ``register(SkillSource(name=..., path=...))`` per folder.
-
-    The return value is ignored.
-    """
-
-
-@hookspec
-def register_persona_sources(register: Callable[[PersonaSource], None]) -> None:
-    """Register folders of personas (markdown files whose frontmatter names and describes a
-    persona and whose body is its system prompt).
-
-    Called once per process, when :meth:`chatcli.PluginHost.persona_sources` is first asked
-    (the personas plugin lists them from its ``configure`` host). Package personas come after
-    the project's and the user's: a persona of the same name in ``.chatcli/agents/`` wins.
-
-    :param register: call ``register(PersonaSource(name=..., path=...))`` per folder.
-
-    The return value is ignored.
-    """
-
-
-@hookspec
-def register_memory_backends(register: Callable[[MemoryBackendSpec], None]) -> None:
-    """Register storage backends for long-term memory.
-
-    Called once per process, when :meth:`chatcli.PluginHost.memory_backends` is first asked (the
-    memory plugin, when a session starts with memory on).
-
-    :param register: call ``register(MemoryBackendSpec(name, factory))``; ``factory(settings)``
-        opens a :class:`chatcli.MemoryBackend` (import its driver there, not at start-up). The
-        backend named by the ``memory.backend`` setting is used; one that is missing or fails to
-        open is reported in one line and chatcli goes on without memory. Two backends with one
-        name: the first registered wins and the other is reported.
-
-    The return value is ignored.
-    """
 
 
 @hookspec
@@ -230,23 +183,6 @@ def register_compaction_strategies(
     The return value is ignored.
     """
 
-
-@hookspec
-def register_pull_kinds(register: Callable[[PullKind], None]) -> None:
-    """Register what ``context_pull`` can bring back: material the curated prompt left out
-    while keeping it reachable (skills, MCP tool descriptions, archived history, attached
-    contexts).
-
-    Called once per process, the first time the kinds are listed (:meth:`PluginHost.pull_kinds`).
-
-    :param register: call ``register(PullKind(name, description, fetch))``. ``fetch(arguments,
-        context)`` receives the call's arguments (a dict, already freed of wrappers like
-        ``{"args": {...}}``) and the :class:`chatcli.ToolContext`, and returns the text for the
-        model; it raises :class:`chatcli.ToolError` with a message the model can act on. Two
-        kinds with one name: the first registered wins and the other is reported.
-
-    The return value is ignored.
-    """
 
 
 @hookspec
@@ -294,31 +230,6 @@ def register_commands(cli: click.Group) -> None:
     things inside the command's function).
 
     :param cli: the root ``click.Group``; use ``cli.add_command(cmd)`` or ``@cli.command()``.
-
-    The return value is ignored.
-    """
-
-
-@hookspec
-def register_cli_options(register: Callable[[click.Option], None]) -> None:
-    """Add options to the root command, ``chatcli`` and ``chatcli -p`` (pytest's
-    ``pytest_addoption``): a plugin owns its flags (chatcli-agent ``--allow`` and
-    ``--permission-mode``).
-
-    Called once per process while the command line is built, before ``register_commands``, for
-    every invocation but ``--version`` (``chatcli --help`` included, which lists the options with
-    the kernel's own: build the ``click.Option`` here and import nothing heavy).
-
-    :param register: call ``register(click.Option(["--flag"], help=…))`` per option. Check the
-        value in the option's click ``callback`` (raise ``click.BadParameter``: a usage error,
-        exit 2, as a JSON object with ``--json``). Plain text options get the kernel's UTF-8
-        check. An option whose name or flags another option already uses, or anything but a
-        ``click.Option``, is reported and left out.
-
-    The values reach the session: an option named like a field of :class:`chatcli.SessionOptions`
-    (``allow``, ``permission_mode``) fills that field; any other is
-    ``session.options.extra[name]`` (its default when not given). ``name`` is click's parameter
-    name (``--max-cost`` → ``max_cost``).
 
     The return value is ignored.
     """
@@ -567,38 +478,6 @@ def after_tool_call(
     results are appended to the conversation.
 
     The return value is ignored.
-    """
-
-
-# =============================================================================================
-# The workspace: what /rewind can restore besides the conversation
-# =============================================================================================
-
-
-@hookspec(firstresult=True)
-def workspace_restore_point(
-    conversation: Conversation, checkpoint: Checkpoint
-) -> RestorePoint | None:
-    """The workspace's files as they were at ``checkpoint``, to offer with a rewind. First result
-    wins.
-
-    Called by a rewind command (``/rewind`` of chatcli-sessions) once the person chose a
-    checkpoint, on the thread running the command.
-
-    :param conversation: the conversation being rewound.
-    :param checkpoint: the checkpoint chosen.
-    :return: a :class:`chatcli.RestorePoint` (what would change, and how to put it back), or None
-        when no plugin tracks the workspace or nothing changed since the checkpoint.
-    """
-
-
-@hookspec(firstresult=True)
-def workspace_undo(conversation: Conversation) -> str | None:
-    """Undo the last workspace restore of ``conversation``. First result wins.
-
-    Called by a rewind command's undo (``/rewind undo``), after the conversation's own undo.
-
-    :return: one line saying what was put back, or None when there is nothing to undo.
     """
 
 

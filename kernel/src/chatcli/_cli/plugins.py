@@ -28,8 +28,10 @@ def plugins_list(ctx: click.Context) -> int:
     host.providers()
     host.tools()
     host.slash_commands()
-    host.skill_sources()
-    host.persona_sources()
+    host.load_all()
+    for hook in sorted(host.declared_hooks):  # and the plugins' own (register_skill_sources)
+        if hook.startswith("register_"):
+            getattr(host.hook, hook)(register=lambda item: None)
     infos = host.plugin_infos()
     if not infos:
         click.echo("no plugins installed; see `chatcli plugins install NAME`")

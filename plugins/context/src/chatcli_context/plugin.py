@@ -96,7 +96,9 @@ class ContextPlugin:
     def kinds(self) -> dict[str, PullKind]:
         """Every kind context_pull serves (other plugins' too, once configured)."""
         if self.host is not None:
-            return dict(self.host.pull_kinds())
+            from chatcli import PullKind
+
+            return dict(self.host.collect("register_pull_kinds", PullKind, "pull kind"))
         from chatcli_context.kinds import own_kinds
 
         return {kind.name: kind for kind in own_kinds()}
@@ -148,6 +150,14 @@ class ContextPlugin:
                 self.host.tools_changed()
 
     # ------------------------------------------------------------------ set-up hooks
+
+    @hookimpl
+    def add_hookspecs(self, add: Callable[[object], None]) -> None:
+        """Declare this plugin's hook, register_pull_kinds:
+        what other plugins let context_pull bring back."""
+        from chatcli_context import hookspecs
+
+        add(hookspecs)
 
     @hookimpl
     def configure(self, host: PluginHost, settings: Settings, workspace: Path) -> None:
@@ -241,6 +251,7 @@ class ContextPlugin:
 
 _PLUGIN = ContextPlugin()
 
+add_hookspecs = _PLUGIN.add_hookspecs
 configure = _PLUGIN.configure
 register_pull_kinds = _PLUGIN.register_pull_kinds
 register_tools = _PLUGIN.register_tools

@@ -116,7 +116,7 @@ class McpPlugin:
 
             register(search_tool(self.economy))
 
-    @hookimpl
+    @hookimpl(optionalhook=True)  # chatcli-context declares it, when installed
     def register_pull_kinds(self, register: Callable[[PullKind], None]) -> None:
         if not self._active():
             return

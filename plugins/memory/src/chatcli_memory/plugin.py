@@ -75,6 +75,14 @@ class MemoryPlugin:
     # ------------------------------------------------------------------ set-up
 
     @hookimpl
+    def add_hookspecs(self, add: Callable[[object], None]) -> None:
+        """Declare this plugin's hook, register_memory_backends:
+        storage backends are plugins of this plugin."""
+        from chatcli_memory import hookspecs
+
+        add(hookspecs)
+
+    @hookimpl
     def configure(self, host: PluginHost, settings: Settings, workspace: Path) -> None:
         from chatcli_memory.runtime import Runtime
 
@@ -89,7 +97,7 @@ class MemoryPlugin:
         register(MemoryBackendSpec("sqlite", sqlite_factory,
                                    "an embedded SQLite file under the data folder (FTS5)"))
 
-    @hookimpl
+    @hookimpl(optionalhook=True)  # chatcli-context declares it, when installed
     def register_pull_kinds(self, register: Callable[[PullKind], None]) -> None:
         from chatcli_memory.tools import pull_kind
 
@@ -145,6 +153,7 @@ class MemoryPlugin:
 
 _PLUGIN = MemoryPlugin()
 
+add_hookspecs = _PLUGIN.add_hookspecs
 configure = _PLUGIN.configure
 register_memory_backends = _PLUGIN.register_memory_backends
 register_pull_kinds = _PLUGIN.register_pull_kinds

@@ -118,7 +118,10 @@ class Runtime:
         from chatcli_memory.plugin import sqlite_factory
 
         name = self.options.backend
-        specs = self.host.memory_backends() if self.host is not None else {}
+        from chatcli import MemoryBackendSpec
+
+        specs = (self.host.collect("register_memory_backends", MemoryBackendSpec,
+                                   "memory backend") if self.host is not None else {})
         spec = specs.get(name)
         if name == "sqlite" and (spec is None or spec.factory is sqlite_factory):
             return self.sqlite()  # ours: with this runtime's clock

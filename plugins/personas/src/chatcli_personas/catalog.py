@@ -64,8 +64,11 @@ class Catalog:
         user = self._user_folder() if self._user_folder is not None else config_dir() / "agents"
         found.append(("user", user))
         if self.host is not None:
-            found += [(source.name, Path(source.path))
-                      for source in self.host.persona_sources().values()]
+            from chatcli import PersonaSource
+
+            sources = self.host.collect("register_persona_sources", PersonaSource,
+                                        "persona source")
+            found += [(source.name, Path(source.path)) for source in sources.values()]
         return found
 
     def personas(self) -> dict[str, Persona]:

@@ -93,6 +93,14 @@ class PersonasPlugin:
     # ------------------------------------------------------------------ set-up
 
     @hookimpl
+    def add_hookspecs(self, add: Callable[[object], None]) -> None:
+        """Declare this plugin's hook, register_persona_sources:
+        persona packs add folders of personas."""
+        from chatcli_personas import hookspecs
+
+        add(hookspecs)
+
+    @hookimpl
     def configure(self, host: PluginHost, workspace: Path) -> None:
         self.host, self.workspace = host, workspace
         self._catalog, self._store = None, None
@@ -195,6 +203,7 @@ class PersonasPlugin:
 
 _PLUGIN = PersonasPlugin()
 
+add_hookspecs = _PLUGIN.add_hookspecs
 configure = _PLUGIN.configure
 register_slash_commands = _PLUGIN.register_slash_commands
 session_start = _PLUGIN.session_start

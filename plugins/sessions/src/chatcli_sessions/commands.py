@@ -402,7 +402,7 @@ def _rewind_undo(app: ChatApp) -> None:
     conversation = app.conversation
     head = conversation.head
     undone = conversation.undo()
-    files = app.host.hooks.workspace_undo(conversation=conversation)
+    files = app.host.hook.workspace_undo(conversation=conversation)
     if undone and (conversation.head != head or not files):
         _say(app, f"Undone: the conversation is back to {len(conversation.messages())} "
                   "messages.")
@@ -450,7 +450,7 @@ def _rewind(app: ChatApp, args: str) -> None:
         checkpoint, message = choices[choice]
     point = None
     if mode != "conversation":
-        point = app.host.hooks.workspace_restore_point(conversation=conversation,
+        point = app.host.hook.workspace_restore_point(conversation=conversation,
                                                        checkpoint=checkpoint)
     if point is None:
         if mode == "code":

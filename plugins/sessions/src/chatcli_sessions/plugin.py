@@ -56,6 +56,15 @@ def close_stores() -> None:
 
 
 @hookimpl
+def add_hookspecs(add: Callable[[object], None]) -> None:
+    """Declare this plugin's hooks (workspace_restore_point, workspace_undo: what /rewind
+    restores besides the conversation)."""
+    from chatcli_sessions import hookspecs
+
+    add(hookspecs)
+
+
+@hookimpl
 def session_start(conversation: Conversation, settings: Settings) -> None:
     """Apply the ``max_checkpoints`` setting to the conversation."""
     conversation.max_checkpoints = settings.max_checkpoints

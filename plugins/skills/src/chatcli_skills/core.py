@@ -102,7 +102,10 @@ class Skills:
     def package_sources(self) -> list[tuple[str, Path]]:
         if self.host is None:
             return []
-        return [(name, Path(source.path)) for name, source in self.host.skill_sources().items()]
+        from chatcli import SkillSource
+
+        sources = self.host.collect("register_skill_sources", SkillSource, "skill source")
+        return [(name, Path(source.path)) for name, source in sources.items()]
 
     def project(self) -> Path | None:
         return project_root(self.ws())

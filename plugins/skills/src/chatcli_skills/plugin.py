@@ -54,10 +54,18 @@ class SkillsPlugin:
     # ------------------------------------------------------------------ set-up
 
     @hookimpl
+    def add_hookspecs(self, add: Callable[[object], None]) -> None:
+        """Declare this plugin's hook, register_skill_sources:
+        skill packs add folders of skills."""
+        from chatcli_skills import hookspecs
+
+        add(hookspecs)
+
+    @hookimpl
     def configure(self, host: PluginHost, settings: Settings, workspace: Path) -> None:
         self.core.reset(host, settings, workspace)
 
-    @hookimpl
+    @hookimpl(optionalhook=True)  # chatcli-context declares it, when installed
     def register_pull_kinds(self, register: Callable[[PullKind], None]) -> None:
         from chatcli_skills.pull import pull_kinds
 
@@ -123,6 +131,7 @@ class SkillsPlugin:
 
 _PLUGIN = SkillsPlugin()
 
+add_hookspecs = _PLUGIN.add_hookspecs
 configure = _PLUGIN.configure
 register_pull_kinds = _PLUGIN.register_pull_kinds
 register_commands = _PLUGIN.register_commands
