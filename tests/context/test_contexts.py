@@ -158,3 +158,28 @@ def test_attachments_come_back_with_the_conversation(
     assert "remember the milk" not in openai_system(openai_server.requests[2])
     second.close()
     other.close()
+
+
+def test_a_prompt_is_built_for_the_conversation_it_is_for(
+        chat: Any, openai_server: Any, workspace: Path) -> None:
+    """prompt_sections names its conversation: a request built for a conversation that is not
+    the one worked on last (another session of the process opened since), even one with no
+    message to recognise it by, carries that conversation's attachments and no other's."""
+    from chatcli import Session
+
+    _docs(workspace)
+    first = chat()
+    first.command("create docs docs")
+    first.command("attach docs")
+    second = Session(first.host, first.settings, workspace=workspace).open()
+    try:
+        ours = system_text(first.session.engine.build_request(first.conversation))
+        theirs = system_text(second.engine.build_request(second.conversation))
+    finally:
+        second.close()
+    assert 'Attached context "docs"' in ours
+    assert 'Attached context "docs"' not in theirs
+
+
+def system_text(request: Any) -> str:
+    return "\n\n".join(section.text for section in request.ordered_system())

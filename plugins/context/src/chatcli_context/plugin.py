@@ -12,7 +12,7 @@ import weakref
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from chatcli import hookimpl
+from chatcli import StashKey, hookimpl
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -33,7 +33,11 @@ if TYPE_CHECKING:
     from chatcli_context.prompt import Plan
     from chatcli_context.pull import PullCounter
 
-__all__ = ["ContextPlugin"]
+__all__ = ["PREFIX", "ContextPlugin"]
+
+#: What the last request of a conversation held in its cacheable prefix (for ``/context
+#: status``), in the conversation's stash.
+PREFIX: StashKey[list[tuple[str, int]]] = StashKey()
 
 
 class ContextPlugin:
@@ -46,15 +50,13 @@ class ContextPlugin:
         self.workspace: Path | None = None
         #: set by ``/context pull on|off`` for the rest of the run (None: the settings decide)
         self.pull_override: bool | None = None
-        self._conversations: weakref.WeakValueDictionary[str, Conversation] = (
-            weakref.WeakValueDictionary())
+        #: the conversation worked on last: the one the tool list is for (``register_tools``
+        #: gets no conversation)
         self._current: weakref.ref[Conversation] | None = None
         #: whether context_pull is offered (None: not decided yet)
         self._armed: bool | None = None
         self._counter: PullCounter | None = None
         self._warned: set[str] = set()
-        #: conversation id → what the last request's cacheable prefix held (for /context status)
-        self.last_prefix: dict[str, list[tuple[str, int]]] = {}
 
     # ------------------------------------------------------------------ state
 
@@ -68,19 +70,14 @@ class ContextPlugin:
 
     def track(self, conversation: Conversation) -> None:
         """``conversation`` is the one being worked on (prompts are built for it)."""
-        self._conversations[conversation.id] = conversation
         self._current = weakref.ref(conversation)
 
     def current(self) -> Conversation | None:
         return self._current() if self._current is not None else None
 
-    def _conversation_of(self, messages: list[Message]) -> Conversation | None:
-        """The conversation whose view ``messages`` is."""
-        for message in reversed(messages[-3:]):
-            for conversation in list(self._conversations.values()):
-                if message.id in conversation.log:
-                    return conversation
-        return self.current()
+    def last_prefix(self, conversation: Conversation) -> list[tuple[str, int]] | None:
+        """What the last request of ``conversation`` held in its cacheable prefix."""
+        return conversation.stash.get(PREFIX, None)
 
     def pull_on(self, settings: Settings | None = None) -> bool:
         """Whether context_pull is on (``/context pull`` first, then the settings)."""
@@ -163,7 +160,6 @@ class ContextPlugin:
     def configure(self, host: PluginHost, settings: Settings, workspace: Path) -> None:
         self.host, self.settings, self.workspace = host, settings, workspace
         self.pull_override, self._armed, self._counter = None, None, None
-        self._conversations.clear()
         self._current = None
         self._warned.clear()
 
@@ -226,10 +222,11 @@ class ContextPlugin:
         self.refresh(conversation)
 
     @hookimpl
-    def prompt_sections(self, settings: Settings, workspace: Path, messages: list[Message]
-                        ) -> list[PromptSection] | None:
+    def prompt_sections(self, settings: Settings, workspace: Path, messages: list[Message],
+                        conversation: Conversation | None) -> list[PromptSection] | None:
         self.settings, self.workspace = settings, workspace
-        conversation = self._conversation_of(messages)
+        if conversation is None:  # a caller without one: the conversation worked on last
+            conversation = self.current()
         plan = self.plan(conversation, messages, settings)
         wanted = self.offers_tool(plan, settings)
         if wanted != self._armed and self._armed is not None:
@@ -244,9 +241,7 @@ class ContextPlugin:
                                              for t in request.tools], sort_keys=True,
                                             default=str)))]
         prefix += [(s.name, hash(s.text)) for s in request.ordered_system() if s.stable]
-        self.last_prefix[conversation.id] = prefix
-        if len(self.last_prefix) > 100:
-            self.last_prefix = {conversation.id: prefix}
+        conversation.stash[PREFIX] = prefix
 
 
 _PLUGIN = ContextPlugin()

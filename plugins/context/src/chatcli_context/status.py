@@ -39,7 +39,7 @@ def status_lines(plugin: ContextPlugin, app: Any) -> list[str]:
     plugin.refresh(conversation, settings=session.settings)
     request = engine.build_request(conversation)
     caching = _caching(session)
-    previous = plugin.last_prefix.get(conversation.id)
+    previous = plugin.last_prefix(conversation)
     tokens = engine.tokens
 
     tools_text = json.dumps([[t.name, t.description, t.parameters] for t in request.tools],
