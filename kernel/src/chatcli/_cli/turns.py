@@ -11,12 +11,15 @@ pick, so such a command takes its choice as an argument.
 
 from __future__ import annotations
 
+import functools
 import json
 import sys
 from typing import TYPE_CHECKING, Any, TextIO
 
 if TYPE_CHECKING:
     from collections.abc import Callable
+
+    from rich.console import Console
 
     from chatcli._calls import Tool, Verdict
     from chatcli._cli.spinner import Spinner
@@ -37,8 +40,6 @@ class OneShot:
     """One ``-p`` run: its session, how turns are shown, and the exit code they come to."""
 
     def __init__(self, host: PluginHost, options: dict[str, Any]) -> None:
-        from rich.console import Console
-
         from chatcli._cli.common import settings_from
         from chatcli._cli.oneshot import session_options, settings_flags
         from chatcli._cli.spinner import Spinner
@@ -55,12 +56,18 @@ class OneShot:
             on_tool_output=self._tool_output,
         ).open()
         self.output = _Output(sys.stdout, _output_mode(options, self.session.settings, sys.stdout))
-        self.console = Console(file=sys.stdout, highlight=False,
-                               no_color=self.output.mode != "markdown")
         self.spin = self.output.mode == "markdown" and _isatty(sys.stderr)
         self.waiting.text = f"waiting for {self.session.provider_name}/{self.session.model}…"
         self.finished: TurnFinished | None = None
         self.interrupted = False
+
+    @functools.cached_property
+    def console(self) -> Console:
+        """The console on stdout, made when first used (rich costs 25 ms to import, and only
+        a named author above a rendered answer needs it)."""
+        from rich.console import Console
+
+        return Console(file=sys.stdout, highlight=False, no_color=self.output.mode != "markdown")
 
     # ---------------------------------------------------------------- ChatApp
 
