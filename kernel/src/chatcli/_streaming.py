@@ -65,7 +65,7 @@ def backoff_delay(attempt: int, retry_after: float | None, base: float = 0.5) ->
     """
     if retry_after is not None and retry_after >= 0:
         return float(retry_after)
-    delay = min(base * 2 ** (attempt - 1), 30.0)
+    delay = min(base * 2.0 ** (attempt - 1), 30.0)
     return delay * random.uniform(0.75, 1.25)
 
 

@@ -415,7 +415,7 @@ def trusted_projects() -> dict[str, dict[str, Any]]:
 
 def _stats(root: str, files: tuple[str, ...]) -> tuple[Any, ...]:
     """What tells whether the control files changed without reading them."""
-    out = []
+    out: list[tuple[Any, ...]] = []
     for name in files:
         try:
             info = os.stat(os.path.join(root, name))

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 if TYPE_CHECKING:
     from rich.console import Console, RenderableType
+    from rich.markdown import Markdown
 
 __all__ = ["MarkdownStream", "block_split", "render_markdown"]
 
@@ -53,7 +54,7 @@ def _lexer(name: str) -> Any:
 
 
 @functools.cache
-def _markdown_class() -> Any:
+def _markdown_class() -> type[Markdown]:
     """rich's Markdown with a shared parser and cached lexers; renders exactly like it."""
     from rich.markdown import CodeBlock, Markdown
     from rich.syntax import Syntax
