@@ -78,3 +78,21 @@ def test_a_resumed_session_counts_what_it_spent_before(anthropic_server, chatcli
                       SessionOptions(continue_last=True)) as session:
         ask(session, "q3")  # 90 % with the two calls before
     assert [w.split(",")[0] for w in budget_warnings(again)] == ["cost: $0.0090 spent"]
+
+
+def test_the_plugin_registered_after_the_session_opened_is_configured_and_warns(
+        anthropic_server, chatcli_home, monkeypatch, tmp_path):
+    """``configure`` is historic: a cost plugin registered once the session is open still gets
+    the host and the settings, so its budget warning reaches the user."""
+    from chatcli_context.cost.plugin import CostPlugin
+
+    anthropic_server.script(Reply(text="big", usage={"input_tokens": 10_000,
+                                                     "output_tokens": 0}))
+    run = make_run(monkeypatch, anthropic=anthropic_server)
+    run.host.unregister("cost")
+    with open_session(run, settings("anthropic", "claude-test", budget=BUDGET),
+                      tmp_path) as session:
+        assert run.host.register(CostPlugin(clock=run.clock), "cost")
+        ask(session, "q")
+    (warning,) = budget_warnings(run)
+    assert warning.startswith("cost: $0.0300 spent, over this session's budget of $0.0100")

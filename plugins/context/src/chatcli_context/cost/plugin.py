@@ -70,7 +70,9 @@ class CostPlugin:
 
     def __init__(self, clock: Callable[[], float] = time.time) -> None:
         self.clock = clock
-        self.host: PluginHost | None = None
+        #: set by ``configure``, which is historic: it comes before any hook or command that
+        #: reads it, even for an instance registered after the session opened
+        self.host: PluginHost
         self.settings: Settings | None = None
         self._config: tuple[Any, CostConfig] | None = None
         self._reported: set[str] = set()
@@ -95,8 +97,7 @@ class CostPlugin:
         if line in self._reported:
             return
         self._reported.add(line)
-        if self.host is not None:
-            self.host.warn(line)
+        self.host.warn(line)
 
     def _settings_of(self, conversation: Conversation) -> Settings | None:
         session = conversation.stash.get(SESSION, None)
@@ -104,7 +105,7 @@ class CostPlugin:
 
     def offered_ttls(self, provider: str | None) -> tuple[str, ...]:
         """The TTLs ``provider`` offers (its spec's ``Capabilities.cache_ttls``)."""
-        if provider is None or self.host is None:
+        if provider is None:
             return ()
         spec = self.host.providers().get(provider)
         return tuple(spec.capabilities.cache_ttls) if spec is not None else ()
@@ -257,8 +258,7 @@ class CostPlugin:
         else:
             line = (f"cost: {usd(spent)} spent, {share:.0%} of this session's budget of "
                     f"{usd(budget)}; /cost shows where it went")
-        if self.host is not None:
-            self.host.warn(line)
+        self.host.warn(line)
 
     @hookimpl
     def register_slash_commands(self, register: Callable[[SlashCommand], None]) -> None:
