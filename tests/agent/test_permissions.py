@@ -13,7 +13,7 @@ from agent_support import Recorder, call
 from chatcli import Approval, Decision, Verdict, hookimpl
 from chatcli_agent._shell import analyse
 from chatcli_agent.permissions.command import describe
-from chatcli_agent.permissions.policy import suggest_rule
+from chatcli_agent.permissions.programs import suggest_rule
 from chatcli_agent.permissions.rules import (
     RuleError,
     match_command,
@@ -445,10 +445,10 @@ def test_the_entry_module_is_light_and_registers_the_hooks() -> None:
     code = ("import sys, chatcli_agent.permissions.plugin as p; "
             "assert 'tree_sitter' not in sys.modules and 'chatcli_agent.permissions.policy' "
             "not in sys.modules; print(sorted(n for n in ('configure', 'session_start', "
-            "'authorize_tool_call', 'tool_call_approved', 'register_slash_commands') "
+            "'authorize_tool_call', 'tool_call_decided', 'register_slash_commands') "
             "if hasattr(getattr(p, n), 'chatcli_impl')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True, cwd=Path(__file__).parent)
     assert out.stdout.strip() == str(sorted(["authorize_tool_call", "configure",
                                              "register_slash_commands", "session_start",
-                                             "tool_call_approved"]))
+                                             "tool_call_decided"]))

@@ -510,8 +510,11 @@ def test_pre_and_post_compact_hooks_run_when_compaction_calls_its_hooks(
     host.configure(load_settings(), tmp_path)
     conversation = Conversation()
     # the hooks themselves, called by pluggy (the next test has the kernel call them)
-    host.pm.hook.before_compaction(conversation=conversation, strategy="summary")
-    host.pm.hook.after_compaction(conversation=conversation, strategy="summary", removed=12)
+    host.pm.hook.view_changed(conversation=conversation, reason="compacting", strategy="summary",
+                              removed=0)
+    host.pm.hook.view_changed(conversation=conversation, reason="compact", strategy="summary",
+                              removed=12)
+    host.pm.hook.view_changed(conversation=conversation, reason="undo", strategy="", removed=0)
     before, after = (json.loads(line) for line in log.read_text().splitlines() if line)
     assert before == {"session_id": conversation.id, "cwd": str(tmp_path),
                       "hook_event_name": "PreCompact", "trigger": "auto",
@@ -521,7 +524,7 @@ def test_pre_and_post_compact_hooks_run_when_compaction_calls_its_hooks(
 
 def test_pre_and_post_compact_hooks_fire_when_the_kernel_compacts(
         tmp_path: Path, chatcli_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The kernel calls before/after_compaction itself now: a real ``/compact`` on a Session
+    """The kernel calls view_changed ("compacting", "compact") itself: a real ``/compact`` on a Session
     (the compaction plugin's strategies, the scripted model writing the summary) fires the
     user's PreCompact for each strategy that runs and PostCompact for each compaction made."""
     from chatcli import Message, PluginHost, Session, load_settings, user_config_path

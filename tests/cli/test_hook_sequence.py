@@ -92,8 +92,9 @@ def authorize_tool_call(call, tool, context):
            interactive=context.interactive)
 
 @hookimpl
-def before_tool_call(call, tool, conversation):
-    record("before_tool_call", call=call.name)
+def tool_call_decided(call, tool, allowed, approval, conversation):
+    record("tool_call_decided", call=call.name, allowed=allowed, asked=approval is not None,
+           conversation=conversation is not None)
 
 @hookimpl
 def after_tool_call(call, result, conversation):
@@ -159,7 +160,8 @@ def test_a_turn_with_a_tool_call_fires_every_hook_in_order(recorded) -> None:
         ("after_response", {"text": "", "error": None}),
         ("authorize_tool_call", {"call": "lookup", "arguments": {"key": "colour"},
                                  "risk": "read", "interactive": False}),
-        ("before_tool_call", {"call": "lookup"}),
+        ("tool_call_decided", {"call": "lookup", "allowed": True, "asked": False,
+                               "conversation": True}),
         ("after_tool_call", {"call": "lookup", "result": "blue", "is_error": False}),
         ("message_appended", {"role": "tool", "text": "", "calls": [], "results": ["blue"]}),
         ("checkpoint_created", {"label": f"{QUESTION} (step 2)"}),

@@ -154,15 +154,11 @@ class Strategies:
             register(CompactionStrategy("halve", self._halve, order=200, uses_model=True))
 
     @hookimpl
-    def before_compaction(self, conversation: Any, strategy: str) -> None:
-        self.events.append(("before", strategy))
-
-    @hookimpl
-    def after_compaction(self, conversation: Any, strategy: str, removed: int) -> None:
-        self.events.append(("after", f"{strategy}:{removed}"))
-
-    @hookimpl
-    def view_changed(self, conversation: Any, reason: str) -> None:
+    def view_changed(self, conversation: Any, reason: str, strategy: str, removed: int) -> None:
+        if reason == "compacting":
+            self.events.append(("before", strategy))
+        elif reason == "compact":
+            self.events.append(("after", f"{strategy}:{removed}"))
         self.events.append(("view", reason))
 
 
@@ -200,7 +196,13 @@ def test_the_threshold_fires_compaction_before_the_model_call(tmp_path, monkeypa
     assert ("view", "compact") in strategies.events
     assert ("before", "broken") in strategies.events and ("before", "halve") in strategies.events
     assert any(kind == "after" and name.startswith("halve:") for kind, name in strategies.events)
+    # before each strategy, then each compaction it made (with the messages it replaced)
+    halve = strategies.events.index(("before", "halve"))
+    after = [(i, name) for i, (kind, name) in enumerate(strategies.events) if kind == "after"]
+    assert after and all(i > halve for i, _ in after)
+    assert all(int(name.split(":")[1]) > 0 for _, name in after)
     assert session.undo_compaction() is not None
+    assert strategies.events[-1] == ("view", "undo")
     assert len(session.conversation.view()) == 18
     session.close()
 

@@ -35,7 +35,7 @@ def authorize_tool_call(call, tool):
         return Verdict(Decision.ASK, "the note file is outside src", "note(notes.txt)")
 
 @hookimpl
-def tool_call_approved(call, approval, verdict):
+def tool_call_decided(call, approval, verdict):
     with open(os.environ["APPROVALS_FILE"], "a") as out:
         out.write(json.dumps([approval.allow, approval.scope, approval.reason, verdict.rule])
                   + "\\n")

@@ -232,7 +232,7 @@ class Approval(NamedTuple):
     """A person's answer to "may this tool call run?".
 
     ``scope`` is how long a yes holds: ``once``, ``session`` or ``always`` (a policy plugin
-    remembers it, through ``tool_call_approved``); ``reason`` goes to the model with a no.
+    remembers it, through ``tool_call_decided``); ``reason`` goes to the model with a no.
     """
 
     allow: bool

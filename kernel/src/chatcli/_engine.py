@@ -43,6 +43,7 @@ from chatcli._compaction import (
     CompactionJob,
     CompactionReport,
     TokenCounter,
+    apply_compactions,
     describe_messages,
     run_compaction,
 )
@@ -518,10 +519,8 @@ class Engine:
         return run_compaction(
             list(self.host.strategies().values()), job, conversation.compact,
             warn=self.host.warn,
-            before=lambda name: self.host.hooks.before_compaction(conversation=conversation,
-                                                                  strategy=name),
-            after=lambda name, _compaction, removed: self.host.hooks.after_compaction(
-                conversation=conversation, strategy=name, removed=removed),
+            before=lambda name: self.host.hooks.view_changed(
+                conversation=conversation, reason="compacting", strategy=name, removed=0),
         )
 
     def _summarize(self, messages: Any, instructions: str, use: Use,
@@ -724,28 +723,33 @@ class Engine:
             Decision.ALLOW if tool.risk == Risk.READ else Decision.ASK)
         if context is not None:
             context.confinement = verdict.confinement or Confinement()
+        approval: Approval | None = None
         if verdict.decision == Decision.ALLOW:
-            return True, ""
-        if verdict.decision == Decision.DENY:
-            return False, f"denied: {verdict.reason}" if verdict.reason else "denied by policy"
-        if self.approver is None:
-            why = f" ({verdict.reason})" if verdict.reason else ""
-            return False, (
-                f"denied: {tool.risk.value} tools need the user's approval{why} and nobody can "
-                "be asked in this run (use --allow to permit them)"
+            allowed, why = True, ""
+        elif verdict.decision == Decision.DENY:
+            allowed, why = False, (f"denied: {verdict.reason}" if verdict.reason
+                                   else "denied by policy")
+        elif self.approver is None:
+            reason = f" ({verdict.reason})" if verdict.reason else ""
+            allowed, why = False, (
+                f"denied: {tool.risk.value} tools need the user's approval{reason} and nobody "
+                "can be asked in this run (use --allow to permit them)"
             )
-        approval = self.approver(call, tool, verdict)
-        if not isinstance(approval, Approval):
-            approval = Approval(bool(approval))
-        self.host.hooks.tool_call_approved(call=call, tool=spec, approval=approval,
-                                           verdict=verdict)
-        if approval.allow:
-            return True, ""
-        return False, "denied by the user" + (f": {approval.reason}" if approval.reason else "")
+        else:
+            answered = self.approver(call, tool, verdict)
+            approval = answered if isinstance(answered, Approval) else Approval(bool(answered))
+            allowed = approval.allow
+            why = "" if allowed else "denied by the user" + (
+                f": {approval.reason}" if approval.reason else "")
+        self.host.hooks.tool_call_decided(
+            call=call, tool=spec, allowed=allowed, approval=approval, verdict=verdict,
+            conversation=context.conversation if context is not None else None)
+        return allowed, why
 
     def run_tool(self, call: ToolCallPart, conversation: Conversation) -> ToolResultPart:
         """Validate, authorize and run one tool call; every failure becomes an error result."""
         context = self.tool_context()
+        context.conversation = conversation
         ready = self._prepare(call, context)
         result = ready if isinstance(ready, ToolResultPart) else self._execute(
             call, *ready, context, conversation)
@@ -773,7 +777,6 @@ class Engine:
 
     def _execute(self, call: ToolCallPart, tool: Tool, args: Any, context: ToolContext,
                  conversation: Conversation) -> ToolResultPart:
-        self.host.hooks.before_tool_call(call=call, tool=tool.spec(), conversation=conversation)
         try:
             output = tool.run(args, context)
         except KeyboardInterrupt:
@@ -879,7 +882,16 @@ class HookObserver(ConversationObserver):
         self.host.hooks.head_moved(conversation=conversation, head=head, reason=reason)
 
     def view_changed(self, conversation: Conversation, reason: str) -> None:
-        self.host.hooks.view_changed(conversation=conversation, reason=reason)
+        strategy, removed = "", 0
+        if reason == "compact" and conversation.compactions:
+            newest = conversation.compactions[-1]
+            strategy = newest.strategy
+            ids = [message.id for message in apply_compactions(
+                conversation.messages(), conversation.compactions[:-1])]
+            if newest.first in ids and newest.last in ids:
+                removed = ids.index(newest.last) - ids.index(newest.first) + 1
+        self.host.hooks.view_changed(conversation=conversation, reason=reason,
+                                     strategy=strategy, removed=removed)
 
 
 def attach_hooks(conversation: Conversation, host: PluginHost) -> None:

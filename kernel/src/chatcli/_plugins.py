@@ -694,14 +694,11 @@ if TYPE_CHECKING:
         after_response = staticmethod(_.after_response)
         answer_author = staticmethod(_.answer_author)
         authorize_tool_call = staticmethod(_.authorize_tool_call)
-        tool_call_approved = staticmethod(_.tool_call_approved)
-        before_tool_call = staticmethod(_.before_tool_call)
+        tool_call_decided = staticmethod(_.tool_call_decided)
         after_tool_call = staticmethod(_.after_tool_call)
         message_appended = staticmethod(_.message_appended)
         checkpoint_created = staticmethod(_.checkpoint_created)
         head_moved = staticmethod(_.head_moved)
-        before_compaction = staticmethod(_.before_compaction)
-        after_compaction = staticmethod(_.after_compaction)
         view_changed = staticmethod(_.view_changed)
 
         def prompt_sections(self, *, settings: Settings, workspace: Path,

@@ -21,9 +21,8 @@ through, because raising it is part of their contract.
 Threads: the front ends run turns on one worker thread; every hook of a turn is called on that
 thread. ``register_*`` hooks may be called from any thread; the host serialises them.
 
-Hooks marked *awaiting its consumer* are declared so plugins can be written against them, but
-nothing in the kernel calls them yet; the feature that calls them is named in the docstring
-(:data:`AWAITING_CONSUMER`).
+Plugins declare hooks of their own with ``add_hookspecs``; those are called with
+``host.hook.<name>(**kwargs)`` and documented in the declaring plugin's ``hookspecs.py``.
 """
 
 from __future__ import annotations
@@ -63,11 +62,6 @@ if TYPE_CHECKING:
     from chatcli._types import Message, ToolCallPart, ToolResultPart
 
 hookspec = pluggy.HookspecMarker("chatcli")
-
-#: Hooks declared for a feature that arrives later, and that feature. A test checks that every
-#: other hook has a call site in the kernel.
-AWAITING_CONSUMER: dict[str, str] = {
-}
 
 
 # =============================================================================================
@@ -230,6 +224,31 @@ def register_commands(cli: click.Group) -> None:
     things inside the command's function).
 
     :param cli: the root ``click.Group``; use ``cli.add_command(cmd)`` or ``@cli.command()``.
+
+    The return value is ignored.
+    """
+
+
+@hookspec
+def register_cli_options(register: Callable[[click.Option], None]) -> None:
+    """Add options to the root command, ``chatcli`` and ``chatcli -p`` (pytest's
+    ``pytest_addoption``): a plugin owns its flags (chatcli-agent ``--allow`` and
+    ``--permission-mode``).
+
+    Called once per process while the command line is built, before ``register_commands``, for
+    every invocation but ``--version`` (``chatcli --help`` included, which lists the options with
+    the kernel's own: build the ``click.Option`` here and import nothing heavy).
+
+    :param register: call ``register(click.Option(["--flag"], help=…))`` per option. Check the
+        value in the option's click ``callback`` (raise ``click.BadParameter``: a usage error,
+        exit 2, as a JSON object with ``--json``). Plain text options get the kernel's UTF-8
+        check. An option whose name or flags another option already uses, or anything but a
+        ``click.Option``, is reported and left out.
+
+    The values reach the session: an option named like a field of :class:`chatcli.SessionOptions`
+    (``allow``, ``permission_mode``) fills that field; any other is
+    ``session.options.extra[name]`` (its default when not given). ``name`` is click's parameter
+    name (``--max-cost`` → ``max_cost``).
 
     The return value is ignored.
     """
@@ -442,27 +461,26 @@ def authorize_tool_call(
 
 
 @hookspec
-def tool_call_approved(
-    call: ToolCallPart, tool: ToolSpec, approval: Approval, verdict: Verdict
+def tool_call_decided(
+    call: ToolCallPart, tool: ToolSpec, allowed: bool, approval: Approval | None,
+    verdict: Verdict, conversation: Conversation | None,
 ) -> None:
-    """The person answered whether a tool call may run (after an ``ASK``).
+    """A tool call was decided: ``allowed`` says whether it runs (right after this) or is
+    refused.
 
-    Called from the engine right after the front end's question, before the call runs (or is
-    refused), on the turn's thread. A policy plugin remembers a ``session`` or ``always`` answer
-    here (``always``: as the rule ``verdict.rule``).
+    Called from the engine for every call whose arguments validated, once its decision is made
+    — by the policy (``authorize_tool_call`` or the default), or by the person when it asked —
+    on the turn's thread, in the order the model made the calls. An allowed call runs next
+    (``after_tool_call`` follows with its result): this is where a plugin notes that a call
+    starts (a workspace snapshot before a write, a ``PreToolUse`` user hook). A policy plugin
+    remembers a ``session`` or ``always`` answer here (``always``: as the rule
+    ``verdict.rule``).
 
-    :param approval: the :class:`chatcli.Approval`: allow or not, its scope, the person's reason.
-    :param verdict: what the policy said when it asked.
-
-    The return value is ignored.
-    """
-
-
-@hookspec
-def before_tool_call(call: ToolCallPart, tool: ToolSpec, conversation: Conversation) -> None:
-    """An authorized tool call is about to run.
-
-    Called from the engine on the turn's thread, right before the tool's ``run``.
+    :param allowed: True when the call runs, False when it is refused.
+    :param approval: the person's :class:`chatcli.Approval` (allow or not, its scope, their
+        reason) when they were asked; None when the policy decided alone.
+    :param verdict: what the policy said (its decision, reason and rule).
+    :param conversation: the conversation the call belongs to (None outside one).
 
     The return value is ignored.
     """
@@ -524,37 +542,23 @@ def head_moved(conversation: Conversation, head: str | None, reason: str) -> Non
     """
 
 
-@hookspec
-def before_compaction(conversation: Conversation, strategy: str) -> None:
-    """The conversation's view is about to be compacted with ``strategy`` (its name).
-
-    Called from the kernel's compaction run (before a model call that passed the threshold, or
-    ``/compact``), once per strategy that runs, before it runs. User hooks map ``PreCompact``
-    here.
-
-    The return value is ignored.
-    """
 
 
 @hookspec
-def after_compaction(conversation: Conversation, strategy: str, removed: int) -> None:
-    """A compaction of the view was recorded: ``removed`` messages of the view are now
-    represented by the compaction's replacement.
+def view_changed(conversation: Conversation, reason: str, strategy: str, removed: int) -> None:
+    """The conversation's view changes: a compaction starts, is recorded, or is undone.
 
-    Called after each compaction a strategy made was applied (``conversation.compactions[-1]``
-    is it). User hooks map ``PostCompact`` here.
+    ``reason`` says which:
 
-    The return value is ignored.
-    """
-
-
-@hookspec
-def view_changed(conversation: Conversation, reason: str) -> None:
-    """The conversation's compactions changed: ``reason`` is "compact" (one was added) or
-    "undo" (the newest was removed).
-
-    Called synchronously from :meth:`chatcli.Conversation.compact` and ``undo_compaction``. This
-    is where a session store persists ``conversation.compactions``.
+    - ``"compacting"``: ``strategy`` (its name) is about to run, from the kernel's compaction
+      run (before a model call that passed the threshold, or ``/compact``), once per strategy
+      that runs; ``removed`` is 0. User hooks map ``PreCompact`` here.
+    - ``"compact"``: a compaction was added (``conversation.compactions[-1]`` is it): the
+      ``removed`` messages of the view are now represented by its replacement; ``strategy``
+      made it. Called synchronously from :meth:`chatcli.Conversation.compact`. This is where a
+      session store persists ``conversation.compactions``; user hooks map ``PostCompact`` here.
+    - ``"undo"``: the newest compaction was removed (:meth:`Session.undo_compaction`);
+      ``strategy`` is ``""`` and ``removed`` 0.
 
     The return value is ignored.
     """

@@ -54,10 +54,11 @@ class CheckpointsPlugin:
         self.core.checkpoint_created(conversation, checkpoint)
 
     @hookimpl
-    def before_tool_call(self, call: ToolCallPart, tool: ToolSpec,
-                         conversation: Conversation) -> None:
+    def tool_call_decided(self, call: ToolCallPart, tool: ToolSpec, allowed: bool,
+                          conversation: Conversation | None) -> None:
         """Record the workspace before the first file-changing call after a checkpoint."""
-        self.core.before_tool_call(call, tool, conversation)
+        if allowed and conversation is not None:
+            self.core.before_tool_call(call, tool, conversation)
 
     @hookimpl
     def head_moved(self, conversation: Conversation, head: str | None, reason: str) -> None:
@@ -92,9 +93,10 @@ def checkpoint_created(conversation: Conversation, checkpoint: Checkpoint) -> No
 
 
 @hookimpl
-def before_tool_call(call: ToolCallPart, tool: ToolSpec, conversation: Conversation) -> None:
+def tool_call_decided(call: ToolCallPart, tool: ToolSpec, allowed: bool,
+                      conversation: Conversation | None) -> None:
     """Record the workspace before the first file-changing call after a checkpoint."""
-    _plugin.before_tool_call(call, tool, conversation)
+    _plugin.tool_call_decided(call, tool, allowed, conversation)
 
 
 @hookimpl

@@ -67,13 +67,15 @@ class ServedTools:
         verdict = answer if isinstance(answer, Verdict) else Verdict(
             answer if answer is not None else
             Decision.ALLOW if tool.risk == Risk.READ else Decision.ASK)
+        allowed = verdict.decision == Decision.ALLOW
+        self.host.hooks.tool_call_decided(call=call, tool=spec, allowed=allowed, approval=None,
+                                          verdict=verdict, conversation=self.conversation)
         if verdict.decision == Decision.DENY:
             return f"denied: {verdict.reason or 'by chatcli’s permission policy'}", True
-        if verdict.decision != Decision.ALLOW:
+        if not allowed:
             why = f" ({verdict.reason})" if verdict.reason else ""
             return (f"denied: {name} needs a person's approval{why}, and nobody can be asked "
                     "over MCP (allow it with a permission rule in chatcli's config)"), True
-        self.host.hooks.before_tool_call(call=call, tool=spec, conversation=self.conversation)
         try:
             output = tool.run(args, context)
             text, failed = (output if isinstance(output, str) else str(output)), False

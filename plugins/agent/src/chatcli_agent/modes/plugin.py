@@ -80,8 +80,8 @@ def after_response(message: Any, conversation: Conversation) -> None:
 
 
 @hookimpl
-def before_tool_call(call: Any, conversation: Conversation) -> None:
-    run = _run(conversation)
+def tool_call_decided(call: Any, allowed: bool, conversation: Conversation | None) -> None:
+    run = _run(conversation) if allowed and conversation is not None else None
     if run is not None:
         run.tool_started(call)
 

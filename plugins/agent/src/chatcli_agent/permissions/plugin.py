@@ -43,7 +43,7 @@ STATE: StashKey[PermissionState] = StashKey()
 
 class PermissionsPlugin:
     """The permission policy as a plugin: ``authorize_tool_call`` (a wrapper, so that no other
-    plugin's answer can let a dangerous call through), ``tool_call_approved``, ``configure``,
+    plugin's answer can let a dangerous call through), ``tool_call_decided``, ``configure``,
     ``session_start`` and ``/permissions``."""
 
     def __init__(self) -> None:
@@ -141,11 +141,11 @@ class PermissionsPlugin:
         return verdict
 
     @hookimpl
-    def tool_call_approved(self, call: ToolCallPart, tool: ToolSpec, approval: Approval,
-                           verdict: Verdict) -> None:
+    def tool_call_decided(self, call: ToolCallPart, tool: ToolSpec, approval: Approval | None,
+                          verdict: Verdict) -> None:
         state = self._asked.pop(call.id, None)
         judgement = state.pending.pop(call.id, None) if state is not None else None
-        if state is None or judgement is None:
+        if state is None or judgement is None or approval is None:
             return
         if not approval.allow or approval.scope not in ("session", "always"):
             return
@@ -214,7 +214,7 @@ _PLUGIN = PermissionsPlugin()
 configure = _PLUGIN.configure
 session_start = _PLUGIN.session_start
 authorize_tool_call = _PLUGIN.authorize_tool_call
-tool_call_approved = _PLUGIN.tool_call_approved
+tool_call_decided = _PLUGIN.tool_call_decided
 register_slash_commands = _PLUGIN.register_slash_commands
 
 

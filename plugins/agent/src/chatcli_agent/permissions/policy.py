@@ -88,7 +88,7 @@ class Part:
 
 @dataclass
 class Judgement:
-    """A verdict and what the policy remembers about it (for ``tool_call_approved``)."""
+    """A verdict and what the policy remembers about it (for ``tool_call_decided``)."""
 
     verdict: Verdict
     #: the rules an "always"/"session" answer saves (empty: nothing to remember)

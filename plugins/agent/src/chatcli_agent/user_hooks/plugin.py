@@ -85,8 +85,8 @@ def authorize_tool_call(call: Any, tool: Any, context: Any) -> Generator[None, A
 
 
 @hookimpl
-def before_tool_call(call: Any, conversation: Any) -> None:
-    state = state_of(conversation)
+def tool_call_decided(call: Any, allowed: bool, conversation: Any) -> None:
+    state = state_of(conversation) if allowed else None
     if state is not None:
         _events().tool_started(state, call)
 
@@ -106,12 +106,8 @@ def after_response(message: Any, error: Any, conversation: Any) -> None:
 
 
 @hookimpl
-def before_compaction(conversation: Any, strategy: str) -> None:
-    if state_of(conversation) is not None:
+def view_changed(conversation: Any, reason: str, strategy: str, removed: int) -> None:
+    if reason == "compacting" and state_of(conversation) is not None:
         _events().before_compaction(conversation, strategy)
-
-
-@hookimpl
-def after_compaction(conversation: Any, strategy: str, removed: int) -> None:
-    if state_of(conversation) is not None:
+    elif reason == "compact" and state_of(conversation) is not None:
         _events().after_compaction(conversation, strategy, removed)
