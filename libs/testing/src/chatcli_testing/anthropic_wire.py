@@ -148,9 +148,10 @@ class AnthropicServer(ScriptedServer):
         return {"request-id": "req_" + uuid.uuid4().hex[:24]}
 
     def stream_events(self, reply: Reply, model: str, body: dict[str, Any]) -> list[WireEvent]:
-        message = {"id": "msg_" + uuid.uuid4().hex[:24], "type": "message", "role": "assistant",
-                   "model": model, "content": [], "stop_reason": None, "stop_sequence": None,
-                   "usage": anthropic_usage(reply, final=False)}
+        message: dict[str, Any] = {
+            "id": "msg_" + uuid.uuid4().hex[:24], "type": "message", "role": "assistant",
+            "model": model, "content": [], "stop_reason": None, "stop_sequence": None,
+            "usage": anthropic_usage(reply, final=False)}
         events = [WireEvent(_event("message_start", {"message": message}), "pre")]
         index = 0
         if reply.text:

@@ -17,7 +17,7 @@ from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, ClassVar, Literal, NamedTuple
+from typing import Any, ClassVar, Literal, NamedTuple, Self
 
 from chatcli_testing.script import DEFAULT_REPLY_TEXT, Fault, Reply
 
@@ -146,7 +146,7 @@ class ScriptedServer:
 
     # ---------------------------------------------------------------- lifecycle
 
-    def start(self) -> ScriptedServer:
+    def start(self) -> Self:
         """Start serving in a daemon thread (idempotent); returns self."""
         if self._httpd is not None:
             return self
@@ -179,7 +179,7 @@ class ScriptedServer:
         self._httpd = None
         self._thread = None
 
-    def __enter__(self) -> ScriptedServer:
+    def __enter__(self) -> Self:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:
