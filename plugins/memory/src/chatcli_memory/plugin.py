@@ -138,11 +138,12 @@ class MemoryPlugin:
             self.runtime.end_session(conversation)
 
     @hookimpl
-    def prompt_sections(self, messages: list[Message]) -> list[PromptSection] | None:
+    def prompt_sections(self, messages: list[Message], conversation: Conversation | None
+                        ) -> list[PromptSection] | None:
         runtime = self.runtime
         if runtime is None or not runtime.enabled:
             return None
-        return runtime.sections(messages) or None
+        return runtime.sections(messages, conversation) or None
 
     @hookimpl
     def after_response(self, message: Message | None, error: ChatcliError | None,

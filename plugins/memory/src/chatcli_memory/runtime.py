@@ -276,8 +276,10 @@ class Runtime:
 
     # ------------------------------------------------------------------ the prompt
 
-    def sections(self, messages: list[Message]) -> list[PromptSection]:
-        """The index (stable) and the recall (volatile) for the next model call."""
+    def sections(self, messages: list[Message], conversation: Conversation | None = None
+                 ) -> list[PromptSection]:
+        """The index (stable) and the recall (volatile) for the next model call on
+        ``conversation`` (None: the session's)."""
         from chatcli import PromptSection
 
         from chatcli_memory.recall import INDEX_SECTION, RECALL_SECTION
@@ -285,7 +287,9 @@ class Runtime:
         memory = self.open() if self.enabled else None
         if memory is None:
             return []
-        conversation_id = self.conversation.id if self.conversation is not None else ""
+        if conversation is None:
+            conversation = self.conversation
+        conversation_id = conversation.id if conversation is not None else ""
         index = self.index(conversation_id)
         out = []
         if index[0]:
