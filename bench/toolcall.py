@@ -28,7 +28,12 @@ import time
 from collections.abc import Callable
 
 from chatcli import ToolSpec
-from chatcli._toolcall import _Budget, _Scanner, format_tool_call, parse_tool_calls
+from chatcli_provider_kit.textcalls._parse import (
+    _Budget,
+    _Scanner,
+    format_tool_call,
+    parse_tool_calls,
+)
 
 KB = 1024
 SIZES = (256 * KB, 512 * KB, 1024 * KB)

@@ -259,7 +259,12 @@ class _EngineStandIn:
         host.register(AddTool(), "add-tool")
         self.answers = ScriptedProvider()
         self.reply = Reply(text="ok")
-        self.engine = Engine(host, Settings(), self.answers, "scripted", "m", native_tools=native)
+        if native:
+            self.engine = Engine(host, Settings(), self.answers, "scripted", "m")
+        else:
+            from chatcli_provider_kit.textcalls import TextToolCalls
+
+            self.engine = Engine(host, Settings(), TextToolCalls(self.answers), "scripted", "m")
         self.conversation = Conversation()
         self.size = -1
         self.clock = clock

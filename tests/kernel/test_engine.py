@@ -310,40 +310,6 @@ def test_plugin_sections_are_ordered_stable_first() -> None:
     assert names == ["chatcli", "bootstrap", "user-system", "memory", "date"]
 
 
-def test_models_without_native_tools_use_the_text_protocol() -> None:
-    engine, provider, _ = make(
-        [TextDelta(text='Sure. <tool_call name="add" args=\'{"a": 4, "b": 5}\'/>'), StopEvent()],
-        [TextDelta(text="9"), StopEvent()],
-    )
-    engine.use(engine.provider, engine.provider_name, engine.model, native_tools=False)
-    conv = Conversation()
-    events = run(engine, conv)
-    assert [e.result.content for e in events if isinstance(e, ToolFinished)] == ["9"]
-    first, second = provider.requests
-    assert first.tools == [] and "tool-catalog" in [s.name for s in first.system]
-    assert [m.role for m in second.messages] == [Role.USER, Role.ASSISTANT, Role.USER]
-    assert "Result of tool add:\n9" in second.messages[-1].text
-    assert events[-1].text == "9"
-
-
-def test_the_model_is_told_when_its_text_held_more_calls_than_were_read() -> None:
-    from chatcli._toolcall import MAX_CALLS
-
-    many = "".join(f'<tool_call name="add" args=\'{{"a": {i}, "b": 0}}\'/>'
-                   for i in range(MAX_CALLS + 8))
-    engine, provider, _ = make([TextDelta(text=many), StopEvent()],
-                               [TextDelta(text="done"), StopEvent()])
-    engine.use(engine.provider, engine.provider_name, engine.model, native_tools=False)
-    engine.settings = Settings(max_calls_per_step=64)
-    conv = Conversation()
-    run(engine, conv)
-    results = conv.messages()[2].tool_results
-    assert len(results) == MAX_CALLS
-    assert results[-1].content.startswith(f"{MAX_CALLS - 1}\n\n(Only the first {MAX_CALLS}")
-    assert all("Only the first" not in r.content for r in results[:-1])
-    assert "the rest were not run" in provider.requests[1].messages[-1].text
-
-
 def test_a_checkpoint_is_taken_before_every_model_call() -> None:
     engine, _, _ = make([call("add", a=1, b=2), StopEvent()], [TextDelta(text="3"), StopEvent()])
     conv = Conversation()

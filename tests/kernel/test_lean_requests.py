@@ -21,13 +21,15 @@ from chatcli import (
     hookimpl,
     load_settings,
 )
+from chatcli_provider_kit.textcalls import text_tool_calls
 from chatcli_testing import AddTool, Reply, ScriptedProvider
 
 CALL = '<tool_call name="add" args=\'{"a": 2, "b": 3}\'/>'
 
 
 class SmallModel:
-    """Registers ``small`` (uses_tools=False, text protocol) and ``big`` (native tools)."""
+    """Registers ``small`` (uses_tools=False, text protocol: its factory wraps the provider as
+    ``chatcli_provider_kit.textcalls`` says) and ``big`` (native tools)."""
 
     def __init__(self, provider: ScriptedProvider) -> None:
         self.provider = provider
@@ -37,7 +39,8 @@ class SmallModel:
         for name, caps in (("small", Capabilities(native_tools=False, uses_tools=False)),
                            ("big", Capabilities())):
             register(ProviderSpec(name=name, display_name=name, requires_key=False,
-                                  factory=lambda config: self.provider, default_model="m",
+                                  factory=lambda config: text_tool_calls(self.provider, config),
+                                  default_model="m",
                                   capabilities=caps))
 
 

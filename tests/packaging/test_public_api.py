@@ -77,3 +77,33 @@ def test_importing_chatcli_imports_no_module_of_the_kernel() -> None:
             " or m in ('typing', 'pydantic', 'pluggy')))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "['chatcli']"
+
+
+def test_the_text_tool_call_protocol_is_provider_kit_api_not_the_kernels() -> None:
+    """The engine knows only native tool calls: no kernel module writes or reads the text
+    protocol; providers get it from ``chatcli_provider_kit.textcalls`` (documented names)."""
+    from chatcli_provider_kit import textcalls
+
+    kernel = Path(chatcli.__file__).parent
+    assert not (kernel / "_toolcall.py").exists()
+    assert [p.name for p in kernel.rglob("*.py") if "<tool_call" in p.read_text()] == []
+    assert set(textcalls.__all__) & set(chatcli.__all__) == set()
+    for name in textcalls.__all__:
+        value = getattr(textcalls, name)
+        if inspect.isclass(value) or inspect.isfunction(value):
+            assert (value.__doc__ or "").strip(), f"textcalls.{name} has no docstring"
+    for path in _sources():
+        text = path.read_text()
+        if "chatcli_provider_kit.textcalls._" in text and "provider-kit" not in path.parts:
+            raise AssertionError(f"{path.relative_to(ROOT)} imports a private textcalls module")
+
+
+def test_importing_textcalls_leaves_the_parser_unloaded() -> None:
+    import subprocess
+    import sys
+
+    code = ("import sys, chatcli_provider_kit.textcalls as t; "
+            "print('chatcli_provider_kit.textcalls._parse' in sys.modules, "
+            "t.parse_tool_calls.__module__)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["False", "chatcli_provider_kit.textcalls._parse"]

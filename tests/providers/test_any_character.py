@@ -183,6 +183,7 @@ def test_text_tool_call_format(built: tuple[ChatRequest, dict[str, str]]) -> Non
     catalog in the prompt — from a log restored as it was stored."""
     from chatcli import Engine, PluginHost, Settings, Tool, hookimpl
     from chatcli_provider_kit import chat_messages
+    from chatcli_provider_kit.textcalls import TextToolCalls
     from chatcli_testing import ScriptedProvider
     from pydantic import BaseModel
 
@@ -199,13 +200,13 @@ def test_text_tool_call_format(built: tuple[ChatRequest, dict[str, str]]) -> Non
                           args_model=Args, run=lambda args, ctx: args.text))
 
     host.register(Tools(), "tools")
-    engine = Engine(host, Settings(system=texts["system"]), ScriptedProvider(), "scripted", "m",
-                    native_tools=False)
+    text_model = TextToolCalls(ScriptedProvider())
+    engine = Engine(host, Settings(system=texts["system"]), text_model, "scripted", "m")
     chain = [m.model_copy() for m in request.messages]
     for parent, child in itertools.pairwise(chain):
         child.parent_id = parent.id
     conversation = Conversation.restore(id="s_x", messages=chain, head=chain[-1].id)
-    built_request = engine.build_request(conversation)
+    built_request = text_model.prepare(engine.build_request(conversation))
     assert not built_request.tools  # described in the prompt instead
     encodes(chat_messages(built_request, tools=False, images="text"))
 
@@ -215,6 +216,7 @@ def test_text_tool_call_with_any_character_runs() -> None:
     surrogate and a NUL in its arguments runs with U+FFFD, and the next request encodes."""
     from chatcli import Engine, PluginHost, Settings, Tool, TurnFinished, hookimpl
     from chatcli_provider_kit import chat_messages
+    from chatcli_provider_kit.textcalls import TextToolCalls
     from chatcli_testing import Reply, ScriptedProvider
     from pydantic import BaseModel
 
@@ -233,7 +235,7 @@ def test_text_tool_call_with_any_character_runs() -> None:
     host.register(Tools(), "tools")
     tag = '<tool_call name="echo" args=\'{"text": "a\\ud800b\\u0000c"}\'/>'
     provider = ScriptedProvider([Reply(text=f"calling {SUR} {tag}"), Reply(text="done")])
-    engine = Engine(host, Settings(), provider, "scripted", "m", native_tools=False)
+    engine = Engine(host, Settings(), TextToolCalls(provider), "scripted", "m")
     conversation = Conversation()
     events = list(engine.run(conversation, Message.user(f"go {SUR}{NUL}")))
     finished = events[-1]

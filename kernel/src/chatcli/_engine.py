@@ -54,7 +54,6 @@ from chatcli._plugins import PluginHost
 from chatcli._safetext import safe_message, safe_text, unsafe_text
 from chatcli._specs import Decision, Provider, Risk, StopReason
 from chatcli._streaming import Retrying, read_answer
-from chatcli._toolcall import CATALOG_SECTION, MAX_DEPTH, catalog_section, parse_tool_calls
 from chatcli._types import Message, Role, TextPart, ToolCallPart, ToolResultPart, Usage
 
 __all__ = [
@@ -127,6 +126,8 @@ EngineEvent = TextDelta | Retrying | ToolStarted | ToolFinished | Compacted | Tu
 
 #: The context window assumed when neither the settings nor the provider give one.
 DEFAULT_CONTEXT_WINDOW = 128_000
+#: Deepest nesting of tool arguments providers read (``chatcli_provider_kit.MAX_ARGUMENT_DEPTH``).
+_MAX_DEPTH = 64
 
 _BASE_PROMPT = (
     "You are chatcli, an AI assistant in a developer's terminal. Answer concisely in markdown. "
@@ -163,7 +164,6 @@ class Use:
     provider_name: str
     model: str
     max_retries: int = 3
-    native_tools: bool = True
     context_window: int = DEFAULT_CONTEXT_WINDOW
     #: whether the model is offered tools at all (False: lean requests)
     tools: bool = True
@@ -194,8 +194,6 @@ class _Turn:
         #: the calls of the tool step in progress, and the results so far
         self.calls: list[ToolCallPart] = []
         self.results: list[ToolResultPart] = []
-        #: what the model is told after the results when its text held more calls than were read
-        self.unread_calls_note: str | None = None
 
     def append(self, message: Message) -> Message:
         message = self.conversation.append(message)  # the log's copy (text made safe)
@@ -236,14 +234,8 @@ class _Turn:
                                                        conversation=self.conversation)
                 self.results.append(result)
         if self.calls:
-            results = list(self.results)
-            if self.unread_calls_note and results:
-                last = results[-1]
-                results[-1] = last.model_copy(
-                    update={"content": f"{last.content}\n\n{self.unread_calls_note}"})
-            self.append(Message(role=Role.TOOL, parts=results))
+            self.append(Message(role=Role.TOOL, parts=list(self.results)))
         self.calls, self.results = [], []
-        self.unread_calls_note = None
 
     def repeated(self, calls: list[ToolCallPart]) -> int:
         """How many model calls in a row, this one included, asked for exactly ``calls``."""
@@ -281,7 +273,6 @@ class Engine:
         approver: Approver | None = None,
         interactive: bool = False,
         max_retries: int = 3,
-        native_tools: bool = True,
         context_window: int | None = None,
         tools: bool = True,
         sleep: Callable[[float], None] | None = None,
@@ -299,24 +290,21 @@ class Engine:
         #: the token estimate, corrected by what the provider counted on the last call
         self.tokens = TokenCounter()
         self.use(provider, provider_name, model, max_retries=max_retries,
-                 native_tools=native_tools, context_window=context_window, tools=tools)
+                 context_window=context_window, tools=tools)
         self._sleep = sleep
-        self._text_cache: dict[str, tuple[Message, Message]] = {}
+        self._plain_cache: dict[str, tuple[Message, Message]] = {}
         #: told of each retry before the wait starts (the same Retrying is also yielded)
         self.on_retry = on_retry
 
     def use(self, provider: Provider, provider_name: str, model: str, *, max_retries: int = 3,
-            native_tools: bool = True, context_window: int | None = None,
-            tools: bool = True) -> None:
+            context_window: int | None = None, tools: bool = True) -> None:
         """Answer with ``provider``/``model`` from the next model call on; history is kept.
 
-        ``native_tools`` False: the model has no native tool calling, so tools are described in
-        the prompt and calls are parsed from the answer text (:mod:`chatcli._toolcall`).
         ``context_window``: the tokens the model holds (compaction's yardstick).
         ``tools`` False: the model is offered no tools at all, and gets lean requests (only the
         essential prompt sections; see :class:`chatcli.PromptSection`).
         """
-        self.current = Use(provider, provider_name, model, max_retries, native_tools,
+        self.current = Use(provider, provider_name, model, max_retries,
                            context_window or DEFAULT_CONTEXT_WINDOW, tools)
         self.tokens.ratio = 1.0  # another model counts differently
 
@@ -334,11 +322,6 @@ class Engine:
     def model(self) -> str:
         """The model answering from the next turn on."""
         return self.current.model
-
-    @property
-    def native_tools(self) -> bool:
-        """Whether that model calls tools natively (else the text protocol is used)."""
-        return self.current.native_tools
 
     @property
     def tools(self) -> dict[str, Tool]:
@@ -386,10 +369,7 @@ class Engine:
         specs = [tool.spec() for tool in self.tools.values()]
         sections = self.sections(messages, use, settings, conversation)
         if not self.offers_tools(sections, use):  # lean: earlier calls are shown as text
-            messages, specs = self._text_view(messages), []
-        if specs and not use.native_tools:
-            sections.append(catalog_section(specs))
-            messages, specs = self._text_view(messages), []
+            messages, specs = self._plain_view(messages), []
         return ChatRequest(
             model=use.model,
             system=sections,
@@ -399,15 +379,15 @@ class Engine:
             temperature=settings.temperature,
         )
 
-    def _text_view(self, messages: list[Message]) -> list[Message]:
-        """``messages`` as a model without native tools sees them, each converted once (messages
-        are not changed after they are appended, so a turn costs only its new messages)."""
-        cache = self._text_cache
+    def _plain_view(self, messages: list[Message]) -> list[Message]:
+        """``messages`` for a request that offers no tools, each converted once (messages are
+        not changed after they are appended, so a turn costs only its new messages)."""
+        cache = self._plain_cache
         view = []
         for message in messages:
             hit = cache.get(message.id)
             if hit is None or hit[0] is not message:
-                hit = cache[message.id] = (message, _as_text_protocol(message))
+                hit = cache[message.id] = (message, _plain(message))
             view.append(hit[1])
         if len(cache) > 2 * len(messages) + 64:  # forget messages that left the view
             keep = {m.id for m in messages}
@@ -597,14 +577,6 @@ class Engine:
         except ChatcliError as err:
             turn.end_answer(interrupted=True, error=err)
             return err
-        if self.tools and not use.native_tools and _described_tools(request):
-            specs = [tool.spec() for tool in self.tools.values()]
-            found = parse_tool_calls("".join(answer.text), specs)
-            answer.calls.extend(found)
-            if found.truncated and found:
-                turn.unread_calls_note = (
-                    f"(Only the first {len(found)} tool calls of your answer were read; the rest "
-                    "were not run. Make the remaining calls in your next answer.)")
         if answer.usage.input_tokens:
             self.tokens.observe(estimated, answer.usage.input_tokens)
         turn.end_answer(interrupted=False)
@@ -766,7 +738,7 @@ class Engine:
             return _error(call, f"unknown tool '{call.name}'; available tools: {known}")
         if call.raw_arguments is not None:
             return _error(call, "arguments are not a JSON object (nested at most "
-                                f"{MAX_DEPTH} levels): {call.raw_arguments[:200]!r}; "
+                                f"{_MAX_DEPTH} levels): {call.raw_arguments[:200]!r}; "
                                 f"send JSON matching: {json.dumps(tool.spec().parameters)[:500]}")
         try:
             args = tool.parse_arguments(call.arguments)
@@ -831,12 +803,6 @@ def _turn_label(conversation: Conversation) -> str:
     return _first_line(user.text) if user is not None else "(empty)"
 
 
-def _described_tools(request: ChatRequest) -> bool:
-    """Whether ``request`` told the model how to call tools in its text (a lean request did
-    not: a tag it happens to write is then only text)."""
-    return any(section.name == CATALOG_SECTION for section in request.system)
-
-
 def _compactable(view: list[Message], keep_recent: int) -> bool:
     """Whether ``view`` holds a message strategies may compact: one neither pinned nor among
     the ``keep_recent`` newest (see :meth:`chatcli.CompactionJob.protected`)."""
@@ -852,9 +818,10 @@ def _raw_request_tokens(tokens: TokenCounter, request: ChatRequest) -> int:
     return tokens.raw(request.messages) + int((system + tools) / 4)
 
 
-def _as_text_protocol(message: Message) -> Message:
-    """``message`` as a model without native tools sees it: calls stay as the text it wrote,
-    results arrive as a user message."""
+def _plain(message: Message) -> Message:
+    """``message`` in a request that offers no tools: calls stay as the text the model wrote
+    with them, results arrive as a user message (as ``chatcli_provider_kit.textcalls`` shows
+    them to a model without native tools)."""
     if message.role == Role.TOOL:
         text = "\n\n".join(
             f"Result of tool {r.name}{' (error)' if r.is_error else ''}:\n{r.content}"

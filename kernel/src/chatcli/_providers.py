@@ -200,14 +200,15 @@ def build_provider(
         timeout=min(table.timeout, timeout) if timeout else table.timeout,
         max_retries=table.max_retries,
         options=options,
+        native_tools=native_tools(spec, settings),
     )
     return _start(spec, config), config
 
 
 def native_tools(spec: ProviderSpec, settings: Settings) -> bool:
-    """Whether the engine offers tools through the API (True) or the text protocol (False):
-    ``[providers.NAME] tool_calls`` when it says native or text, else the provider's
-    capability."""
+    """Whether the provider takes tools through its API (True) or the text protocol (False,
+    :attr:`ProviderConfig.native_tools`): ``[providers.NAME] tool_calls`` when it says native or
+    text, else the provider's capability."""
     chosen = settings.provider_settings(spec.name).tool_calls
     return spec.capabilities.native_tools if chosen == "auto" else chosen == "native"
 

@@ -28,7 +28,6 @@ from chatcli._providers import (
     context_window,
     find_provider,
     has_key,
-    native_tools,
     uses_tools,
 )
 from chatcli._specs import Provider, ProviderSpec
@@ -192,7 +191,7 @@ class Session:
         self._engine = Engine(
             self.host, settings, self._wrap(provider), spec.name, config.model,
             workspace=self.workspace, approver=self._approver, interactive=self.interactive,
-            max_retries=config.max_retries, native_tools=native_tools(spec, settings),
+            max_retries=config.max_retries,
             context_window=context_window(spec, settings, config.model),
             tools=uses_tools(spec, settings),
             sleep=self._sleep, on_retry=self._on_retry, on_tool_output=self._on_tool_output,
@@ -285,7 +284,6 @@ class Session:
             model = engine.model
         new, config = build_provider(spec, self.settings, model)
         engine.use(self._wrap(new), spec.name, config.model, max_retries=config.max_retries,
-                   native_tools=native_tools(spec, self.settings),
                    context_window=context_window(spec, self.settings, config.model),
                    tools=uses_tools(spec, self.settings))
         self._spec = spec

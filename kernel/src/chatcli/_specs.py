@@ -115,7 +115,10 @@ class ProviderConfig(NamedTuple):
     (an immutable record).
 
     ``options`` holds the provider-specific keys of ``[providers.NAME]``, already checked against
-    :attr:`ProviderSpec.options`. ``repr()`` never shows the key.
+    :attr:`ProviderSpec.options`. ``native_tools`` False: the model takes no tool definitions
+    (``[providers.NAME] tool_calls = "text"``, or ``Capabilities.native_tools`` False under
+    ``"auto"``); the provider describes tools in its prompt and parses calls from the answer
+    text itself (``chatcli_provider_kit.textcalls``). ``repr()`` never shows the key.
     """
 
     name: str
@@ -125,6 +128,7 @@ class ProviderConfig(NamedTuple):
     timeout: float = 120.0
     max_retries: int = 3
     options: Mapping[str, Any] = _NOTHING
+    native_tools: bool = True
 
     def __repr__(self) -> str:
         return (f"ProviderConfig(name={self.name!r}, model={self.model!r}, "

@@ -5,7 +5,9 @@
 - :class:`MessageCache`, each message's wire form kept between requests (a long history is not
   converted again on every call);
 - :func:`status_error`, one table from an HTTP error status to chatcli's error taxonomy;
-- ``Retry-After`` parsing, image loading, tool-argument parsing, one-line error text.
+- ``Retry-After`` parsing, image loading, tool-argument parsing, one-line error text;
+- :mod:`chatcli_provider_kit.textcalls`, the text tool-call protocol for models without native
+  tool calling (imported on its own: ``from chatcli_provider_kit.textcalls import …``).
 
 Nothing here imports an SDK or an HTTP library. The public API is ``__all__``; the modules behind
 it are private.

@@ -15,8 +15,8 @@ showed), but the request carries:
   runs too. Without ``context_pull`` (chatcli-context absent, or pull off) chat uses
   ``mcp_search`` instead.
 
-The text protocol (``tool_calls = "text"``) gets the same choice: the kernel's tool catalog is
-cut to the tools the request would carry.
+The text protocol (``tool_calls = "text"``) gets the same choice: the provider describes in its
+prompt the tools the request carries once they are cut.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from chatcli import ChatRequest, PromptSection, Settings, ToolSpec
+    from chatcli import ChatRequest, PromptSection, Settings
 
     from chatcli_mcp.manager import Manager, McpTool
 
@@ -192,9 +192,9 @@ class Economy:
 
     # ------------------------------------------------------------------ the request
 
-    def apply(self, request: ChatRequest, plan: Plan, all_specs: list[ToolSpec]) -> None:
-        """Cut ``request`` to the plan: native tool definitions, or the text protocol's
-        catalog (the kernel built it from every registered tool)."""
+    def apply(self, request: ChatRequest, plan: Plan) -> None:
+        """Cut ``request``'s tools to the plan (a provider speaking the text protocol describes
+        the ones left in its prompt)."""
         mcp = set(self.owner.mcp_tools())
         if plan.how == "none" and not mcp:
             hidden = {SEARCH_TOOL}
@@ -202,39 +202,8 @@ class Economy:
             hidden = {n for n in mcp if n not in plan.visible}
             if not plan.search:
                 hidden.add(SEARCH_TOOL)
-        if not hidden:
-            return
-        if request.tools:
+        if hidden and request.tools:
             request.tools = [t for t in request.tools if t.name not in hidden]
-            return
-        for index, section in enumerate(request.system):
-            if section.name == "tool-catalog":
-                from chatcli import PromptSection
-
-                text = cut_catalog(section.text, [s.name for s in all_specs], hidden)
-                request.system[index] = PromptSection(section.name, text, section.stable,
-                                                      section.order)
-
-
-def cut_catalog(text: str, names: list[str], hidden: set[str]) -> str:
-    """The kernel's tool catalog without the entries of ``hidden`` (entries start with
-    ``\\n- NAME: `` in registration order)."""
-    starts: list[tuple[int, str]] = []
-    position = 0
-    for name in names:
-        found = text.find(f"\n- {name}: ", position)
-        if found < 0:
-            continue
-        starts.append((found, name))
-        position = found + 1
-    if not starts:
-        return text
-    pieces = [text[:starts[0][0]]]
-    for index, (start, name) in enumerate(starts):
-        end = starts[index + 1][0] if index + 1 < len(starts) else len(text)
-        if name not in hidden:
-            pieces.append(text[start:end])
-    return "".join(pieces)
 
 
 # ------------------------------------------------------------------------------ finding tools

@@ -24,10 +24,13 @@ CONTEXT_WINDOWS = {"claude-": 200_000}
 
 
 def make_provider(config: ProviderConfig) -> Provider:
-    """Build the provider; the anthropic SDK is imported only now."""
+    """Build the provider; the anthropic SDK is imported only now. ``[providers.anthropic]
+    tool_calls = "text"`` makes it speak the text tool-call protocol."""
+    from chatcli_provider_kit.textcalls import text_tool_calls
+
     from chatcli_provider_anthropic.provider import AnthropicProvider
 
-    return AnthropicProvider(config)
+    return text_tool_calls(AnthropicProvider(config), config)
 
 
 @hookimpl

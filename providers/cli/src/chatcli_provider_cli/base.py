@@ -29,9 +29,6 @@ __all__ = ["CliNotInstalledError", "CliProvider", "EventMapper", "cli_error"]
 POLL = 0.25
 #: The longest silence while the assistant runs one of its own tools (a build, a test suite).
 TOOL_TIMEOUT = 1800.0
-#: The system-prompt section in which the engine describes tools in the text protocol
-#: (chatcli's ``tool_calls = "text"``; see ``chatcli._toolcall.catalog_section``).
-TEXT_PROTOCOL_SECTION = "tool-catalog"
 #: What a CLI says when the session to resume is gone ("No conversation found with session
 #: ID: …" from Claude Code; a thread or rollout not found from Codex).
 _SESSION_GONE = re.compile(
@@ -244,15 +241,6 @@ class CliProvider:
 
         from chatcli_provider_cli.conversation import plan_prompt
 
-        if any(section.name == TEXT_PROTOCOL_SECTION for section in request.system):
-            from chatcli import ConfigError
-
-            # the engine offers tools in the text protocol and would run calls it finds in
-            # the answer: the assistant's own words about its tools must never become calls
-            raise ConfigError(
-                f"{self.who} runs its own tools; chatcli's cannot be offered to it in text "
-                f"(`[providers.{self.name}] tool_calls` says text)",
-                f"run `chatcli config unset providers.{self.name}.tool_calls`")
         command = self.command()
         cwd = os.getcwd()
         plan = plan_prompt(request, self.store if self.options.get("resume", True) else None,

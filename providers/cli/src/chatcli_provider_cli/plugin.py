@@ -32,9 +32,16 @@ def _store(name: str) -> object:
     return SessionStore(data_dir() / "provider-cli" / "sessions.json", name)
 
 
-def _check(config: ProviderConfig) -> None:
+def _check(config: ProviderConfig, who: str) -> None:
     from chatcli import ConfigError
 
+    if not config.native_tools:
+        # the text protocol would describe chatcli's tools in the prompt and read calls from
+        # the answer: the assistant's own words about its tools must never become calls
+        raise ConfigError(
+            f"{who} runs its own tools; chatcli's cannot be offered to it in text "
+            f"(`[providers.{config.name}] tool_calls` says text)",
+            f"run `chatcli config unset providers.{config.name}.tool_calls`")
     mode = config.options.get("system_prompt", "user")
     if mode not in _SYSTEM_PROMPT_MODES:
         raise ConfigError(
@@ -47,7 +54,7 @@ def make_claude(config: ProviderConfig) -> Provider:
     """Build the Claude Code provider."""
     from chatcli_provider_cli.claude import ClaudeCodeProvider
 
-    _check(config)
+    _check(config, "Claude Code")
     return ClaudeCodeProvider(config, _store(config.name))  # type: ignore[arg-type]
 
 
@@ -55,7 +62,7 @@ def make_codex(config: ProviderConfig) -> Provider:
     """Build the Codex provider."""
     from chatcli_provider_cli.codex import CodexProvider
 
-    _check(config)
+    _check(config, "Codex")
     return CodexProvider(config, _store(config.name))  # type: ignore[arg-type]
 
 
@@ -66,9 +73,8 @@ def register_providers(register: Callable[[ProviderSpec], None]) -> None:
     They need no key of chatcli's (each CLI has its own login) and are never chosen
     automatically: a CLI may not be installed or logged in, so each is used only when named
     (``--provider claude-code``). They run their own tools, so chatcli's are not offered: the
-    capabilities say native tool calling, which makes the engine pass tools as API
-    definitions (never the text protocol's catalog in the prompt), and the providers do not
-    forward them.
+    capabilities say native tool calling, so the engine passes tools as API definitions, which
+    the providers do not forward (``tool_calls = "text"`` is refused).
     """
     from chatcli import Capabilities, ProviderOption, ProviderSpec
 

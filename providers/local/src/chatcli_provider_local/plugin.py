@@ -22,10 +22,14 @@ CONTEXT_WINDOW = 4096
 
 
 def make_local_provider(config: ProviderConfig) -> Provider:
-    """Build the local provider: finds and checks the GGUF file; the model loads on first use."""
+    """Build the local provider: finds and checks the GGUF file; the model loads on first use.
+    Tools, when offered (``[providers.local] tools = true``), go through the text tool-call
+    protocol (``config.native_tools`` is False unless ``tool_calls = "native"``)."""
+    from chatcli_provider_kit.textcalls import text_tool_calls
+
     from chatcli_provider_local.provider import LocalProvider
 
-    return LocalProvider(config)
+    return text_tool_calls(LocalProvider(config), config)
 
 
 def local_spec() -> ProviderSpec:

@@ -40,7 +40,9 @@ def make_provider(config: ProviderConfig) -> Provider:
             f"OLLAMA_HOST '{os.environ.get('OLLAMA_HOST', '')}' is not a valid address ({err})",
             "set OLLAMA_HOST to host:port or http://host:port",
         ) from None
-    return OllamaProvider(config)
+    from chatcli_provider_kit.textcalls import text_tool_calls
+
+    return text_tool_calls(OllamaProvider(config), config)  # tool_calls = "text": in the prompt
 
 
 @hookimpl

@@ -20,16 +20,20 @@ __all__ = ["make_factory", "register_providers", "spec_for"]
 
 
 def make_factory(preset: Preset) -> Callable[[ProviderConfig], Provider]:
-    """The factory of ``preset``: builds an ``OpenAIProvider``, importing the SDK only then."""
+    """The factory of ``preset``: builds an ``OpenAIProvider``, importing the SDK only then
+    (speaking the text tool-call protocol when ``config.native_tools`` is False: a preset
+    without tools, or ``[providers.NAME] tool_calls = "text"``)."""
 
     def factory(config: ProviderConfig) -> Provider:
+        from chatcli_provider_kit.textcalls import text_tool_calls
+
         if preset.kind == "azure":
             from chatcli_provider_openai.azure import AzureOpenAIProvider
 
-            return AzureOpenAIProvider(config, preset=preset)
+            return text_tool_calls(AzureOpenAIProvider(config, preset=preset), config)
         from chatcli_provider_openai.provider import OpenAIProvider
 
-        return OpenAIProvider(config, preset=preset)
+        return text_tool_calls(OpenAIProvider(config, preset=preset), config)
 
     factory.__name__ = f"make_{preset.name}_provider"
     return factory

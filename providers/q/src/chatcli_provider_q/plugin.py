@@ -21,15 +21,19 @@ __all__ = ["make_provider", "q_spec", "register_providers"]
 def make_provider(config: ProviderConfig) -> Provider:
     """The daemon provider, unless the daemon is switched off; finds ``q`` on PATH (or
     ``[providers.q] command``) now, so that a missing CLI is one line before anything runs."""
+    from chatcli_provider_kit.textcalls import text_tool_calls
+
     from chatcli_provider_q._options import daemon_wanted
 
+    # q takes no tool definitions: chatcli's tools, when offered (``tools = true``), are
+    # described in the prompt and read from the answer (the text tool-call protocol)
     if daemon_wanted(config.options):
         from chatcli_provider_q._daemon import QDaemonProvider
 
-        return QDaemonProvider(config)
+        return text_tool_calls(QDaemonProvider(config), config)
     from chatcli_provider_q._plain import QProvider
 
-    return QProvider(config)
+    return text_tool_calls(QProvider(config), config)
 
 
 def q_spec() -> ProviderSpec:

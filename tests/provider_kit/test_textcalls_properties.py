@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 from chatcli import ToolSpec
-from chatcli._toolcall import (
+from chatcli_provider_kit.textcalls._parse import (
     MAX_CALLS,
     _Budget,
     _Scanner,

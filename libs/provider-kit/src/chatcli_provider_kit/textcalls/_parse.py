@@ -1,4 +1,5 @@
-"""The text tool-call protocol, for models without native tool calling.
+"""Parsing and prompting of the text tool-call protocol (the public names are in
+:mod:`chatcli_provider_kit.textcalls`).
 
 The model is shown a catalog of tools (:func:`catalog_section`) and asked to write calls as
 ``<tool_call name="NAME" args='{"key": "value"}'/>`` (:func:`format_tool_call` writes that form).
@@ -72,8 +73,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from chatcli._calls import PromptSection, ToolSpec
-from chatcli._types import ToolCallPart
+from chatcli import PromptSection, ToolCallPart, ToolSpec
 
 __all__ = [
     "CATALOG_SECTION",
@@ -1079,7 +1079,7 @@ def _arguments(call: ParsedCall, spec: ToolSpec | None, budget: _Budget) -> dict
 
 def to_tool_call(parsed: ParsedCall, spec: ToolSpec | None,
                  budget: _Budget | None = None) -> ToolCallPart:
-    """The kernel's :class:`ToolCallPart` for a scanned call; unusable arguments stay raw."""
+    """The :class:`chatcli.ToolCallPart` for a scanned call; unusable arguments stay raw."""
     try:
         arguments = _arguments(parsed, spec, budget or _Budget())
     except (_OutOfSteps, RecursionError):

@@ -6,7 +6,12 @@ import json
 
 import pytest
 from chatcli import ToolSpec
-from chatcli._toolcall import catalog_section, format_tool_call, parse_tool_calls, scan_tool_calls
+from chatcli_provider_kit.textcalls import (
+    catalog_section,
+    format_tool_call,
+    parse_tool_calls,
+    scan_tool_calls,
+)
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -260,7 +265,7 @@ def test_a_fence_inside_a_call_is_part_of_its_arguments() -> None:
 
 
 def test_calls_beyond_the_cap_are_ignored_and_flagged() -> None:
-    from chatcli._toolcall import MAX_CALLS
+    from chatcli_provider_kit.textcalls._parse import MAX_CALLS
 
     text = "\n".join(f"TOOL_CALL: read_file(f{i}.py)" for i in range(MAX_CALLS + 5))
     found = parse_tool_calls(text, TOOLS)
@@ -289,7 +294,7 @@ def test_deep_nesting_is_invalid_arguments_not_a_crash() -> None:
         [call] = parse_tool_calls(text, TOOLS)
         assert call.name == "read_file" and call.raw_arguments, text[:60]
         assert call.model_dump_json()  # storable
-    from chatcli._toolcall import MAX_DEPTH
+    from chatcli_provider_kit.textcalls._parse import MAX_DEPTH
 
     ok = "[" * (MAX_DEPTH - 1) + "]" * (MAX_DEPTH - 1)
     [call] = parse_tool_calls(f"<tool_call name=\"x\" args='{{\"a\": {ok}}}'/>")
@@ -303,7 +308,7 @@ def test_lone_surrogates_are_replaced_so_the_call_can_be_stored() -> None:
 
 
 def test_unbalanced_line_calls_are_neither_quadratic_nor_a_flood() -> None:
-    from chatcli._toolcall import MAX_CALLS, _Budget, _Scanner
+    from chatcli_provider_kit.textcalls._parse import MAX_CALLS, _Budget, _Scanner
 
     text = "TOOL_CALL: read(\n" * 2_000 + "TOOL_CALL: read(x)\n" * 2_000  # 70 KB
     found = parse_tool_calls(text, TOOLS)
