@@ -16,7 +16,7 @@ Nothing but ``chatcli.hookimpl`` is imported here, so ``chatcli --help`` pays no
   ``chatcli mcp …``;
 - ``session_start``/``session_end``: the servers stop soon after the last conversation ends
   (and at exit);
-- ``register_setting_rules``: the project's ``.mcp.json`` as a ``ControlFile`` (its servers start only once the user
+- ``project_control_files``: the project's ``.mcp.json`` (its servers start only once the user
   trusted the project as it is); ``register_setting_rules``: what of ``[mcp]`` a project's
   ``.chatcli/config.toml`` may set (never ``import``, a server's ``allow`` list, or trust).
 """
@@ -34,7 +34,6 @@ if TYPE_CHECKING:
     import click
     from chatcli import (
         ChatRequest,
-        ControlFile,
         Conversation,
         Decision,
         Message,
@@ -149,12 +148,14 @@ class McpPlugin:
             register(command)
 
     @hookimpl
-    def register_setting_rules(self, register: Callable[[SettingRule | ControlFile], None]
-                               ) -> None:
-        from chatcli import ControlFile, SettingRule
+    def project_control_files(self) -> list[str]:
         from chatcli_mcp.config import PROJECT_FILE
 
-        register(ControlFile(PROJECT_FILE))  # the project's servers: trust covers the file
+        return [PROJECT_FILE]
+
+    @hookimpl
+    def register_setting_rules(self, register: Callable[[SettingRule], None]) -> None:
+        from chatcli import SettingRule
 
         # a project's servers are programs: they wait for trust (the default); files to import
         # from anywhere, allow lists that run tools unasked and trust itself: never
@@ -258,6 +259,7 @@ register_tools = _PLUGIN.register_tools
 register_pull_kinds = _PLUGIN.register_pull_kinds
 register_slash_commands = _PLUGIN.register_slash_commands
 register_commands = _PLUGIN.register_commands
+project_control_files = _PLUGIN.project_control_files
 register_setting_rules = _PLUGIN.register_setting_rules
 session_start = _PLUGIN.session_start
 session_end = _PLUGIN.session_end
