@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import itertools
 import threading
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from chatcli import StashKey
 
 from chatcli_skills.inject import (
     Activation,
@@ -33,10 +36,27 @@ if TYPE_CHECKING:
 
     from chatcli_skills.skill import Skill
 
-__all__ = ["READ_TOOLS", "Skills"]
+__all__ = ["READ_TOOLS", "TURNS", "ConversationSkills", "Skills"]
 
 #: Tools that read a file by path, by the names plugins give them.
 READ_TOOLS = ("read", "read_file", "Read", "view")
+
+
+@dataclass
+class ConversationSkills:
+    """What the plugin keeps about one conversation's turns."""
+
+    #: the run (engine turn) in progress, if known
+    run: Run | None = None
+    #: ``/skill NAME ARGS`` asked for, for the next run: (name, arguments)
+    pending: list[tuple[str, str]] = field(default_factory=list)
+    #: the decorated copies of messages, reused call after call
+    copies: dict[str, tuple[Any, str, Any]] = field(default_factory=dict)
+
+
+#: A conversation's :class:`ConversationSkills`, in its stash (it lives as long as the
+#: conversation object: a resumed conversation starts afresh, as its records say what fired).
+TURNS: StashKey[ConversationSkills] = StashKey()
 
 
 class Skills:
@@ -53,9 +73,6 @@ class Skills:
         #: pins made in this run (``/skill pin``) and the configured ones taken back
         self.pins: list[str] = []
         self.unpinned: set[str] = set()
-        self._runs: dict[str, Run] = {}
-        self._pending: dict[str, list[tuple[str, str]]] = {}
-        self._copies: dict[str, dict[str, tuple[Any, str, Any]]] = {}
         self._warned: set[str] = set()
         self._ids = itertools.count(1)
         self._lock = threading.RLock()
@@ -70,9 +87,6 @@ class Skills:
             self.trusted_roots.clear()
             self.pins.clear()
             self.unpinned.clear()
-            self._runs.clear()
-            self._pending.clear()
-            self._copies.clear()
             self._warned.clear()
 
     def ws(self) -> Path:
@@ -170,27 +184,35 @@ class Skills:
 
     # ------------------------------------------------------------------ turns
 
+    def turns(self, conversation: Conversation) -> ConversationSkills:
+        """What the plugin keeps about ``conversation`` (made on first need; under the lock)."""
+        turns = conversation.stash.get(TURNS, None)
+        if turns is None:
+            turns = conversation.stash[TURNS] = ConversationSkills()
+        return turns
+
     def invoke(self, conversation: Conversation, name: str, arguments: str) -> None:
         """``/skill NAME ARGS``: the next run on ``conversation`` activates ``name``."""
         with self._lock:
-            self._pending.setdefault(conversation.id, []).append((name, arguments))
+            self.turns(conversation).pending.append((name, arguments))
 
     def cancel_invocations(self, conversation: Conversation) -> None:
         """The turn ``/skill`` asked for did not start: forget its invocation."""
         with self._lock:
-            self._pending.pop(conversation.id, None)
+            self.turns(conversation).pending = []
 
     def prompt_submitted(self, conversation: Conversation, message: Message) -> None:
         """A new run starts with ``message``."""
         with self._lock:
-            forced = self._pending.pop(conversation.id, [])
-            self._runs[conversation.id] = Run(id=f"{conversation.id}:{next(self._ids)}",
-                                              prompt=message.id, forced=forced)
+            turns = self.turns(conversation)
+            forced, turns.pending = turns.pending, []
+            turns.run = Run(id=f"{conversation.id}:{next(self._ids)}", prompt=message.id,
+                            forced=forced)
 
     def retried(self, conversation: Conversation) -> None:
         """The head went back to the last user message to answer it again: a new run."""
         with self._lock:
-            self._runs.pop(conversation.id, None)
+            self.turns(conversation).run = None
 
     def _run(self, conversation: Conversation, messages: list[Message],
              records: list[dict[str, Any]]) -> tuple[Run, int]:
@@ -204,7 +226,7 @@ class Skills:
             return original.role == Role.USER and not original.tool_results
 
         with self._lock:
-            run = self._runs.get(conversation.id)
+            run = self.turns(conversation).run
         ids = [m.id for m in messages]
         if run is not None and run.prompt in ids:
             start = ids.index(run.prompt)
@@ -213,10 +235,10 @@ class Skills:
                          -1)
         prompt = messages[start].id if start >= 0 else None
         with self._lock:
-            run = self._runs.get(conversation.id)
+            turns = self.turns(conversation)
+            run = turns.run
             if run is None or run.prompt != prompt:
-                run = Run(id=f"{conversation.id}:{next(self._ids)}", prompt=prompt)
-                self._runs[conversation.id] = run
+                run = turns.run = Run(id=f"{conversation.id}:{next(self._ids)}", prompt=prompt)
                 # a run answering a prompt again (a retry) has what fired there already
                 later = {m.id for m in messages[max(start, 0):]}
                 for record in records:
@@ -294,7 +316,7 @@ class Skills:
                                  "run": run.id, "step": run.calls, "aged": False,
                                  "entries": entries})
         with self._lock:
-            copies = self._copies.setdefault(conversation.id, {})
+            copies = self.turns(conversation).copies
         decorate(messages, records, copies)
 
     def _age(self, records: list[dict[str, Any]], run: Run, options: Options,
