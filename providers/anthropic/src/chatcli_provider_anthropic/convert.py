@@ -29,6 +29,7 @@ and messages always produce the same bytes.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 from chatcli import (
@@ -202,7 +203,7 @@ def place_breakpoints(params: dict[str, Any], *, stable_end: int | None, message
             params[where][index] = {**params[where][index], "cache_control": control}
 
 
-def build_params(request: ChatRequest, options: dict[str, Any] | None = None,
+def build_params(request: ChatRequest, options: Mapping[str, Any] | None = None,
                  cache: MessageCache | None = None) -> dict[str, Any]:
     """Keyword arguments for ``client.messages.create`` (without ``stream``).
 
@@ -247,7 +248,8 @@ def request_body(params: dict[str, Any]) -> bytes:
     The fields come in the SDK's order, ``extra_body`` merged last, encoded as the SDK encodes
     them; sending these bytes skips the SDK's copy of the whole body on every request.
     """
-    body = {key: params[key] for key in ("max_tokens", "messages", "model") if key in params}
+    body: dict[str, Any] = {
+        key: params[key] for key in ("max_tokens", "messages", "model") if key in params}
     body["stream"] = True
     for key in ("system", "tools"):
         if key in params:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import io
 import os
 import queue
 import signal
@@ -81,7 +82,8 @@ class CliRun:
 
     def _read_stderr(self) -> None:
         stderr = self.process.stderr
-        assert stderr is not None
+        # a pipe with the default buffering: a BufferedReader, whose read1 returns what is there
+        assert isinstance(stderr, io.BufferedReader)
         try:
             for chunk in iter(lambda: stderr.read1(4096), b""):
                 with self._stderr_lock:

@@ -5,7 +5,7 @@ No SDK import here: messages and tools are plain dicts the SDK validates.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from chatcli import (
@@ -132,7 +132,7 @@ def ollama_options(request: ChatRequest, options: Dict) -> Dict:
     return result
 
 
-def build_params(request: ChatRequest, options: Dict | None = None,
+def build_params(request: ChatRequest, options: Mapping[str, Any] | None = None,
                  cache: MessageCache | None = None,
                  wire: Callable[[Dict], Dict] | None = None) -> Dict:
     """Keyword arguments for ``client.chat`` (without ``stream``); ``cache`` and ``wire`` as in

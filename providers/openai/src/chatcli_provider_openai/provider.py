@@ -205,7 +205,7 @@ class OpenAIProvider:
         chunks: Iterator[Any] = iter(response)
         while True:
             try:
-                chunk = next(chunks, _END)
+                chunk: Any = next(chunks, _END)  # JSON of any shape: feed() checks it
             except (openai.OpenAIError, ValueError) as err:
                 raise map_error(err, ctx, streaming=True) from None
             if chunk is _END:
