@@ -22,8 +22,11 @@ import contextlib
 import os
 import threading
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from chatcli import StashKey
 
 from chatcli_checkpoints import _files
 from chatcli_checkpoints._changes import Change, describe, restored_line
@@ -34,9 +37,36 @@ from chatcli_checkpoints._targets import touched_paths
 if TYPE_CHECKING:
     from chatcli import Checkpoint, Conversation, RestorePoint, Settings, ToolCallPart, ToolSpec
 
-__all__ = ["Checkpoints", "limits_from"]
+__all__ = ["MARKS", "Checkpoints", "Marks", "limits_from"]
 
 _NO_REPO = object()
+
+
+@dataclass
+class Marks:
+    """What the plugin keeps about one conversation between hooks."""
+
+    #: the conversation's latest checkpoint
+    latest: Checkpoint | None = None
+    #: the checkpoint whose full snapshot was taken
+    full: str | None = None
+    #: (checkpoint, the paths whose pre-images were taken under it)
+    recorded: tuple[str, set[str]] = field(default_factory=lambda: ("", set()))
+    #: restore records awaiting the head move that follows a restore
+    pending: list[str] | None = None
+    #: the restore records the last undo popped
+    undone: list[str] | None = None
+
+
+#: A conversation's :class:`Marks`, in its stash.
+MARKS: StashKey[Marks] = StashKey()
+
+
+def _marks(conversation: Conversation) -> Marks:
+    marks = conversation.stash.get(MARKS, None)
+    if marks is None:
+        marks = conversation.stash[MARKS] = Marks()
+    return marks
 
 
 def limits_from(table: dict[str, Any]) -> tuple[bool, _files.Limits]:
@@ -76,11 +106,6 @@ class Checkpoints:
         self.workspace: Path | None = None
         self.enabled = True
         self.limits = _files.Limits()
-        self._latest: dict[str, Checkpoint] = {}
-        self._full: dict[str, str] = {}  # conversation → checkpoint with a full snapshot
-        self._recorded: dict[str, tuple[str, set[str]]] = {}  # … → (checkpoint, pre-imaged)
-        self._pending: dict[str, list[str]] = {}  # … → restore records awaiting a head move
-        self._undone: dict[str, list[str]] = {}  # … → restore records the last undo popped
         self._repos: dict[Path, Any] = {}
         self._hashes: dict[str, dict[str, tuple[int, int, int, str]]] = {}
 
@@ -112,14 +137,14 @@ class Checkpoints:
 
     def checkpoint_created(self, conversation: Conversation, checkpoint: Checkpoint) -> None:
         with self._lock:
-            self._latest[conversation.id] = checkpoint
-            self._undone.pop(conversation.id, None)
+            marks = _marks(conversation)
+            marks.latest, marks.undone = checkpoint, None
             store = self._store(conversation)
             if store.exists:  # the conversation may have just let go of a checkpoint
                 self._prune(store, conversation)
 
     def _checkpoint(self, conversation: Conversation) -> Checkpoint | None:
-        latest = self._latest.get(conversation.id)
+        latest = _marks(conversation).latest
         if latest is not None:
             return latest
         return conversation.checkpoints[-1] if conversation.checkpoints else None
@@ -136,26 +161,27 @@ class Checkpoints:
             workspace = self._workspace()
             store = self._store(conversation)
             repo = self._repo(workspace)
+            marks = _marks(conversation)
             if repo is not None:
-                if self._full.get(conversation.id) != checkpoint.id:
+                if marks.full != checkpoint.id:
                     self._git_record(store, repo, checkpoint, "tool")
-                    self._full[conversation.id] = checkpoint.id
+                    marks.full = checkpoint.id
                     self._prune(store, conversation)
                 return
             paths = self._relative(workspace, touched_paths(call.arguments)) \
                 if risk == "write" else []
             if not paths:
-                if self._full.get(conversation.id) == checkpoint.id:
+                if marks.full == checkpoint.id:
                     return
                 data = _files.manifest(workspace, store_ready(store), self.limits,
                                        self._hashes.setdefault(str(workspace), {}),
                                        skip=(_base(),))
-                self._full[conversation.id] = checkpoint.id
+                marks.full = checkpoint.id
             else:
-                seen_at, seen = self._recorded.get(conversation.id, ("", set()))
+                seen_at, seen = marks.recorded
                 if seen_at != checkpoint.id:
                     seen = set()
-                    self._recorded[conversation.id] = (checkpoint.id, seen)
+                    marks.recorded = (checkpoint.id, seen)
                 fresh = [p for p in paths if p not in seen]
                 if not fresh:
                     return
@@ -307,11 +333,11 @@ class Checkpoints:
                 failed += plan_failed
                 kept += [c for c in plan.changes if not c.restorable]
             if restores:
-                self._pending[conversation.id] = restores
+                marks = _marks(conversation)
+                marks.pending = restores
                 # the files restored are a change after the latest checkpoint: the next
                 # write/execute call records its state again
-                self._full.pop(conversation.id, None)
-                self._recorded.pop(conversation.id, None)
+                marks.full, marks.recorded = None, ("", set())
                 self._prune(store, conversation)
             return restored_line(done, failed, kept)
 
@@ -320,21 +346,23 @@ class Checkpoints:
     def head_moved(self, conversation: Conversation, head: str | None, reason: str) -> None:
         with self._lock:
             store = self._store(conversation)
-            pending = self._pending.pop(conversation.id, None)
+            marks = _marks(conversation)
+            pending, marks.pending = marks.pending, None
             if not store.exists:
                 return
             stack = store.journal()
             if reason == "undo":
                 top = stack.pop() if stack else None
-                self._undone[conversation.id] = list(top or [])
+                marks.undone = list(top or [])
             else:
                 stack.append(pending)
-                self._undone.pop(conversation.id, None)
+                marks.undone = None
             store.save_journal(stack)
 
     def undo(self, conversation: Conversation) -> str | None:
         with self._lock:
-            ids = self._undone.pop(conversation.id, None)
+            marks = _marks(conversation)
+            ids, marks.undone = marks.undone, None
             if not ids:
                 return None
             store = self._store(conversation)
@@ -354,8 +382,7 @@ class Checkpoints:
                 done += d
                 failed += f
                 changed_since += c
-            self._full.pop(conversation.id, None)
-            self._recorded.pop(conversation.id, None)
+            marks.full, marks.recorded = None, ("", set())
             if missing and not (done or failed or changed_since):
                 return "The code rewind cannot be undone: its snapshot was pruned."
             line = "Code rewind undone: " + (
