@@ -69,7 +69,7 @@ import html
 import html.entities
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -127,6 +127,9 @@ _FENCE_CLOSE = {
 }
 _WS = re.compile(r"[ \t\r\n\f\v]*")
 _SP = re.compile(r"\s*")
+#: ``_WS.match`` and ``_SP.match``: they match the empty string, so they never return None
+_ws: Callable[..., re.Match[str]] = _WS.match  # type: ignore[assignment]
+_sp: Callable[..., re.Match[str]] = _SP.match  # type: ignore[assignment]
 _ATTR_NAME = re.compile(r"[^\s=/<>\"']+")
 _BARE_VALUE = re.compile(r"[^\s<>\"']*")
 _LINE_HEAD = re.compile(r"[ \t]*([\w.@-]{1,128})[ \t]*\(")
@@ -240,7 +243,8 @@ def _read_string(s: str, i: int, hi: int, budget: _Budget) -> tuple[str, int]:
     q = s[i]
     if q == '"':
         try:
-            text, end = json.decoder.scanstring(s, i + 1, False)
+            text, end = json.decoder.scanstring(  # type: ignore[attr-defined]
+                s, i + 1, False)
         except ValueError:
             pass
         else:
@@ -312,7 +316,7 @@ def _read_key(s: str, i: int, hi: int, budget: _Budget) -> tuple[str, int]:
         if not m:
             raise _Bad(i)
         key, i = m.group(), m.end()
-    i = _WS.match(s, i, hi).end()
+    i = _ws(s, i, hi).end()
     if i >= hi or s[i] != ":":
         raise _Bad(i)
     return key, i + 1
@@ -324,14 +328,14 @@ def _read_lenient(s: str, i: int, hi: int, budget: _Budget) -> tuple[Any, int]:
     stack: list[list[Any]] = []  # [container, pending key] per open object or array
     while True:
         budget.step()
-        i = _WS.match(s, i, hi).end()
+        i = _ws(s, i, hi).end()
         if i >= hi:
             raise _Bad(i)
         c = s[i]
         if c == "{" or c == "[":
             if len(stack) >= MAX_DEPTH:
                 raise _TooDeep(i)
-            i = _WS.match(s, i + 1, hi).end()
+            i = _ws(s, i + 1, hi).end()
             if c == "{":
                 if i < hi and s[i] == "}":
                     value: Any = {}
@@ -361,12 +365,12 @@ def _read_lenient(s: str, i: int, hi: int, budget: _Budget) -> tuple[Any, int]:
             else:
                 container[top[1]] = value
                 closer = "}"
-            i = _WS.match(s, i, hi).end()
+            i = _ws(s, i, hi).end()
             if i >= hi:
                 raise _Bad(i)
             c = s[i]
             if c == ",":
-                i = _WS.match(s, i + 1, hi).end()
+                i = _ws(s, i + 1, hi).end()
                 if i < hi and s[i] == closer:  # a trailing comma
                     c = closer
                 elif isinstance(container, dict):
@@ -422,7 +426,7 @@ def _loads(text: str, budget: _Budget) -> Any:
         raise _TooDeep(0) from None
     except ValueError:
         value, end = _read_lenient(text, 0, len(text), budget)
-        if _WS.match(text, end).end() != len(text):
+        if _ws(text, end).end() != len(text):
             raise _Bad(end) from None
         return value
     budget.scanned += len(text)
@@ -626,7 +630,7 @@ class _Scanner:
         attrs: dict[str, tuple[str, str]] = {}
         for _ in range(_MAX_ATTRS):
             budget.step()
-            i = _SP.match(s, i, hi).end()
+            i = _sp(s, i, hi).end()
             if i >= hi:
                 return None, t + len(_TAG)  # never closed
             c = s[i]
@@ -634,7 +638,7 @@ class _Scanner:
                 self_closing, open_end = False, i + 1
                 break
             if c == "/":
-                j = _SP.match(s, i + 1, hi).end()
+                j = _sp(s, i + 1, hi).end()
                 if j < hi and s[j] == ">":
                     self_closing, open_end = True, j + 1
                     break
@@ -648,9 +652,9 @@ class _Scanner:
             m = _ATTR_NAME.match(s, i, hi)
             assert m is not None
             key, i = m.group().lower(), m.end()
-            j = _SP.match(s, i, hi).end()
+            j = _sp(s, i, hi).end()
             if j < hi and s[j] == "=":
-                value, i = self._attr_value(key, _SP.match(s, j + 1, hi).end(), hi)
+                value, i = self._attr_value(key, _sp(s, j + 1, hi).end(), hi)
                 if value is None:
                     return None, t + len(_TAG)
                 attrs.setdefault(key, value)
@@ -669,14 +673,14 @@ class _Scanner:
         c = s[i]
         if c in _QUOTES:
             if key in _ARG_KEYS:  # raw JSON inside the quotes: args="{"a": "b"}"
-                j = _SP.match(s, i + 1, hi).end()
+                j = _sp(s, i + 1, hi).end()
                 if j < hi and s[j] in "{[":
                     try:
                         _, end = _value_at(s, j, hi, budget)
                     except _Bad:
                         pass
                     else:
-                        k = _SP.match(s, end, hi).end()
+                        k = _sp(s, end, hi).end()
                         if k < hi and s[k] == c:
                             return (s[i + 1 : k], c), k + 1
             j = _quote_end(s, i, hi, budget)
@@ -706,7 +710,7 @@ class _Scanner:
         body: str | None = None
         body_value: Any = _MISSING
         if not self_closing:
-            j = _SP.match(s, open_end, hi).end()
+            j = _sp(s, open_end, hi).end()
             close = _CLOSE_TAG.match(s, j, hi)
             if close:  # <tool_call …></tool_call>
                 body, end = "", close.end()
@@ -717,7 +721,7 @@ class _Scanner:
                     pass
                 else:
                     body = s[j:e]
-                    close = _CLOSE_TAG.match(s, _SP.match(s, e, hi).end(), hi)
+                    close = _CLOSE_TAG.match(s, _sp(s, e, hi).end(), hi)
                     end = close.end() if close else e
             if body is None and args is None:
                 close = self.closes.find(open_end)
@@ -735,14 +739,14 @@ class _Scanner:
         if args is not None:
             raw, quote = args
             if not self_closing:  # a closing tag right after belongs to this call
-                close = _CLOSE_TAG.match(s, _SP.match(s, open_end, hi).end(), hi)
+                close = _CLOSE_TAG.match(s, _sp(s, open_end, hi).end(), hi)
                 end = close.end() if close else open_end
             primary = _unescape(raw)
-            alternatives = [_UNBACKSLASH[quote].sub(r"\1", primary)] if (
+            unquoted = [_UNBACKSLASH[quote].sub(r"\1", primary)] if (
                 quote and "\\" + quote in primary) else []
             if primary != raw:
-                alternatives.append(raw)
-            return ParsedCall(name, primary, t, end, alternatives=tuple(alternatives)), end
+                unquoted.append(raw)
+            return ParsedCall(name, primary, t, end, alternatives=tuple(unquoted)), end
         if isinstance(body_value, dict):
             found = _call_object(body_value)
             if found is not None and found[0] == name:
@@ -793,14 +797,14 @@ class _Scanner:
         if not m:
             return None, i
         name, j = m.group(1), m.end()
-        k = _WS.match(s, j, hi).end()
+        k = _ws(s, j, hi).end()
         if k < hi and s[k] in "{[":  # JSON arguments, which may span lines
             try:
                 value, e = _value_at(s, k, hi, budget)
             except _Bad:
                 pass
             else:
-                close = _WS.match(s, e, hi).end()
+                close = _ws(s, e, hi).end()
                 if close < hi and s[close] == ")":
                     parsed = value if isinstance(value, dict) else None
                     return ParsedCall(name, s[k:e], t, close + 1, parsed=_clean(parsed, s[k:e]),
@@ -908,7 +912,7 @@ def _split_words(raw: str, budget: _Budget) -> list[str]:
             if current is not None:
                 words.append("".join(current))
                 current = None
-            i = _WS.match(raw, i).end() if raw[i] in " \t\r\n\f\v" else i + 1
+            i = _ws(raw, i).end() if raw[i] in " \t\r\n\f\v" else i + 1
             continue
         if current is None:
             current = []
@@ -956,15 +960,15 @@ def _pairs(raw: str, props: dict[str, Any], budget: _Budget) -> dict[str, Any] |
     i, n = 0, len(raw)
     while True:
         budget.step()
-        i = _WS.match(raw, i).end()
+        i = _ws(raw, i).end()
         m = _KEY.match(raw, i)
         if not m:
             return None
         key = m.group()
-        i = _WS.match(raw, m.end()).end()
+        i = _ws(raw, m.end()).end()
         if i >= n or raw[i] not in "=:":
             return None
-        i = _WS.match(raw, i + 1).end()
+        i = _ws(raw, i + 1).end()
         value: Any = _MISSING
         if i < n and raw[i] in "\"'{[-0123456789tfnTFN":
             try:
@@ -972,7 +976,7 @@ def _pairs(raw: str, props: dict[str, Any], budget: _Budget) -> dict[str, Any] |
             except _Bad:
                 value = _MISSING
             else:
-                e = _WS.match(raw, e).end()
+                e = _ws(raw, e).end()
                 if e < n and raw[e] != ",":
                     value = _MISSING
         if value is _MISSING:  # bare text up to the next comma
@@ -994,12 +998,12 @@ def _split_commas(raw: str, budget: _Budget) -> list[str]:
     i, n = 0, len(raw)
     while True:
         budget.step()
-        i = _WS.match(raw, i).end()
+        i = _ws(raw, i).end()
         e = -1
         if i < n and raw[i] in _QUOTES:
             k = _quote_end(raw, i, n, budget)
             if k >= 0:
-                e = _WS.match(raw, k + 1).end()
+                e = _ws(raw, k + 1).end()
                 if e < n and raw[e] != ",":
                     e = -1
                 else:
