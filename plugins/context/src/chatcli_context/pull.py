@@ -15,6 +15,7 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from chatcli import StashKey
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from chatcli_context.pull_args import normalise, resolve_kind
@@ -22,7 +23,8 @@ from chatcli_context.pull_args import normalise, resolve_kind
 if TYPE_CHECKING:
     from chatcli import Conversation, PullKind, Tool, ToolContext
 
-__all__ = ["MAX_PULLS", "TOOL_NAME", "PullArgs", "PullCounter", "PullError", "make_tool", "page"]
+__all__ = ["MAX_PULLS", "PULLS", "TOOL_NAME", "PullArgs", "PullCounter", "PullError", "make_tool",
+           "page"]
 
 TOOL_NAME = "context_pull"
 MAX_PULLS = 3
@@ -64,13 +66,16 @@ class PullArgs(BaseModel):
         return normalise(data)
 
 
+#: The pulls of a conversation's turn, in its stash: (the turn's user message id, pulls made).
+PULLS: StashKey[tuple[str | None, int]] = StashKey()
+
+
 class PullCounter:
     """How many pulls each conversation's current user turn made (a retry starts again)."""
 
     def __init__(self, limit: int = MAX_PULLS) -> None:
         self.limit = limit
         self._lock = threading.Lock()
-        self._turns: dict[str, tuple[str | None, int]] = {}
 
     @staticmethod
     def _turn(conversation: Conversation) -> str | None:
@@ -86,14 +91,12 @@ class PullCounter:
             return True
         turn = self._turn(conversation)
         with self._lock:
-            key, count = self._turns.get(conversation.id, (None, 0))
+            key, count = conversation.stash.get(PULLS, (None, 0))
             if key != turn:
                 count = 0
             if count >= self.limit:
                 return False
-            self._turns[conversation.id] = (turn, count + 1)
-            if len(self._turns) > 1000:
-                self._turns = {conversation.id: self._turns[conversation.id]}
+            conversation.stash[PULLS] = (turn, count + 1)
             return True
 
     def release(self, conversation: Conversation | None) -> None:
@@ -101,14 +104,15 @@ class PullCounter:
         if conversation is None:
             return
         with self._lock:
-            key, count = self._turns.get(conversation.id, (None, 0))
+            key, count = conversation.stash.get(PULLS, (None, 0))
             if count:
-                self._turns[conversation.id] = (key, count - 1)
+                conversation.stash[PULLS] = (key, count - 1)
 
     def reset(self, conversation: Conversation) -> None:
         """The turn is answered again (``/retry``): its pulls start over."""
         with self._lock:
-            self._turns.pop(conversation.id, None)
+            if PULLS in conversation.stash:
+                del conversation.stash[PULLS]
 
 
 def page(text: str, offset: int, limit: int, next_call: Callable[[int], str]) -> str:
