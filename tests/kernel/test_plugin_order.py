@@ -6,10 +6,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
+from chatcli import PluginHost, hookimpl
 from hypothesis import given
 from hypothesis import strategies as st
-
-from chatcli import PluginHost, hookimpl
 
 KINDS = ("plain", "tryfirst", "trylast", "wrapper", "wrapper-tryfirst")
 
@@ -57,3 +56,94 @@ def test_position_order_is_pluggys_order() -> None:
     kinds = ["plain", "trylast", "tryfirst", "plain", "wrapper", "trylast", "tryfirst"]
     assert _call_order(kinds, [6, 3, 0, 5, 1, 4, 2]) == [
         "p4", "p6", "p2", "p3", "p0", "p1", "p5"]
+
+
+# ------------------------------------------------------------------ the quick look at attributes
+
+def _shapes() -> list[object]:
+    """Plugin and hookspec namespaces of every shape pluggy accepts, each with marked and
+    unmarked attributes of every kind."""
+    import types
+
+    from chatcli import hookspec
+    from chatcli._plugins import _PluginManager
+
+    def plain() -> None: ...
+
+    @hookimpl
+    def marked() -> None: ...
+
+    @hookspec
+    def spec() -> None: ...
+
+    class Base:
+        @hookimpl
+        def inherited(self) -> None: ...
+
+    class Plugin(Base):
+        answer = 42
+        unmarked = plain
+
+        @hookimpl
+        def method(self) -> None: ...
+
+        @staticmethod
+        @hookimpl
+        def static_below() -> None: ...
+
+        @hookimpl
+        @staticmethod
+        def static_above() -> None: ...
+
+        @classmethod
+        @hookimpl
+        def klass(cls) -> None: ...
+
+        @property
+        def prop(self) -> int:
+            raise AssertionError("a property must not run")
+
+        def __getattr__(self, name: str) -> object:
+            return marked
+
+    class Slotted:
+        __slots__ = ("hook",)
+
+        def __init__(self) -> None:
+            self.hook = marked
+
+    instance = Plugin()
+    instance.own = marked  # type: ignore[attr-defined]
+    instance.bound = Base().inherited  # type: ignore[attr-defined]
+    module = types.ModuleType("shape")
+    module.__dict__.update(marked=marked, plain=plain, spec=spec, value=None, number=1,
+                           klass=Plugin, sub=types, bound=instance.method,
+                           static=staticmethod(marked))
+    return [module, instance, Plugin, Slotted(), _PluginManager]
+
+
+def test_the_quick_look_agrees_with_pluggy() -> None:
+    import pluggy
+    from chatcli._plugins import _PluginManager
+
+    quick, slow = _PluginManager("chatcli"), pluggy.PluginManager("chatcli")
+    for namespace in _shapes():
+        for name in dir(namespace):
+            assert quick.parse_hookimpl_opts(namespace, name) == slow.parse_hookimpl_opts(
+                namespace, name), (namespace, name)
+            if isinstance(namespace, type) or type(namespace).__name__ == "module":
+                assert quick.parse_hookspec_opts(namespace, name) == slow.parse_hookspec_opts(
+                    namespace, name), (namespace, name)
+
+
+def test_the_quick_look_skips_what_surely_is_no_hook() -> None:
+    from chatcli._plugins import _surely_unmarked
+
+    module, instance, *_ = _shapes()
+    assert all(_surely_unmarked(module, name, "chatcli_impl")
+               for name in ("plain", "number", "value", "klass", "sub", "spec", "__name__"))
+    assert not _surely_unmarked(module, "marked", "chatcli_impl")
+    assert all(_surely_unmarked(instance, name, "chatcli_impl")
+               for name in ("answer", "prop", "unmarked", "__init__"))
+    assert not any(_surely_unmarked(instance, name, "chatcli_impl")
+                   for name in ("method", "inherited", "own", "static_below", "klass"))

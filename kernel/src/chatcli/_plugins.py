@@ -25,6 +25,7 @@ import sys
 import threading
 from collections.abc import Callable, Iterable
 from time import perf_counter
+from types import FunctionType, MethodType, ModuleType
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 import pluggy
@@ -127,6 +128,53 @@ def _type_namespace() -> dict[str, Any]:
             "PromptSection": PromptSection, "RestorePoint": RestorePoint, "Verdict": Verdict}
 
 
+#: What pluggy can take a hook from: anything else in a namespace holds no marker.
+_HOOKABLE = (FunctionType, staticmethod, classmethod, MethodType)
+
+
+def _surely_unmarked(namespace: object, name: str, marker: str) -> bool:
+    """Whether ``namespace.name`` surely carries no pluggy ``marker``, told from the raw value
+    without ``inspect.getattr_static`` (pluggy's own look, about 30 µs an attribute, for every
+    name ``dir()`` gives: the imports of a module plugin included). False when unsure: then
+    pluggy looks as usual."""
+    if name.startswith("__") and name.endswith("__"):
+        return True  # no hook is a dunder name
+    if isinstance(namespace, ModuleType):
+        value = namespace.__dict__.get(name)
+    elif not isinstance(namespace, type) and name not in _own_dict(namespace, name):
+        value = next((vars(cls)[name] for cls in type(namespace).__mro__ if name in vars(cls)),
+                     None)
+    else:
+        return False
+    if not isinstance(value, _HOOKABLE):
+        return value is not None or isinstance(namespace, ModuleType)
+    return isinstance(value, FunctionType) and getattr(value, marker, None) is None
+
+
+def _own_dict(namespace: object, name: str) -> Any:
+    """``namespace``'s own ``__dict__`` (read as pluggy does, running no ``__getattr__``), or
+    a stand-in holding ``name`` when it has none (slots: pluggy must look)."""
+    try:
+        own = object.__getattribute__(namespace, "__dict__")
+    except AttributeError:
+        return (name,)
+    return own if isinstance(own, dict) else (name,)
+
+
+class _PluginManager(pluggy.PluginManager):
+    """pluggy's manager, skipping at once the attributes that surely are no hook."""
+
+    def parse_hookimpl_opts(self, plugin: object, name: str) -> Any:
+        if _surely_unmarked(plugin, name, "chatcli_impl"):
+            return None
+        return super().parse_hookimpl_opts(plugin, name)
+
+    def parse_hookspec_opts(self, module_or_class: Any, name: str) -> Any:
+        if _surely_unmarked(module_or_class, name, "chatcli_spec"):
+            return None
+        return super().parse_hookspec_opts(module_or_class, name)
+
+
 class PluginHost:
     """The kernel's plugin manager: loads plugins, calls hooks with failures isolated, and keeps
     what plugins registered.
@@ -138,7 +186,7 @@ class PluginHost:
 
     def __init__(self, *, warn: Callable[[str], None] | None = None,
                  trace: bool | None = None) -> None:
-        self.pm = pluggy.PluginManager("chatcli")
+        self.pm = _PluginManager("chatcli")
         self.pm.add_hookspecs(hookspecs)
         #: The typed, greppable way to call the kernel's hooks.
         self.hooks = HookCalls(self.pm, self._need, self._call_historic)
@@ -672,9 +720,9 @@ if TYPE_CHECKING:
 
     class HookCalls(_HookCalls):
         """What mypy sees: each kernel hook with its hookspec's own signature (no copy of it;
-        ``test_the_typed_hook_calls_name_every_kernel_hook`` keeps this list complete). Two
-        results differ from what one implementation returns: ``prompt_sections`` gives the
-        flattened sections, ``project_control_files`` each plugin's list."""
+        ``test_the_typed_hook_calls_name_every_kernel_hook`` keeps this list complete). One
+        result differs from what one implementation returns: ``prompt_sections`` gives the
+        flattened sections."""
 
         add_hookspecs = staticmethod(_.add_hookspecs)
         configure = staticmethod(_.configure)
@@ -705,7 +753,6 @@ if TYPE_CHECKING:
                             messages: list[Message], provider: str, model: str,
                             conversation: Conversation | None) -> list[PromptSection]: ...
 
-        def project_control_files(self) -> list[list[str]]: ...
 else:
     HookCalls = _HookCalls
 
