@@ -7,6 +7,14 @@ wrappers (``sudo``, ``env``, ``timeout``, ``xargs``, ``sh -c '…'`` …) to the
 run. Neither ever raises: a command that cannot be read completely has ``errors``.
 """
 
+from chatcli_agent._shell.args import (
+    flag,
+    git_subcommand,
+    operands,
+    option_values,
+    positional,
+    short_or_long,
+)
 from chatcli_agent._shell.parse import Redirect, Script, SimpleCommand, Word, expand_braces, parse
 from chatcli_agent._shell.wrappers import SHELLS, WRAPPERS, Expanded, expand, shell_code
 
@@ -21,8 +29,14 @@ __all__ = [
     "analyse",
     "expand",
     "expand_braces",
+    "flag",
+    "git_subcommand",
+    "operands",
+    "option_values",
     "parse",
+    "positional",
     "shell_code",
+    "short_or_long",
 ]
 
 

@@ -15,7 +15,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from chatcli_agent._shell import SHELLS, Expanded, SimpleCommand, Word
+from chatcli_agent._shell import (
+    SHELLS,
+    Expanded,
+    SimpleCommand,
+    Word,
+    flag,
+    git_subcommand,
+    positional,
+)
 
 __all__ = [
     "BUILD_DIRS",
@@ -24,9 +32,6 @@ __all__ = [
     "Hit",
     "Place",
     "command_dangers",
-    "flag",
-    "git_subcommand",
-    "positional",
     "reads_code_from_stdin",
     "script_dangers",
     "write_danger",
@@ -74,69 +79,6 @@ BUILD_DIRS = frozenset({
 
 
 # ------------------------------------------------------------------------------------ helpers
-
-
-def _before_dashdash(args: list[Word]) -> list[Word]:
-    for index, word in enumerate(args):
-        if word.value == "--":
-            return args[:index]
-    return args
-
-
-def flag(command: SimpleCommand, short: str = "", long: Iterable[str] = (),
-         args: list[Word] | None = None) -> bool:
-    """Whether the command has one of the short option letters in ``short`` (alone or combined:
-    ``-rf``) or one of the ``long`` options (``--force``, ``--force=…``)."""
-    words = _before_dashdash(command.args if args is None else args)
-    longs = tuple(long)
-    for word in words:
-        text = word.value
-        if text.startswith("--"):
-            if any(text == name or text.startswith(name + "=") for name in longs):
-                return True
-        elif text.startswith("-") and len(text) > 1 and short:
-            letters = text[1:]
-            if re.fullmatch(r"[A-Za-z]+", letters) and any(c in letters for c in short):
-                return True
-    return False
-
-
-def positional(command: SimpleCommand, args: list[Word] | None = None) -> list[Word]:
-    """The arguments that are not options (everything after ``--`` counts)."""
-    words = command.args if args is None else args
-    out: list[Word] = []
-    rest = False
-    for word in words:
-        if rest:
-            out.append(word)
-        elif word.value == "--":
-            rest = True
-        elif word.value.startswith("-") and word.value != "-" and not word.dynamic:
-            continue
-        else:
-            out.append(word)
-    return out
-
-
-#: git's options that come before the subcommand and take a value.
-_GIT_VALUE_OPTIONS = {"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--exec-path",
-                      "--super-prefix", "--config-env"}
-
-
-def git_subcommand(command: SimpleCommand) -> tuple[str, list[Word]]:
-    """``git -C x push -f`` → ``("push", [-f])``."""
-    args = command.args
-    index = 0
-    while index < len(args):
-        text = args[index].value
-        if text in _GIT_VALUE_OPTIONS:
-            index += 2
-            continue
-        if text.startswith("-"):
-            index += 1
-            continue
-        return text, args[index + 1:]
-    return "", []
 
 
 def _program(command: SimpleCommand) -> str:
