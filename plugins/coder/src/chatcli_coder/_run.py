@@ -31,7 +31,8 @@ from pathlib import Path
 
 from chatcli_coder._common import CoderSettings, SandboxUnavailable
 
-__all__ = ["Outcome", "Sandbox", "choose_sandbox", "run_command", "will_confine"]
+__all__ = ["Outcome", "Sandbox", "choose_sandbox", "probe_in_background", "run_command",
+           "will_confine"]
 
 #: Seconds between SIGTERM and SIGKILL.
 KILL_GRACE = 2.0
@@ -77,6 +78,15 @@ def _probe(binary: str) -> str | None:
                 why = str(err)
             _probed[binary] = why
         return _probed[binary]
+
+
+def probe_in_background(settings: CoderSettings) -> None:
+    """Start finding out whether bwrap works here (one short process, about 10 ms) in a thread,
+    so that :func:`will_confine` and :func:`choose_sandbox` later find the answer ready."""
+    binary = shutil.which("bwrap") if settings.sandbox != "off" else None
+    if binary is not None:
+        threading.Thread(target=_probe, args=(binary,), name="chatcli-bwrap-probe",
+                         daemon=True).start()
 
 
 def will_confine(settings: CoderSettings) -> bool:

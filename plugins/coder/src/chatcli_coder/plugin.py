@@ -14,6 +14,20 @@ if TYPE_CHECKING:
 
 
 @hookimpl
+def configure(settings: Settings) -> None:
+    """Start probing the sandbox while the session opens (the tools say whether commands are
+    confined); a bad ``[coder]`` table is reported when the tools are made, as before."""
+    from chatcli_coder._common import coder_settings
+    from chatcli_coder._run import probe_in_background
+
+    try:
+        coder = coder_settings(settings)
+    except Exception:
+        return
+    probe_in_background(coder)
+
+
+@hookimpl
 def register_tools(register: Callable[[Tool], None], settings: Settings,
                    workspace: Path) -> None:
     """Register read, write, edit, multiedit, apply_patch, search, glob, tree, exec, git, test."""
