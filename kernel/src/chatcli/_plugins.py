@@ -452,15 +452,18 @@ class PluginHost:
 
     def _replay(self, plugin: object, name: str, only: str | None = None) -> None:
         """Call ``plugin``'s implementations of historic hooks with the calls it has not seen."""
-        for caller in self.pm.get_hookcallers(plugin) or []:
-            if only is not None and caller.name != only:
+        # only the historic hooks called so far (a few), not pluggy's get_hookcallers (every
+        # hook's every implementation, for each plugin of each batch registered)
+        for caller in list(vars(self.pm.hook).values()):
+            if (not isinstance(caller, pluggy.HookCaller) or not caller._call_history
+                    or (only is not None and caller.name != only)):
                 continue
-            history = caller._call_history if caller.is_historic() else None
+            history = caller._call_history
             seen = self._seen.get((name, caller.name), 0)
-            if not history or seen >= len(history):
+            impls = [impl for impl in caller.get_hookimpls() if impl.plugin is plugin]
+            if not impls or seen >= len(history):
                 continue
             self._seen[(name, caller.name)] = len(history)
-            impls = [impl for impl in caller.get_hookimpls() if impl.plugin is plugin]
             for kwargs, _callback in history[seen:]:
                 self.pm._hookexec(caller.name, impls, kwargs, False)
 
