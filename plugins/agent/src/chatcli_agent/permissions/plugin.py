@@ -48,8 +48,6 @@ class PermissionsPlugin:
 
     def __init__(self) -> None:
         self._last: PermissionState | None = None
-        #: call id → the permissions whose ``pending`` holds the call's question, until answered
-        self._asked: dict[str, PermissionState] = {}
         self._settings: Settings | None = None
         self._workspace: Path | None = None
 
@@ -137,13 +135,14 @@ class PermissionsPlugin:
             if not context.interactive:
                 return state.policy.unattended(judgement)
             state.pending[call.id] = judgement
-            self._asked[call.id] = state
         return verdict
 
     @hookimpl
     def tool_call_decided(self, call: ToolCallPart, tool: ToolSpec, approval: Approval | None,
-                          verdict: Verdict) -> None:
-        state = self._asked.pop(call.id, None)
+                          verdict: Verdict, conversation: Conversation | None) -> None:
+        # the permissions that asked: the conversation's (as ``decide`` found them)
+        state = (conversation.stash.get(STATE, None) if conversation is not None
+                 else self._last)
         judgement = state.pending.pop(call.id, None) if state is not None else None
         if state is None or judgement is None or approval is None:
             return
