@@ -129,9 +129,13 @@ def spec_for(name: str, raw: Mapping[str, Any]) -> ProviderSpec:
     """The spec of group ``name`` (``fallback`` or a pool of ``[fallback.pools]``)."""
 
     def factory(config: ProviderConfig) -> Any:
+        from chatcli_provider_kit.textcalls import text_tool_calls
+
         from chatcli_fallback.resolve import build_group
 
-        return build_group(name, config)
+        # one protocol for the whole chain: when an entry takes no tool definitions, every
+        # entry gets the text protocol (an entry that wraps itself then sees no tools)
+        return text_tool_calls(build_group(name, config), config)
 
     factory.__name__ = f"make_{name}_group"
     return ProviderSpec(
