@@ -39,8 +39,6 @@ if TYPE_CHECKING:
 
 __all__ = ["MARKS", "Checkpoints", "Marks", "limits_from"]
 
-_NO_REPO = object()
-
 
 @dataclass
 class Marks:
@@ -106,7 +104,7 @@ class Checkpoints:
         self.workspace: Path | None = None
         self.enabled = True
         self.limits = _files.Limits()
-        self._repos: dict[Path, Any] = {}
+        self._repos: dict[Path, GitRepo | None] = {}  # None: not in a git repository
         self._hashes: dict[str, dict[str, tuple[int, int, int, str]]] = {}
 
     # ------------------------------------------------------------------ set-up
@@ -124,11 +122,9 @@ class Checkpoints:
         return self.workspace or Path.cwd().resolve()
 
     def _repo(self, workspace: Path) -> GitRepo | None:
-        found = self._repos.get(workspace)
-        if found is None:
-            found = find_repo(workspace) or _NO_REPO
-            self._repos[workspace] = found
-        return None if found is _NO_REPO else found
+        if workspace not in self._repos:
+            self._repos[workspace] = find_repo(workspace)
+        return self._repos[workspace]
 
     def _store(self, conversation: Conversation) -> ConversationStore:
         return ConversationStore(_base(), conversation.id)

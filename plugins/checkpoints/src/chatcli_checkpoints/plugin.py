@@ -7,7 +7,7 @@ their own instance.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from chatcli import hookimpl
 
@@ -25,6 +25,8 @@ if TYPE_CHECKING:
         ToolSpec,
     )
 
+    from chatcli_checkpoints._core import Checkpoints
+
 __all__ = ["CheckpointsPlugin"]
 
 
@@ -32,10 +34,10 @@ class CheckpointsPlugin:
     """The plugin as an object: ``host.register(CheckpointsPlugin(), "checkpoints")``."""
 
     def __init__(self) -> None:
-        self._core: Any = None
+        self._core: Checkpoints | None = None
 
     @property
-    def core(self) -> Any:
+    def core(self) -> Checkpoints:
         """The :class:`chatcli_checkpoints._core.Checkpoints` doing the work."""
         if self._core is None:
             from chatcli_checkpoints._core import Checkpoints

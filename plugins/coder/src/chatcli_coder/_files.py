@@ -222,8 +222,9 @@ def multiedit_files(args: Any, context: ToolContext) -> str:
             raise raised from None
         texts[target] = (shown, original, replace_text(current, spans))
         counts[target] = counts.get(target, 0) + len(spans)
-    changes = [(target, current.encode("utf-8")) for target, (_s, original, current)
-               in texts.items() if current != original]
+    changes: list[tuple[Path, bytes | None]] = [
+        (target, current.encode("utf-8")) for target, (_s, original, current) in texts.items()
+        if current != original]
     write_all(changes, context)
     done = ", ".join(f"{texts[t][0]} ({counts[t]} replacement{'s' * (counts[t] > 1)})"
                      for t in texts)
@@ -320,12 +321,12 @@ def apply_patch(args: Any, context: ToolContext) -> str:
                 done.append(f"updated {shown} ({len(patch.hunks)} hunk"
                             f"{'s' * (len(patch.hunks) != 1)})")
     changes: list[tuple[Path, bytes | None]] = []
-    for target, text in state.items():
-        if text is None:
+    for target, final in state.items():
+        if final is None:
             if target.exists():
                 changes.append((target, None))
         else:
-            changes.append((target, text.encode("utf-8")))
+            changes.append((target, final.encode("utf-8")))
     write_all(changes, context)
     result = "applied the patch: " + ", ".join(done)
     if notes:

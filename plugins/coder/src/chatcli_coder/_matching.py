@@ -99,7 +99,8 @@ class Block:
 def _indent_delta(file_lines: list[str], old_lines: list[str]) -> tuple[str, str] | None:
     """(added, removed): the one indentation change that turns ``old_lines`` into
     ``file_lines`` (lines compared without trailing whitespace), or None."""
-    added = removed = None
+    added: str | None = None  # set with removed, once
+    removed = ""
     for have, want in zip(file_lines, old_lines, strict=True):
         have, want = have.rstrip(), want.rstrip()
         if not have and not want:

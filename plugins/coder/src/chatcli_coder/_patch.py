@@ -19,10 +19,11 @@ from __future__ import annotations
 import itertools
 import re
 from dataclasses import dataclass, field
-from typing import Any
 
 from chatcli_coder._common import PatchError, one_line
 from chatcli_coder._matching import (
+    Block,
+    Line,
     closest_lines,
     dominant_eol,
     find_block,
@@ -401,7 +402,7 @@ def apply_hunks(text: str, hunks: list[Hunk], shown: str) -> tuple[str, list[str
     return "".join(body), notes
 
 
-def _replacement(lines: list, block: Any, hunk: Hunk) -> list[str]:
+def _replacement(lines: list[Line], block: Block, hunk: Hunk) -> list[str]:
     """The new lines of a matched hunk: context lines as the file has them, added lines
     re-indented like the match."""
     out: list[str] = []
@@ -417,7 +418,7 @@ def _replacement(lines: list, block: Any, hunk: Hunk) -> list[str]:
     return out
 
 
-def _find_anchor(lines: list, anchor: str, start: int) -> int | None:
+def _find_anchor(lines: list[Line], anchor: str, start: int) -> int | None:
     wanted = anchor.strip()
     for scope in (range(start, len(lines)), range(0, min(start, len(lines)))):
         for index in scope:
@@ -426,7 +427,8 @@ def _find_anchor(lines: list, anchor: str, start: int) -> int | None:
     return None
 
 
-def _hunk_error(lines: list, old: list[str], shown: str, number: int, what: str) -> PatchError:
+def _hunk_error(lines: list[Line], old: list[str], shown: str, number: int, what: str
+                ) -> PatchError:
     near = closest_lines([line.text for line in lines], old)
     tried = "exactly, ignoring trailing whitespace, or with the indentation adjusted"
     if near is None:

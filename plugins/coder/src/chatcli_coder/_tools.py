@@ -14,6 +14,8 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from chatcli_coder._common import coder_settings
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from chatcli import Settings, ToolContext
 
 _PATH = "Path relative to the workspace root (or absolute, inside the workspace or a folder " \
@@ -140,7 +142,8 @@ def _lazy(module: str, name: str) -> Any:
     def run(args: Any, context: ToolContext) -> str:
         import importlib
 
-        return getattr(importlib.import_module(module), name)(args, context)
+        tool: Callable[[Any, ToolContext], str] = getattr(importlib.import_module(module), name)
+        return tool(args, context)
 
     run.__name__ = name
     return run

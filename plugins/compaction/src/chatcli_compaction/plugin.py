@@ -30,7 +30,9 @@ def _lazy(module: str) -> Callable[[CompactionJob], list[Compaction]]:
     def run(job: CompactionJob) -> list[Compaction]:
         from importlib import import_module
 
-        return import_module(f"chatcli_compaction.{module}").run(job)
+        strategy: Callable[[CompactionJob], list[Compaction]] = import_module(
+            f"chatcli_compaction.{module}").run
+        return strategy(job)
 
     run.__name__ = f"{module}_run"
     return run

@@ -121,7 +121,7 @@ def piece_limit(job: CompactionJob, config: CompactionConfig) -> int:
     half the context window, else the compaction's budget with the system prompt's share."""
     if config.summary_piece_tokens:
         return config.summary_piece_tokens
-    window = getattr(job.settings, "context_window", None)
+    window = job.settings.context_window
     if window:
         return max(window // 2, 500)
     return max(job.budget + job.system_tokens, 500)

@@ -306,6 +306,11 @@ class Connection:
         if self._scope is not None and self.state == "starting":
             self._scope.cancel()
 
+    def _stop_asked(self) -> bool:
+        # a call, not the attribute: stop() sets it from another thread while _main awaits,
+        # and a type checker would keep the attribute narrowed to False across the await
+        return self._stopping
+
     async def _main(self) -> None:
         import anyio
 
@@ -313,7 +318,7 @@ class Connection:
         try:
             while True:
                 await self._connect_once()
-                if self._stopping:
+                if self._stop_asked():
                     self.state = "stopped"
                     return
                 self.failures += 1
@@ -330,7 +335,7 @@ class Connection:
                 self._changed("down")
                 with anyio.move_on_after(delay):
                     await self._wake.wait()
-                if self._stopping:
+                if self._stop_asked():
                     self.state = "stopped"
                     return
                 self.restarts += 1
@@ -614,6 +619,7 @@ async def _quiet(coroutine: Any) -> list[Any]:
     from mcp import MCPError
 
     try:
-        return await coroutine
+        found: list[Any] = await coroutine
+        return found
     except MCPError:
         return []

@@ -303,7 +303,8 @@ def fetch_kind(economy: Economy, arguments: Mapping[str, Any], context: Any) -> 
                 '({"kind":"mcp_tools","name":"A,B"}) or for a whole server '
                 '({"kind":"mcp_tools","server":"S"}):\n' + listing)
     limit = max(2_000, getattr(context, "max_output", 30_000) - 600)
-    shown, text = [], ""
+    shown: list[McpTool] = []
+    text = ""
     for item in chosen:
         candidate = describe_tools([*shown, item])
         if len(candidate) > limit and shown:

@@ -128,7 +128,8 @@ def _prompt_text(result: Any) -> str:
 def _content_text(block: Any) -> str:
     kind = getattr(block, "type", "")
     if kind == "text":
-        return block.text
+        said: str = block.text
+        return said
     if kind == "resource":
         resource = block.resource
         text = getattr(resource, "text", None)

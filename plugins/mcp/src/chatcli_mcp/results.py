@@ -72,7 +72,8 @@ def _size(count: int) -> str:
 def _block(block: Any, media: Path) -> str:
     kind = getattr(block, "type", "")
     if kind == "text":
-        return block.text
+        said: str = block.text
+        return said
     if kind in ("image", "audio"):
         mime = getattr(block, "mime_type", None) or "application/octet-stream"
         path, size = _save(getattr(block, "data", "") or "", mime, media)

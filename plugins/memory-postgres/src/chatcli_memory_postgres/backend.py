@@ -9,6 +9,7 @@ lock (safe from several threads); a dropped connection is opened again on the ne
 
 from __future__ import annotations
 
+import builtins
 import contextlib
 import threading
 import time
@@ -282,7 +283,7 @@ class PostgresMemoryBackend:
 
     def search(self, query: str, *, kind: MemoryKind | None = None,
                scopes: Sequence[str] | None = None, include_archived: bool = False,
-               limit: int = 10) -> list[MemoryHit]:
+               limit: int = 10) -> builtins.list[MemoryHit]:  # (`list`: the method above)
         """Items holding any of the query's words, best first: PostgreSQL's ``ts_rank_cd``
         blended with freshness and confidence (see :mod:`chatcli_memory_postgres.search` for
         how a long message's common words are kept from selecting half the table)."""
@@ -333,7 +334,8 @@ class PostgresMemoryBackend:
 
     @staticmethod
     def _filters(kind: MemoryKind | None, scopes: Sequence[str] | None,
-                 include_archived: bool) -> tuple[list[sql.Composable], dict[str, Any]]:
+                 include_archived: bool
+                 ) -> tuple[builtins.list[sql.Composable], dict[str, Any]]:
         """The conditions (to be joined by AND) and their parameters."""
         conditions: list[sql.Composable] = []
         params: dict[str, Any] = {}

@@ -7,7 +7,9 @@ it exactly once, and a role without CREATE can use a schema someone else created
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import psycopg
 from chatcli import ChatcliError
@@ -47,7 +49,7 @@ class Names:
         return self.table("chatcli_memory_meta")
 
 
-def _migration_1(names: Names) -> list[sql.Composable]:
+def _migration_1(names: Names) -> list[sql.SQL | sql.Composed]:
     """Version 1: the items, their generated tsvector and its GIN index."""
     items = names.items
     return [
@@ -88,7 +90,7 @@ def _migration_1(names: Names) -> list[sql.Composable]:
 _MIGRATIONS = {1: _migration_1}
 
 
-def _version(conn: psycopg.Connection, names: Names) -> int | None:
+def _version(conn: psycopg.Connection[Any], names: Names) -> int | None:
     """The stored schema version, or None when the tables do not exist yet."""
     qualified = names.meta.as_string(conn)
     row = conn.execute("SELECT to_regclass(%s) IS NOT NULL AS present", [qualified]).fetchone()
@@ -99,11 +101,12 @@ def _version(conn: psycopg.Connection, names: Names) -> int | None:
     return int(_first(row)) if row else None
 
 
-def _first(row: object) -> object:
-    return next(iter(row.values())) if isinstance(row, dict) else row[0]  # type: ignore[index]
+def _first(row: dict[str, Any] | Sequence[Any]) -> Any:
+    """The first column of a row, whichever row factory made it (dict rows or tuples)."""
+    return next(iter(row.values())) if isinstance(row, dict) else row[0]
 
 
-def ensure_schema(conn: psycopg.Connection, names: Names) -> int:
+def ensure_schema(conn: psycopg.Connection[Any], names: Names) -> int:
     """Create or upgrade the tables; returns the schema version now in place.
 
     :raises ChatcliError: the database holds a newer schema than this package knows.

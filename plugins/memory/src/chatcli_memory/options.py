@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 __all__ = ["MemoryOptions"]
 
 
-def _number(value: Any, kind: type, minimum: float) -> Any:
+def _number(value: Any, kind: type[int] | type[float], minimum: float) -> int | float | None:
     if isinstance(value, bool):
         return None
     if isinstance(value, str):
@@ -101,6 +101,7 @@ class MemoryOptions:
                                 + (f"; did you mean {close[0]!r}?" if close else ""))
                 continue
             default = getattr(cls, name)
+            parsed: bool | int | float | str | None
             if isinstance(default, bool):
                 parsed, want = parse_bool(raw), "true or false"
             elif isinstance(default, int):

@@ -21,6 +21,7 @@ rarest word always stays), and the blend runs on the best :data:`CANDIDATES` tex
 
 from __future__ import annotations
 
+import builtins
 import json
 import os
 import re
@@ -303,7 +304,7 @@ class SqliteBackend:
 
     def search(self, query: str, *, kind: MemoryKind | None = None,
                scopes: Sequence[str] | None = None, include_archived: bool = False,
-               limit: int = 10) -> list[MemoryHit]:
+               limit: int = 10) -> builtins.list[MemoryHit]:  # (`list`: the method above)
         words = query_words(query)
         if not words or (scopes is not None and not scopes) or limit <= 0:
             return []
@@ -329,7 +330,8 @@ class SqliteBackend:
         return [MemoryHit(self._item(rows[rowid]), score) for rowid, score in best
                 if rowid in rows]
 
-    def _affordable(self, db: sqlite3.Connection, words: list[str]) -> list[str]:
+    def _affordable(self, db: sqlite3.Connection, words: builtins.list[str]
+                    ) -> builtins.list[str]:
         """``words`` without the commonest ones once together they would match more than
         :data:`MATCH_BUDGET` items (BM25 gives them little weight and ranking every item that
         holds them is what costs); the rarest word always stays."""
@@ -344,7 +346,8 @@ class SqliteBackend:
             counts.append((cached, word))
         if len(self._df) > 5_000:
             self._df.clear()
-        total, kept = 0, []
+        total = 0
+        kept: builtins.list[str] = []
         for count, word in sorted(counts):
             if kept and total + count > MATCH_BUDGET:
                 break
@@ -352,8 +355,9 @@ class SqliteBackend:
             kept.append(word)
         return [w for w in words if w in kept]
 
-    def _blend(self, db: sqlite3.Connection, ranked: list[tuple[int, float]],
-               where: list[str], args: list[Any], now: float) -> list[tuple[int, float]]:
+    def _blend(self, db: sqlite3.Connection, ranked: builtins.list[tuple[int, float]],
+               where: builtins.list[str], args: builtins.list[Any], now: float
+               ) -> builtins.list[tuple[int, float]]:
         """The filtered rows of ``ranked`` (rowid, text score) with their blended scores,
         best first."""
         text = dict(ranked)

@@ -93,10 +93,11 @@ def active_name(conversation: Conversation, store: ActiveStore | None = None) ->
     if store is None:
         return None
     record = store.get(conversation.id)
-    conversation.metadata[METADATA_KEY] = record.get("persona") if record else None
+    persona: str | None = record.get("persona") if record else None
+    conversation.metadata[METADATA_KEY] = persona
     if record and record.get("restore"):
         conversation.metadata[RESTORE_KEY] = list(record["restore"])
-    return conversation.metadata[METADATA_KEY]
+    return persona
 
 
 def set_active(conversation: Conversation, name: str | None, restore: list[str] | None,

@@ -25,13 +25,14 @@ def _one_line_errors(func: F) -> F:
             return func(*args, **kwargs)
         except ChatcliError as err:
             exc = click.ClickException(str(err))
-            exc.exit_code = getattr(err, "exit_code", 1)
+            # click declares exit_code a ClassVar, yet reads it from the instance it catches
+            exc.exit_code = getattr(err, "exit_code", 1)  # type: ignore[misc]
             raise exc from None
 
     return wrapper  # type: ignore[return-value]
 
 
-class _Utf8Text(click.ParamType):
+class _Utf8Text(click.types.StringParamType):
     """A text argument that must be valid UTF-8 (a shell can pass any bytes in argv)."""
 
     name = "text"
@@ -50,7 +51,7 @@ TEXT = _Utf8Text()
 
 
 def _store() -> Any:
-    from chatcli_sessions.plugin import get_store
+    from chatcli_sessions.stores import get_store
 
     return get_store()
 

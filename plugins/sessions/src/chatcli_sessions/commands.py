@@ -31,7 +31,7 @@ SESSION_HELP = (
 
 
 def _store() -> SessionStore:
-    from chatcli_sessions.plugin import get_store
+    from chatcli_sessions.stores import get_store
 
     return get_store()
 
@@ -131,6 +131,7 @@ def _pick_session(app: ChatApp, title: str) -> SessionInfo | None:
 
 def _session_load(app: ChatApp, args: str) -> None:
     store = _store()
+    info: SessionInfo | None
     if args.strip():
         info = store.resolve(args.strip())
     else:

@@ -120,7 +120,7 @@ def migrate(db: sqlite3.Connection) -> int:
     Each step runs in its own write transaction that re-reads ``user_version`` after taking the
     lock, so two processes opening a new database at once migrate it exactly once.
     """
-    found = db.execute("PRAGMA user_version").fetchone()[0]
+    found: int = db.execute("PRAGMA user_version").fetchone()[0]
     if found > SCHEMA_VERSION:
         raise StoreError(
             f"the session database has schema version {found}, newer than this chatcli "

@@ -31,6 +31,7 @@ it, and the whole transaction is retried with backoff if SQLite still reports it
 
 from __future__ import annotations
 
+import builtins
 import contextlib
 import os
 import random
@@ -583,6 +584,7 @@ class SessionStore:
         " FROM sessions s"
     )
 
+    # (below this method, ``list`` in annotations means it: they say ``builtins.list``)
     def list(self, limit: int | None = None) -> list[SessionInfo]:
         """Sessions, most recently updated first."""
         sql = self._INFO_SQL + " ORDER BY s.updated_at DESC, s.rowid DESC"
@@ -634,7 +636,7 @@ class SessionStore:
             raise UsageError(f"no session matches {ref!r}", "see `chatcli sessions list`")
         return info
 
-    def messages(self, session_id: str) -> list[Message]:
+    def messages(self, session_id: str) -> builtins.list[Message]:
         """Every message of the session's log (all branches), in append order."""
         from chatcli import Message as _Message
 
@@ -643,7 +645,7 @@ class SessionStore:
         )
         return [_Message.model_validate_json(r[0]) for r in rows]
 
-    def checkpoints(self, session_id: str) -> list[Checkpoint]:
+    def checkpoints(self, session_id: str) -> builtins.list[Checkpoint]:
         """The session's checkpoints, oldest first."""
         from chatcli import Checkpoint as _Checkpoint
 
@@ -654,7 +656,7 @@ class SessionStore:
         )
         return [_Checkpoint(id=r[0], head=r[1], label=r[2], created_at=r[3]) for r in rows]
 
-    def compactions(self, session_id: str) -> list[Compaction]:
+    def compactions(self, session_id: str) -> builtins.list[Compaction]:
         """The session's compactions, oldest first (a row this version cannot read is left
         out: the view then shows more of the log, never less)."""
         from chatcli import Compaction as _Compaction
@@ -669,9 +671,9 @@ class SessionStore:
                 continue
         return found
 
-    def head_history(self, session_id: str) -> list[str | None]:
+    def head_history(self, session_id: str) -> builtins.list[str | None]:
         """The undo stack rebuilt from the stored head moves (undo pops, other moves push)."""
-        stack: list[str | None] = []
+        stack: builtins.list[str | None] = []
         for reason, previous in self._read(
             "SELECT reason, previous FROM head_events WHERE session_id = ? ORDER BY rowid",
             (session_id,),
@@ -723,9 +725,10 @@ class SessionStore:
         )
         return conversation
 
-    def _repair(self, session_id: str, messages: list[Message], head: str | None,
-                checkpoints: list[Checkpoint], dropped: list[Message], *, persist: bool
-                ) -> tuple[list[Message], str | None, list[Checkpoint]]:
+    def _repair(self, session_id: str, messages: builtins.list[Message], head: str | None,
+                checkpoints: builtins.list[Checkpoint], dropped: builtins.list[Message], *,
+                persist: bool
+                ) -> tuple[builtins.list[Message], str | None, builtins.list[Checkpoint]]:
         """The session without ``dropped`` (messages whose chain of parents does not reach the
         start: an older chatcli stored a tool result whose assistant message it could not
         save). The head moves to the newest message kept from before them; one line on
@@ -755,7 +758,7 @@ class SessionStore:
             self.transaction(work)
         return kept, head, checkpoints
 
-    def search(self, text: str, limit: int = 20) -> list[SearchHit]:
+    def search(self, text: str, limit: int = 20) -> builtins.list[SearchHit]:
         """Messages whose text contains every word of ``text``, newest first."""
         if not text.strip():
             return []
@@ -791,7 +794,7 @@ class SessionStore:
 
     def integrity(self) -> str:
         """``PRAGMA integrity_check``: "ok" for a healthy database."""
-        return self._read("PRAGMA integrity_check")[0][0]
+        return str(self._read("PRAGMA integrity_check")[0][0])
 
 
 # ------------------------------------------------------------------------------------ helpers

@@ -14,6 +14,8 @@ import difflib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from chatcli import SlashCommand
 
     from chatcli_skills.core import Skills
@@ -198,5 +200,10 @@ def slash_commands(core: Skills) -> list[SlashCommand]:
             description = description[:69] + "…"
         commands.append(SlashCommand(
             skill.name, f"skill{hint}: {description}",
-            lambda app, text, name=skill.name: run_skill(core, app, name, text.strip())))
+            _runner(core, skill.name)))
     return commands
+
+
+def _runner(core: Skills, name: str) -> Callable[[Any, str], None]:
+    """``/NAME`` of a skill a person may call: runs it on the text typed after the command."""
+    return lambda app, text: run_skill(core, app, name, text.strip())

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from chatcli import StashKey
+from chatcli import StashKey, TextPart
 
 from chatcli_skills.inject import (
     Activation,
@@ -93,8 +93,9 @@ class Skills:
         """The workspace (the current folder before ``configure``)."""
         if self.workspace is not None:
             return self.workspace
-        if self.host is not None and getattr(self.host, "workspace", None) is not None:
-            return Path(self.host.workspace)
+        hosted = getattr(self.host, "workspace", None)  # (None before configure)
+        if hosted is not None:
+            return Path(hosted)
         return Path.cwd().resolve()
 
     def options(self) -> Options:
@@ -261,7 +262,7 @@ class Skills:
         if not options.auto or start < 0:
             return found
         prompt = messages[start]
-        typed = next((p.text for p in prompt.parts if getattr(p, "type", "") == "text"), "")
+        typed = next((p.text for p in prompt.parts if isinstance(p, TextPart)), "")
         texts = [typed]
         for message in messages[start + 1:]:
             # the logged message: the text protocol sends calls as text, without their parts

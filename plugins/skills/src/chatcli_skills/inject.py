@@ -110,7 +110,7 @@ def records_of(conversation: Any) -> list[dict[str, Any]]:
     table = conversation.metadata.setdefault(METADATA_KEY, {})
     if not isinstance(table, dict):
         table = conversation.metadata[METADATA_KEY] = {}
-    records = table.setdefault("injected", [])
+    records: object = table.setdefault("injected", [])
     if not isinstance(records, list):
         records = table["injected"] = []
     return records
@@ -127,7 +127,7 @@ def present_blocks(messages: Sequence[Any], records: Iterable[dict[str, Any]]) -
     """The skill blocks the model sees in ``messages``: those injected on a message still in
     view (not aged), and those a tool result in view holds (``context_pull`` read them)."""
     ids = {m.id for m in messages}
-    blocks = set()
+    blocks: set[str] = set()
     for record in records:
         if record.get("anchor") in ids and not record.get("aged"):
             blocks.update(e["block"] for e in record.get("entries", [])
