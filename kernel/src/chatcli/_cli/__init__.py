@@ -122,15 +122,56 @@ def get_host(ctx: click.Context) -> PluginHost:
     return get_state(ctx).host
 
 
-def _add_builtin_commands(group: click.Group) -> None:
-    from chatcli._cli.config import config_group
-    from chatcli._cli.keys import keys_group
-    from chatcli._cli.models import models_command
-    from chatcli._cli.plugins import plugins_group
-    from chatcli._cli.trust import trust_command
+class _LazyCommand(click.Command):
+    """A built-in command whose module is imported only when it runs (as :class:`LazyGroup`
+    does for groups): ``target`` is ``module:attribute``; ``help`` and ``short_help`` are what
+    the root help lists (the real command's, a test keeps them equal)."""
 
-    for command in (models_command, keys_group, config_group, plugins_group, trust_command):
-        group.add_command(command)
+    def __init__(self, name: str, help: str, target: str, short_help: str | None = None) -> None:
+        super().__init__(name=name, help=help, short_help=short_help)
+        self._target = target
+        self._loaded = False
+
+    def _load(self) -> None:
+        if self._loaded:
+            return
+        from importlib import import_module
+
+        module, _, attribute = self._target.partition(":")
+        real = getattr(import_module(module), attribute)
+        self.params, self.callback = real.params, real.callback
+        self.help, self.epilog, self.short_help = real.help, real.epilog, real.short_help
+        require_utf8(self)
+        self._loaded = True
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        self._load()
+        return super().parse_args(ctx, args)
+
+
+#: The built-in commands: (name, kind, the root help's line, short help, ``module:attribute``).
+BUILTIN_COMMANDS = (
+    ("config", "group", "Read and change settings (user file, or the project's "
+     ".chatcli/config.toml).", None, "chatcli._cli.config:config_group"),
+    ("keys", "group", "Store API keys (in a 0600 file in the config directory).", None,
+     "chatcli._cli.keys:keys_group"),
+    ("models", "command", "List providers, their models and whether each has a key (* marks "
+     "the default).", None, "chatcli._cli.models:models_command"),
+    ("plugins", "group", "List, install, remove and create chatcli plugins.", None,
+     "chatcli._cli.plugins:plugins_group"),
+    ("trust", "command", "Trust the project of PATH (default: here): its .chatcli/config.toml, "
+     ".mcp.json, skills…", "Let a project's files change chatcli.",
+     "chatcli._cli.trust:trust_command"),
+)
+
+
+def _add_builtin_commands(group: click.Group) -> None:
+    """The built-in commands, each imported when it runs (``--help`` imports none)."""
+    from chatcli._cli.common import LazyGroup
+
+    for name, kind, help_line, short_help, target in BUILTIN_COMMANDS:
+        group.add_command(LazyGroup(name, help_line, target) if kind == "group"
+                          else _LazyCommand(name, help_line, target, short_help))
 
 
 def build_cli(host: PluginHost, state: AppState | None = None) -> click.Group:

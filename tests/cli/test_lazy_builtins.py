@@ -1,0 +1,62 @@
+"""The built-in commands are imported only when they run: ``chatcli --help`` lists them from
+their help lines (kept equal to the real commands'), and each still works in full."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from importlib import import_module
+
+import click
+import pytest
+from chatcli._cli import BUILTIN_COMMANDS, _add_builtin_commands
+
+MODULES = [target.partition(":")[0] for *_, target in BUILTIN_COMMANDS]
+
+
+def _real(target: str) -> click.Command:
+    module, _, attribute = target.partition(":")
+    return getattr(import_module(module), attribute)
+
+
+@pytest.mark.parametrize(("name", "target"), [(row[0], row[4]) for row in BUILTIN_COMMANDS])
+def test_the_root_help_line_is_the_real_commands(name: str, target: str) -> None:
+    group = click.Group("root")
+    _add_builtin_commands(group)
+    lazy, real = group.commands[name], _real(target)
+    assert type(real) is not type(lazy) and lazy.name == real.name == name
+    assert isinstance(lazy, click.Group) == isinstance(real, click.Group)
+    for limit in (30, 45, 60, 80, 200):
+        assert lazy.get_short_help_str(limit) == real.get_short_help_str(limit)
+
+
+def _imported_by(*args: str) -> set[str]:
+    code = ("import io, sys, contextlib\n"
+            f"sys.argv = ['chatcli', *{list(args)!r}]\n"
+            "from chatcli._entry import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()), "
+            "contextlib.redirect_stderr(io.StringIO()):\n"
+            "    try:\n        main()\n    except SystemExit:\n        pass\n"
+            f"print(sorted(m for m in {MODULES!r} if m in sys.modules))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True, timeout=60)
+    return set(eval(done.stdout.strip().splitlines()[-1]))
+
+
+def test_help_imports_no_built_in_command_and_each_imports_only_itself(home) -> None:
+    assert _imported_by("--help") == set()
+    assert _imported_by("models", "--help") == {"chatcli._cli.models"}
+    assert _imported_by("trust", "--help") == {"chatcli._cli.trust"}
+
+
+def test_a_lazy_command_parses_runs_and_checks_utf8_like_the_real_one(cli) -> None:
+    result = cli("models", "--help")
+    assert result.code == 0 and "--remote" in result.out
+    result = cli("trust", "--list", "x")
+    assert result.code == 2 and "--list takes no PATH" in result.err
+    result = cli("keys")
+    assert result.code == 2 and "Usage: chatcli keys" in result.err
+    result = cli("config", "set", "model", "gpt\udcff")
+    assert result.code == 2 and "is not valid UTF-8" in result.err
+    result = cli("models", "\udcff")
+    assert result.code == 2 and "PROVIDER is not valid UTF-8" in result.err
