@@ -3,7 +3,8 @@ a chatcli_testing wire server, the plugins under test registered on a fresh host
 console, and the ChatApp slash commands receive.
 
 Feature folders subclass :class:`HarnessChat` in their own support module (tests import it by
-its bare name: ``tests/`` is on ``sys.path`` for every test, through the root conftest).
+its bare name: ``tests/`` is on ``sys.path`` for every test, through ``pythonpath`` in
+pyproject.toml).
 """
 
 from __future__ import annotations

@@ -29,14 +29,13 @@ from chatcli import (
     hookimpl,
 )
 from chatcli_agent.permissions.plugin import PermissionsPlugin
-from chatcli_testing import Reply, ScriptedProvider, ToolCall, isolate_environment, scripted_plugin
+from chatcli_testing import Reply, ScriptedProvider, ToolCall, scripted_plugin
 from pydantic import BaseModel
 
 
 @pytest.fixture(autouse=True)
-def isolated_chatcli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """chatcli's config and data folders under tmp_path; no keys or CHATCLI_* leak in."""
-    return isolate_environment(monkeypatch, tmp_path / "chatcli-home")
+def _isolated(home: Path) -> None:
+    """Every test here in tests/conftest.py's ``home``: no keys or CHATCLI_* leak in."""
 
 
 @dataclass

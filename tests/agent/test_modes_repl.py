@@ -6,16 +6,12 @@ from __future__ import annotations
 
 import os
 import re
-import sys
 import textwrap
 from pathlib import Path
 from typing import Any
 
 import pytest
 from chatcli_testing import Reply, ToolCall
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
 from repl.terminal import CHATCLI, Terminal, have_tmux
 
 pytestmark = pytest.mark.terminal

@@ -1,4 +1,5 @@
-"""Fixtures for the checkpoint tests: an isolated chatcli home and an app in a workspace."""
+"""Fixtures for the checkpoint tests: a umask that would leave files readable by others, and an
+app in a workspace (in tests/conftest.py's ``home``)."""
 
 from __future__ import annotations
 
@@ -11,12 +12,12 @@ from chatcli import Settings
 from checkpoints_helpers import App
 
 
-@pytest.fixture
-def home(chatcli_home: Path) -> Iterator[Path]:
-    """An isolated chatcli home, with a umask that would leave files readable by others."""
+@pytest.fixture(autouse=True)
+def _loose_umask() -> Iterator[None]:
+    """A umask that would leave files readable by others (the plugin must not rely on it)."""
     old = os.umask(0o022)
     try:
-        yield chatcli_home
+        yield
     finally:
         os.umask(old)
 

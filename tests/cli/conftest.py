@@ -1,26 +1,21 @@
-"""Fixtures for the command-line tests: isolated user dirs and in-process chatcli."""
+"""Fixtures for the command-line tests: every test in tests/conftest.py's ``home``, starting in
+its ``work`` folder, and in-process chatcli."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).parent))
-
-from chatcli_testing import isolate_environment
 from cli_support import Cli
 
 
-@pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Isolated config/data dirs (``chatcli_testing``), and a work dir as the current dir."""
-    isolate_environment(monkeypatch, tmp_path)
-    work = tmp_path / "work"
+@pytest.fixture(autouse=True)
+def work(home: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """``<home>/work``, the current folder; real runs (``run_process``) start there too."""
+    work = home / "work"
     work.mkdir()
     monkeypatch.chdir(work)
-    return tmp_path
+    return work
 
 
 @pytest.fixture

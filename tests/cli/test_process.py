@@ -9,7 +9,6 @@ import subprocess
 import sys
 
 import chatcli
-import pytest
 from chatcli_testing import Fault, Reply, ToolCall
 from cli_support import CHATCLI, PYTHON, SCRIPTED_APP, process_env, run_process
 
@@ -41,12 +40,6 @@ def script_env(*items) -> str:
         else:
             out.append(item)
     return json.dumps(out)
-
-
-@pytest.fixture
-def home(tmp_path):
-    (tmp_path / "work").mkdir()
-    return tmp_path
 
 
 def test_version_answers_without_importing_click(home):
@@ -109,7 +102,6 @@ def test_unknown_provider_exit_2_in_a_real_process(home):
 
 
 def test_malformed_config_in_a_real_process(home):
-    (home / "config").mkdir()
     (home / "config" / "config.toml").write_text("temperature = 9\n")
     done = run_process([CHATCLI, "-p", "hi"], home, CHATCLI_PLUGINS="openai")
     assert done.returncode == 2

@@ -13,14 +13,6 @@ from cli_support import CHATCLI, run_process
 SECRET = "sk-proc-test-0123456789abcdef"
 
 
-@pytest.fixture
-def home(tmp_path):
-    """A bare folder with a ``work`` dir, as in test_process.py (the process gets its own
-    isolated dirs from ``process_env``)."""
-    (tmp_path / "work").mkdir()
-    return tmp_path
-
-
 def test_continue_resumes_the_last_session(home, openai_server):
     pytest.importorskip("chatcli_sessions")
     openai_server.script(Reply(text="first answer"), Reply(text="second answer"))

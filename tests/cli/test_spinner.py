@@ -3,15 +3,11 @@ starts, then erases it; piped, ``--raw`` or ``--json`` output shows none (real t
 
 from __future__ import annotations
 
-import sys
 import time
-from pathlib import Path
 
 import pytest
 from chatcli_testing import Fault, Reply
 from cli_support import CHATCLI, openai_env, run_process
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from repl.terminal import Terminal, have_tmux
 
 pytestmark = pytest.mark.terminal

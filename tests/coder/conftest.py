@@ -1,26 +1,24 @@
-"""Fixtures of the coder tests: an isolated home, a workspace, an agent, a git repository."""
+"""Fixtures of the coder tests: every test in tests/conftest.py's ``home``; its ``workspace`` is
+no git repository (``repo`` makes it one); an agent in it."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
-from chatcli_testing import isolate_environment
 from coder_support import Agent, git
 
 
 @pytest.fixture(autouse=True)
-def isolated(tmp_path, monkeypatch):
-    """Config and data under tmp_path, no leaking keys or settings."""
-    isolate_environment(monkeypatch, tmp_path / "home")
-    return tmp_path
+def _isolated(home: Path) -> None:
+    """Config, data and cache in the test's ``home``; no keys or settings leaking in."""
 
 
 @pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    root.mkdir()
-    return root.resolve()
+def workspace_is_project_root() -> bool:
+    """The coder's workspace is no git repository: what the sandbox does about a ``.git``
+    made by a command depends on it."""
+    return False
 
 
 @pytest.fixture

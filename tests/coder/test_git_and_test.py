@@ -162,13 +162,11 @@ def test_npm_s_placeholder_script_and_an_empty_folder_detect_nothing(agent, work
 
 def _python_project(root):
     """A tiny project whose tests fail, with a .venv whose python has pytest."""
-    (root / "pytest.ini").write_text("[pytest]\n")
+    (root / "pytest.ini").write_text("[pytest]\npythonpath = .\n")
     (root / "calc.py").write_text("def add(a, b):\n    return a - b\n")
     (root / "tests").mkdir()
     (root / "tests" / "test_calc.py").write_text(
         "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n")
-    (root / "conftest.py").write_text("import sys, os\nsys.path.insert(0, os.path.dirname("
-                                      "__file__))\n")
     venv_bin = root / ".venv" / "bin"
     venv_bin.mkdir(parents=True)
     (venv_bin / "python").write_text(f"#!/bin/sh\nexec {sys.executable} \"$@\"\n")

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import shutil
+from pathlib import Path
 
 import pytest
 from chatcli_testing import Reply
@@ -22,10 +23,9 @@ cache_write = 3.75
 
 
 @pytest.fixture
-def home(tmp_path):
-    (tmp_path / "config").mkdir()
-    (tmp_path / "config" / "config.toml").write_text(CONFIG)
-    return tmp_path
+def prices(home: Path) -> None:
+    """The config of ``home`` (tests/conftest.py) sets a budget and the test model's prices."""
+    (home / "config" / "config.toml").write_text(CONFIG)
 
 
 def anthropic_env(server) -> dict[str, str]:
@@ -33,6 +33,7 @@ def anthropic_env(server) -> dict[str, str]:
             "CHATCLI_PLUGINS": "anthropic,sessions,cost"}
 
 
+@pytest.mark.usefixtures("prices")
 def test_cost_after_continue_counts_every_run_of_the_session(home, anthropic_server):
     pytest.importorskip("chatcli_sessions")
     anthropic_server.script(
@@ -60,6 +61,7 @@ def test_cost_after_continue_counts_every_run_of_the_session(home, anthropic_ser
 
 
 @pytest.mark.terminal
+@pytest.mark.usefixtures("prices")
 def test_cost_in_the_chat(home, anthropic_server):
     if shutil.which("tmux") is None:
         pytest.skip("tmux is not installed: the chat is driven in a real terminal")

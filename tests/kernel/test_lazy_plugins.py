@@ -5,12 +5,10 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "cli"))
-from cli_support import CHATCLI, process_env
+from process_support import CHATCLI, process_env
 
 #: A plugin that leaves a mark in $MARKS when it is imported, and registers a provider.
 PROVIDER_PLUGIN = '''

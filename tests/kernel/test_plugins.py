@@ -4,15 +4,10 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 from chatcli import Decision, PluginHost, ProviderSpec, hookimpl
-
-# A throwaway plugin distribution: the helper of tests/cli, whose conftest puts that folder on
-# sys.path only for its own tests.
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "cli"))
-from cli_support import plugin_distribution
+from process_support import plugin_distribution
 
 
 def _spec(name: str, priority: int = 50) -> ProviderSpec:

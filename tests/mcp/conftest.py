@@ -1,36 +1,22 @@
-"""Fixtures of the chatcli-mcp tests: an isolated chatcli home (config, data and cache in the
-test's folder, HOME too, no keys or CHATCLI_* leaking in), a workspace that is a project root,
-and the demo server over streamable HTTP and SSE in a subprocess on a free port."""
+"""Fixtures of the chatcli-mcp tests: every test in ``user_home`` (tests/conftest.py: config,
+data and cache in the test's folder, HOME too, no keys or CHATCLI_* leaking in), and the demo
+server over streamable HTTP and SSE in a subprocess on a free port."""
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from chatcli_testing import isolate_environment
 from mcp_support import DEMO, free_port, wait_for_port
 
 
 @pytest.fixture(autouse=True)
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    base = Path(os.path.realpath(tmp_path))
-    home = isolate_environment(monkeypatch, base / "home")
-    (home / "cache").mkdir(exist_ok=True)
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
-    return home
-
-
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    root = Path(os.path.realpath(tmp_path)) / "project"
-    (root / ".git").mkdir(parents=True)
-    return root
+def _isolated(user_home: Path) -> None:
+    """Every test here runs in ``user_home`` (tests/conftest.py):
+    servers configured in the user's folders must not reach it."""
 
 
 def _serve(transport: str) -> Iterator[str]:

@@ -1,34 +1,21 @@
-"""Fixtures of the chatcli-memory tests: an isolated chatcli home (config, data and cache in
-the test's folder, no keys or CHATCLI_* leaking in), a workspace that is a project root
-(it holds ``.git/``), a clock the tests move, and sessions on the OpenAI wire server."""
+"""Fixtures of the chatcli-memory tests: every test in ``user_home`` (tests/conftest.py: config,
+data, cache and HOME in the test's folder, no keys or CHATCLI_* leaking in), a clock the tests
+move, and sessions in the ``workspace`` on the OpenAI wire server."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from chatcli_testing import isolate_environment
 from memory_support import Chat, Clock
 
 
 @pytest.fixture(autouse=True)
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    base = Path(os.path.realpath(tmp_path))
-    home = isolate_environment(monkeypatch, base / "home")
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-    return home
-
-
-@pytest.fixture
-def workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    root = Path(os.path.realpath(tmp_path)) / "project"
-    (root / ".git").mkdir(parents=True)
-    monkeypatch.chdir(root)
-    return root
+def _isolated(user_home: Path) -> None:
+    """Every test here runs in ``user_home`` (tests/conftest.py):
+    the memory database lives in chatcli's data dir, never the user's."""
 
 
 @pytest.fixture

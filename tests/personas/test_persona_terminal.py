@@ -10,7 +10,6 @@ import os
 import re
 import shlex
 import subprocess
-import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -18,9 +17,6 @@ from typing import Any
 import pytest
 from chatcli_testing import Reply
 from personas_support import SECURITY_BODY_START, last_user, system_of, write
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
 from repl.terminal import CHATCLI, Terminal, have_tmux
 
 pytestmark = pytest.mark.terminal

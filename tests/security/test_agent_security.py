@@ -47,14 +47,13 @@ run, so the permission policy is the only guard.
 
 from __future__ import annotations
 
-import sys
 import time
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import pytest
 from chatcli_testing import OpenAIServer, Reply, ToolCall
+from repl.terminal import Terminal, have_tmux
 from security_support import (
     DENIED,
     OWN,
@@ -72,10 +71,6 @@ from security_support import (
     state,
     tool_results,
 )
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from repl.terminal import Terminal, have_tmux
 
 OUTSIDE = "outside the workspace"
 DANGER = "dangerous"

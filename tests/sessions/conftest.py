@@ -1,4 +1,4 @@
-"""Fixtures for the sessions plugin tests."""
+"""Fixtures for the sessions plugin tests (``home`` is tests/conftest.py's)."""
 
 from __future__ import annotations
 
@@ -12,10 +12,10 @@ from chatcli_sessions.store import default_path
 from sessions_helpers import FakeApp
 
 
-@pytest.fixture
-def home(chatcli_home: Path) -> Iterator[Path]:
-    """An isolated chatcli home; the plugin's connections are closed afterwards."""
-    yield chatcli_home
+@pytest.fixture(autouse=True)
+def _close_stores(home: Path) -> Iterator[None]:
+    """Every test here runs in ``home``; the plugin's connections are closed afterwards."""
+    yield
     sessions_plugin.close_stores()
 
 

@@ -45,7 +45,7 @@ class Workspace:
 
 
 @pytest.fixture
-def workspace(host: PluginHost) -> Workspace:
+def tracker(host: PluginHost) -> Workspace:
     plugin = Workspace()
     assert host.register(plugin, "workspace")
     return plugin
@@ -56,11 +56,11 @@ def _three_turns(app: FakeApp) -> None:
         turn(app.conversation, question)
 
 
-def test_rewind_last_restores_both_in_a_one_shot_run(app: FakeApp, workspace: Workspace) -> None:
+def test_rewind_last_restores_both_in_a_one_shot_run(app: FakeApp, tracker: Workspace) -> None:
     _three_turns(app)
     out = app.run("/rewind last")
     assert path_texts(app.conversation)[-1] == "answer to second question"
-    assert workspace.restored == [app.conversation.checkpoints[-1].id]
+    assert tracker.restored == [app.conversation.checkpoints[-1].id]
     assert "Rewound to before “third question”" in out
     assert "Restored 2 files: a.py, new.txt (removed)." in out
     assert app.pick_calls == []  # nobody asked: both is the default
@@ -68,31 +68,31 @@ def test_rewind_last_restores_both_in_a_one_shot_run(app: FakeApp, workspace: Wo
     assert len(app.conversation.messages()) == 6
     assert "back to 6 messages" in out and "Code rewind undone" in out
     # the code is undone after the conversation, as the hook's contract says
-    assert workspace.heads_at_undo == [app.conversation.head]
+    assert tracker.heads_at_undo == [app.conversation.head]
 
 
 def test_code_only_leaves_the_conversation_and_undo_undoes_only_that(
-        app: FakeApp, workspace: Workspace) -> None:
+        app: FakeApp, tracker: Workspace) -> None:
     _three_turns(app)
     app.run("/rewind 1 conversation")  # an earlier rewind, conversation only
     turn(app.conversation, "third, asked again")
     texts = path_texts(app.conversation)
     out = app.run("/rewind last code")
     assert path_texts(app.conversation) == texts
-    assert workspace.restored and "The conversation is unchanged" in out
+    assert tracker.restored and "The conversation is unchanged" in out
     out = app.run("/rewind undo")
     assert path_texts(app.conversation) == texts  # the conversation-only rewind stays done
     assert out.strip() == "Code rewind undone: 2 files: a.py, new.txt (recreated)."
 
 
-def test_conversation_only_does_not_restore(app: FakeApp, workspace: Workspace) -> None:
+def test_conversation_only_does_not_restore(app: FakeApp, tracker: Workspace) -> None:
     _three_turns(app)
     out = app.run("/rewind last --conversation-only")
-    assert workspace.restored == [] and "Restored" not in out
+    assert tracker.restored == [] and "Restored" not in out
     assert path_texts(app.conversation)[-1] == "answer to second question"
 
 
-def test_the_menu_asks_what_to_restore(app: FakeApp, workspace: Workspace) -> None:
+def test_the_menu_asks_what_to_restore(app: FakeApp, tracker: Workspace) -> None:
     _three_turns(app)
     app.picks = [1, 0]  # second question; conversation and code
     out = app.run("/rewind")
@@ -105,17 +105,17 @@ def test_the_menu_asks_what_to_restore(app: FakeApp, workspace: Workspace) -> No
     app.run("/rewind undo")
     app.picks = [0, None]  # a checkpoint, then Esc on the second question: nothing happens
     out = app.run("/rewind")
-    assert "cancelled" in out and len(workspace.restored) == 1
+    assert "cancelled" in out and len(tracker.restored) == 1
     assert len(app.conversation.messages()) == 6
 
     app.picks = [0, 1]  # conversation only: the files are named, not restored
     out = app.run("/rewind")
     assert "Files left as they are: 2 files: a.py (changed)" in out
-    assert len(workspace.restored) == 1
+    assert len(tracker.restored) == 1
 
 
-def test_no_file_changed_means_no_second_question(app: FakeApp, workspace: Workspace) -> None:
-    workspace.unchanged = True
+def test_no_file_changed_means_no_second_question(app: FakeApp, tracker: Workspace) -> None:
+    tracker.unchanged = True
     _three_turns(app)
     app.picks = [0]
     out = app.run("/rewind")
@@ -124,7 +124,7 @@ def test_no_file_changed_means_no_second_question(app: FakeApp, workspace: Works
     assert "No file to restore: none changed since then." in app.run("/rewind last both")
 
 
-def test_checkpoints_by_number_and_id(app: FakeApp, workspace: Workspace) -> None:
+def test_checkpoints_by_number_and_id(app: FakeApp, tracker: Workspace) -> None:
     _three_turns(app)
     second = app.conversation.checkpoints[1]
     app.run("/rewind 2 conversation")
@@ -138,7 +138,7 @@ def test_checkpoints_by_number_and_id(app: FakeApp, workspace: Workspace) -> Non
 
 
 def test_an_id_prefix_of_digits_is_an_id_not_a_number(app: FakeApp,
-                                                       workspace: Workspace) -> None:
+                                                       tracker: Workspace) -> None:
     # ids are hex: one in sixteen 6-character prefixes is all digits ("/rewind 409817")
     _three_turns(app)
     second = app.conversation.checkpoints[1]
@@ -156,16 +156,16 @@ def test_an_id_prefix_of_digits_is_an_id_not_a_number(app: FakeApp,
     ("last 2", "/rewind takes one checkpoint, not 'last' and '2'"),
     ("zz", "no single checkpoint matches 'zz'"),
 ])
-def test_wrong_arguments_say_what_to_give(app: FakeApp, workspace: Workspace, words: str,
+def test_wrong_arguments_say_what_to_give(app: FakeApp, tracker: Workspace, words: str,
                                           error: str) -> None:
     _three_turns(app)
     out = app.run(f"/rewind {words}")
     assert error in out
-    assert len(app.conversation.messages()) == 6 and workspace.restored == []
+    assert len(app.conversation.messages()) == 6 and tracker.restored == []
 
 
 def test_a_one_shot_run_without_an_argument_lists_what_to_give(
-        app: FakeApp, workspace: Workspace) -> None:
+        app: FakeApp, tracker: Workspace) -> None:
     _three_turns(app)
     app.picks = [None]  # what the one-shot run's pick answers
     out = app.run("/rewind")
@@ -177,16 +177,16 @@ def test_a_one_shot_run_without_an_argument_lists_what_to_give(
     assert len(app.conversation.messages()) == 6
 
 
-def test_the_chat_says_only_cancelled(app: FakeApp, workspace: Workspace) -> None:
+def test_the_chat_says_only_cancelled(app: FakeApp, tracker: Workspace) -> None:
     app.session.interactive = True
     _three_turns(app)
     app.picks = [None]
     assert app.run("/rewind").strip() == "Rewind cancelled."
 
 
-def test_a_failed_restore_rewinds_nothing(app: FakeApp, workspace: Workspace) -> None:
+def test_a_failed_restore_rewinds_nothing(app: FakeApp, tracker: Workspace) -> None:
     _three_turns(app)
-    workspace.fail = True
+    tracker.fail = True
     out = app.run("/rewind last")
     assert "the files could not be restored (OSError: disk full); nothing was rewound" in out
     assert len(app.conversation.messages()) == 6

@@ -1,29 +1,22 @@
-"""Fixtures of the chatcli-skills tests: an isolated home (HOME, chatcli's config, data and cache
-in the test's folder; no keys or CHATCLI_* leaking in), a workspace that is a project root
-(it holds ``.git/``), and chats against the OpenAI and Anthropic wire servers."""
+"""Fixtures of the chatcli-skills tests: every test in ``user_home`` (tests/conftest.py: HOME,
+chatcli's config, data and cache in the test's folder; no keys or CHATCLI_* leaking in), skill
+folders in it and in the ``workspace``, and chats against the OpenAI and Anthropic wire servers."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from chatcli_testing import isolate_environment
 from session_harness import chats
 from skills_support import Chat
 
 
 @pytest.fixture(autouse=True)
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    base = Path(os.path.realpath(tmp_path))
-    home = isolate_environment(monkeypatch, base / "home")
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
-    return home
+def _isolated(user_home: Path) -> None:
+    """Every test here runs in ``user_home`` (tests/conftest.py):
+    the plugin reads ``~/.claude/skills`` and ``~/.agents/skills``."""
 
 
 @pytest.fixture
@@ -38,13 +31,6 @@ def user_skills(config: Path) -> Path:
     folder = config / "skills"
     folder.mkdir(parents=True, exist_ok=True)
     return folder
-
-
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    root = Path(os.path.realpath(tmp_path)) / "project"
-    (root / ".git").mkdir(parents=True)
-    return root
 
 
 @pytest.fixture

@@ -3,16 +3,12 @@ isolated chatcli home, and a check after every test that no process they started
 
 from __future__ import annotations
 
-import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).parent))
-
 from claude_codex_fakes import FakeClis, alive, make_fakes
 
 

