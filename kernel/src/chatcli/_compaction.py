@@ -27,6 +27,7 @@ from chatcli._types import (
     TextPart,
     ToolCallPart,
     ToolResultPart,
+    _new_list,
     new_id,
 )
 
@@ -65,7 +66,7 @@ class Compaction(BaseModel):
     id: str = Field(default_factory=lambda: new_id("cmp_"))
     first: str
     last: str
-    replacement: list[Message] = Field(default_factory=list)
+    replacement: list[Message] = Field(default_factory=_new_list)
     strategy: str = ""
     instruction: str | None = None
     note: str = ""

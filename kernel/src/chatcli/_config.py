@@ -36,6 +36,7 @@ from chatcli._layers import (
     user_config_path,
 )
 from chatcli._paths import atomic_write
+from chatcli._types import _new_dict, _new_list
 
 __all__ = [
     "ModelSettings",
@@ -141,7 +142,7 @@ class Settings(BaseModel):
         description="A turn stops when the model makes the same tool calls this many times "
                     "in a row.")
     allowed_dirs: list[str] = Field(
-        default_factory=list, json_schema_extra={"kind": 'a list of folders (["~/notes"])'},
+        default_factory=_new_list, json_schema_extra={"kind": 'a list of folders (["~/notes"])'},
         description="Folders outside the workspace that tools may read and write (from a "
                     "project's config only inside the project, and only once it is trusted).")
     max_calls_per_step: int = Field(
@@ -162,9 +163,9 @@ class Settings(BaseModel):
         None, ge=1_000, le=10_000_000,
         description="Tokens the model's context holds (default: what the provider says, "
                     "else 128,000).")
-    providers: dict[str, ProviderSettings] = Field(default_factory=dict)
+    providers: dict[str, ProviderSettings] = Field(default_factory=_new_dict)
     models: dict[str, ModelSettings] = Field(
-        default_factory=dict,
+        default_factory=_new_dict,
         description='The model table: [models."provider/model"] context_window, input, '
                     'output… (glob patterns allowed).')
 

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, runtime_checkable
 
 from pydantic import BaseModel, Field
 
-from chatcli._types import new_id
+from chatcli._types import _new_dict, new_id
 
 if TYPE_CHECKING:
     from chatcli._config import Settings
@@ -84,7 +84,7 @@ class MemoryItem(BaseModel):
     uses: int = 0
     archived: bool = False
     superseded_by: str | None = None
-    metadata: dict[str, Any] = Field(default_factory=dict)
+    metadata: dict[str, Any] = Field(default_factory=_new_dict)
 
 
 class MemoryHit(NamedTuple):

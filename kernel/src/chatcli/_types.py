@@ -29,6 +29,18 @@ __all__ = [
 ]
 
 
+def _new_list() -> list[Any]:
+    """``list`` as a pydantic default factory: pydantic reads a factory's signature when it
+    builds a model, and a builtin's is parsed from its text signature by the tokenizer, whose
+    first use compiles a large regular expression (a few ms of every start-up)."""
+    return []
+
+
+def _new_dict() -> dict[str, Any]:
+    """``dict`` as a pydantic default factory (see :func:`_new_list`)."""
+    return {}
+
+
 def new_id(prefix: str = "") -> str:
     """Return a short random identifier, optionally prefixed (``call_…``, ``msg_…``)."""
     return prefix + uuid.uuid4().hex[:16]
@@ -64,7 +76,7 @@ class ToolCallPart(BaseModel):
     type: Literal["tool_call"] = "tool_call"
     id: str = Field(default_factory=lambda: new_id("call_"))
     name: str
-    arguments: dict[str, Any] = Field(default_factory=dict)
+    arguments: dict[str, Any] = Field(default_factory=_new_dict)
     raw_arguments: str | None = None
 
 
@@ -129,7 +141,7 @@ class Message(BaseModel):
     id: str = Field(default_factory=lambda: new_id("msg_"))
     parent_id: str | None = None
     role: Role
-    parts: list[Part] = Field(default_factory=list)
+    parts: list[Part] = Field(default_factory=_new_list)
     created_at: float = Field(default_factory=time.time)
     interrupted: bool = False
     provider: str | None = None
