@@ -101,7 +101,7 @@ def test_a_broken_state_file_starts_afresh(tmp_path, content):
 
 def test_a_chain_uses_native_tools_only_when_every_entry_does(chatcli_home, monkeypatch):
     from chatcli import PluginHost, Settings, build_provider, find_provider
-    from chatcli_fallback.specs import RUNTIME
+    from chatcli_fallback.runtime import RUNTIME
 
     monkeypatch.setattr(RUNTIME, "built", {})
     monkeypatch.setattr(RUNTIME, "host", None)

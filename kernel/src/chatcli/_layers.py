@@ -1,19 +1,18 @@
 """The settings layers as plain data: the config files, ``CHATCLI_*`` variables and flags.
 
 Reading them needs no pydantic, so a command that only glances at a few settings
-(``chatcli models``) stays as cheap as ``--help``; :mod:`chatcli._config` validates them into
-:class:`~chatcli.Settings`.
+(``chatcli models`` reads them through :class:`Glance`) stays as cheap as ``--help``;
+:mod:`chatcli._config` validates them into :class:`~chatcli.Settings`.
 """
 
 from __future__ import annotations
 
 import os
-import re
-import tomllib
 from typing import TYPE_CHECKING, Any
 
 from chatcli._errors import ConfigError
-from chatcli._paths import directory, project_directory
+from chatcli._paths import project_directory
+from chatcli._tomlfile import MAX_DEPTH, read_toml, user_config_path, user_file
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -22,7 +21,6 @@ __all__ = [
     "ENV_SOURCE",
     "MAX_DEPTH",
     "Glance",
-    "glance",
     "layers",
     "merge_layers",
     "origin_of",
@@ -48,13 +46,6 @@ _NOT_SETTINGS = {
 }
 
 
-def user_config_path() -> Path:
-    """The user configuration file."""
-    from pathlib import Path
-
-    return Path(_user_file())
-
-
 def project_config_path(start: Path | None = None) -> Path | None:
     """The project configuration file, if a ``.chatcli`` folder exists at or above ``start``."""
     from pathlib import Path
@@ -63,80 +54,12 @@ def project_config_path(start: Path | None = None) -> Path | None:
     return Path(found) if found else None
 
 
-def _user_file() -> str:
-    return os.path.join(directory("config"), "config.toml")
-
-
 def _project_file(start: Path | None) -> str | None:
     project = project_directory(str(start) if start is not None else None)
     return os.path.join(project, ".chatcli", "config.toml") if project else None
 
 
 # ------------------------------------------------------------------------------ loading
-
-
-#: Tables and arrays nested deeper than this are refused when read: no setting needs a tenth of
-#: it, and deeper data would overflow the recursion of every reader and writer after it.
-MAX_DEPTH = 64
-
-
-def _too_deep(data: Any) -> bool:
-    """Whether ``data`` nests tables or arrays more than :data:`MAX_DEPTH` levels (iterative)."""
-    stack = [(data, 0)]
-    while stack:
-        value, depth = stack.pop()
-        if depth > MAX_DEPTH:
-            return True
-        items = value.values() if isinstance(value, dict) else value
-        stack.extend((item, depth + 1) for item in items if isinstance(item, dict | list))
-    return False
-
-
-def _toml_error(path: str | Path, err: tomllib.TOMLDecodeError) -> ConfigError:
-    """A TOML syntax error as the file, line and column to fix."""
-    text = str(err)
-    where = re.search(r" \(at line (\d+), column (\d+)\)$", text)
-    if where is None:
-        return ConfigError(f"{path}: invalid TOML ({text})", "fix it in an editor")
-    line, column = where.groups()
-    return ConfigError(f"{path}, line {line}, column {column}: invalid TOML: "
-                       f"{text[: where.start()]}", f"fix line {line} of the file in an editor")
-
-
-def read_toml(path: str | Path) -> dict[str, Any]:
-    """A TOML file as data ({} when it does not exist); every failure is a ConfigError. A
-    path that is not a regular file (a FIFO a repository planted would block the read) is one."""
-    import stat
-
-    try:
-        if not stat.S_ISREG(os.stat(path).st_mode):
-            raise ConfigError(f"{path}: not a regular file",
-                              "replace it with a TOML file, or remove it")
-    except FileNotFoundError:
-        return {}
-    except OSError:
-        pass  # open() below names the problem
-    try:
-        with open(path, "rb") as handle:
-            data = tomllib.load(handle)
-    except FileNotFoundError:
-        return {}
-    except tomllib.TOMLDecodeError as err:
-        raise _toml_error(path, err) from None
-    except RecursionError:  # tomllib recurses on nested arrays and inline tables
-        data = None
-    except UnicodeDecodeError as err:
-        raise ConfigError(
-            f"{path}: not UTF-8 text (byte 0x{err.object[err.start]:02x} at offset {err.start})",
-            "save the file as UTF-8, or remove it",
-        ) from None
-    except OSError as err:
-        raise ConfigError(f"{path}: cannot read ({err.strerror})",
-                          "make it a readable file (e.g. chmod 644 it), or remove it") from None
-    if data is None or _too_deep(data):
-        raise ConfigError(f"{path}: tables or arrays nested more than {MAX_DEPTH} levels deep",
-                          "flatten them in an editor")
-    return data
 
 
 def _merge(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
@@ -186,7 +109,7 @@ def layers(flags: dict[str, Any] | None = None, cwd: Path | None = None,
     file's values); in a trusted one, every key but those no project may set (endpoints, keys,
     programs, whatever loosens security). The other layers are never filtered."""
     environ = dict(os.environ if environ is None else environ)
-    user_path = _user_file()  # text, not Path: `chatcli models` must not pay for pathlib
+    user_path = user_file()  # text, not Path: `chatcli models` must not pay for pathlib
     layers = [(user_path, read_toml(user_path))]
     project_path = _project_file(cwd)
     if project_path:
@@ -268,24 +191,6 @@ class Glance:
     def provider_settings(self, name: str) -> Glance._Table:
         """The ``[providers.NAME]`` table (model and key variable only)."""
         return Glance._Table(self._providers.get(name) or {})
-
-
-def glance(flags: dict[str, Any] | None = None) -> Any:
-    """The settings a listing needs: a :class:`Glance` when the few values it reads have the
-    right types, else the full, validated :class:`~chatcli.Settings` (which raises the
-    :class:`~chatcli.ConfigError` naming the file and key)."""
-    merged = merge_layers(layers(flags))
-    providers = merged.get("providers", {})
-    plain = all(isinstance(merged.get(k), str | None) for k in ("provider", "model")) and (
-        isinstance(providers, dict) and all(
-            isinstance(table, dict) and all(isinstance(table.get(k), str | None)
-                                            for k in ("model", "api_key_env"))
-            for table in providers.values()))
-    if plain:
-        return Glance(merged)
-    from chatcli._config import load_settings
-
-    return load_settings(flags)
 
 
 _TRUE = frozenset({"1", "true", "yes", "on"})

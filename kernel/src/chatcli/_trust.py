@@ -741,13 +741,13 @@ def _names(keys: list[str], limit: int = 6) -> str:
 def _dropped_for(state: ProjectTrust, host: PluginHost | None) -> tuple[list[str], list[str]]:
     """(keys of the project's config waiting for trust, keys no project may set), as the
     settings found them (read again when no settings were loaded for this root)."""
-    from chatcli._layers import user_config_path
+    from chatcli._tomlfile import user_config_path
 
     root = str(state.root)
     with _lock:
         dropped = _dropped.get(root)
     if dropped is None and CONFIG_FILE in state.files:
-        from chatcli._layers import read_toml
+        from chatcli._tomlfile import read_toml
 
         try:
             user = read_toml(user_config_path())
@@ -787,7 +787,7 @@ def trust_notice(workspace: Path | str, host: PluginHost | None = None) -> str |
     :func:`trust_waiting`) and the fix: ``chatcli trust`` for an untrusted project, the user's
     config file for a key no project may set.
     """
-    from chatcli._layers import user_config_path
+    from chatcli._tomlfile import user_config_path
 
     state = project_trust(workspace, host)
     if state.root is None or not state.files:
@@ -810,7 +810,7 @@ def trust_summary(workspace: Path | str, host: PluginHost | None = None) -> list
     for ``.chatcli/config.toml``, the keys trust would apply, those applied already (they only
     tighten) and those no project may set; other files by name. Empty when there are none.
     Raises :class:`~chatcli.ConfigError` for a config file that cannot be read."""
-    from chatcli._layers import read_toml, user_config_path
+    from chatcli._tomlfile import read_toml, user_config_path
 
     state = project_trust(workspace, host)
     if state.root is None:

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
 from chatcli._cli.common import format_table, get_state
@@ -39,13 +41,12 @@ def models_command(ctx: click.Context, remote: bool, provider: str | None) -> in
     the exit code is then that of its error (1 for the service, 2 for the set-up).
     """
     from chatcli._errors import ChatcliError
-    from chatcli._layers import glance
     from chatcli._providers import INSTALL_HINT, choose_provider
 
     host = get_state(ctx).host
     if remote or provider:
         return _remote(host, provider)
-    settings = glance()  # the few settings a listing needs, without validating them all
+    settings = _glance()  # the few settings a listing needs, without validating them all
     specs = host.providers()
     if not specs:
         click.echo(f"no provider is installed — {INSTALL_HINT}")
@@ -123,3 +124,23 @@ def _remote(host, name: str | None) -> int:  # (PluginHost, str | None) -> int
         for model in result:
             click.echo(f"{spec.name}/{model}")
     return code
+
+
+def _glance(flags: dict[str, Any] | None = None) -> Any:
+    """The settings a listing needs: a :class:`Glance` when the few values it reads have the
+    right types, else the full, validated :class:`~chatcli.Settings` (which raises the
+    :class:`~chatcli.ConfigError` naming the file and key)."""
+    from chatcli._layers import Glance, layers, merge_layers
+
+    merged = merge_layers(layers(flags))
+    providers = merged.get("providers", {})
+    plain = all(isinstance(merged.get(k), str | None) for k in ("provider", "model")) and (
+        isinstance(providers, dict) and all(
+            isinstance(table, dict) and all(isinstance(table.get(k), str | None)
+                                            for k in ("model", "api_key_env"))
+            for table in providers.values()))
+    if plain:
+        return Glance(merged)
+    from chatcli._config import load_settings
+
+    return load_settings(flags)

@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from chatcli._plugins import PluginHost
-    from chatcli._session import SessionOptions
 
 __all__ = ["build_prompt", "clean_text", "decode_input", "main_command", "run_prompt"]
 
@@ -166,30 +165,8 @@ def main_command(host: PluginHost, options: dict[str, Any]) -> int:
     return run_prompt(host, prompt, options)
 
 
-def settings_flags(options: dict[str, Any]) -> dict[str, Any]:
-    return {"provider": options.get("provider"), "model": options.get("model"),
-            "system": options.get("system")}
-
-
-def session_options(options: dict[str, Any]) -> SessionOptions:
-    """The command line's options as the :class:`~chatcli.SessionOptions` of a session: a
-    plugin's option named like one of its fields fills it, the others are its ``extra``."""
-    from dataclasses import fields
-
-    from chatcli._session import SessionOptions
-
-    known = {field.name for field in fields(SessionOptions)} - {"extra"}
-    given = dict(options.get("plugin_options") or {})
-    named = {name: given.pop(name) for name in list(given) if name in known}
-    return SessionOptions(**{
-        "provider": options.get("provider"), "model": options.get("model"),
-        "resume": options.get("resume"), "continue_last": bool(options.get("continue_last")),
-        "system": options.get("system"), **named, "extra": given,
-    })
-
-
 def _interactive(host: PluginHost, options: dict[str, Any]) -> int:
-    from chatcli._cli.common import settings_from
+    from chatcli._cli.common import session_options, settings_flags, settings_from
     from chatcli._errors import UsageError
 
     settings = settings_from(settings_flags(options))

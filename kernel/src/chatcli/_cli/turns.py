@@ -40,8 +40,7 @@ class OneShot:
     """One ``-p`` run: its session, how turns are shown, and the exit code they come to."""
 
     def __init__(self, host: PluginHost, options: dict[str, Any]) -> None:
-        from chatcli._cli.common import settings_from
-        from chatcli._cli.oneshot import session_options, settings_flags
+        from chatcli._cli.common import session_options, settings_flags, settings_from
         from chatcli._cli.spinner import Spinner
         from chatcli._session import Session
 

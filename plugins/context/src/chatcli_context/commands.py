@@ -248,6 +248,8 @@ def _status(plugin: ContextPlugin, app: Any, _args: list[str]) -> None:
 
 
 def _pull(plugin: ContextPlugin, app: Any, args: list[str]) -> None:
+    from chatcli_context.status import pull_status
+
     word = args[0].lower() if args else "status"
     if word in ("on", "off"):
         from chatcli_context.options import PULL_SETTING
@@ -269,39 +271,6 @@ def _pull(plugin: ContextPlugin, app: Any, args: list[str]) -> None:
         raise _Refused("usage: /context pull on|off|status")
     for line in pull_status(plugin, app):
         _say(app, line)
-
-
-def pull_status(plugin: ContextPlugin, app: Any) -> list[str]:
-    """Whether pull is on (and why), and what is deferred now."""
-    import os
-
-    from chatcli import parse_bool
-
-    from chatcli_context.options import PULL_ENV, PULL_SETTING
-
-    settings = app.session.settings
-    on = plugin.pull_on(settings)
-    if plugin.pull_override is not None:
-        source = "/context pull, for this session"
-    elif parse_bool((settings.model_extra or {}).get(PULL_SETTING)) is not None:
-        source = f"{PULL_ENV} (the {PULL_SETTING} setting)"
-    elif parse_bool(os.environ.get(PULL_ENV)) is not None:
-        source = PULL_ENV
-    elif parse_bool(settings.plugin_table("context").get("pull")) is not None:
-        source = "[context] pull"
-    else:
-        source = "the default"
-    lines = [f"context_pull is {'on' if on else 'off'} (from {source})"]
-    if on:
-        plan = plugin.plan(app.conversation)
-        if plan.deferred:
-            lines.append(f"deferred now ({len(plan.deferred)}), each reachable with:")
-            lines += [f"  {call}" for call in plan.deferred]
-        else:
-            lines.append("nothing is deferred now: the prompt is the whole one")
-        lines.append("the tool is offered to the model" if plugin.offers_tool(plan, settings)
-                     else "the tool is not offered (there is nothing to pull)")
-    return lines
 
 
 _HANDLERS = {"list": _list, "ls": _list, "create": _create, "new": _create, "attach": _attach,

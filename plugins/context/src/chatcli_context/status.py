@@ -95,7 +95,38 @@ def status_lines(plugin: ContextPlugin, app: Any) -> list[str]:
                      f"the local estimate was {tokens.last_estimated or 0:,}")
     else:
         lines.append("last call: none yet in this session (the figures above are estimates)")
-    from chatcli_context.commands import pull_status
-
     lines += pull_status(plugin, app)
+    return lines
+
+
+def pull_status(plugin: ContextPlugin, app: Any) -> list[str]:
+    """Whether pull is on (and why), and what is deferred now."""
+    import os
+
+    from chatcli import parse_bool
+
+    from chatcli_context.options import PULL_ENV, PULL_SETTING
+
+    settings = app.session.settings
+    on = plugin.pull_on(settings)
+    if plugin.pull_override is not None:
+        source = "/context pull, for this session"
+    elif parse_bool((settings.model_extra or {}).get(PULL_SETTING)) is not None:
+        source = f"{PULL_ENV} (the {PULL_SETTING} setting)"
+    elif parse_bool(os.environ.get(PULL_ENV)) is not None:
+        source = PULL_ENV
+    elif parse_bool(settings.plugin_table("context").get("pull")) is not None:
+        source = "[context] pull"
+    else:
+        source = "the default"
+    lines = [f"context_pull is {'on' if on else 'off'} (from {source})"]
+    if on:
+        plan = plugin.plan(app.conversation)
+        if plan.deferred:
+            lines.append(f"deferred now ({len(plan.deferred)}), each reachable with:")
+            lines += [f"  {call}" for call in plan.deferred]
+        else:
+            lines.append("nothing is deferred now: the prompt is the whole one")
+        lines.append("the tool is offered to the model" if plugin.offers_tool(plan, settings)
+                     else "the tool is not offered (there is nothing to pull)")
     return lines

@@ -26,7 +26,7 @@ PROVIDERS_HELP = "Health of the fallback chain and the provider pools."
 @hookimpl
 def configure(host: PluginHost, settings: Settings, workspace: Path) -> None:
     """Keep the host and settings: a chain's factory builds its entries with them."""
-    from chatcli_fallback.specs import RUNTIME
+    from chatcli_fallback.runtime import RUNTIME
 
     RUNTIME.host, RUNTIME.settings = host, settings
 

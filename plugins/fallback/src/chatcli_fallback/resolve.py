@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from chatcli import Capabilities
 
-from chatcli_fallback.specs import RUNTIME, default_model
+from chatcli_fallback.runtime import RUNTIME, default_model
 
 if TYPE_CHECKING:
     from chatcli import ProviderConfig

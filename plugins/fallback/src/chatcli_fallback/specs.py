@@ -4,36 +4,17 @@ registered: keep it small — what needs the configured run is in :mod:`chatcli_
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from chatcli import Capabilities, ProviderSpec
 
+from chatcli_fallback.runtime import default_model
+
 if TYPE_CHECKING:
-    from chatcli import PluginHost, ProviderConfig, Settings
+    from chatcli import ProviderConfig
 
-    from chatcli_fallback.group import GroupProvider
-
-__all__ = ["RUNTIME", "Runtime", "default_model", "spec_for"]
-
-
-class Runtime:
-    """What the run gave the plugin (``configure``) and the groups it built, by name."""
-
-    def __init__(self) -> None:
-        self.host: PluginHost | None = None
-        self.settings: Settings | None = None
-        self.built: dict[str, GroupProvider] = {}
-        self.lock = threading.Lock()
-
-
-RUNTIME = Runtime()
-
-
-def default_model(name: str) -> str:
-    """The model name meaning "the configured entries" (``chain`` or ``pool``)."""
-    return "chain" if name == "fallback" else "pool"
+__all__ = ["spec_for"]
 
 
 def _resolved(name: str) -> Capabilities:

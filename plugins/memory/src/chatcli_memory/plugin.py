@@ -21,7 +21,6 @@ if TYPE_CHECKING:
     from chatcli import (
         ChatcliError,
         Conversation,
-        MemoryBackend,
         MemoryBackendSpec,
         Message,
         PluginHost,
@@ -35,19 +34,10 @@ if TYPE_CHECKING:
 
     from chatcli_memory.runtime import Runtime
 
-__all__ = ["MEMORY_HELP", "MemoryPlugin", "sqlite_factory"]
+__all__ = ["MEMORY_HELP", "MemoryPlugin"]
 
 #: The ``memory`` group's first help line, as ``chatcli --help`` lists it.
 MEMORY_HELP = "Long-term memory: list, search, add, forget, edit, export and import it."
-
-
-def sqlite_factory(settings: Settings) -> MemoryBackend:
-    """Open the SQLite backend ``settings`` name (``memory.path``, else the data folder)."""
-    from pathlib import Path
-
-    from chatcli_memory.runtime import Runtime
-
-    return Runtime(None, settings, Path.cwd()).sqlite()
 
 
 class MemoryPlugin:
@@ -93,6 +83,8 @@ class MemoryPlugin:
     @hookimpl
     def register_memory_backends(self, register: Callable[[MemoryBackendSpec], None]) -> None:
         from chatcli import MemoryBackendSpec
+
+        from chatcli_memory.runtime import sqlite_factory
 
         register(MemoryBackendSpec("sqlite", sqlite_factory,
                                    "an embedded SQLite file under the data folder (FTS5)"))

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
         Settings,
     )
 
-__all__ = ["MAINTAIN_EVERY", "Runtime", "memory_folder"]
+__all__ = ["MAINTAIN_EVERY", "Runtime", "memory_folder", "sqlite_factory"]
 
 #: how often (seconds) decay and daily-note expiry run
 MAINTAIN_EVERY = 86_400.0
@@ -115,8 +115,6 @@ class Runtime:
             return self.memory
 
     def _open_backend(self) -> MemoryBackend:
-        from chatcli_memory.plugin import sqlite_factory
-
         name = self.options.backend
         from chatcli import MemoryBackendSpec
 
@@ -468,3 +466,8 @@ class Runtime:
 def _one_line(err: BaseException) -> str:
     text = str(err).strip().splitlines()
     return (text[0] if text else type(err).__name__)[:200]
+
+
+def sqlite_factory(settings: Settings) -> MemoryBackend:
+    """Open the SQLite backend ``settings`` name (``memory.path``, else the data folder)."""
+    return Runtime(None, settings, Path.cwd()).sqlite()

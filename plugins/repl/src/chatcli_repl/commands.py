@@ -132,7 +132,7 @@ def _system(app: Any, argument: str) -> None:
 
 
 def _retry(app: Any, argument: str) -> None:
-    from chatcli_repl.loop import retry
+    from chatcli_repl.turn import retry
 
     retry(app)
 

@@ -17,7 +17,7 @@ from chatcli import ChatcliError, PluginHost, Role, SessionOptions, Settings
 from chatcli_repl.app import ReplApp, WorkItem
 from chatcli_repl.attach import user_message
 from chatcli_repl.commands import dispatch, is_command
-from chatcli_repl.turn import run_turn
+from chatcli_repl.turn import retry, run_turn
 
 
 def run(options: SessionOptions, host: PluginHost, settings: Settings) -> int:
@@ -168,23 +168,6 @@ def _handle(app: ReplApp, item: WorkItem) -> None:
         run_turn(app, message)
     elif kind == "retry":
         retry(app)
-
-
-def retry(app: ReplApp) -> None:
-    """Answer the last user message again (after a failure or an interruption)."""
-    messages = app.conversation.messages()
-    if not messages:
-        app.console.print("nothing to retry", style="yellow")
-        return
-    last = messages[-1]
-    if last.role != Role.USER:
-        user = app.conversation.last(Role.USER)
-        if user is None:
-            app.console.print("nothing to retry", style="yellow")
-            return
-        app.conversation.move_head(user.id, "retry")
-    app.console.print(f"retrying: {app.last_user_text()[:60]!r}", style="dim", markup=False)
-    run_turn(app, None)
 
 
 #: Lines of a sent message echoed above the input line (the rest is summarised).

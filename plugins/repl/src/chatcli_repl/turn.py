@@ -194,3 +194,20 @@ def _reason(event: Retrying) -> str:
 def _one_line(error: Exception) -> str:
     text = str(error).strip().splitlines()
     return text[0] if text else type(error).__name__
+
+
+def retry(app: ReplApp) -> None:
+    """Answer the last user message again (after a failure or an interruption)."""
+    messages = app.conversation.messages()
+    if not messages:
+        app.console.print("nothing to retry", style="yellow")
+        return
+    last = messages[-1]
+    if last.role != Role.USER:
+        user = app.conversation.last(Role.USER)
+        if user is None:
+            app.console.print("nothing to retry", style="yellow")
+            return
+        app.conversation.move_head(user.id, "retry")
+    app.console.print(f"retrying: {(app.last_user_text() or '')[:60]!r}", style="dim", markup=False)
+    run_turn(app, None)

@@ -7,49 +7,16 @@ returning — so a killed process loses at most the answer that was still stream
 
 from __future__ import annotations
 
-import os
-import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from chatcli import hookimpl
 
-if TYPE_CHECKING:
-    from pathlib import Path
+from chatcli_sessions.stores import close_stores, get_store
 
+if TYPE_CHECKING:
     import click
     from chatcli import Checkpoint, Conversation, Message, Settings, SlashCommand
-
-    from chatcli_sessions.store import SessionStore
-
-_stores: dict[Path, SessionStore] = {}
-_lock = threading.Lock()
-
-
-def get_store() -> SessionStore:
-    """The store for the current data directory (one connection per process and path).
-
-    A store inherited through ``fork()`` is never reused: SQLite connections must not cross a
-    fork, so the child opens its own.
-    """
-    from chatcli_sessions.store import SessionStore, default_path
-
-    path = default_path()
-    with _lock:
-        store = _stores.get(path)
-        if store is None or store.pid != os.getpid():
-            store = SessionStore(path)
-            _stores[path] = store
-        return store
-
-
-def close_stores() -> None:
-    """Close this process's connections (they reopen on next use)."""
-    with _lock:
-        for path, store in list(_stores.items()):
-            if store.pid == os.getpid():
-                store.close()
-            del _stores[path]
 
 
 # ------------------------------------------------------------------ persistence

@@ -200,7 +200,7 @@ class OllamaProvider:
     """Streams chat requests to an Ollama server."""
 
     def __init__(self, config: ProviderConfig) -> None:
-        from chatcli_provider_ollama.plugin import DEFAULT_HOST
+        from chatcli_provider_ollama.defaults import DEFAULT_HOST
 
         self.config = config
         self.host = (config.base_url or DEFAULT_HOST).rstrip("/")

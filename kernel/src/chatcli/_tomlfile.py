@@ -1,0 +1,95 @@
+"""Reading chatcli's TOML files: the user's configuration file and any TOML file as data, every
+failure a :class:`~chatcli.ConfigError` naming the file and the fix. Below both the settings
+layers (:mod:`chatcli._layers`) and workspace trust (:mod:`chatcli._trust`), which read the
+same files."""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from typing import TYPE_CHECKING, Any
+
+from chatcli._errors import ConfigError
+from chatcli._paths import directory
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+__all__ = ["MAX_DEPTH", "read_toml", "user_config_path", "user_file"]
+
+
+def user_config_path() -> Path:
+    """The user configuration file."""
+    from pathlib import Path
+
+    return Path(user_file())
+
+
+def user_file() -> str:
+    """The user configuration file, as text (no :mod:`pathlib` needed)."""
+    return os.path.join(directory("config"), "config.toml")
+
+
+#: Tables and arrays nested deeper than this are refused when read: no setting needs a tenth of
+#: it, and deeper data would overflow the recursion of every reader and writer after it.
+MAX_DEPTH = 64
+
+
+def _too_deep(data: Any) -> bool:
+    """Whether ``data`` nests tables or arrays more than :data:`MAX_DEPTH` levels (iterative)."""
+    stack = [(data, 0)]
+    while stack:
+        value, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            return True
+        items = value.values() if isinstance(value, dict) else value
+        stack.extend((item, depth + 1) for item in items if isinstance(item, dict | list))
+    return False
+
+
+def _toml_error(path: str | Path, err: tomllib.TOMLDecodeError) -> ConfigError:
+    """A TOML syntax error as the file, line and column to fix."""
+    text = str(err)
+    where = re.search(r" \(at line (\d+), column (\d+)\)$", text)
+    if where is None:
+        return ConfigError(f"{path}: invalid TOML ({text})", "fix it in an editor")
+    line, column = where.groups()
+    return ConfigError(f"{path}, line {line}, column {column}: invalid TOML: "
+                       f"{text[: where.start()]}", f"fix line {line} of the file in an editor")
+
+
+def read_toml(path: str | Path) -> dict[str, Any]:
+    """A TOML file as data ({} when it does not exist); every failure is a ConfigError. A
+    path that is not a regular file (a FIFO a repository planted would block the read) is one."""
+    import stat
+
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            raise ConfigError(f"{path}: not a regular file",
+                              "replace it with a TOML file, or remove it")
+    except FileNotFoundError:
+        return {}
+    except OSError:
+        pass  # open() below names the problem
+    try:
+        with open(path, "rb") as handle:
+            data = tomllib.load(handle)
+    except FileNotFoundError:
+        return {}
+    except tomllib.TOMLDecodeError as err:
+        raise _toml_error(path, err) from None
+    except RecursionError:  # tomllib recurses on nested arrays and inline tables
+        data = None
+    except UnicodeDecodeError as err:
+        raise ConfigError(
+            f"{path}: not UTF-8 text (byte 0x{err.object[err.start]:02x} at offset {err.start})",
+            "save the file as UTF-8, or remove it",
+        ) from None
+    except OSError as err:
+        raise ConfigError(f"{path}: cannot read ({err.strerror})",
+                          "make it a readable file (e.g. chmod 644 it), or remove it") from None
+    if data is None or _too_deep(data):
+        raise ConfigError(f"{path}: tables or arrays nested more than {MAX_DEPTH} levels deep",
+                          "flatten them in an editor")
+    return data
