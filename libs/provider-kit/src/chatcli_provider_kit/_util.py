@@ -97,8 +97,6 @@ def parse_retry_after(value: str | None, now: float | None = None) -> float | No
         when = email.utils.parsedate_to_datetime(text)
     except (TypeError, ValueError, IndexError, OverflowError):
         return None
-    if when is None:  # pragma: no cover - older Pythons returned None
-        return None
     if when.tzinfo is None:  # HTTP dates are GMT
         when = when.replace(tzinfo=_dt.UTC)
     current = time.time() if now is None else now

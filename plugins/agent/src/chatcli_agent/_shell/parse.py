@@ -267,9 +267,10 @@ class _WordBuilder:
 def _text(node: Any) -> str:
     """The node's text, from the command as written (the parser saw :data:`_ASCII_ONLY`'s
     stand-in bytes)."""
-    source = getattr(_local, "source", None)
+    source: bytes | None = getattr(_local, "source", None)
     if source is None:
-        return node.text.decode("utf-8", "surrogateescape")
+        text: bytes = node.text
+        return text.decode("utf-8", "surrogateescape")
     return source[node.start_byte:node.end_byte].decode("utf-8", "surrogateescape")
 
 

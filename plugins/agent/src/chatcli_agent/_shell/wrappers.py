@@ -37,7 +37,8 @@ class Expanded:
     errors: list[str] = field(default_factory=list)
 
 
-def _skip_options(args: list[Word], with_value: set[str], long_with_value: set[str] = frozenset(),
+def _skip_options(args: list[Word], with_value: set[str],
+                  long_with_value: set[str] | frozenset[str] = frozenset(),
                   stop_at_first: bool = True) -> int:
     """Index of the first argument that is not an option (or its value)."""
     index = 0
@@ -252,12 +253,12 @@ def _add(command: SimpleCommand, out: Expanded, home: str | None, depth: int) ->
                          redirects=[]), out, home, depth)
     code = shell_code(command)
     if code is not None:
-        label, word = code
+        label, code_word = code
         text: str | None
-        if word is None:
+        if code_word is None:
             text = command.heredoc if command.stdin == "heredoc" else None
         else:
-            text = None if word.dynamic else word.value
+            text = None if code_word.dynamic else code_word.value
         if text is not None:
             if depth >= MAX_NESTING:
                 out.errors.append("the command nests shells too deeply to check")

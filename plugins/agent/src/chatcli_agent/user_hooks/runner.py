@@ -83,8 +83,8 @@ def run(command: str, payload: dict[str, Any], cwd: Path, timeout: float,
         process = subprocess.Popen(
             command, shell=True, cwd=str(cwd), env=env, stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
-    except OSError as err:
-        return Outcome(None, error=f"{type(err).__name__}: {err.strerror or err}",
+    except OSError as failed:
+        return Outcome(None, error=f"{type(failed).__name__}: {failed.strerror or failed}",
                        seconds=time.monotonic() - started)
     try:
         out, err = process.communicate(data, timeout=timeout)

@@ -61,7 +61,7 @@ def state_of(conversation: Any) -> State | None:
         return None
     if conversation is None:
         return _UNATTACHED
-    state = conversation.stash.get(STATE, None)
+    state: State | None = conversation.stash.get(STATE, None)
     if state is None:
         with _made:
             state = conversation.stash.setdefault(STATE, State())
