@@ -85,7 +85,8 @@ class ContextPlugin:
             return self.pull_override
         from chatcli_context.options import pull_enabled
 
-        return pull_enabled(settings or self.settings or (self.host and self.host.settings))
+        return pull_enabled(settings or self.settings
+                            or (self.host.settings if self.host else None))
 
     def own_kind_names(self) -> set[str]:
         return {"contexts", "context", "history", "bootstrap"}

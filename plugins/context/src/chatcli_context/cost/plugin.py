@@ -219,6 +219,7 @@ class CostPlugin:
     def before_request(self, request: ChatRequest, conversation: Conversation) -> None:
         state = self.state(conversation)
         provider = self.provider_of(conversation)
+        asked: str | None
         if request.cache_ttl is not None:  # another plugin chose: the evidence stays out
             asked, may_switch = request.cache_ttl, False
         else:
