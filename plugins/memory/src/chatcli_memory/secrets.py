@@ -11,6 +11,7 @@ model sees it, extracted items are redacted again, and ``memory add`` refuses te
 
 from __future__ import annotations
 
+import functools
 import re
 
 from chatcli import redact
@@ -19,7 +20,7 @@ __all__ = ["MASK", "find_secret", "redact_secrets"]
 
 MASK = "***"
 
-_SHAPES = re.compile(
+_SHAPES = (
     r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----.*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|\Z)"
     r"|\bsk-(?:ant-|proj-|live-|test-)?[A-Za-z0-9_\-]{16,}"
     r"|\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}"
@@ -31,15 +32,14 @@ _SHAPES = re.compile(
     r"|\bAIza[A-Za-z0-9_\-]{30,}"
     r"|\bhf_[A-Za-z0-9]{30,}"
     r"|\bnpm_[A-Za-z0-9]{30,}"
-    r"|\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}",
-    re.DOTALL,
+    r"|\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"
 )
 
-_BEARER = re.compile(r"(?i)\b(bearer|token|basic)(\s+)([A-Za-z0-9._~+/=\-]{12,})")
+_BEARER = r"(?i)\b(bearer|token|basic)(\s+)([A-Za-z0-9._~+/=\-]{12,})"
 
 #: ``password: x``, ``api_key = "x"``, ``"secret": "x"``, ``PGPASSWORD=x`` (the name, then
 #: the value up to the end of the word or the closing quote)
-_PAIR = re.compile(
+_PAIR = (
     r"""(?ix)
     (?P<name>\b[\w.\-]*(?:password|passwd|passphrase|pwd|secret|api[_\-]?key|apikey
         |access[_\-]?key|private[_\-]?key|auth[_\-]?token|access[_\-]?token|token
@@ -59,6 +59,13 @@ rotation rotated length strength hash hashed hashing file files env variable var
 _HARMLESS = frozenset(_HARMLESS_WORDS.split())
 
 
+@functools.cache
+def _compiled() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+    """The three patterns, compiled on first use (not at import: a session that never writes
+    to memory would pay a few ms of every start-up for them)."""
+    return re.compile(_SHAPES, re.DOTALL), re.compile(_BEARER), re.compile(_PAIR)
+
+
 def _pair(match: re.Match[str]) -> str:
     value, sep = match.group("value"), match.group("sep").strip()
     bare = value.strip("\"'")
@@ -75,19 +82,21 @@ def redact_secrets(text: str) -> str:
     """``text`` with every secret it holds replaced by ``***``."""
     if not text:
         return text
+    shapes, bearer, pair = _compiled()
     text = redact(text)
-    text = _SHAPES.sub(MASK, text)
-    text = _BEARER.sub(lambda m: m.group(0) if m.group(3).lower() in _HARMLESS
+    text = shapes.sub(MASK, text)
+    text = bearer.sub(lambda m: m.group(0) if m.group(3).lower() in _HARMLESS
                        else f"{m.group(1)}{m.group(2)}{MASK}", text)
-    return _PAIR.sub(_pair, text)
+    return pair.sub(_pair, text)
 
 
 def find_secret(text: str) -> str | None:
     """What kind of secret ``text`` holds (for a one-line refusal), or None."""
     if redact_secrets(text) == text:
         return None
-    if _SHAPES.search(text) or redact(text) != text:
+    shapes, bearer, _pair_pattern = _compiled()
+    if shapes.search(text) or redact(text) != text:
         return "an API key or token"
-    if _BEARER.search(text):
+    if bearer.search(text):
         return "a bearer token"
     return "a password or secret value"
