@@ -203,7 +203,9 @@ def _top_level(inside: str) -> str:
 
 
 def _split_top(inside: str) -> list[str]:
-    parts, current, depth = [], [], 0
+    parts: list[str] = []
+    current: list[str] = []
+    depth = 0
     for char in inside:
         if char == "{":
             depth += 1

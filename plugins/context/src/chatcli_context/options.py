@@ -66,6 +66,7 @@ class ContextOptions:
             if field.name not in table:
                 continue
             raw = table[field.name]
+            parsed: bool | int | None
             if field.type in ("bool", bool):
                 parsed = parse_bool(raw)
                 ok = parsed is not None

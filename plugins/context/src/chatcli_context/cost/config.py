@@ -103,9 +103,11 @@ def _model_table(settings: Settings, problems: list[str]) -> ModelTable | None:
 
     def lookup(provider: str, model: str) -> Price | None:
         found = settings.model_settings(provider, model, having="input")
-        if found is None or found[1].output is None or found[1].input is None:
+        if found is None:
             return None
         entry = found[1]
+        if entry.output is None or entry.input is None:
+            return None
         return Price.of(entry.input, entry.output, entry.cache_read, entry.cache_write,
                         entry.cache_write_1h)
 
