@@ -26,7 +26,7 @@ from chatcli import Capabilities
 from chatcli_fallback.runtime import RUNTIME, default_model
 
 if TYPE_CHECKING:
-    from chatcli import ProviderConfig
+    from chatcli import ProviderConfig, ProviderSpec
 
     from chatcli_fallback.group import GroupProvider
 
@@ -117,17 +117,17 @@ def resolve_capabilities(name: str) -> Capabilities:
     pairs, settings = found
     caps = [spec.capabilities for _entry, spec in pairs]
 
-    def native(spec: Any) -> bool:
+    def native(spec: ProviderSpec) -> bool:
         chosen = settings.provider_settings(spec.name).tool_calls
         return spec.capabilities.native_tools if chosen == "auto" else chosen == "native"
 
-    def uses(spec: Any) -> bool:
+    def uses(spec: ProviderSpec) -> bool:
         chosen = getattr(settings.provider_settings(spec.name), "tools", "auto")
         return getattr(spec.capabilities, "uses_tools", True) if chosen == "auto" else bool(
             chosen)
 
     ttls = tuple(ttl for ttl in caps[0].cache_ttls if all(ttl in c.cache_ttls for c in caps))
-    values = {
+    values: dict[str, Any] = {
         "streaming": all(c.streaming for c in caps),
         "native_tools": all(native(spec) for _entry, spec in pairs),
         "prompt_caching": any(c.prompt_caching for c in caps),

@@ -30,38 +30,39 @@ class GroupCapabilities(Capabilities):
     group = ""
 
     @property
-    def streaming(self) -> bool:  # type: ignore[override]
+    def streaming(self) -> bool:
         """Every entry streams."""
         return _resolved(self.group).streaming
 
     @property
-    def native_tools(self) -> bool:  # type: ignore[override]
+    def native_tools(self) -> bool:
         """Every entry takes tools through the API."""
         return _resolved(self.group).native_tools
 
     @property
-    def prompt_caching(self) -> bool:  # type: ignore[override]
+    def prompt_caching(self) -> bool:
         """Some entry caches prompts."""
         return _resolved(self.group).prompt_caching
 
     @property
-    def vision(self) -> bool:  # type: ignore[override]
+    def vision(self) -> bool:
         """Every entry reads images."""
         return _resolved(self.group).vision
 
     @property
-    def cache_ttls(self) -> tuple[str, ...]:  # type: ignore[override]
+    def cache_ttls(self) -> tuple[str, ...]:
         """The cache lifetimes every entry offers."""
         return _resolved(self.group).cache_ttls
 
     @property
-    def uses_tools(self) -> bool:  # type: ignore[override]
+    def uses_tools(self) -> bool:
         """Some entry uses tools (a lean request would take them from every entry)."""
-        return getattr(_resolved(self.group), "uses_tools", True)
+        return _resolved(self.group).uses_tools
 
 
 def _capabilities(name: str) -> Capabilities:
-    cls = type("GroupCapabilities", (GroupCapabilities,), {"__slots__": (), "group": name})
+    cls: type[GroupCapabilities] = type(
+        "GroupCapabilities", (GroupCapabilities,), {"__slots__": (), "group": name})
     return cls()
 
 
@@ -91,7 +92,8 @@ class GroupWindows(Mapping[str, int]):
 
 
 def _describe(name: str, raw: Mapping[str, Any]) -> str:
-    table = raw.get("fallback") if isinstance(raw.get("fallback"), dict) else {}
+    fallback = raw.get("fallback")
+    table: dict[str, Any] = fallback if isinstance(fallback, dict) else {}
     if name == "fallback":
         entries, strategy = table.get("chain"), "chain"
     else:
