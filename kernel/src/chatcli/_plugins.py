@@ -415,6 +415,9 @@ class PluginHost:
     def _add_hookspecs(self, namespace: object) -> None:
         """``add`` of the ``add_hookspecs`` hook: declare the hooks of ``namespace``."""
         plugin = current_plugin.get() or "?"
+        if not isinstance(namespace, ModuleType | type):
+            raise TypeError(f"{describe(namespace)} is not a module or class of "
+                            "@chatcli.hookspec functions")
         names = [name for name in dir(namespace)
                  if self.pm.parse_hookspec_opts(namespace, name) is not None]
         if not names:
@@ -551,7 +554,8 @@ class PluginHost:
             found = self._registries.get(kind)
             if found is not None:
                 return found
-            found, owner = {}, {}
+            found = {}
+            owner: dict[str, str] = {}
 
             def register(item: Any) -> None:
                 plugin = current_plugin.get() or "?"
@@ -695,11 +699,13 @@ class _HookCalls:
         self._historic = historic
 
     def __getattr__(self, name: str) -> Any:
-        spec = getattr(hookspecs, name, None)
-        if name.startswith("_") or not hasattr(spec, "chatcli_spec"):
+        # pluggy's options of the kernel's hookspec of that name (None: no such kernel hook)
+        options: dict[str, Any] | None = getattr(getattr(hookspecs, name, None),
+                                                 "chatcli_spec", None)
+        if name.startswith("_") or options is None:
             raise AttributeError(f"{name!r} is not a kernel hook (a hook a plugin declares is "
                                  f"called with host.hook.{name})")
-        if spec.chatcli_spec.get("historic"):
+        if options.get("historic"):
             historic = self._historic
             assert historic is not None, "historic hooks are called by the host"
             return lambda **kwargs: historic(name, kwargs)
