@@ -309,11 +309,6 @@ class Engine:
         self.tokens.ratio = 1.0  # another model counts differently
 
     @property
-    def provider(self) -> Provider:
-        """The provider answering from the next turn on."""
-        return self.current.provider
-
-    @property
     def provider_name(self) -> str:
         """Its name."""
         return self.current.provider_name
@@ -333,10 +328,8 @@ class Engine:
     def sections(self, messages: list[Message], use: Use | None = None,
                  settings: Settings | None = None,
                  conversation: Conversation | None = None) -> list[PromptSection]:
-        """The system prompt sections for the next call: kernel, plugins, then the user's.
-
-        For a model offered no tools (``use.tools`` False) and no section asking for them
-        (``needs_tools``), only the essential ones: see :meth:`offers_tools`."""
+        """The system prompt sections for the next call: kernel, plugins, then the user's
+        (only the essential ones in a lean request: see :meth:`offers_tools`)."""
         use, settings = use or self.current, settings or self.settings
         sections = [PromptSection(name="chatcli", text=_BASE_PROMPT, order=0, essential=True)]
         sections.extend(self.host.hooks.prompt_sections(
@@ -402,7 +395,7 @@ class Engine:
         conversation: Conversation,
         prompt: Message | None = None,
         cancel: threading.Event | None = None,
-    ) -> Iterator[EngineEvent]:
+    ) -> Generator[EngineEvent, None, None]:
         """Run one turn; yields :data:`EngineEvent` objects, the last one a :class:`TurnFinished`.
 
         ``prompt`` (a user message) is appended first; pass None to answer what is already there
@@ -452,16 +445,18 @@ class Engine:
     def context_tokens(self, conversation: Conversation, use: Use | None = None,
                        settings: Settings | None = None) -> int:
         """The corrected token estimate of the next request on ``conversation``."""
-        request = self.build_request(conversation, use, settings)
-        return int(_raw_request_tokens(self.tokens, request) * self.tokens.ratio)
+        return int(self._tokens(self.build_request(conversation, use, settings)))
+
+    def _tokens(self, request: ChatRequest) -> float:
+        """The corrected token estimate of ``request``."""
+        return _raw_request_tokens(self.tokens, request) * self.tokens.ratio
 
     def _compact_if_full(self, turn: _Turn) -> Generator[EngineEvent, None, ChatRequest | None]:
         """Compact the view when the next request passes the threshold; returns that request
         when it still stands (nothing was compacted), else None."""
         request = self.build_request(turn.conversation, turn.use, turn.settings)
         threshold = turn.settings.compact_threshold
-        tokens = _raw_request_tokens(self.tokens, request) * self.tokens.ratio
-        if threshold <= 0 or tokens <= threshold * turn.use.context_window:
+        if threshold <= 0 or self._tokens(request) <= threshold * turn.use.context_window:
             return request
         if not self.host.strategies() or not _compactable(turn.conversation.view(),
                                                           turn.settings.compact_keep_recent):
@@ -479,10 +474,9 @@ class Engine:
         window for a manual or overflow compaction and 60 % of the trigger otherwise, so the next
         turns have room."""
         use, settings = use or self.current, settings or self.settings
-        request = self.build_request(conversation, use, settings)
         view_tokens = self.tokens.estimate(conversation.view())
-        system_tokens = max(0, int(_raw_request_tokens(self.tokens, request)
-                                   * self.tokens.ratio) - view_tokens)
+        system_tokens = max(0, int(self._tokens(self.build_request(conversation, use, settings)))
+                            - view_tokens)
         window = use.context_window
         threshold = settings.compact_threshold or 0.75
         budget = int(window * (0.5 if reason != "threshold" else threshold * 0.6))
@@ -540,7 +534,8 @@ class Engine:
         return "".join(text).strip()
 
     def _model_step(self, turn: _Turn, cancel: threading.Event | None,
-                    request: ChatRequest | None = None) -> Iterator[EngineEvent]:
+                    request: ChatRequest | None = None
+                    ) -> Generator[EngineEvent, None, ChatcliError | None]:
         """Stream one answer and append it; returns the error that ended it, if any.
         ``request`` is the one built for this step already, if any."""
         use = turn.use
@@ -717,16 +712,6 @@ class Engine:
             call=call, tool=spec, allowed=allowed, approval=approval, verdict=verdict,
             conversation=context.conversation if context is not None else None)
         return allowed, why
-
-    def run_tool(self, call: ToolCallPart, conversation: Conversation) -> ToolResultPart:
-        """Validate, authorize and run one tool call; every failure becomes an error result."""
-        context = self.tool_context()
-        context.conversation = conversation
-        ready = self._prepare(call, context)
-        result = ready if isinstance(ready, ToolResultPart) else self._execute(
-            call, *ready, context, conversation)
-        self.host.hooks.after_tool_call(call=call, result=result, conversation=conversation)
-        return result
 
     def _prepare(self, call: ToolCallPart, context: ToolContext
                  ) -> tuple[Tool, Any] | ToolResultPart:
