@@ -11,7 +11,7 @@ commands never reach into the engine.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Generator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -244,7 +244,7 @@ class Session:
     # ------------------------------------------------------------------ during the session
 
     def run(self, prompt: Message | None, cancel: threading.Event | None = None
-            ) -> Iterator[EngineEvent]:
+            ) -> Generator[EngineEvent, None, None]:
         """One turn on the current conversation (see :meth:`chatcli.Engine.run`)."""
         return self.engine.run(self.conversation, prompt, cancel)
 

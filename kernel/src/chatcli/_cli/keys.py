@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
 import click
 
 from chatcli._cli.common import format_table, get_state
+
+if TYPE_CHECKING:
+    from chatcli._specs import ProviderSpec
 
 __all__ = ["keys_group"]
 
@@ -16,7 +20,7 @@ def keys_group() -> None:
     """Store API keys (in a 0600 file in the config directory)."""
 
 
-def _known_providers(ctx: click.Context) -> dict:
+def _known_providers(ctx: click.Context) -> dict[str, ProviderSpec]:
     return get_state(ctx).host.providers()
 
 
@@ -72,7 +76,7 @@ def keys_list(ctx: click.Context) -> int:
     rows = []
     settings = settings_from() if specs else None
     for name in sorted(stored | {n for n, s in specs.items() if s.requires_key}):
-        if name in specs:
+        if name in specs and settings is not None:  # (settings are loaded when specs exist)
             status = key_status(specs[name], settings)
             if name in stored and status != "keys.toml":
                 status += " (keys.toml also has one)"

@@ -3,16 +3,22 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from chatcli._cli.common import format_table, get_state
 
+if TYPE_CHECKING:
+    from chatcli._config import Settings
+    from chatcli._errors import ChatcliError
+    from chatcli._plugins import PluginHost
+    from chatcli._specs import ProviderSpec
+
 __all__ = ["key_status", "models_command"]
 
 
-def key_status(spec, settings) -> str:  # (ProviderSpec, Settings) -> str
+def key_status(spec: ProviderSpec, settings: Settings) -> str:
     """Where ``spec``'s key comes from: a variable's name, ``keys.toml``, ``missing`` or
     ``not needed`` — never the key itself."""
     from chatcli._providers import provider_key
@@ -73,7 +79,7 @@ def models_command(ctx: click.Context, remote: bool, provider: str | None) -> in
     return 0
 
 
-def _listable(spec, settings) -> bool:  # (ProviderSpec, Settings) -> bool
+def _listable(spec: ProviderSpec, settings: Settings) -> bool:
     """Whether ``--remote`` without a name asks ``spec``: it can list, and it has a key — or,
     keyless (a local server that may not run), it is configured or its URL variable is set."""
     import os
@@ -88,7 +94,7 @@ def _listable(spec, settings) -> bool:  # (ProviderSpec, Settings) -> bool
         spec.base_url_env and os.environ.get(spec.base_url_env))
 
 
-def _remote(host, name: str | None) -> int:  # (PluginHost, str | None) -> int
+def _remote(host: PluginHost, name: str | None) -> int:
     """``models --remote``: list the services' models; each failure is one line on stderr."""
     from concurrent.futures import ThreadPoolExecutor
 
@@ -107,7 +113,7 @@ def _remote(host, name: str | None) -> int:  # (PluginHost, str | None) -> int
                    "chatcli models --remote PROVIDER")
         return 0
 
-    def ask(spec):  # (ProviderSpec) -> list[str] | ChatcliError
+    def ask(spec: ProviderSpec) -> list[str] | ChatcliError:
         try:
             return remote_models(spec, settings)
         except ChatcliError as err:

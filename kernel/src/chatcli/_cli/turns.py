@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from chatcli._cli.spinner import Spinner
     from chatcli._config import Settings
     from chatcli._conversation import Conversation
-    from chatcli._engine import TurnFinished
+    from chatcli._engine import Approver, TurnFinished
     from chatcli._plugins import PluginHost
     from chatcli._session import Session
     from chatcli._streaming import Retrying
@@ -170,7 +170,7 @@ def status(text: str) -> None:
     print(f"chatcli: {text}", file=sys.stderr, flush=True)
 
 
-def _make_approver(allowed: frozenset[str]):  # -> Approver | None
+def _make_approver(allowed: frozenset[str]) -> Approver | None:
     """Pre-approved risk classes; on a terminal, ask for the others; else nobody can be asked."""
     can_ask = _isatty(sys.stdin) and _isatty(sys.stderr)
     if not allowed and not can_ask:
