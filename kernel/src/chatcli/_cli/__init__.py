@@ -29,6 +29,8 @@ from chatcli._cli.common import (
 )
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from chatcli._plugins import PluginHost
 
 __all__ = ["build_cli", "run"]
@@ -56,13 +58,15 @@ class _RootGroup(click.Group):
         except BrokenPipeError as err:  # before click's own handler, which exits with 1
             raise _ReaderGone from err
 
-    def resolve_command(self, ctx: click.Context, args: list[str]):  # type: ignore[override]
+    def resolve_command(self, ctx: click.Context, args: list[str]
+                        ) -> tuple[str | None, click.Command | None, list[str]]:
         try:
             return super().resolve_command(ctx, args)
         except click.UsageError as err:
             if args and not args[0].startswith("-") and (len(args) > 1 or " " in args[0]):
                 words = " ".join(args)
-                err.message += f' To ask a question: chatcli -p "{words[:60]}"'
+                # (click declares message Final, yet it is a plain attribute its show() reads)
+                err.message += f' To ask a question: chatcli -p "{words[:60]}"'  # type: ignore[misc]
             raise
 
     def format_epilog(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
@@ -96,7 +100,7 @@ class _RootGroup(click.Group):
 @click.version_option(__version__, "-V", "--version", prog_name="chatcli",
                       message="%(prog)s %(version)s")
 @click.pass_context
-def cli(ctx: click.Context, **options: Any) -> int | None:
+def cli(ctx: click.Context, /, **options: Any) -> int | None:
     """chatcli: an AI assistant in your terminal.
 
     \b
@@ -128,9 +132,19 @@ class _LazyCommand(click.Command):
     the root help lists (the real command's, a test keeps them equal)."""
 
     def __init__(self, name: str, help: str, target: str, short_help: str | None = None) -> None:
-        super().__init__(name=name, help=help, short_help=short_help)
         self._target = target
         self._loaded = False
+        super().__init__(name=name, help=help, short_help=short_help)
+
+    @property  # type: ignore[override]
+    def callback(self) -> Callable[..., Any] | None:
+        """The real command's callback (``ctx.invoke(command)`` from a plugin's command too)."""
+        self._load()
+        return self._callback
+
+    @callback.setter
+    def callback(self, value: Callable[..., Any] | None) -> None:
+        self._callback = value
 
     def _load(self) -> None:
         if self._loaded:
@@ -139,10 +153,10 @@ class _LazyCommand(click.Command):
 
         module, _, attribute = self._target.partition(":")
         real = getattr(import_module(module), attribute)
+        self._loaded = True
         self.params, self.callback = real.params, real.callback
         self.help, self.epilog, self.short_help = real.help, real.epilog, real.short_help
         require_utf8(self)
-        self._loaded = True
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         self._load()
@@ -198,7 +212,7 @@ def _plugin_options(host: PluginHost, taken: list[click.Parameter]) -> list[clic
     flags = {flag for param in taken for flag in (*param.opts, *param.secondary_opts)}
     added: list[click.Option] = []
 
-    def register(option: click.Option) -> None:
+    def register(option: object) -> None:  # (what a plugin passed: checked below)
         from chatcli._guard import current_plugin, describe
 
         plugin = current_plugin.get() or "?"
@@ -243,7 +257,7 @@ def _default_host() -> PluginHost:
     return host
 
 
-#: The plugin host of the running command line: whose ``project_control_files`` and
+#: The plugin host of the running command line: whose ``ControlFile`` registrations and
 #: ``register_setting_rules`` settings read without a host consult (see :mod:`chatcli._trust`).
 current_host: PluginHost | None = None
 
