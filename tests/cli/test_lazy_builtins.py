@@ -60,3 +60,22 @@ def test_a_lazy_command_parses_runs_and_checks_utf8_like_the_real_one(cli) -> No
     assert result.code == 2 and "is not valid UTF-8" in result.err
     result = cli("models", "\udcff")
     assert result.code == 2 and "PROVIDER is not valid UTF-8" in result.err
+
+
+def test_a_plugin_command_can_invoke_a_lazy_built_in(cli) -> None:
+    from chatcli import hookimpl
+
+    class Relay:
+        @hookimpl
+        def register_commands(self, cli) -> None:
+            @cli.command("relay")
+            @click.pass_context
+            def relay(ctx: click.Context) -> int:
+                root = ctx.find_root()
+                command = root.command.get_command(root, "trust")
+                return ctx.invoke(command, path=None, yes=False, as_list=True, revoke=False)
+
+    cli.host.register(Relay(), "relay")
+    result = cli("relay")
+    assert result.code == 0, result.err
+    assert result.out == "no trusted projects; trust one with `chatcli trust` in its folder\n"
