@@ -221,7 +221,7 @@ class Policy:
     def paths_of(self, word: Word, base: Path, limit: int = 200) -> list[Path]:
         """The real paths a static word names (braces and globs expanded)."""
         values = expand_braces(word.value) if word.brace else [word.value]
-        out: list[Path] = []
+        out: list[Path | None] = []  # None: a path that cannot be resolved (left out)
         for value in values:
             if not value:
                 continue
@@ -386,19 +386,19 @@ class Policy:
                 return [Part(DANGER, f"dangerous: {hit.reason} ({verb} {shown})")]
             if self.control(real, lexical):
                 if self._names_control(rule_tool, real) is None:
-                    rule = path_rule("edit", real, self.workspace, self.home)
+                    named = path_rule("edit", real, self.workspace, self.home)
                     return [Part(PROTECTED, f"protected: {what}, one of git's or chatcli's "
                                             "control files (asks in every mode)", [],
-                                 f"allow it with --allow '{rule}' (a rule that names it)")]
+                                 f"allow it with --allow '{named}' (a rule that names it)")]
                 if grant is not None:
                     grant.protected = True
         elif (ENVIRON.match(str(lexical)) or ENVIRON.match(str(real))) and not (
                 grant is not None and grant.confined) and self.matching(
                     "allow", rule_tool, path=real, specific=True) is None:
-            rule = path_rule("read", lexical, self.workspace, self.home)
+            named = path_rule("read", lexical, self.workspace, self.home)
             parts.append(Part(CREDENTIAL, f"{what}, another process's environment or memory, "
-                                          "where API keys live", [rule],
-                              f"allow it with --allow '{rule}'"))
+                                          "where API keys live", [named],
+                              f"allow it with --allow '{named}'"))
         explicit = self.matching("allow", rule_tool, path=real, specific=True)
         suggestion = path_rule(rule_tool if not via_exec else (
             "read" if access == "read" else "edit"), real, self.workspace, self.home)
@@ -1004,13 +1004,13 @@ class Policy:
             if self.mode == "auto" or "execute" in self.classes:
                 grant.writes = True
                 continue
-            rule = suggest_rule(tool.name, command)
-            if rule in seen:
+            suggested = suggest_rule(tool.name, command)
+            if suggested in seen:
                 continue
-            seen.add(rule)
+            seen.add(suggested)
             parts.append(Part(NEED, f"runs `{short(words)}` (commands ask in {self.mode} "
-                                    "mode)", [rule],
-                              f"allow it with --allow '{rule}' or --permission-mode auto"))
+                                    "mode)", [suggested],
+                              f"allow it with --allow '{suggested}' or --permission-mode auto"))
         if call.arguments.get("network") is True and not every_command_allowed and not (
                 self.mode == "auto" or "network" in self.classes):
             parts.append(Part(NEED, f"lets {shown} use the network (it asks in {self.mode} "
