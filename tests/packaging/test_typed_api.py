@@ -71,3 +71,19 @@ def test_importing_chatcli_still_imports_none_of_the_listed_modules() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "['chatcli']"
     assert set(_type_checking_imports().values()) > {"chatcli._types", "chatcli._engine"}
+
+
+def test_mypy_checks_the_code_of_every_distribution() -> None:
+    import tomllib
+
+    root = INIT.parents[3]
+    config = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["mypy"]
+    assert config["strict"] is True
+    checked = {path.resolve() for pattern in config["files"] for path in root.glob(pattern)}
+    # every distribution's sources (the plugin template's are templates: {{package}} folders)
+    found = [*root.glob("*/pyproject.toml"), *root.glob("*/*/pyproject.toml")]
+    sources = {pyproject.parent / "src" for pyproject in found
+               if (pyproject.parent / "src").is_dir() and ".venv" not in pyproject.parts
+               and "plugin-template" not in pyproject.parts}
+    assert len(sources) >= 20
+    assert sorted(map(str, sources - checked)) == [], "add them to [tool.mypy] files"
