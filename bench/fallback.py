@@ -30,7 +30,7 @@ def main() -> None:
     os.environ["OPENAI_API_KEY"] = "sk-bench-0123456789abcdef"
     os.environ["ANTHROPIC_API_KEY"] = "sk-ant-bench-0123456789abcdef"
     from chatcli import ChatRequest, Message, PluginHost, Settings, build_provider, find_provider
-    from chatcli_fallback.config import Options
+    from chatcli_fallback.settings import Options
     from chatcli_fallback.state import State
     from chatcli_testing import OpenAIServer
 

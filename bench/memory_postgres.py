@@ -48,7 +48,7 @@ def _p95(values: list[float]) -> float:
 def measure(server: object, size: int, queries: int) -> dict[str, float]:
     """Fill a new database with ``size`` items and time the searches (milliseconds)."""
     from chatcli_memory_postgres.backend import PostgresMemoryBackend
-    from chatcli_memory_postgres.config import PostgresConfig
+    from chatcli_memory_postgres.settings import PostgresConfig
 
     rng = random.Random(SEED + size)
     database = server.create_database()  # type: ignore[attr-defined]

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from chatcli import PluginHost, Settings
 from chatcli_compaction import plugin
-from chatcli_compaction.config import CompactionConfig, read_config
+from chatcli_compaction.settings import CompactionConfig, read_config
 
 
 def test_values_are_read_and_text_from_the_environment_is_accepted() -> None:

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 from chatcli import Settings, Usage
-from chatcli_context.cost.config import read_config
 from chatcli_context.cost.prices import BUILTIN_PRICES, Price, PriceTable, money
+from chatcli_context.cost.settings import read_config
 from chatcli_testing import Reply
 from cost_support import ask, cost_lines, make_run, open_session, row, settings
 

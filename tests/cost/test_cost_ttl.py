@@ -132,7 +132,7 @@ def test_never_over_an_explicit_setting(anthropic_server, chatcli_home, monkeypa
 
 def test_the_variable_reaches_the_settings_like_every_chatcli_variable(monkeypatch):
     from chatcli import load_settings
-    from chatcli_context.cost.config import read_config
+    from chatcli_context.cost.settings import read_config
 
     monkeypatch.setenv("CHATCLI_PROMPT_CACHE_TTL", "1h")
     assert read_config(load_settings(), environ={}).cache_ttl == ("1h",

@@ -20,8 +20,8 @@ from chatcli import (
     Usage,
     UsageEvent,
 )
-from chatcli_fallback.config import Entry, Group, Options
 from chatcli_fallback.group import GroupProvider
+from chatcli_fallback.settings import Entry, Group, Options
 from chatcli_fallback.state import State
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from chatcli import ConfigError
-from chatcli_fallback.config import (
+from chatcli_fallback.settings import (
     DEFAULT_OPTIONS,
     Entry,
     Options,

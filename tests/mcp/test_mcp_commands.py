@@ -105,5 +105,5 @@ def test_help_does_not_import_the_sdk(home: Path, workspace: Path) -> None:
     assert done.returncode == 0 and "mcp " in done.stdout
     imported = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines()
                 if line.startswith("import time:")}
-    assert imported and "mcp" not in imported and "chatcli_mcp.config" not in imported
+    assert imported and "mcp" not in imported and "chatcli_mcp.settings" not in imported
     assert not [m for m in imported if m.startswith(("mcp.", "httpx2", "anyio"))]

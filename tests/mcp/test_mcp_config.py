@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from chatcli import PluginHost, Settings, trust_project
-from chatcli_mcp.config import BadConfig, expand, load, options, parse_server, server_name
+from chatcli_mcp.settings import BadConfig, expand, load, options, parse_server, server_name
 from mcp_support import write_config
 
 

@@ -94,7 +94,7 @@ def test_chatcli_help_imports_no_memory_code(tmp_path: Path) -> None:
 def test_the_chosen_backends_own_keys_are_left_to_it() -> None:
     """``[memory] postgres_url`` belongs to the postgres backend when it is the one chosen
     (chatcli-memory-postgres checks it); with another backend it is a key nobody reads."""
-    from chatcli_memory.options import MemoryOptions
+    from chatcli_memory.settings import MemoryOptions
 
     options, problems = MemoryOptions.from_table(
         {"backend": "postgres", "postgres_url": "postgresql://db/team", "postgres_schema": "s"})

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from chatcli import MemoryKind, Provenance
 from chatcli_memory.model import Memory, SecretRefused, similarity, tokens
-from chatcli_memory.options import MemoryOptions
 from chatcli_memory.project import project_scope
+from chatcli_memory.settings import MemoryOptions
 from chatcli_memory.sqlite_backend import SqliteBackend
 from memory_support import DAY, Clock
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from chatcli_memory_postgres.backend import PostgresMemoryBackend
-from chatcli_memory_postgres.config import PostgresConfig
+from chatcli_memory_postgres.settings import PostgresConfig
 from chatcli_testing.postgres_server import PostgresServer, PostgresUnavailable
 
 OpenBackend = Callable[..., PostgresMemoryBackend]

@@ -13,7 +13,7 @@ import sys
 
 from chatcli import MemoryItem
 from chatcli_memory_postgres.backend import PostgresMemoryBackend
-from chatcli_memory_postgres.config import PostgresConfig
+from chatcli_memory_postgres.settings import PostgresConfig
 
 
 def main(url: str, tag: str, count: int, shared: list[str]) -> None:

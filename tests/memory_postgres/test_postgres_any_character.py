@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from chatcli import MemoryKind, Provenance
 from chatcli_memory.model import Memory
-from chatcli_memory.options import MemoryOptions
+from chatcli_memory.settings import MemoryOptions
 
 CASES = [
     ("nul", "the build uses\x00 make"),

@@ -8,7 +8,7 @@ import socket
 import pytest
 from chatcli import ChatcliError, ConfigError, MemoryItem, redact
 from chatcli_memory_postgres.backend import PostgresMemoryBackend
-from chatcli_memory_postgres.config import PostgresConfig
+from chatcli_memory_postgres.settings import PostgresConfig
 from chatcli_testing.postgres_server import PASSWORD_ROLE, PostgresServer
 
 PASSWORD = "Tr0ub4dor-horse-staple"

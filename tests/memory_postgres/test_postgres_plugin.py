@@ -16,7 +16,7 @@ from chatcli import (
     PluginHost,
     load_settings,
 )
-from chatcli_memory_postgres.config import resolve
+from chatcli_memory_postgres.settings import resolve
 
 
 def _write_config(home: Path, text: str) -> None:

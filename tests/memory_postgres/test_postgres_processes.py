@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from chatcli_memory_postgres.backend import PostgresMemoryBackend
-from chatcli_memory_postgres.config import PostgresConfig
+from chatcli_memory_postgres.settings import PostgresConfig
 
 WRITER = Path(__file__).with_name("pg_writer.py")
 PER_PROCESS = 150

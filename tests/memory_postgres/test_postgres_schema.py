@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from chatcli import ChatcliError, MemoryItem
 from chatcli_memory_postgres.backend import PostgresMemoryBackend
-from chatcli_memory_postgres.config import PostgresConfig
 from chatcli_memory_postgres.schema import SCHEMA_VERSION
+from chatcli_memory_postgres.settings import PostgresConfig
 from chatcli_testing.postgres_server import PostgresServer
 
 

@@ -62,7 +62,7 @@ def test_a_message_in_a_memory_full_of_its_common_words(pg_server: PostgresServe
 
 def test_a_simulated_clock_drives_updates_touches_and_freshness(pg_url: str) -> None:
     from chatcli_memory_postgres.backend import PostgresMemoryBackend
-    from chatcli_memory_postgres.config import PostgresConfig
+    from chatcli_memory_postgres.settings import PostgresConfig
 
     now = [1_000_000_000.0]
     backend = PostgresMemoryBackend.open(PostgresConfig(url=pg_url), clock=lambda: now[0])

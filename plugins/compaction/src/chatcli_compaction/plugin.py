@@ -43,7 +43,7 @@ def configure(host: PluginHost, settings: Settings, workspace: Path) -> None:
     """Check the ``[compaction]`` table once: each wrong value is one warning (defaults used)."""
     table = settings.plugin_table("compaction")
     if table:
-        from chatcli_compaction.config import read_config
+        from chatcli_compaction.settings import read_config
 
         read_config(table, host.warn)
 

@@ -25,10 +25,10 @@ from chatcli import (
     new_id,
 )
 
-from chatcli_compaction.config import CompactionConfig, read_config
 from chatcli_compaction.markers import first_line, pull_call
 from chatcli_compaction.ranges import kept_in_range, middle
 from chatcli_compaction.sections import drop_invented_files, parse_summary
+from chatcli_compaction.settings import CompactionConfig, read_config
 
 if TYPE_CHECKING:
     from chatcli import CompactionJob

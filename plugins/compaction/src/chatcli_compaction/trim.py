@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING, Any
 
 from chatcli import Compaction, Message, Role, TextPart, ToolResultPart, new_id
 
-from chatcli_compaction.config import CompactionConfig, read_config
 from chatcli_compaction.copies import Copy, Text
 from chatcli_compaction.copies import later_copies as find_copies
 from chatcli_compaction.markers import (
@@ -34,6 +33,7 @@ from chatcli_compaction.markers import (
     one_line,
     pull_call,
 )
+from chatcli_compaction.settings import CompactionConfig, read_config
 from chatcli_compaction.text import compact_markup, strip_reasoning
 
 if TYPE_CHECKING:

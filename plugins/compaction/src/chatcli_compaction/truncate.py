@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING
 
 from chatcli import Compaction, Message, Role, TextPart, describe_messages, new_id
 
-from chatcli_compaction.config import read_config
 from chatcli_compaction.markers import first_line, pull_call
 from chatcli_compaction.ranges import kept_in_range, middle
+from chatcli_compaction.settings import read_config
 
 if TYPE_CHECKING:
     from chatcli import CompactionJob

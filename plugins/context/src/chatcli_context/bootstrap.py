@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from chatcli_context.files import FileCache, project_root
 
 if TYPE_CHECKING:
-    from chatcli_context.options import ContextOptions
+    from chatcli_context.settings import ContextOptions
 
 __all__ = ["BOOTSTRAP_NAMES", "BOOTSTRAP_ORDER", "BootstrapFile", "cut", "find_bootstrap"]
 

@@ -23,7 +23,7 @@ from chatcli_context.files import decode_text, display_path
 from chatcli_context.store import StoredFile
 
 if TYPE_CHECKING:
-    from chatcli_context.options import ContextOptions
+    from chatcli_context.settings import ContextOptions
 
 __all__ = ["Collected", "collect"]
 

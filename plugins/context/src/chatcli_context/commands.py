@@ -108,7 +108,7 @@ def _list(plugin: ContextPlugin, app: Any, _args: list[str]) -> None:
 
 def _create(plugin: ContextPlugin, app: Any, args: list[str]) -> None:
     from chatcli_context.collect import collect
-    from chatcli_context.options import ContextOptions
+    from chatcli_context.settings import ContextOptions
 
     if len(args) < 2:
         raise _Refused("usage: /context create NAME PATH... (files, folders or globs)")
@@ -178,7 +178,7 @@ def _attach(plugin: ContextPlugin, app: Any, args: list[str]) -> None:
 
 
 def _budget(app: Any) -> int:
-    from chatcli_context.options import ContextOptions
+    from chatcli_context.settings import ContextOptions
 
     return ContextOptions.from_settings(app.settings)[0].prompt_budget
 
@@ -252,7 +252,7 @@ def _pull(plugin: ContextPlugin, app: Any, args: list[str]) -> None:
 
     word = args[0].lower() if args else "status"
     if word in ("on", "off"):
-        from chatcli_context.options import PULL_SETTING
+        from chatcli_context.settings import PULL_SETTING
 
         value = word == "on"
         plugin.pull_override = value

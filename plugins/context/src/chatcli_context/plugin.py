@@ -83,7 +83,7 @@ class ContextPlugin:
         """Whether context_pull is on (``/context pull`` first, then the settings)."""
         if self.pull_override is not None:
             return self.pull_override
-        from chatcli_context.options import pull_enabled
+        from chatcli_context.settings import pull_enabled
 
         return pull_enabled(settings or self.settings
                             or (self.host.settings if self.host else None))

@@ -30,8 +30,8 @@ from typing import TYPE_CHECKING, Any
 
 from chatcli_context.bootstrap import BOOTSTRAP_ORDER, allowances, cut, find_bootstrap
 from chatcli_context.files import FileCache, project_root
-from chatcli_context.options import ContextOptions
 from chatcli_context.rules import Rule, find_rules, match_rules, turn_paths
+from chatcli_context.settings import ContextOptions
 from chatcli_context.store import ContextStore, StoredContext, attached_names
 
 if TYPE_CHECKING:

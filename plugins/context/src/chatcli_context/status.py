@@ -105,7 +105,7 @@ def pull_status(plugin: ContextPlugin, app: Any) -> list[str]:
 
     from chatcli import parse_bool
 
-    from chatcli_context.options import PULL_ENV, PULL_SETTING
+    from chatcli_context.settings import PULL_ENV, PULL_SETTING
 
     settings = app.session.settings
     on = plugin.pull_on(settings)

@@ -12,7 +12,7 @@ from typing import Any
 
 import click
 
-from chatcli_fallback.config import Entry, Group, load_groups
+from chatcli_fallback.settings import Entry, Group, load_groups
 from chatcli_fallback.state import Health, State
 
 __all__ = ["health_rows", "providers", "render_table", "slash_providers"]

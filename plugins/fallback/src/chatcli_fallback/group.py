@@ -24,7 +24,7 @@ import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from chatcli_fallback.config import MOVE_ON, STOP_KINDS, Entry, Group
+from chatcli_fallback.settings import MOVE_ON, STOP_KINDS, Entry, Group
 from chatcli_fallback.state import State
 
 if TYPE_CHECKING:

@@ -42,7 +42,8 @@ def build_group(name: str, config: ProviderConfig) -> GroupProvider:
     """The provider of group ``name``: its configured entries, or those ``--model`` lists."""
     from chatcli import ConfigError
 
-    from chatcli_fallback.config import (
+    from chatcli_fallback.group import GroupProvider, resolve_entries
+    from chatcli_fallback.settings import (
         CHAIN,
         Group,
         base_options,
@@ -50,7 +51,6 @@ def build_group(name: str, config: ProviderConfig) -> GroupProvider:
         load_groups,
         parse_entries,
     )
-    from chatcli_fallback.group import GroupProvider, resolve_entries
 
     host, settings = RUNTIME.host, RUNTIME.settings
     if host is None or settings is None:
@@ -95,8 +95,8 @@ def _entries_of(name: str) -> tuple[list[tuple[Any, Any]], Any] | None:
         return None
     from chatcli import ChatcliError
 
-    from chatcli_fallback.config import group_names, load_groups
     from chatcli_fallback.group import resolve_entries
+    from chatcli_fallback.settings import group_names, load_groups
 
     try:
         groups = load_groups(_raw())

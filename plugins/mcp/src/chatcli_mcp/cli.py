@@ -30,7 +30,7 @@ def _workspace() -> Path:
 
 
 def _loaded(settings: Any) -> Any:
-    from chatcli_mcp.config import load
+    from chatcli_mcp.settings import load
 
     return load(settings, _workspace())
 
@@ -109,7 +109,7 @@ def add_command(name: str, command: tuple[str, ...], url: str | None, transport:
     """Add a server: `chatcli mcp add NAME -- COMMAND ARGS…` or `--url URL`."""
     from chatcli import UsageError
 
-    from chatcli_mcp.config import BadConfig, parse_server
+    from chatcli_mcp.settings import BadConfig, parse_server
 
     words = list(command)
     if words and words[0] == "--":
@@ -192,7 +192,7 @@ def _unset(key: str) -> None:
 
 
 def _user_servers() -> dict[str, Any]:
-    from chatcli_mcp.config import user_table
+    from chatcli_mcp.settings import user_table
 
     servers = user_table().get("servers", {})
     return servers if isinstance(servers, dict) else {}
@@ -200,7 +200,7 @@ def _user_servers() -> dict[str, Any]:
 
 def _project_json() -> Path:
     """The project's .mcp.json: at the project root, where chatcli reads it."""
-    from chatcli_mcp.config import PROJECT_FILE, project_root
+    from chatcli_mcp.settings import PROJECT_FILE, project_root
 
     return (project_root(_workspace()) or _workspace()) / PROJECT_FILE
 
@@ -284,7 +284,7 @@ def trust_command(ctx: click.Context, remove: bool, yes: bool) -> int:
     from chatcli import UsageError
 
     if not remove:
-        from chatcli_mcp.config import project_root
+        from chatcli_mcp.settings import project_root
 
         project = project_root(_workspace())
         for server in _loaded(_settings()).untrusted:

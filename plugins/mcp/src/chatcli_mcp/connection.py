@@ -26,7 +26,7 @@ from chatcli_mcp.results import ToolFailed, one_line
 from chatcli_mcp.runtime import Cancelled, Loop, TimedOut
 
 if TYPE_CHECKING:
-    from chatcli_mcp.config import ServerConfig
+    from chatcli_mcp.settings import ServerConfig
 
 __all__ = ["Connection", "Listing"]
 

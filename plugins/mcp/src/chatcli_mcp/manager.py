@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from chatcli_mcp.config import Loaded, McpOptions, ServerConfig
 from chatcli_mcp.results import tool_name
+from chatcli_mcp.settings import Loaded, McpOptions, ServerConfig
 
 if TYPE_CHECKING:
     from chatcli import PluginHost, Settings, Tool
@@ -121,12 +121,12 @@ class Manager:
         with self._lock:
             if self.loaded is not None:
                 return self.loaded
-            from chatcli_mcp import config
+            from chatcli_mcp import settings as mcp_settings
 
             if self.settings is None or self.workspace is None or self.serving:
                 self.loaded = Loaded()
                 return self.loaded
-            loaded = config.load(self.settings, self.workspace, host=self.host)
+            loaded = mcp_settings.load(self.settings, self.workspace, host=self.host)
             self.loaded = loaded
             for line in loaded.problems:
                 self.say(f"mcp: {line}")

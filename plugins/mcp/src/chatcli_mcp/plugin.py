@@ -149,7 +149,7 @@ class McpPlugin:
 
     @hookimpl
     def project_control_files(self) -> list[str]:
-        from chatcli_mcp.config import PROJECT_FILE
+        from chatcli_mcp.settings import PROJECT_FILE
 
         return [PROJECT_FILE]
 
@@ -244,7 +244,7 @@ def _is_agent(section_names: set[str]) -> bool:
 
 
 def _has_project_file(workspace: Path, host: PluginHost) -> bool:
-    from chatcli_mcp.config import project_file
+    from chatcli_mcp.settings import project_file
 
     try:
         return project_file(workspace, host) is not None

@@ -108,7 +108,7 @@ def build(allow_writes: bool | None = None) -> ServedTools:
     from chatcli import load_settings
 
     from chatcli_mcp import plugin
-    from chatcli_mcp.config import BadConfig, options
+    from chatcli_mcp.settings import BadConfig, options
 
     settings = load_settings()
     workspace = Path.cwd().resolve()

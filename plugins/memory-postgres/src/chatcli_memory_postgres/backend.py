@@ -22,7 +22,6 @@ from psycopg import sql
 from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb
 
-from chatcli_memory_postgres.config import PostgresConfig
 from chatcli_memory_postgres.errors import Target, connection_error, query_error
 from chatcli_memory_postgres.schema import Names, ensure_schema
 from chatcli_memory_postgres.search import (
@@ -33,6 +32,7 @@ from chatcli_memory_postgres.search import (
     query_words,
     tsquery_text,
 )
+from chatcli_memory_postgres.settings import PostgresConfig
 
 __all__ = ["PostgresMemoryBackend"]
 

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 def open_backend(settings: Settings) -> MemoryBackend:
     """The ``postgres`` backend's factory: connect with the ``[memory]`` settings."""
     from chatcli_memory_postgres.backend import PostgresMemoryBackend
-    from chatcli_memory_postgres.config import resolve
+    from chatcli_memory_postgres.settings import resolve
 
     return PostgresMemoryBackend.open(resolve(settings))
 

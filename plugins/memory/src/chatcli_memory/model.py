@@ -26,8 +26,8 @@ from typing import Any
 
 from chatcli import MemoryBackend, MemoryItem, MemoryKind, Provenance
 
-from chatcli_memory.options import MemoryOptions
 from chatcli_memory.secrets import MASK, find_secret, redact_secrets
+from chatcli_memory.settings import MemoryOptions
 
 __all__ = [
     "CONFIDENCE",

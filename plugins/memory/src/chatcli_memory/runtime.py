@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any
 from chatcli import ChatcliError, MemoryItem, MemoryKind
 
 from chatcli_memory.model import Memory
-from chatcli_memory.options import MemoryOptions
 from chatcli_memory.project import project_root, project_scope
+from chatcli_memory.settings import MemoryOptions
 from chatcli_memory.state import State
 from chatcli_memory.worker import Worker
 

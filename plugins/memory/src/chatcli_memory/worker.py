@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from chatcli import Conversation, Message
 
     from chatcli_memory.model import Memory
-    from chatcli_memory.options import MemoryOptions
+    from chatcli_memory.settings import MemoryOptions
     from chatcli_memory.state import State
 
 __all__ = ["Job", "Worker"]

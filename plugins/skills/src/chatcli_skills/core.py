@@ -27,7 +27,7 @@ from chatcli_skills.inject import (
     stub,
 )
 from chatcli_skills.matching import match_paths, matched_trigger, paths_in, strings_in
-from chatcli_skills.options import Options, read_options
+from chatcli_skills.settings import Options, read_options
 from chatcli_skills.sources import Catalog, discover
 from chatcli_skills.trust import project_root, trusted_by_project
 

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from chatcli_agent.user_hooks import runner
-from chatcli_agent.user_hooks.config import CHATCLI_TO_CLAUDE, TOOL_EVENTS, Hook, load
+from chatcli_agent.user_hooks.settings import CHATCLI_TO_CLAUDE, TOOL_EVENTS, Hook, load
 from chatcli_agent.user_hooks.state import CONFIG, State
 
 #: Characters of hook output added to the model's context, per hook.

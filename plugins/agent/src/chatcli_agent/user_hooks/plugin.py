@@ -34,7 +34,7 @@ def configure(host: Any, settings: Any, workspace: Path) -> None:
 
 @hookimpl
 def project_control_files() -> list[str]:
-    from chatcli_agent.user_hooks.config import PROJECT_CLAUDE_FILES
+    from chatcli_agent.user_hooks.settings import PROJECT_CLAUDE_FILES
 
     return list(PROJECT_CLAUDE_FILES)
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from chatcli import StashKey
 
 if TYPE_CHECKING:
-    from chatcli_agent.user_hooks.config import Hook
+    from chatcli_agent.user_hooks.settings import Hook
 
 __all__ = ["CONFIG", "STATE", "Config", "State", "state_of"]
 

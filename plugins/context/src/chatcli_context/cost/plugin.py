@@ -28,8 +28,8 @@ if TYPE_CHECKING:
         SlashCommand,
     )
 
-    from chatcli_context.cost.config import CostConfig
     from chatcli_context.cost.ledger import Ledger
+    from chatcli_context.cost.settings import CostConfig
     from chatcli_context.cost.ttl import TtlState
 
 __all__ = ["COST", "SESSION", "CostPlugin", "Pending", "plugin"]
@@ -82,7 +82,7 @@ class CostPlugin:
     def config(self, settings: Settings | None = None) -> CostConfig:
         """The ``[cost]`` settings (of ``settings``, else of the run); a wrong value is
         reported once and left out."""
-        from chatcli_context.cost.config import CostConfig, read_config
+        from chatcli_context.cost.settings import CostConfig, read_config
 
         settings = settings if settings is not None else self.settings
         if settings is None:
