@@ -3,7 +3,8 @@ it never raises, and lists of globs written in any of the three styles read back
 
 from __future__ import annotations
 
-from chatcli_context.frontmatter import expand_braces, parse_frontmatter, split_list
+from chatcli_context.frontmatter import parse_frontmatter, split_list
+from chatcli_context.globs import expand_braces
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

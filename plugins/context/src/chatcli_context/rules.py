@@ -21,7 +21,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from chatcli_context.files import FileCache
-from chatcli_context.frontmatter import expand_braces, parse_frontmatter, scalar, split_list
+from chatcli_context.frontmatter import parse_frontmatter, scalar, split_list
+from chatcli_context.globs import expand_braces
 
 if TYPE_CHECKING:
     from chatcli import Message
