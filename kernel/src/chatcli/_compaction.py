@@ -137,19 +137,6 @@ def applied_view(path: list[Message], compactions: Iterable[Compaction]
     return view, applied
 
 
-def _apply(view: list[Message], compaction: Compaction) -> list[Message]:
-    start = end = None
-    for index, message in enumerate(view):
-        if message.id == compaction.first:
-            start = index
-        if message.id == compaction.last:
-            end = index
-            break
-    if start is None or end is None or end < start:
-        return view
-    return [*view[:start], *compaction.replacement, *view[end + 1:]]
-
-
 def check_compaction(view: list[Message], compaction: Compaction) -> str | None:
     """Why ``compaction`` cannot apply to ``view`` (None when it can): its ends are not on the
     view in order, it drops a pinned message, or its replacement separates a tool call from its
@@ -164,8 +151,7 @@ def check_compaction(view: list[Message], compaction: Compaction) -> str | None:
     for message in view[start:end + 1]:
         if message.pinned and kept.get(message.id) != message:
             return f"it changes the pinned message {message.id}"
-    after = _apply(view, compaction)
-    if not _pairs_hold(after):
+    if not _pairs_hold(apply_compactions(view, [compaction])):
         return "it separates a tool call from its result"
     return None
 
@@ -339,12 +325,12 @@ def run_compaction(
     *,
     warn: Callable[[str], None] = lambda line: None,
     before: Callable[[str], None] = lambda name: None,
-    after: Callable[[str, Compaction, int], None] = lambda name, compaction, removed: None,
 ) -> CompactionReport:
     """Run ``strategies`` in order on ``job`` until its view fits ``job.budget``.
 
     Each proposed compaction is checked against the current view, given to ``apply`` (which
-    records it on the conversation) and the view is updated. A strategy that raises is reported
+    records it on the conversation) and the view is updated; ``before(name)`` is told before
+    each strategy runs. A strategy that raises is reported
     in one line and the next one runs. For a manual compaction every strategy runs once even if
     the view already fits (the person asked for it), the last resort (order ≥ 300) only when the
     view still does not fit.
@@ -373,12 +359,10 @@ def run_compaction(
             compaction.strategy = compaction.strategy or strategy.name
             compaction.instruction = compaction.instruction or job.instruction
             compaction.tokens_before = job.tokens()
-            size = len(job.view)
-            job.view = _apply(job.view, compaction)
+            job.view = apply_compactions(job.view, [compaction])
             compaction.tokens_after = job.tokens()
             apply(compaction)
             report.compactions.append(compaction)
-            after(strategy.name, compaction, size - len(job.view) + len(compaction.replacement))
         report.notes.extend(job.notes)
         job.notes = []
     report.tokens_after = job.tokens()
@@ -395,7 +379,7 @@ def describe_messages(messages: Sequence[Message], limit: int = 400) -> str:
     ``limit`` characters each), for summaries and archives."""
     lines = []
     for message in messages:
-        role = message.role.value if hasattr(message.role, "value") else str(message.role)
+        role = str(message.role)  # a StrEnum: its value
         if message.text:
             lines.append(f"[{role}] {message.text[:limit]}")
         for call in message.tool_calls:
