@@ -509,3 +509,18 @@ def test_a_tool_step_interrupted_closes_every_call_with_a_result() -> None:
         results = session.conversation.messages()[-1].tool_results
     assert [r.content for r in results] == ["2", "not run: interrupted"]
     assert seen == ["add: 2", "add: not run: interrupted"]
+
+
+def test_the_kernel_readme_lists_every_hook_where_it_is_declared() -> None:
+    text = (KERNEL.parents[1] / "README.md").read_text()
+    kernel_table = text[text.index("| group | hooks |"):text.index("**Plugins extend")]
+    plugin_table = text[text.index("| declared by | hooks |"):text.index("**Per-session state")]
+    named = set(re.findall(r"`(\w+)`", kernel_table))
+    assert set(_declared_hooks()) <= named
+    gone = {"before_compaction", "after_compaction", "tool_call_approved", "before_tool_call",
+            "project_control_files"}
+    assert not named & gone
+    for path in _plugin_hookspecs():
+        for hook in _plugin_hooks(path):
+            assert f"`{hook}`" in plugin_table and f"`{hook}`" not in kernel_table, hook
+    assert f"kernel's {len(_declared_hooks())} hooks" in text

@@ -6,6 +6,7 @@ from __future__ import annotations
 import chatcli
 import pytest
 from chatcli import (
+    ControlFile,
     Conversation,
     Message,
     PluginHost,
@@ -153,14 +154,16 @@ def test_a_late_configure_that_raises_is_reported_and_the_plugin_stays() -> None
             raise RuntimeError("no config")
 
         @hookimpl
-        def project_control_files(self):
-            return ["still-here.txt"]
+        def register_setting_rules(self, register):
+            register(ControlFile("still-here.txt"))
 
     host, lines = _configured_host()
     assert host.register(Broken(), "broken")
     assert [(f.name, f.stage) for f in host.failures] == [("broken", "in hook configure")]
     assert len(lines) == 1 and "no config" in lines[0]
-    assert ["still-here.txt"] in host.hooks.project_control_files()
+    seen: list[object] = []
+    host.hooks.register_setting_rules(register=seen.append)
+    assert seen == [ControlFile("still-here.txt")]
 
 
 def test_a_configure_wrapper_is_refused_in_one_line() -> None:

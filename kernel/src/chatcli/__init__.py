@@ -8,7 +8,7 @@ name loads its module on first use.
 
 from __future__ import annotations
 
-__version__ = "1.0.0"
+__version__ = "2.0.0"
 
 _EXPORTS: dict[str, str] = {
     # the plugin contract
@@ -111,6 +111,7 @@ _EXPORTS: dict[str, str] = {
     # workspace trust
     "ProjectTrust": "chatcli._trust",
     "SettingRule": "chatcli._trust",
+    "ControlFile": "chatcli._trust",
     "project_trust": "chatcli._trust",
     "trust_project": "chatcli._trust",
     "untrust_project": "chatcli._trust",
@@ -254,6 +255,7 @@ if TYPE_CHECKING:
     from chatcli._stash import StashKey as StashKey
     from chatcli._streaming import CancellableStream as CancellableStream
     from chatcli._streaming import Retrying as Retrying
+    from chatcli._trust import ControlFile as ControlFile
     from chatcli._trust import ProjectTrust as ProjectTrust
     from chatcli._trust import SettingRule as SettingRule
     from chatcli._trust import project_trust as project_trust

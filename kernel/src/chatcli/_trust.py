@@ -3,7 +3,8 @@ which settings a project's ``.chatcli/config.toml`` may set.
 
 A repository someone else wrote must not turn chatcli against its user. So the files a project
 holds that change chatcli's behaviour (its *control files*: ``.chatcli/config.toml``, and what
-plugins declare through the ``project_control_files`` hook — ``.mcp.json``, project skills…)
+plugins declare as :class:`ControlFile` through ``register_setting_rules`` — ``.mcp.json``,
+project skills…)
 take effect only once the user trusted the project (``chatcli trust``): the record keeps a
 digest of those files, and any change to them asks again.
 
@@ -34,7 +35,7 @@ import sys
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 if TYPE_CHECKING:
     import re
@@ -44,6 +45,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CONFIG_FILE",
+    "ControlFile",
     "ProjectTrust",
     "SettingRule",
     "filter_project_layer",
@@ -220,10 +222,23 @@ def project_root(workspace: str | Path) -> str | None:
     return None if start == home else start
 
 
+class ControlFile(NamedTuple):
+    """A file of a project that a plugin reads and that changes chatcli's behaviour, as
+    ``register_setting_rules`` registers it: workspace trust covers it (its digest is in the
+    trust record, a change asks again) and the plugin reads it only in a trusted project.
+
+    ``pattern`` is a glob relative to the project root, ``/``-separated (``".mcp.json"``,
+    ``".chatcli/skills/**"``); ``**`` spans folders and hidden files match. Absolute patterns
+    and ones climbing out with ``..`` are reported and ignored.
+    """
+
+    pattern: str
+
+
 def control_patterns(host: PluginHost | None = None) -> list[str]:
     """The glob patterns of control files: the kernel's ``.chatcli/config.toml`` and every
-    plugin's ``project_control_files``. Absolute patterns and ones that climb out of the root
-    (``..``) are reported and left out."""
+    :class:`ControlFile` plugins register. Absolute patterns and ones that climb out of the
+    root (``..``) are reported and left out."""
     patterns = [CONFIG_FILE]
     host = _the_host(host)
     if host is None:
@@ -232,16 +247,18 @@ def control_patterns(host: PluginHost | None = None) -> list[str]:
         cached = _patterns.get(id(host))
         if cached is not None and cached[0] is host:
             return list(cached[1])
-    for result in host.hooks.project_control_files():
-        for pattern in result:
-            text = pattern.replace("\\", "/") if isinstance(pattern, str) else ""
-            if (not text or text.startswith("/") or ".." in text.split("/")
-                    or "\x00" in text):
-                host.warn(f"ignored the project control file pattern {pattern!r}: it must be "
-                          "a relative glob such as '.mcp.json'")
-                continue
-            if text not in patterns:
-                patterns.append(text)
+    declared: list[ControlFile] = []
+    host.hooks.register_setting_rules(
+        register=lambda item: declared.append(item) if isinstance(item, ControlFile) else None)
+    for pattern in (item.pattern for item in declared):
+        text = pattern.replace("\\", "/") if isinstance(pattern, str) else ""
+        if (not text or text.startswith("/") or ".." in text.split("/")
+                or "\x00" in text):
+            host.warn(f"ignored the project control file pattern {pattern!r}: it must be "
+                      "a relative glob such as '.mcp.json'")
+            continue
+        if text not in patterns:
+            patterns.append(text)
     with _lock:
         _patterns[id(host)] = (host, patterns)
     return list(patterns)
@@ -452,7 +469,7 @@ def project_trust(workspace: Path | str, host: PluginHost | None = None) -> Proj
     """Whether the project ``workspace`` belongs to is trusted (see :class:`ProjectTrust`).
 
     The control files are ``.chatcli/config.toml`` and those plugins name through the
-    ``project_control_files`` hook (of ``host``, default the command line's). The files' digest
+    :class:`ControlFile` registrations (of ``host``, default the command line's). The files' digest
     and the record are read once per process for a root, and again only when a control file
     appears, goes or changes (its size, times or inode), or :func:`trust_project` and
     :func:`untrust_project` change the record.
@@ -560,7 +577,7 @@ def setting_rules(host: PluginHost | None = None) -> tuple[list[SettingRule], li
         def register(rule: Any) -> None:
             if isinstance(rule, SettingRule):
                 found.append(rule)
-            else:
+            elif not isinstance(rule, ControlFile):  # control_patterns reads those
                 host.warn(f"plugin {current_plugin.get() or '?'!r} registered {describe(rule)} "
                           "as a setting rule, expected SettingRule (ignored)")
 

@@ -58,7 +58,7 @@ if TYPE_CHECKING:
         ProviderSpec,
         SlashCommand,
     )
-    from chatcli._trust import SettingRule
+    from chatcli._trust import ControlFile, SettingRule
     from chatcli._types import Message, ToolCallPart, ToolResultPart
 
 hookspec = pluggy.HookspecMarker("chatcli")
@@ -179,37 +179,30 @@ def register_compaction_strategies(
 
 
 
-@hookspec
-def project_control_files() -> list[str]:
-    """Name the files a project may hold that this plugin reads and that change chatcli's
-    behaviour: workspace trust covers them.
-
-    Called by :func:`chatcli.project_trust` (once per process and project root: when a project
-    has a ``.chatcli/config.toml``, when a session starts, and when ``chatcli trust`` shows a
-    project). The results of all plugins are concatenated; the kernel always counts
-    ``.chatcli/config.toml``. Such files take effect only in a trusted project (the plugin asks
-    :func:`chatcli.project_trust` before it reads them), and a change to any of them asks the
-    user again.
-
-    :return: glob patterns relative to the project root, ``/``-separated (``".mcp.json"``,
-        ``".chatcli/skills/**"``); ``**`` spans folders and hidden files match. Absolute
-        patterns and ones climbing out with ``..`` are reported and ignored.
-    """
-
 
 @hookspec
-def register_setting_rules(register: Callable[[SettingRule], None]) -> None:
-    """Declare what a project's ``.chatcli/config.toml`` may set of this plugin's settings.
+def register_setting_rules(register: Callable[[SettingRule | ControlFile], None]) -> None:
+    """Declare what a project may change of this plugin's behaviour, for workspace trust: which
+    of its settings a project's ``.chatcli/config.toml`` may set, and which project files it
+    reads.
 
-    Called once per process, and only when a project config file exists (so it costs nothing
-    otherwise), when settings are first read for it; the user's file, ``CHATCLI_*`` variables
-    and flags are never filtered.
+    Called once per process for each of the two questions, and only when it is asked: the
+    setting rules when settings are first read for a project that has a config file (so it
+    costs nothing otherwise; the user's file, ``CHATCLI_*`` variables and flags are never
+    filtered), the control files by :func:`chatcli.project_trust` (when a project has a
+    ``.chatcli/config.toml``, when a session starts, and when ``chatcli trust`` shows a
+    project).
 
     :param register: call ``register(SettingRule(key, project, merge, keep))`` per rule:
         ``project="never"`` for anything that sends keys elsewhere, runs a program or loosens
         security (``coder.sandbox``); ``"always"`` with ``merge="union"`` or ``"min"`` for what
         only tightens (deny rules, a smaller budget); keys no rule names are ``"trusted"``. See
-        :class:`chatcli.SettingRule`. Anything but a ``SettingRule`` is reported and ignored.
+        :class:`chatcli.SettingRule`. And ``register(ControlFile(pattern))`` per kind of project
+        file this plugin reads that changes chatcli's behaviour (``".mcp.json"``,
+        ``".chatcli/skills/**"``): such files take effect only in a trusted project (ask
+        :func:`chatcli.project_trust` before reading them), a change to any of them asks the
+        user again; the kernel always counts ``.chatcli/config.toml``. Anything else is
+        reported and ignored.
 
     The return value is ignored.
     """

@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 
 import pytest
-from chatcli import PluginHost
+from chatcli import PluginHost, SkillSource
 
 from {{package}} import plugin
 
@@ -33,7 +33,7 @@ def front_matter(skill_md: Path) -> dict[str, str]:
 def registered_source_path() -> Path:
     host = PluginHost()
     assert host.register(plugin, "{{name}}")
-    source = host.skill_sources()["{{name}}"]
+    source = host.collect("register_skill_sources", SkillSource, "skill source")["{{name}}"]
     return Path(source.path)
 
 

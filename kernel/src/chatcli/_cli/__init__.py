@@ -136,7 +136,7 @@ class _LazyCommand(click.Command):
         self._loaded = False
         super().__init__(name=name, help=help, short_help=short_help)
 
-    @property  # type: ignore[override]
+    @property
     def callback(self) -> Callable[..., Any] | None:
         """The real command's callback (``ctx.invoke(command)`` from a plugin's command too)."""
         self._load()

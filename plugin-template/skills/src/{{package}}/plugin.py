@@ -20,7 +20,9 @@ if TYPE_CHECKING:
 SKILLS_DIR = Path(__file__).parent / "skills"
 
 
-@hookimpl
+# chatcli-skills declares this hook (and reads the folders it registers); optionalhook: without
+# chatcli-skills installed the pack is simply unused instead of refused as an unknown hook.
+@hookimpl(optionalhook=True)
 def register_skill_sources(register: Callable[[SkillSource], None]) -> None:
     """Register this pack's skills folder as the source ``{{name}}``."""
     from chatcli import SkillSource

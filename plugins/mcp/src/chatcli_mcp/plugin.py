@@ -16,28 +16,31 @@ Nothing but ``chatcli.hookimpl`` is imported here, so ``chatcli --help`` pays no
   ``chatcli mcp …``;
 - ``session_start``/``session_end``: the servers stop soon after the last conversation ends
   (and at exit);
-- ``project_control_files``: the project's ``.mcp.json`` (its servers start only once the user
-  trusted the project as it is); ``register_setting_rules``: what of ``[mcp]`` a project's
+- ``register_setting_rules``: the project's ``.mcp.json`` as a ``ControlFile`` (its servers
+  start only once the user trusted the project as it is), and what of ``[mcp]`` a project's
   ``.chatcli/config.toml`` may set (never ``import``, a server's ``allow`` list, or trust).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Generator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from chatcli import hookimpl
 
 if TYPE_CHECKING:
     from pathlib import Path
+    from typing import TypeAlias
 
     import click
     from chatcli import (
         ChatRequest,
+        ControlFile,
         Conversation,
         Decision,
         Message,
         PluginHost,
+        PromptSection,
         PullKind,
         Session,
         SettingRule,
@@ -52,6 +55,9 @@ if TYPE_CHECKING:
 
     from chatcli_mcp.economy import Economy
     from chatcli_mcp.manager import Manager
+
+    #: prompt_sections' results as a wrapper of that hook receives (and returns) them
+    Sections: TypeAlias = list[list[PromptSection] | None]
 
 __all__ = ["McpPlugin"]
 
@@ -148,14 +154,13 @@ class McpPlugin:
             register(command)
 
     @hookimpl
-    def project_control_files(self) -> list[str]:
+    def register_setting_rules(self, register: Callable[[SettingRule | ControlFile], None]
+                               ) -> None:
+        from chatcli import ControlFile, SettingRule
+
         from chatcli_mcp.settings import PROJECT_FILE
 
-        return [PROJECT_FILE]
-
-    @hookimpl
-    def register_setting_rules(self, register: Callable[[SettingRule], None]) -> None:
-        from chatcli import SettingRule
+        register(ControlFile(PROJECT_FILE))  # the project's servers: trust covers the file
 
         # a project's servers are programs: they wait for trust (the default); files to import
         # from anywhere, allow lists that run tools unasked and trust itself: never
@@ -185,7 +190,7 @@ class McpPlugin:
 
     @hookimpl(wrapper=True)
     def prompt_sections(self, settings: Settings, provider: str, model: str
-                        ) -> Generator[None, Any, list[Any]]:
+                        ) -> Generator[None, Sections, Sections]:
         lists = yield
         if not self._active():
             return lists
@@ -259,7 +264,6 @@ register_tools = _PLUGIN.register_tools
 register_pull_kinds = _PLUGIN.register_pull_kinds
 register_slash_commands = _PLUGIN.register_slash_commands
 register_commands = _PLUGIN.register_commands
-project_control_files = _PLUGIN.project_control_files
 register_setting_rules = _PLUGIN.register_setting_rules
 session_start = _PLUGIN.session_start
 session_end = _PLUGIN.session_end

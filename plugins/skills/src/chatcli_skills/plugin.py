@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     import click
     from chatcli import (
         ChatRequest,
+        ControlFile,
         Conversation,
         Message,
         PluginHost,
@@ -97,16 +98,15 @@ class SkillsPlugin:
         core.catalog()  # (an untrusted project's skills are in the kernel's one notice)
 
     @hookimpl
-    def project_control_files(self) -> list[str]:
+    def register_setting_rules(self, register: Callable[[SettingRule | ControlFile], None]
+                               ) -> None:
+        from chatcli import ControlFile, SettingRule
+
         from chatcli_skills.trust import control_patterns
 
-        return control_patterns()
-
-    @hookimpl
-    def register_setting_rules(self, register: Callable[[SettingRule], None]) -> None:
-        from chatcli import SettingRule
-
         register(SettingRule("skills.trust_project", "never"))  # a project cannot trust itself
+        for pattern in control_patterns():  # the project's skill folders
+            register(ControlFile(pattern))
 
     @hookimpl
     def user_prompt_submitted(self, conversation: Conversation, message: Message) -> None:
@@ -139,7 +139,6 @@ register_slash_commands = _PLUGIN.register_slash_commands
 session_start = _PLUGIN.session_start
 user_prompt_submitted = _PLUGIN.user_prompt_submitted
 head_moved = _PLUGIN.head_moved
-project_control_files = _PLUGIN.project_control_files
 register_setting_rules = _PLUGIN.register_setting_rules
 prompt_sections = _PLUGIN.prompt_sections
 before_request = _PLUGIN.before_request

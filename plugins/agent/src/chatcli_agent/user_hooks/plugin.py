@@ -2,8 +2,9 @@
 when the first conversation is configured (and only hooks that are configured cost anything).
 
 A project's hooks are commands a repository someone else wrote would run: its Claude Code
-settings files are control files (``project_control_files``), so they and the project's
-``.chatcli/config.toml`` run hooks only once the user trusted the project as it is."""
+settings files are control files (a ``ControlFile`` each, in ``register_setting_rules``), so
+they and the project's ``.chatcli/config.toml`` run hooks only once the user trusted the
+project as it is."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from pathlib import Path
 
-    from chatcli import Conversation, PromptSection, SettingRule
+    from chatcli import ControlFile, Conversation, PromptSection, SettingRule
 
 
 def _events() -> Any:
@@ -33,17 +34,14 @@ def configure(host: Any, settings: Any, workspace: Path) -> None:
 
 
 @hookimpl
-def project_control_files() -> list[str]:
+def register_setting_rules(register: Callable[[SettingRule | ControlFile], None]) -> None:
+    from chatcli import ControlFile, SettingRule
+
     from chatcli_agent.user_hooks.settings import PROJECT_CLAUDE_FILES
 
-    return list(PROJECT_CLAUDE_FILES)
-
-
-@hookimpl
-def register_setting_rules(register: Callable[[SettingRule], None]) -> None:
-    from chatcli import SettingRule
-
     register(SettingRule("hooks.trust_project", "never"))  # a project cannot trust itself
+    for pattern in PROJECT_CLAUDE_FILES:  # the project's .claude/ settings files
+        register(ControlFile(pattern))
 
 
 @hookimpl
