@@ -136,6 +136,15 @@ def _blocks(message: Message) -> list[Block]:
     return blocks
 
 
+def _wire(message: Message) -> Block | None:
+    """``message`` as an Anthropic message of its own (None when it has nothing to send): kept
+    whole in the cache, so a request at 5,000 messages makes no new dictionary per message."""
+    blocks = _blocks(message)
+    if not blocks:
+        return None
+    return {"role": "assistant" if message.role == Role.ASSISTANT else "user", "content": blocks}
+
+
 def convert_messages(messages: list[Message], cache: MessageCache | None = None) -> list[Block]:
     """Kernel messages → Anthropic messages.
 
@@ -144,20 +153,19 @@ def convert_messages(messages: list[Message], cache: MessageCache | None = None)
     With ``cache`` each message's blocks are built once and shared between requests: the lists
     and blocks returned are then not to be modified (copy first, as :func:`build_params` does).
     """
-    converted = [_blocks(m) for m in messages] if cache is None else cache.convert(
-        messages, _blocks, "anthropic")
+    converted = [_wire(m) for m in messages] if cache is None else cache.convert(
+        messages, _wire, "anthropic")
     out: list[Block] = []
-    for message, blocks in zip(messages, converted, strict=True):
-        role = "assistant" if message.role == Role.ASSISTANT else "user"
-        if not blocks:
+    for wire in converted:
+        if wire is None:
             continue
-        if out and out[-1]["role"] == role:
-            merged = out[-1]["content"] + blocks
+        if out and out[-1]["role"] == wire["role"]:
+            merged = out[-1]["content"] + wire["content"]
             # the API wants tool results before any other content of a user turn
             merged.sort(key=lambda b: 0 if b["type"] == "tool_result" else 1)
-            out[-1]["content"] = merged
+            out[-1] = {"role": wire["role"], "content": merged}  # a new one: wires are shared
         else:
-            out.append({"role": role, "content": blocks})
+            out.append(wire)
     # an assistant answer cut short must not end with whitespace when it is the last turn
     if out and out[-1]["role"] == "assistant":
         last = out[-1]["content"][-1]
