@@ -121,11 +121,6 @@ def cli(ctx: click.Context, /, **options: Any) -> int | None:
     return main_command(state.host, options)
 
 
-def get_host(ctx: click.Context) -> PluginHost:
-    """The plugin host of this run."""
-    return get_state(ctx).host
-
-
 class _LazyCommand(click.Command):
     """A built-in command whose module is imported only when it runs (as :class:`LazyGroup`
     does for groups): ``target`` is ``module:attribute``; ``help`` and ``short_help`` are what
