@@ -64,9 +64,11 @@ class UsageError(ChatcliError):
 
 
 class ProviderError(ChatcliError):
-    """A model service failed. ``retryable`` errors are retried with backoff before surfacing."""
+    """A model service failed. ``retryable`` errors are retried with backoff before surfacing,
+    after ``retry_after`` seconds when the server asked for a wait (429, 503)."""
 
     retryable: bool = False
+    retry_after: float | None = None
     #: the entries a fallback chain or pool tried (or skipped) before this error ended the
     #: call: :class:`chatcli.FailedAttempt` records (empty for a provider that answers itself)
     failed: tuple[FailedAttempt, ...] = ()
@@ -78,10 +80,12 @@ class ProviderError(ChatcliError):
         *,
         provider: str | None = None,
         status: int | None = None,
+        retry_after: float | None = None,
     ) -> None:
         super().__init__(message, hint)
         self.provider = provider
         self.status = status
+        self.retry_after = retry_after
 
     @classmethod
     def unexpected(cls, what: str, err: BaseException, hint: str, provider: str
@@ -102,35 +106,23 @@ class RateLimitError(ProviderError):
 
     retryable = True
 
-    def __init__(self, message: str, hint: str | None = None, *, retry_after: float | None = None,
-                 **kw: object) -> None:
-        super().__init__(message, hint, **kw)  # type: ignore[arg-type]
-        self.retry_after = retry_after
-
 
 class ServerError(ProviderError):
     """The service failed on its side (5xx, overloaded)."""
 
     retryable = True
 
-    def __init__(self, message: str, hint: str | None = None, *, retry_after: float | None = None,
-                 **kw: object) -> None:
-        super().__init__(message, hint, **kw)  # type: ignore[arg-type]
-        self.retry_after = retry_after
-
 
 class ProviderTimeoutError(ProviderError):
     """The service did not answer in time."""
 
     retryable = True
-    retry_after: float | None = None
 
 
 class NetworkError(ProviderError):
     """The service could not be reached (refused, DNS, TLS)."""
 
     retryable = True
-    retry_after: float | None = None
 
 
 class StreamCutError(ProviderError):

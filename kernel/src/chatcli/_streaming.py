@@ -93,13 +93,11 @@ def retrying_stream(
                 yield item
             return
         except ProviderError as err:
-            retry_after = getattr(err, "retry_after", None)
-            if started or not err.retryable or attempt >= max_retries:
-                raise
-            if retry_after is not None and retry_after > MAX_RETRY_AFTER:
+            too_long = err.retry_after is not None and err.retry_after > MAX_RETRY_AFTER
+            if started or not err.retryable or attempt >= max_retries or too_long:
                 raise
             attempt += 1
-            delay = backoff_delay(attempt, retry_after)
+            delay = backoff_delay(attempt, err.retry_after)
             if deadline is not None and time.monotonic() + delay >= deadline:
                 raise
             notice = Retrying(attempt, delay, err)
