@@ -23,6 +23,11 @@ call is allowed only when every part is. What decides, strongest first:
 
 In a run where nobody can be asked, what would ask is refused with one line naming what would
 allow it.
+
+This module combines the verdict; what a shell command line does part by part is
+:mod:`~chatcli_agent.permissions.shell`, what each program does
+:mod:`~chatcli_agent.permissions.programs`, which paths a tool's arguments name
+:mod:`~chatcli_agent.permissions.paths`.
 """
 
 from __future__ import annotations
@@ -37,41 +42,15 @@ from typing import Any
 
 from chatcli import Confinement, Decision, Risk, ToolCallPart, ToolSpec, Verdict
 
-from chatcli_agent._shell import (
-    SimpleCommand,
-    Word,
-    analyse,
-    expand_braces,
-    flag,
-    git_subcommand,
-    positional,
-    short_or_long,
-)
-from chatcli_agent.permissions.dangerous import Hit, command_dangers, script_dangers, write_danger
+from chatcli_agent._shell import Word, expand_braces
+from chatcli_agent.permissions.dangerous import write_danger
 from chatcli_agent.permissions.paths import CWD_KEYS, HARMLESS, tool_kind, tool_paths, tool_subject
 from chatcli_agent.permissions.programs import (
     CONTROL_WORDS,
     ENVIRON,
-    HOOK_INSTALLERS,
-    LEAKERS,
-    PATTERN_FIRST,
-    RECURSIVE_READERS,
-    SEARCH_VALUE_OPTIONS,
-    TEXT_ARGS,
-    WRITERS,
-    archive_names,
-    environ_reader,
-    git_config_files,
-    git_control,
-    git_reads_history,
-    grep_recurses,
-    hidden_code,
-    moved_words,
     read_only,
-    search_folders,
     short,
     suggest_rule,
-    written_words,
 )
 from chatcli_agent.permissions.rules import (
     Rule,
@@ -82,6 +61,7 @@ from chatcli_agent.permissions.rules import (
     path_prefix,
     path_rule,
 )
+from chatcli_agent.permissions.shell import ShellReport, inspect
 
 __all__ = ["MODES", "Judgement", "Part", "Policy", "ShellReport"]
 
@@ -134,53 +114,9 @@ class _Grant:
 
 # ------------------------------------------------------------------------------------ places
 
-_URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
-_REMOTE = re.compile(r"^[^/\s]*@[^/\s]+:|^[A-Za-z0-9.-]+:[^/]")
 
 
-class _Place:
-    """Where one command runs: the folder relative paths start from, and the roots."""
 
-    def __init__(self, policy: Policy, cwd: Path | None) -> None:
-        self.workspace = policy.workspace
-        self.home = policy.home
-        self.cwd = cwd
-        self.policy = policy
-
-    def resolve(self, word: Word) -> list[Path] | None:
-        if word.dynamic:
-            return None
-        if self.cwd is None and not (word.value.startswith("/") or word.value.startswith("~")):
-            return None  # after a `cd` to a place that is not known
-        return self.policy.paths_of(word, self.cwd or self.workspace)
-
-    def inside(self, path: Path) -> bool:
-        return self.policy.inside(path)
-
-
-@dataclass
-class ShellReport:
-    """What a shell command line does, part by part (used by the policy and its tests)."""
-
-    text: str
-    commands: list[SimpleCommand] = field(default_factory=list)
-    dangers: list[Hit] = field(default_factory=list)
-    errors: list[str] = field(default_factory=list)
-    #: (what, path, kind): kind is "read", "write" (a command's own target), "redirect"
-    files: list[tuple[str, Path, Path, str]] = field(default_factory=list)
-    #: (command, why): code the policy cannot see
-    code: list[tuple[SimpleCommand, str]] = field(default_factory=list)
-    #: recursive reads of folders that hold a path a rule denies: (folder, rule)
-    covers_denied: list[tuple[Path, Rule]] = field(default_factory=list)
-    #: the same, read from git's history (a sandbox does not hide what was committed)
-    history_denied: list[tuple[Path, Rule]] = field(default_factory=list)
-    #: (command, cwd known) per command, in order
-    places: list[bool] = field(default_factory=list)
-    #: writes to chatcli's or git's control files: (command, what, the rule that would allow it,
-    #: the rule tool: "edit" for a path, "exec" for a command)
-    control: list[tuple[SimpleCommand, str, str]] = field(default_factory=list)
-    #: reads of other processes' environments (or memory): (command, why)
-    environ: list[tuple[SimpleCommand, str]] = field(default_factory=list)
 
 
 # ------------------------------------------------------------------------------------ policy
@@ -235,9 +171,9 @@ class Policy:
                 # past the limit, what a deny rule or the credential list names still counts
                 matches += [m for m in found[limit:limit * 100] if self._denied_name(m)]
                 if matches:
-                    out.extend(self._safe_real(m, base) for m in matches)
+                    out.extend(self.safe_real(m, base) for m in matches)
                     continue
-            out.append(self._safe_real(value, base))
+            out.append(self.safe_real(value, base))
         return [p for p in out if p is not None]
 
     def _denied_name(self, text: str) -> bool:
@@ -247,7 +183,8 @@ class Policy:
         path = Path(text)
         return is_credential(path) or self.matching("deny", "read", path=path) is not None
 
-    def _safe_real(self, text: str, base: Path) -> Path | None:
+    def safe_real(self, text: str, base: Path) -> Path | None:
+        """:meth:`real`, or None for a path that cannot be resolved."""
         try:
             return self.real(text, base)
         except (ValueError, OSError):
@@ -375,7 +312,7 @@ class Policy:
             if whole is not None:
                 return [Part(DENY, f"{what}, a folder whose files the rule {whole.text} "
                                    f"({whole.source}) denies")]
-            for rule in self._deny_inside(rule_tool, real):
+            for rule in self.deny_inside(rule_tool, real):
                 parts.append(Part(ASK_RULE, f"{what}, a folder holding what the rule "
                                             f"{rule.text} ({rule.source}) denies",
                                   fix=f"narrow it to leave out what {rule.text} denies"))
@@ -428,7 +365,7 @@ class Policy:
         return [Part(NEED, f"{what} (edits ask in {self.mode} mode)", [suggestion],
                      f"allow it with --allow '{suggestion}' or --permission-mode accept-edits")]
 
-    def _deny_inside(self, tool: str, folder: Path) -> list[Rule]:
+    def deny_inside(self, tool: str, folder: Path) -> list[Rule]:
         """Deny rules whose paths lie inside ``folder`` (a recursive read would reach them)."""
         found = []
         for rule in self.rules:
@@ -503,186 +440,7 @@ class Policy:
 
     def inspect(self, text: str, cwd: Path | None = None) -> ShellReport:
         """Everything the policy needs to know about a command line."""
-        report = ShellReport(text)
-        expanded = analyse(text, str(self.home))
-        report.errors = list(expanded.errors)
-        report.commands = expanded.commands
-        report.dangers.extend(script_dangers(expanded, text))
-        where: Path | None = cwd or self.workspace
-        for command in expanded.commands:
-            place = _Place(self, where)
-            report.places.append(where is not None)
-            if command.looked_through:
-                continue
-            report.dangers.extend(command_dangers(command, place))
-            why = hidden_code(command)
-            if why:
-                report.code.append((command, why))
-            self._files(command, place, report)
-            self._control_writes(command, place, report)
-            environ = environ_reader(command)
-            if environ:
-                report.environ.append((command, environ))
-            where = self._next_cwd(command, where)
-        for redirect in expanded.redirects:
-            target = redirect.target
-            if target is None:
-                continue
-            if redirect.op in (">&", "<&") and re.fullmatch(r"\d+-?|-", target.value):
-                continue
-            kind = "redirect" if redirect.writes or redirect.op == "<>" else "read"
-            if target.dynamic:
-                report.code.append((SimpleCommand([], text=text),
-                                    f"{'writes' if kind == 'redirect' else 'reads'} a file "
-                                    f"only known when it runs ({short(target.raw, 40)})"))
-                continue
-            for real in self.paths_of(target, where or self.workspace):
-                report.files.append((target.value, real, self.lexical(target.value, where or
-                                                                      self.workspace), kind))
-                if redirect.op == "<>":
-                    report.files.append((target.value, real, real, "read"))
-        for _value, real_path, _lexical, kind in report.files:
-            if kind in ("read", "read-name") and not str(real_path).startswith(
-                    ("/dev/tcp/", "/dev/udp/")):
-                continue
-            hit = write_danger(real_path, self.home)
-            if hit is not None and hit not in report.dangers:
-                report.dangers.append(hit)
-        return report
-
-    def _next_cwd(self, command: SimpleCommand, where: Path | None) -> Path | None:
-        program = command.program
-        if program not in ("cd", "pushd", "popd") or command.via:
-            return where
-        args = positional(command)
-        if program == "popd" or not args or args[0].value == "-" or args[0].dynamic:
-            return None if program != "cd" or args else self.home
-        base = where or self.workspace
-        try:
-            return self.real(args[0].value, base)
-        except ValueError:
-            return None
-
-    def _files(self, command: SimpleCommand, place: _Place, report: ShellReport) -> None:
-        """The files a command reads or writes through its own arguments."""
-        program = command.program
-        base = place.cwd
-        args = command.args
-        if command.name is None:
-            return
-        writes = written_words(command)
-        candidates: list[tuple[Word, bool]] = []  # (word, path-like for confinement)
-        skip_first = program in PATTERN_FIRST and not any(
-            w.value in ("-e", "-f", "--regexp", "--file") or w.value.startswith(
-                ("--regexp=", "--file=")) for w in args)
-        first_done = False
-        after_dashdash = False
-        for word in args:
-            value = word.value
-            if value == "--" and not after_dashdash:
-                after_dashdash = True
-                continue
-            if program in TEXT_ARGS and program != "git":
-                break
-            if program == "git" and not after_dashdash and ":" in value and not (
-                    value.startswith("-") or _URL.match(value)):
-                # REV:PATH (`git show HEAD:secrets/key.txt`) reads PATH as it was committed
-                candidates.append((Word(value.split(":", 1)[1], word.raw, word.dynamic,
-                                        word.glob), False))
-                continue
-            if program == "git" and not after_dashdash and not ("/" in value or
-                                                                 value.startswith(".")):
-                continue
-            if not after_dashdash and value.startswith("-") and value != "-":
-                if value.startswith("--") and "=" in value:
-                    candidates.append((Word(value.split("=", 1)[1], word.raw, word.dynamic,
-                                            word.glob), True))
-                elif not value.startswith("--") and len(value) > 2 and re.match(
-                        r"-[A-Za-z]", value):
-                    candidates.append((Word(value[2:], word.raw, word.dynamic, word.glob),
-                                       False))
-                continue
-            if skip_first and not first_done:
-                first_done = True
-                continue
-            if value.startswith("@") and len(value) > 1:
-                candidates.append((Word(value[1:], word.raw, word.dynamic, word.glob), True))
-                continue
-            if re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", value) and program in ("dd", "make",
-                                                                           "env"):
-                candidates.append((Word(value.split("=", 1)[1], word.raw, word.dynamic,
-                                        word.glob), True))
-                continue
-            if _URL.match(value) or (_REMOTE.match(value) and program in (
-                    "scp", "rsync", "sftp", "ssh", "git")):
-                continue
-            candidates.append((word, True))
-        if program == "git" and git_subcommand(command)[0] == "config" and not read_only(
-                command):
-            for text in git_config_files(command):
-                for real in self.paths_of(Word(text, text), base or self.workspace):
-                    report.files.append((text, real, self.lexical(text, base or
-                                                                  self.workspace), "write"))
-        git_grep = program == "git" and git_subcommand(command)[0] == "grep"
-        git_history = program == "git" and git_reads_history(command)
-        recursive = program in RECURSIVE_READERS or git_grep or git_history or (
-            program in ("grep", "egrep", "fgrep", "cp", "scp", "zip", "chmod", "chown", "ls",
-                        "diff") and
-            short_or_long(command, "rRa" if program not in ("ls", "diff") else (
-                "R" if program == "ls" else "r"),
-                 ("--recursive", "--archive", "--dereference-recursive"),
-                 "efmABCdD" if program in ("grep", "egrep", "fgrep") else "")) or (
-            program in ("grep", "egrep", "fgrep") and grep_recurses(command))
-        searches = git_grep or git_history or program in (
-            "rg", "ag", "ack", "grep", "egrep", "fgrep", "find", "fd", "fdfind", "tree", "du",
-            "ls")
-        if recursive and searches and (
-                not search_folders(command) if program in SEARCH_VALUE_OPTIONS else
-                not any(path_like for _, path_like in candidates)):
-            candidates.append((Word(".", "."), True))
-        if "xargs" in command.via and program in WRITERS:
-            report.code.append((command, "writes or deletes paths it is given on its input "
-                                         "(xargs)"))
-        elif "xargs" in command.via and program in LEAKERS:
-            report.code.append((command, "reads paths it is given on its input (xargs)"))
-        moved = moved_words(command)
-        for word, path_like in candidates:
-            if word.dynamic:
-                if any(word is w for w in writes):
-                    report.code.append((command, f"writes or deletes a path only known when "
-                                                 f"it runs ({short(word.raw, 40)})"))
-                elif program in LEAKERS:
-                    report.code.append((command, f"reads a path only known when it runs "
-                                                 f"({short(word.raw, 40)})"))
-                continue
-            if base is None and not word.value.startswith(("/", "~")):
-                report.code.append((command, "uses a path after `cd` to a folder only known "
-                                             "when it runs"))
-                continue
-            looks = path_like and ("/" in word.value or word.value.startswith((".", "~")) or
-                                   os.path.lexists(os.path.join(str(base or self.workspace),
-                                                                word.value)))
-            from chatcli_workspace import is_credential
-
-            for real in self.paths_of(word, base or self.workspace):
-                lexical = self.lexical(word.value, base or self.workspace)
-                written = any(word is w for w in writes)
-                kind = "write" if written else "read"
-                if written or looks or is_credential(real) or self.matching(
-                        "deny", "read", path=real, lexical=lexical) is not None:
-                    report.files.append((word.value, real, lexical,
-                                         kind if looks or written else "read-name"))
-                if any(word is w for w in moved):  # a file moved away is read, too
-                    report.files.append((word.value, real, lexical, "read"))
-                if recursive and kind == "read" and real.is_dir():
-                    for rule in self._deny_inside("read", real):
-                        (report.history_denied if git_history else report.covers_denied
-                         ).append((real, rule))
-        for word in writes:
-            if not any(word is w for w, _ in candidates) and word.static:
-                for real in self.paths_of(word, base or self.workspace):
-                    report.files.append((word.value, real, self.lexical(
-                        word.value, base or self.workspace), "write"))
+        return inspect(self, text, cwd)
 
     # ---------------------------------------------------------------- control files
 
@@ -703,202 +461,6 @@ class Policy:
                     rule.specifier, real, self.workspace, self.home):
                 return rule
         return None
-
-    def _control_writes(self, command: SimpleCommand, place: _Place,
-                        report: ShellReport) -> None:
-        """Writes to control files the command's written words do not show: where ``cp``,
-        ``mv``, ``ln``, ``install`` and ``rsync`` put what they copy (``cp x.toml .chatcli/``,
-        ``cp -r sub/. .`` with ``sub/.mcp.json``), what ``ln`` links to, what an archive or a
-        patch unpacks, and git's own config (``git config k v``, ``git remote add``,
-        ``git submodule``, ``git init --template``, hook installers)."""
-        program = command.program
-        base = place.cwd or self.workspace
-        shown = short(command.normalized(), 60)
-        exact = command_rule("exec", command.argv(), exact=True)
-        if command.name is None or command.name.dynamic:
-            return
-        if program in ("cp", "mv", "ln", "install", "rsync", "scp"):
-            for source, landing in self._landings(command, base):
-                if self.control(landing):
-                    report.control.append((command, f"`{shown}` writes {self.show(landing)}",
-                                           path_rule("edit", landing, self.workspace,
-                                                     self.home)))
-                    return
-                if source.is_dir() and not source.is_symlink() and program != "ln":
-                    from chatcli_workspace import control_paths
-
-                    inner = control_paths(source, limit=2000)
-                    if inner:
-                        report.control.append((command, f"`{shown}` copies "
-                                               f"{self.show(inner[0])} into "
-                                               f"{self.show(landing)}", exact))
-                        return
-            if program == "ln" or (program == "cp" and flag(
-                    command, "ls", ("--link", "--symbolic-link"))):
-                written = written_words(command)
-                # a symbolic link's target is read from the folder the link is made in
-                link_dirs = {base}
-                for word in written:
-                    if word.static:
-                        target = self.lexical(word.value, base)
-                        link_dirs.add(target if target.is_dir() else target.parent)
-                for word in positional(command):
-                    if any(word is w for w in written) or word.dynamic:
-                        continue
-                    for real in self.paths_of(word, base):
-                        lexical = [self.lexical(word.value, folder) for folder in link_dirs]
-                        if self.control(real, *lexical):
-                            report.control.append((command, f"`{shown}` links to "
-                                                   f"{self.show(real)}", exact))
-                            return
-        unpacked = self._unpacks(command, base)
-        if unpacked is not None:
-            report.control.append((command, f"`{shown}` {unpacked}", exact))
-            return
-        what = git_control(command) or HOOK_INSTALLERS.get(" ".join(
-            w.value for w in command.words[:2]))
-        if what:
-            report.control.append((command, f"`{shown}` {what}", exact))
-            return
-        if program == "git" and git_subcommand(command)[0] in (
-                "mv", "checkout", "restore", "rm", "reset", "switch", "stash", "apply"):
-            _sub, rest = git_subcommand(command)
-            for word in positional(command, rest):
-                if word.dynamic or _URL.match(word.value):
-                    continue
-                text = word.value.split(":", 1)[-1] if ":" in word.value else word.value
-                if self.control(self.lexical(text, base)):
-                    report.control.append((command, f"`{shown}` writes {text}", exact))
-                    return
-
-    def _landings(self, command: SimpleCommand, base: Path) -> list[tuple[Path, Path]]:
-        """(source, where it lands) for each source of a copy, move or link."""
-        args = positional(command)
-        values = [w.value for w in command.args]
-        target: Word | None = None
-        for index, value in enumerate(values):
-            if value in ("-t", "--target-directory") and index + 1 < len(values):
-                target = command.args[index + 1]
-            elif value.startswith("--target-directory="):
-                target = Word(value.split("=", 1)[1], value)
-        into_folder = target is not None
-        sources = [w for w in args if w is not target]
-        if target is None:
-            if len(args) < 2:
-                return []
-            target, sources = args[-1], args[:-1]
-        if target.dynamic:
-            return []
-        try:
-            destination = self.real(target.value, base)
-        except ValueError:
-            return []
-        lexical_target = self.lexical(target.value, base)
-        folder = into_folder or destination.is_dir() or target.value.endswith("/") or len(
-            sources) > 1
-        out: list[tuple[Path, Path]] = []
-        for word in sources:
-            if word.dynamic:
-                continue
-            for source in self.paths_of(word, base):
-                name = os.path.basename(word.value.rstrip("/"))
-                if word.glob or name in ("", ".", ".."):
-                    name = source.name if word.glob else name
-                if folder and name not in ("", ".", ".."):
-                    out.append((source, destination / name))
-                    out.append((source, lexical_target / name))
-                else:
-                    out.append((source, destination))
-                    out.append((source, lexical_target))
-        return out
-
-    def _unpacks(self, command: SimpleCommand, base: Path) -> str | None:
-        """Why an archive or patch the command unpacks may write a control file: one of the
-        names inside it is one (the archive or patch is read), or it cannot be read and it
-        unpacks into a folder where control files take effect."""
-        program = command.program
-        values = [w.value for w in command.args]
-        folder_word: str | None = None
-        archive: list[str] = []
-        if program in ("tar", "bsdtar"):
-            first = values[0] if values else ""
-            bundle = first.lstrip("-") if first and not first.startswith("--") else ""
-            extract = "x" in bundle or any(v in ("-x", "--extract", "--get") or (
-                re.fullmatch(r"-[A-Za-z]*x[A-Za-z]*", v) is not None) for v in values)
-            if not extract or "-O" in values or "--to-stdout" in values:
-                return None
-            for index, value in enumerate(values):
-                if value in ("-C", "--directory") and index + 1 < len(values):
-                    folder_word = values[index + 1]
-                elif value.startswith("--directory="):
-                    folder_word = value.split("=", 1)[1]
-                elif value.startswith("--file="):
-                    archive.append(value.split("=", 1)[1])
-                elif (value == "-f" or (re.fullmatch(r"-?[A-Za-z]*f", value) and index == 0)
-                      or re.fullmatch(r"-[A-Za-z]*f", value)) and index + 1 < len(values):
-                    archive.append(values[index + 1])
-        elif program == "unzip":
-            if "-l" in values or "-p" in values or "-t" in values or "-Z" in values:
-                return None
-            for index, value in enumerate(values):
-                if value == "-d" and index + 1 < len(values):
-                    folder_word = values[index + 1]
-            rest = [w.value for w in positional(command)]
-            archive = rest[:1]
-        elif program == "patch" or (program == "git" and git_subcommand(command)[0] in (
-                "apply", "am")):
-            if program == "git":
-                _sub, rest_words = git_subcommand(command)
-                if any(w.value in ("--check", "--stat", "--numstat", "--summary")
-                       for w in rest_words):
-                    return None
-                archive = [w.value for w in positional(command, rest_words)]
-            else:
-                if "--dry-run" in values:
-                    return None
-                for index, value in enumerate(values):
-                    if value in ("-d", "--directory") and index + 1 < len(values):
-                        folder_word = values[index + 1]
-                    elif value in ("-i", "--input") and index + 1 < len(values):
-                        archive.append(values[index + 1])
-                    elif value.startswith("--input="):
-                        archive.append(value.split("=", 1)[1])
-            for redirect in command.redirects:
-                if redirect.op == "<" and redirect.target is not None and \
-                        redirect.target.static:
-                    archive.append(redirect.target.value)
-        elif program in ("cpio", "7z", "7za", "unrar", "ar", "pax"):
-            if program == "cpio" and not flag(command, "i", ("--extract",)):
-                return None
-            if program in ("7z", "7za") and values[:1] not in (["x"], ["e"]):
-                return None
-            if program == "ar" and not any("x" in v.lstrip("-") for v in values[:1]):
-                return None
-            if program == "pax" and "-r" not in values:
-                return None
-        else:
-            return None
-        try:
-            folder = self.real(folder_word, base) if folder_word else base
-        except ValueError:
-            return None
-        names = archive_names([self._safe_real(a, base) for a in archive], program)
-        if names is not None:
-            for name in names:
-                if self.control(folder / name):
-                    return (f"unpacks {self.show(folder / name)} (from "
-                            f"{', '.join(archive) or 'its input'})")
-            return None
-        if self._control_home(folder):
-            return (f"unpacks files it names only when it runs into {self.show(folder)}, "
-                    "where git's and chatcli's control files take effect")
-        return None
-
-    def _control_home(self, folder: Path) -> bool:
-        """Whether control files written in ``folder`` would take effect: the workspace, or a
-        folder holding a repository or chatcli's or Claude's settings."""
-        return folder == self.workspace or self.control(folder) or any(
-            os.path.lexists(folder / name) for name in (".git", ".chatcli", ".claude"))
 
     def _judge_shell(self, call: ToolCallPart, tool: ToolSpec,
                      grant: _Grant | None = None) -> list[Part]:
