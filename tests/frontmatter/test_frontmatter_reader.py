@@ -94,10 +94,13 @@ _FIELDS = st.dictionaries(st.from_regex(r"[a-z][a-z_-]{0,8}", fullmatch=True),
 
 @settings(max_examples=200)
 @given(_FIELDS, st.text(max_size=60))
-def test_what_yaml_writes_reads_back_unchanged(fields: dict, body: str) -> None:
-    text = "---\n" + yaml.safe_dump(fields, allow_unicode=True) + "---\n" + body
-    doc = read(text)  # no fields: "{}", an empty mapping
-    assert doc.fields == fields and doc.body == body
+def test_what_yaml_writes_reads_back_as_yaml_reads_it(fields: dict, body: str) -> None:
+    dumped = yaml.safe_dump(fields, allow_unicode=True)
+    doc = read("---\n" + dumped + "---\n" + body)  # no fields: "{}", an empty mapping
+    # PyYAML's own reading (it does not read back every character it writes: U+0085)
+    assert doc.fields == yaml.safe_load(dumped) and doc.body == body
+    if "\x85" not in dumped:
+        assert doc.fields == fields
 
 
 _SHAPES = st.one_of(
