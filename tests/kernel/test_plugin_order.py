@@ -147,3 +147,37 @@ def test_the_quick_look_skips_what_surely_is_no_hook() -> None:
                for name in ("answer", "prop", "unmarked", "__init__"))
     assert not any(_surely_unmarked(instance, name, "chatcli_impl")
                    for name in ("method", "inherited", "own", "static_below", "klass"))
+
+
+# ------------------------------------------------------------------ registries kept
+
+def test_a_plugin_registered_late_refreshes_only_the_registries_of_its_hooks(tmp_path) -> None:
+    from chatcli import Settings, Tool
+
+    calls: list[str] = []
+
+    class Tools:
+        @hookimpl
+        def register_tools(self, register: Callable[..., None]) -> None:
+            calls.append("tools")
+            register(Tool(name="t", description="d", run=lambda args, context: "",
+                          parameters={"type": "object", "properties": {}}))
+
+    class Other:
+        @hookimpl
+        def session_end(self) -> None: ...
+
+    class MoreTools:
+        @hookimpl
+        def register_tools(self, register: Callable[..., None]) -> None:
+            calls.append("more")
+
+    host = PluginHost(warn=lambda line: None)
+    host.register(Tools(), "tools")
+    host.tools()
+    host.configure(Settings(), tmp_path)
+    first = host.tools()  # collected again: the first were made for other settings
+    host.register(Other(), "other")
+    assert host.tools() is first and calls == ["tools", "tools"]
+    host.register(MoreTools(), "more")
+    assert list(host.tools()) == ["t"] and calls == ["tools", "tools", "more", "tools"]

@@ -78,6 +78,12 @@ SLOW_IMPORT_SECONDS = 1.0
 _RAISING_HOOKS = frozenset({"open_conversation", "interactive_main"})
 
 
+#: The hook each of the kernel's registries comes from, by kind (see ``PluginHost._collect``).
+_REGISTRY_HOOKS = {"provider": "register_providers", "tool": "register_tools",
+                   "slash command": "register_slash_commands",
+                   "compaction strategy": "register_compaction_strategies"}
+
+
 class PluginFailure(NamedTuple):
     """A plugin that misbehaved: which one, during what, and why (one line).
 
@@ -206,6 +212,8 @@ class PluginHost:
         self._warn = warn or (lambda line: print(f"chatcli: warning: {line}", file=sys.stderr))
         self._reported: set[tuple[str, str]] = set()
         self._registries: dict[str, dict[str, Any]] = {}
+        #: the hook each registry of ``collect`` comes from, by kind
+        self._registry_hooks: dict[str, str] = {}
         self._checks: dict[str, ResultCheck] = {}
         self._lock = threading.RLock()
         #: installed plugins not imported yet (their hooks are known), by name
@@ -389,8 +397,18 @@ class PluginHost:
             for caller, history in held:
                 caller._call_history = history
         self._guard(plugin)
-        self._registries.clear()
+        self._forget_registries(plugin)
         return True
+
+    def _forget_registries(self, plugin: object) -> None:
+        """Drop what the registries of the hooks ``plugin`` implements collected (the others
+        stay: a plugin imported late for another hook no longer makes every tool and provider
+        be registered again, the coder's tools and their schemas included)."""
+        implemented = {caller.name for caller in self.pm.get_hookcallers(plugin) or []}
+        for kind in list(self._registries):
+            hook = _REGISTRY_HOOKS.get(kind) or self._registry_hooks.get(kind)
+            if hook is None or hook in implemented:
+                del self._registries[kind]
 
     def _known_hooks(self, plugin: object, name: str) -> bool:
         """Whether every hook ``plugin`` implements is declared — by the kernel, by a registered
@@ -542,7 +560,7 @@ class PluginHost:
             if self.settings is not None:
                 return
             self.settings, self.workspace = settings, workspace
-            self._registries.pop("tools", None)
+            self._registries.pop("tool", None)  # made for the settings before
         self._call_historic("configure", {"host": self, "settings": settings,
                                           "workspace": workspace})
 
@@ -622,6 +640,8 @@ class PluginHost:
         items with one key, the one pluggy calls first (registered later, or ``tryfirst``)
         wins and the other is reported. Kept until a plugin is registered or unregistered.
         """
+        self._registry_hooks[kind] = hook
+
         def call(register: Callable[[Any], None]) -> None:
             caller = getattr(self.hook, hook, None)  # None: nobody declares or implements it
             if caller is not None:
