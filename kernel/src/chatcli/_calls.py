@@ -185,7 +185,7 @@ StreamEvent = TextDelta | ToolCallEvent | UsageEvent | StopEvent
 # --------------------------------------------------------------------------------------------
 
 
-def _ignore(_line: str) -> None:
+def ignore_output(_line: str) -> None:
     """Where a tool's live output goes when nobody shows it."""
 
 
@@ -264,7 +264,7 @@ class ToolContext:
     interactive: bool = False
     conversation: Conversation | None = None
     cancel: threading.Event | None = None
-    output: Callable[[str], None] = _ignore
+    output: Callable[[str], None] = ignore_output
     max_output: int = 60_000
     confinement: Confinement = field(default_factory=Confinement)
 

@@ -307,7 +307,7 @@ def _load(found: list[tuple[str, dict[str, Any]]]) -> Settings:
 # ------------------------------------------------------------------------------ editing
 
 
-def _parse_value(raw: str) -> Any:
+def toml_value(raw: str) -> Any:
     """Read ``raw`` as a TOML value when it is one (numbers, booleans, arrays), else a string."""
     try:
         return tomllib.loads(f"v = {raw}")["v"]
@@ -465,7 +465,7 @@ def set_value(path: Path, key: str, raw: str) -> Any:
         if not isinstance(nxt, dict):
             raise ConfigError(f"'{part}' in '{key}' is a value, not a table")
         cursor = nxt
-    cursor[parts[-1]] = _parse_value(raw)
+    cursor[parts[-1]] = toml_value(raw)
     _reject_unknown_values(data, str(path))
     errors = _value_errors(data, parts)
     if errors and cursor[parts[-1]] != raw:

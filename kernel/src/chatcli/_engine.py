@@ -38,6 +38,7 @@ from chatcli._calls import (
     ToolContext,
     UsageEvent,
     Verdict,
+    ignore_output,
 )
 from chatcli._compaction import (
     CompactionJob,
@@ -674,7 +675,7 @@ class Engine:
         return ToolContext(
             workspace=self.workspace, settings=settings, interactive=self.interactive,
             conversation=turn.conversation if turn is not None else None, cancel=cancel,
-            output=self.on_tool_output or _ignore_output,
+            output=self.on_tool_output or ignore_output,
             max_output=_result_limit(turn) if turn is not None else settings.tool_output_max,
         )
 
@@ -747,10 +748,6 @@ class Engine:
 
 def _error(call: ToolCallPart, text: str) -> ToolResultPart:
     return ToolResultPart(call_id=call.id, name=call.name, content=text, is_error=True)
-
-
-def _ignore_output(_line: str) -> None:
-    """Live tool output when no front end shows it."""
 
 
 def _result_limit(turn: _Turn) -> int:

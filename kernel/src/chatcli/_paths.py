@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from pathlib import Path
 
-__all__ = ["atomic_write", "cache_dir", "config_dir", "data_dir", "find_project_dir"]
+__all__ = ["atomic_write", "cache_dir", "config_dir", "data_dir", "project_directory"]
 
 #: kind → (override variable, XDG variable, fallback under the home folder)
 _PLACES = {
@@ -55,17 +55,10 @@ def cache_dir() -> Path:
     return Path(directory("cache"))
 
 
-def find_project_dir(start: Path | None = None) -> Path | None:
-    """The nearest directory at or above ``start`` that holds a ``.chatcli`` folder."""
-    from pathlib import Path
-
-    found = project_directory(str(start) if start is not None else None)
-    return Path(found) if found is not None else None
-
-
 def project_directory(start: str | None = None) -> str | None:
-    """:func:`find_project_dir` as text (no pathlib: the start-up path uses it). The home
-    folder itself never counts: its ``.chatcli`` would be nobody's project."""
+    """The nearest folder at or above ``start`` that holds a ``.chatcli`` folder, as text (no
+    pathlib: the start-up path uses it). The home folder itself never counts: its ``.chatcli``
+    would be nobody's project."""
     folder = os.path.realpath(start or os.getcwd())
     home = os.path.realpath(os.path.expanduser("~"))
     while True:

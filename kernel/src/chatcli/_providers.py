@@ -120,12 +120,9 @@ def _coerce(value: Any, kind: type | tuple[type, ...]) -> Any:
     what the option takes (``false``, ``3``, ``["a"]``)."""
     if not isinstance(value, str) or _is(value, kind):
         return value
-    import tomllib
+    from chatcli._config import toml_value
 
-    try:
-        return tomllib.loads(f"v = {value}")["v"]
-    except tomllib.TOMLDecodeError:
-        return value
+    return toml_value(value)
 
 
 def _describe(option: ProviderOption) -> str:
