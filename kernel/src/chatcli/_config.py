@@ -2,13 +2,8 @@
 
 The user file is ``config.toml`` in :func:`chatcli.config_dir`; the project file is
 ``.chatcli/config.toml`` in the nearest folder that has one. Every layer is validated; a bad value
-raises :class:`chatcli.ConfigError` naming the file, the key and the fix.
-
-The project file is someone else's when the repository was cloned, so its layer holds only what
-a project may set (:mod:`chatcli._trust`): until the user trusts the project (``chatcli trust``),
-only what tightens (deny rules, smaller budgets — merged with the user's values, never replacing
-them); once trusted, every key but those no project may ever set (provider endpoints, keys and
-commands, the sandbox, permission mode, ``allowed_dirs`` outside the project).
+raises :class:`chatcli.ConfigError` naming the file, the key and the fix. The project file's
+layer holds only what a project may set (:func:`chatcli._layers.layers`, :mod:`chatcli._trust`).
 
 Environment variables: ``CHATCLI_PROVIDER``, ``CHATCLI_MODEL``, ... map to top-level keys, and a
 double underscore reaches into tables: ``CHATCLI_PROVIDERS__OPENAI__BASE_URL``.
@@ -291,17 +286,14 @@ def load_settings(
     ``flags`` holds only options given on the command line (None values are ignored).
     """
     try:
-        return _load(layers(flags, cwd, environ))
+        found = layers(flags, cwd, environ)
+        for source, layer in found:
+            _validate(layer, source)  # name the layer that holds the bad value
+        return _validate(merge_layers(found), "configuration")
     except RecursionError:
         raise ConfigError("the configuration is nested too deeply to read",
                           "flatten the tables in your config files (`chatcli config path`)"
                           ) from None
-
-
-def _load(found: list[tuple[str, dict[str, Any]]]) -> Settings:
-    for source, layer in found:
-        _validate(layer, source)  # name the layer that holds the bad value
-    return _validate(merge_layers(found), "configuration")
 
 
 # ------------------------------------------------------------------------------ editing

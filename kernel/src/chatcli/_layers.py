@@ -104,17 +104,18 @@ def layers(flags: dict[str, Any] | None = None, cwd: Path | None = None,
            environ: dict[str, str] | None = None) -> list[tuple[str, dict[str, Any]]]:
     """Every settings layer, lowest precedence first: ``(where it comes from, its data)``.
 
-    The project file's layer holds only what a project may set (:mod:`chatcli._trust`): in an
-    untrusted project, only what tightens (deny rules, smaller budgets, merged with the user
-    file's values); in a trusted one, every key but those no project may set (endpoints, keys,
-    programs, whatever loosens security). The other layers are never filtered."""
+    The project file is someone else's when the repository was cloned, so its layer holds only
+    what a project may set (:mod:`chatcli._trust`): until the user trusts the project, only what
+    tightens (deny rules, smaller budgets, merged with the user file's values); once trusted,
+    every key but those no project may set (endpoints, keys, programs, whatever loosens
+    security). The other layers are never filtered."""
     environ = dict(os.environ if environ is None else environ)
     user_path = user_file()  # text, not Path: `chatcli models` must not pay for pathlib
     layers = [(user_path, read_toml(user_path))]
     project_path = _project_file(cwd)
     if project_path:
         data = read_toml(project_path)
-        if data:  # only what a project may set: workspace trust and the setting rules
+        if data:
             from chatcli._trust import project_layer
 
             data = project_layer(data, project_path, layers[0][1])
