@@ -176,3 +176,35 @@ def test_the_agents_option_offers_the_policys_modes() -> None:
     from chatcli_agent.permissions.policy import MODES
 
     assert cli_options.MODES == MODES
+
+
+class Counting:
+    """Counts how often chatcli asks for its options."""
+
+    def __init__(self) -> None:
+        self.asked = 0
+
+    @hookimpl
+    def register_cli_options(self, register) -> None:
+        self.asked += 1
+        register(click.Option(["--counted"], is_flag=True, help="Counted."))
+
+
+@pytest.mark.parametrize(("argv", "asked"), [
+    (("models",), 0),
+    (("config", "path"), 0),
+    (("--help",), 1),
+    (("-p", "hi"), 1),
+    (("--counted", "-p", "hi"), 1),
+])
+def test_a_sub_command_run_does_not_ask_for_root_options(home, capsys, argv, asked) -> None:
+    counting = Counting()
+    code, _, err = _run(capsys, *argv, host=_host(counting))
+    assert code == 0, err
+    assert counting.asked == asked
+
+
+def test_a_root_option_before_a_sub_command_is_still_known(home, capsys) -> None:
+    code, out, err = _run(capsys, "--counted", "config", "path", host=_host(Counting()))
+    assert code == 0, err
+    assert out.strip().endswith("config.toml")

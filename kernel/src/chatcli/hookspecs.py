@@ -228,9 +228,10 @@ def register_cli_options(register: Callable[[click.Option], None]) -> None:
     ``pytest_addoption``): a plugin owns its flags (chatcli-agent ``--allow`` and
     ``--permission-mode``).
 
-    Called once per process while the command line is built, before ``register_commands``, for
-    every invocation but ``--version`` (``chatcli --help`` included, which lists the options with
-    the kernel's own: build the ``click.Option`` here and import nothing heavy).
+    Called once per process while the command line is built, before ``register_commands``, when
+    the root command may see them: ``chatcli``, ``chatcli -p …``, ``chatcli --help`` (which lists
+    them with the kernel's own: build the ``click.Option`` here and import nothing heavy) — not
+    for ``--version``, nor when the first word is a sub-command (``chatcli models``).
 
     :param register: call ``register(click.Option(["--flag"], help=…))`` per option. Check the
         value in the option's click ``callback`` (raise ``click.BadParameter``: a usage error,

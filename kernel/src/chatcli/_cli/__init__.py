@@ -183,13 +183,17 @@ def _add_builtin_commands(group: click.Group) -> None:
                           else _LazyCommand(name, help_line, target, short_help))
 
 
-def build_cli(host: PluginHost, state: AppState | None = None) -> click.Group:
+def build_cli(host: PluginHost, state: AppState | None = None,
+              args: list[str] | None = None) -> click.Group:
     """A fresh root group with the options and commands ``host``'s plugins add (and the
-    built-in commands); ``state`` learns the names of the plugins' options."""
+    built-in commands); ``state`` learns the names of the plugins' options. With ``args``
+    starting with a sub-command (``chatcli models``), which takes no root option, the plugins
+    are not asked for their options (nor imported for them)."""
     group = object.__new__(type(cli))  # a shallow copy of the root command
     group.__dict__.update(cli.__dict__)
     group.commands = {}
-    added = _plugin_options(host, group.params)
+    sub_command = args is not None and len(args) > 0 and not args[0].startswith("-")
+    added = [] if sub_command else _plugin_options(host, group.params)
     if state is not None:
         state.plugin_options = tuple(option.name for option in added if option.name)
     where = next(i for i, param in enumerate(group.params) if param.name == "continue_last")
@@ -271,7 +275,7 @@ def run(argv: list[str] | None = None, host: PluginHost | None = None) -> int:
         global current_host
         current_host = host  # settings read without a host ask this one (chatcli._trust)
         state = AppState(host=host)
-        result = build_cli(host, state).main(
+        result = build_cli(host, state, args).main(
             args=args, prog_name="chatcli", standalone_mode=False, obj=state,
             terminal_width=_help_width(),
         )
