@@ -4,7 +4,7 @@ SDK in a fresh ``python`` process.
 
 Run with the environment's interpreter (all bundled plugins installed)::
 
-    .venv/bin/python bench/oneshot.py [--runs N] [--profile]
+    .venv/bin/python bench/oneshot.py [--runs N] [--profile] [--instructions]
 
 Both commands start as fresh processes against one local OpenAI wire server (``chatcli_testing``,
 answering "ok"), N times each, interleaved so a change of the machine's load touches both alike
@@ -16,7 +16,9 @@ The SDK baseline streams the same request the way chatcli does (``stream=True`` 
 and prints the answer: ``import openai``, a client, one streamed completion. chatcli runs in an
 empty workspace with a fresh configuration and data folder (so a session is stored, as for a
 user). ``--profile`` also runs chatcli once under ``-X importtime`` and once under cProfile and
-prints the heaviest imports and functions — where the own cost goes.
+prints the heaviest imports and functions — where the own cost goes. ``--instructions`` also
+counts the instructions of one run of each under valgrind's callgrind, which the load of a
+shared machine does not move (wall-time medians do).
 
 Bytecode is compiled first for the workspace sources (as ``bench/startup.py`` does), so the
 figures are those of an installed chatcli.
@@ -86,6 +88,19 @@ def _run(command: list[str], env: dict[str, str], cwd: Path) -> float:
     return elapsed
 
 
+def _instructions(command: list[str], env: dict[str, str], cwd: Path) -> int:
+    """Instructions one run of ``command`` executes (valgrind's callgrind): unlike wall time,
+    the count does not move with the machine's load."""
+    import re
+
+    done = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
+                           *command], env=env, cwd=cwd, capture_output=True, text=True)
+    found = re.search(r"Collected : (\d+)", done.stderr)
+    if done.returncode != 0 or found is None or done.stdout.strip() != "ok":
+        raise SystemExit(f"{command[0]} under valgrind failed: {done.stderr[-2000:]}")
+    return int(found.group(1))
+
+
 def _profile(chatcli: str, python: str, env: dict[str, str], cwd: Path, top: int) -> None:
     done = subprocess.run([python, "-X", "importtime", chatcli, "-p", PROMPT], env=env, cwd=cwd,
                           capture_output=True, text=True)
@@ -126,6 +141,9 @@ def main() -> int:
     parser.add_argument("--profile", action="store_true",
                         help="also print -X importtime and cProfile of one chatcli -p run")
     parser.add_argument("--top", type=int, default=30, help="rows of the profile listings")
+    parser.add_argument("--instructions", action="store_true",
+                        help="also count the instructions of one run of each under valgrind "
+                             "(independent of the load; takes a few minutes)")
     options = parser.parse_args()
 
     python = sys.executable
@@ -165,6 +183,17 @@ def main() -> int:
         print(f"  own cost     {cost:7.1f} ms   ({own / sdk:.2f}x the SDK call)")
         print(f"\nchatcli -p own cost {cost:.0f} ms (goal <= {GOAL_MS:g} ms): "
               f"{'ok' if cost <= GOAL_MS else 'MISSED'}")
+        if options.instructions:
+            counts = {label: _instructions(
+                [python, *command[1:]] if label == "openai SDK" else [python, chatcli, "-p",
+                                                                      PROMPT], env, workspace)
+                for label, command in commands.items()}
+            base = counts["openai SDK"]
+            print("\ninstructions of one run (callgrind, independent of the load):")
+            for label, count in counts.items():
+                print(f"  {label:<12} {count / 1e6:8.0f} M")
+            print(f"  own cost     {(counts['chatcli -p'] - base) / 1e6:8.0f} M   "
+                  f"({counts['chatcli -p'] / base:.2f}x the SDK call)")
         if options.profile:
             _profile(chatcli, python, env, workspace, options.top)
     return 0 if cost <= GOAL_MS else 1
