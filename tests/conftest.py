@@ -9,8 +9,10 @@ time, while other tests run beside it:
 - ``packaging``: throwaway virtual environments with uv;
 - ``local-model``: the real offline model (some tests ask for a 64k-token context, ~1.5 GB).
 
-The quick selection, ``pytest -m "not slow"``, leaves out what is marked ``slow`` and every
-``terminal`` test (the REPL in tmux): see :func:`pytest_collection_modifyitems`.
+The quick selection, ``pytest -m "not slow"``, leaves out what is marked ``slow`` in its module,
+every ``terminal`` test (the REPL in tmux) and the tests listed in ``SLOW`` below, each with its
+reason: real chatcli processes, the bubblewrap sandbox, MCP and PostgreSQL servers, long
+property tests (see :func:`pytest_collection_modifyitems`).
 
 The suite's fixtures for where chatcli keeps its files and where it works (one set, used by every
 folder; a folder that needs more builds on them under another name):
@@ -44,6 +46,146 @@ if os.environ.get("HYPOTHESIS_PROFILE"):
     settings.load_profile(os.environ["HYPOTHESIS_PROFILE"])
 
 _GROUPS_BY_FOLDER = {"template": "template", "packaging": "packaging"}
+
+#: What ``-m "not slow"`` leaves out besides the tests marked ``slow`` in their own module and the
+#: ``terminal`` ones, by reason: tests that take a second or more each (measured). An entry is a
+#: module under tests/ or ``module::test_function`` (every parametrisation); a test in
+#: tests/testing/test_suite_marks.py checks that each still exists.
+SLOW: dict[str, tuple[str, ...]] = {
+    "runs chatcli as a real process (a second or more a test)": (
+        "agent/test_modes.py",
+        "agent/test_user_hooks.py",
+        "cli/test_bad_api_keys.py",
+        "cli/test_config_masking.py",
+        "cli/test_exit_codes.py::test_a_model_the_service_does_not_know_is_a_usage_error",
+        "cli/test_non_utf8_arguments.py::test_non_utf8_bytes_in_the_prompt_argument_do_not_crash",
+        "cli/test_non_utf8_arguments.py::test_the_prompt_and_system_text_still_take_any_bytes",
+        "cli/test_plugin_import_audit.py",
+        "cli/test_plugins_uninstall.py::test_plugins_uninstall_refuses_chatcli_itself_and_non_plugins",
+        "cli/test_process.py",
+        "cli/test_process_ends.py::test_a_reader_closing_the_pipe_early_is_a_normal_end",
+        "cli/test_process_ends.py::test_every_json_failure_is_one_object_and_one_line",
+        "cli/test_process_ends.py::test_json_after_a_cut_stream_carries_the_partial_text",
+        "cli/test_provider_options.py",
+        "cli/test_response_timeout.py",
+        "cli/test_resume.py",
+        "cli/test_retries.py",
+        "cli/test_slash_commands.py",
+        "cli/test_stdin.py::test_non_utf8_stdin_is_sent_with_replacements_and_a_warning",
+        "cli/test_stdin.py::test_utf16_stdin_with_a_bom_is_decoded",
+        "cli/test_trace_hooks.py",
+        "compaction/test_scenario_cli.py",
+        "context/test_prefix.py::test_the_prefix_survives_resume_with_chatcli_c",
+        "context/test_pull_off.py::test_the_variable_is_honoured_by_the_command_line",
+        "context/test_status.py::test_a_provider_without_prompt_caching_and_the_command_line",
+        "cost/test_cost_command.py",
+        "cost/test_cost_model_table.py::test_cost_uses_the_model_tables_prices_through_the_real_cli",
+        "fallback/test_fallback_chain.py",
+        "fallback/test_fallback_pool.py",
+        "kernel/test_lazy_plugins.py",
+        "memory/test_failures.py::test_a_broken_file_from_the_command_line",
+        "memory/test_failures.py::test_an_unknown_backend_from_the_command_line",
+        "memory/test_memory_commands.py::test_the_command_line",
+        "memory/test_worker.py::test_one_shot_runs_extract_only_when_asked",
+        "personas/test_command_templates.py::test_chatcli_p_expands_a_template_and_asks",
+        "providers/cli/test_cli_provider_chatcli.py",
+        "providers/openai/test_openai_azure.py::test_chatcli_p_answers_from_an_azure_deployment",
+        "providers/openai/test_openai_errors.py"
+        "::test_the_one_shot_cli_hides_a_password_in_openai_base_url",
+        "providers/openai/test_openai_services.py::test_mistral_through_the_cli_sends_tools_natively",
+        "providers/openai/test_openai_services.py"
+        "::test_perplexity_through_the_cli_sends_no_tools_but_describes_them",
+        "providers/q/test_q_cli.py",
+        "providers/q/test_q_daemon.py",
+        "providers/test_any_character.py",
+        "providers/test_audit_faults.py",
+        "providers/test_remote_models.py",
+        "security/test_git_tool_denied.py::test_the_git_tool_shows_no_denied_change",
+        "sessions/test_any_character.py",
+        "sessions/test_cli.py",
+        "sessions/test_export.py::test_an_answer_cut_inside_a_code_block_is_closed_and_marked",
+        "sessions/test_import.py",
+        "skills/test_cli_turns.py",
+        "trust/test_plugin_gating.py",
+        "trust/test_setting_rules.py::test_nothing_a_never_rule_names_gets_through",
+    ),
+    "runs commands in the bubblewrap sandbox": (
+        "agent/test_policy_classes.py"
+        "::test_a_projects_mode_is_never_used_so_its_spelling_stops_nothing",
+        "agent/test_policy_classes.py::test_a_rule_for_a_tool_no_plugin_gives_is_kept",
+        "agent/test_policy_classes.py::test_a_wrong_mode_or_rule_kind_is_a_configuration_error",
+        "agent/test_scripted_runs.py",
+        "coder/test_exec.py::test_a_timeout_kills_the_whole_group_even_a_child_ignoring_sigterm",
+        "coder/test_exec.py::test_long_output_keeps_its_head_and_tail",
+        "coder/test_exec.py::test_no_process_is_left_behind_by_many_quick_commands",
+        "coder/test_exec.py::test_output_is_streamed_while_the_command_runs",
+        "coder/test_git_and_test.py"
+        "::test_a_coding_turn_reads_runs_the_tests_fixes_and_runs_them_again",
+        "security/test_git_runs_nothing.py",
+        "security/test_policy_class_attacks.py::test_a_rule_naming_the_control_file_lets_that_"
+        "through_and_a_broad_one_does_not",
+        "security/test_policy_class_attacks.py::test_the_world_is_what_the_cases_expect",
+        "security/test_sandbox_attacks.py::test_the_counts",
+        "security/test_scrubbed_env.py"
+        "::test_commands_get_no_secret_variables_with_and_without_the_sandbox",
+        "security/test_scrubbed_env.py"
+        "::test_mcp_stdio_servers_get_no_secret_variables_but_what_their_config_names",
+        "security/test_scrubbed_env.py::test_user_hooks_get_no_secret_variables",
+        "trust/test_project_attacks.py",
+        "trust/test_trust_flow.py",
+    ),
+    "starts real MCP servers": (
+        "mcp/test_mcp_cli_runs.py",
+        "mcp/test_mcp_commands.py",
+        "mcp/test_mcp_economy.py",
+        "mcp/test_mcp_lifecycle.py",
+        "mcp/test_mcp_prompts_resources.py",
+        "mcp/test_mcp_serve.py",
+    ),
+    "starts PostgreSQL servers or many writer processes": (
+        "memory_postgres/test_postgres_any_character.py"
+        "::test_any_character_is_remembered_on_postgres",
+        "memory_postgres/test_postgres_processes.py::test_concurrent_processes_lose_nothing",
+        "sessions/test_concurrency.py",
+    ),
+    "draws hundreds of property-test examples": (
+        "coder/test_edit.py::test_an_exact_unique_edit_changes_exactly_that_text",
+        "coder/test_edit.py::test_trailing_whitespace_differences_still_find_the_one_block",
+        "compaction/test_compaction_properties.py",
+        "context/test_pull_args.py",
+        "provider_kit/test_openai_format.py::test_fragmented_arguments_reassemble_exactly",
+        "provider_kit/test_textcalls_properties.py"
+        "::test_a_well_formed_call_in_any_text_is_found_exactly",
+        "provider_kit/test_textcalls_properties.py::test_format_then_parse_round_trips",
+        "providers/anthropic/test_anthropic_cache.py::test_breakpoints_in_any_request_shape",
+        "providers/cli/test_cli_jsonl_properties.py",
+        "providers/q/test_q_clean.py::test_ordinary_text_is_kept_whatever_its_colour",
+        "trust/test_trust_question_text.py::test_any_json_gives_bounded_printable_lines",
+    ),
+    "runs a tool on the code (pytest, mypy) or 200 full garbage collections": (
+        "kernel/test_safe_message_memo.py"
+        "::test_a_dead_messages_memory_goes_with_it_and_its_id_proves_nothing",
+        "packaging/test_typed_api.py::test_mypy_sees_the_real_type_of_every_public_name",
+        "testing/test_memory_contract.py"
+        "::test_the_contract_fails_exactly_where_a_backend_breaks_a_rule",
+    ),
+}
+
+
+def _slow_reasons() -> dict[str, str]:
+    return {entry: reason for reason, entries in SLOW.items() for entry in entries}
+
+
+_SLOW_REASONS = _slow_reasons()
+
+
+def _slow_reason(item: pytest.Item) -> str | None:
+    path = Path(str(item.fspath))
+    if not path.is_relative_to(Path(__file__).parent):
+        return None
+    module = path.relative_to(Path(__file__).parent).as_posix()
+    name = getattr(item, "originalname", item.name)
+    return _SLOW_REASONS.get(f"{module}::{name}") or _SLOW_REASONS.get(module)
 
 
 @pytest.fixture
@@ -100,11 +242,14 @@ def _group(item: pytest.Item) -> str | None:
 
 @pytest.hookimpl(tryfirst=True)  # before xdist's, which turns the marks into node-id suffixes
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """xdist groups, and ``slow`` on every ``terminal`` test (before ``-m`` deselects: a REPL
-    in tmux takes seconds a test, so ``-m "not slow"`` leaves them all out)."""
+    """xdist groups, and ``slow`` (before ``-m`` deselects) on every ``terminal`` test — a REPL in
+    tmux takes seconds a test — and on the tests listed in ``SLOW``."""
     for item in items:
-        if item.get_closest_marker("terminal") and not item.get_closest_marker("slow"):
-            item.add_marker(pytest.mark.slow)
+        if not item.get_closest_marker("slow"):
+            reason = "drives the REPL in tmux" if item.get_closest_marker("terminal") \
+                else _slow_reason(item)
+            if reason is not None:
+                item.add_marker(pytest.mark.slow(reason=reason))
         group = _group(item)
         if group is not None:
             item.add_marker(pytest.mark.xdist_group(group))
