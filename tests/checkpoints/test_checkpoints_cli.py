@@ -21,6 +21,8 @@ from pathlib import Path
 from chatcli import Risk, Tool, hookimpl
 from chatcli_testing import Reply, ScriptedProvider, ToolCall, scripted_plugin
 from pydantic import BaseModel
+# chatcli-agent's --allow, without its policy (the kernel's approver reads the risk classes)
+from chatcli_agent.permissions.cli_options import register_cli_options
 
 
 class Put(BaseModel):
