@@ -16,7 +16,6 @@ run get error results, so the log never holds a call without its result.
 
 from __future__ import annotations
 
-import dataclasses
 import datetime as _dt
 import json
 import threading
@@ -590,13 +589,13 @@ class Engine:
         """
         turn.calls = list(calls)
         limit = turn.settings.max_calls_per_step
-        batch: list[tuple[ToolCallPart, Tool, Any, Confinement]] = []
+        batch: list[tuple[ToolCallPart, Tool, Any, ToolContext]] = []
         for index, call in enumerate(calls):
             context = self.tool_context(turn, cancel)
             ready = self._prepare(call, context) if index < limit else _error(
                 call, f"not run: more than {limit} tool calls in one answer; make fewer at a time")
             if not isinstance(ready, ToolResultPart) and ready[0].risk == Risk.READ:
-                batch.append((call, *ready, context.confinement))
+                batch.append((call, *ready, context))
                 continue
             yield from self._run_batch(turn, batch, cancel)
             batch = []
@@ -609,33 +608,27 @@ class Engine:
         yield from self._run_batch(turn, batch, cancel)
         turn.close_tool_step("not run")
 
-    def _run_batch(self, turn: _Turn, batch: list[tuple[ToolCallPart, Tool, Any, Confinement]],
+    def _run_batch(self, turn: _Turn, batch: list[tuple[ToolCallPart, Tool, Any, ToolContext]],
                    cancel: threading.Event | None) -> Iterator[EngineEvent]:
         """Run read-only calls side by side (one alone runs on this thread), each with the
-        confinement its authorization granted."""
-        if not batch:
-            return
-        context = self.tool_context(turn, cancel)
-
-        def confined(confinement: Confinement) -> ToolContext:
-            return dataclasses.replace(context, confinement=confinement)
-
+        context its authorization confined (made when it was prepared: nothing ran since)."""
         if len(batch) == 1:
-            call, tool, args, confinement = batch[0]
+            call, tool, args, context = batch[0]
             yield ToolStarted(call)
             yield from self._finish(turn, call, self._execute(
-                call, tool, args, confined(confinement), turn.conversation), cancel)
+                call, tool, args, context, turn.conversation), cancel)
+            return
+        if not batch:
             return
         from concurrent.futures import ThreadPoolExecutor
 
-        for call, _tool, _args, _confinement in batch:
+        for call, _tool, _args, _context in batch:
             yield ToolStarted(call)
         pool = ThreadPoolExecutor(max_workers=min(4, len(batch)), thread_name_prefix="chatcli-tool")
         try:
-            futures = [pool.submit(self._execute, call, tool, args, confined(confinement),
-                                   turn.conversation)
-                       for call, tool, args, confinement in batch]
-            for (call, _tool, _args, _confinement), future in zip(batch, futures, strict=True):
+            futures = [pool.submit(self._execute, call, tool, args, context, turn.conversation)
+                       for call, tool, args, context in batch]
+            for (call, _tool, _args, _context), future in zip(batch, futures, strict=True):
                 yield from self._finish(turn, call, future.result(), cancel)
         finally:
             pool.shutdown(wait=False, cancel_futures=True)
