@@ -227,10 +227,10 @@ def read_answer(
         yield event
 
 
-def _guarded(open_stream: Callable[[], Iterator[Any]], who: str,
-             opened: list[Any] | None = None) -> Iterator[Any]:
-    """The provider's events, with any exception that is not a :class:`~chatcli.ChatcliError`
-    turned into a :class:`~chatcli.ProviderError`.
+def _guarded(open_stream: Callable[[], Iterator[Any]], who: str, opened: list[Any]
+             ) -> Iterator[Any]:
+    """The provider's events (the stream also put in ``opened``), with any exception that is
+    not a :class:`~chatcli.ChatcliError` turned into a :class:`~chatcli.ProviderError`.
 
     A provider that leaks an SDK or programming error (``KeyError``, an unmapped ``httpx``
     error, ``sys.exit()``) must still end the turn like any provider failure: the partial answer
@@ -239,8 +239,7 @@ def _guarded(open_stream: Callable[[], Iterator[Any]], who: str,
     events: Any = None
     try:
         events = open_stream()
-        if opened is not None:
-            opened.append(events)
+        opened.append(events)
         yield from events
     except ChatcliError:
         raise
