@@ -23,10 +23,12 @@ PACK = {"code-architect", "security-specialist", "devops-engineer", "data-scient
 
 
 def pack_catalog(tmp_path: Path) -> tuple[Catalog, list[str]]:
+    import chatcli_personas.plugin as personas  # declares register_persona_sources
     import chatcli_personas_core.plugin as core
 
     warned: list[str] = []
     host = PluginHost(warn=warned.append)
+    host.register(personas, "personas")
     host.register(core, "personas-core")
     return Catalog(host, tmp_path, warn=warned.append), warned
 
