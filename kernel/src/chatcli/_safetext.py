@@ -72,25 +72,18 @@ def _needs_work(value: Any) -> bool:
         if isinstance(item, str):
             if unsafe_text(item):
                 return True
-        elif isinstance(item, dict):
-            if id(item) in seen:
-                continue
+        elif isinstance(item, (dict, list, tuple, BaseModel)) and id(item) not in seen:
             seen.add(id(item))
-            for key, child in item.items():
-                if isinstance(key, str) and unsafe_text(key):
-                    return True
-                stack.append(child)
-        elif isinstance(item, (list, tuple)):
-            if id(item) in seen:
-                continue
-            seen.add(id(item))
-            stack.extend(item)
-        elif isinstance(item, BaseModel):  # a model: its fields, read in place
-            if id(item) in seen:
-                continue
-            seen.add(id(item))
-            stack.extend(vars(item).values())
-            stack.append(getattr(item, "__pydantic_extra__", None) or {})
+            if isinstance(item, dict):
+                for key, child in item.items():
+                    if isinstance(key, str) and unsafe_text(key):
+                        return True
+                    stack.append(child)
+            elif isinstance(item, BaseModel):  # a model: its fields, read in place
+                stack.extend(vars(item).values())
+                stack.append(getattr(item, "__pydantic_extra__", None) or {})
+            else:
+                stack.extend(item)
     return False
 
 
