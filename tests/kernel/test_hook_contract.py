@@ -524,3 +524,44 @@ def test_the_kernel_readme_lists_every_hook_where_it_is_declared() -> None:
         for hook in _plugin_hooks(path):
             assert f"`{hook}`" in plugin_table and f"`{hook}`" not in kernel_table, hook
     assert f"kernel's {len(_declared_hooks())} hooks" in text
+
+
+class Decided:
+    """Records tool_call_decided and after_tool_call; the policy: deny ``b == 0``, ask ``b == 1``."""
+
+    def __init__(self) -> None:
+        self.seen: list[tuple] = []
+
+    @hookimpl
+    def authorize_tool_call(self, call):
+        b = call.arguments.get("b")
+        return Decision.DENY if b == 0 else Decision.ASK if b == 1 else Decision.ALLOW
+
+    @hookimpl
+    def tool_call_decided(self, call, tool, allowed, approval, verdict, conversation):
+        self.seen.append(("decided", call.arguments["b"], allowed,
+                          None if approval is None else approval.allow, verdict.decision.value,
+                          conversation is not None, tool.name))
+
+    @hookimpl
+    def after_tool_call(self, call, result):
+        self.seen.append(("after", call.arguments["b"], result.content))
+
+
+@pytest.mark.parametrize("answer", [True, False])
+def test_tool_call_decided_fires_for_every_decision_before_the_call_runs(answer: bool) -> None:
+    decided = Decided()
+    host, provider, _ = make_host(AddTool(), decided)
+    provider.script(Reply(tool_calls=[ToolCall(name="add", arguments={"a": 1, "b": b})
+                                      for b in (2, 0, 1)]), "done")
+    with Session(host, Settings(), approver=lambda call, tool, verdict: answer) as session:
+        list(session.run(Message.user("add")))
+    asked = ("after", 1, "2") if answer else ("after", 1, "denied by the user")
+    # decided in the model's order, each before it runs (read-only calls are decided, then
+    # run together once a call that is not joins them: here the denied one)
+    assert decided.seen == [
+        ("decided", 2, True, None, "allow", True, "add"),  # the policy alone: runs
+        ("decided", 0, False, None, "deny", True, "add"),  # the policy alone: refused
+        ("after", 2, "3"), ("after", 0, "denied by policy"),
+        ("decided", 1, answer, answer, "ask", True, "add"), asked,  # the person decided
+    ]

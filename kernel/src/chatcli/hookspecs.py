@@ -459,14 +459,15 @@ def tool_call_decided(
     call: ToolCallPart, tool: ToolSpec, allowed: bool, approval: Approval | None,
     verdict: Verdict, conversation: Conversation | None,
 ) -> None:
-    """A tool call was decided: ``allowed`` says whether it runs (right after this) or is
-    refused.
+    """A tool call was decided: ``allowed`` says whether it runs or is refused.
 
     Called from the engine for every call whose arguments validated, once its decision is made
     — by the policy (``authorize_tool_call`` or the default), or by the person when it asked —
-    on the turn's thread, in the order the model made the calls. An allowed call runs next
-    (``after_tool_call`` follows with its result): this is where a plugin notes that a call
-    starts (a workspace snapshot before a write, a ``PreToolUse`` user hook). A policy plugin
+    on the turn's thread, in the order the model made the calls, before an allowed call runs
+    (a call that is not read-only runs right after, once the read-only calls decided before it
+    ran; consecutive read-only calls are decided, then run together). ``after_tool_call``
+    follows with each result. This is where a plugin notes that a call starts (a workspace
+    snapshot before a write, a ``PreToolUse`` user hook). A policy plugin
     remembers a ``session`` or ``always`` answer here (``always``: as the rule
     ``verdict.rule``).
 
