@@ -33,7 +33,8 @@ def front_matter(skill_md: Path) -> dict[str, str]:
 def registered_source_path() -> Path:
     host = PluginHost()
     assert host.register(plugin, "{{name}}")
-    source = host.collect("register_skill_sources", SkillSource, "skill source")["{{name}}"]
+    sources = host.collect("register_skill_sources", SkillSource, "skill source")
+    source = sources["{{name}}"]
     return Path(source.path)
 
 
