@@ -13,9 +13,12 @@ only the user's Ctrl+C (a real SIGINT, :class:`chatcli._discovery.CtrlC`) ends c
 whose import takes a second or more (:data:`SLOW_IMPORT_SECONDS`) is named with its time and
 the ``CHATCLI_DISABLE_PLUGINS`` setting that skips it.
 
-Every hook call goes through pluggy, by way of the typed methods of :attr:`PluginHost.hooks`
-(:class:`HookCalls`): ``host.hooks.prompt_sections(...)`` is where the kernel asks for prompt
-sections, and ``grep hooks.prompt_sections`` finds every place that does.
+Every hook call goes through pluggy, by way of :attr:`PluginHost.hooks` (:class:`HookCalls`) for
+the kernel's hooks: ``host.hooks.prompt_sections(...)`` is where the kernel asks for prompt
+sections, and ``grep hooks.prompt_sections`` finds every place that does. Plugins declare hooks
+of their own through the historic ``add_hookspecs`` hook; ``host.hook.<name>(...)`` calls any
+hook. Historic hooks (``add_hookspecs``, ``configure``) reach a plugin registered after they
+were called as it registers: the host replays them itself, guarded, once per plugin.
 """
 
 from __future__ import annotations
