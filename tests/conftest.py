@@ -49,8 +49,8 @@ _GROUPS_BY_FOLDER = {"template": "template", "packaging": "packaging"}
 
 #: What ``-m "not slow"`` leaves out besides the tests marked ``slow`` in their own module and the
 #: ``terminal`` ones, by reason: tests that take a second or more each (measured). An entry is a
-#: module under tests/ or ``module::test_function`` (every parametrisation); a test in
-#: tests/testing/test_suite_marks.py checks that each still exists.
+#: module under tests/, ``module::test_function`` (every parametrisation) or
+#: ``module::test_function[id]`` (one); tests/test_suite.py checks that each still exists.
 SLOW: dict[str, tuple[str, ...]] = {
     "runs chatcli as a real process (a second or more a test)": (
         "agent/test_modes.py",
@@ -100,7 +100,10 @@ SLOW: dict[str, tuple[str, ...]] = {
         "providers/test_any_character.py",
         "providers/test_audit_faults.py",
         "providers/test_remote_models.py",
-        "security/test_agent_security.py",
+        *(f"security/test_agent_security.py::test_one_shot_refuses_and_nothing_happens[{case}]"
+          for case in ("accept-edits-path-read-absolute", "accept-edits-path-read-dotdot",
+                       "auto-path-read-absolute", "auto-path-read-dotdot",
+                       "default-path-read-dotdot", "rule-rule-and-list", "rule-rule-newline")),
         "security/test_git_tool_denied.py::test_the_git_tool_shows_no_denied_change",
         "sessions/test_any_character.py",
         "sessions/test_cli.py",
@@ -111,7 +114,10 @@ SLOW: dict[str, tuple[str, ...]] = {
         "trust/test_setting_rules.py::test_nothing_a_never_rule_names_gets_through",
     ),
     "runs commands in the bubblewrap sandbox": (
-        "agent/test_policy_classes.py",
+        "agent/test_policy_classes.py"
+        "::test_a_projects_mode_is_never_used_so_its_spelling_stops_nothing",
+        "agent/test_policy_classes.py::test_a_rule_for_a_tool_no_plugin_gives_is_kept",
+        "agent/test_policy_classes.py::test_a_wrong_mode_or_rule_kind_is_a_configuration_error",
         "agent/test_scripted_runs.py",
         "coder/test_exec.py::test_a_timeout_kills_the_whole_group_even_a_child_ignoring_sigterm",
         "coder/test_exec.py::test_long_output_keeps_its_head_and_tail",
@@ -119,10 +125,17 @@ SLOW: dict[str, tuple[str, ...]] = {
         "coder/test_exec.py::test_output_is_streamed_while_the_command_runs",
         "coder/test_git_and_test.py"
         "::test_a_coding_turn_reads_runs_the_tests_fixes_and_runs_them_again",
-        "coder/test_sandbox_confinement.py",
         "security/test_git_runs_nothing.py",
-        "security/test_policy_class_attacks.py",
-        "security/test_sandbox_attacks.py",
+        *(f"security/test_policy_class_attacks.py::test_the_call_is_refused_or_changes_nothing"
+          f"[{mode}-protected-write-{what}]"
+          for mode in ("accept-edits", "auto", "default", "plan")
+          for what in ("git-config", "dot-slash-hook")),
+        "security/test_policy_class_attacks.py::test_the_call_is_refused_or_changes_nothing"
+        "[plan-protected-write-nested-gitattributes]",
+        *(f"security/test_sandbox_attacks.py::test_the_attack_gets_nothing[{sandbox}-{mode}-{grep}]"
+          for sandbox in ("bwrap", "off") for mode in ("auto", "default")
+          for grep in ("read-grep-r", "read-grep-ri-secrets", "read-grep-R")),
+        "security/test_sandbox_attacks.py::test_in_the_sandbox_the_reads_run_and_find_the_rest",
         "security/test_scrubbed_env.py"
         "::test_commands_get_no_secret_variables_with_and_without_the_sandbox",
         "security/test_scrubbed_env.py"
@@ -183,7 +196,8 @@ def _slow_reason(item: pytest.Item) -> str | None:
         return None
     module = path.relative_to(Path(__file__).parent).as_posix()
     name = getattr(item, "originalname", item.name)
-    return _SLOW_REASONS.get(f"{module}::{name}") or _SLOW_REASONS.get(module)
+    return (_SLOW_REASONS.get(f"{module}::{item.name}") or _SLOW_REASONS.get(f"{module}::{name}")
+            or _SLOW_REASONS.get(module))
 
 
 @pytest.fixture
