@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from chatcli import PluginHost
 from chatcli._cli import run
+from chatcli_admin import plugin as admin_plugin
 from chatcli_agent.permissions import cli_options
 from chatcli_testing import ScriptedProvider, scripted_plugin
 from process_support import (  # noqa: F401 (the tests import them from here)
@@ -61,6 +62,7 @@ class Cli:
         self.host.register(scripted_plugin(self.provider), "scripted")
         self.host.register(ToolPlugin(), "tools")
         self.host.register(cli_options, "agent-options")  # --allow, as chatcli-agent adds it
+        self.host.register(admin_plugin, "admin")  # config, keys, models, plugins, trust
 
     def script(self, *replies) -> None:
         """Queue the provider's replies (chatcli_testing Reply / Fault / exceptions)."""

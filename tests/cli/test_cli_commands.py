@@ -165,7 +165,7 @@ def test_plugins_install_uses_chatcli_own_python(cli):
 
 def test_plugins_new_renders_the_template(cli, home):
     try:
-        import chatcli._cli.scaffold  # noqa: F401
+        import chatcli_admin.scaffold  # noqa: F401
     except ImportError:
         result = cli("plugins", "new", "chatcli-demo", "--kind", "tool")
         assert result.code == 2 and "scaffold" in result.err

@@ -36,7 +36,7 @@ def test_keys_set_force_stores_a_key_for_a_provider_installed_later(cli, home):
     ["keys", "set", SECRET],                              # the key instead of the name
 ])
 def test_a_key_on_the_command_line_is_refused_without_echoing_it(home, argv):
-    done = run_process([CHATCLI, *argv], home, CHATCLI_PLUGINS="openai")
+    done = run_process([CHATCLI, *argv], home, CHATCLI_PLUGINS="openai,admin")
     assert done.returncode == 2
     assert "takes no key on the command line" in done.stderr
     assert "plain-secret-value-42" not in done.stderr and SECRET not in done.stderr
@@ -45,9 +45,9 @@ def test_a_key_on_the_command_line_is_refused_without_echoing_it(home, argv):
 
 def test_config_set_refuses_to_write_an_api_key_in_plain_text(home):
     done = run_process([CHATCLI, "config", "set", "providers.openai.api_key", SECRET], home,
-                       CHATCLI_PLUGINS="openai")
+                       CHATCLI_PLUGINS="openai,admin")
     assert done.returncode == 2
     assert "chatcli keys set openai" in done.stderr and SECRET not in done.stderr
     assert not (home / "config" / "config.toml").exists()
-    listing = run_process([CHATCLI, "config", "list"], home, CHATCLI_PLUGINS="openai")
+    listing = run_process([CHATCLI, "config", "list"], home, CHATCLI_PLUGINS="openai,admin")
     assert SECRET not in listing.stdout

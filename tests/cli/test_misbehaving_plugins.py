@@ -92,7 +92,7 @@ CASES = {
 def test_every_command_still_works_and_the_plugin_is_reported(case, home, openai_server):
     body, reports = CASES[case]
     env = {**openai_env(openai_server), **plugin_distribution(home, "rogue", body),
-           "CHATCLI_PLUGINS": "openai,sessions,rogue"}
+           "CHATCLI_PLUGINS": "openai,sessions,rogue,admin"}
     openai_server.script(Reply(text="still answering"))
 
     answered = run_process([CHATCLI, "-p", "hi", "--provider", "openai", "--json"], home, **env)
@@ -122,7 +122,7 @@ def test_every_command_still_works_and_the_plugin_is_reported(case, home, openai
 ])
 def test_plugin_exiting_or_asserting_at_import_is_skipped(home, openai_server, body, reason):
     extra = plugin_distribution(home, "rogue", body)
-    env = {**openai_env(openai_server), "CHATCLI_PLUGINS": "openai,rogue", **extra}
+    env = {**openai_env(openai_server), "CHATCLI_PLUGINS": "openai,rogue,admin", **extra}
     openai_server.script(Reply(text="still works"))
     done = run_process([CHATCLI, "-p", "hi"], home, **env)
     assert done.returncode == 0, done.stderr

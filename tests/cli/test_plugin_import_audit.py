@@ -34,7 +34,7 @@ COMMANDS = (["--help"], ["models"], ["config", "list"])
 @pytest.mark.parametrize("body, reason", RAISED_AT_IMPORT, ids=[r for _, r in RAISED_AT_IMPORT])
 def test_whatever_a_plugin_raises_at_import_is_isolated(home, openai_server, body, reason):
     env = {**openai_env(openai_server), **plugin_distribution(home, "rogue", body),
-           "CHATCLI_PLUGINS": "openai,sessions,rogue"}
+           "CHATCLI_PLUGINS": "openai,sessions,rogue,admin"}
     warning = (f"chatcli: warning: plugin 'rogue' failed to import: {reason} "
                "(disable it with CHATCLI_DISABLE_PLUGINS=rogue)")
     openai_server.script(Reply(text="still answering"))
@@ -93,7 +93,7 @@ def test_the_users_ctrl_c_during_a_plugin_import_still_ends_chatcli(home, comman
 
 def test_a_slow_import_is_named_once_with_its_time_and_the_way_to_skip_it(home, openai_server):
     env = {**openai_env(openai_server), **plugin_distribution(home, "sluggish", SLEEPS_AT_IMPORT),
-           "CHATCLI_PLUGINS": "openai,sluggish", "ROGUE_MARK": str(home / "mark"),
+           "CHATCLI_PLUGINS": "openai,sluggish,admin", "ROGUE_MARK": str(home / "mark"),
            "ROGUE_NAP": "1.2"}
     openai_server.script(Reply(text="first"), Reply(text="second"))
 
@@ -115,7 +115,7 @@ def test_a_slow_import_is_named_once_with_its_time_and_the_way_to_skip_it(home, 
     assert helped.returncode == 0 and helped.stderr == ""
     # The setting it names does skip it.
     skipped = run_process([CHATCLI, "plugins", "list"], home,
-                          **{**env, "CHATCLI_PLUGINS": "openai,sluggish",
+                          **{**env, "CHATCLI_PLUGINS": "openai,sluggish,admin",
                              "CHATCLI_DISABLE_PLUGINS": "sluggish"})
     assert skipped.returncode == 0 and skipped.stderr == ""
     assert "disabled" in next(line for line in skipped.stdout.splitlines()

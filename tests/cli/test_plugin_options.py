@@ -198,13 +198,17 @@ class Counting:
     (("--counted", "-p", "hi"), 1),
 ])
 def test_a_sub_command_run_does_not_ask_for_root_options(home, capsys, argv, asked) -> None:
+    from chatcli_admin import plugin as admin  # models, config
+
     counting = Counting()
-    code, _, err = _run(capsys, *argv, host=_host(counting))
+    code, _, err = _run(capsys, *argv, host=_host(counting, admin))
     assert code == 0, err
     assert counting.asked == asked
 
 
 def test_a_root_option_before_a_sub_command_is_still_known(home, capsys) -> None:
-    code, out, err = _run(capsys, "--counted", "config", "path", host=_host(Counting()))
+    from chatcli_admin import plugin as admin  # config
+
+    code, out, err = _run(capsys, "--counted", "config", "path", host=_host(Counting(), admin))
     assert code == 0, err
     assert out.strip().endswith("config.toml")

@@ -111,22 +111,22 @@ def test_malformed_config_in_a_real_process(home):
 
 def test_keys_through_a_real_pipe(home):
     done = run_process([CHATCLI, "keys", "set", "openai"], home, input=SECRET + "\n",
-                       CHATCLI_PLUGINS="openai")
+                       CHATCLI_PLUGINS="openai,admin")
     assert done.returncode == 0, done.stderr
     key_file = home / "config" / "keys.toml"
     assert stat.S_IMODE(key_file.stat().st_mode) == 0o600
-    listed = run_process([CHATCLI, "keys", "list"], home, CHATCLI_PLUGINS="openai")
-    models = run_process([CHATCLI, "models"], home, CHATCLI_PLUGINS="openai")
+    listed = run_process([CHATCLI, "keys", "list"], home, CHATCLI_PLUGINS="openai,admin")
+    models = run_process([CHATCLI, "models"], home, CHATCLI_PLUGINS="openai,admin")
     for output in (done, listed, models):
         assert SECRET not in output.stdout + output.stderr
     assert "keys.toml" in next(x for x in models.stdout.splitlines() if " openai " in x)
     assert run_process([CHATCLI, "keys", "remove", "openai"], home,
-                       CHATCLI_PLUGINS="openai").returncode == 0
+                       CHATCLI_PLUGINS="openai,admin").returncode == 0
     assert SECRET not in key_file.read_text()
 
 
 def test_plugins_selection_and_listing(home):
-    done = run_process([CHATCLI, "plugins", "list"], home, CHATCLI_PLUGINS="openai")
+    done = run_process([CHATCLI, "plugins", "list"], home, CHATCLI_PLUGINS="openai,admin")
     assert done.returncode == 0
     rows = {line.split()[0]: line for line in done.stdout.splitlines()[1:]}
     assert "loaded" in rows["openai"] and "register_providers" in rows["openai"]
@@ -208,7 +208,7 @@ def test_plugin_failing_to_import_is_listed_and_prompt_still_works(home, openai_
 
 
 def test_plugins_list_shows_versions(home):
-    done = run_process([CHATCLI, "plugins", "list"], home, CHATCLI_PLUGINS="openai")
+    done = run_process([CHATCLI, "plugins", "list"], home, CHATCLI_PLUGINS="openai,admin")
     row = next(x for x in done.stdout.splitlines() if x.startswith("openai"))
     assert row.split()[1][0].isdigit()
 

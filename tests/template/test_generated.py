@@ -1,11 +1,12 @@
 """The plugin template end to end, the way a plugin author meets it.
 
-Once per module: build the chatcli-kernel wheel (sdist first, then the wheel from the sdist, as
-``uv build`` does), install it with pytest into a throwaway virtual environment, render one
-plugin of every kind with that environment's ``chatcli plugins new`` (so the template comes from
-the wheel), and install the rendered packages there. Then: the generated tests pass as
-generated, ``chatcli plugins list`` shows every plugin loaded, and each plugin works inside the
-real ``chatcli`` (the provider against the local OpenAI-compatible server).
+Once per module: build the chatcli-kernel and chatcli-admin wheels (sdist first, then the wheel
+from the sdist, as ``uv build`` does; chatcli-admin carries the template), install them with
+pytest into a throwaway virtual environment, render one plugin of every kind with that
+environment's ``chatcli plugins new`` (so the template comes from the wheel), and install the
+rendered packages there. Then: the generated tests pass as generated, ``chatcli plugins list``
+shows every plugin loaded, and each plugin works inside the real ``chatcli`` (the provider
+against the local OpenAI-compatible server).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from chatcli._cli.scaffold import KINDS, render_plugin
+from chatcli_admin.scaffold import KINDS, render_plugin
 from chatcli_testing import Fault, OpenAIServer, Reply, ToolCall
 
 pytestmark = pytest.mark.slow
@@ -47,7 +48,7 @@ def uv_command() -> list[str]:
     probe = subprocess.run([sys.executable, "-m", "uv", "--version"], capture_output=True)
     if probe.returncode == 0:
         return [sys.executable, "-m", "uv"]
-    pytest.skip("uv is needed to build the kernel wheel and make a throwaway environment")
+    pytest.skip("uv is needed to build the wheels and make a throwaway environment")
 
 
 def run(cmd: list[str], **kwargs) -> subprocess.CompletedProcess[str]:
@@ -104,16 +105,17 @@ def sandbox(tmp_path_factory) -> Sandbox:
     root = tmp_path_factory.mktemp("template-e2e")
 
     dist = root / "dist"
-    for project in ("kernel", "libs/provider-kit", "libs/testing"):
+    for project in ("kernel", "plugins/admin", "libs/provider-kit", "libs/testing"):
         built = run([*uv, "build", "--quiet", "--out-dir", str(dist), str(REPO / project)])
         assert built.returncode == 0, built.stderr
-    (wheel,) = dist.glob("chatcli_kernel-*.whl")
+    (kernel,) = dist.glob("chatcli_kernel-*.whl")
+    (wheel,) = dist.glob("chatcli_admin-*.whl")  # `chatcli plugins new` and the template
 
     venv = root / "venv"
     made = run([*uv, "venv", "--quiet", "--python", sys.executable, str(venv)])
     assert made.returncode == 0, made.stderr
     python = venv / "bin" / "python"
-    uv_install(uv, python, str(wheel))
+    uv_install(uv, python, str(kernel), str(wheel))
 
     # The libraries are not on the package index yet: the installer finds them in dist/.
     env = clean_env(root / "home", venv / "bin") | {
@@ -148,16 +150,16 @@ def template_files(folder: Path) -> set[str]:
 
 
 # ------------------------------------------------------------------------------------------------
-# The kernel wheel carries the template
+# The chatcli-admin wheel carries the template
 # ------------------------------------------------------------------------------------------------
 
 
-def test_the_kernel_wheel_carries_the_template(sandbox):
+def test_the_admin_wheel_carries_the_template(sandbox):
     with zipfile.ZipFile(sandbox.wheel) as wheel:
         shipped = {
-            name.removeprefix("chatcli/_template/")
+            name.removeprefix("chatcli_admin/_template/")
             for name in wheel.namelist()
-            if name.startswith("chatcli/_template/")
+            if name.startswith("chatcli_admin/_template/")
         }
     # the build hook ships every kind and the README, not ruff.toml or top-level caches
     expected = {

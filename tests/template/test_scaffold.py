@@ -14,7 +14,7 @@ from pathlib import Path
 import chatcli
 import pytest
 from chatcli import UsageError
-from chatcli._cli.scaffold import KINDS, find_template, placeholders, render_plugin, validate_name
+from chatcli_admin.scaffold import KINDS, find_template, placeholders, render_plugin, validate_name
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -194,7 +194,7 @@ def test_build_leftovers_in_the_template_are_not_copied(tmp_path, monkeypatch):
     (fake / "tool" / "src" / "{{package}}" / "icon.bin").write_bytes(b"\xff\xfe{{name}}")
     (fake / "tool" / "run.sh").write_text("#!/bin/sh\necho {{name}}\n")
     (fake / "tool" / "run.sh").chmod(0o755)
-    monkeypatch.setattr("chatcli._cli.scaffold.find_template", lambda: fake)
+    monkeypatch.setattr("chatcli_admin.scaffold.find_template", lambda: fake)
 
     folder = render_plugin("weather", "tool", tmp_path / "out")
 

@@ -105,7 +105,7 @@ _EXPORTS: dict[str, str] = {
     "raw_settings": "chatcli._layers",
     "parse_bool": "chatcli._layers",
     "get_value": "chatcli._config",
-    "mask_secrets": "chatcli._cli.config",
+    "mask_secrets": "chatcli._secrets",
     "set_value": "chatcli._config",
     "user_config_path": "chatcli._config",
     # workspace trust
@@ -168,7 +168,6 @@ if TYPE_CHECKING:
     from chatcli._calls import UsageEvent as UsageEvent
     from chatcli._calls import Verdict as Verdict
     from chatcli._cli.common import LazyGroup as LazyGroup
-    from chatcli._cli.config import mask_secrets as mask_secrets
     from chatcli._cli.render import MarkdownStream as MarkdownStream
     from chatcli._cli.render import render_markdown as render_markdown
     from chatcli._compaction import Compaction as Compaction
@@ -234,6 +233,7 @@ if TYPE_CHECKING:
     from chatcli._safetext import safe_json as safe_json
     from chatcli._safetext import safe_message as safe_message
     from chatcli._safetext import safe_text as safe_text
+    from chatcli._secrets import mask_secrets as mask_secrets
     from chatcli._session import Session as Session
     from chatcli._session import SessionOptions as SessionOptions
     from chatcli._specs import Author as Author

@@ -1,8 +1,9 @@
 """The ``chatcli`` command line: the root command, its sub-commands and error handling.
 
-:func:`run` loads the plugins once, builds the click group (built-in sub-commands plus those
-plugins add through ``register_commands``) and turns every failure into one line on stderr and
-an exit code: 0 ok, 1 provider error, 2 usage or config error, 130 interrupted.
+:func:`run` loads the plugins once, builds the click group (the sub-commands plugins add
+through ``register_commands``: chatcli-admin's ``config``, ``keys``, ``models``, ``plugins``,
+``trust`` among them) and turns every failure into one line on stderr and an exit code: 0 ok,
+1 provider error, 2 usage or config error, 130 interrupted.
 
 Only click and the light kernel modules are imported here; the engine, settings and renderers load
 inside the commands, so ``chatcli --help`` stays fast and imports no provider SDK.
@@ -29,8 +30,6 @@ from chatcli._cli.common import (
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-
     from chatcli._plugins import PluginHost
 
 __all__ = ["build_cli", "run"]
@@ -121,74 +120,13 @@ def cli(ctx: click.Context, /, **options: Any) -> int | None:
     return main_command(state.host, options)
 
 
-class _LazyCommand(click.Command):
-    """A built-in command whose module is imported only when it runs (as :class:`LazyGroup`
-    does for groups): ``target`` is ``module:attribute``; ``help`` and ``short_help`` are what
-    the root help lists (the real command's, a test keeps them equal)."""
-
-    def __init__(self, name: str, help: str, target: str, short_help: str | None = None) -> None:
-        self._target = target
-        self._loaded = False
-        super().__init__(name=name, help=help, short_help=short_help)
-
-    @property
-    def callback(self) -> Callable[..., Any] | None:
-        """The real command's callback (``ctx.invoke(command)`` from a plugin's command too)."""
-        self._load()
-        return self._callback
-
-    @callback.setter
-    def callback(self, value: Callable[..., Any] | None) -> None:
-        self._callback = value
-
-    def _load(self) -> None:
-        if self._loaded:
-            return
-        from importlib import import_module
-
-        module, _, attribute = self._target.partition(":")
-        real = getattr(import_module(module), attribute)
-        self._loaded = True
-        self.params, self.callback = real.params, real.callback
-        self.help, self.epilog, self.short_help = real.help, real.epilog, real.short_help
-        require_utf8(self)
-
-    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        self._load()
-        return super().parse_args(ctx, args)
-
-
-#: The built-in commands: (name, kind, the root help's line, short help, ``module:attribute``).
-BUILTIN_COMMANDS = (
-    ("config", "group", "Read and change settings (user file, or the project's "
-     ".chatcli/config.toml).", None, "chatcli._cli.config:config_group"),
-    ("keys", "group", "Store API keys (in a 0600 file in the config directory).", None,
-     "chatcli._cli.keys:keys_group"),
-    ("models", "command", "List providers, their models and whether each has a key (* marks "
-     "the default).", None, "chatcli._cli.models:models_command"),
-    ("plugins", "group", "List, install, remove and create chatcli plugins.", None,
-     "chatcli._cli.plugins:plugins_group"),
-    ("trust", "command", "Trust the project of PATH (default: here): its .chatcli/config.toml, "
-     ".mcp.json, skills…", "Let a project's files change chatcli.",
-     "chatcli._cli.trust:trust_command"),
-)
-
-
-def _add_builtin_commands(group: click.Group) -> None:
-    """The built-in commands, each imported when it runs (``--help`` imports none)."""
-    from chatcli._cli.common import LazyGroup
-
-    for name, kind, help_line, short_help, target in BUILTIN_COMMANDS:
-        group.add_command(LazyGroup(name, help_line, target) if kind == "group"
-                          else _LazyCommand(name, help_line, target, short_help))
-
-
 def build_cli(host: PluginHost, state: AppState | None = None,
               args: list[str] | None = None) -> click.Group:
-    """A fresh root group with the options and commands ``host``'s plugins add (and the
-    built-in commands); ``state`` learns the names of the plugins' options. With ``args``
-    starting with a sub-command (``chatcli models``), which takes no root option, the plugins
-    are not asked for their options (nor imported for them)."""
+    """A fresh root group with the options and commands ``host``'s plugins add (``config``,
+    ``keys``, ``models``, ``plugins`` and ``trust`` come from chatcli-admin); ``state`` learns
+    the names of the plugins' options. With ``args`` starting with a sub-command (``chatcli
+    models``), which takes no root option, the plugins are not asked for their options (nor
+    imported for them)."""
     group = object.__new__(type(cli))  # a shallow copy of the root command
     group.__dict__.update(cli.__dict__)
     group.commands = {}
@@ -198,7 +136,6 @@ def build_cli(host: PluginHost, state: AppState | None = None,
         state.plugin_options = tuple(option.name for option in added if option.name)
     where = next(i for i, param in enumerate(group.params) if param.name == "continue_last")
     group.params = [*group.params[:where], *added, *group.params[where:]]
-    _add_builtin_commands(group)
     host.hooks.register_commands(cli=group)
     require_utf8(group)  # plugins' commands too: argv can hold bytes that are not UTF-8
     return group

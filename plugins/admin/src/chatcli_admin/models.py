@@ -6,14 +6,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 import click
-
 from chatcli._cli.common import format_table, get_state
 
 if TYPE_CHECKING:
-    from chatcli._config import Settings
-    from chatcli._errors import ChatcliError
-    from chatcli._plugins import PluginHost
-    from chatcli._specs import ProviderSpec
+    from chatcli import ChatcliError, PluginHost, ProviderSpec, Settings
 
 __all__ = ["key_status", "models_command"]
 
@@ -46,8 +42,8 @@ def models_command(ctx: click.Context, remote: bool, provider: str | None) -> in
     keyless ones configured in [providers.NAME]). A provider that fails is one line on stderr;
     the exit code is then that of its error (1 for the service, 2 for the set-up).
     """
-    from chatcli._errors import ChatcliError
-    from chatcli._providers import INSTALL_HINT, choose_provider
+    from chatcli import ChatcliError, choose_provider
+    from chatcli._providers import INSTALL_HINT
 
     host = get_state(ctx).host
     if remote or provider:
@@ -98,11 +94,11 @@ def _remote(host: PluginHost, name: str | None) -> int:
     """``models --remote``: list the services' models; each failure is one line on stderr."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from chatcli._cli.common import error_line, settings_from
+    from chatcli import find_provider, load_settings, remote_models
+    from chatcli._cli.common import error_line
     from chatcli._errors import EXIT_PROVIDER, ChatcliError
-    from chatcli._providers import find_provider, remote_models
 
-    settings = settings_from()
+    settings = load_settings()
     if name is not None:
         for model in remote_models(find_provider(host, name), settings):
             click.echo(model)
@@ -147,6 +143,6 @@ def _glance(flags: dict[str, Any] | None = None) -> Any:
             for table in providers.values()))
     if plain:
         return Glance(merged)
-    from chatcli._config import load_settings
+    from chatcli import load_settings
 
     return load_settings(flags)

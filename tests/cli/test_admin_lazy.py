@@ -1,5 +1,6 @@
-"""The built-in commands are imported only when they run: ``chatcli --help`` lists them from
-their help lines (kept equal to the real commands'), and each still works in full."""
+"""chatcli-admin's commands (config, keys, models, plugins, trust) are imported only when they
+run: ``chatcli --help`` lists them from their help lines (kept equal to the real commands'), and
+each still works in full."""
 
 from __future__ import annotations
 
@@ -9,9 +10,9 @@ from importlib import import_module
 
 import click
 import pytest
-from chatcli._cli import BUILTIN_COMMANDS, _add_builtin_commands
+from chatcli_admin.plugin import COMMANDS, register_commands
 
-MODULES = [target.partition(":")[0] for *_, target in BUILTIN_COMMANDS]
+MODULES = [target.partition(":")[0] for *_, target in COMMANDS]
 
 
 def _real(target: str) -> click.Command:
@@ -19,10 +20,10 @@ def _real(target: str) -> click.Command:
     return getattr(import_module(module), attribute)
 
 
-@pytest.mark.parametrize(("name", "target"), [(row[0], row[4]) for row in BUILTIN_COMMANDS])
+@pytest.mark.parametrize(("name", "target"), [(row[0], row[4]) for row in COMMANDS])
 def test_the_root_help_line_is_the_real_commands(name: str, target: str) -> None:
     group = click.Group("root")
-    _add_builtin_commands(group)
+    register_commands(cli=group)
     lazy, real = group.commands[name], _real(target)
     assert type(real) is not type(lazy) and lazy.name == real.name == name
     assert isinstance(lazy, click.Group) == isinstance(real, click.Group)
@@ -43,10 +44,10 @@ def _imported_by(*args: str) -> set[str]:
     return set(eval(done.stdout.strip().splitlines()[-1]))
 
 
-def test_help_imports_no_built_in_command_and_each_imports_only_itself(home) -> None:
+def test_help_imports_no_admin_command_and_each_imports_only_itself(home) -> None:
     assert _imported_by("--help") == set()
-    assert _imported_by("models", "--help") == {"chatcli._cli.models"}
-    assert _imported_by("trust", "--help") == {"chatcli._cli.trust"}
+    assert _imported_by("models", "--help") == {"chatcli_admin.models"}
+    assert _imported_by("trust", "--help") == {"chatcli_admin.trust"}
 
 
 def test_a_lazy_command_parses_runs_and_checks_utf8_like_the_real_one(cli) -> None:
@@ -62,7 +63,7 @@ def test_a_lazy_command_parses_runs_and_checks_utf8_like_the_real_one(cli) -> No
     assert result.code == 2 and "PROVIDER is not valid UTF-8" in result.err
 
 
-def test_a_plugin_command_can_invoke_a_lazy_built_in(cli) -> None:
+def test_a_plugin_command_can_invoke_a_lazy_admin_command(cli) -> None:
     from chatcli import hookimpl
 
     class Relay:

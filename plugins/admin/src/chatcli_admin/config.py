@@ -4,7 +4,7 @@ Secrets are never printed unasked: ``config list``, ``config get`` and the echo 
 show ``***`` for a string under a name that looks like a secret — at any depth (``api_key``,
 ``token``, ``password``, ``secret``, ``credential``, ``auth``/``Authorization``, ``X-Api-Key``,
 ``GITHUB_TOKEN`` in an MCP server's ``env``…; a table under such a name is masked whole) — and
-for key-shaped text and URL passwords anywhere (:func:`chatcli._errors.redact`). Names of
+for key-shaped text and URL passwords anywhere (:func:`chatcli.mask_secrets`). Names of
 things rather than secrets (``api_key_env``, ``…_file``, ``…_path``, ``…_command``) and numbers
 (``max_tokens``) are shown. ``config get --reveal KEY`` prints a value as it is.
 """
@@ -14,57 +14,20 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 import click
+from chatcli import load_settings, mask_secrets
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-from chatcli._cli.common import settings_from
-
-__all__ = ["MASK", "config_group", "format_value", "looks_secret", "mask_secrets"]
+__all__ = ["config_group", "format_value"]
 
 #: Setting names that would put a secret into config.toml (readable, often committed).
 _SECRET_NAMES = frozenset({"api_key", "apikey", "token", "secret", "password"})
 
-#: What a value is shown as when its name looks like a secret.
-MASK = "***"
-
-#: Names that look like they hold a secret (the rule chatcli-workspace applies to variables,
-#: for TOML keys too: ``-`` and ``.`` separate words as ``_`` does) ...
-_SECRET_NAME = (
-    r"(?:^|[_\-.])(?:keys?|tokens?|secrets?|passwords?|pass|pat)$"
-    r"|password|passwd|passphrase|secret|credential|cookie"
-    r"|api[_\-]?key|access[_\-]?key|private[_\-]?key|auth(?!ors?(?:[_\-.]|$))"
-)
-#: ... unless they name where a secret is rather than hold it.
-_NAMES_A_PLACE = r"[_\-.](?:env|var|variable|file|path|command|cmd|helper|url|names?)$"
-
-
-def looks_secret(name: str) -> bool:
-    """Whether a setting called ``name`` (one segment of a dotted key) holds a secret."""
-    import re
-
-    return bool(re.search(_SECRET_NAME, name, re.IGNORECASE)) and not re.search(
-        _NAMES_A_PLACE, name, re.IGNORECASE)
-
-
-def mask_secrets(value: Any, secret: bool = False) -> Any:
-    """``value`` (a setting, a table of them, a list) with every string under a secret-looking
-    name — ``api_key``, ``token``, ``password``, ``Authorization``, ``GITHUB_TOKEN``…, at any
-    depth; all of it when ``secret`` — replaced by ``***``, and key-shaped text elsewhere
-    redacted (:func:`redact`); numbers and booleans stay. For showing settings to a person."""
-    from chatcli._errors import redact
-
-    if isinstance(value, dict):
-        return {k: mask_secrets(v, secret or looks_secret(str(k))) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [mask_secrets(v, secret) for v in value]
-    if isinstance(value, str):
-        return MASK if secret and value else redact(value)
-    return value
-
 
 def _secret_key(key: str) -> bool:
-    return any(looks_secret(part) for part in key.split("."))
+    """Whether a part of the dotted ``key`` is a name that holds a secret."""
+    return any(mask_secrets({part: "x"}) == {part: "***"} for part in key.split("."))
 
 
 @click.group("config")
@@ -97,8 +60,8 @@ def _target(project: bool) -> Path:
 
 def _check_key(key: str) -> None:
     """Reject typos of top-level settings; dotted keys may name plugin tables."""
-    from chatcli._config import Settings, unknown_setting
-    from chatcli._errors import ConfigError
+    from chatcli import ConfigError, Settings
+    from chatcli._config import unknown_setting
 
     if not key or any(not part for part in key.split(".")):
         raise ConfigError(
@@ -128,9 +91,9 @@ def config_get(key: str, reveal: bool) -> int:
     A value whose name looks like a secret (api_key, token, password…) prints as *** unless
     --reveal is given.
     """
-    from chatcli._config import get_value
+    from chatcli import get_value
 
-    value = get_value(settings_from(), key)
+    value = get_value(load_settings(), key)
     click.echo(format_value(value if reveal else mask_secrets(value, _secret_key(key))))
     return 0
 
@@ -141,7 +104,7 @@ def config_get(key: str, reveal: bool) -> int:
 @click.option("--project", is_flag=True, help="Write the project's .chatcli/config.toml.")
 def config_set(key: str, value: str, project: bool) -> int:
     """Set KEY to VALUE (validated; numbers and true/false are read as TOML)."""
-    from chatcli._config import set_value
+    from chatcli import set_value
 
     _check_key(key)
     path = _target(project)
@@ -191,7 +154,7 @@ def config_list() -> int:
     Secrets show as *** (names like api_key, token, password at any depth, and key-shaped
     values); `chatcli config get --reveal KEY` prints one.
     """
-    settings = settings_from()
+    settings = load_settings()
     for key, value in _flatten(mask_secrets(settings.model_dump(exclude_none=True))):
         click.echo(f"{key} = {format_value(value)}")
     return 0

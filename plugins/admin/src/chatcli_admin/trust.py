@@ -11,13 +11,10 @@ import sys
 from typing import TYPE_CHECKING
 
 import click
-
 from chatcli._cli.common import format_table, get_state
 
 if TYPE_CHECKING:
-    from chatcli._errors import UsageError
-    from chatcli._plugins import PluginHost
-    from chatcli._trust import ProjectTrust
+    from chatcli import PluginHost, ProjectTrust, UsageError
 
 __all__ = ["trust_command"]
 
@@ -37,7 +34,7 @@ def trust_command(ctx: click.Context, path: str | None, yes: bool, as_list: bool
     those files asks again. Endpoints, keys, programs to run and anything that loosens
     security never come from a project, trusted or not.
     """
-    from chatcli._errors import UsageError
+    from chatcli import UsageError
 
     host = get_state(ctx).host
     if as_list:
@@ -54,7 +51,7 @@ def trust_command(ctx: click.Context, path: str | None, yes: bool, as_list: bool
 def _workspace(path: str | None) -> str:
     import os
 
-    from chatcli._errors import UsageError
+    from chatcli import UsageError
 
     folder = os.path.realpath(path or os.getcwd())
     if not os.path.isdir(folder):
@@ -63,16 +60,15 @@ def _workspace(path: str | None) -> str:
 
 
 def _no_project(workspace: str) -> UsageError:
-    from chatcli._errors import UsageError
+    from chatcli import UsageError
 
     return UsageError(f"{workspace} belongs to no project (the home folder is nobody's)",
                       "run it in a project folder, or give one: chatcli trust PATH")
 
 
 def _trust(host: PluginHost, workspace: str, yes: bool) -> int:
-    from chatcli._errors import UsageError
+    from chatcli import UsageError, control_file_programs
     from chatcli._trust import project_trust, trust_project, trust_summary
-    from chatcli._trust_programs import control_file_programs
 
     state = project_trust(workspace, host)
     if state.root is None:

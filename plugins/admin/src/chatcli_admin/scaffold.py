@@ -1,8 +1,9 @@
 """``chatcli plugins new``: render the plugin template into a new package folder.
 
-The template is the repository's ``plugin-template/`` folder; the kernel wheel carries a copy as
-``chatcli/_template`` (see ``kernel/hatch_build.py``). Each kind (provider, tool, command, skills)
-is a complete package whose file contents and file names hold ``{{placeholders}}``.
+The template is the repository's ``plugin-template/`` folder; the chatcli-admin wheel carries a
+copy as ``chatcli_admin/_template`` (see ``plugins/admin/hatch_build.py``). Each kind (provider,
+tool, command, skills) is a complete package whose file contents and file names hold
+``{{placeholders}}``.
 """
 
 from __future__ import annotations
@@ -13,8 +14,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from chatcli import __version__
-from chatcli._errors import UsageError
+from chatcli import UsageError, __version__
 
 __all__ = [
     "KINDS",
@@ -43,15 +43,15 @@ _SKIP = {"__pycache__", ".pytest_cache", ".ruff_cache", ".hypothesis", ".venv", 
 
 
 def find_template() -> Path:
-    """The template folder: the installed ``chatcli/_template``, else the repository's."""
-    here = Path(__file__).resolve().parents[1]  # the chatcli package
-    candidates = [here / "_template", here.parents[2] / "plugin-template"]
+    """The template folder: the installed ``chatcli_admin/_template``, else the repository's."""
+    here = Path(__file__).resolve().parent  # the chatcli_admin package
+    candidates = [here / "_template", here.parents[3] / "plugin-template"]
     for folder in candidates:
         if (folder / "tool").is_dir():
             return folder
     raise UsageError(
-        "the plugin template is not installed with chatcli-kernel",
-        "reinstall it: pip install --force-reinstall chatcli-kernel",
+        "the plugin template is not installed with chatcli-admin",
+        "reinstall it: pip install --force-reinstall chatcli-admin",
     )
 
 
@@ -156,7 +156,7 @@ def render_plugin(name: str, kind: str, dest: Path | None = None) -> Path:
     if not source.is_dir():
         raise UsageError(
             f"the plugin template has no '{kind}' kind",
-            "reinstall chatcli-kernel: pip install --force-reinstall chatcli-kernel",
+            "reinstall chatcli-admin: pip install --force-reinstall chatcli-admin",
         )
     target = (Path.cwd() if dest is None else Path(dest)).expanduser().absolute()
     if target.is_dir():

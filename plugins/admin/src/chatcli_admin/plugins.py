@@ -6,7 +6,6 @@ import importlib.util
 import sys
 
 import click
-
 from chatcli._cli.common import format_table, get_state
 
 __all__ = ["installed_distribution", "installer_command", "plugins_group"]
@@ -49,7 +48,7 @@ def installer_command(action: str, names: list[str]) -> list[str]:
     ``python -m pip`` when pip is there, else ``uv pip --python python`` (uv venvs have no pip)."""
     import shutil
 
-    from chatcli._errors import UsageError
+    from chatcli import UsageError
 
     if importlib.util.find_spec("pip") is not None:
         command = [sys.executable, "-m", "pip", action]
@@ -74,7 +73,7 @@ def _run_installer(action: str, names: tuple[str, ...], dry_run: bool,
 
     done = subprocess.run(command, check=False)
     if done.returncode != 0:
-        from chatcli._errors import UsageError
+        from chatcli import UsageError
 
         raise UsageError(f"{action} failed (exit {done.returncode})", "see the output above")
     verb = "installed" if action == "install" else "uninstalled"
@@ -112,7 +111,7 @@ def installed_distribution(name: str) -> str | None:
 @click.option("--dry-run", is_flag=True, help="Print the installer command without running it.")
 def plugins_uninstall(names: tuple[str, ...], dry_run: bool) -> int:
     """Remove plugin packages (plugin or package names) from chatcli's environment."""
-    from chatcli._errors import UsageError
+    from chatcli import UsageError
 
     resolved = []
     for name in names:
@@ -152,14 +151,9 @@ def _declares_plugins(dist: str) -> bool:
               default=None, help="Where to create it (default: the current directory).")
 def plugins_new(name: str, kind: str, directory: str | None) -> int:
     """Create a new plugin package NAME from the template."""
-    from chatcli._errors import UsageError
-
-    try:
-        from chatcli._cli.scaffold import render_plugin
-    except ImportError:
-        raise UsageError("this chatcli has no plugin template (chatcli.scaffold is missing)",
-                         "reinstall chatcli-kernel") from None
     from pathlib import Path
+
+    from chatcli_admin.scaffold import render_plugin
 
     path = render_plugin(name, kind, Path(directory) if directory else Path.cwd())
     click.echo(f"created {path}")

@@ -6,11 +6,10 @@ import sys
 from typing import TYPE_CHECKING
 
 import click
-
 from chatcli._cli.common import format_table, get_state
 
 if TYPE_CHECKING:
-    from chatcli._specs import ProviderSpec
+    from chatcli import ProviderSpec
 
 __all__ = ["keys_group"]
 
@@ -32,7 +31,7 @@ def _known_providers(ctx: click.Context) -> dict[str, ProviderSpec]:
 @click.pass_context
 def keys_set(ctx: click.Context, name: str, force: bool) -> int:
     """Store the key of provider NAME (asked without echo, or read from piped stdin)."""
-    from chatcli._errors import UsageError, redact
+    from chatcli import UsageError, redact
     from chatcli._keys import key_file, set_key
 
     if ctx.args or redact(name) != name:  # a key on the command line: never echo it back
@@ -67,14 +66,15 @@ def keys_set(ctx: click.Context, name: str, force: bool) -> int:
 @click.pass_context
 def keys_list(ctx: click.Context) -> int:
     """Show which providers have a key, and where it is (never the key itself)."""
-    from chatcli._cli.common import settings_from
-    from chatcli._cli.models import key_status
+    from chatcli import load_settings
     from chatcli._keys import list_keys
+
+    from chatcli_admin.models import key_status
 
     stored = set(list_keys())
     specs = _known_providers(ctx)
     rows = []
-    settings = settings_from() if specs else None
+    settings = load_settings() if specs else None
     for name in sorted(stored | {n for n, s in specs.items() if s.requires_key}):
         if name in specs and settings is not None:  # (settings are loaded when specs exist)
             status = key_status(specs[name], settings)
@@ -94,7 +94,7 @@ def keys_list(ctx: click.Context) -> int:
 @click.argument("name")
 def keys_remove(name: str) -> int:
     """Forget the stored key of provider NAME."""
-    from chatcli._errors import UsageError
+    from chatcli import UsageError
     from chatcli._keys import remove_key
 
     if not remove_key(name):
