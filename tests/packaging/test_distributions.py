@@ -34,6 +34,13 @@ def kernel_venv(tmp_path_factory) -> Path:
     return venv
 
 
+def commands(help_text: str) -> set[str]:
+    """The sub-command names ``chatcli --help`` lists."""
+    _, found, rest = help_text.partition("\nCommands:\n")
+    lines = rest.split("\n\n")[0].splitlines() if found else []
+    return {line.split()[0] for line in lines if line.startswith("  ") and line.strip()}
+
+
 def chatcli(venv: Path, *args: str, home: Path) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items()
            if not k.startswith("CHATCLI_") and not k.endswith("_API_KEY")}
@@ -46,7 +53,8 @@ def test_kernel_alone_works_and_says_which_providers_to_add(kernel_venv, tmp_pat
     version = chatcli(kernel_venv, "--version", home=tmp_path)
     assert version.returncode == 0 and version.stdout.startswith("chatcli ")
     helped = chatcli(kernel_venv, "--help", home=tmp_path)
-    assert helped.returncode == 0 and "models" in helped.stdout
+    assert helped.returncode == 0 and "--prompt" in helped.stdout
+    assert commands(helped.stdout) == set()  # every sub-command comes from a plugin
     asked = chatcli(kernel_venv, "-p", "hello", home=tmp_path)
     assert asked.returncode == 2
     assert "no provider is installed" in asked.stderr
@@ -56,7 +64,7 @@ def test_kernel_alone_works_and_says_which_providers_to_add(kernel_venv, tmp_pat
 
 def test_removing_one_provider_removes_exactly_that_provider(kernel_venv, tmp_path) -> None:
     python = str(kernel_venv / "bin" / "python")
-    uv("pip", "install", "-q", "--python", python,
+    uv("pip", "install", "-q", "--python", python, "-e", str(ROOT / "plugins" / "admin"),
        "-e", str(ROOT / "providers" / "openai"), "-e", str(ROOT / "providers" / "ollama"))
     before = chatcli(kernel_venv, "models", home=tmp_path)
     assert before.returncode == 0, before.stderr
@@ -85,3 +93,27 @@ def test_chatcli_alone_loads_no_pytest_plugin_into_other_projects(kernel_venv, t
                              "print([e.value for e in entry_points(group='pytest11')])"],
                             capture_output=True, text=True, check=True)
     assert "chatcli" not in listed.stdout
+
+
+ADMIN_COMMANDS = {"config", "keys", "models", "plugins", "trust"}
+
+
+def test_removing_chatcli_admin_removes_exactly_its_commands(kernel_venv, tmp_path) -> None:
+    python = str(kernel_venv / "bin" / "python")
+    uv("pip", "install", "-q", "--python", python, "-e", str(ROOT / "plugins" / "admin"),
+       "-e", str(ROOT / "plugins" / "sessions"))
+    with_admin = chatcli(kernel_venv, "--help", home=tmp_path)
+    assert with_admin.returncode == 0, with_admin.stderr
+    assert ADMIN_COMMANDS | {"sessions"} <= commands(with_admin.stdout)
+    listed = chatcli(kernel_venv, "trust", "--list", home=tmp_path)
+    assert listed.returncode == 0 and "no trusted projects" in listed.stdout
+
+    uv("pip", "uninstall", "-q", "--python", python, "chatcli-admin")
+    without = chatcli(kernel_venv, "--help", home=tmp_path)
+    assert without.returncode == 0, without.stderr
+    assert commands(with_admin.stdout) - commands(without.stdout) == ADMIN_COMMANDS
+    gone = chatcli(kernel_venv, "models", home=tmp_path)
+    assert gone.returncode == 2 and "No such command 'models'" in gone.stderr
+    kept = chatcli(kernel_venv, "sessions", "list", home=tmp_path)
+    assert kept.returncode == 0, kept.stderr
+    assert "Traceback" not in without.stderr + gone.stderr + kept.stderr
