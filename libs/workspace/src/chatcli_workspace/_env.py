@@ -14,6 +14,7 @@ whatever they look like.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from collections.abc import Iterable, Mapping
@@ -37,21 +38,25 @@ KNOWN_SECRETS = frozenset({
     "DATABASE_URL", "SSH_AUTH_SOCK", "GPG_AGENT_INFO", "KRB5CCNAME",
 })
 
-_NAME = re.compile(
+_NAME = (
     r"(?:^|_)(?:KEYS?|TOKENS?|SECRETS?|PASSWORDS?|PASS|PAT)$"
     r"|PASSWORD|PASSWD|PASSPHRASE|SECRET|CREDENTIAL|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY"
-    r"|AUTH(?!ORS?(?:_|$))",
-    re.IGNORECASE)
+    r"|AUTH(?!ORS?(?:_|$))")
 
-_VALUE = re.compile(
+_VALUE = (
     r"[a-z][a-z0-9+.-]*://[^/\s:@]*:[^/\s@]+@"  # a URL with a password
     r"|^(?:sk-[A-Za-z0-9_-]{16,}|sk-ant-[A-Za-z0-9_-]{16,}|gh[pousr]_[A-Za-z0-9]{20,}"
     r"|github_pat_[A-Za-z0-9_]{20,}|glpat-[A-Za-z0-9_-]{16,}|xox[abposr]-[A-Za-z0-9-]{10,}"
     r"|AKIA[0-9A-Z]{16}|ASIA[0-9A-Z]{16}|AIza[0-9A-Za-z_-]{30,}|npm_[A-Za-z0-9]{30,}"
-    r"|hf_[A-Za-z0-9]{30,})",
-    re.IGNORECASE)
+    r"|hf_[A-Za-z0-9]{30,})")
 
-_VALID_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+@functools.cache
+def _compiled() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+    """The secret name and value patterns and a valid variable name, compiled on first use: a
+    ``-p`` run imports this module (through the package) and starts no command."""
+    return (re.compile(_NAME, re.IGNORECASE), re.compile(_VALUE, re.IGNORECASE),
+            re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z"))
 
 
 def is_secret_variable(name: str, value: str = "", extra_names: Iterable[str] = ()) -> bool:
@@ -60,7 +65,8 @@ def is_secret_variable(name: str, value: str = "", extra_names: Iterable[str] = 
     upper = name.upper()
     if upper in KNOWN_SECRETS or upper in {n.upper() for n in extra_names}:
         return True
-    return bool(_NAME.search(name)) or bool(value and _VALUE.search(value))
+    secret_name, secret_value, _valid = _compiled()
+    return bool(secret_name.search(name)) or bool(value and secret_value.search(value))
 
 
 def scrubbed_env(environ: Mapping[str, str] | None = None, *,
@@ -84,7 +90,7 @@ def pass_env_names(value: Any, where: str = "[coder] pass_env") -> tuple[str, ..
         raise ValueError(f"{where} must be a list of environment variable names, such as "
                          "[\"NPM_TOKEN\"]")
     for name in value:
-        if not _VALID_NAME.match(name):
+        if not _compiled()[2].match(name):
             raise ValueError(f"{where}: {name!r} is not an environment variable name (letters, "
                              "digits and '_', not starting with a digit)")
     return tuple(value)
