@@ -8,6 +8,7 @@ are ``NamedTuple`` records (no pydantic, no dataclass machinery). What one model
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from enum import StrEnum
 from types import MappingProxyType
@@ -105,9 +106,10 @@ class ProviderOption(NamedTuple):
     a configuration error naming the file, the key and the expected type.
     """
 
-    type: type | tuple[type, ...]
+    # (``builtins.type``: inside this class ``type`` names the field)
+    type: builtins.type | tuple[builtins.type, ...]
     description: str = ""
-    items: type | tuple[type, ...] | None = None
+    items: builtins.type | tuple[builtins.type, ...] | None = None
 
 
 class ProviderConfig(NamedTuple):
@@ -134,7 +136,8 @@ class ProviderConfig(NamedTuple):
         return (f"ProviderConfig(name={self.name!r}, model={self.model!r}, "
                 f"base_url={self.base_url!r})")
 
-    __str__ = __repr__
+    def __str__(self) -> str:
+        return self.__repr__()
 
 
 @runtime_checkable

@@ -354,7 +354,7 @@ class Runtime:
                                                                  order=0)],
                               messages=[Message.user(user)], max_tokens=2_000,
                               temperature=0.0)
-        answers: queue.Queue[tuple[str, Any]] = queue.Queue()
+        answers: queue.Queue[tuple[str, str | BaseException]] = queue.Queue()
         stop = threading.Event()
 
         def read() -> None:
@@ -376,11 +376,11 @@ class Runtime:
 
         threading.Thread(target=read, daemon=True, name="chatcli-memory-model").start()
         try:
-            kind, value = answers.get(timeout=timeout)
+            _kind, value = answers.get(timeout=timeout)
         except queue.Empty:
             stop.set()
             raise TimeoutError(timeout) from None
-        if kind == "error":
+        if isinstance(value, BaseException):  # kind "error"
             if isinstance(value, ChatcliError):
                 raise value
             raise ChatcliError(f"the extraction model failed: {_one_line(value)}")
@@ -416,8 +416,9 @@ class Runtime:
         if backend is None:
             return {}
         counts = getattr(backend, "counts", None)
-        if callable(counts):
-            return counts()
+        if callable(counts):  # a backend that counts itself (optional: not in the protocol)
+            counted: dict[tuple[str, bool], int] = counts()
+            return counted
         out: dict[tuple[str, bool], int] = {}
         for item in backend.list(include_archived=True):
             key = (item.kind.value, item.archived)

@@ -57,8 +57,9 @@ def cli_error(text: str, *, who: str, provider: str, hints: dict[str, str],
     from chatcli import AuthError, RateLimitError, ServerError
 
     kind = classify(text)
-    cls = {"auth": AuthError, "rate": RateLimitError, "server": ServerError}.get(
-        kind, ProviderError)
+    classes: dict[str, type[ProviderError]] = {
+        "auth": AuthError, "rate": RateLimitError, "server": ServerError}
+    cls = classes.get(kind, ProviderError)
     line = telling_line(text) or "no message"
     hint = next((fix for pattern, fix in special if re.search(pattern, text, re.IGNORECASE)),
                 None) or hints.get(kind) or hints["other"]
