@@ -527,7 +527,7 @@ def test_the_kernel_readme_lists_every_hook_where_it_is_declared() -> None:
 
 
 class Decided:
-    """Records tool_call_decided and after_tool_call; the policy: deny ``b == 0``, ask ``b == 1``."""
+    """Records tool_call_decided and after_tool_call; policy: deny ``b == 0``, ask ``b == 1``."""
 
     def __init__(self) -> None:
         self.seen: list[tuple] = []
