@@ -7,12 +7,14 @@ time, while other tests run beside it:
 - ``terminal``: the REPL in tmux; timing-sensitive screens are steadier without a twin;
 - ``template``: builds wheels and a throwaway environment once per module;
 - ``packaging``: throwaway virtual environments with uv;
-- ``local-model``: the real offline model (some tests ask for a 64k-token context, ~1.5 GB).
+- ``local-model``: the real offline model (some tests ask for a 64k-token context, ~1.5 GB);
+- the security attack tables (``test_sandbox_attacks`` …), one group each: their cases share
+  one real run per batch.
 
 The quick selection, ``pytest -m "not slow"``, leaves out what is marked ``slow`` in its module,
 every ``terminal`` test (the REPL in tmux) and the tests listed in ``SLOW`` below, each with its
-reason: real chatcli processes, the bubblewrap sandbox, MCP and PostgreSQL servers, long
-property tests (see :func:`pytest_collection_modifyitems`).
+reason: real chatcli processes, the slowest bubblewrap sandbox cases, MCP and PostgreSQL
+servers, long property tests (see :func:`pytest_collection_modifyitems`).
 
 The suite's fixtures for where chatcli keeps its files and where it works (one set, used by every
 folder; a folder that needs more builds on them under another name):
@@ -46,11 +48,16 @@ if os.environ.get("HYPOTHESIS_PROFILE"):
     settings.load_profile(os.environ["HYPOTHESIS_PROFILE"])
 
 _GROUPS_BY_FOLDER = {"template": "template", "packaging": "packaging"}
+#: Attack tables whose cases share one real chatcli run per batch (a module fixture): in one
+#: worker, in a row, each batch runs once instead of once per worker and again whenever the
+#: worker comes back to the module.
+_GROUPED_MODULES = {"test_sandbox_attacks.py", "test_policy_class_attacks.py",
+                    "test_agent_security.py"}
 
 #: What ``-m "not slow"`` leaves out besides the tests marked ``slow`` in their own module and the
 #: ``terminal`` ones, by reason: tests that take a second or more each (measured). An entry is a
-#: module under tests/, ``module::test_function`` (every parametrisation) or
-#: ``module::test_function[id]`` (one); tests/test_suite.py checks that each still exists.
+#: module under tests/ or ``module::test_function`` (every parametrisation); tests/test_suite.py
+#: checks that each still exists.
 SLOW: dict[str, tuple[str, ...]] = {
     "runs chatcli as a real process (a second or more a test)": (
         "agent/test_modes.py",
@@ -58,6 +65,8 @@ SLOW: dict[str, tuple[str, ...]] = {
         "cli/test_bad_api_keys.py",
         "cli/test_config_masking.py",
         "cli/test_exit_codes.py::test_a_model_the_service_does_not_know_is_a_usage_error",
+        "cli/test_hook_sequence.py",
+        "cli/test_misbehaving_plugins.py",
         "cli/test_non_utf8_arguments.py::test_non_utf8_bytes_in_the_prompt_argument_do_not_crash",
         "cli/test_non_utf8_arguments.py::test_the_prompt_and_system_text_still_take_any_bytes",
         "cli/test_plugin_import_audit.py",
@@ -82,12 +91,14 @@ SLOW: dict[str, tuple[str, ...]] = {
         "cost/test_cost_model_table.py::test_cost_uses_the_model_tables_prices_through_the_real_cli",
         "fallback/test_fallback_chain.py",
         "fallback/test_fallback_pool.py",
+        "fallback/test_fallback_text_protocol.py",
         "kernel/test_lazy_plugins.py",
         "memory/test_failures.py::test_a_broken_file_from_the_command_line",
         "memory/test_failures.py::test_an_unknown_backend_from_the_command_line",
         "memory/test_memory_commands.py::test_the_command_line",
         "memory/test_worker.py::test_one_shot_runs_extract_only_when_asked",
         "personas/test_command_templates.py::test_chatcli_p_expands_a_template_and_asks",
+        "personas/test_persona_command.py::test_chatcli_c_resumes_the_persona_and_off_ends_it",
         "providers/cli/test_cli_provider_chatcli.py",
         "providers/openai/test_openai_azure.py::test_chatcli_p_answers_from_an_azure_deployment",
         "providers/openai/test_openai_errors.py"
@@ -100,10 +111,6 @@ SLOW: dict[str, tuple[str, ...]] = {
         "providers/test_any_character.py",
         "providers/test_audit_faults.py",
         "providers/test_remote_models.py",
-        *(f"security/test_agent_security.py::test_one_shot_refuses_and_nothing_happens[{case}]"
-          for case in ("accept-edits-path-read-absolute", "accept-edits-path-read-dotdot",
-                       "auto-path-read-absolute", "auto-path-read-dotdot",
-                       "default-path-read-dotdot", "rule-rule-and-list", "rule-rule-newline")),
         "security/test_git_tool_denied.py::test_the_git_tool_shows_no_denied_change",
         "sessions/test_any_character.py",
         "sessions/test_cli.py",
@@ -126,16 +133,6 @@ SLOW: dict[str, tuple[str, ...]] = {
         "coder/test_git_and_test.py"
         "::test_a_coding_turn_reads_runs_the_tests_fixes_and_runs_them_again",
         "security/test_git_runs_nothing.py",
-        *(f"security/test_policy_class_attacks.py::test_the_call_is_refused_or_changes_nothing"
-          f"[{mode}-protected-write-{what}]"
-          for mode in ("accept-edits", "auto", "default", "plan")
-          for what in ("git-config", "dot-slash-hook")),
-        "security/test_policy_class_attacks.py::test_the_call_is_refused_or_changes_nothing"
-        "[plan-protected-write-nested-gitattributes]",
-        *(f"security/test_sandbox_attacks.py::test_the_attack_gets_nothing[{sandbox}-{mode}-{grep}]"
-          for sandbox in ("bwrap", "off") for mode in ("auto", "default")
-          for grep in ("read-grep-r", "read-grep-ri-secrets", "read-grep-R")),
-        "security/test_sandbox_attacks.py::test_in_the_sandbox_the_reads_run_and_find_the_rest",
         "security/test_scrubbed_env.py"
         "::test_commands_get_no_secret_variables_with_and_without_the_sandbox",
         "security/test_scrubbed_env.py"
@@ -196,8 +193,7 @@ def _slow_reason(item: pytest.Item) -> str | None:
         return None
     module = path.relative_to(Path(__file__).parent).as_posix()
     name = getattr(item, "originalname", item.name)
-    return (_SLOW_REASONS.get(f"{module}::{item.name}") or _SLOW_REASONS.get(f"{module}::{name}")
-            or _SLOW_REASONS.get(module))
+    return _SLOW_REASONS.get(f"{module}::{name}") or _SLOW_REASONS.get(module)
 
 
 @pytest.fixture
@@ -249,6 +245,8 @@ def _group(item: pytest.Item) -> str | None:
     path = Path(str(item.fspath))
     if path.name == "test_local_model.py":
         return "local-model"
+    if path.name in _GROUPED_MODULES:
+        return path.stem
     return _GROUPS_BY_FOLDER.get(path.parent.name)
 
 
