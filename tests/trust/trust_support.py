@@ -75,7 +75,8 @@ class World:
                 "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
                 "CHATCLI_CONFIG_DIR": str(self.base / "config"),
                 "CHATCLI_DATA_DIR": str(self.base / "data"),
-                "CHATCLI_CACHE_DIR": str(self.base / "cache"), "CHATCLI_PLUGINS": plugins,
+                "CHATCLI_CACHE_DIR": str(self.base / "cache"),
+                "CHATCLI_PLUGINS": f"{plugins},admin",  # admin: the `chatcli trust` command
                 "OPENAI_API_KEY": USER_KEY, "OPENAI_BASE_URL": user_url,
                 "GIT_CONFIG_NOSYSTEM": "1", **extra}
 
