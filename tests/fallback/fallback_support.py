@@ -21,7 +21,7 @@ ANTHROPIC_KEY = "sk-ant-fallback-test-0123456789"
 OPENAI_KEY = "sk-fallback-test-0123456789abcd"
 
 #: The plugins a run loads (the chain's own and the providers the tests use).
-PLUGINS = "fallback,openai,anthropic,sessions"
+PLUGINS = "fallback,openai,anthropic,sessions,admin"  # admin: `chatcli models`
 
 
 def write_config(home: Path, text: str) -> None:

@@ -21,7 +21,7 @@ DEMO = HERE / "demo_server.py"
 HANG = HERE / "hang_server.py"
 TIME_SERVER = str(Path(sys.executable).parent / "mcp-server-time")
 GIT_SERVER = str(Path(sys.executable).parent / "mcp-server-git")
-PLUGINS = "openai,anthropic,context,mcp,permissions"
+PLUGINS = "openai,anthropic,context,mcp,permissions,admin"  # admin: `chatcli trust`
 
 
 def toml_value(value: Any) -> str:

@@ -174,7 +174,8 @@ def _write_user(name: str, entry: dict[str, Any], force: bool) -> Path:
 
 
 def _unset(key: str) -> None:
-    """``chatcli config unset KEY`` (the kernel's editor keeps the file's comments)."""
+    """``chatcli config unset KEY`` (chatcli-admin's; the kernel's editor keeps the file's
+    comments)."""
     import contextlib
     import io
 
@@ -296,7 +297,8 @@ def trust_command(ctx: click.Context, remove: bool, yes: bool) -> int:
     root = ctx.find_root()
     command = root.command.get_command(root, "trust")  # type: ignore[attr-defined]
     if command is None:
-        raise UsageError("chatcli's `trust` command is missing", "update chatcli-kernel")
+        raise UsageError("chatcli's `trust` command is missing",
+                         "install chatcli-admin, which provides it")
     return int(ctx.invoke(command, path=None, yes=yes, as_list=False, revoke=remove) or 0)
 
 
