@@ -132,6 +132,7 @@ SLOW: dict[str, tuple[str, ...]] = {
         "coder/test_exec.py::test_output_is_streamed_while_the_command_runs",
         "coder/test_git_and_test.py"
         "::test_a_coding_turn_reads_runs_the_tests_fixes_and_runs_them_again",
+        "coder/test_sandbox_confinement.py",
         "security/test_git_runs_nothing.py",
         "security/test_scrubbed_env.py"
         "::test_commands_get_no_secret_variables_with_and_without_the_sandbox",
@@ -174,6 +175,7 @@ SLOW: dict[str, tuple[str, ...]] = {
         "kernel/test_safe_message_memo.py"
         "::test_a_dead_messages_memory_goes_with_it_and_its_id_proves_nothing",
         "packaging/test_typed_api.py::test_mypy_sees_the_real_type_of_every_public_name",
+        "testing/test_contract.py::test_an_incomplete_subclass_fails_with_a_clear_message",
         "testing/test_memory_contract.py"
         "::test_the_contract_fails_exactly_where_a_backend_breaks_a_rule",
     ),
