@@ -524,8 +524,8 @@ def test_pre_and_post_compact_hooks_run_when_compaction_calls_its_hooks(
 
 def test_pre_and_post_compact_hooks_fire_when_the_kernel_compacts(
         tmp_path: Path, chatcli_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The kernel calls view_changed ("compacting", "compact") itself: a real ``/compact`` on a Session
-    (the compaction plugin's strategies, the scripted model writing the summary) fires the
+    """The kernel calls view_changed ("compacting", "compact") itself: a real ``/compact`` on a
+    Session (the compaction plugin's strategies, the scripted model writing the summary) fires the
     user's PreCompact for each strategy that runs and PostCompact for each compaction made."""
     from chatcli import Message, PluginHost, Session, load_settings, user_config_path
     from chatcli_agent.user_hooks import plugin

@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from chatcli_provider_kit.textcalls import parse_tool_calls
 from chatcli_provider_kit import MAX_ARGUMENT_DEPTH, nested_too_deep, parse_tool_arguments
+from chatcli_provider_kit.textcalls import parse_tool_calls
 from chatcli_provider_ollama.provider import read_line
 from chatcli_testing import Fault, Reply, ToolCall
 from chatcli_testing.anthropic_wire import AnthropicServer
