@@ -119,6 +119,8 @@ SLOW: dict[str, tuple[str, ...]] = {
         "skills/test_cli_turns.py",
         "trust/test_plugin_gating.py",
         "trust/test_setting_rules.py::test_nothing_a_never_rule_names_gets_through",
+        "checkpoints/test_checkpoints_cli.py::test_rewind_last_and_undo_from_the_shell",
+        "providers/cli/test_cli_provider_failures.py",
     ),
     "runs commands in the bubblewrap sandbox": (
         "agent/test_policy_classes.py"
@@ -142,6 +144,10 @@ SLOW: dict[str, tuple[str, ...]] = {
         "trust/test_project_attacks.py",
         "trust/test_trust_flow.py",
     ),
+    "waits seconds on purpose (a background worker, a command stopped mid-run)": (
+        "coder/test_exec.py::test_stopping_the_turn_kills_the_command",
+        "memory/test_worker.py::test_the_worker_never_delays_the_next_prompt",
+    ),
     "starts real MCP servers": (
         "mcp/test_mcp_cli_runs.py",
         "mcp/test_mcp_commands.py",
@@ -160,6 +166,7 @@ SLOW: dict[str, tuple[str, ...]] = {
         "coder/test_edit.py::test_an_exact_unique_edit_changes_exactly_that_text",
         "coder/test_edit.py::test_trailing_whitespace_differences_still_find_the_one_block",
         "compaction/test_compaction_properties.py",
+        "kernel/test_plugin_order.py::test_any_registration_order_calls_as_the_position_order",
         "context/test_pull_args.py",
         "provider_kit/test_openai_format.py::test_fragmented_arguments_reassemble_exactly",
         "provider_kit/test_textcalls_properties.py"
