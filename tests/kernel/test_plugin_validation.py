@@ -17,5 +17,7 @@ def test_wrong_hook_arguments_are_reported_with_the_reason_in_one_line() -> None
     assert not host.register(ExtraArgument(), "extra")
     assert len(lines) == 1 and "\n" not in lines[0]
     assert "extra_arg" in lines[0] and "register_providers" in lines[0]
-    assert "extra_arg" in host.plugin_infos()[0].reason
+    from chatcli_admin.plugins import plugin_infos  # `chatcli plugins list` reads it
+
+    assert "extra_arg" in plugin_infos(host)[0].reason
     assert host.providers() == {}

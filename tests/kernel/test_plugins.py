@@ -56,7 +56,9 @@ def test_plugin_raising_in_hook_is_reported_once_and_others_still_work() -> None
     assert [f.name for f in host.failures] == ["bad"]
     assert len(lines) == 1 and "boom" in lines[0] and "second line" not in lines[0]
     assert "CHATCLI_DISABLE_PLUGINS=bad" in lines[0]
-    info = {i.name: i for i in host.plugin_infos()}
+    from chatcli_admin.plugins import plugin_infos  # `chatcli plugins list` reads it
+
+    info = {i.name: i for i in plugin_infos(host)}
     assert info["bad"].status == "failed" and "boom" in info["bad"].reason
     assert info["good"].status == "loaded" and info["good"].hooks == ["register_providers"]
 

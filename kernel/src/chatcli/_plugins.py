@@ -67,7 +67,6 @@ __all__ = [
     "HookCalls",
     "PluginFailure",
     "PluginHost",
-    "PluginInfo",
     "hookimpl",
 ]
 
@@ -101,19 +100,6 @@ class PluginFailure(NamedTuple):
     def __str__(self) -> str:
         verb = "failed" if self.fatal else "misbehaved"
         return f"plugin {self.name!r} {verb} {self.stage}: {self.reason}"
-
-
-class PluginInfo:
-    """One entry of ``chatcli plugins list``: its status is "loaded", "misbehaving", "failed"
-    or "disabled", and ``reason`` says why when it is not loaded."""
-
-    def __init__(self, name: str, module: str, distribution: str | None = None,
-                 version: str | None = None) -> None:
-        self.name, self.module = name, module
-        self.distribution, self.version = distribution, version
-        self.hooks: list[str] = []
-        self.status = "loaded"
-        self.reason = ""
 
 
 def _names_from_env(variable: str) -> set[str] | None:
@@ -663,37 +649,6 @@ class PluginHost:
         return self._collect("compaction strategy", CompactionStrategy, lambda s: s.name,
                              lambda register: self.hooks.register_compaction_strategies(
                                  register=register))
-
-    # ------------------------------------------------------------------ introspection
-
-    def plugin_infos(self) -> list[PluginInfo]:
-        """What is installed, loaded and failed, for ``chatcli plugins list``."""
-        from importlib.metadata import entry_points
-
-        self.load_all()
-        dists = {
-            ep.name: (ep.dist.name, ep.dist.version)
-            for ep in entry_points(group=ENTRY_POINT_GROUP)
-            if ep.dist is not None
-        }
-        infos: dict[str, PluginInfo] = {}
-        for name, module in self.entry_points.items():
-            dist, version = dists.get(name, (None, None))
-            infos[name] = PluginInfo(name=name, module=module, distribution=dist, version=version)
-        for name, plugin in self.pm.list_name_plugin():
-            info = infos.setdefault(
-                name, PluginInfo(name=name, module=getattr(plugin, "__name__", repr(plugin))))
-            info.hooks = sorted(caller.name for caller in self.pm.get_hookcallers(plugin) or [])
-        for failure in self.failures:
-            info = infos.setdefault(failure.name, PluginInfo(name=failure.name, module="?"))
-            if failure.fatal:
-                info.status = "failed"
-            elif info.status == "loaded":
-                info.status = "misbehaving"
-            info.reason = info.reason or f"{failure.stage}: {failure.reason}"
-        for name in self.skipped:
-            infos.setdefault(name, PluginInfo(name=name, module="?")).status = "disabled"
-        return sorted(infos.values(), key=lambda i: i.name)
 
 
 def _one_line(err: BaseException) -> str:

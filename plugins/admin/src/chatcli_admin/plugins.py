@@ -4,11 +4,16 @@ from __future__ import annotations
 
 import importlib.util
 import sys
+from typing import TYPE_CHECKING
 
 import click
 from chatcli._cli.common import format_table, get_state
 
-__all__ = ["installed_distribution", "installer_command", "plugins_group"]
+if TYPE_CHECKING:
+    from chatcli import PluginHost
+
+__all__ = ["PluginInfo", "installed_distribution", "installer_command", "plugin_infos",
+           "plugins_group"]
 
 KINDS = ("provider", "tool", "command", "skills")
 
@@ -31,7 +36,7 @@ def plugins_list(ctx: click.Context) -> int:
     for hook in sorted(host.declared_hooks):  # and the plugins' own (register_skill_sources)
         if hook.startswith("register_"):
             getattr(host.hook, hook)(register=lambda item: None)
-    infos = host.plugin_infos()
+    infos = plugin_infos(host)
     if not infos:
         click.echo("no plugins installed; see `chatcli plugins install NAME`")
         return 0
@@ -41,6 +46,52 @@ def plugins_list(ctx: click.Context) -> int:
         rows.append([info.name, info.version or "-", status, ", ".join(info.hooks) or "-"])
     click.echo(format_table(["NAME", "VERSION", "STATUS", "HOOKS"], rows))
     return 0
+
+
+class PluginInfo:
+    """One entry of ``chatcli plugins list``: its status is "loaded", "misbehaving", "failed"
+    or "disabled", and ``reason`` says why when it is not loaded."""
+
+    def __init__(self, name: str, module: str, distribution: str | None = None,
+                 version: str | None = None) -> None:
+        self.name, self.module = name, module
+        self.distribution, self.version = distribution, version
+        self.hooks: list[str] = []
+        self.status = "loaded"
+        self.reason = ""
+
+
+def plugin_infos(host: PluginHost) -> list[PluginInfo]:
+    """What is installed, loaded and failed in ``host``, for ``chatcli plugins list`` (every
+    plugin still waiting for one of its hooks is imported first)."""
+    from importlib.metadata import entry_points
+
+    from chatcli._plugins import ENTRY_POINT_GROUP
+
+    host.load_all()
+    dists = {
+        ep.name: (ep.dist.name, ep.dist.version)
+        for ep in entry_points(group=ENTRY_POINT_GROUP)
+        if ep.dist is not None
+    }
+    infos: dict[str, PluginInfo] = {}
+    for name, module in host.entry_points.items():
+        dist, version = dists.get(name, (None, None))
+        infos[name] = PluginInfo(name=name, module=module, distribution=dist, version=version)
+    for name, plugin in host.pm.list_name_plugin():
+        info = infos.setdefault(
+            name, PluginInfo(name=name, module=getattr(plugin, "__name__", repr(plugin))))
+        info.hooks = sorted(caller.name for caller in host.pm.get_hookcallers(plugin) or [])
+    for failure in host.failures:
+        info = infos.setdefault(failure.name, PluginInfo(name=failure.name, module="?"))
+        if failure.fatal:
+            info.status = "failed"
+        elif info.status == "loaded":
+            info.status = "misbehaving"
+        info.reason = info.reason or f"{failure.stage}: {failure.reason}"
+    for name in host.skipped:
+        infos.setdefault(name, PluginInfo(name=name, module="?")).status = "disabled"
+    return sorted(infos.values(), key=lambda i: i.name)
 
 
 def installer_command(action: str, names: list[str]) -> list[str]:
