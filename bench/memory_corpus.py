@@ -48,7 +48,7 @@ def _vocabulary(size: int = 20_000) -> tuple[list[str], list[float]]:
 
 
 def items(count: int, rng: random.Random) -> Iterator[Any]:
-    from chatcli import MemoryItem, MemoryKind
+    from chatcli_memory_api import MemoryItem, MemoryKind
 
     words, cumulative = _vocabulary()
     now = time.time()

@@ -9,7 +9,7 @@ import sys
 
 SCRIPT = """
 import sys
-import chatcli._compaction, chatcli._config, chatcli._memory, chatcli._session, chatcli._types
+import chatcli._compaction, chatcli._config, chatcli._session, chatcli._types
 from chatcli import Message, Settings
 Settings(); Message.user("hi")
 tokenize = sys.modules.get("tokenize")

@@ -117,7 +117,7 @@ def cli(home: Path, workspace: Path, server: Any, *args: str, plugins: str =
                if not k.startswith(("CHATCLI_", "OPENAI_", "ANTHROPIC_"))}
     environ.update(CHATCLI_CONFIG_DIR=str(home / "config"), CHATCLI_DATA_DIR=str(home / "data"),
                    CHATCLI_CACHE_DIR=str(home / "cache"), HOME=str(home),
-                   OPENAI_API_KEY="sk-test", CHATCLI_PLUGINS=plugins, **env)
+                   OPENAI_API_KEY="sk-test", CHATCLI_PLUGINS=f"{plugins},print", **env)
     if server is not None:
         environ["OPENAI_BASE_URL"] = server.url
     flags = ["--provider", "openai", "--model", "m"] if model_flags else []

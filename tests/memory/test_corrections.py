@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from chatcli import MemoryKind, Provenance
+from chatcli_memory_api import MemoryKind, Provenance
 from chatcli_testing import Reply
 from memory_support import chat_requests, extraction, extraction_requests, stable_prefix
 

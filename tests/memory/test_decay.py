@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from chatcli import MemoryKind
+from chatcli_memory_api import MemoryKind
 from chatcli_testing import Reply
 from memory_support import chat_requests, extraction, stable_prefix
 

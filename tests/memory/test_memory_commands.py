@@ -8,7 +8,7 @@ import datetime
 from pathlib import Path
 from typing import Any
 
-from chatcli import MemoryKind
+from chatcli_memory_api import MemoryKind
 from chatcli_testing import Reply
 from memory_support import chat_requests, cli, stable_prefix
 

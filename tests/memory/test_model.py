@@ -7,11 +7,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from chatcli import MemoryKind, Provenance
 from chatcli_memory.model import Memory, SecretRefused, similarity, tokens
 from chatcli_memory.project import project_scope
 from chatcli_memory.settings import MemoryOptions
 from chatcli_memory.sqlite_backend import SqliteBackend
+from chatcli_memory_api import MemoryKind, Provenance
 from memory_support import DAY, Clock
 
 

@@ -12,9 +12,10 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from chatcli import ChatcliError, MemoryItem
+from chatcli import ChatcliError
 from chatcli_memory.runtime import Runtime
 from chatcli_memory.sqlite_backend import SqliteBackend, fts_query
+from chatcli_memory_api import MemoryItem
 
 
 def _mode(path: Path) -> int:
@@ -56,7 +57,7 @@ def test_a_newer_schema_is_refused(tmp_path: Path) -> None:
 
 WRITER = textwrap.dedent("""
     import sys
-    from chatcli import MemoryItem
+    from chatcli_memory_api import MemoryItem
     from chatcli_memory.sqlite_backend import SqliteBackend
 
     path, tag, shared = sys.argv[1], sys.argv[2], sys.argv[3]

@@ -7,8 +7,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from chatcli import MemoryBackend
 from chatcli_memory.sqlite_backend import SqliteBackend
+from chatcli_memory_api import MemoryBackend
 from chatcli_testing import MemoryBackendContract
 
 

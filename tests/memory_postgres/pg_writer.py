@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import sys
 
-from chatcli import MemoryItem
+from chatcli_memory_api import MemoryItem
 from chatcli_memory_postgres.backend import PostgresMemoryBackend
 from chatcli_memory_postgres.settings import PostgresConfig
 

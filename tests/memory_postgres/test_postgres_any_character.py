@@ -5,9 +5,9 @@ PostgreSQL's ``text`` refuses NUL, and psycopg cannot encode a lone surrogate.""
 from __future__ import annotations
 
 import pytest
-from chatcli import MemoryKind, Provenance
 from chatcli_memory.model import Memory
 from chatcli_memory.settings import MemoryOptions
+from chatcli_memory_api import MemoryKind, Provenance
 
 CASES = [
     ("nul", "the build uses\x00 make"),

@@ -6,7 +6,7 @@ import uuid
 from collections.abc import Iterator
 
 import pytest
-from chatcli import MemoryBackend
+from chatcli_memory_api import MemoryBackend
 from chatcli_testing import MemoryBackendContract
 
 

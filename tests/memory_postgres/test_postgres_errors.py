@@ -6,7 +6,8 @@ from __future__ import annotations
 import socket
 
 import pytest
-from chatcli import ChatcliError, ConfigError, MemoryItem, redact
+from chatcli import ChatcliError, ConfigError, redact
+from chatcli_memory_api import MemoryItem
 from chatcli_memory_postgres.backend import PostgresMemoryBackend
 from chatcli_memory_postgres.settings import PostgresConfig
 from chatcli_testing.postgres_server import PASSWORD_ROLE, PostgresServer

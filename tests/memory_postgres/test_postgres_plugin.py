@@ -8,14 +8,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from chatcli import (
-    ConfigError,
-    MemoryBackend,
-    MemoryBackendSpec,
-    MemoryItem,
-    PluginHost,
-    load_settings,
-)
+from chatcli import ConfigError, PluginHost, load_settings
+from chatcli_memory_api import MemoryBackend, MemoryBackendSpec, MemoryItem
 from chatcli_memory_postgres.settings import resolve
 
 

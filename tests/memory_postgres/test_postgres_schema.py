@@ -4,7 +4,8 @@ its own schema when asked; usable by a role that may not create tables."""
 from __future__ import annotations
 
 import pytest
-from chatcli import ChatcliError, MemoryItem
+from chatcli import ChatcliError
+from chatcli_memory_api import MemoryItem
 from chatcli_memory_postgres.backend import PostgresMemoryBackend
 from chatcli_memory_postgres.schema import SCHEMA_VERSION
 from chatcli_memory_postgres.settings import PostgresConfig

@@ -5,7 +5,7 @@ words are everywhere."""
 from __future__ import annotations
 
 import pytest
-from chatcli import MemoryItem
+from chatcli_memory_api import MemoryItem
 from chatcli_memory_postgres.search import (
     MAX_WORDS,
     WordStats,

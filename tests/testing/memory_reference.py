@@ -9,7 +9,7 @@ import threading
 import time
 from collections.abc import Sequence
 
-from chatcli import MemoryHit, MemoryItem, MemoryKind
+from chatcli_memory_api import MemoryHit, MemoryItem, MemoryKind
 
 
 def _words(text: str) -> list[str]:

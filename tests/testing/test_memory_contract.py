@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from chatcli import MemoryBackend
+from chatcli_memory_api import MemoryBackend
 from chatcli_testing import MemoryBackendContract
 from memory_reference import ListBackend
 

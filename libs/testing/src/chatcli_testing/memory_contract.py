@@ -1,12 +1,12 @@
 """A conformance kit for memory backends: subclass :class:`MemoryBackendContract`.
 
-Every :class:`chatcli.MemoryBackend` (the embedded SQLite one of chatcli-memory, the PostgreSQL
-one of chatcli-memory-postgres, yours) must pass the same tests: store, get, update, delete and
-list (kinds, scopes, the archived filter, newest first, limit); search (words in any order,
-punctuation and query syntax ignored, unicode, an empty query gives nothing; ranking: a better
-text match scores higher, and between equal text matches the more recent, then the more
-confident, item wins); touch and reinforce (atomic, confidence kept within 0–1); update of a
-missing id raises KeyError; metadata round-trips; concurrent writers from threads lose nothing.
+Every :class:`chatcli_memory_api.MemoryBackend` (the embedded SQLite one of chatcli-memory, the
+PostgreSQL one of chatcli-memory-postgres, yours) must pass the same tests: store, get, update,
+delete and list (kinds, scopes, the archived filter, newest first, limit); search (words in any
+order, punctuation and query syntax ignored, unicode, an empty query gives nothing; ranking: a
+better text match scores higher, and between equal text matches the more recent, then the more
+confident, item wins); touch and reinforce (atomic, confidence kept within 0–1); update of a missing
+id raises KeyError; metadata round-trips; concurrent writers from threads lose nothing.
 
 pytest collects it only through a subclass whose name starts with ``Test``::
 
@@ -47,7 +47,7 @@ from collections.abc import Iterator
 from typing import Any, ClassVar
 
 import pytest
-from chatcli import MemoryBackend, MemoryHit, MemoryItem, MemoryKind, Provenance
+from chatcli_memory_api import MemoryBackend, MemoryHit, MemoryItem, MemoryKind, Provenance
 
 __all__ = ["MemoryBackendContract"]
 
@@ -63,7 +63,7 @@ def _ids(hits: list[MemoryHit]) -> list[str]:
 
 
 class MemoryBackendContract:
-    """Conformance tests for a :class:`chatcli.MemoryBackend`.
+    """Conformance tests for a :class:`chatcli_memory_api.MemoryBackend`.
 
     Subclasses (named ``Test...``) override the :meth:`backend` fixture and, when the store can
     be opened twice, :meth:`second_backend`.

@@ -17,7 +17,8 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar
 
 import psycopg
-from chatcli import ChatcliError, MemoryHit, MemoryItem, MemoryKind
+from chatcli import ChatcliError
+from chatcli_memory_api import MemoryHit, MemoryItem, MemoryKind
 from psycopg import sql
 from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb

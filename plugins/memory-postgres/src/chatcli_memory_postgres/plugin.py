@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING
 from chatcli import hookimpl
 
 if TYPE_CHECKING:
-    from chatcli import MemoryBackend, MemoryBackendSpec, SettingRule, Settings
+    from chatcli import SettingRule, Settings
+    from chatcli_memory_api import MemoryBackend, MemoryBackendSpec
 
 
 def open_backend(settings: Settings) -> MemoryBackend:
@@ -22,7 +23,7 @@ def open_backend(settings: Settings) -> MemoryBackend:
 @hookimpl
 def register_memory_backends(register: Callable[[MemoryBackendSpec], None]) -> None:
     """Offer ``memory.backend = "postgres"``: one memory shared by a team."""
-    from chatcli import MemoryBackendSpec
+    from chatcli_memory_api import MemoryBackendSpec
 
     register(MemoryBackendSpec(
         name="postgres", factory=open_backend,

@@ -12,7 +12,7 @@ import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from chatcli import MemoryItem, MemoryKind, Provenance
+from chatcli_memory_api import MemoryItem, MemoryKind, Provenance
 
 if TYPE_CHECKING:
     from chatcli import SlashCommand

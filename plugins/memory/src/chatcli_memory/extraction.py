@@ -21,7 +21,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from chatcli import MemoryItem, MemoryKind, Message, Provenance
+from chatcli import Message
+from chatcli_memory_api import MemoryItem, MemoryKind, Provenance
 
 from chatcli_memory.model import Memory
 from chatcli_memory.secrets import redact_secrets

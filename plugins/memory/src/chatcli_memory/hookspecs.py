@@ -4,7 +4,7 @@ A storage backend for long-term memory implements it without importing this plug
 
     @chatcli.hookimpl
     def register_memory_backends(register):
-        register(chatcli.MemoryBackendSpec("mine", factory))
+        register(chatcli_memory_api.MemoryBackendSpec("mine", factory))
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from chatcli import hookspec
 
 if TYPE_CHECKING:
-    from chatcli import MemoryBackendSpec
+    from chatcli_memory_api import MemoryBackendSpec
 
 
 @hookspec
@@ -26,10 +26,10 @@ def register_memory_backends(register: Callable[[MemoryBackendSpec], None]) -> N
     ``chatcli memory`` command runs), through ``host.collect``.
 
     :param register: call ``register(MemoryBackendSpec(name, factory))``; ``factory(settings)``
-        opens a :class:`chatcli.MemoryBackend` (import its driver there, not at start-up). The
-        backend named by the ``memory.backend`` setting is used; one that is missing or fails to
-        open is reported in one line and chatcli goes on without memory. Two backends with one
-        name: the one pluggy calls first wins and the other is reported.
+        opens a :class:`chatcli_memory_api.MemoryBackend` (import its driver there, not at
+        start-up). The backend named by the ``memory.backend`` setting is used; one that is
+        missing or fails to open is reported in one line and chatcli goes on without memory.
+        Two backends with one name: the one pluggy calls first wins and the other is reported.
 
     The return value is ignored.
     """

@@ -29,7 +29,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from chatcli import MemoryKind, Provenance
+from chatcli_memory_api import MemoryKind, Provenance
 
 if TYPE_CHECKING:
     from chatcli_memory.model import Memory

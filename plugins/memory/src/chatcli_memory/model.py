@@ -1,4 +1,5 @@
-"""What is remembered, and how it ages: the memory model over any :class:`chatcli.MemoryBackend`.
+"""What is remembered, and how it ages: the memory model over any
+:class:`chatcli_memory_api.MemoryBackend`.
 
 - **Confidence** by provenance: stated 0.9, corrected 1.0, extracted 0.6; each time a fact is
   seen again it is reinforced (+0.05, at most 1).
@@ -24,7 +25,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from chatcli import MemoryBackend, MemoryItem, MemoryKind, Provenance
+from chatcli_memory_api import MemoryBackend, MemoryItem, MemoryKind, Provenance
 
 from chatcli_memory.secrets import MASK, find_secret, redact_secrets
 from chatcli_memory.settings import MemoryOptions

@@ -82,7 +82,7 @@ class MemoryPlugin:
 
     @hookimpl
     def register_memory_backends(self, register: Callable[[MemoryBackendSpec], None]) -> None:
-        from chatcli import MemoryBackendSpec
+        from chatcli_memory_api import MemoryBackendSpec
 
         from chatcli_memory.runtime import sqlite_factory
 

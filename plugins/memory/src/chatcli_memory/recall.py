@@ -17,7 +17,8 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
-from chatcli import MemoryItem, MemoryKind, Role
+from chatcli import Role
+from chatcli_memory_api import MemoryItem, MemoryKind
 
 if TYPE_CHECKING:
     from chatcli import Message

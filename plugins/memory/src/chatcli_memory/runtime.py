@@ -14,7 +14,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from chatcli import ChatcliError, MemoryItem, MemoryKind
+from chatcli import ChatcliError
+from chatcli_memory_api import MemoryItem, MemoryKind
 
 from chatcli_memory.model import Memory
 from chatcli_memory.project import project_root, project_scope
@@ -116,7 +117,7 @@ class Runtime:
 
     def _open_backend(self) -> MemoryBackend:
         name = self.options.backend
-        from chatcli import MemoryBackendSpec
+        from chatcli_memory_api import MemoryBackendSpec
 
         specs = (self.host.collect("register_memory_backends", MemoryBackendSpec,
                                    "memory backend") if self.host is not None else {})

@@ -33,7 +33,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from chatcli import ChatcliError, MemoryHit, MemoryItem, MemoryKind
+from chatcli import ChatcliError
+from chatcli_memory_api import MemoryHit, MemoryItem, MemoryKind
 
 __all__ = ["SCHEMA_VERSION", "SqliteBackend", "fts_query", "query_words"]
 
@@ -127,8 +128,8 @@ def _fix(path: Path) -> str:
 
 
 class SqliteBackend:
-    """A :class:`chatcli.MemoryBackend` on one SQLite file (thread-safe: one connection behind
-    a lock; open the file twice for a second handle)."""
+    """A :class:`chatcli_memory_api.MemoryBackend` on one SQLite file (thread-safe: one
+    connection behind a lock; open the file twice for a second handle)."""
 
     name = "sqlite"
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from chatcli import MemoryKind, Provenance
+from chatcli_memory_api import MemoryKind, Provenance
 from pydantic import BaseModel, Field
 
 if TYPE_CHECKING:

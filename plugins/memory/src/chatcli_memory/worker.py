@@ -18,7 +18,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from chatcli import ChatcliError, MemoryKind
+from chatcli import ChatcliError
+from chatcli_memory_api import MemoryKind
 
 from chatcli_memory.extraction import (
     ExtractionError,

@@ -7,6 +7,8 @@ with chatcli-memory, a PostgreSQL one lets a team share memory. The setting ``me
 names the one used.
 
 Every backend must pass the same contract suite (``chatcli_testing.MemoryBackendContract``).
+This library is the contract both sides import (chatcli 1.x served these names from ``chatcli``);
+the hook that registers a backend is declared by chatcli-memory (its ``hookspecs.py``).
 """
 
 from __future__ import annotations
@@ -17,12 +19,11 @@ from collections.abc import Callable, Sequence
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, runtime_checkable
 
+from chatcli import new_id
 from pydantic import BaseModel, Field
 
-from chatcli._types import _new_dict, new_id
-
 if TYPE_CHECKING:
-    from chatcli._config import Settings
+    from chatcli import Settings
 
 __all__ = [
     "MemoryBackend",
@@ -56,6 +57,12 @@ class Provenance(StrEnum):
 
 def _now() -> float:
     return time.time()
+
+
+def _new_dict() -> dict[str, Any]:
+    """``dict`` as a pydantic default factory: a builtin's signature would be read by the
+    tokenizer, whose first use compiles a large regular expression (start-up time)."""
+    return {}
 
 
 class MemoryItem(BaseModel):
