@@ -9,9 +9,9 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from chatcli import control_file_programs as programs
-from chatcli._trust_programs import MAX_LINE, MAX_PROGRAMS
 from chatcli_repl.trust import _skill_folder
+from chatcli_workspace import control_file_programs as programs
+from chatcli_workspace._programs import MAX_LINE, MAX_PROGRAMS
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

@@ -67,8 +67,9 @@ def _no_project(workspace: str) -> UsageError:
 
 
 def _trust(host: PluginHost, workspace: str, yes: bool) -> int:
-    from chatcli import UsageError, control_file_programs
+    from chatcli import UsageError
     from chatcli._trust import project_trust, trust_project, trust_summary
+    from chatcli_workspace import control_file_programs
 
     state = project_trust(workspace, host)
     if state.root is None:

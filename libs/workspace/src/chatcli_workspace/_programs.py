@@ -1,9 +1,10 @@
 """What a project's control file would run or reach, in lines a person can read before trusting
 it: each table of a JSON or TOML file with a ``command`` (and its ``args``) or a ``url`` — an MCP
 server of ``.mcp.json``, a hook of ``.claude/settings.json`` or ``.chatcli/config.toml`` — named by
-where it is. Generic on purpose: the kernel knows no plugin's format, and a file a plugin names
-as a control file shows what it runs whatever its layout. Text from someone else's repository
-never reaches the terminal with its control characters."""
+where it is. Generic on purpose: it knows no plugin's format, so a file a plugin names as a
+control file shows what it runs whatever its layout. Text from someone else's repository never
+reaches the terminal with its control characters. (The trust question of the chat and
+``chatcli trust`` show these lines.)"""
 
 from __future__ import annotations
 
