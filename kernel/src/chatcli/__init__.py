@@ -61,13 +61,6 @@ _EXPORTS: dict[str, str] = {
     "safe_json": "chatcli._safetext",
     "safe_message": "chatcli._safetext",
     "safe_text": "chatcli._safetext",
-    # long-term memory
-    "MemoryBackend": "chatcli._memory",
-    "MemoryBackendSpec": "chatcli._memory",
-    "MemoryHit": "chatcli._memory",
-    "MemoryItem": "chatcli._memory",
-    "MemoryKind": "chatcli._memory",
-    "Provenance": "chatcli._memory",
     # compaction
     "Compaction": "chatcli._compaction",
     "CompactionJob": "chatcli._compaction",
@@ -211,12 +204,6 @@ if TYPE_CHECKING:
     from chatcli._errors import register_secret as register_secret
     from chatcli._layers import parse_bool as parse_bool
     from chatcli._layers import raw_settings as raw_settings
-    from chatcli._memory import MemoryBackend as MemoryBackend
-    from chatcli._memory import MemoryBackendSpec as MemoryBackendSpec
-    from chatcli._memory import MemoryHit as MemoryHit
-    from chatcli._memory import MemoryItem as MemoryItem
-    from chatcli._memory import MemoryKind as MemoryKind
-    from chatcli._memory import Provenance as Provenance
     from chatcli._paths import atomic_write as atomic_write
     from chatcli._paths import cache_dir as cache_dir
     from chatcli._paths import config_dir as config_dir
