@@ -7,10 +7,9 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
-from typing import TYPE_CHECKING
 
+TYPE_CHECKING = False  # not `from typing import ...`: `chatcli --help` reads its cache here
 if TYPE_CHECKING:
     from pathlib import Path
 
@@ -76,6 +75,7 @@ def atomic_write(path: Path, data: str | bytes, mode: int | None = None) -> None
     The file is written next to its destination, flushed to disk, given ``mode`` (e.g. 0o600
     before any secret is written), then renamed over the target.
     """
+    import contextlib
     import tempfile
 
     path.parent.mkdir(parents=True, exist_ok=True)
