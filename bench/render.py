@@ -1,7 +1,7 @@
 """CPU cost of streaming a markdown answer through chatcli's renderer, vs rendering it once.
 
 Streams generated 1,000 / 4,000 / 8,000-token answers (headings, paragraphs, lists, code fences;
-about 4 characters per token) in chunks of 3 tokens through :class:`chatcli.render.MarkdownStream`
+about 4 characters per token) in chunks of 3 tokens through :class:`chatcli_render.MarkdownStream`
 into a terminal Console writing to a StringIO (width 100), and prints the CPU time
 (``time.process_time``) as a ratio to printing ``Markdown(final_text)`` once.
 
@@ -22,7 +22,7 @@ import io
 import random
 import time
 
-from chatcli import MarkdownStream
+from chatcli_render import MarkdownStream
 from rich.console import Console
 from rich.markdown import Markdown
 

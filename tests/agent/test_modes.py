@@ -76,7 +76,7 @@ def chat(tmp_path: Path, openai_server: Any):
                if not k.startswith(("CHATCLI_", "OPENAI_", "ANTHROPIC_"))}
         env.update(CHATCLI_CONFIG_DIR=str(home / "config"), CHATCLI_DATA_DIR=str(home / "data"),
                    HOME=str(home), OPENAI_API_KEY="sk-test", OPENAI_BASE_URL=openai_server.url,
-                   PYTHONPATH=str(site), CHATCLI_PLUGINS=plugins, **extra)
+                   PYTHONPATH=str(site), CHATCLI_PLUGINS=f"{plugins},print", **extra)
         return subprocess.run([CHATCLI, *args, "--provider", "openai", "--model", "m"],
                               capture_output=True, text=True, env=env, cwd=work, timeout=60,
                               stdin=subprocess.DEVNULL)

@@ -372,7 +372,7 @@ def _cli(tmp_path: Path, config: str, *flags: str) -> subprocess.CompletedProces
            "CHATCLI_CONFIG_DIR": str(tmp_path / "config"),
            "CHATCLI_DATA_DIR": str(tmp_path / "data"), "CHATCLI_CACHE_DIR": str(tmp_path / "c"),
            "OPENAI_API_KEY": "test", "OPENAI_BASE_URL": "http://127.0.0.1:9",
-           "CHATCLI_PLUGINS": "openai,coder,permissions"}
+           "CHATCLI_PLUGINS": "openai,coder,permissions,print"}
     chatcli = Path(sys.executable).parent / "chatcli"
     return subprocess.run([str(chatcli), "--provider", "openai", "--model", "m", "-p", "hi",
                            *flags], cwd=tmp_path / "ws", env=env, capture_output=True,

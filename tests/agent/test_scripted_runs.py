@@ -56,7 +56,7 @@ def _environment(home: Path, plugins: str, **extra: str) -> dict[str, str]:
     for folder in ("config", "data", "cache"):
         (home / folder).mkdir(parents=True, exist_ok=True)
     env.update(CHATCLI_CONFIG_DIR=str(home / "config"), CHATCLI_DATA_DIR=str(home / "data"),
-               CHATCLI_CACHE_DIR=str(home / "cache"), CHATCLI_PLUGINS=plugins, **extra)
+               CHATCLI_CACHE_DIR=str(home / "cache"), CHATCLI_PLUGINS=f"{plugins},print", **extra)
     return env
 
 

@@ -110,7 +110,8 @@ class Env:
         env.update(CHATCLI_CONFIG_DIR=str(self.home / "config"),
                    CHATCLI_DATA_DIR=str(self.home / "data"), HOME=str(self.home),
                    OPENAI_API_KEY="sk-test", OPENAI_BASE_URL=self.server.url,
-                   PYTHONPATH=str(self.site), CHATCLI_PLUGINS="openai,user-hooks,hooktools,admin",
+                   PYTHONPATH=str(self.site),
+                   CHATCLI_PLUGINS="openai,user-hooks,hooktools,admin,print",
                    **extra)
         return subprocess.run([CHATCLI, *args],
                               capture_output=True, text=True, env=env, cwd=self.work,

@@ -80,7 +80,7 @@ def _environment(home: Path) -> dict[str, str]:
            if not k.startswith("CHATCLI_") and not k.endswith("_API_KEY")}
     env.update(CHATCLI_CONFIG_DIR=str(home / "config"), CHATCLI_DATA_DIR=str(home / "data"),
                CHATCLI_CACHE_DIR=str(home / "cache"),
-               CHATCLI_PLUGINS="sessions,checkpoints,cktest", PYTHONPATH=str(site))
+               CHATCLI_PLUGINS="sessions,checkpoints,cktest,print", PYTHONPATH=str(site))
     return env
 
 

@@ -17,6 +17,7 @@ from chatcli import PluginHost
 from chatcli._cli import run
 from chatcli_admin import plugin as admin_plugin
 from chatcli_agent.permissions import cli_options
+from chatcli_print import plugin as print_plugin
 from chatcli_testing import ScriptedProvider, scripted_plugin
 from process_support import (  # noqa: F401 (the tests import them from here)
     CHATCLI,
@@ -63,6 +64,7 @@ class Cli:
         self.host.register(ToolPlugin(), "tools")
         self.host.register(cli_options, "agent-options")  # --allow, as chatcli-agent adds it
         self.host.register(admin_plugin, "admin")  # config, keys, models, plugins, trust
+        self.host.register(print_plugin, "print")  # -p: answer once
 
     def script(self, *replies) -> None:
         """Queue the provider's replies (chatcli_testing Reply / Fault / exceptions)."""

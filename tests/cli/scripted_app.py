@@ -58,16 +58,18 @@ def script_from_env() -> list:
 
 def main() -> int:
     """The real command line with the scripted provider and the tool (and chatcli-agent's
-    ``--allow``, not its policy)."""
+    ``--allow``, not its policy; chatcli-print answers ``-p``)."""
     from chatcli import PluginHost
     from chatcli._cli import run
     from chatcli_agent.permissions import cli_options
+    from chatcli_print import plugin as print_plugin
     from chatcli_testing import ScriptedProvider, scripted_plugin
 
     host = PluginHost()
     host.register(scripted_plugin(ScriptedProvider(script_from_env())), "scripted")
     host.register(ToolPlugin(), "tools")
     host.register(cli_options, "agent-options")
+    host.register(print_plugin, "print")
     return run(sys.argv[1:], host=host)
 
 

@@ -13,7 +13,7 @@ from cli_support import CHATCLI, openai_env, run_bytes, run_process
 def test_a_model_the_service_does_not_know_is_a_usage_error(tmp_path, openai_server):
     openai_server.script(Fault(status=404, message="The model `gpt-nope` does not exist"))
     done = run_process([CHATCLI, "-p", "hi", "-m", "gpt-nope"], tmp_path,
-                       **openai_env(openai_server), CHATCLI_PLUGINS="openai")
+                       **openai_env(openai_server), CHATCLI_PLUGINS="openai,print")
     assert done.returncode == 2
     assert done.stderr.startswith("chatcli: error: OpenAI does not know model 'gpt-nope'")
     assert "pick a model from `chatcli models`" in done.stderr and done.stderr.count("\n") == 1
@@ -38,7 +38,7 @@ def test_continue_and_resume_together_are_refused_before_anything_runs(cli):
 
 
 def test_a_plugin_selection_without_providers_says_so(tmp_path):
-    done = run_process([CHATCLI, "-p", "hi"], tmp_path, CHATCLI_PLUGINS="sessions")
+    done = run_process([CHATCLI, "-p", "hi"], tmp_path, CHATCLI_PLUGINS="sessions,print")
     assert done.returncode == 2
     assert done.stderr.startswith("chatcli: error: no provider is loaded: CHATCLI_PLUGINS or "
                                   "CHATCLI_DISABLE_PLUGINS leaves out ")

@@ -113,8 +113,9 @@ def register_skill_sources(register):
     record("register_skill_sources")
 
 @hookimpl
-def interactive_main(options, host, settings):
-    record("interactive_main")
+def cmdline_main(host, settings, options, prompt):
+    if prompt is None:  # the chat; -p answers through chatcli-print
+        record("cmdline_main")
 '''
 
 QUESTION = "What colour is the sky in the fact store?"
@@ -129,7 +130,7 @@ def recorded(home, openai_server):
     """Run one turn; returns the recorded hook calls, the JSON answer and the requests."""
     log = home / "hooks.jsonl"
     env = {**openai_env(openai_server), **plugin_distribution(home, "recorder", RECORDER),
-           "CHATCLI_PLUGINS": "openai,recorder", "RECORD_FILE": str(log)}
+           "CHATCLI_PLUGINS": "openai,recorder,print", "RECORD_FILE": str(log)}
     openai_server.script(Reply(tool_calls=[ToolCall(name="lookup", arguments={"key": "colour"})]),
                          Reply(text="The sky is blue."))
     done = run_process([CHATCLI, "-p", QUESTION, "--provider", "openai", "--model", "m",

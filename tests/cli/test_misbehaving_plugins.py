@@ -92,7 +92,7 @@ CASES = {
 def test_every_command_still_works_and_the_plugin_is_reported(case, home, openai_server):
     body, reports = CASES[case]
     env = {**openai_env(openai_server), **plugin_distribution(home, "rogue", body),
-           "CHATCLI_PLUGINS": "openai,sessions,rogue,admin"}
+           "CHATCLI_PLUGINS": "openai,sessions,rogue,admin,print"}
     openai_server.script(Reply(text="still answering"))
 
     answered = run_process([CHATCLI, "-p", "hi", "--provider", "openai", "--json"], home, **env)
@@ -122,7 +122,7 @@ def test_every_command_still_works_and_the_plugin_is_reported(case, home, openai
 ])
 def test_plugin_exiting_or_asserting_at_import_is_skipped(home, openai_server, body, reason):
     extra = plugin_distribution(home, "rogue", body)
-    env = {**openai_env(openai_server), "CHATCLI_PLUGINS": "openai,rogue,admin", **extra}
+    env = {**openai_env(openai_server), "CHATCLI_PLUGINS": "openai,rogue,admin,print", **extra}
     openai_server.script(Reply(text="still works"))
     done = run_process([CHATCLI, "-p", "hi"], home, **env)
     assert done.returncode == 0, done.stderr
@@ -151,7 +151,7 @@ def register_commands(cli):
 def test_plugin_calling_sys_exit_in_a_hook_is_isolated(home, openai_server):
     extra = plugin_distribution(home, "rogue", HOOK_EXITS)
     openai_server.script(Reply(text="answered"))
-    env = {**openai_env(openai_server), "CHATCLI_PLUGINS": "openai,rogue", **extra}
+    env = {**openai_env(openai_server), "CHATCLI_PLUGINS": "openai,rogue,print", **extra}
     done = run_process([CHATCLI, "-p", "hi"], home, **env)
     assert done.returncode == 0, done.stderr
     assert done.stdout == "answered\n"
@@ -183,7 +183,7 @@ def register_providers(register):
 
 def test_unmapped_provider_error_keeps_the_partial_answer(home):
     env = {**plugin_distribution(home, "leaky", LEAKY_PROVIDER),
-           "CHATCLI_PLUGINS": "leaky,sessions"}
+           "CHATCLI_PLUGINS": "leaky,sessions,print"}
     done = run_process([CHATCLI, "--provider", "leaky", "-p", "my question"], home, **env)
     assert done.returncode == 1
     assert done.stdout == "half an answer\n"
@@ -195,7 +195,7 @@ def test_unmapped_provider_error_keeps_the_partial_answer(home):
 
 
 def test_provider_whose_sdk_does_not_import_names_it_in_one_line(home):
-    env = {**plugin_distribution(home, "leaky", LEAKY_PROVIDER), "CHATCLI_PLUGINS": "leaky",
+    env = {**plugin_distribution(home, "leaky", LEAKY_PROVIDER), "CHATCLI_PLUGINS": "leaky,print",
            "LEAKY": "factory"}
     done = run_process([CHATCLI, "--provider", "leaky", "-p", "hi"], home, **env)
     assert done.returncode == 1

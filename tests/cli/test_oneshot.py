@@ -274,19 +274,44 @@ def test_a_plugin_raising_in_register_providers_leaves_prompt_working(cli):
 
 
 def test_no_prompt_on_a_terminal_without_repl_plugin(cli):
+    # (chatcli-print is registered: it answers prompts, never runs the chat)
     result = cli(stdin=TtyInput(""))
     assert result.code == 2
     assert result.err == ("chatcli: error: interactive chat needs chatcli-repl: "
                           "pip install chatcli-repl\n")
 
 
-def test_no_prompt_on_a_terminal_calls_interactive_main(cli):
+PRINT_HINT = "chatcli: error: answering a prompt needs chatcli-print: pip install chatcli-print\n"
+
+
+def test_without_chatcli_print_a_prompt_is_a_usage_error_naming_it(cli):
+    cli.host.unregister("print")
+    cli.script(Reply(text="never asked"))
+    for argv, stdin in ((("-p", "hi"), ""), ((), "piped question"), (("-p", "/help"), "")):
+        result = cli(*argv, stdin=stdin)
+        assert (result.code, result.out, result.err) == (2, "", PRINT_HINT), argv
+    as_json = cli("--json", "-p", "hi")
+    assert as_json.code == 2 and json.loads(as_json.out) == {
+        "error": PRINT_HINT.removeprefix("chatcli: error: ").strip(), "type": "UsageError"}
+    assert cli.provider.requests == []  # nothing reached the model
+
+
+def test_the_repl_does_not_answer_a_prompt(cli):
+    from chatcli_repl import plugin as repl_plugin
+
+    cli.host.unregister("print")
+    cli.host.register(repl_plugin, "repl")
+    result = cli("-p", "hi")
+    assert (result.code, result.out, result.err) == (2, "", PRINT_HINT)
+
+
+def test_no_prompt_on_a_terminal_calls_cmdline_main_without_a_prompt(cli):
     seen = {}
 
     class Repl:
         @hookimpl
-        def interactive_main(self, options, host, settings):
-            seen.update(options=options, host=host, settings=settings)
+        def cmdline_main(self, host, settings, options, prompt):
+            seen.update(options=options, host=host, settings=settings, prompt=prompt)
             return 7
 
     cli.host.register(Repl(), "repl")
@@ -294,7 +319,7 @@ def test_no_prompt_on_a_terminal_calls_interactive_main(cli):
     assert result.code == 7
     options = seen["options"]
     assert options.model == "m2" and options.continue_last is True
-    assert options.allow == {Risk.WRITE} and seen["host"] is cli.host
+    assert options.allow == {Risk.WRITE} and seen["host"] is cli.host and seen["prompt"] is None
     assert seen["settings"].model == "m2"
     assert seen["settings"].model == "m2"
 
@@ -375,10 +400,6 @@ def test_markdown_on_a_terminal_uses_the_renderer_when_present(cli, monkeypatch)
     assert result.code == 0
     shown = fake.getvalue()
     assert "Title" in shown and "text" in shown
-    try:
-        import chatcli._cli.render  # noqa: F401
-    except ImportError:
-        return
     assert "# Title" not in shown  # rendered, not raw markdown
 
 

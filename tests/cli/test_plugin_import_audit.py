@@ -34,7 +34,7 @@ COMMANDS = (["--help"], ["models"], ["config", "list"])
 @pytest.mark.parametrize("body, reason", RAISED_AT_IMPORT, ids=[r for _, r in RAISED_AT_IMPORT])
 def test_whatever_a_plugin_raises_at_import_is_isolated(home, openai_server, body, reason):
     env = {**openai_env(openai_server), **plugin_distribution(home, "rogue", body),
-           "CHATCLI_PLUGINS": "openai,sessions,rogue,admin"}
+           "CHATCLI_PLUGINS": "openai,sessions,rogue,admin,print"}
     warning = (f"chatcli: warning: plugin 'rogue' failed to import: {reason} "
                "(disable it with CHATCLI_DISABLE_PLUGINS=rogue)")
     openai_server.script(Reply(text="still answering"))
@@ -76,7 +76,7 @@ def before_request():
 def test_the_users_ctrl_c_during_a_plugin_import_still_ends_chatcli(home, command):
     mark = home / "importing"
     env = process_env(home, **plugin_distribution(home, "rogue", SLEEPS_AT_IMPORT),
-                      CHATCLI_PLUGINS="rogue", ROGUE_MARK=str(mark), ROGUE_NAP="30")
+                      CHATCLI_PLUGINS="rogue,print", ROGUE_MARK=str(mark), ROGUE_NAP="30")
     proc = subprocess.Popen(  # SIGINT as a terminal leaves it (the runner may ignore it)
         [str(CHATCLI), *command], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
         stderr=subprocess.PIPE, text=True, env=env, cwd=home / "work",
@@ -93,7 +93,7 @@ def test_the_users_ctrl_c_during_a_plugin_import_still_ends_chatcli(home, comman
 
 def test_a_slow_import_is_named_once_with_its_time_and_the_way_to_skip_it(home, openai_server):
     env = {**openai_env(openai_server), **plugin_distribution(home, "sluggish", SLEEPS_AT_IMPORT),
-           "CHATCLI_PLUGINS": "openai,sluggish,admin", "ROGUE_MARK": str(home / "mark"),
+           "CHATCLI_PLUGINS": "openai,sluggish,admin,print", "ROGUE_MARK": str(home / "mark"),
            "ROGUE_NAP": "1.2"}
     openai_server.script(Reply(text="first"), Reply(text="second"))
 
@@ -124,7 +124,7 @@ def test_a_slow_import_is_named_once_with_its_time_and_the_way_to_skip_it(home, 
 
 def test_a_quick_import_is_not_named(home, openai_server):
     env = {**openai_env(openai_server), **plugin_distribution(home, "quick", SLEEPS_AT_IMPORT),
-           "CHATCLI_PLUGINS": "openai,quick", "ROGUE_MARK": str(home / "mark"),
+           "CHATCLI_PLUGINS": "openai,quick,print", "ROGUE_MARK": str(home / "mark"),
            "ROGUE_NAP": "0.3"}
     openai_server.script(Reply(text="fine"))
     done = run_process([CHATCLI, "-p", "hi"], home, **env)

@@ -14,6 +14,7 @@ import pytest
 from chatcli import PluginHost, hookimpl
 from chatcli._cli import run
 from chatcli_agent.permissions import cli_options
+from chatcli_print import plugin as print_plugin
 from chatcli_testing import Reply, ScriptedProvider, scripted_plugin
 
 KERNEL_CLI = Path(chatcli.__file__).parent / "_cli"
@@ -58,9 +59,14 @@ class Clashing:
         register(click.Option(["--fine"], help="A free flag."))
 
 
+#: The root command's --json and --raw travel in ``extra`` too (for chatcli-print).
+NOT_JSON_NOT_RAW = {"as_json": False, "raw": False}
+
+
 def _host(*plugins: object, provider: ScriptedProvider | None = None) -> PluginHost:
     host = PluginHost()
     host.register(scripted_plugin(provider or ScriptedProvider([Reply(text="ok")])), "scripted")
+    host.register(print_plugin, "print")
     for index, plugin in enumerate(plugins):
         host.register(plugin, f"p{index}")
     return host
@@ -93,7 +99,7 @@ def test_values_reach_the_session_by_name_and_fields_fill_the_options(home, caps
     assert code == 0, err
     assert out == "ok\n"
     options = recorder.options[-1]
-    assert dict(options.extra) == {"max_cost": 0.5, "dry": False}
+    assert dict(options.extra) == {"max_cost": 0.5, "dry": False, **NOT_JSON_NOT_RAW}
     assert options.allow == frozenset({"write", "exec(ls)"})
     assert options.permission_mode == "plan"
 
@@ -103,7 +109,7 @@ def test_options_not_given_are_their_defaults(home, capsys) -> None:
     code, _, err = _run(capsys, "-p", "hi", host=_host(CostOptions(), cli_options, recorder))
     assert code == 0, err
     options = recorder.options[-1]
-    assert dict(options.extra) == {"max_cost": None, "dry": False}
+    assert dict(options.extra) == {"max_cost": None, "dry": False, **NOT_JSON_NOT_RAW}
     assert options.allow == frozenset() and options.permission_mode is None
 
 
@@ -138,7 +144,7 @@ def test_taken_names_and_junk_are_reported_and_left_out(home, capsys) -> None:
     code, _, err = _run(capsys, "-p", "hi", "-m", "m1", "--fine", "x", host=host)
     assert code == 0, err
     assert recorder.options[-1].model == "m1"
-    assert dict(recorder.options[-1].extra) == {"fine": "x"}
+    assert dict(recorder.options[-1].extra) == {"fine": "x", **NOT_JSON_NOT_RAW}
 
 
 def test_without_the_agent_there_is_no_allow_or_mode(home, capsys) -> None:

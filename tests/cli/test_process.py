@@ -65,7 +65,7 @@ def test_prompt_against_the_openai_wire(home, openai_server):
                                usage={"input_tokens": 7, "output_tokens": 5,
                                       "cache_read_tokens": 2}))
     done = run_process([CHATCLI, "-p", "hi", "--json"], home, OPENAI_API_KEY=SECRET,
-                       OPENAI_BASE_URL=openai_server.url, CHATCLI_PLUGINS="openai")
+                       OPENAI_BASE_URL=openai_server.url, CHATCLI_PLUGINS="openai,print")
     assert done.returncode == 0, done.stderr
     payload = json.loads(done.stdout)
     assert payload["text"] == "Hello from the wire."
@@ -77,7 +77,7 @@ def test_prompt_against_the_openai_wire(home, openai_server):
 def test_provider_401_is_one_line_without_the_key(home, openai_server):
     openai_server.script(Fault(status=401, message=f"Incorrect API key provided: {SECRET}"))
     done = run_process([CHATCLI, "-p", "hi"], home, OPENAI_API_KEY=SECRET,
-                       OPENAI_BASE_URL=openai_server.url, CHATCLI_PLUGINS="openai")
+                       OPENAI_BASE_URL=openai_server.url, CHATCLI_PLUGINS="openai,print")
     assert done.returncode == 1
     assert done.stdout == ""
     assert done.stderr.startswith("chatcli: error: ") and done.stderr.count("\n") == 1
@@ -87,7 +87,7 @@ def test_provider_401_is_one_line_without_the_key(home, openai_server):
 def test_rate_limit_retry_status_then_answer_over_the_wire(home, openai_server):
     openai_server.script(Fault(status=429, retry_after=0.1), Reply(text="after the wait"))
     done = run_process([CHATCLI, "-p", "hi", "--raw"], home, OPENAI_API_KEY=SECRET,
-                       OPENAI_BASE_URL=openai_server.url, CHATCLI_PLUGINS="openai")
+                       OPENAI_BASE_URL=openai_server.url, CHATCLI_PLUGINS="openai,print")
     assert done.returncode == 0, done.stderr
     assert done.stdout == "after the wait\n"
     assert "chatcli: rate limited, retrying in 0.1s" in done.stderr
@@ -95,7 +95,7 @@ def test_rate_limit_retry_status_then_answer_over_the_wire(home, openai_server):
 
 def test_unknown_provider_exit_2_in_a_real_process(home):
     done = run_process([CHATCLI, "-p", "hi", "--provider", "nosuch"], home,
-                       CHATCLI_PLUGINS="openai")
+                       CHATCLI_PLUGINS="openai,print")
     assert done.returncode == 2
     assert done.stderr.startswith("chatcli: error: unknown provider 'nosuch'")
     assert "Traceback" not in done.stderr
@@ -103,7 +103,7 @@ def test_unknown_provider_exit_2_in_a_real_process(home):
 
 def test_malformed_config_in_a_real_process(home):
     (home / "config" / "config.toml").write_text("temperature = 9\n")
-    done = run_process([CHATCLI, "-p", "hi"], home, CHATCLI_PLUGINS="openai")
+    done = run_process([CHATCLI, "-p", "hi"], home, CHATCLI_PLUGINS="openai,print")
     assert done.returncode == 2
     assert str(home / "config" / "config.toml") in done.stderr
     assert "'temperature'" in done.stderr and done.stderr.count("\n") == 1
@@ -216,7 +216,7 @@ def test_plugins_list_shows_versions(home):
 def test_a_full_disk_is_one_line_naming_it(home, openai_server):
     openai_server.script(Reply(text="an answer with nowhere to go"))
     env = process_env(home, OPENAI_API_KEY=SECRET, OPENAI_BASE_URL=openai_server.url,
-                      CHATCLI_PLUGINS="openai")
+                      CHATCLI_PLUGINS="openai,print")
     with open("/dev/full", "w") as full:
         done = subprocess.run([CHATCLI, "-p", "hi", "--raw"], env=env, stdout=full,
                               stderr=subprocess.PIPE, text=True, timeout=60, input="")
@@ -234,7 +234,7 @@ def test_python_m_chatcli_is_the_chatcli_command(home):
 
 def test_a_missing_api_key_is_a_set_up_error_with_exit_code_2(home):
     done = run_process([CHATCLI, "-p", "hi", "--provider", "openai"], home,
-                       CHATCLI_PLUGINS="openai")
+                       CHATCLI_PLUGINS="openai,print")
     assert done.returncode == 2
     assert done.stderr == ("chatcli: error: no API key for OpenAI — run `chatcli keys set "
                            "openai` or export OPENAI_API_KEY\n")

@@ -18,7 +18,8 @@ LINE = "a line of the long answer\n"
 def test_a_reader_closing_the_pipe_early_is_a_normal_end(tmp_path, openai_server):
     pytest.importorskip("chatcli_sessions")
     openai_server.script(Reply(text=LINE * 20_000, chunk_size=400), Reply(text="more"))
-    env = process_env(tmp_path, **openai_env(openai_server), CHATCLI_PLUGINS="openai,sessions")
+    env = process_env(tmp_path, **openai_env(openai_server),
+                      CHATCLI_PLUGINS="openai,sessions,print")
     errors = tmp_path / "stderr.txt"
     script = (f'"{CHATCLI}" -p "tell me a lot" 2>"{errors}" | head -1; '
               'echo "chatcli=${PIPESTATUS[0]}"')
@@ -28,7 +29,7 @@ def test_a_reader_closing_the_pipe_early_is_a_normal_end(tmp_path, openai_server
     assert errors.read_text() == ""
     # the answer was stopped, not lost: the session kept what had arrived
     again = run_process([CHATCLI, "-c", "-p", "go on"], tmp_path, **openai_env(openai_server),
-                        CHATCLI_PLUGINS="openai,sessions")
+                        CHATCLI_PLUGINS="openai,sessions,print")
     assert again.returncode == 0, again.stderr
     kept = openai_server.requests[1].json["messages"][-2]
     assert kept["role"] == "assistant" and kept["content"].startswith(LINE * 10)
@@ -38,7 +39,7 @@ def test_json_after_a_cut_stream_carries_the_partial_text(tmp_path, openai_serve
     answer = "The partial answer that the service cut."
     openai_server.script(Fault(cut_after=3, reply=Reply(text=answer, chunk_size=4)))
     done = run_process([CHATCLI, "-p", "hi", "--json"], tmp_path, **openai_env(openai_server),
-                       CHATCLI_PLUGINS="openai")
+                       CHATCLI_PLUGINS="openai,print")
     assert done.returncode == 1
     assert done.stdout.count("\n") == 1
     payload = json.loads(done.stdout)
@@ -69,7 +70,7 @@ def test_every_json_failure_is_one_object_and_one_line(tmp_path, openai_server, 
     elif fault is not None:
         openai_server.script(fault)
     done = run_process([CHATCLI, *args], tmp_path, **openai_env(openai_server),
-                       CHATCLI_PLUGINS="openai")
+                       CHATCLI_PLUGINS="openai,print")
     assert done.returncode == code, done.stderr
     assert done.stdout.count("\n") == 1, done.stdout
     payload = json.loads(done.stdout)
@@ -79,16 +80,17 @@ def test_every_json_failure_is_one_object_and_one_line(tmp_path, openai_server, 
 
 
 def test_json_mode_reports_usage_errors_as_json_too(home):
-    done = run_process([CHATCLI, "--json"], home, input="bin\x00ary", CHATCLI_PLUGINS="openai")
+    done = run_process([CHATCLI, "--json"], home, input="bin\x00ary",
+                       CHATCLI_PLUGINS="openai,print")
     assert done.returncode == 2
     payload = json.loads(done.stdout)
     assert payload["type"] == "UsageError" and "binary data" in payload["error"]
-    empty = run_process([CHATCLI, "-p", "", "--json"], home, CHATCLI_PLUGINS="openai")
+    empty = run_process([CHATCLI, "-p", "", "--json"], home, CHATCLI_PLUGINS="openai,print")
     assert empty.returncode == 2 and json.loads(empty.stdout)["type"] == "UsageError"
 
 
 def test_closed_stdout_is_a_usage_error_before_any_request(home, openai_server):
-    env = process_env(home, **openai_env(openai_server), CHATCLI_PLUGINS="openai")
+    env = process_env(home, **openai_env(openai_server), CHATCLI_PLUGINS="openai,print")
     done = subprocess.run(["bash", "-c", f"'{CHATCLI}' -p hi >&-"], capture_output=False,
                           stderr=subprocess.PIPE, text=True, env=env, timeout=60)
     assert done.returncode == 2

@@ -14,7 +14,7 @@ KEY = "sk-test-SECRET123456789"
 
 def ask(home, server, **env: str):
     return run_process([CHATCLI, "-p", "hi", "--provider", "openai", "--model", "m"], home,
-                       CHATCLI_PLUGINS="openai", **openai_env(server), **env)
+                       CHATCLI_PLUGINS="openai,print", **openai_env(server), **env)
 
 
 @pytest.mark.parametrize("line, message", [

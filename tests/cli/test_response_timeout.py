@@ -13,7 +13,7 @@ from cli_support import CHATCLI, openai_env, run_process
 def ask(home, server, *flags: str, timeout: str = "2", **env: str):
     start = time.monotonic()
     done = run_process([CHATCLI, "-p", "hi", "--provider", "openai", "--model", "m", *flags],
-                       home, CHATCLI_PLUGINS="openai", CHATCLI_RESPONSE_TIMEOUT=timeout,
+                       home, CHATCLI_PLUGINS="openai,print", CHATCLI_RESPONSE_TIMEOUT=timeout,
                        **openai_env(server), **env)
     return done, time.monotonic() - start
 

@@ -17,7 +17,7 @@ def test_continue_resumes_the_last_session(home, openai_server):
     pytest.importorskip("chatcli_sessions")
     openai_server.script(Reply(text="first answer"), Reply(text="second answer"))
     env = {"OPENAI_API_KEY": SECRET, "OPENAI_BASE_URL": openai_server.url,
-           "CHATCLI_PLUGINS": "openai,sessions"}
+           "CHATCLI_PLUGINS": "openai,sessions,print"}
     assert run_process([CHATCLI, "-p", "q1"], home, **env).returncode == 0
     done = run_process([CHATCLI, "-c", "-p", "q2"], home, **env)
     assert done.returncode == 0, done.stderr
@@ -36,7 +36,7 @@ def test_a_resumed_session_goes_on_with_its_provider_unless_one_is_named(
     anthropic_server.script(Reply(text="from anthropic"))
     env = {"OPENAI_API_KEY": SECRET, "OPENAI_BASE_URL": openai_server.url,
            "ANTHROPIC_API_KEY": SECRET, "ANTHROPIC_BASE_URL": anthropic_server.url,
-           "CHATCLI_PLUGINS": "openai,anthropic,sessions"}
+           "CHATCLI_PLUGINS": "openai,anthropic,sessions,print"}
     first = run_process([CHATCLI, "--provider", "openai", "-p", "q1"], home, **env)
     assert first.returncode == 0, first.stderr
     # anthropic has the higher priority, but the session was answered by openai
@@ -55,7 +55,7 @@ def test_a_resumed_session_whose_provider_lost_its_key_goes_on_with_another(
     openai_server.script(Reply(text="openai takes over"))
     both = {"OPENAI_API_KEY": SECRET, "OPENAI_BASE_URL": openai_server.url,
             "ANTHROPIC_BASE_URL": anthropic_server.url,
-            "CHATCLI_PLUGINS": "openai,anthropic,sessions"}
+            "CHATCLI_PLUGINS": "openai,anthropic,sessions,print"}
     first = run_process([CHATCLI, "--provider", "anthropic", "-p", "q1"], home,
                         ANTHROPIC_API_KEY=SECRET, **both)
     assert first.returncode == 0, first.stderr

@@ -12,7 +12,8 @@ SECRET = "sk-audit-test-0123456789abcdef"
 
 def openai_env(server) -> dict[str, str]:
     """The variables that point chatcli's OpenAI provider at ``server``."""
-    return {"OPENAI_API_KEY": SECRET, "OPENAI_BASE_URL": server.url, "CHATCLI_PLUGINS": "openai"}
+    return {"OPENAI_API_KEY": SECRET, "OPENAI_BASE_URL": server.url,
+            "CHATCLI_PLUGINS": "openai,print"}
 
 
 def test_prompt_honours_the_configured_max_retries(home, openai_server):
@@ -27,7 +28,7 @@ def test_prompt_honours_the_configured_max_retries(home, openai_server):
 def test_retry_after_too_long_to_wait_names_the_wait(home, anthropic_server):
     anthropic_server.script(Fault(status=429, retry_after=120, message="Rate limit reached"))
     done = run_process([CHATCLI, "-p", "hi"], home, ANTHROPIC_API_KEY=SECRET,
-                       ANTHROPIC_BASE_URL=anthropic_server.url, CHATCLI_PLUGINS="anthropic")
+                       ANTHROPIC_BASE_URL=anthropic_server.url, CHATCLI_PLUGINS="anthropic,print")
     assert done.returncode == 1
     assert "retrying in" not in done.stderr and len(anthropic_server.requests) == 1
     assert done.stderr.count("\n") == 1

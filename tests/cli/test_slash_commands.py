@@ -31,7 +31,7 @@ def register_slash_commands(register):
 
 def run(home, server, prompt, *flags):
     env = {**openai_env(server), **plugin_distribution(home, "shouter", COMMANDS),
-           "CHATCLI_PLUGINS": "openai,shouter"}
+           "CHATCLI_PLUGINS": "openai,shouter,print"}
     return run_process([CHATCLI, "-p", prompt, "--provider", "openai", "--model", "m", *flags],
                        home, **env)
 

@@ -23,7 +23,7 @@ def terminal(tmp_path):
 
     def start(server, *args: str) -> Terminal:
         env = {"CHATCLI_CONFIG_DIR": str(tmp_path / "config"),
-               "CHATCLI_DATA_DIR": str(tmp_path / "data"), "CHATCLI_PLUGINS": "openai",
+               "CHATCLI_DATA_DIR": str(tmp_path / "data"), "CHATCLI_PLUGINS": "openai,print",
                "TERM": "xterm-256color", "HOME": str(tmp_path), **openai_env(server)}
         term = Terminal(" ".join([str(CHATCLI), "-p", "hi", "-m", "gpt-test", *args]), env)
         started.append(term)
@@ -64,6 +64,6 @@ def test_no_spinner_with_raw_or_json(terminal, openai_server, flag):
 def test_no_spinner_when_piped(tmp_path, openai_server):
     stalled(openai_server)
     done = run_process([CHATCLI, "-p", "hi", "-m", "gpt-test"], tmp_path,
-                       **openai_env(openai_server), CHATCLI_PLUGINS="openai")
+                       **openai_env(openai_server), CHATCLI_PLUGINS="openai,print")
     assert done.returncode == 0
     assert done.stdout == "The answer is **42**.\n" and done.stderr == ""

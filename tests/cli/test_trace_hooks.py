@@ -14,7 +14,7 @@ def test_hook_tracing_shows_the_calls_of_a_turn(home, openai_server, how):
     flag = ["--trace-hooks"] if how == "flag" else []
     extra = {} if how == "flag" else {"CHATCLI_TRACE_HOOKS": "1"}
     done = run_process([CHATCLI, "-p", "hi", "--provider", "openai", "--model", "m", *flag],
-                       home, CHATCLI_PLUGINS="openai", **openai_env(openai_server), **extra)
+                       home, CHATCLI_PLUGINS="openai,print", **openai_env(openai_server), **extra)
     assert done.returncode == 0, done.stderr
     assert done.stdout == "traced answer\n"
     for hook in ("configure", "session_start", "prompt_sections", "before_request",
@@ -26,5 +26,5 @@ def test_hook_tracing_shows_the_calls_of_a_turn(home, openai_server, how):
 def test_no_tracing_by_default(home, openai_server):
     openai_server.script(Reply(text="quiet"))
     done = run_process([CHATCLI, "-p", "hi", "--provider", "openai", "--model", "m"], home,
-                       CHATCLI_PLUGINS="openai", **openai_env(openai_server))
+                       CHATCLI_PLUGINS="openai,print", **openai_env(openai_server))
     assert done.returncode == 0 and done.stderr == ""

@@ -8,7 +8,7 @@ from types import SimpleNamespace
 
 import pytest
 from chatcli import Compacted, CompactionReport, TextDelta, TurnFinished, Usage
-from chatcli._cli.turns import _consume, _Output
+from chatcli_print.oneshot import _consume, _Output
 
 
 class _Newer:

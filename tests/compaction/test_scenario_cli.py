@@ -30,7 +30,7 @@ class Shell:
         self.env.update(
             OPENAI_API_KEY="sk-test", OPENAI_BASE_URL=server.url,
             PYTHONPATH=files.install(tmp_path / "site"),
-            CHATCLI_PLUGINS="openai,sessions,compaction,compaction-files",
+            CHATCLI_PLUGINS="openai,sessions,compaction,compaction-files,print",
             CHATCLI_CONTEXT_WINDOW="4000", CHATCLI_COMPACT_KEEP_RECENT="6")
 
     def run(self, *args: str, **env: str) -> subprocess.CompletedProcess[str]:

@@ -30,7 +30,7 @@ def prices(home: Path) -> None:
 
 def anthropic_env(server) -> dict[str, str]:
     return {"ANTHROPIC_API_KEY": ANTHROPIC_KEY, "ANTHROPIC_BASE_URL": server.url,
-            "CHATCLI_PLUGINS": "anthropic,sessions,cost"}
+            "CHATCLI_PLUGINS": "anthropic,sessions,cost,print"}
 
 
 @pytest.mark.usefixtures("prices")

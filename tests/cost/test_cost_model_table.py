@@ -27,7 +27,7 @@ def test_cost_uses_the_model_tables_prices_through_the_real_cli(tmp_path, openai
     openai_server.script(Reply(text="priced", usage={
         "input_tokens": 1000, "output_tokens": 100, "cache_read_tokens": 400}))
     env = {"OPENAI_API_KEY": OPENAI_KEY, "OPENAI_BASE_URL": openai_server.url,
-           "CHATCLI_PLUGINS": "openai,sessions,cost"}
+           "CHATCLI_PLUGINS": "openai,sessions,cost,print"}
     done = run_chatcli(tmp_path, "-p", "q1", "--provider", "openai", "--model", "gpt-test-2",
                        **env)
     assert done.returncode == 0, done.stderr

@@ -21,7 +21,7 @@ ANTHROPIC_KEY = "sk-ant-fallback-test-0123456789"
 OPENAI_KEY = "sk-fallback-test-0123456789abcd"
 
 #: The plugins a run loads (the chain's own and the providers the tests use).
-PLUGINS = "fallback,openai,anthropic,sessions,admin"  # admin: `chatcli models`
+PLUGINS = "fallback,openai,anthropic,sessions,admin,print"  # admin: `chatcli models`; print: -p
 
 
 def write_config(home: Path, text: str) -> None:
@@ -57,7 +57,7 @@ def run_chatcli(home: Path, *args: str, env: dict[str, str] | None = None,
 
 
 def run_inprocess(capsys: Any, monkeypatch: Any, *args: str, env: dict[str, str] | None = None,
-                  plugins: str = "fallback,openai,anthropic") -> tuple[int, str, str]:
+                  plugins: str = "fallback,openai,anthropic,print") -> tuple[int, str, str]:
     """The same command line in this process (the real plugins, loaded from their entry
     points): for loops of many requests, without a process start each."""
     from chatcli._cli import run

@@ -206,7 +206,7 @@ def test_a_session_switches_to_the_chain(fb_home, anthropic_server, openai_serve
     write_config(fb_home, CHAIN.format(cooldown=120).replace('provider = "fallback"\n', ""))
     for name, value in server_env(anthropic_server, openai_server).items():
         monkeypatch.setenv(name, value)
-    monkeypatch.setenv("CHATCLI_PLUGINS", "fallback,openai,anthropic")
+    monkeypatch.setenv("CHATCLI_PLUGINS", "fallback,openai,anthropic,print")
     host = PluginHost(warn=lambda line: None)
     host.load_entry_points()
     session = Session(host, load_settings({"provider": "openai"})).open()

@@ -30,7 +30,7 @@ def test_one_entry_without_native_tools_puts_the_whole_chain_on_the_text_protoco
     table = '[providers.openai]\ntool_calls = "text"' if text_entry else ""
     write_config(fb_home, CHAIN.format(openai=table))
     env = server_env(anthropic_server, openai_server)
-    env["CHATCLI_PLUGINS"] = "fallback,openai,anthropic,coder"
+    env["CHATCLI_PLUGINS"] = "fallback,openai,anthropic,coder,print"
     call = CALL.format(path="notes.txt")
     anthropic_server.script(Reply(text=f"Reading. {call}"), Reply(text="It says 42."))
     done = run_chatcli(fb_home, "-p", "what do the notes say?", env=env)

@@ -106,7 +106,7 @@ def test_a_chain_uses_native_tools_only_when_every_entry_does(chatcli_home, monk
     monkeypatch.setattr(RUNTIME, "built", {})
     monkeypatch.setattr(RUNTIME, "host", None)
     monkeypatch.setattr(RUNTIME, "settings", None)
-    monkeypatch.setenv("CHATCLI_PLUGINS", "fallback,openai,anthropic,local")
+    monkeypatch.setenv("CHATCLI_PLUGINS", "fallback,openai,anthropic,local,print")
     host = PluginHost(warn=lambda line: None)
     host.load_entry_points()
     spec = find_provider(host, "fallback")

@@ -199,6 +199,38 @@ def test_a_failing_wrapper_passes_the_inner_result_through() -> None:
     assert len(host.failures) == 2 and len(lines) == 2
 
 
+def test_cmdline_main_first_answer_wins_and_what_it_raises_is_the_commands() -> None:
+    """The chat answers when there is no prompt, another plugin the prompt; an exception from
+    the front end (a bug, a closed pipe) is the command's failure, not a skipped plugin."""
+
+    class Chat:
+        @hookimpl
+        def cmdline_main(self, host, settings, options, prompt):
+            return 3 if prompt is None else None
+
+    class Answer:
+        @hookimpl
+        def cmdline_main(self, host, settings, options, prompt):
+            if prompt is None:
+                return None
+            if prompt == "boom":
+                raise BrokenPipeError("the reader left")
+            return len(prompt)
+
+    host, _, lines = make_host(Chat(), Answer())
+
+    def call(prompt: str | None) -> int | None:
+        return host.hooks.cmdline_main(host=host, settings=Settings(), options=SessionOptions(),
+                                       prompt=prompt)
+
+    assert (call(None), call("four")) == (3, 4)
+    with pytest.raises(BrokenPipeError, match="the reader left"):
+        call("boom")
+    assert host.failures == [] and lines == []
+    host.unregister("plugin1")
+    assert call("four") is None  # nobody answers: the command line names the plugin to add
+
+
 def test_keyboard_interrupt_is_never_swallowed() -> None:
     class CtrlC:
         @hookimpl

@@ -66,7 +66,7 @@ class Home:
         self.marks.write_text("")
         env = process_env(self.root, PYTHONPATH=str(self.site), MARKS=str(self.marks),
                           CHATCLI_CACHE_DIR=str(self.root / "cache"),
-                          CHATCLI_PLUGINS="lazya,lazyz,lazyc,openai,admin", **extra)
+                          CHATCLI_PLUGINS="lazya,lazyz,lazyc,openai,admin,print", **extra)
         result = subprocess.run([str(CHATCLI), *args], capture_output=True, text=True, env=env,
                                 timeout=60, cwd=self.root)
         return result, sorted(self.marks.read_text().split())

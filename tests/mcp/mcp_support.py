@@ -63,7 +63,8 @@ def environment(home: Path, plugins: str = PLUGINS, **extra: str) -> dict[str, s
     for folder in ("config", "data", "cache"):
         (home / folder).mkdir(parents=True, exist_ok=True)
     env.update(CHATCLI_CONFIG_DIR=str(home / "config"), CHATCLI_DATA_DIR=str(home / "data"),
-               CHATCLI_CACHE_DIR=str(home / "cache"), CHATCLI_PLUGINS=plugins, HOME=str(home),
+               CHATCLI_CACHE_DIR=str(home / "cache"), HOME=str(home),
+               CHATCLI_PLUGINS=f"{plugins},print",  # print: -p
                OPENAI_API_KEY="sk-test", ANTHROPIC_API_KEY="sk-ant-test", **extra)
     return env
 

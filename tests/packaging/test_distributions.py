@@ -56,6 +56,12 @@ def test_kernel_alone_works_and_says_which_providers_to_add(kernel_venv, tmp_pat
     assert helped.returncode == 0 and "--prompt" in helped.stdout
     assert commands(helped.stdout) == set()  # every sub-command comes from a plugin
     asked = chatcli(kernel_venv, "-p", "hello", home=tmp_path)
+    assert (asked.returncode, asked.stdout) == (2, "")
+    assert asked.stderr == ("chatcli: error: answering a prompt needs chatcli-print: "
+                            "pip install chatcli-print\n")
+    uv("pip", "install", "-q", "--python", str(kernel_venv / "bin" / "python"),
+       "-e", str(ROOT / "plugins" / "print"), "-e", str(ROOT / "libs" / "render"))
+    asked = chatcli(kernel_venv, "-p", "hello", home=tmp_path)
     assert asked.returncode == 2
     assert "no provider is installed" in asked.stderr
     assert "pip install chatcli-provider-" in asked.stderr

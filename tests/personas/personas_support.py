@@ -111,7 +111,7 @@ def cli(home: Path, workspace: Path, server: Any, *args: str,
     environ.update(CHATCLI_CONFIG_DIR=str(home / "config"), CHATCLI_DATA_DIR=str(home / "data"),
                    CHATCLI_CACHE_DIR=str(home / "cache"), HOME=str(home),
                    OPENAI_API_KEY="sk-test", OPENAI_BASE_URL=server.url,
-                   CHATCLI_PLUGINS=plugins, **env)
+                   CHATCLI_PLUGINS=f"{plugins},print", **env)
     flags = ["--provider", "openai", "--model", "m"] if model else []
     return subprocess.run([CHATCLI, *args, *flags],
                           capture_output=True, text=True, env=environ, cwd=workspace,

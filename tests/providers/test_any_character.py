@@ -299,7 +299,7 @@ def _env(kind: str, url: str, base: Path) -> dict[str, str]:
             if k in ("PATH", "LANG", "LC_ALL", "PYTHONPATH", "VIRTUAL_ENV")}
     return {**keep, "HOME": str(base / "home"), "CHATCLI_CONFIG_DIR": str(base / "config"),
             "CHATCLI_DATA_DIR": str(base / "data"), "CHATCLI_CACHE_DIR": str(base / "cache"),
-            "CHATCLI_PLUGINS": f"{kind},coder,sessions", "PYTHONIOENCODING": "utf-8",
+            "CHATCLI_PLUGINS": f"{kind},coder,sessions,print", "PYTHONIOENCODING": "utf-8",
             **{"openai": {"OPENAI_API_KEY": "sk-test", "OPENAI_BASE_URL": url},
                "anthropic": {"ANTHROPIC_API_KEY": "sk-ant-test", "ANTHROPIC_BASE_URL": url},
                "ollama": {"OLLAMA_HOST": url}}[kind]}

@@ -7,7 +7,7 @@ import itertools
 import re
 
 import pytest
-from chatcli import MarkdownStream
+from chatcli_render import MarkdownStream
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rich.console import Console

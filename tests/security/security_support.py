@@ -88,7 +88,8 @@ class World:
                "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
                "CHATCLI_CONFIG_DIR": str(self.base / "config"),
                "CHATCLI_DATA_DIR": str(self.base / "data"),
-               "CHATCLI_CACHE_DIR": str(self.base / "cache"), "CHATCLI_PLUGINS": plugins,
+               "CHATCLI_CACHE_DIR": str(self.base / "cache"),
+               "CHATCLI_PLUGINS": f"{plugins},print",  # print: the -p answer
                "OPENAI_API_KEY": "test", "OPENAI_BASE_URL": openai_url,
                "GIT_CONFIG_NOSYSTEM": "1", **extra}
         assert Path(env["HOME"]).is_relative_to(self.base)  # never the real home

@@ -209,7 +209,7 @@ class World:
                 "CHATCLI_CONFIG_DIR": str(self.base / "config"),
                 "CHATCLI_DATA_DIR": str(self.base / "data"),
                 "CHATCLI_CACHE_DIR": str(self.base / "cache"),
-                "CHATCLI_PLUGINS": "openai,coder,permissions,sessions,checkpoints",
+                "CHATCLI_PLUGINS": "openai,coder,permissions,sessions,checkpoints,print",
                 "OPENAI_API_KEY": "test", "OPENAI_BASE_URL": url, "GIT_CONFIG_NOSYSTEM": "1"}
 
     def ran(self) -> list[str]:

@@ -54,7 +54,7 @@ def test_the_git_tool_shows_no_denied_change(tmp_path: Path) -> None:
         env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "LC_ALL": "C.UTF-8",
                "CHATCLI_CONFIG_DIR": str(config), "CHATCLI_DATA_DIR": str(tmp_path / "data"),
                "CHATCLI_CACHE_DIR": str(tmp_path / "cache"),
-               "CHATCLI_PLUGINS": "openai,coder,permissions", "OPENAI_API_KEY": "test",
+               "CHATCLI_PLUGINS": "openai,coder,permissions,print", "OPENAI_API_KEY": "test",
                "OPENAI_BASE_URL": server.url, "GIT_CONFIG_NOSYSTEM": "1"}
         done = subprocess.run([str(CHATCLI), "--provider", "openai", "--model", "m", "-p",
                                "look at the changes"], cwd=repo, env=env, capture_output=True,

@@ -150,7 +150,7 @@ def run_chatcli(base: Path, server: Any, config: str, *args: str,
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home),
            "LANG": "C.UTF-8", "CHATCLI_CONFIG_DIR": str(base / "config"),
            "CHATCLI_DATA_DIR": str(base / "data"), "CHATCLI_CACHE_DIR": str(base / "cache"),
-           "CHATCLI_PLUGINS": plugins, "OPENAI_API_KEY": secret("openai"),
+           "CHATCLI_PLUGINS": f"{plugins},print", "OPENAI_API_KEY": secret("openai"),
            "OPENAI_BASE_URL": server.url, "GIT_CONFIG_NOSYSTEM": "1",
            **SECRETS, **PASSED, **HARMLESS}
     return subprocess.run([str(CHATCLI), "--provider", "openai", "--model", "m", *args],

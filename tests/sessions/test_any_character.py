@@ -76,8 +76,9 @@ def _script() -> list[Any]:
 
 
 def main() -> int:
-    """The real command line: scripted model, echo tool, sessions plugin (nothing else)."""
+    """The real command line: scripted model, echo tool, sessions and print (nothing else)."""
     from chatcli._cli import run
+    from chatcli_print import plugin as print_plugin
     from chatcli_sessions import plugin as sessions_plugin
     from chatcli_testing import ScriptedProvider, scripted_plugin
 
@@ -85,6 +86,7 @@ def main() -> int:
     host.register(scripted_plugin(ScriptedProvider(_script())), "scripted")
     host.register(EchoTool(), "echo")
     host.register(sessions_plugin, "sessions")
+    host.register(print_plugin, "print")
     return run(sys.argv[1:], host=host)
 
 

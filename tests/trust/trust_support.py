@@ -76,7 +76,7 @@ class World:
                 "CHATCLI_CONFIG_DIR": str(self.base / "config"),
                 "CHATCLI_DATA_DIR": str(self.base / "data"),
                 "CHATCLI_CACHE_DIR": str(self.base / "cache"),
-                "CHATCLI_PLUGINS": f"{plugins},admin",  # admin: the `chatcli trust` command
+                "CHATCLI_PLUGINS": f"{plugins},admin,print",  # admin: `chatcli trust`; print: -p
                 "OPENAI_API_KEY": USER_KEY, "OPENAI_BASE_URL": user_url,
                 "GIT_CONFIG_NOSYSTEM": "1", **extra}
 

@@ -117,8 +117,6 @@ _EXPORTS: dict[str, str] = {
     "data_dir": "chatcli._paths",
     # front-end helpers
     "LazyGroup": "chatcli._cli.common",
-    "MarkdownStream": "chatcli._cli.render",
-    "render_markdown": "chatcli._cli.render",
     # errors
     "ChatcliError": "chatcli._errors",
     "ConfigError": "chatcli._errors",
@@ -160,8 +158,6 @@ if TYPE_CHECKING:
     from chatcli._calls import UsageEvent as UsageEvent
     from chatcli._calls import Verdict as Verdict
     from chatcli._cli.common import LazyGroup as LazyGroup
-    from chatcli._cli.render import MarkdownStream as MarkdownStream
-    from chatcli._cli.render import render_markdown as render_markdown
     from chatcli._compaction import Compaction as Compaction
     from chatcli._compaction import CompactionJob as CompactionJob
     from chatcli._compaction import CompactionReport as CompactionReport

@@ -76,8 +76,9 @@ T = TypeVar("T")
 #: An import that takes longer is named on stderr (once: a plugin is imported once a run).
 SLOW_IMPORT_SECONDS = 1.0
 
-#: Hooks whose contract lets a :class:`~chatcli.ChatcliError` through (it ends the command).
-_RAISING_HOOKS = frozenset({"open_conversation", "interactive_main"})
+#: Hooks whose contract lets a :class:`~chatcli.ChatcliError` through (it ends the command);
+#: ``cmdline_main`` runs the command: anything it raises is the command's failure.
+_RAISING_HOOKS = frozenset({"open_conversation"})
 
 
 #: The hook each of the kernel's registries comes from, by kind (see ``PluginHost._collect``).
@@ -509,6 +510,7 @@ class PluginHost:
                 if impl.plugin is plugin:
                     firstresult = bool(caller.spec and caller.spec.opts.get("firstresult"))
                     guard(impl, caller.name, self._check(caller), self._report,
+                          (Exception,) if caller.name == "cmdline_main" else
                           (ChatcliError,) if caller.name in _RAISING_HOOKS else
                           (ConfigError,) if caller.name == "session_start" else (), firstresult)
 
@@ -720,7 +722,7 @@ if TYPE_CHECKING:
         register_cli_options = staticmethod(_.register_cli_options)
         register_commands = staticmethod(_.register_commands)
         register_slash_commands = staticmethod(_.register_slash_commands)
-        interactive_main = staticmethod(_.interactive_main)
+        cmdline_main = staticmethod(_.cmdline_main)
         open_conversation = staticmethod(_.open_conversation)
         session_start = staticmethod(_.session_start)
         session_end = staticmethod(_.session_end)

@@ -50,7 +50,8 @@ class SessionOptions:
     (``exec(npm test:*)``, read by a policy plugin); ``permission_mode`` is the mode a policy
     plugin runs in, None when not given. Both are set by a plugin's options of those names
     (chatcli-agent's ``--allow`` and ``--permission-mode``); ``extra`` holds the values of the
-    other options plugins add (``register_cli_options``), by parameter name.
+    other options plugins add (``register_cli_options``), by parameter name, and the root
+    command's ``as_json`` (``--json``) and ``raw`` (``--raw``).
     """
 
     provider: str | None = None

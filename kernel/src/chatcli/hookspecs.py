@@ -267,18 +267,25 @@ def register_slash_commands(register: Callable[[SlashCommand], None]) -> None:
 
 
 @hookspec(firstresult=True)
-def interactive_main(options: SessionOptions, host: PluginHost, settings: Settings) -> int | None:
-    """Run the interactive chat (``chatcli`` with no prompt, on a terminal). First result wins.
+def cmdline_main(host: PluginHost, settings: Settings, options: SessionOptions,
+                 prompt: str | None) -> int | None:
+    """Run the root command: the interactive chat, or one answer. First result wins.
 
-    Called from the command line, on the main thread, once.
+    Called from the command line (``chatcli`` without a sub-command), on the main thread, once.
+    chatcli-repl answers when ``prompt`` is None, chatcli-print when it is text; with no
+    answer the command names the plugin to install.
 
-    :param options: what the command line asked for: provider, model, ``resume``,
-        ``continue_last``, the pre-approved risk classes.
-    :param host: the plugin host; open the chat's session with
+    :param host: the plugin host; open the session with
         ``Session(host, settings, options, ...).open()``.
     :param settings: the effective settings, command-line flags included.
-    :return: the process exit code, or None when this plugin provides no chat front end. A
-        :class:`chatcli.ChatcliError` raised here is shown as the command's error.
+    :param options: what the command line asked for: provider, model, ``resume``,
+        ``continue_last``, the pre-approved risk classes; ``extra`` also holds ``as_json``
+        (``--json``) and ``raw`` (``--raw``).
+    :param prompt: None for the interactive chat (no ``-p``, stdin a terminal); else the text
+        to answer once (``-p``, piped stdin, or both: decoded, checked, combined).
+    :return: the process exit code, or None when this plugin does not run this kind of command.
+        Whatever it raises ends the command as any failure of it does: a
+        :class:`chatcli.ChatcliError` as its one-line error, ``BrokenPipeError`` quietly.
     """
 
 

@@ -19,7 +19,7 @@ from chatcli_testing import AddTool, Fault, Reply, ToolCall
 
 
 def test_engine_turn_with_a_tool_call(anthropic_server, chatcli_home, monkeypatch, tmp_path):
-    monkeypatch.setenv("CHATCLI_PLUGINS", "anthropic")
+    monkeypatch.setenv("CHATCLI_PLUGINS", "anthropic,print")
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-engine-test-123456")
     monkeypatch.setenv("ANTHROPIC_BASE_URL", anthropic_server.url)
     host = PluginHost(warn=lambda line: None)

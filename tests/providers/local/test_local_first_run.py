@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from chatcli import PluginHost
 from chatcli._cli import run
+from chatcli_print import plugin as print_plugin
 from chatcli_provider_local.gguf import bundled_model_path
 from chatcli_testing import Reply, ScriptedProvider, scripted_plugin
 from chatcli_testing.pytest_plugin import LEAKY_VARIABLES
@@ -82,6 +83,7 @@ def test_chatcli_p_says_when_an_answer_was_cut_for_repeating_itself(capsys, monk
     provider.script(loop, loop)
     host = PluginHost()
     host.register(scripted_plugin(provider), "scripted")
+    host.register(print_plugin, "print")
     monkeypatch.setattr(sys, "stdin", io.StringIO(""))
     assert run(["-p", "Who are you?"], host=host) == 0
     captured = capsys.readouterr()

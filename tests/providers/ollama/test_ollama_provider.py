@@ -179,7 +179,7 @@ def test_unreachable_server_names_ollama_serve():
 
 
 def test_engine_turn_with_a_tool_call(ollama_server, chatcli_home, monkeypatch, tmp_path):
-    monkeypatch.setenv("CHATCLI_PLUGINS", "ollama")
+    monkeypatch.setenv("CHATCLI_PLUGINS", "ollama,print")
     monkeypatch.setenv("OLLAMA_HOST", ollama_server.url)
     host = PluginHost(warn=lambda line: None)
     host.load_entry_points()

@@ -1,8 +1,8 @@
 """The root command without a sub-command: ``chatcli -p PROMPT``, piped stdin, or the chat.
 
 This module reads the prompt (``-p``, stdin — decoded, size- and binary-checked — or both) and
-hands over: to the interactive chat (a plugin's ``interactive_main``), to a slash command
-(``-p "/name …"``), or to one answer (:mod:`chatcli._cli.turns` runs and shows it).
+hands it to the plugin that answers it (``cmdline_main``: chatcli-print answers a prompt once,
+chatcli-repl runs the interactive chat when there is none).
 """
 
 from __future__ import annotations
@@ -13,14 +13,13 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from chatcli._plugins import PluginHost
 
-__all__ = ["build_prompt", "clean_text", "decode_input", "main_command", "run_prompt"]
-
-EXIT_OK, EXIT_PROVIDER, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+__all__ = ["build_prompt", "clean_text", "decode_input", "main_command"]
 
 #: Piped input beyond this is refused (about two million tokens: more than any context window).
 MAX_STDIN_BYTES = 8 * 2**20
 
 REPL_HINT = "interactive chat needs chatcli-repl: pip install chatcli-repl"
+PRINT_HINT = "answering a prompt needs chatcli-print: pip install chatcli-print"
 
 
 def _stdin_is_tty() -> bool:
@@ -81,10 +80,9 @@ def decode_input(data: bytes, what: str = "stdin") -> str:
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as err:
-        from chatcli._cli.turns import status
-
-        status(f"warning: {what} is not valid UTF-8 (byte 0x{data[err.start]:02x} at "
-                f"{err.start}); undecodable bytes were replaced with U+FFFD")
+        print(f"chatcli: warning: {what} is not valid UTF-8 (byte 0x{data[err.start]:02x} at "
+              f"{err.start}); undecodable bytes were replaced with U+FFFD", file=sys.stderr,
+              flush=True)
         return data.decode("utf-8-sig", "replace")
 
 
@@ -151,7 +149,7 @@ def main_command(host: PluginHost, options: dict[str, Any]) -> int:
     if options.get("system"):
         options = {**options, "system": clean_text(options["system"])}
     if prompt_opt is None and _stdin_is_tty():
-        return _interactive(host, options)
+        return _hand_over(host, options, None)
     stdin_text = None if _stdin_is_tty() else _read_stdin()
     prompt = build_prompt(prompt_opt, stdin_text)
     if prompt is None or not prompt.strip():
@@ -162,72 +160,19 @@ def main_command(host: PluginHost, options: dict[str, Any]) -> int:
             raise UsageError("the prompt is empty", 'give one: chatcli -p "question"')
         raise UsageError("no prompt: stdin was empty",
                          'give one: chatcli -p "question", or run chatcli on a terminal')
-    return run_prompt(host, prompt, options)
+    return _hand_over(host, options, prompt)
 
 
-def _interactive(host: PluginHost, options: dict[str, Any]) -> int:
+def _hand_over(host: PluginHost, options: dict[str, Any], prompt: str | None) -> int:
+    """Run the plugin that answers ``prompt`` (None: the interactive chat); the exit code."""
     from chatcli._cli.common import session_options, settings_flags, settings_from
     from chatcli._errors import UsageError
 
     settings = settings_from(settings_flags(options))
-    before = len(host.failures)
-    result = host.hooks.interactive_main(options=session_options(options), host=host,
-                                         settings=settings)
+    given = {**(options.get("plugin_options") or {}), "as_json": bool(options.get("as_json")),
+             "raw": bool(options.get("raw"))}
+    result = host.hooks.cmdline_main(host=host, settings=settings, prompt=prompt,
+                                     options=session_options({**options, "plugin_options": given}))
     if result is None:
-        crashed = [f for f in host.failures[before:] if f.stage == "in hook interactive_main"]
-        if crashed:
-            # already reported as a plugin failure; say plainly that the chat could not start
-            raise UsageError(f"the interactive chat failed to start: {crashed[0].reason}")
-        raise UsageError(REPL_HINT)
+        raise UsageError(REPL_HINT if prompt is None else PRINT_HINT)
     return int(result)
-
-
-# ----------------------------------------------------------------------------------- one shot
-
-
-def run_prompt(host: PluginHost, prompt: str, options: dict[str, Any]) -> int:
-    """Answer ``prompt`` once (or run it as a slash command); returns the exit code. Raises
-    ChatcliError for setup failures."""
-    from chatcli._cli.turns import OneShot
-
-    command = _slash_command(host, prompt)
-    run = OneShot(host, options)
-    try:
-        if command is None:
-            from chatcli._types import Message
-
-            run.turn(Message.user(prompt))
-        else:
-            _run_command(run, *command)
-    finally:
-        code = run.report()
-    return code
-
-
-def _slash_command(host: PluginHost, prompt: str) -> tuple[Any, str] | None:
-    """``(command, argument text)`` when ``prompt`` is ``/name …`` and a plugin registered the
-    command ``name`` (or that alias); a message starting with a path is not a command."""
-    text = prompt.strip()
-    if not text.startswith("/"):
-        return None
-    name, _, argument = text[1:].partition(" ")
-    if not name or "/" in name:
-        return None
-    commands = host.slash_commands()
-    command = commands.get(name) or next(
-        (c for c in commands.values() if name in c.aliases), None)
-    return (command, argument.strip()) if command is not None else None
-
-
-def _run_command(run: Any, command: Any, argument: str) -> None:
-    """Run a slash command with the one-shot run as its chat; its errors are the run's."""
-    from chatcli._errors import ChatcliError, UsageError
-
-    try:
-        command.run(run, argument)
-    except ChatcliError:
-        raise
-    except Exception as err:  # a plugin's command: one line naming it
-        raise UsageError(f"/{command.name} failed: {type(err).__name__}: {err}",
-                         "report it to the plugin's authors (`chatcli plugins list` names it)"
-                         ) from err

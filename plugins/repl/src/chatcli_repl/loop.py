@@ -53,7 +53,7 @@ RECAP_LINES = 30
 
 def _recap(app: ReplApp) -> None:
     """Show where a resumed conversation stands: the last message sent and its answer."""
-    from chatcli import render_markdown as markdown
+    from chatcli_render import render_markdown as markdown
 
     messages = app.conversation.messages()
     last_user = next((i for i in range(len(messages) - 1, -1, -1)

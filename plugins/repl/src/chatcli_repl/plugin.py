@@ -12,8 +12,12 @@ if TYPE_CHECKING:
 
 
 @hookimpl
-def interactive_main(options: SessionOptions, host: PluginHost, settings: Settings) -> int | None:
-    """Run the interactive chat; returns the exit code."""
+def cmdline_main(host: PluginHost, settings: Settings, options: SessionOptions,
+                 prompt: str | None) -> int | None:
+    """Run the interactive chat (no prompt given); returns the exit code. None when there is
+    a prompt to answer: answering one is chatcli-print's."""
+    if prompt is not None:
+        return None
     from chatcli_repl.loop import run
 
     return run(options, host, settings)

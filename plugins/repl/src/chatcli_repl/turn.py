@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING
 
 from chatcli import (
     Compacted,
-    MarkdownStream,
     Message,
     Retrying,
     Role,
@@ -20,6 +19,7 @@ from chatcli import (
     TurnFinished,
     Usage,
 )
+from chatcli_render import MarkdownStream
 
 from chatcli_repl.byline import announce
 

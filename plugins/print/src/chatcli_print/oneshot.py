@@ -1,4 +1,6 @@
-"""Running turns for ``chatcli -p``: the answer on stdout, what happens around it on stderr.
+"""Answering ``chatcli -p``: the answer on stdout, what happens around it on stderr.
+
+:func:`run_prompt` answers the prompt once, or runs it as a slash command (``-p "/name …"``).
 
 :class:`OneShot` opens the session, shows each turn (rendered markdown on a terminal, plain text
 when piped or with ``--raw``, one JSON object with ``--json``; tool calls, retries and a
@@ -13,48 +15,98 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import sys
 from typing import TYPE_CHECKING, Any, TextIO
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from chatcli import (
+        Conversation,
+        Message,
+        PluginHost,
+        Retrying,
+        Session,
+        SessionOptions,
+        Settings,
+        Tool,
+        ToolCallPart,
+        TurnFinished,
+        Verdict,
+    )
+    from chatcli_render import Spinner
     from rich.console import Console
 
-    from chatcli._calls import Tool, Verdict
-    from chatcli._cli.spinner import Spinner
-    from chatcli._config import Settings
-    from chatcli._conversation import Conversation
-    from chatcli._engine import Approver, TurnFinished
-    from chatcli._plugins import PluginHost
-    from chatcli._session import Session
-    from chatcli._streaming import Retrying
-    from chatcli._types import Message, ToolCallPart
-
-__all__ = ["OneShot", "status"]
+__all__ = ["OneShot", "run_prompt", "status"]
 
 EXIT_OK, EXIT_PROVIDER, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+
+def run_prompt(host: PluginHost, settings: Settings, options: SessionOptions,
+               prompt: str) -> int:
+    """Answer ``prompt`` once (or run it as a slash command); returns the exit code. Raises
+    ChatcliError for setup failures."""
+    command = _slash_command(host, prompt)
+    run = OneShot(host, settings, options)
+    try:
+        if command is None:
+            from chatcli import Message
+
+            run.turn(Message.user(prompt))
+        else:
+            _run_command(run, *command)
+    finally:
+        code = run.report()
+    return code
+
+
+def _slash_command(host: PluginHost, prompt: str) -> tuple[Any, str] | None:
+    """``(command, argument text)`` when ``prompt`` is ``/name …`` and a plugin registered the
+    command ``name`` (or that alias); a message starting with a path is not a command."""
+    text = prompt.strip()
+    if not text.startswith("/"):
+        return None
+    name, _, argument = text[1:].partition(" ")
+    if not name or "/" in name:
+        return None
+    commands = host.slash_commands()
+    command = commands.get(name) or next(
+        (c for c in commands.values() if name in c.aliases), None)
+    return (command, argument.strip()) if command is not None else None
+
+
+def _run_command(run: Any, command: Any, argument: str) -> None:
+    """Run a slash command with the one-shot run as its chat; its errors are the run's."""
+    from chatcli import ChatcliError, UsageError
+
+    try:
+        command.run(run, argument)
+    except ChatcliError:
+        raise
+    except Exception as err:  # a plugin's command: one line naming it
+        raise UsageError(f"/{command.name} failed: {type(err).__name__}: {err}",
+                         "report it to the plugin's authors (`chatcli plugins list` names it)"
+                         ) from err
 
 
 class OneShot:
     """One ``-p`` run: its session, how turns are shown, and the exit code they come to."""
 
-    def __init__(self, host: PluginHost, options: dict[str, Any]) -> None:
-        from chatcli._cli.common import session_options, settings_flags, settings_from
-        from chatcli._cli.spinner import Spinner
-        from chatcli._session import Session
+    def __init__(self, host: PluginHost, settings: Settings, run: SessionOptions) -> None:
+        from chatcli import Session
+        from chatcli_render import Spinner
 
-        run = session_options(options)
         self.host = host
-        self.as_json = bool(options.get("as_json"))
+        self.as_json = bool(run.extra.get("as_json"))
         self.waiting = Spinner(sys.stderr, "waiting…")  # also prints retry lines above itself
         self.session = Session(
-            host, settings_from(settings_flags(options)), run,
+            host, settings, run,
             approver=_make_approver(run.allow),
             on_retry=lambda event: self.waiting.say(f"chatcli: {_retry_text(event)}"),
             on_tool_output=self._tool_output,
         ).open()
-        self.output = _Output(sys.stdout, _output_mode(options, self.session.settings, sys.stdout))
+        self.output = _Output(sys.stdout, _output_mode(run, self.session.settings, sys.stdout))
         self.spin = self.output.mode == "markdown" and _isatty(sys.stderr)
         self.waiting.text = f"waiting for {self.session.provider_name}/{self.session.model}…"
         self.finished: TurnFinished | None = None
@@ -86,7 +138,7 @@ class OneShot:
 
     def ask(self, text: str) -> TurnFinished | None:
         """Run a turn on ``text`` now, shown like ``-p``'s answer."""
-        from chatcli._types import Message
+        from chatcli import Message
 
         return self.turn(Message.user(text))
 
@@ -96,7 +148,7 @@ class OneShot:
 
     def retry(self) -> None:
         """Answer the last user message again."""
-        from chatcli._types import Role
+        from chatcli import Role
 
         user = self.conversation.last(Role.USER)
         if user is None:
@@ -149,8 +201,6 @@ class OneShot:
     def _announce(self) -> None:
         """The author's label above the answer (``answer_author``: a persona's), in its style;
         plain under ``NO_COLOR``."""
-        import os
-
         from rich.text import Text
 
         author = self.host.hooks.answer_author(conversation=self.session.conversation)
@@ -170,7 +220,17 @@ def status(text: str) -> None:
     print(f"chatcli: {text}", file=sys.stderr, flush=True)
 
 
-def _make_approver(allowed: frozenset[str]) -> Approver | None:
+def _error_line(message: str) -> None:
+    """``chatcli: error: MESSAGE`` on stderr: one line, known and key-shaped secrets redacted
+    (as the command line prints its own errors)."""
+    from chatcli import redact
+
+    text = redact(" ".join(str(message).split("\n")).strip())
+    print(f"chatcli: error: {text}", file=sys.stderr, flush=True)
+
+
+def _make_approver(allowed: frozenset[str]
+                   ) -> Callable[[ToolCallPart, Tool, Verdict], bool] | None:
     """Pre-approved risk classes; on a terminal, ask for the others; else nobody can be asked."""
     can_ask = _isatty(sys.stdin) and _isatty(sys.stderr)
     if not allowed and not can_ask:
@@ -204,7 +264,7 @@ def _describe_call(call: ToolCallPart, limit: int = 80) -> str:
 
 
 def _retry_text(event: Retrying) -> str:
-    from chatcli._errors import NetworkError, ProviderTimeoutError, RateLimitError, ServerError
+    from chatcli import NetworkError, ProviderTimeoutError, RateLimitError, ServerError
 
     error = event.error
     if isinstance(error, RateLimitError):
@@ -273,7 +333,7 @@ class _Output:
 
 def _markdown_stream(out: TextIO) -> Any:
     try:
-        from chatcli._cli.render import MarkdownStream
+        from chatcli_render import MarkdownStream
     except ImportError:
         return None
     from rich.console import Console
@@ -281,10 +341,10 @@ def _markdown_stream(out: TextIO) -> Any:
     return MarkdownStream(Console(file=out))
 
 
-def _output_mode(options: dict[str, Any], settings: Settings, out: TextIO) -> str:
-    if options.get("as_json"):
+def _output_mode(run: SessionOptions, settings: Settings, out: TextIO) -> str:
+    if run.extra.get("as_json"):
         return "json"
-    if options.get("raw") or not settings.markdown:
+    if run.extra.get("raw") or not settings.markdown:
         return "plain"
     try:
         tty = out.isatty()
@@ -304,9 +364,7 @@ def _consume(events: Any, output: _Output, waiting: Spinner | None,
              announce: Callable[[], None] | None = None) -> TurnFinished | None:
     """Show the events of a turn; ``waiting`` spins while the model has not answered yet;
     ``announce`` prints the author's label before the answer's first text or tool call."""
-    from chatcli._calls import TextDelta
-    from chatcli._engine import Compacted, ToolFinished, ToolStarted, TurnFinished
-    from chatcli._streaming import Retrying
+    from chatcli import Compacted, Retrying, TextDelta, ToolFinished, ToolStarted, TurnFinished
 
     if waiting is not None:
         waiting.start()
@@ -363,8 +421,7 @@ def _report_fallback(finished: TurnFinished, session: Session) -> None:
 
 def _report(finished: TurnFinished | None, interrupted: bool, session: Session,
             conversation: Conversation, as_json: bool) -> int:
-    from chatcli._specs import StopReason
-    from chatcli._types import Usage
+    from chatcli import StopReason, Usage
 
     error = finished.error if finished else None
     if finished is not None and finished.stop_reason == StopReason.INTERRUPTED:
@@ -395,13 +452,11 @@ def _report(finished: TurnFinished | None, interrupted: bool, session: Session,
             payload |= {"error": str(error), "type": type(error).__name__}
         print(json.dumps(payload, ensure_ascii=False), flush=True)
     if error is not None:
-        from chatcli._cli.common import debug_enabled, error_line
-
-        if debug_enabled():
+        if os.environ.get("CHATCLI_DEBUG", "") not in ("", "0", "false", "no"):
             import traceback
 
             traceback.print_exception(error)
-        error_line(str(error))
+        _error_line(str(error))
         return error.exit_code
     if interrupted:
         status("interrupted")

@@ -1,0 +1,5 @@
+"""chatcli-print: ``chatcli -p PROMPT`` — answer a prompt once and exit.
+
+The entry module is :mod:`chatcli_print.plugin` (one hookimpl); the work is in
+:mod:`chatcli_print.oneshot`, imported when a prompt is answered.
+"""
