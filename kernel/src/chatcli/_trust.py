@@ -60,7 +60,6 @@ __all__ = [
     "trust_waiting",
     "trusted_projects",
     "untrust_project",
-    "use_host",
 ]
 
 #: The kernel's own control file, relative to the project root.
@@ -145,7 +144,6 @@ class ProjectTrust:
 # ------------------------------------------------------------------------------ the host
 
 _lock = threading.RLock()
-_host: PluginHost | None = None
 #: the command line's host the caches below were computed with
 _seen: Any = None
 #: root (text) → (its control files' stats, its ProjectTrust), for this process
@@ -159,17 +157,6 @@ _announced: set[str] = set()
 _rules: dict[int, tuple[Any, tuple[list[SettingRule], list[SettingRule]]]] = {}
 
 
-def use_host(host: PluginHost | None) -> None:
-    """Make ``host`` the plugin host whose hooks settings loaded without one consult (the
-    command line's); forget what was computed with the previous one."""
-    global _host
-    with _lock:
-        _host = host
-        _rules.clear()
-        _announced.clear()
-        forget()
-
-
 def forget() -> None:
     """Forget the trust states and dropped settings computed so far (files may have changed)."""
     with _lock:
@@ -179,13 +166,11 @@ def forget() -> None:
 
 
 def _the_host(host: PluginHost | None) -> PluginHost | None:
-    """``host``, else the one :func:`use_host` named, else the running command line's. A new
-    command line (in-process runs of tests) starts with fresh trust states."""
+    """``host``, else the running command line's. A new command line (in-process runs of
+    tests) starts with fresh trust states."""
     global _seen
     if host is not None:
         return host
-    if _host is not None:
-        return _host
     cli = sys.modules.get("chatcli._cli")
     current = getattr(cli, "current_host", None)
     with _lock:
