@@ -105,7 +105,8 @@ def sandbox(tmp_path_factory) -> Sandbox:
     root = tmp_path_factory.mktemp("template-e2e")
 
     dist = root / "dist"
-    for project in ("kernel", "plugins/admin", "libs/provider-kit", "libs/testing"):
+    for project in ("kernel", "plugins/admin", "libs/workspace", "libs/provider-kit",
+                    "libs/testing"):
         built = run([*uv, "build", "--quiet", "--out-dir", str(dist), str(REPO / project)])
         assert built.returncode == 0, built.stderr
     (kernel,) = dist.glob("chatcli_kernel-*.whl")
@@ -115,7 +116,7 @@ def sandbox(tmp_path_factory) -> Sandbox:
     made = run([*uv, "venv", "--quiet", "--python", sys.executable, str(venv)])
     assert made.returncode == 0, made.stderr
     python = venv / "bin" / "python"
-    uv_install(uv, python, str(kernel), str(wheel))
+    uv_install(uv, python, "--find-links", str(dist), str(kernel), str(wheel))
 
     # The libraries are not on the package index yet: the installer finds them in dist/.
     env = clean_env(root / "home", venv / "bin") | {
