@@ -1,15 +1,10 @@
-"""Settings layers, validation errors and the TOML editing helpers."""
+"""Settings layers and validation errors (editing: tests/config_edit; keys: tests/admin)."""
 
 from __future__ import annotations
 
-import stat
-
 import pytest
 from chatcli import ConfigError
-from chatcli._config import get_value, load_settings, set_value, unset_value, user_config_path
-from chatcli._keys import key_file, list_keys, lookup_key, remove_key, set_key
-from hypothesis import given
-from hypothesis import strategies as st
+from chatcli._config import load_settings, user_config_path
 
 
 def write(path, text: str) -> None:
@@ -77,63 +72,3 @@ def test_invalid_env_value_names_the_environment(monkeypatch) -> None:
     monkeypatch.setenv("CHATCLI_TEMPERATURE", "hot")
     with pytest.raises(ConfigError, match="environment"):
         load_settings()
-
-
-def test_set_get_unset_round_trip_keeps_other_keys() -> None:
-    path = user_config_path()
-    write(path, '# my settings\nsystem = "be brief"\n')
-    assert set_value(path, "max_turns", "9") == 9
-    assert set_value(path, "providers.openai.model", "gpt-x") == "gpt-x"
-    settings = load_settings()
-    assert get_value(settings, "max_turns") == 9
-    assert get_value(settings, "providers.openai.model") == "gpt-x"
-    assert settings.system == "be brief"
-    assert unset_value(path, "max_turns") and not unset_value(path, "max_turns")
-    assert load_settings().max_turns == 20
-    with pytest.raises(ConfigError):
-        get_value(settings, "no.such.key")
-
-
-def test_set_rejects_invalid_value_and_leaves_file_untouched() -> None:
-    path = user_config_path()
-    write(path, "max_turns = 4\n")
-    with pytest.raises(ConfigError):
-        set_value(path, "max_turns", "0")
-    assert path.read_text() == "max_turns = 4\n"
-
-
-@given(st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=40))
-def test_any_text_set_for_a_text_setting_is_stored_as_typed(value: str) -> None:
-    import tempfile
-    import tomllib
-    from pathlib import Path
-
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "c.toml"
-        set_value(path, "system", value)
-        stored = tomllib.loads(path.read_text())["system"]
-    try:
-        as_toml = tomllib.loads(f"v = {value}")["v"]
-    except tomllib.TOMLDecodeError:
-        as_toml = None
-    # verbatim, unless the user typed a quoted TOML string, which is unquoted
-    assert stored == value or (isinstance(as_toml, str) and stored == as_toml)
-
-
-def test_keys_are_stored_0600_and_env_wins(monkeypatch) -> None:
-    set_key("openai", "sk-test-abcdefghijkl")
-    mode = stat.S_IMODE(key_file().stat().st_mode)
-    assert mode == 0o600
-    assert list_keys() == ["openai"]
-    assert lookup_key("openai", ["OPENAI_API_KEY"]) == ("sk-test-abcdefghijkl", "keys.toml")
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-from-env-123456")
-    assert lookup_key("openai", ["OPENAI_API_KEY"]) == ("sk-from-env-123456", "OPENAI_API_KEY")
-    assert remove_key("openai") and not remove_key("openai")
-    assert list_keys() == []
-
-
-def test_group_readable_key_file_is_repaired() -> None:
-    set_key("x", "secret-value-1")
-    key_file().chmod(0o644)
-    lookup_key("x", [])
-    assert stat.S_IMODE(key_file().stat().st_mode) == 0o600

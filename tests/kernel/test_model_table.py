@@ -110,7 +110,7 @@ def test_a_misspelt_entry_key_is_named_with_the_closest_one() -> None:
 
 
 def test_config_set_edits_an_entry_and_refuses_a_key_it_has_not() -> None:
-    from chatcli._config import set_value
+    from chatcli_config_edit import set_value
 
     set_value(user_config_path(), "models.ollama/*.context_window", "32768")
     assert load_settings().model_settings("ollama", "qwen3")[1].context_window == 32_768

@@ -78,7 +78,6 @@ _EXPORTS: dict[str, str] = {
     "Engine": "chatcli._engine",
     "EngineEvent": "chatcli._engine",
     "Retrying": "chatcli._streaming",
-    "CancellableStream": "chatcli._streaming",
     "ToolFinished": "chatcli._engine",
     "ToolStarted": "chatcli._engine",
     "TurnFinished": "chatcli._engine",
@@ -91,17 +90,24 @@ _EXPORTS: dict[str, str] = {
     "remote_models": "chatcli._providers",
     "ChatApp": "chatcli._app",
     # settings and files
+    "project_config_path": "chatcli._config",
+    "unknown_setting": "chatcli._config",
+    "provider_key": "chatcli._providers",
     "ModelSettings": "chatcli._config",
     "ProviderSettings": "chatcli._config",
     "Settings": "chatcli._config",
     "load_settings": "chatcli._config",
     "raw_settings": "chatcli._layers",
     "parse_bool": "chatcli._layers",
-    "get_value": "chatcli._config",
     "mask_secrets": "chatcli._secrets",
-    "set_value": "chatcli._config",
+    "key_file": "chatcli._keys",
+    "stored_keys": "chatcli._keys",
+    "validate_setting": "chatcli._config",
+    "read_toml": "chatcli._tomlfile",
     "user_config_path": "chatcli._config",
     # workspace trust
+    "project_root": "chatcli._trust",
+    "trusted_projects": "chatcli._trust",
     "ProjectTrust": "chatcli._trust",
     "SettingRule": "chatcli._trust",
     "ControlFile": "chatcli._trust",
@@ -113,6 +119,9 @@ _EXPORTS: dict[str, str] = {
     "trust_waiting": "chatcli._trust",
     "atomic_write": "chatcli._paths",
     "cache_dir": "chatcli._paths",
+    "cli_host": "chatcli._cli.common",
+    "error_line": "chatcli._cli.common",
+    "require_utf8": "chatcli._cli.common",
     "config_dir": "chatcli._paths",
     "data_dir": "chatcli._paths",
     # front-end helpers
@@ -154,6 +163,9 @@ if TYPE_CHECKING:
     from chatcli._calls import Tool as Tool
     from chatcli._calls import ToolCallEvent as ToolCallEvent
     from chatcli._calls import ToolContext as ToolContext
+    from chatcli._cli.common import cli_host as cli_host
+    from chatcli._cli.common import error_line as error_line
+    from chatcli._cli.common import require_utf8 as require_utf8
     from chatcli._calls import ToolSpec as ToolSpec
     from chatcli._calls import UsageEvent as UsageEvent
     from chatcli._calls import Verdict as Verdict
@@ -169,9 +181,10 @@ if TYPE_CHECKING:
     from chatcli._config import ModelSettings as ModelSettings
     from chatcli._config import ProviderSettings as ProviderSettings
     from chatcli._config import Settings as Settings
-    from chatcli._config import get_value as get_value
+    from chatcli._config import validate_setting as validate_setting
     from chatcli._config import load_settings as load_settings
-    from chatcli._config import set_value as set_value
+    from chatcli._config import project_config_path as project_config_path
+    from chatcli._config import unknown_setting as unknown_setting
     from chatcli._config import user_config_path as user_config_path
     from chatcli._conversation import Checkpoint as Checkpoint
     from chatcli._conversation import Conversation as Conversation
@@ -194,6 +207,8 @@ if TYPE_CHECKING:
     from chatcli._errors import ProviderTimeoutError as ProviderTimeoutError
     from chatcli._errors import RateLimitError as RateLimitError
     from chatcli._errors import ServerError as ServerError
+    from chatcli._keys import key_file as key_file
+    from chatcli._keys import stored_keys as stored_keys
     from chatcli._errors import StreamCutError as StreamCutError
     from chatcli._errors import UsageError as UsageError
     from chatcli._errors import redact as redact
@@ -207,6 +222,7 @@ if TYPE_CHECKING:
     from chatcli._plugins import HookCalls as HookCalls
     from chatcli._plugins import PluginFailure as PluginFailure
     from chatcli._plugins import PluginHost as PluginHost
+    from chatcli._providers import provider_key as provider_key
     from chatcli._plugins import hookimpl as hookimpl
     from chatcli._providers import build_provider as build_provider
     from chatcli._providers import choose_provider as choose_provider
@@ -228,15 +244,17 @@ if TYPE_CHECKING:
     from chatcli._specs import ProviderOption as ProviderOption
     from chatcli._specs import ProviderSpec as ProviderSpec
     from chatcli._specs import PullKind as PullKind
+    from chatcli._tomlfile import read_toml as read_toml
     from chatcli._specs import RestorePoint as RestorePoint
     from chatcli._specs import Risk as Risk
     from chatcli._specs import SkillSource as SkillSource
+    from chatcli._trust import project_root as project_root
     from chatcli._specs import SlashCommand as SlashCommand
     from chatcli._specs import StopReason as StopReason
     from chatcli._stash import Stash as Stash
     from chatcli._stash import StashKey as StashKey
-    from chatcli._streaming import CancellableStream as CancellableStream
     from chatcli._streaming import Retrying as Retrying
+    from chatcli._trust import trusted_projects as trusted_projects
     from chatcli._trust import ControlFile as ControlFile
     from chatcli._trust import ProjectTrust as ProjectTrust
     from chatcli._trust import SettingRule as SettingRule

@@ -11,7 +11,6 @@ double underscore reaches into tables: ``CHATCLI_PROVIDERS__OPENAI__BASE_URL``.
 
 from __future__ import annotations
 
-import re
 import tomllib
 from pathlib import Path
 from typing import Any, Literal, get_args
@@ -27,24 +26,21 @@ from chatcli._layers import (
     merge_layers,
     origin_of,
     project_config_path,
-    read_toml,
     user_config_path,
 )
-from chatcli._paths import atomic_write
 from chatcli._types import _new_dict, _new_list
 
 __all__ = [
     "ModelSettings",
     "ProviderSettings",
     "Settings",
-    "get_value",
     "load_settings",
     "origin_of",
     "project_config_path",
-    "set_value",
+    "toml_value",
     "unknown_setting",
-    "unset_value",
     "user_config_path",
+    "validate_setting",
 ]
 
 class ProviderSettings(BaseModel):
@@ -307,101 +303,37 @@ def toml_value(raw: str) -> Any:
         return raw
 
 
-def get_value(settings: Settings, key: str) -> Any:
-    """The value at dotted ``key`` in the effective settings; raises ConfigError if absent."""
-    data: Any = settings.model_dump(exclude_none=False)
-    for part in key.split("."):
-        if not isinstance(data, dict) or part not in data:
-            raise ConfigError(f"unknown setting '{key}'", "see `chatcli config list`")
-        data = data[part]
-    return data
+def validate_setting(data: dict[str, Any], key: str, raw: str, source: str) -> Any:
+    """Put the value of the text ``raw`` at dotted ``key`` of ``data`` (a settings file's
+    table, read from ``source``; changed in place) and validate it: the value stored is
+    returned. What chatcli-config-edit's ``set_value`` checks before it writes the file.
 
-
-def _write(path: Path, text: str) -> None:
-    """Write a config file atomically; an unwritable place is a ConfigError, not a crash."""
-    try:
-        atomic_write(path, text)
-    except OSError as err:
-        raise ConfigError(
-            f"{path}: cannot write ({err.strerror})",
-            "check the permissions of its folder, or point CHATCLI_CONFIG_DIR elsewhere",
-        ) from None
-
-
-_HEADER = re.compile(r"\s*\[([^\[\]'\"]+)\]\s*(?:#.*)?$")
-_KEY_LINE = re.compile(r"(\s*)([A-Za-z0-9_-]+)\s*=")
-_COMMENT = re.compile(r"\s+#[^\"']*$")
-
-
-def _edit_line(text: str, parts: list[str], value: Any) -> str | None:
-    """``text`` with only the line of the key at ``parts`` changed (set to ``value``, removed
-    when None) or added, so the file's comments and layout stay; None when it cannot tell."""
-    import tomli_w
-
-    table, key = parts[:-1], parts[-1]
-    lines = text.splitlines(keepends=True)
-    if lines and not lines[-1].endswith("\n"):
-        lines[-1] += "\n"
-    section: list[str] | None = []
-    found = last = None  # the key's line; the last line of its table
-    for index, line in enumerate(lines):
-        header = _HEADER.match(line)
-        if header or line.lstrip().startswith("["):
-            section = [p.strip() for p in header.group(1).split(".")] if header else None
-            if section == table:
-                last = index
-            continue
-        match = _KEY_LINE.match(line)
-        if section == table and match:
-            last = index
-            if match.group(2) == key:
-                found = index
-    if value is None:
-        return None if found is None else "".join(lines[:found] + lines[found + 1:])
-    dumped = tomli_w.dumps({key: value})
-    if not dumped.startswith(f"{key} = ") or dumped.count("\n") != 1:
-        return None  # a table, or a value over several lines: rewrite the whole file
-    if found is not None:
-        old = lines[found].rstrip("\n")
-        comment = _COMMENT.search(old)
-        indent = _KEY_LINE.match(old).group(1)  # type: ignore[union-attr]
-        lines[found] = indent + dumped.rstrip("\n") + (comment.group(0) if comment else "") + "\n"
-    elif last is not None:
-        lines.insert(last + 1, dumped)
-    elif not table:
-        first = next((i for i, line in enumerate(lines) if line.lstrip().startswith("[")),
-                     len(lines))
-        lines.insert(first, dumped)
-    else:
-        lines.append(("\n" if lines else "") + f"[{'.'.join(table)}]\n" + dumped)
-    return "".join(lines)
-
-
-def _edited(path: Path, parts: list[str], value: Any, expected: dict[str, Any]) -> str:
-    """The new text of the config file at ``path``: one line edited when that gives exactly
-    ``expected`` (the file's other lines and comments kept), else ``expected`` written anew."""
-    import tomli_w
-
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        text = ""
-    new = _edit_line(text, parts, value)
-    try:
-        if new is not None and tomllib.loads(new) == expected:
-            return new
-    except tomllib.TOMLDecodeError:
-        pass
-    return tomli_w.dumps(expected)
-
-
-def _read_for_edit(path: Path) -> dict[str, Any]:
-    """The file ``config set``/``unset`` edits; one it cannot read is left exactly as it is."""
-    try:
-        return read_toml(path)
-    except ConfigError as err:
-        raise ConfigError(err.message, f"{err.hint}, then run the command again (the file was "
-                                       "not changed)") from None
+    ``raw`` is read as a TOML value (``9``, ``true``, ``["a"]``) when the setting takes that
+    type, else as plain text. Raises :class:`~chatcli.ConfigError`: a value the setting does not
+    take blames the value (``max_turns must be a whole number from 1 to 500; you gave 'x'``); a
+    typo of a setting names the closest one; another bad key of the file names ``source``.
+    """
+    parts = key.split(".")
+    if len(parts) > MAX_DEPTH:
+        raise ConfigError(f"'{key[:40]}…' is nested more than {MAX_DEPTH} levels deep",
+                          "no setting is nested that deep; see `chatcli config list`")
+    cursor = data
+    for part in parts[:-1]:
+        nxt = cursor.setdefault(part, {})
+        if not isinstance(nxt, dict):
+            raise ConfigError(f"'{part}' in '{key}' is a value, not a table")
+        cursor = nxt
+    cursor[parts[-1]] = toml_value(raw)
+    _reject_unknown_values(data, source)
+    errors = _value_errors(data, parts)
+    if errors and cursor[parts[-1]] != raw:
+        cursor[parts[-1]] = raw  # e.g. `config set system 1`: the field wants text
+        errors = _value_errors(data, parts)
+    if errors:
+        raise _bad_value(key, raw, errors[0])
+    if errors is not None:  # valid value, but another key of the file is not
+        _validate(data, source)
+    return cursor[parts[-1]]
 
 
 def _value_errors(data: dict[str, Any], parts: list[str]) -> list[Any] | None:
@@ -428,58 +360,8 @@ def _bad_value(key: str, raw: str, error: Any) -> ConfigError:
     field = _field(tuple(loc))
     default = None if field is None else field.get_default()
     if default is not None and not isinstance(default, dict | list):
-        hint = f"e.g. `chatcli config set {key} {_toml_text(default)}` (the default)"
+        text = ("true" if default else "false") if isinstance(default, bool) else str(default)
+        hint = f"e.g. `chatcli config set {key} {text}` (the default)"
     else:
         hint = f"`chatcli config unset {key}` goes back to the default"
     return ConfigError(f"{key} must be {_expected(error)}; you gave {raw!r:.60}", hint)
-
-
-def _toml_text(value: Any) -> str:
-    return ("true" if value else "false") if isinstance(value, bool) else str(value)
-
-
-def set_value(path: Path, key: str, raw: str) -> Any:
-    """Set dotted ``key`` to ``raw`` in the TOML file at ``path`` (validated, atomic).
-
-    ``raw`` is read as a TOML value (``9``, ``true``, ``["a"]``, ``"text"``) when the setting
-    accepts that type, and as plain text otherwise. A value the setting does not take is blamed
-    on the value; a file that cannot be read (bad syntax) is left as it is, naming the line.
-    Only the key's line changes, so comments stay.
-    """
-    data = _read_for_edit(path)
-    parts = key.split(".")
-    if len(parts) > MAX_DEPTH:
-        raise ConfigError(f"'{key[:40]}…' is nested more than {MAX_DEPTH} levels deep",
-                          "no setting is nested that deep; see `chatcli config list`")
-    cursor = data
-    for part in parts[:-1]:
-        nxt = cursor.setdefault(part, {})
-        if not isinstance(nxt, dict):
-            raise ConfigError(f"'{part}' in '{key}' is a value, not a table")
-        cursor = nxt
-    cursor[parts[-1]] = toml_value(raw)
-    _reject_unknown_values(data, str(path))
-    errors = _value_errors(data, parts)
-    if errors and cursor[parts[-1]] != raw:
-        cursor[parts[-1]] = raw  # e.g. `config set system 1`: the field wants text
-        errors = _value_errors(data, parts)
-    if errors:
-        raise _bad_value(key, raw, errors[0])
-    if errors is not None:  # valid value, but another key of the file is not
-        _validate(data, str(path))
-    _write(path, _edited(path, parts, cursor[parts[-1]], data))
-    return cursor[parts[-1]]
-
-
-def unset_value(path: Path, key: str) -> bool:
-    """Remove dotted ``key`` from the TOML file at ``path``; returns False if it was not set."""
-    data = _read_for_edit(path)
-    parts = key.split(".")
-    cursor: Any = data
-    for part in parts[:-1]:
-        cursor = cursor.get(part) if isinstance(cursor, dict) else None
-    if not isinstance(cursor, dict) or parts[-1] not in cursor:
-        return False
-    del cursor[parts[-1]]
-    _write(path, _edited(path, parts, None, data))
-    return True

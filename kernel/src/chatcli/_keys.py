@@ -14,16 +14,16 @@ import tomllib
 from typing import TYPE_CHECKING
 
 from chatcli._errors import ConfigError, register_secret
-from chatcli._paths import atomic_write, directory
+from chatcli._paths import directory
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-__all__ = ["check_key", "key_file", "list_keys", "lookup_key", "remove_key", "set_key"]
+__all__ = ["check_key", "key_file", "lookup_key", "stored_keys"]
 
 
 def key_file() -> Path:
-    """The key file's path."""
+    """The file API keys are stored in: ``keys.toml`` in :func:`chatcli.config_dir` (0600)."""
     from pathlib import Path
 
     return Path(_key_path())
@@ -33,7 +33,10 @@ def _key_path() -> str:
     return os.path.join(directory("config"), "keys.toml")
 
 
-def _load() -> dict[str, str]:
+def stored_keys() -> dict[str, str]:
+    """The key file's keys by provider name (empty when there is none); a file others may read
+    is made 0600 first. Raises :class:`~chatcli.ConfigError` naming the file (never quoting
+    it) when it cannot be read. chatcli-admin's ``chatcli keys`` writes the file."""
     path = _key_path()  # text, not Path: looking a key up must not pay for pathlib
     try:
         mode = os.stat(path).st_mode
@@ -60,47 +63,6 @@ def _load() -> dict[str, str]:
     return {k: v for k, v in data.items() if isinstance(v, str)}
 
 
-def _save(keys: dict[str, str]) -> None:
-    import tomli_w
-
-    try:
-        atomic_write(key_file(), tomli_w.dumps(dict(sorted(keys.items()))), mode=0o600)
-    except OSError as err:
-        raise ConfigError(
-            f"{key_file()}: cannot write the key file ({err.strerror})",
-            "check the permissions of its folder, or point CHATCLI_CONFIG_DIR elsewhere",
-        ) from None
-
-
-def set_key(provider: str, key: str) -> None:
-    """Store ``key`` for ``provider`` in the key file (created 0600)."""
-    key = key.strip()
-    if not key:
-        raise ConfigError("empty key", "paste the key when asked, or pipe it on stdin")
-    if not key.isascii() or not all(c.isprintable() and not c.isspace() for c in key):
-        # never echo it: say what is wrong, not what was given
-        raise ConfigError("the key contains spaces, line breaks or non-ASCII characters",
-                          "pass only the key itself, on one line")
-    keys = _load()
-    keys[provider] = key
-    _save(keys)
-
-
-def remove_key(provider: str) -> bool:
-    """Forget the stored key of ``provider``; False when none was stored."""
-    keys = _load()
-    if provider not in keys:
-        return False
-    del keys[provider]
-    _save(keys)
-    return True
-
-
-def list_keys() -> list[str]:
-    """The providers that have a stored key (names only)."""
-    return sorted(_load())
-
-
 def lookup_key(provider: str, env_names: list[str]) -> tuple[str | None, str | None]:
     """Find ``provider``'s key: the first set variable in ``env_names``, else the key file.
 
@@ -111,7 +73,7 @@ def lookup_key(provider: str, env_names: list[str]) -> tuple[str | None, str | N
         if value:
             register_secret(value)
             return value, name
-    stored = _load().get(provider)
+    stored = stored_keys().get(provider)
     if stored:
         register_secret(stored)
         return stored, "keys.toml"

@@ -1,7 +1,7 @@
 """The settings layers as plain data: the config files, ``CHATCLI_*`` variables and flags.
 
 Reading them needs no pydantic, so a command that only glances at a few settings
-(``chatcli models`` reads them through :class:`Glance`) stays as cheap as ``--help``;
+(``chatcli models``, through :func:`raw_settings`) stays as cheap as ``--help``;
 :mod:`chatcli._config` validates them into :class:`~chatcli.Settings`.
 """
 
@@ -20,7 +20,6 @@ if TYPE_CHECKING:
 __all__ = [
     "ENV_SOURCE",
     "MAX_DEPTH",
-    "Glance",
     "layers",
     "merge_layers",
     "origin_of",
@@ -170,28 +169,6 @@ def origin_of(key: tuple[str, ...], *, cwd: Path | None = None,
                 return "CHATCLI_" + "__".join(part.upper() for part in key)
             return source
     return "configuration"
-
-
-class Glance:
-    """A few settings read without validating the rest: what ``chatcli models`` shows.
-
-    Offers what provider selection reads of :class:`~chatcli.Settings` (``provider``,
-    ``model``, ``provider_settings(name).model``/``.api_key_env``).
-    """
-
-    class _Table:
-        def __init__(self, table: dict[str, Any]) -> None:
-            self.model: str | None = table.get("model")
-            self.api_key_env: str | None = table.get("api_key_env")
-
-    def __init__(self, merged: dict[str, Any]) -> None:
-        self.provider: str | None = merged.get("provider")
-        self.model: str | None = merged.get("model")
-        self._providers: dict[str, Any] = merged.get("providers") or {}
-
-    def provider_settings(self, name: str) -> Glance._Table:
-        """The ``[providers.NAME]`` table (model and key variable only)."""
-        return Glance._Table(self._providers.get(name) or {})
 
 
 _TRUE = frozenset({"1", "true", "yes", "on"})

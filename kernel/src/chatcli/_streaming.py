@@ -29,7 +29,6 @@ from chatcli._errors import ChatcliError, ProviderError, ProviderTimeoutError, S
 
 __all__ = [
     "MAX_RETRY_AFTER",
-    "CancellableStream",
     "Retrying",
     "backoff_delay",
     "read_answer",
@@ -254,34 +253,3 @@ def _guarded(open_stream: Callable[[], Iterator[Any]], who: str, opened: list[An
         close = getattr(events, "close", None)
         if close is not None:
             close()
-
-
-class CancellableStream:
-    """A provider's stream with ``cancel()`` (see :meth:`chatcli.Provider.stream`): ``events``
-    are the answer's events, ``stop`` what ends the wait behind them at once (kill the
-    subprocess, close the socket). ``cancel()`` runs ``stop`` once, ignoring its failure (what
-    it stops may be gone already); closing the stream closes ``events``."""
-
-    def __init__(self, events: Iterator[Any], stop: Callable[[], None]) -> None:
-        self._events, self._stop = events, stop
-        self._cancelled = False
-
-    def __iter__(self) -> CancellableStream:
-        return self
-
-    def __next__(self) -> Any:
-        return next(self._events)
-
-    def close(self) -> None:
-        """Close the events (a generator runs its ``finally`` blocks)."""
-        close = getattr(self._events, "close", None)
-        if close is not None:
-            close()
-
-    def cancel(self) -> None:
-        """Stop the answer now, from any thread."""
-        if self._cancelled:
-            return
-        self._cancelled = True
-        with contextlib.suppress(Exception):
-            self._stop()

@@ -28,9 +28,9 @@ from chatcli import (
     build_provider,
     choose_provider,
     load_settings,
-    set_value,
     user_config_path,
 )
+from chatcli_config_edit import set_value
 from chatcli_provider_local import plugin
 from chatcli_provider_local.gguf import bundled_model_path
 from chatcli_provider_local.plugin import make_local_provider

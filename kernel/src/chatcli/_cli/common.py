@@ -1,5 +1,6 @@
-"""Small helpers shared by the ``chatcli`` sub-commands: the run state, tables, one-line errors,
-and the UTF-8 check of text arguments.
+"""Small helpers shared by the ``chatcli`` sub-commands: the run state, one-line errors and the
+UTF-8 check of text arguments (``cli_host``, ``error_line``, ``require_utf8`` and ``LazyGroup``
+are public: plugins' commands use them).
 
 Kept light (click only): ``chatcli --help`` imports this module.
 """
@@ -23,8 +24,8 @@ __all__ = [
     "FreeText",
     "LazyGroup",
     "Utf8Text",
+    "cli_host",
     "error_line",
-    "format_table",
     "get_state",
     "not_utf8",
     "require_utf8",
@@ -51,6 +52,12 @@ def get_state(ctx: click.Context) -> AppState:
     if state is None:  # pragma: no cover - run() always provides one
         raise RuntimeError("chatcli's command line was started without run()")
     return state
+
+
+def cli_host(ctx: click.Context) -> PluginHost:
+    """The plugin host of the running ``chatcli`` command line, for a plugin's click command
+    (``chatcli models`` lists ``cli_host(ctx).providers()``): the plugins are loaded once."""
+    return get_state(ctx).host
 
 
 def settings_from(flags: dict[str, Any] | None = None) -> Settings:
@@ -156,19 +163,6 @@ def require_utf8(command: click.Command) -> None:
 def debug_enabled() -> bool:
     """Whether ``CHATCLI_DEBUG`` asks for tracebacks."""
     return os.environ.get("CHATCLI_DEBUG", "") not in ("", "0", "false", "no")
-
-
-def format_table(headers: list[str], rows: list[list[str]]) -> str:
-    """Rows as aligned plain-text columns (readable on a terminal, easy to ``grep``/``awk``)."""
-    widths = [len(h) for h in headers]
-    for row in rows:
-        for index, cell in enumerate(row):
-            widths[index] = max(widths[index], len(cell))
-    lines = []
-    for row in [headers, *rows]:
-        cells = [cell.ljust(widths[i]) for i, cell in enumerate(row)]
-        lines.append("  ".join(cells).rstrip())
-    return "\n".join(lines)
 
 
 class LazyGroup(click.Group):

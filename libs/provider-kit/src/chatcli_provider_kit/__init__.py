@@ -5,6 +5,7 @@
 - :class:`MessageCache`, each message's wire form kept between requests (a long history is not
   converted again on every call);
 - :func:`status_error`, one table from an HTTP error status to chatcli's error taxonomy;
+- :class:`CancellableStream`, a stream with ``cancel()`` (stop a subprocess or a socket now);
 - ``Retry-After`` parsing, image loading, tool-argument parsing, one-line error text;
 - :mod:`chatcli_provider_kit.textcalls`, the text tool-call protocol for models without native
   tool calling (imported on its own: ``from chatcli_provider_kit.textcalls import …``).
@@ -26,6 +27,7 @@ from chatcli_provider_kit._openai_format import (
     tool_definitions,
     usage_from,
 )
+from chatcli_provider_kit._stream import CancellableStream
 from chatcli_provider_kit._util import (
     MAX_ARGUMENT_DEPTH,
     MAX_IMAGE_BYTES,
@@ -48,6 +50,7 @@ __all__ = [
     "FINISH_REASONS",
     "MAX_ARGUMENT_DEPTH",
     "MAX_IMAGE_BYTES",
+    "CancellableStream",
     "ChunkAssembler",
     "ImageMode",
     "MessageCache",

@@ -49,7 +49,7 @@ def format_value(value: Any) -> str:
 
 
 def _target(project: bool) -> Path:
-    from chatcli._config import project_config_path, user_config_path
+    from chatcli import project_config_path, user_config_path
 
     if not project:
         return user_config_path()
@@ -60,8 +60,7 @@ def _target(project: bool) -> Path:
 
 def _check_key(key: str) -> None:
     """Reject typos of top-level settings; dotted keys may name plugin tables."""
-    from chatcli import ConfigError, Settings
-    from chatcli._config import unknown_setting
+    from chatcli import ConfigError, Settings, unknown_setting
 
     if not key or any(not part for part in key.split(".")):
         raise ConfigError(
@@ -91,7 +90,7 @@ def config_get(key: str, reveal: bool) -> int:
     A value whose name looks like a secret (api_key, token, password…) prints as *** unless
     --reveal is given.
     """
-    from chatcli import get_value
+    from chatcli_config_edit import get_value
 
     value = get_value(load_settings(), key)
     click.echo(format_value(value if reveal else mask_secrets(value, _secret_key(key))))
@@ -104,7 +103,7 @@ def config_get(key: str, reveal: bool) -> int:
 @click.option("--project", is_flag=True, help="Write the project's .chatcli/config.toml.")
 def config_set(key: str, value: str, project: bool) -> int:
     """Set KEY to VALUE (validated; numbers and true/false are read as TOML)."""
-    from chatcli import set_value
+    from chatcli_config_edit import set_value
 
     _check_key(key)
     path = _target(project)
@@ -118,7 +117,7 @@ def config_set(key: str, value: str, project: bool) -> int:
 @click.option("--project", is_flag=True, help="Edit the project's .chatcli/config.toml.")
 def config_unset(key: str, project: bool) -> int:
     """Remove KEY from the configuration file (the default applies again)."""
-    from chatcli._config import unset_value
+    from chatcli_config_edit import unset_value
 
     path = _target(project)
     if unset_value(path, key):

@@ -6,7 +6,9 @@ import sys
 from typing import TYPE_CHECKING
 
 import click
-from chatcli._cli.common import format_table, get_state
+from chatcli import cli_host
+
+from chatcli_admin.table import format_table
 
 if TYPE_CHECKING:
     from chatcli import ProviderSpec
@@ -20,7 +22,7 @@ def keys_group() -> None:
 
 
 def _known_providers(ctx: click.Context) -> dict[str, ProviderSpec]:
-    return get_state(ctx).host.providers()
+    return cli_host(ctx).providers()
 
 
 @keys_group.command("set", context_settings={"ignore_unknown_options": True,
@@ -31,8 +33,9 @@ def _known_providers(ctx: click.Context) -> dict[str, ProviderSpec]:
 @click.pass_context
 def keys_set(ctx: click.Context, name: str, force: bool) -> int:
     """Store the key of provider NAME (asked without echo, or read from piped stdin)."""
-    from chatcli import UsageError, redact
-    from chatcli._keys import key_file, set_key
+    from chatcli import UsageError, key_file, redact
+
+    from chatcli_admin.keystore import set_key
 
     if ctx.args or redact(name) != name:  # a key on the command line: never echo it back
         raise UsageError(
@@ -67,8 +70,8 @@ def keys_set(ctx: click.Context, name: str, force: bool) -> int:
 def keys_list(ctx: click.Context) -> int:
     """Show which providers have a key, and where it is (never the key itself)."""
     from chatcli import load_settings
-    from chatcli._keys import list_keys
 
+    from chatcli_admin.keystore import list_keys
     from chatcli_admin.models import key_status
 
     stored = set(list_keys())
@@ -95,7 +98,8 @@ def keys_list(ctx: click.Context) -> int:
 def keys_remove(name: str) -> int:
     """Forget the stored key of provider NAME."""
     from chatcli import UsageError
-    from chatcli._keys import remove_key
+
+    from chatcli_admin.keystore import remove_key
 
     if not remove_key(name):
         raise UsageError(f"no stored key for '{name}'", "see `chatcli keys list`")

@@ -6,7 +6,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 import click
-from chatcli._cli.common import format_table, get_state
+from chatcli import cli_host
+
+from chatcli_admin.table import format_table
 
 if TYPE_CHECKING:
     from chatcli import ChatcliError, PluginHost, ProviderSpec, Settings
@@ -17,7 +19,7 @@ __all__ = ["key_status", "models_command"]
 def key_status(spec: ProviderSpec, settings: Settings) -> str:
     """Where ``spec``'s key comes from: a variable's name, ``keys.toml``, ``missing`` or
     ``not needed`` — never the key itself."""
-    from chatcli._providers import provider_key
+    from chatcli import provider_key
 
     if not spec.requires_key:
         return "not needed"
@@ -43,15 +45,17 @@ def models_command(ctx: click.Context, remote: bool, provider: str | None) -> in
     the exit code is then that of its error (1 for the service, 2 for the set-up).
     """
     from chatcli import ChatcliError, choose_provider
-    from chatcli._providers import INSTALL_HINT
 
-    host = get_state(ctx).host
+    host = cli_host(ctx)
     if remote or provider:
         return _remote(host, provider)
     settings = _glance()  # the few settings a listing needs, without validating them all
     specs = host.providers()
-    if not specs:
-        click.echo(f"no provider is installed — {INSTALL_HINT}")
+    if not specs:  # choose_provider says why there is none, and what to install
+        try:
+            choose_provider(host, settings)
+        except ChatcliError as err:
+            click.echo(str(err))  # no provider is installed — install one: pip …
         return 0
     try:
         chosen = choose_provider(host, settings).name
@@ -80,12 +84,12 @@ def _listable(spec: ProviderSpec, settings: Settings) -> bool:
     keyless (a local server that may not run), it is configured or its URL variable is set."""
     import os
 
-    from chatcli._providers import has_key
+    from chatcli import provider_key
 
     if not spec.capabilities.model_list:
         return False
     if spec.requires_key:
-        return has_key(spec, settings)
+        return provider_key(spec, settings)[0] is not None
     return spec.name in settings.providers or bool(
         spec.base_url_env and os.environ.get(spec.base_url_env))
 
@@ -94,9 +98,7 @@ def _remote(host: PluginHost, name: str | None) -> int:
     """``models --remote``: list the services' models; each failure is one line on stderr."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from chatcli import find_provider, load_settings, remote_models
-    from chatcli._cli.common import error_line
-    from chatcli._errors import EXIT_PROVIDER, ChatcliError
+    from chatcli import ChatcliError, error_line, find_provider, load_settings, remote_models
 
     settings = load_settings()
     if name is not None:
@@ -121,20 +123,43 @@ def _remote(host: PluginHost, name: str | None) -> int:
     for spec, result in zip(specs, results, strict=True):
         if isinstance(result, ChatcliError):
             error_line(f"{spec.name}: {result}")
-            code = max(code, getattr(result, "exit_code", EXIT_PROVIDER))
+            code = max(code, result.exit_code)
             continue
         for model in result:
             click.echo(f"{spec.name}/{model}")
     return code
 
 
-def _glance(flags: dict[str, Any] | None = None) -> Any:
+class Glance:
+    """A few settings read without validating the rest: what ``chatcli models`` shows.
+
+    Offers what provider selection reads of :class:`~chatcli.Settings` (``provider``,
+    ``model``, ``provider_settings(name).model``/``.api_key_env``).
+    """
+
+    class _Table:
+        def __init__(self, table: dict[str, Any]) -> None:
+            self.model: str | None = table.get("model")
+            self.api_key_env: str | None = table.get("api_key_env")
+
+    def __init__(self, merged: dict[str, Any]) -> None:
+        self.provider: str | None = merged.get("provider")
+        self.model: str | None = merged.get("model")
+        self._providers: dict[str, Any] = merged.get("providers") or {}
+
+    def provider_settings(self, name: str) -> Glance._Table:
+        """The ``[providers.NAME]`` table (model and key variable only)."""
+        return Glance._Table(self._providers.get(name) or {})
+
+
+def _glance() -> Any:
     """The settings a listing needs: a :class:`Glance` when the few values it reads have the
     right types, else the full, validated :class:`~chatcli.Settings` (which raises the
-    :class:`~chatcli.ConfigError` naming the file and key)."""
-    from chatcli._layers import Glance, layers, merge_layers
+    :class:`~chatcli.ConfigError` naming the file and key). Reading the layers as plain data
+    needs no pydantic, so ``chatcli models`` stays as cheap as ``--help``."""
+    from chatcli import raw_settings
 
-    merged = merge_layers(layers(flags))
+    merged = raw_settings()
     providers = merged.get("providers", {})
     plain = all(isinstance(merged.get(k), str | None) for k in ("provider", "model")) and (
         isinstance(providers, dict) and all(
@@ -145,4 +170,4 @@ def _glance(flags: dict[str, Any] | None = None) -> Any:
         return Glance(merged)
     from chatcli import load_settings
 
-    return load_settings(flags)
+    return load_settings()

@@ -68,7 +68,7 @@ class LazyCommand(click.Command):
             return
         from importlib import import_module
 
-        from chatcli._cli.common import require_utf8
+        from chatcli import require_utf8
 
         module, _, attribute = self._target.partition(":")
         real = getattr(import_module(module), attribute)

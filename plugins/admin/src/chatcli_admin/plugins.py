@@ -7,7 +7,9 @@ import sys
 from typing import TYPE_CHECKING
 
 import click
-from chatcli._cli.common import format_table, get_state
+from chatcli import cli_host
+
+from chatcli_admin.table import format_table
 
 if TYPE_CHECKING:
     from chatcli import PluginHost
@@ -16,6 +18,8 @@ __all__ = ["PluginInfo", "installed_distribution", "installer_command", "plugin_
            "plugins_group"]
 
 KINDS = ("provider", "tool", "command", "skills")
+#: The entry-point group plugins are found in (``[project.entry-points."chatcli.plugins"]``).
+ENTRY_POINT_GROUP = "chatcli.plugins"
 
 
 @click.group("plugins")
@@ -27,7 +31,7 @@ def plugins_group() -> None:
 @click.pass_context
 def plugins_list(ctx: click.Context) -> int:
     """Show installed plugins: version, hooks, and whether they loaded (and why not)."""
-    host = get_state(ctx).host
+    host = cli_host(ctx)
     # Ask every registration hook once so a plugin that raises in one is reported as failed.
     host.providers()
     host.tools()
@@ -65,8 +69,6 @@ def plugin_infos(host: PluginHost) -> list[PluginInfo]:
     """What is installed, loaded and failed in ``host``, for ``chatcli plugins list`` (every
     plugin still waiting for one of its hooks is imported first)."""
     from importlib.metadata import entry_points
-
-    from chatcli._plugins import ENTRY_POINT_GROUP
 
     host.load_all()
     dists = {
@@ -146,8 +148,6 @@ def installed_distribution(name: str) -> str | None:
     list`` shows it (``my-tool``), or a distribution's own name (``chatcli-my-tool``)."""
     from importlib.metadata import PackageNotFoundError, distribution, entry_points
 
-    from chatcli._plugins import ENTRY_POINT_GROUP
-
     for ep in entry_points(group=ENTRY_POINT_GROUP):
         if ep.name == name and ep.dist is not None:
             return ep.dist.name
@@ -186,8 +186,6 @@ _CHATCLI_ITSELF = frozenset({"chatcli", "chatcli-kernel"})
 def _declares_plugins(dist: str) -> bool:
     """Whether the installed distribution ``dist`` declares a ``chatcli.plugins`` entry point."""
     from importlib.metadata import PackageNotFoundError, distribution
-
-    from chatcli._plugins import ENTRY_POINT_GROUP
 
     try:
         return any(ep.group == ENTRY_POINT_GROUP for ep in distribution(dist).entry_points)

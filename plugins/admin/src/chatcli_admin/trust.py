@@ -2,7 +2,7 @@
 
 A project's control files (``.chatcli/config.toml``, and those plugins name: ``.mcp.json``,
 project skills…) take effect only once the user trusted them as they are; see
-:mod:`chatcli._trust`.
+:func:`chatcli.project_trust`.
 """
 
 from __future__ import annotations
@@ -11,7 +11,9 @@ import sys
 from typing import TYPE_CHECKING
 
 import click
-from chatcli._cli.common import format_table, get_state
+from chatcli import cli_host
+
+from chatcli_admin.table import format_table
 
 if TYPE_CHECKING:
     from chatcli import PluginHost, ProjectTrust, UsageError
@@ -36,7 +38,7 @@ def trust_command(ctx: click.Context, path: str | None, yes: bool, as_list: bool
     """
     from chatcli import UsageError
 
-    host = get_state(ctx).host
+    host = cli_host(ctx)
     if as_list:
         if path is not None or revoke or yes:
             raise UsageError("--list takes no PATH, --revoke or --yes", "run `chatcli trust "
@@ -67,8 +69,7 @@ def _no_project(workspace: str) -> UsageError:
 
 
 def _trust(host: PluginHost, workspace: str, yes: bool) -> int:
-    from chatcli import UsageError
-    from chatcli._trust import project_trust, trust_project, trust_summary
+    from chatcli import UsageError, project_trust, trust_project, trust_summary
     from chatcli_workspace import control_file_programs
 
     state = project_trust(workspace, host)
@@ -116,7 +117,7 @@ def _terminal() -> bool:
 
 
 def _revoke(host: PluginHost, workspace: str) -> int:
-    from chatcli._trust import project_root, trusted_projects, untrust_project
+    from chatcli import project_root, trusted_projects, untrust_project
 
     root = project_root(workspace)
     if root is None:
@@ -133,7 +134,7 @@ def _revoke(host: PluginHost, workspace: str) -> int:
 def _list(host: PluginHost) -> int:
     import os
 
-    from chatcli._trust import project_trust, trusted_projects
+    from chatcli import project_trust, trusted_projects
 
     known = trusted_projects()
     if not known:

@@ -185,7 +185,7 @@ class GroupProvider:
         The stream has ``cancel()``: the engine calls it when the answer is interrupted while
         its reader waits inside; it is handed on to the entry answering now (a CLI provider
         stops its process) and the chain moves on to no other entry."""
-        from chatcli import CancellableStream
+        from chatcli_provider_kit import CancellableStream
 
         call = _Call()
         return CancellableStream(self._stream(request, call), call.cancel)

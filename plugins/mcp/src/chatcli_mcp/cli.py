@@ -159,7 +159,8 @@ def _toml(value: Any) -> str:
 
 
 def _write_user(name: str, entry: dict[str, Any], force: bool) -> Path:
-    from chatcli import UsageError, set_value, user_config_path
+    from chatcli import UsageError, user_config_path
+    from chatcli_config_edit import set_value
 
     path = user_config_path()
     existing = _user_servers()
@@ -174,7 +175,7 @@ def _write_user(name: str, entry: dict[str, Any], force: bool) -> Path:
 
 
 def _unset(key: str) -> None:
-    """``chatcli config unset KEY`` (chatcli-admin's; the kernel's editor keeps the file's
+    """``chatcli config unset KEY`` (chatcli-admin's; chatcli-config-edit keeps the file's
     comments)."""
     import contextlib
     import io

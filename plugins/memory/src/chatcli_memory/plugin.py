@@ -21,16 +21,16 @@ if TYPE_CHECKING:
     from chatcli import (
         ChatcliError,
         Conversation,
-        MemoryBackendSpec,
         Message,
         PluginHost,
         PromptSection,
-        PullKind,
         Session,
         Settings,
         SlashCommand,
         Tool,
     )
+    from chatcli_memory_api import MemoryBackendSpec
+    from chatcli_plugin_records import PullKind
 
     from chatcli_memory.runtime import Runtime
 

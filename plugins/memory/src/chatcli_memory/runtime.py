@@ -26,13 +26,13 @@ from chatcli_memory.worker import Worker
 if TYPE_CHECKING:
     from chatcli import (
         Conversation,
-        MemoryBackend,
         Message,
         PluginHost,
         PromptSection,
         Session,
         Settings,
     )
+    from chatcli_memory_api import MemoryBackend
 
 __all__ = ["MAINTAIN_EVERY", "Runtime", "memory_folder", "sqlite_factory"]
 

@@ -138,7 +138,8 @@ def _retry(app: Any, argument: str) -> None:
 
 
 def _config(app: Any, argument: str) -> None:
-    from chatcli import get_value, mask_secrets, set_value, user_config_path
+    from chatcli import mask_secrets, user_config_path
+    from chatcli_config_edit import get_value, set_value
 
     args = _words(argument, "use /config [list] | get KEY | set KEY VALUE")
     if not args or args == ["list"]:  # secrets show as *** (`chatcli config get --reveal`)

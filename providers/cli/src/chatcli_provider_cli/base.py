@@ -225,7 +225,7 @@ class CliProvider:
             for run in list(started):
                 run.kill()
 
-        from chatcli import CancellableStream
+        from chatcli_provider_kit import CancellableStream
 
         return CancellableStream(self._stream(request, started), stop)
 

@@ -36,7 +36,6 @@ import time
 from collections.abc import Iterator
 
 from chatcli import (
-    CancellableStream,
     ChatRequest,
     ProviderConfig,
     StopEvent,
@@ -44,6 +43,7 @@ from chatcli import (
     StreamEvent,
     TextDelta,
 )
+from chatcli_provider_kit import CancellableStream
 
 from chatcli_provider_q._clean import Cleaner, is_prompt
 from chatcli_provider_q._context import Tracker, is_chat

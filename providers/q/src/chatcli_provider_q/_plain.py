@@ -12,7 +12,6 @@ import time
 from collections.abc import Iterator
 
 from chatcli import (
-    CancellableStream,
     ChatRequest,
     ProviderConfig,
     StopEvent,
@@ -20,6 +19,7 @@ from chatcli import (
     StreamEvent,
     TextDelta,
 )
+from chatcli_provider_kit import CancellableStream
 
 from chatcli_provider_q._clean import Cleaner
 from chatcli_provider_q._context import Tracker

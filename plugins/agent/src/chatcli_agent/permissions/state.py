@@ -18,11 +18,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from chatcli_agent.permissions.policy import MODES, Judgement, Policy
+from chatcli_agent.permissions.cli_options import MODES
 from chatcli_agent.permissions.rules import EFFECTS, Rule, RuleError, parse_rule
 
 if TYPE_CHECKING:
     from chatcli import Settings
+
+    from chatcli_agent.permissions.policy import Judgement, Policy
 
 __all__ = ["PermissionState", "load_state", "project_config_file", "save_allow_rules"]
 
@@ -39,24 +41,47 @@ _PROJECT_MODES = ("default", "plan")
 
 @dataclass
 class PermissionState:
-    """What one session's policy knows."""
+    """What one session's policy knows. The :class:`Policy` that judges calls is made at the
+    first judgement (its module and the shell parser are most of the policy's start-up cost,
+    and a run without tool calls never needs them); until then the state holds its mode and
+    rules, which the policy then shares."""
 
-    policy: Policy
+    workspace: Path
+    allowed_dirs: tuple[str | Path, ...] = ()
+    classes: frozenset[str] = frozenset()
     mode_source: str = "default"
     notes: list[str] = field(default_factory=list)
     #: the judgement of each call that was asked about, by call id, until it is answered
     pending: dict[str, Judgement] = field(default_factory=dict)
     #: the mode the session started in (``/permissions cycle`` includes it)
     start_mode: str = "default"
+    #: the rules, in the order they were added (the policy's own list, once it is made)
+    rules: list[Rule] = field(default_factory=list)
+    _mode: str = "default"
+    _policy: Policy | None = None
+
+    @property
+    def policy(self) -> Policy:
+        """The policy judging this session's calls (made on first use)."""
+        if self._policy is None:
+            from chatcli_agent.permissions.policy import Policy
+
+            policy = Policy(self.workspace, mode=self._mode, allowed_dirs=self.allowed_dirs,
+                            classes=self.classes)
+            policy.rules = self.rules  # one list: a rule added later reaches the policy
+            self._policy = policy
+        return self._policy
 
     @property
     def mode(self) -> str:
-        return self.policy.mode
+        return self._policy.mode if self._policy is not None else self._mode
 
     def set_mode(self, mode: str, source: str = "/permissions") -> None:
         if mode not in MODES:
             raise ValueError(f"unknown mode '{mode}' (choose {', '.join(MODES)})")
-        self.policy.mode = mode
+        self._mode = mode
+        if self._policy is not None:
+            self._policy.mode = mode
         self.mode_source = source
 
     def cycle_order(self) -> list[str]:
@@ -81,8 +106,8 @@ class PermissionState:
             except RuleError as err:
                 self.notes.append(f"ignored {effect} rule {text!r} ({source}): {err}")
                 continue
-            if not any(r.text == rule.text and r.effect == effect for r in self.policy.rules):
-                self.policy.rules.append(rule)
+            if not any(r.text == rule.text and r.effect == effect for r in self.rules):
+                self.rules.append(rule)
                 added.append(rule)
         return added
 
@@ -190,9 +215,9 @@ def load_state(settings: Settings, workspace: Path, allow: frozenset[str] | set[
     project = _read(project_path, notes) if project_path is not None else {}
     merged = settings.plugin_table("permissions")
     # --allow: risk classes, and rules (``exec(npm test:*)``, or a bare ``mcp__server``)
-    policy = Policy(workspace, allowed_dirs=settings.allowed_dirs,
-                    classes={a for a in allow if a in _RISK_CLASSES})
-    state = PermissionState(policy, notes=notes)
+    state = PermissionState(workspace, allowed_dirs=tuple(settings.allowed_dirs),
+                            classes=frozenset(a for a in allow if a in _RISK_CLASSES),
+                            notes=notes)
     if tools is not None:
         _check_mode(permission_mode, merged, user, user_path)
         for effect in EFFECTS:
@@ -223,7 +248,7 @@ def load_state(settings: Settings, workspace: Path, allow: frozenset[str] | set[
             state.add_rules(_texts(value, f"{effect} in the settings", notes), effect, SETTINGS)
     state.add_rules(sorted(a for a in allow if a not in _RISK_CLASSES), "allow", FLAG)
     mode, source = _mode(permission_mode, merged, user, project, project_path, notes)
-    policy.mode = mode
+    state._mode = mode
     state.mode_source = source
     state.start_mode = mode
     return state
@@ -278,8 +303,9 @@ def save_allow_rules(rules: list[str]) -> None:
     """Append ``rules`` to ``[permissions] allow`` of the user's config file, atomically.
 
     Only the ``allow`` line changes (the file's comments and other lines stay); when the file's
-    layout defeats that, the kernel's ``set_value`` rewrites it."""
-    from chatcli import atomic_write, set_value, user_config_path
+    layout defeats that, chatcli-config-edit's ``set_value`` rewrites it."""
+    from chatcli import atomic_write, user_config_path
+    from chatcli_config_edit import set_value
 
     path = user_config_path()
     try:

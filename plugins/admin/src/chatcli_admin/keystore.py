@@ -1,0 +1,58 @@
+"""Writing the API key file (``keys.toml``, 0600) for ``chatcli keys set|list|remove``.
+
+The kernel finds and reads keys (:func:`chatcli.stored_keys`, the environment first); only
+this plugin writes them. A key is never printed back: errors say what is wrong, not what was
+given.
+"""
+
+from __future__ import annotations
+
+__all__ = ["list_keys", "remove_key", "set_key"]
+
+
+def _save(keys: dict[str, str]) -> None:
+    import tomli_w
+    from chatcli import ConfigError, atomic_write, key_file
+
+    try:
+        atomic_write(key_file(), tomli_w.dumps(dict(sorted(keys.items()))), mode=0o600)
+    except OSError as err:
+        raise ConfigError(
+            f"{key_file()}: cannot write the key file ({err.strerror})",
+            "check the permissions of its folder, or point CHATCLI_CONFIG_DIR elsewhere",
+        ) from None
+
+
+def set_key(provider: str, key: str) -> None:
+    """Store ``key`` for ``provider`` in the key file (created 0600)."""
+    from chatcli import ConfigError, stored_keys
+
+    key = key.strip()
+    if not key:
+        raise ConfigError("empty key", "paste the key when asked, or pipe it on stdin")
+    if not key.isascii() or not all(c.isprintable() and not c.isspace() for c in key):
+        # never echo it: say what is wrong, not what was given
+        raise ConfigError("the key contains spaces, line breaks or non-ASCII characters",
+                          "pass only the key itself, on one line")
+    keys = stored_keys()
+    keys[provider] = key
+    _save(keys)
+
+
+def remove_key(provider: str) -> bool:
+    """Forget the stored key of ``provider``; False when none was stored."""
+    from chatcli import stored_keys
+
+    keys = stored_keys()
+    if provider not in keys:
+        return False
+    del keys[provider]
+    _save(keys)
+    return True
+
+
+def list_keys() -> list[str]:
+    """The providers that have a stored key (names only)."""
+    from chatcli import stored_keys
+
+    return sorted(stored_keys())
