@@ -468,3 +468,24 @@ def test_an_answer_cut_at_max_tokens_is_kept_and_named(cli):
     assert result.code == 0 and result.out == "The first half\n"
     assert ("chatcli: the answer was cut at max_tokens (raise it with "
             "`chatcli config set max_tokens 8192`)") in result.err
+
+
+def test_chatcli_help_imports_none_of_the_answers_code(home):
+    """chatcli-print's entry module is all `--help` may import: not the session, the renderer
+    or rich."""
+    import os
+    import subprocess
+    import sys
+
+    code = ("import sys; sys.argv = ['chatcli', '--help']\n"
+            "from chatcli._cli import run\n"
+            "code = run()\n"
+            "import chatcli_print.plugin\n"
+            "heavy = sorted(m for m in sys.modules if m.startswith(('chatcli_print.oneshot', "
+            "'chatcli_render', 'rich', 'markdown_it', 'pygments')))\n"
+            "print('HEAVY', heavy, code)")
+    env = {**os.environ, "CHATCLI_PLUGINS": "print", "CHATCLI_CONFIG_DIR": str(home / "config"),
+           "CHATCLI_DATA_DIR": str(home / "data"), "CHATCLI_CACHE_DIR": str(home / "cache")}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=60, env=env)
+    assert done.stdout.strip().endswith("HEAVY [] 0"), done.stdout + done.stderr
