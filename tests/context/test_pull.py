@@ -7,7 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from chatcli import Compaction, Message, PullKind, Role, TextPart, hookimpl
+from chatcli import Compaction, Message, Role, TextPart, hookimpl
+from chatcli_plugin_records import PullKind
 from chatcli_testing import Reply, ToolCall
 from context_support import openai_system, tool_names, write
 

@@ -7,9 +7,10 @@ import os
 from pathlib import Path
 
 import chatcli_personas.plugin as personas_plugin
-from chatcli import PersonaSource, PluginHost, hookimpl
+from chatcli import PluginHost, hookimpl
 from chatcli_personas.catalog import Catalog, project_folders
 from chatcli_personas.persona import load_persona
+from chatcli_plugin_records import PersonaSource
 from personas_support import persona_file, write
 
 

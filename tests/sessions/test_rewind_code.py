@@ -7,7 +7,8 @@ its restores; the real one (chatcli-checkpoints) is tested in tests/checkpoints.
 from __future__ import annotations
 
 import pytest
-from chatcli import PluginHost, RestorePoint, hookimpl
+from chatcli import PluginHost, hookimpl
+from chatcli_plugin_records import RestorePoint
 from sessions_helpers import FakeApp, path_texts, turn
 
 

@@ -44,7 +44,7 @@ def write_skill(parent: Path, name: str, body: str = "", *, folder: str | None =
 
 def pull_kinds(host: PluginHost) -> dict[str, Any]:
     """What context_pull serves: the kinds registered with chatcli-context's hook."""
-    from chatcli import PullKind
+    from chatcli_plugin_records import PullKind
 
     return host.collect("register_pull_kinds", PullKind, "pull kind")
 

@@ -10,7 +10,8 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from chatcli import PluginHost, SkillSource
+from chatcli import PluginHost
+from chatcli_plugin_records import SkillSource
 from chatcli_skills.sources import discover
 from chatcli_skills.validate import validate_folder
 from chatcli_skills_core import plugin

@@ -105,8 +105,8 @@ def sandbox(tmp_path_factory) -> Sandbox:
     root = tmp_path_factory.mktemp("template-e2e")
 
     dist = root / "dist"
-    for project in ("kernel", "plugins/admin", "libs/workspace", "libs/provider-kit",
-                    "libs/testing"):
+    for project in ("kernel", "plugins/admin", "libs/workspace", "libs/plugin-records",
+                    "libs/memory-api", "libs/provider-kit", "libs/testing"):
         built = run([*uv, "build", "--quiet", "--out-dir", str(dist), str(REPO / project)])
         assert built.returncode == 0, built.stderr
     (kernel,) = dist.glob("chatcli_kernel-*.whl")
@@ -284,7 +284,8 @@ def test_the_command_is_a_chatcli_subcommand(sandbox):
 
 def test_the_skill_pack_ships_its_skill_files(sandbox):
     code = (
-        "from chatcli import PluginHost, SkillSource\n"
+        "from chatcli import PluginHost\n"
+        "from chatcli_plugin_records import SkillSource\n"
         "host = PluginHost(); host.load_entry_points()\n"
         "print(host.collect('register_skill_sources', SkillSource, 'skill source')"
         "['tskills'].path)\n"

@@ -33,10 +33,8 @@ _EXPORTS: dict[str, str] = {
     "Provider": "chatcli._specs",
     "ProviderConfig": "chatcli._specs",
     "ProviderSpec": "chatcli._specs",
-    "RestorePoint": "chatcli._specs",
     "Risk": "chatcli._specs",
     "Role": "chatcli._types",
-    "SkillSource": "chatcli._specs",
     "SlashCommand": "chatcli._specs",
     "StopEvent": "chatcli._calls",
     "StopReason": "chatcli._specs",
@@ -55,8 +53,6 @@ _EXPORTS: dict[str, str] = {
     "Approval": "chatcli._calls",
     "UsageEvent": "chatcli._calls",
     "ProviderOption": "chatcli._specs",
-    "PullKind": "chatcli._specs",
-    "PersonaSource": "chatcli._specs",
     "new_id": "chatcli._types",
     "safe_json": "chatcli._safetext",
     "safe_message": "chatcli._safetext",
@@ -238,16 +234,12 @@ if TYPE_CHECKING:
     from chatcli._specs import Capabilities as Capabilities
     from chatcli._specs import Decision as Decision
     from chatcli._specs import ModelLister as ModelLister
-    from chatcli._specs import PersonaSource as PersonaSource
     from chatcli._specs import Provider as Provider
     from chatcli._specs import ProviderConfig as ProviderConfig
     from chatcli._specs import ProviderOption as ProviderOption
     from chatcli._specs import ProviderSpec as ProviderSpec
-    from chatcli._specs import PullKind as PullKind
     from chatcli._tomlfile import read_toml as read_toml
-    from chatcli._specs import RestorePoint as RestorePoint
     from chatcli._specs import Risk as Risk
-    from chatcli._specs import SkillSource as SkillSource
     from chatcli._trust import project_root as project_root
     from chatcli._specs import SlashCommand as SlashCommand
     from chatcli._specs import StopReason as StopReason

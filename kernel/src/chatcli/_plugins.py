@@ -118,10 +118,10 @@ def _type_namespace() -> dict[str, Any]:
     """What the hookspecs' return annotations name."""
     from chatcli._calls import PromptSection, Verdict
     from chatcli._conversation import Conversation
-    from chatcli._specs import Author, Decision, RestorePoint
+    from chatcli._specs import Author, Decision
 
     return {"Author": Author, "Conversation": Conversation, "Decision": Decision,
-            "PromptSection": PromptSection, "RestorePoint": RestorePoint, "Verdict": Verdict}
+            "PromptSection": PromptSection, "Verdict": Verdict}
 
 
 #: What pluggy can take a hook from: anything else in a namespace holds no marker.

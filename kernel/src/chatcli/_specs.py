@@ -1,4 +1,4 @@
-"""What plugins register: providers, slash commands, skill folders — light, immutable records.
+"""What plugins register: providers, slash commands, answer authors — light, immutable records.
 
 Registering or listing providers (``chatcli models``) must stay as cheap as ``--help``, so these
 are ``NamedTuple`` records (no pydantic, no dataclass machinery). What one model call carries
@@ -15,8 +15,6 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
     from chatcli._calls import ChatRequest, StreamEvent
 
 __all__ = [
@@ -28,9 +26,7 @@ __all__ = [
     "ProviderConfig",
     "ProviderOption",
     "ProviderSpec",
-    "RestorePoint",
     "Risk",
-    "SkillSource",
     "SlashCommand",
     "StopReason",
 ]
@@ -219,54 +215,8 @@ class ProviderSpec(NamedTuple):
 
 
 # --------------------------------------------------------------------------------------------
-# Workspace restore points (what /rewind offers besides the conversation)
+# Slash commands
 # --------------------------------------------------------------------------------------------
-
-
-class PullKind(NamedTuple):
-    """Something ``context_pull`` can bring back (``{"kind": "skill", "name": "x"}``).
-
-    ``fetch(arguments, context)`` returns the text for the model (``arguments`` are the call's,
-    ``context`` the :class:`chatcli.ToolContext`); ``arguments`` documents what it takes, for the
-    tool's description (``"name: the skill's name"``).
-    """
-
-    name: str
-    description: str
-    fetch: Callable[[Mapping[str, Any], Any], str]
-    arguments: str = ""
-
-
-class RestorePoint(NamedTuple):
-    """The workspace as it was at a conversation checkpoint, ready to be put back.
-
-    ``summary`` says what restoring would change, for the person (``3 files: a.py, b.py, …``);
-    ``restore()`` puts the files back, keeping the state it replaced so that it can be undone
-    (``workspace_undo``), and returns one line saying what it did.
-    """
-
-    summary: str
-    restore: Callable[[], str]
-
-
-# --------------------------------------------------------------------------------------------
-# Skills and slash commands
-# --------------------------------------------------------------------------------------------
-
-
-class SkillSource(NamedTuple):
-    """A folder of skills (each a sub-folder with a ``SKILL.md``) that a skill pack contributes."""
-
-    name: str
-    path: Path
-
-
-class PersonaSource(NamedTuple):
-    """A folder of personas (markdown files with frontmatter, one per persona) that a persona
-    pack contributes."""
-
-    name: str
-    path: Path
 
 
 class SlashCommand(NamedTuple):

@@ -11,7 +11,8 @@ import re
 from pathlib import Path
 
 import pytest
-from chatcli import PluginHost, SkillSource
+from chatcli import PluginHost
+from chatcli_plugin_records import SkillSource
 
 from {{package}} import plugin
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from chatcli import hookimpl
 
 if TYPE_CHECKING:
-    from chatcli import SkillSource
+    from chatcli_plugin_records import SkillSource
 
 #: The folder holding this pack's skills.
 SKILLS_DIR = Path(__file__).parent / "skills"
@@ -25,6 +25,6 @@ SKILLS_DIR = Path(__file__).parent / "skills"
 @hookimpl(optionalhook=True)
 def register_skill_sources(register: Callable[[SkillSource], None]) -> None:
     """Register this pack's skills folder as the source ``{{name}}``."""
-    from chatcli import SkillSource
+    from chatcli_plugin_records import SkillSource
 
     register(SkillSource(name="{{name}}", path=str(SKILLS_DIR)))

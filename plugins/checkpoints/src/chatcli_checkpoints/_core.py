@@ -35,7 +35,8 @@ from chatcli_checkpoints._store import ConversationStore, Record
 from chatcli_checkpoints._targets import touched_paths
 
 if TYPE_CHECKING:
-    from chatcli import Checkpoint, Conversation, RestorePoint, Settings, ToolCallPart, ToolSpec
+    from chatcli import Checkpoint, Conversation, Settings, ToolCallPart, ToolSpec
+    from chatcli_plugin_records import RestorePoint
 
 __all__ = ["MARKS", "Checkpoints", "Marks", "limits_from"]
 
@@ -298,7 +299,7 @@ class Checkpoints:
 
     def restore_point(self, conversation: Conversation, checkpoint: Checkpoint
                       ) -> RestorePoint | None:
-        from chatcli import RestorePoint
+        from chatcli_plugin_records import RestorePoint
 
         store = self._store(conversation)
         if not store.exists:

@@ -18,12 +18,12 @@ if TYPE_CHECKING:
     from chatcli import (
         Checkpoint,
         Conversation,
-        RestorePoint,
         SettingRule,
         Settings,
         ToolCallPart,
         ToolSpec,
     )
+    from chatcli_plugin_records import RestorePoint
 
     from chatcli_checkpoints._core import Checkpoints
 

@@ -3,7 +3,9 @@
 
     @chatcli.hookimpl
     def register_pull_kinds(register):
-        register(chatcli.PullKind("mine", "what it brings back", fetch))
+        register(PullKind("mine", "what it brings back", fetch))
+
+(``from chatcli_plugin_records import PullKind``).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from typing import TYPE_CHECKING
 from chatcli import hookspec
 
 if TYPE_CHECKING:
-    from chatcli import PullKind
+    from chatcli_plugin_records import PullKind
 
 
 @hookspec

@@ -14,13 +14,14 @@ from chatcli_context.pull import PullError, page
 from chatcli_context.store import ContextStore, StoredContext, attached_names
 
 if TYPE_CHECKING:
-    from chatcli import PullKind, ToolContext
+    from chatcli import ToolContext
+    from chatcli_plugin_records import PullKind
 
 __all__ = ["own_kinds"]
 
 
 def own_kinds() -> list[PullKind]:
-    from chatcli import PullKind
+    from chatcli_plugin_records import PullKind
 
     return [
         PullKind("contexts", "the contexts attached to this conversation (and the others "

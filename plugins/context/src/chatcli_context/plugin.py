@@ -23,12 +23,12 @@ if TYPE_CHECKING:
         Message,
         PluginHost,
         PromptSection,
-        PullKind,
         Session,
         Settings,
         SlashCommand,
         Tool,
     )
+    from chatcli_plugin_records import PullKind
 
     from chatcli_context.prompt import Plan
     from chatcli_context.pull import PullCounter
@@ -94,7 +94,7 @@ class ContextPlugin:
     def kinds(self) -> dict[str, PullKind]:
         """Every kind context_pull serves (other plugins' too, once configured)."""
         if self.host is not None:
-            from chatcli import PullKind
+            from chatcli_plugin_records import PullKind
 
             return dict(self.host.collect("register_pull_kinds", PullKind, "pull kind"))
         from chatcli_context.kinds import own_kinds

@@ -21,7 +21,8 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from chatcli_context.pull_args import normalise, resolve_kind
 
 if TYPE_CHECKING:
-    from chatcli import Conversation, PullKind, Tool, ToolContext
+    from chatcli import Conversation, Tool, ToolContext
+    from chatcli_plugin_records import PullKind
 
 __all__ = ["MAX_PULLS", "PULLS", "TOOL_NAME", "PullArgs", "PullCounter", "PullError", "make_tool",
            "page"]

@@ -41,7 +41,6 @@ if TYPE_CHECKING:
         Message,
         PluginHost,
         PromptSection,
-        PullKind,
         Session,
         SettingRule,
         Settings,
@@ -52,6 +51,7 @@ if TYPE_CHECKING:
         ToolSpec,
         Verdict,
     )
+    from chatcli_plugin_records import PullKind
 
     from chatcli_mcp.economy import Economy
     from chatcli_mcp.manager import Manager
@@ -126,7 +126,7 @@ class McpPlugin:
     def register_pull_kinds(self, register: Callable[[PullKind], None]) -> None:
         if not self._active():
             return
-        from chatcli import PullKind
+        from chatcli_plugin_records import PullKind
 
         from chatcli_mcp.economy import PULL_KIND, fetch_kind
 

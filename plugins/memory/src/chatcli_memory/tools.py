@@ -10,7 +10,8 @@ from chatcli_memory_api import MemoryKind, Provenance
 from pydantic import BaseModel, Field
 
 if TYPE_CHECKING:
-    from chatcli import PullKind, Tool
+    from chatcli import Tool
+    from chatcli_plugin_records import PullKind
 
     from chatcli_memory.runtime import Runtime
 
@@ -94,7 +95,7 @@ def make_tools(runtime: Callable[[], Runtime]) -> list[Tool]:
 
 def pull_kind(runtime: Callable[[], Runtime | None]) -> PullKind:
     """``context_pull {"kind": "memory", "query": "…"}``."""
-    from chatcli import PullKind
+    from chatcli_plugin_records import PullKind
 
     def fetch(arguments: Mapping[str, Any], _context: Any) -> str:
         current = runtime()

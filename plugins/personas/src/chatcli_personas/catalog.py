@@ -64,7 +64,7 @@ class Catalog:
         user = self._user_folder() if self._user_folder is not None else config_dir() / "agents"
         found.append(("user", user))
         if self.host is not None:
-            from chatcli import PersonaSource
+            from chatcli_plugin_records import PersonaSource
 
             sources = self.host.collect("register_persona_sources", PersonaSource,
                                         "persona source")

@@ -4,7 +4,9 @@ A persona pack implements it without importing this plugin::
 
     @chatcli.hookimpl
     def register_persona_sources(register):
-        register(chatcli.PersonaSource(name="mine", path=Path(__file__).parent / "personas"))
+        register(PersonaSource(name="mine", path=Path(__file__).parent / "personas"))
+
+(``from chatcli_plugin_records import PersonaSource``).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from typing import TYPE_CHECKING
 from chatcli import hookspec
 
 if TYPE_CHECKING:
-    from chatcli import PersonaSource
+    from chatcli_plugin_records import PersonaSource
 
 
 @hookspec

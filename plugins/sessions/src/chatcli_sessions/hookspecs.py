@@ -9,8 +9,11 @@ from typing import TYPE_CHECKING
 
 from chatcli import hookspec
 
+# at run time: the host checks an implementation's result against the annotation
+from chatcli_plugin_records import RestorePoint
+
 if TYPE_CHECKING:
-    from chatcli import Checkpoint, Conversation, RestorePoint
+    from chatcli import Checkpoint, Conversation
 
 
 @hookspec(firstresult=True)
@@ -25,8 +28,9 @@ def workspace_restore_point(
 
     :param conversation: the conversation being rewound.
     :param checkpoint: the checkpoint chosen.
-    :return: a :class:`chatcli.RestorePoint` (what would change, and how to put it back), or None
-        when no plugin tracks the workspace or nothing changed since the checkpoint.
+    :return: a :class:`chatcli_plugin_records.RestorePoint` (what would change, and how to
+        put it back), or None when no plugin tracks the workspace or nothing changed since the
+        checkpoint.
     """
 
 

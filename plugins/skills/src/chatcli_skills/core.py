@@ -117,7 +117,7 @@ class Skills:
     def package_sources(self) -> list[tuple[str, Path]]:
         if self.host is None:
             return []
-        from chatcli import SkillSource
+        from chatcli_plugin_records import SkillSource
 
         sources = self.host.collect("register_skill_sources", SkillSource, "skill source")
         return [(name, Path(source.path)) for name, source in sources.items()]

@@ -4,7 +4,9 @@ A skill pack implements it without importing this plugin::
 
     @chatcli.hookimpl
     def register_skill_sources(register):
-        register(chatcli.SkillSource(name="mine", path=Path(__file__).parent / "skills"))
+        register(SkillSource(name="mine", path=Path(__file__).parent / "skills"))
+
+(``from chatcli_plugin_records import SkillSource``).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from typing import TYPE_CHECKING
 from chatcli import hookspec
 
 if TYPE_CHECKING:
-    from chatcli import SkillSource
+    from chatcli_plugin_records import SkillSource
 
 
 @hookspec
@@ -26,7 +28,7 @@ def register_skill_sources(register: Callable[[SkillSource], None]) -> None:
     ``host.collect``; once per process) and by ``chatcli plugins list``.
 
     :param register: call ``register(SkillSource(name=..., path=...))`` per folder. Anything
-        but a :class:`chatcli.SkillSource` is reported and ignored.
+        but a :class:`chatcli_plugin_records.SkillSource` is reported and ignored.
 
     The return value is ignored.
     """

@@ -23,12 +23,12 @@ if TYPE_CHECKING:
         Message,
         PluginHost,
         PromptSection,
-        PullKind,
         Session,
         SettingRule,
         Settings,
         SlashCommand,
     )
+    from chatcli_plugin_records import PullKind
 
     from chatcli_skills.core import Skills
 

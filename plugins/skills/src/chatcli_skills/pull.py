@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from chatcli_skills.inject import pull_call
 
 if TYPE_CHECKING:
-    from chatcli import PullKind
+    from chatcli_plugin_records import PullKind
 
     from chatcli_skills.skill import Skill
     from chatcli_skills.sources import Catalog
@@ -34,7 +34,7 @@ class SkillPullError(LookupError):
 def pull_kinds(catalog: Callable[[], Catalog], disabled: Callable[[], set[str]]
                ) -> list[PullKind]:
     """The kinds, reading the current catalog at each call."""
-    from chatcli import PullKind
+    from chatcli_plugin_records import PullKind
 
     return [
         PullKind("skills", "the installed skills: name, description, location, how each "

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from chatcli import hookimpl
 
 if TYPE_CHECKING:
-    from chatcli import SkillSource
+    from chatcli_plugin_records import SkillSource
 
 #: The folder holding this pack's skills.
 SKILLS_DIR = Path(__file__).parent / "skills"
@@ -22,6 +22,6 @@ SKILLS_DIR = Path(__file__).parent / "skills"
 @hookimpl
 def register_skill_sources(register: Callable[[SkillSource], None]) -> None:
     """Register the pack's skills folder as the source ``core``."""
-    from chatcli import SkillSource
+    from chatcli_plugin_records import SkillSource
 
     register(SkillSource(name="core", path=SKILLS_DIR))

@@ -11,7 +11,7 @@ from chatcli import hookimpl
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from chatcli import PersonaSource
+    from chatcli_plugin_records import PersonaSource
 
 __all__ = ["personas_folder", "register_persona_sources"]
 
@@ -26,6 +26,6 @@ def personas_folder() -> Path:
 @hookimpl
 def register_persona_sources(register: Callable[[PersonaSource], None]) -> None:
     """The pack's folder, under the source name ``core``."""
-    from chatcli import PersonaSource
+    from chatcli_plugin_records import PersonaSource
 
     register(PersonaSource(name="core", path=personas_folder()))

@@ -1,0 +1,62 @@
+"""chatcli-plugin-records: what plugins register through the hooks other plugins declare.
+
+Each record belongs to a hook that a plugin declares in its ``hookspecs.py`` (kernel 2.0: the
+kernel knows no plugin-to-plugin contract); the declaring plugin and its implementers both
+import the record from here, since plugins never import each other. Light, immutable records
+(``NamedTuple``), with no dependencies.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+__all__ = ["PersonaSource", "PullKind", "RestorePoint", "SkillSource"]
+__version__ = "1.0.0"
+
+
+class SkillSource(NamedTuple):
+    """A folder of skills (each a sub-folder with a ``SKILL.md``) that a skill pack contributes
+    (``register_skill_sources``, declared by chatcli-skills)."""
+
+    name: str
+    path: Path
+
+
+class PersonaSource(NamedTuple):
+    """A folder of personas (markdown files with frontmatter, one per persona) that a persona
+    pack contributes (``register_persona_sources``, declared by chatcli-personas)."""
+
+    name: str
+    path: Path
+
+
+class PullKind(NamedTuple):
+    """Something ``context_pull`` can bring back (``{"kind": "skill", "name": "x"}``), as
+    ``register_pull_kinds`` (declared by chatcli-context) registers it.
+
+    ``fetch(arguments, context)`` returns the text for the model (``arguments`` are the call's,
+    ``context`` the :class:`chatcli.ToolContext`); ``arguments`` documents what it takes, for the
+    tool's description (``"name: the skill's name"``).
+    """
+
+    name: str
+    description: str
+    fetch: Callable[[Mapping[str, Any], Any], str]
+    arguments: str = ""
+
+
+class RestorePoint(NamedTuple):
+    """The workspace as it was at a conversation checkpoint, ready to be put back: what
+    ``workspace_restore_point`` (declared by chatcli-sessions, for ``/rewind``) returns.
+
+    ``summary`` says what restoring would change, for the person (``3 files: a.py, b.py, …``);
+    ``restore()`` puts the files back, keeping the state it replaced so that it can be undone
+    (``workspace_undo``), and returns one line saying what it did.
+    """
+
+    summary: str
+    restore: Callable[[], str]
