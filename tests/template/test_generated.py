@@ -105,8 +105,9 @@ def sandbox(tmp_path_factory) -> Sandbox:
     root = tmp_path_factory.mktemp("template-e2e")
 
     dist = root / "dist"
-    for project in ("kernel", "plugins/admin", "libs/workspace", "libs/plugin-records",
-                    "libs/memory-api", "libs/provider-kit", "libs/testing"):
+    for project in ("kernel", "plugins/admin", "libs/workspace", "libs/config-edit",
+                    "libs/plugin-records", "libs/memory-api", "libs/provider-kit",
+                    "libs/testing"):
         built = run([*uv, "build", "--quiet", "--out-dir", str(dist), str(REPO / project)])
         assert built.returncode == 0, built.stderr
     (kernel,) = dist.glob("chatcli_kernel-*.whl")
