@@ -220,15 +220,6 @@ def status(text: str) -> None:
     print(f"chatcli: {text}", file=sys.stderr, flush=True)
 
 
-def _error_line(message: str) -> None:
-    """``chatcli: error: MESSAGE`` on stderr: one line, known and key-shaped secrets redacted
-    (as the command line prints its own errors)."""
-    from chatcli import redact
-
-    text = redact(" ".join(str(message).split("\n")).strip())
-    print(f"chatcli: error: {text}", file=sys.stderr, flush=True)
-
-
 def _make_approver(allowed: frozenset[str]
                    ) -> Callable[[ToolCallPart, Tool, Verdict], bool] | None:
     """Pre-approved risk classes; on a terminal, ask for the others; else nobody can be asked."""
@@ -452,11 +443,13 @@ def _report(finished: TurnFinished | None, interrupted: bool, session: Session,
             payload |= {"error": str(error), "type": type(error).__name__}
         print(json.dumps(payload, ensure_ascii=False), flush=True)
     if error is not None:
+        from chatcli import error_line
+
         if os.environ.get("CHATCLI_DEBUG", "") not in ("", "0", "false", "no"):
             import traceback
 
             traceback.print_exception(error)
-        _error_line(str(error))
+        error_line(str(error))
         return error.exit_code
     if interrupted:
         status("interrupted")
