@@ -86,13 +86,13 @@ _EXPORTS: dict[str, str] = {
     "remote_models": "chatcli._providers",
     "ChatApp": "chatcli._app",
     # settings and files
-    "project_config_path": "chatcli._config",
-    "unknown_setting": "chatcli._config",
-    "provider_key": "chatcli._providers",
     "ModelSettings": "chatcli._config",
     "ProviderSettings": "chatcli._config",
     "Settings": "chatcli._config",
     "load_settings": "chatcli._config",
+    "project_config_path": "chatcli._config",
+    "unknown_setting": "chatcli._config",
+    "provider_key": "chatcli._providers",
     "raw_settings": "chatcli._layers",
     "parse_bool": "chatcli._layers",
     "mask_secrets": "chatcli._secrets",
@@ -102,12 +102,12 @@ _EXPORTS: dict[str, str] = {
     "read_toml": "chatcli._tomlfile",
     "user_config_path": "chatcli._config",
     # workspace trust
-    "project_root": "chatcli._trust",
-    "trusted_projects": "chatcli._trust",
     "ProjectTrust": "chatcli._trust",
     "SettingRule": "chatcli._trust",
     "ControlFile": "chatcli._trust",
     "project_trust": "chatcli._trust",
+    "project_root": "chatcli._trust",
+    "trusted_projects": "chatcli._trust",
     "trust_project": "chatcli._trust",
     "untrust_project": "chatcli._trust",
     "trust_notice": "chatcli._trust",
@@ -115,13 +115,13 @@ _EXPORTS: dict[str, str] = {
     "trust_waiting": "chatcli._trust",
     "atomic_write": "chatcli._paths",
     "cache_dir": "chatcli._paths",
-    "cli_host": "chatcli._cli.common",
-    "error_line": "chatcli._cli.common",
-    "require_utf8": "chatcli._cli.common",
     "config_dir": "chatcli._paths",
     "data_dir": "chatcli._paths",
     # front-end helpers
     "LazyGroup": "chatcli._cli.common",
+    "cli_host": "chatcli._cli.common",
+    "error_line": "chatcli._cli.common",
+    "require_utf8": "chatcli._cli.common",
     # errors
     "ChatcliError": "chatcli._errors",
     "ConfigError": "chatcli._errors",
@@ -159,13 +159,13 @@ if TYPE_CHECKING:
     from chatcli._calls import Tool as Tool
     from chatcli._calls import ToolCallEvent as ToolCallEvent
     from chatcli._calls import ToolContext as ToolContext
-    from chatcli._cli.common import cli_host as cli_host
-    from chatcli._cli.common import error_line as error_line
-    from chatcli._cli.common import require_utf8 as require_utf8
     from chatcli._calls import ToolSpec as ToolSpec
     from chatcli._calls import UsageEvent as UsageEvent
     from chatcli._calls import Verdict as Verdict
     from chatcli._cli.common import LazyGroup as LazyGroup
+    from chatcli._cli.common import cli_host as cli_host
+    from chatcli._cli.common import error_line as error_line
+    from chatcli._cli.common import require_utf8 as require_utf8
     from chatcli._compaction import Compaction as Compaction
     from chatcli._compaction import CompactionJob as CompactionJob
     from chatcli._compaction import CompactionReport as CompactionReport
@@ -177,11 +177,11 @@ if TYPE_CHECKING:
     from chatcli._config import ModelSettings as ModelSettings
     from chatcli._config import ProviderSettings as ProviderSettings
     from chatcli._config import Settings as Settings
-    from chatcli._config import validate_setting as validate_setting
     from chatcli._config import load_settings as load_settings
     from chatcli._config import project_config_path as project_config_path
     from chatcli._config import unknown_setting as unknown_setting
     from chatcli._config import user_config_path as user_config_path
+    from chatcli._config import validate_setting as validate_setting
     from chatcli._conversation import Checkpoint as Checkpoint
     from chatcli._conversation import Conversation as Conversation
     from chatcli._conversation import ConversationObserver as ConversationObserver
@@ -203,12 +203,12 @@ if TYPE_CHECKING:
     from chatcli._errors import ProviderTimeoutError as ProviderTimeoutError
     from chatcli._errors import RateLimitError as RateLimitError
     from chatcli._errors import ServerError as ServerError
-    from chatcli._keys import key_file as key_file
-    from chatcli._keys import stored_keys as stored_keys
     from chatcli._errors import StreamCutError as StreamCutError
     from chatcli._errors import UsageError as UsageError
     from chatcli._errors import redact as redact
     from chatcli._errors import register_secret as register_secret
+    from chatcli._keys import key_file as key_file
+    from chatcli._keys import stored_keys as stored_keys
     from chatcli._layers import parse_bool as parse_bool
     from chatcli._layers import raw_settings as raw_settings
     from chatcli._paths import atomic_write as atomic_write
@@ -218,11 +218,11 @@ if TYPE_CHECKING:
     from chatcli._plugins import HookCalls as HookCalls
     from chatcli._plugins import PluginFailure as PluginFailure
     from chatcli._plugins import PluginHost as PluginHost
-    from chatcli._providers import provider_key as provider_key
     from chatcli._plugins import hookimpl as hookimpl
     from chatcli._providers import build_provider as build_provider
     from chatcli._providers import choose_provider as choose_provider
     from chatcli._providers import find_provider as find_provider
+    from chatcli._providers import provider_key as provider_key
     from chatcli._providers import remote_models as remote_models
     from chatcli._safetext import safe_json as safe_json
     from chatcli._safetext import safe_message as safe_message
@@ -238,23 +238,23 @@ if TYPE_CHECKING:
     from chatcli._specs import ProviderConfig as ProviderConfig
     from chatcli._specs import ProviderOption as ProviderOption
     from chatcli._specs import ProviderSpec as ProviderSpec
-    from chatcli._tomlfile import read_toml as read_toml
     from chatcli._specs import Risk as Risk
-    from chatcli._trust import project_root as project_root
     from chatcli._specs import SlashCommand as SlashCommand
     from chatcli._specs import StopReason as StopReason
     from chatcli._stash import Stash as Stash
     from chatcli._stash import StashKey as StashKey
     from chatcli._streaming import Retrying as Retrying
-    from chatcli._trust import trusted_projects as trusted_projects
+    from chatcli._tomlfile import read_toml as read_toml
     from chatcli._trust import ControlFile as ControlFile
     from chatcli._trust import ProjectTrust as ProjectTrust
     from chatcli._trust import SettingRule as SettingRule
+    from chatcli._trust import project_root as project_root
     from chatcli._trust import project_trust as project_trust
     from chatcli._trust import trust_notice as trust_notice
     from chatcli._trust import trust_project as trust_project
     from chatcli._trust import trust_summary as trust_summary
     from chatcli._trust import trust_waiting as trust_waiting
+    from chatcli._trust import trusted_projects as trusted_projects
     from chatcli._trust import untrust_project as untrust_project
     from chatcli._types import ImagePart as ImagePart
     from chatcli._types import Message as Message
