@@ -28,6 +28,7 @@ from chatcli._cli.common import (
     get_state,
     require_utf8,
 )
+from chatcli._entry import help_width
 
 if TYPE_CHECKING:
     from chatcli._plugins import PluginHost
@@ -170,21 +171,6 @@ def _plugin_options(host: PluginHost, taken: list[click.Parameter]) -> list[clic
     return added
 
 
-def _help_width() -> int:
-    """The width click would wrap help at, found without importing ``shutil`` (and the
-    compression modules it pulls in): ``COLUMNS``, else the terminal's, at most 78."""
-    try:
-        columns = int(os.environ.get("COLUMNS", "0"))
-    except ValueError:
-        columns = 0
-    if columns <= 0:
-        try:
-            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
-        except (AttributeError, ValueError, OSError):
-            columns = 80
-    return max(min(columns, 80) - 2, 50)
-
-
 def _default_host() -> PluginHost:
     from chatcli._plugins import PluginHost
 
@@ -214,7 +200,7 @@ def run(argv: list[str] | None = None, host: PluginHost | None = None) -> int:
         state = AppState(host=host)
         result = build_cli(host, state, args).main(
             args=args, prog_name="chatcli", standalone_mode=False, obj=state,
-            terminal_width=_help_width(),
+            terminal_width=help_width(),
         )
     except (_ReaderGone, BrokenPipeError):
         _silence_stdout()
