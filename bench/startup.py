@@ -2,11 +2,15 @@
 
 Run with the environment's interpreter (all bundled plugins installed)::
 
-    .venv/bin/python bench/startup.py [--runs N]
+    .venv/bin/python bench/startup.py [--runs N] [--instructions]
 
-Each command runs N times as a fresh process (after one warm-up, which also fills chatcli's
-plugin cache); the median wall time is reported. Then ``chatcli --help`` and ``chatcli models``
-run once under ``-X importtime`` and the modules ``--help`` imported are listed, heaviest first,
+Each command runs N times as a fresh process (after two warm-ups, which fill chatcli's plugin
+cache and its cached help page); the median wall time is reported. ``--instructions`` also
+counts the instructions of each command under valgrind's callgrind (the least of three runs),
+a figure the load of a shared machine does not move; the goals are then judged on those ratios.
+Then ``chatcli --help`` and ``chatcli models`` run once under ``-X importtime``: the modules the
+cached ``--help`` imported are listed (no click among them), and the heaviest imports of the page
+made by click (``chatcli --help`` when its page is not cached: the first run, or after an install),
 with any provider SDK flagged. Goals: ``--version`` ≤ 2×, ``--help`` ≤ 4×, ``models`` ≤ 5×, and
 no SDK (nor pydantic) imported by either.
 
@@ -31,6 +35,8 @@ SDKS = ("openai", "anthropic", "ollama", "xllamacpp", "mcp", "httpx2", "llama_cp
 HEAVY = ("pydantic", "rich", "httpx", "prompt_toolkit")
 GOALS = {"chatcli --version": 2.0, "chatcli --help": 4.0, "chatcli models": 5.0}
 ROOT = Path(__file__).resolve().parents[1]
+#: ``chatcli --help`` without its cached page: the page click makes (no goal; shown for scale).
+CLICK_HELP = "import sys\nfrom chatcli._cli import run\nsys.exit(run(['--help']))"
 
 
 def _env(home: Path) -> dict[str, str]:
@@ -47,14 +53,31 @@ def _medians_ms(commands: dict[str, list[str]], runs: int, env: dict[str, str]
     """Median wall time of each command; rounds interleave the commands so that a change in
     the machine's load affects them all alike."""
     times: dict[str, list[float]] = {label: [] for label in commands}
-    for command in commands.values():
-        subprocess.run(command, env=env, capture_output=True, check=True)  # warm the caches
+    for _ in range(2):  # warm the caches (the help page is kept by a run whose files settled)
+        for command in commands.values():
+            subprocess.run(command, env=env, capture_output=True, check=True)
     for _ in range(runs):
         for label, command in commands.items():
             start = time.perf_counter()
             subprocess.run(command, env=env, capture_output=True, check=True)
             times[label].append((time.perf_counter() - start) * 1000)
     return {label: statistics.median(values) for label, values in times.items()}
+
+
+def _instructions(command: list[str], env: dict[str, str], tries: int = 3) -> int:
+    """The fewest instructions one run of ``command`` executed under valgrind's callgrind, of
+    ``tries`` runs (a cache rebuilt by another process's edit costs one run, not the figure)."""
+    import re
+
+    counts = []
+    for _ in range(tries):
+        done = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
+                               *command], env=env, capture_output=True, text=True)
+        found = re.search(r"Collected : (\d+)", done.stderr)
+        if done.returncode != 0 or found is None:
+            raise SystemExit(f"{command} under valgrind failed: {done.stderr[-2000:]}")
+        counts.append(int(found.group(1)))
+    return min(counts)
 
 
 def _imports(command: list[str], env: dict[str, str]) -> list[tuple[str, int, int]]:
@@ -77,6 +100,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=15, help="fresh processes per command")
     parser.add_argument("--top", type=int, default=25, help="heaviest imports to list")
+    parser.add_argument("--instructions", action="store_true",
+                        help="also count each command's instructions under valgrind (not moved "
+                             "by the machine's load) and judge the goals on them")
     options = parser.parse_args()
 
     python = sys.executable
@@ -96,6 +122,7 @@ def main() -> int:
             "chatcli --version": [chatcli, "--version"],
             "chatcli --help": [chatcli, "--help"],
             "chatcli models": [chatcli, "models"],
+            "--help, click's page": [python, "-c", CLICK_HELP],
         }
         load = os.getloadavg()[0]
         medians = _medians_ms(commands, options.runs, env)
@@ -105,27 +132,43 @@ def main() -> int:
         figures = {}
         for label, ms in medians.items():
             figures[label] = ms / base
-            print(f"  {label:<20} {ms:8.1f} ms   {ms / base:5.1f}x")
+            print(f"  {label:<22} {ms:8.1f} ms   {ms / base:5.1f}x")
+        if options.instructions:
+            counts = {label: _instructions(command, env) for label, command in commands.items()}
+            print("\ninstructions (valgrind callgrind, the least of 3 runs each)")
+            for label, count in counts.items():
+                figures[label] = count / counts["python -c pass"]
+                print(f"  {label:<22} {count / 1e6:8.1f} M    {figures[label]:5.1f}x")
         imports = _imports([chatcli, "--help"], env)
+        made = _imports([python, "-c", CLICK_HELP], env)
         listing = _imports([chatcli, "models"], env)
 
     tops = sorted({name.split(".")[0] for name, _s, _c in imports})
     flagged = sorted(n for n in tops if n in SDKS + HEAVY)
-    flagged += sorted(f"{n} (models)" for n in {m.split(".")[0] for m, _s, _c in listing}
-                      if n in SDKS + HEAVY)
-    print(f"\n`chatcli --help` imported {len(imports)} modules ({len(tops)} top-level packages):")
+    for label, rows in (("click's page", made), ("models", listing)):
+        flagged += sorted(f"{n} ({label})" for n in {m.split(".")[0] for m, _s, _c in rows}
+                          if n in SDKS + HEAVY)
+    print(f"\n`chatcli --help` (its cached page) imported {len(imports)} modules ({len(tops)} "
+          "top-level packages):")
     print("  " + ", ".join(tops))
-    print(f"\nheaviest imports of `chatcli --help` (cumulative, top {options.top}):")
-    for name, _self_us, cumulative in sorted(imports, key=lambda r: -r[2])[: options.top]:
+    print(f"\nheaviest imports of `chatcli --help` when click makes the page (cumulative, top "
+          f"{options.top}):")
+    for name, _self_us, cumulative in sorted(made, key=lambda r: -r[2])[: options.top]:
+        mark = "  <-- SDK" if name.split(".")[0] in SDKS else ""
+        print(f"  {cumulative / 1000:7.1f} ms  {name}{mark}")
+
+    print(f"\nheaviest imports of `chatcli models` (cumulative, top {options.top}):")
+    for name, _self_us, cumulative in sorted(listing, key=lambda r: -r[2])[: options.top]:
         mark = "  <-- SDK" if name.split(".")[0] in SDKS else ""
         print(f"  {cumulative / 1000:7.1f} ms  {name}{mark}")
 
     print()
     met = True
+    unit = "instructions" if options.instructions else "wall time"
     for label, goal in GOALS.items():
         ok = figures[label] <= goal
         met = met and ok
-        print(f"{label:<20} {figures[label]:4.1f}x python -c pass (goal <= {goal:g}x): "
+        print(f"{label:<20} {figures[label]:4.1f}x python -c pass in {unit} (goal <= {goal:g}x): "
               f"{'ok' if ok else 'MISSED'}")
     print(f"SDKs or heavy libraries imported by --help or models: "
           f"{', '.join(flagged) if flagged else 'none'}")
