@@ -151,9 +151,6 @@ def register_tools(
     """
 
 
-
-
-
 @hookspec
 def register_compaction_strategies(
     register: Callable[[CompactionStrategy], None],
@@ -176,8 +173,6 @@ def register_compaction_strategies(
 
     The return value is ignored.
     """
-
-
 
 
 @hookspec
@@ -542,8 +537,6 @@ def head_moved(conversation: Conversation, head: str | None, reason: str) -> Non
 
     The return value is ignored.
     """
-
-
 
 
 @hookspec
