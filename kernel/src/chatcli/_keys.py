@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import stat
-import tomllib
 from typing import TYPE_CHECKING
 
 from chatcli._errors import ConfigError, register_secret
@@ -47,6 +46,8 @@ def stored_keys() -> dict[str, str]:
                           "check CHATCLI_CONFIG_DIR and the folder's permissions") from None
     if mode & (stat.S_IRWXG | stat.S_IRWXO):
         os.chmod(path, 0o600)  # repair permissions before reading secrets
+    import tomllib  # (not at start-up: most runs find no key file)
+
     try:
         with open(path, encoding="utf-8") as handle:
             data = tomllib.loads(handle.read())

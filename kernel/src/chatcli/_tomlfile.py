@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import os
 import re
-import tomllib
 from typing import TYPE_CHECKING, Any
 
 from chatcli._errors import ConfigError
 from chatcli._paths import directory
 
 if TYPE_CHECKING:
+    import tomllib
     from pathlib import Path
 
 __all__ = ["MAX_DEPTH", "read_toml", "user_config_path", "user_file"]
@@ -72,6 +72,8 @@ def read_toml(path: str | Path) -> dict[str, Any]:
         return {}
     except OSError:
         pass  # open() below names the problem
+    import tomllib  # (not at start-up: a run with no TOML file to read never needs it)
+
     try:
         with open(path, "rb") as handle:
             data = tomllib.load(handle)
