@@ -114,6 +114,8 @@ def _translate(glob: str) -> str:
 
 def match_paths(skill: Skill, paths: Sequence[str]) -> str | None:
     """The first of ``paths`` that one of the skill's globs matches, or None."""
+    if not paths:  # nothing to match: no glob is compiled
+        return None
     for glob in skill.paths:
         try:
             regex = glob_regex(glob)

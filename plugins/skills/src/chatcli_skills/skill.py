@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 from chatcli_skills import spec
-from chatcli_skills.frontmatter import read_lenient
 
 __all__ = ["Loaded", "Skill", "list_files", "load_skill", "skill_file"]
 
@@ -183,6 +182,8 @@ def load_skill(folder: Path, scope: str, source: str, data: bytes | None = None)
         raw = data if data is not None else path.read_bytes()
     except OSError as err:
         return Loaded(None, f"{path}: cannot be read ({err.strerror or err}); skipped")
+    from chatcli_skills.frontmatter import read_lenient  # (PyYAML) not for a cached skill
+
     text = raw.decode("utf-8", errors="replace")
     parsed = read_lenient(text)
     if parsed.fields is None:

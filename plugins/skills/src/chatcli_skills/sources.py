@@ -10,9 +10,12 @@ Two skills with one name: the earlier source wins and the other is *shadowed* (`
 list`` says so). A project skill of an untrusted project never shadows a user's or a package's
 skill of the same name: it is listed as untrusted and the other one stays active.
 
-Loading is cached by SKILL.md's path and content, so re-reading the sources before every model
-call costs a directory listing and a file read per skill — which is also how an edited
-SKILL.md is noticed at once.
+Loading is cached by SKILL.md's path and file status (modification and change times, size,
+inode), in memory and in ``<cache dir>/skills/loaded.json`` (so a fresh ``chatcli -p`` neither
+imports PyYAML nor parses the frontmatter of skills it read before): re-reading the sources
+before every model call costs a directory listing and a ``stat`` per skill — which is also how
+an edited SKILL.md is noticed at once. A skill whose frontmatter holds what JSON cannot carry
+as it is (dates, non-text keys) is kept in memory only.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from chatcli_skills.skill import Loaded, Skill, load_skill, skill_file
 from chatcli_skills.trust import project_chain
@@ -106,28 +110,207 @@ def source_folders(workspace: Path, package_sources: Iterable[tuple[str, Path]] 
     return list(unique.values())
 
 
-_cache: dict[tuple[str, str, str, bytes], Loaded] = {}
+#: What loading each SKILL.md gave, by (folder, SKILL.md, scope, label): the file status it
+#: was read at, the skill or the line saying why it was skipped, and the sha256 of its bytes.
+_cache: dict[str, tuple[tuple[int, ...], Loaded, str]] = {}
 _lock = threading.Lock()
+#: The on-disk copy, of the cache file it was read from (read once per process and file);
+#: ``_dirty`` when something was loaded afresh since it was written.
+_disk: tuple[Path, dict[str, Any]] | None = None
+_dirty = False
+_DISK_VERSION = 1
+_MAX_CACHED = 2_000
+#: A file changed less than this long before it was loaded (ns) may change again within the
+#: same clock tick of the file system (timestamps are coarse): its content is compared too.
+_RACY_NS = 2_000_000_000
+
+
+def _disk_entries() -> dict[str, Any]:
+    """The loaded skills cached on disk, by key (unreadable: none). Under ``_lock``."""
+    global _disk
+    from chatcli import cache_dir
+
+    path = cache_dir() / "skills" / "loaded.json"
+    if _disk is None or _disk[0] != path:
+        import json
+
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            data = None
+        ok = isinstance(data, dict) and data.get("version") == _DISK_VERSION
+        entries = data.get("skills") if ok and isinstance(data, dict) else None
+        _disk = (path, entries if isinstance(entries, dict) else {})
+    return _disk[1]
+
+
+def save_cache() -> None:
+    """Write what was loaded afresh to the on-disk cache (atomic; a failure is ignored)."""
+    global _dirty
+    with _lock:
+        if not _dirty or _disk is None:
+            return
+        _dirty = False
+        path, entries = _disk[0], dict(_disk[1])
+    import json
+
+    from chatcli import atomic_write
+
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(path, json.dumps({"version": _DISK_VERSION, "skills": entries},
+                                      ensure_ascii=False))
+    except (OSError, ValueError):
+        pass
+
+
+def _to_json(skill: Skill) -> dict[str, Any] | None:
+    """``skill`` as JSON values, or None when its fields would not come back the same."""
+    import json
+
+    fields = dict(skill.fields)
+    try:
+        if json.loads(json.dumps(fields)) != fields:
+            return None
+    except (TypeError, ValueError, RecursionError):
+        return None
+    out: dict[str, Any] = {}
+    for name in Skill.__dataclass_fields__:
+        value = getattr(skill, name)
+        out[name] = (str(value) if isinstance(value, Path) else list(value)
+                     if isinstance(value, tuple) else fields if name == "fields" else value)
+    return out
+
+
+_TEXT_FIELDS = ("name", "description", "folder", "path", "scope", "source", "body",
+                "fingerprint")
+
+
+def _from_json(data: Any) -> Skill | None:
+    """The skill :func:`_to_json` wrote, or None for anything else."""
+    if (not isinstance(data, dict) or set(data) != set(Skill.__dataclass_fields__)
+            or not isinstance(data["fields"], dict) or not all(
+                isinstance(data[name], str) for name in _TEXT_FIELDS)):
+        return None
+    try:
+        values: dict[str, Any] = {
+            name: (Path(value) if name in ("folder", "path") else tuple(value)
+                   if isinstance(value, list) else value) for name, value in data.items()}
+        return Skill(**values)
+    except (TypeError, ValueError):
+        return None
+
+
+def _from_record(record: Any) -> tuple[Loaded, str] | None:
+    """The outcome an on-disk entry holds (a skill, or why the file was skipped) and the
+    sha256 of the bytes it was loaded from."""
+    if not isinstance(record, dict):
+        return None
+    if isinstance(record.get("skipped"), str) and isinstance(record.get("sha256"), str):
+        return Loaded(None, record["skipped"]), record["sha256"]
+    skill = _from_json(record.get("skill"))
+    return (Loaded(skill), skill.fingerprint) if skill is not None else None
+
+
+def _status(path: Path) -> tuple[int, ...] | None:
+    """SKILL.md's status: modification and change times, size, inode, and 1 when it changed
+    so recently that the first four may not tell a later edit (then the content is checked)."""
+    import time
+
+    try:
+        found = path.stat()
+    except OSError:
+        return None
+    racy = int(time.time_ns() - max(found.st_mtime_ns, found.st_ctime_ns) < _RACY_NS)
+    return (found.st_mtime_ns, found.st_ctime_ns, found.st_size, found.st_ino, racy)
+
+
+def _still(stored: Any, status: tuple[int, ...], path: Path, digest: str) -> bool:
+    """Whether an outcome loaded at status ``stored`` still stands for the file now at
+    ``status`` (a racy one: when the file's bytes still have the sha256 ``digest``)."""
+    if not isinstance(stored, (list, tuple)) or len(stored) != 5:
+        return False
+    if list(stored[:4]) != list(status[:4]):
+        return False
+    if not stored[4]:
+        return True
+    import hashlib
+
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest() == digest
+    except OSError:
+        return False
+
+
+def _cached(key: str, status: tuple[int, ...], path: Path) -> Loaded | None:
+    """The outcome cached for ``key`` (in memory, else on disk) if the file is unchanged."""
+    global _dirty
+    with _lock:
+        hit = _cache.get(key)
+        record = None if hit is not None else _disk_entries().get(key)
+    stored: Any
+    if hit is not None:
+        stored, loaded, digest = hit
+    else:
+        found = _from_record(record)
+        if found is None:
+            return None
+        stored = record.get("status") if isinstance(record, dict) else None
+        loaded, digest = found
+    skill = loaded.skill
+    if not _still(stored, status, path, digest):
+        return None
+    if skill is not None and not _same_files(skill):
+        return None
+    with _lock:
+        _cache[key] = (status, loaded, digest)
+        if isinstance(record, dict) and record.get("status") != list(status):
+            # checked by content while it was recent: now its status tells
+            _disk_entries()[key] = {**record, "status": list(status)}
+            _dirty = True
+    return loaded
 
 
 def _load(folder: Path, source: Source) -> Loaded:
+    global _dirty
     path = skill_file(folder)
     if path is None:
         return Loaded(None, None)
+    key = "\0".join((str(folder), str(path), source.scope, source.label))
+    status = _status(path)
+    if status is not None:
+        hit = _cached(key, status, path)
+        if hit is not None:
+            return hit
     try:
         data = path.read_bytes()
     except OSError as err:
         return Loaded(None, f"{path}: cannot be read ({err.strerror or err}); skipped")
-    key = (str(folder), source.scope, source.label, data)
-    with _lock:
-        hit = _cache.get(key)
-    if hit is not None and hit.skill is not None and _same_files(hit.skill):
-        return hit
     loaded = load_skill(folder, source.scope, source.label, data)
+    if status is None or _status(path) != status:
+        return loaded  # changed while it was read: not cached
+    record: dict[str, Any] | None
+    if loaded.skill is not None:
+        digest = loaded.skill.fingerprint
+        skill_record = _to_json(loaded.skill)
+        record = None if skill_record is None else {"skill": skill_record}
+    else:
+        import hashlib
+
+        digest = hashlib.sha256(data).hexdigest()
+        record = {"skipped": loaded.skipped, "sha256": digest} if loaded.skipped else None
     with _lock:
-        if len(_cache) > 2_000:
+        if len(_cache) > _MAX_CACHED:
             _cache.clear()
-        _cache[key] = loaded
+        _cache[key] = (status, loaded, digest)
+        entries = _disk_entries()
+        if len(entries) > _MAX_CACHED:
+            entries.clear()
+        if record is not None:
+            entries[key] = {"status": list(status), **record}
+            _dirty = True
+        elif entries.pop(key, None) is not None:
+            _dirty = True
     return loaded
 
 
@@ -174,4 +357,5 @@ def discover(workspace: Path, package_sources: Iterable[tuple[str, Path]] = (), 
                 catalog.shadowed.append((skill, winner))
             else:
                 catalog.skills[skill.name] = skill
+    save_cache()
     return catalog
