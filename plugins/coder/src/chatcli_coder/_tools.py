@@ -1,139 +1,106 @@
-"""The tools: argument models (their JSON schema is what the model sees), descriptions, risks.
+"""The tools: descriptions, risks, and their argument models' JSON schemas (what the model sees).
 
-Imported when chatcli builds an engine (``register_tools``), never at start-up.
+Imported when chatcli builds an engine (``register_tools``), never at start-up. The argument
+models (:mod:`chatcli_coder._args`, pydantic) are imported when a call's arguments are
+validated; the schemas come from ``<cache dir>/coder/tool-schemas.json`` when it was written for
+the same ``_args.py`` and pydantic (made from the models and written otherwise), so a run that
+calls no tool never builds the models.
 """
 
 from __future__ import annotations
 
+import threading
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from chatcli import Risk, Tool
-from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from chatcli_coder._common import coder_settings
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from chatcli import Settings, ToolContext
+    from chatcli import Settings, ToolContext, ToolSpec
 
-_PATH = "Path relative to the workspace root (or absolute, inside the workspace or a folder " \
-        "the user allowed)."
-
-
-class _Args(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+_SCHEMAS: dict[str, dict[str, Any]] | None = None
+_SCHEMAS_LOCK = threading.Lock()
 
 
-class ReadArgs(_Args):
-    path: str = Field(description=_PATH)
-    offset: int | None = Field(None, ge=1, description="First line to show (1 = the first).")
-    limit: int | None = Field(None, ge=1, le=100_000,
-                              description="How many lines to show from offset (default 2000).")
-    head: int | None = Field(None, ge=1, le=100_000, description="Show the first N lines.")
-    tail: int | None = Field(None, ge=1, le=100_000, description="Show the last N lines.")
+def _made_schemas() -> dict[str, dict[str, Any]]:
+    """Each argument model's JSON schema (without its title, as the kernel gives it)."""
+    from chatcli_coder import _args
 
-    @model_validator(mode="after")
-    def _one_range(self) -> ReadArgs:
-        if self.head is not None and self.tail is not None:
-            raise ValueError("give head or tail, not both")
-        if (self.head is not None or self.tail is not None) and (
-                self.offset is not None or self.limit is not None):
-            raise ValueError("give head/tail or offset/limit, not both")
-        return self
+    schemas = {}
+    for name in _args.__all__:
+        schema = getattr(_args, name).model_json_schema()
+        schema.pop("title", None)
+        schemas[name] = schema
+    return schemas
 
 
-class WriteArgs(_Args):
-    path: str = Field(description=_PATH + " Missing folders are created.")
-    content: str = Field(description="The whole new content of the file.")
+def schemas() -> dict[str, dict[str, Any]]:
+    """The argument models' JSON schemas by model name: from the cache file when its key (the
+    status of ``_args.py`` and pydantic's version) matches, else made and written there."""
+    global _SCHEMAS
+    with _SCHEMAS_LOCK:
+        if _SCHEMAS is not None:
+            return _SCHEMAS
+        import json
+
+        import pydantic
+        from chatcli import atomic_write, cache_dir
+
+        try:
+            found = Path(__file__).with_name("_args.py").stat()
+        except OSError:  # no source file to key the cache on: made every time
+            _SCHEMAS = _made_schemas()
+            return _SCHEMAS
+        key = [found.st_mtime_ns, found.st_ctime_ns, found.st_size, found.st_ino,
+               pydantic.VERSION]
+        path = cache_dir() / "coder" / "tool-schemas.json"
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            data = None
+        if (isinstance(data, dict) and data.get("key") == key
+                and isinstance(data.get("schemas"), dict)):
+            _SCHEMAS = data["schemas"]
+            return _SCHEMAS
+        _SCHEMAS = _made_schemas()
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write(path, json.dumps({"key": key, "schemas": _SCHEMAS}))
+        except OSError:
+            pass
+        return _SCHEMAS
 
 
-class EditArgs(_Args):
-    path: str = Field(description=_PATH)
-    old: str = Field(description="The exact text to replace, copied from the file (without "
-                                 "the line numbers read shows), with enough lines around it "
-                                 "to be unique.")
-    new: str = Field(description="The text that replaces it.")
-    replace_all: bool = Field(False, description="Replace every occurrence of old.")
+@dataclass
+class CoderTool(Tool):
+    """A coder tool: ``args`` names its argument model in :mod:`chatcli_coder._args`, which
+    validates a call (imported then); the schema the model sees comes from :func:`schemas`."""
 
+    args: str = ""
 
-class OneEdit(_Args):
-    path: str = Field(description=_PATH)
-    old: str = Field(description="The exact text to replace.")
-    new: str = Field(description="The text that replaces it.")
-    replace_all: bool = Field(False, description="Replace every occurrence of old.")
+    def spec(self) -> ToolSpec:
+        """The tool as the model sees it (made once)."""
+        made: ToolSpec | None = self.__dict__.get("_coder_spec")
+        if made is None:
+            import copy
 
+            from chatcli import ToolSpec
 
-class MultiEditArgs(_Args):
-    edits: list[OneEdit] = Field(min_length=1, max_length=100,
-                                 description="Edits applied in order; several may touch the "
-                                             "same file (each sees the previous ones' result).")
+            made = ToolSpec(self.name, self.description, copy.deepcopy(schemas()[self.args]),
+                            self.risk, self.subject, self.confined)
+            self.__dict__["_coder_spec"] = made
+        return made
 
+    def parse_arguments(self, arguments: dict[str, Any]) -> Any:
+        """A validated instance of the argument model (raises ``pydantic.ValidationError``)."""
+        from chatcli_coder import _args
 
-class PatchArgs(_Args):
-    patch: str = Field(description="A unified diff (--- a/path, +++ b/path, @@ hunks; "
-                                   "/dev/null to add or delete a file) or the '*** Begin Patch' "
-                                   "format (*** Update File: / *** Add File: / *** Delete File: "
-                                   "path, @@ chunks of ' ', '-', '+' lines, *** End Patch).")
-
-
-class SearchArgs(_Args):
-    pattern: str = Field(min_length=1, description="A regular expression (Rust/ripgrep "
-                                                   "syntax), or plain text with literal=true.")
-    path: str = Field(".", description="Folder or file to search, relative to the workspace.")
-    literal: bool = Field(False, description="Search for the pattern as plain text.")
-    ignore_case: bool = Field(False, description="Match regardless of case.")
-    glob: str | None = Field(None, description="Only files matching this glob: '*.py' (any "
-                                               "folder), 'src/**/*.ts'; '!*.min.js' excludes.")
-    context: int = Field(0, ge=0, le=20, description="Lines shown before and after each match.")
-    max_results: int = Field(100, ge=1, le=2_000, description="Matching lines shown at most.")
-    include_ignored: bool = Field(False, description="Also search files .gitignore excludes.")
-
-
-class GlobArgs(_Args):
-    pattern: str = Field(description="A glob: '*.py' matches at any depth, 'src/*.py' only "
-                                     "directly in src, '**' crosses folders, "
-                                     "'tests/**/test_*.py'.")
-    path: str = Field(".", description="Folder to look in, relative to the workspace.")
-    max_results: int = Field(200, ge=1, le=10_000, description="Paths shown at most.")
-    include_ignored: bool = Field(False, description="Also list files .gitignore excludes.")
-
-
-class TreeArgs(_Args):
-    path: str = Field(".", description="Folder to show, relative to the workspace.")
-    depth: int = Field(3, ge=1, le=20, description="Levels of folders to open (1: only this "
-                                                   "folder's entries).")
-    max_entries: int = Field(300, ge=10, le=10_000, description="Entries shown at most.")
-    include_ignored: bool = Field(False, description="Also show what .gitignore excludes.")
-
-
-class ExecArgs(_Args):
-    command: str = Field(description="A bash command line (pipes, &&, redirections work).")
-    cwd: str = Field(".", description="Folder to run in, inside the workspace.")
-    timeout: float | None = Field(None, gt=0, description="Seconds before the command is "
-                                                          "killed (default 120).")
-    network: bool = Field(False, description="Let the command use the network (only when it "
-                                             "needs it: downloads, installs).")
-
-
-class GitArgs(_Args):
-    action: Literal["status", "diff", "log", "changed", "branch"] = Field(
-        description="status: short status; diff: unstaged changes (staged=true: staged ones); "
-                    "log: recent commits; changed: changed and untracked files; branch: the "
-                    "current branch and the local branches.")
-    path: str | None = Field(None, description="Limit to this file or folder.")
-    limit: int | None = Field(None, ge=1, le=500, description="log: how many commits "
-                                                             "(default 20).")
-    staged: bool = Field(False, description="diff: show the staged changes.")
-
-
-class TestArgs(_Args):
-    command: str | None = Field(None, description="The test command; omit it to run the one "
-                                                  "detected for the project.")
-    cwd: str = Field(".", description="Folder to run in, inside the workspace.")
-    timeout: float | None = Field(None, gt=0, description="Seconds before the run is killed.")
-    network: bool = Field(False, description="Let the tests use the network.")
+        return getattr(_args, self.args).model_validate(arguments)
 
 
 def _lazy(module: str, name: str) -> Any:
@@ -175,8 +142,8 @@ def make_tools(settings: Settings, workspace: Path) -> list[Tool]:
     confined = will_confine(coder)
 
     return [
-        Tool(
-            name="read", args_model=ReadArgs, risk=Risk.READ, subject="path",
+        CoderTool(
+            name="read", args="ReadArgs", risk=Risk.READ, subject="path",
             run=_lazy("chatcli_coder._files", "read_file"),
             description=(
                 "Read a text file, with line numbers ('   12<TAB>text'). Shows up to 2000 "
@@ -186,16 +153,16 @@ def make_tools(settings: Settings, workspace: Path) -> list[Tool]:
                 "apply_patch and write refuse files not read in this conversation, or changed "
                 "since."),
         ),
-        Tool(
-            name="write", args_model=WriteArgs, risk=Risk.WRITE, subject="path",
+        CoderTool(
+            name="write", args="WriteArgs", risk=Risk.WRITE, subject="path",
             run=_lazy("chatcli_coder._files", "write_file"),
             description=(
                 "Create a file, or replace all of an existing one (read it first), atomically "
                 "(a temporary file, then a rename; permissions kept). Prefer edit for changes "
                 "to part of a file."),
         ),
-        Tool(
-            name="edit", args_model=EditArgs, risk=Risk.WRITE, subject="path",
+        CoderTool(
+            name="edit", args="EditArgs", risk=Risk.WRITE, subject="path",
             run=_lazy("chatcli_coder._files", "edit_file"),
             description=(
                 "Replace text in a file you have read: old must occur exactly once (or set "
@@ -204,15 +171,15 @@ def make_tools(settings: Settings, workspace: Path) -> list[Tool]:
                 "lines (new is re-indented the same way); otherwise the error quotes the "
                 "closest lines. Returns the changed lines."),
         ),
-        Tool(
-            name="multiedit", args_model=MultiEditArgs, risk=Risk.WRITE, subject=None,
+        CoderTool(
+            name="multiedit", args="MultiEditArgs", risk=Risk.WRITE, subject=None,
             run=_lazy("chatcli_coder._files", "multiedit_files"),
             description=(
                 "Several edits (like the edit tool's) to one or more files you have read, all "
                 "or nothing: if one fails, no file changes and the error names it."),
         ),
-        Tool(
-            name="apply_patch", args_model=PatchArgs, risk=Risk.WRITE, subject=None,
+        CoderTool(
+            name="apply_patch", args="PatchArgs", risk=Risk.WRITE, subject=None,
             run=_lazy("chatcli_coder._files", "apply_patch"),
             description=(
                 "Apply a patch to files you have read: a unified diff, or the '*** Begin "
@@ -221,8 +188,8 @@ def make_tools(settings: Settings, workspace: Path) -> list[Tool]:
                 "a different indentation), near the line numbers given; line counts in @@ "
                 "headers need not be right."),
         ),
-        Tool(
-            name="search", args_model=SearchArgs, risk=Risk.READ, subject="path",
+        CoderTool(
+            name="search", args="SearchArgs", risk=Risk.READ, subject="path",
             run=_lazy("chatcli_coder._find", "search"),
             description=(
                 "Search file contents with ripgrep: regex (Rust syntax) or literal text, "
@@ -232,8 +199,8 @@ def make_tools(settings: Settings, workspace: Path) -> list[Tool]:
                 "credential files (.env, keys). Shows up to max_results matching lines and "
                 "says how many more there are."),
         ),
-        Tool(
-            name="glob", args_model=GlobArgs, risk=Risk.READ, subject="path",
+        CoderTool(
+            name="glob", args="GlobArgs", risk=Risk.READ, subject="path",
             run=_lazy("chatcli_coder._find", "glob_files"),
             description=(
                 "List files whose path matches a glob, sorted by path: '*.py' at any depth, "
@@ -241,8 +208,8 @@ def make_tools(settings: Settings, workspace: Path) -> list[Tool]:
                 "files (unless include_ignored) and credential files; files only, not "
                 "folders."),
         ),
-        Tool(
-            name="tree", args_model=TreeArgs, risk=Risk.READ, subject="path",
+        CoderTool(
+            name="tree", args="TreeArgs", risk=Risk.READ, subject="path",
             run=_lazy("chatcli_coder._find", "tree"),
             description=(
                 "Show a folder's layout as an indented tree (folders first, 'name/'; symbolic "
@@ -250,8 +217,8 @@ def make_tools(settings: Settings, workspace: Path) -> list[Tool]:
                 "entry count. Honours .gitignore, skips .git and credential files; at most "
                 "max_entries entries and 100 per folder."),
         ),
-        Tool(
-            name="exec", args_model=ExecArgs, risk=Risk.EXECUTE, subject="command",
+        CoderTool(
+            name="exec", args="ExecArgs", risk=Risk.EXECUTE, subject="command",
             confined=confined,
             run=_lazy("chatcli_coder._shell", "exec_command"),
             description=(
@@ -260,8 +227,8 @@ def make_tools(settings: Settings, workspace: Path) -> list[Tool]:
                 f"output. {limits} Background processes are killed when the command ends. "
                 f"{sandbox} Use the dedicated tools to read, search and edit files."),
         ),
-        Tool(
-            name="git", args_model=GitArgs, risk=Risk.READ, subject=None,
+        CoderTool(
+            name="git", args="GitArgs", risk=Risk.READ, subject=None,
             run=_lazy("chatcli_coder._shell", "git_tool"),
             description=(
                 "Look at the workspace's git repository, read-only: status, diff (or staged "
@@ -269,8 +236,8 @@ def make_tools(settings: Settings, workspace: Path) -> list[Tool]:
                 "commits, checks out or changes anything (use exec for that, with the user's "
                 "approval)."),
         ),
-        Tool(
-            name="test", args_model=TestArgs, risk=Risk.EXECUTE, subject="command",
+        CoderTool(
+            name="test", args="TestArgs", risk=Risk.EXECUTE, subject="command",
             confined=confined,
             run=_lazy("chatcli_coder._shell", "run_tests"),
             description=(
