@@ -337,8 +337,10 @@ def save_allow_rules(rules: list[str]) -> None:
     set_value(path, "permissions.allow", json.dumps(new))
 
 
-_HEADER = re.compile(r"^\s*\[([^\[\]]+)\]\s*(#.*)?$")
-_ALLOW = re.compile(r"^(\s*)allow\s*=")
+#: A table header line, and the allow line (compiled by ``re``'s cache when an answer saves a
+#: rule, not at import: every session imports this module).
+_HEADER = r"^\s*\[([^\[\]]+)\]\s*(#.*)?$"
+_ALLOW = r"^(\s*)allow\s*="
 
 
 def _edit_allow(text: str, rules: list[str]) -> str | None:
@@ -351,7 +353,7 @@ def _edit_allow(text: str, rules: list[str]) -> str | None:
     section = None
     header_at = None
     for index, current in enumerate(lines):
-        header = _HEADER.match(current)
+        header = re.match(_HEADER, current)
         if header:
             section = header.group(1).strip()
             if section == "permissions":
@@ -360,7 +362,7 @@ def _edit_allow(text: str, rules: list[str]) -> str | None:
         if current.lstrip().startswith("["):
             section = None
             continue
-        match = _ALLOW.match(current)
+        match = re.match(_ALLOW, current)
         if section == "permissions" and match:
             end = index
             depth = current.count("[") - current.count("]")
