@@ -36,7 +36,7 @@ def run_in_terminal(home: Path, workspace: Path, openai_server: Any
                 "TERM": "xterm-256color", "COLORTERM": "truecolor",
                 "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
                 "OPENAI_API_KEY": "test", "OPENAI_BASE_URL": openai_server.url,
-                "CHATCLI_PLUGINS": "openai,repl,sessions,personas,personas-core"}
+                "CHATCLI_PLUGINS": "openai,repl,print,sessions,personas,personas-core"}
         inner = " ".join([f"cd {shlex.quote(str(workspace))} && exec", CHATCLI,
                           *(shlex.quote(a) for a in args), "--provider", "openai",
                           "--model", "m"])
