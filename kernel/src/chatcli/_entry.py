@@ -47,9 +47,39 @@ def main() -> int:
         return 0
     if args == ["--help"] or args == ["-h"]:
         return _help(args[0])
+    import gc
+
+    global _collector_held
+    gc.disable()  # until a command starts (start_command)
+    _collector_held = True
     from chatcli._cli import run
 
     return run()
+
+
+#: Whether :func:`main` holds the garbage collector off until a command starts.
+_collector_held = False
+
+
+def start_command() -> None:
+    """The command line is parsed and its command starts: the garbage collector, held off while
+    chatcli started, runs again.
+
+    Start-up (imports, plugins, the command tree) makes many objects that live as long as the
+    process and next to no garbage, yet the collector traversed them over and over, and once more
+    at exit: about 10 % of ``chatcli models``. Here the start-up's garbage is collected once and
+    what survives it is frozen out of later collections (``gc.freeze``); the command itself — a
+    chat, ``-p``, a server — runs with the collector as usual. Only in the ``chatcli`` process
+    (:func:`main`): an in-process :func:`chatcli._cli.run` changes nothing.
+    """
+    global _collector_held
+    if _collector_held:
+        import gc
+
+        _collector_held = False
+        gc.collect()
+        gc.freeze()
+        gc.enable()
 
 
 def help_width() -> int:

@@ -28,7 +28,7 @@ from chatcli._cli.common import (
     get_state,
     require_utf8,
 )
-from chatcli._entry import help_width
+from chatcli._entry import help_width, start_command
 
 if TYPE_CHECKING:
     from chatcli._plugins import PluginHost
@@ -53,6 +53,7 @@ class _RootGroup(click.Group):
     """The root command: sub-commands, or a prompt given with ``-p``."""
 
     def invoke(self, ctx: click.Context) -> Any:
+        start_command()  # the garbage collector runs again (held off during start-up)
         try:
             return super().invoke(ctx)
         except BrokenPipeError as err:  # before click's own handler, which exits with 1
