@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from chatcli_testing import Fault, Reply
 from cli_support import CHATCLI, openai_env, run_bytes, run_process
 
@@ -45,6 +46,32 @@ def test_a_plugin_selection_without_providers_says_so(tmp_path):
     assert "openai" in done.stderr and "add a provider plugin's name to CHATCLI_PLUGINS" in (
         done.stderr)
     assert "pip install" not in done.stderr and done.stderr.count("\n") == 1
+
+
+#: Selections that leave out the plugin answering the command: (argv, environment, stdin).
+LEFT_OUT = [
+    (["-p", "hi"], {"CHATCLI_PLUGINS": "openai"}, "", "print"),
+    (["-p", "hi"], {"CHATCLI_DISABLE_PLUGINS": "print"}, "", "print"),
+    (["--json", "-p", "/help"], {"CHATCLI_PLUGINS": "openai,repl"}, "", "print"),
+    ([], {"CHATCLI_PLUGINS": "openai,repl"}, "piped question", "print"),
+]
+
+
+@pytest.mark.parametrize("argv, env, stdin, name", LEFT_OUT)
+def test_a_selection_without_the_front_end_names_it_and_asks_nothing(tmp_path, openai_server,
+                                                                      argv, env, stdin, name):
+    """chatcli-print is installed here: the fix is the selection, not `pip install`."""
+    done = run_process([CHATCLI, *argv], tmp_path, input=stdin, **openai_env(openai_server),
+                       **env)
+    line = (f"answering a prompt needs chatcli-{name}, which CHATCLI_PLUGINS or "
+            f"CHATCLI_DISABLE_PLUGINS leaves out — add {name} to CHATCLI_PLUGINS (or take it "
+            "out of the other)")
+    assert done.returncode == 2 and done.stderr == f"chatcli: error: {line}\n"
+    if "--json" in argv:
+        assert json.loads(done.stdout) == {"error": line, "type": "UsageError"}
+    else:
+        assert done.stdout == ""
+    assert openai_server.requests == []
 
 
 def test_usage_errors_point_at_the_subcommand_help(tmp_path):

@@ -174,5 +174,10 @@ def _hand_over(host: PluginHost, options: dict[str, Any], prompt: str | None) ->
     result = host.hooks.cmdline_main(host=host, settings=settings, prompt=prompt,
                                      options=session_options({**options, "plugin_options": given}))
     if result is None:
-        raise UsageError(REPL_HINT if prompt is None else PRINT_HINT)
+        name, hint = ("repl", REPL_HINT) if prompt is None else ("print", PRINT_HINT)
+        if name in host.skipped:  # installed, left out by the selection: not a pip matter
+            raise UsageError(f"{hint.partition(':')[0]}, which CHATCLI_PLUGINS or "
+                             "CHATCLI_DISABLE_PLUGINS leaves out",
+                             f"add {name} to CHATCLI_PLUGINS (or take it out of the other)")
+        raise UsageError(hint)
     return int(result)
