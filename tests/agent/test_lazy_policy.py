@@ -1,7 +1,8 @@
 """The permission policy is made at the first judgement, not when a session starts: a session
 (and a ``chatcli -p`` run) that calls no tool never imports the policy module and the shell
 parser. Until then the state holds the mode and the rules, which the policy then shares; a
-bad configuration still stops the session at its start."""
+bad configuration still stops the session at its start. Likewise the code that runs user hooks
+is imported only when some hook is configured."""
 
 from __future__ import annotations
 
@@ -54,3 +55,27 @@ def test_a_bad_mode_still_stops_the_session_at_its_start(ws, driver) -> None:
     ws.user_config.write_text('[permissions]\nmode = "acept-edits"\n')
     with pytest.raises(ConfigError, match="unknown mode 'acept-edits'"):
         driver()
+
+
+#: A fresh process: configure the user-hooks plugin, say whether the code that runs hooks was
+#: imported and how many hooks it holds.
+_HOOKS_PROBE = """
+import sys
+from pathlib import Path
+from chatcli import Settings
+from chatcli_agent.user_hooks import plugin
+from chatcli_agent.user_hooks.state import CONFIG
+plugin.configure(None, Settings(), Path(sys.argv[1]))
+print("chatcli_agent.user_hooks.events" in sys.modules, len(CONFIG.hooks))
+"""
+
+
+def test_hooks_code_is_imported_only_when_a_hook_is_configured(ws) -> None:
+    def probe() -> str:
+        return subprocess.run([sys.executable, "-c", _HOOKS_PROBE, str(ws.root)],
+                              capture_output=True, text=True, check=True,
+                              cwd=Path(__file__).parent).stdout.strip()
+
+    assert probe() == "False 0"
+    ws.user_config.write_text('[[hooks.PreToolUse]]\nmatcher = "exec"\ncommand = "true"\n')
+    assert probe() == "True 1"

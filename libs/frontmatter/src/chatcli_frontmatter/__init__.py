@@ -141,7 +141,8 @@ def load(front: str, *, text_only: bool = False) -> tuple[Any, list[str]]:
 
 #: A top-level ``key: value`` line whose value is plain text (not quoted, not a block, not a
 #: flow collection, not an anchor, alias or tag).
-_PLAIN_LINE = re.compile(
+#: (Patterns here are compiled by ``re``'s cache on first use, not at import.)
+_PLAIN_LINE = (
     r"^(?P<key>[A-Za-z0-9_][A-Za-z0-9_-]*):[ \t]+(?P<value>[^'\"|>\[{&*!#\s].*?)\s*$")
 
 
@@ -151,7 +152,7 @@ def repair_colons(front: str) -> tuple[str, list[str]]:
     lines = front.splitlines(keepends=True)
     warnings = []
     for index, line in enumerate(lines):
-        match = _PLAIN_LINE.match(line.rstrip("\r\n"))
+        match = re.match(_PLAIN_LINE, line.rstrip("\r\n"))
         if match is None:
             continue
         value = match.group("value")
@@ -195,8 +196,8 @@ def read(text: str, *, repair: bool = False, text_only: bool = False,
 
 # ------------------------------------------------------------------ the forgiving line reader
 
-_KEY = re.compile(r"^([A-Za-z_][\w.-]*)\s*:(?:\s+(.*)|)$")
-_ITEM = re.compile(r"^\s*-(?:\s+(.*)|)$")
+_KEY = r"^([A-Za-z_][\w.-]*)\s*:(?:\s+(.*)|)$"
+_ITEM = r"^\s*-(?:\s+(.*)|)$"
 
 
 def read_lines(front: str) -> dict[str, str | list[str]]:
@@ -211,7 +212,7 @@ def read_lines(front: str) -> dict[str, str | list[str]]:
         index += 1
         if not line.strip() or line.lstrip().startswith("#") or line[:1].isspace():
             continue
-        match = _KEY.match(line.rstrip())
+        match = re.match(_KEY, line.rstrip())
         if match is None:
             continue
         key = match.group(1).lower()
@@ -247,7 +248,7 @@ def _items(lines: list[str], index: int) -> tuple[list[str], int]:
         if not line.strip() or line.lstrip().startswith("#"):
             index += 1
             continue
-        match = _ITEM.match(line)
+        match = re.match(_ITEM, line)
         if match is None:
             break
         value = scalar(_strip_comment(match.group(1) or "").strip())

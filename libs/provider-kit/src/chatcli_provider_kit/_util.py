@@ -251,17 +251,17 @@ def one_line(text: object, limit: int = 240) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
 
 
-_CONTEXT_WORDS = re.compile(
+#: (compiled by ``re``'s cache when an error is read, not at import: every -p run imports this)
+_CONTEXT_WORDS = (
     r"context[ _-]?(length|window)|maximum context|context_length_exceeded|too many tokens"
     r"|prompt is too long|input is too long|reduce the length|tokens? exceed|exceeds? the "
-    r"(model'?s? )?(maximum|max)",
-    re.IGNORECASE,
+    r"(model'?s? )?(maximum|max)"
 )
 
 
 def looks_like_context_overflow(text: str | None) -> bool:
     """Whether a service's error text says the request is larger than the model's context."""
-    return bool(text) and bool(_CONTEXT_WORDS.search(text or ""))
+    return bool(text) and bool(re.search(_CONTEXT_WORDS, text or "", re.IGNORECASE))
 
 
 # --------------------------------------------------------------------------------------------

@@ -16,12 +16,12 @@ from typing import Any
 
 __all__ = ["patch_paths", "touched_paths"]
 
-_PATH_KEYS = re.compile(r"(^|_)(path|paths|file|files|filename|filepath|dest|destination|target)$",
-                        re.IGNORECASE)
+#: Patterns compiled (by ``re``'s cache) at the first tool call, not when a session starts.
+_PATH_KEYS = r"(^|_)(path|paths|file|files|filename|filepath|dest|destination|target)$"
 _PATCH_MARKERS = ("\n+++ ", "*** Begin Patch", "*** Update File:", "*** Add File:",
                   "*** Delete File:", "diff --git ")
-_ENVELOPE = re.compile(r"^\*\*\* (?:Update|Add|Delete) File: (.+)$|^\*\*\* Move to: (.+)$")
-_GIT_LINE = re.compile(r"^(?:rename|copy) (?:from|to) (.+)$")
+_ENVELOPE = r"^\*\*\* (?:Update|Add|Delete) File: (.+)$|^\*\*\* Move to: (.+)$"
+_GIT_LINE = r"^(?:rename|copy) (?:from|to) (.+)$"
 _MAX_PATH = 4096
 
 
@@ -46,7 +46,7 @@ def patch_paths(text: str) -> list[str]:
     """Every file a patch names, in order, without duplicates."""
     found: list[str] = []
     for line in text.splitlines():
-        match = _ENVELOPE.match(line)
+        match = re.match(_ENVELOPE, line)
         if match:
             found.append((match.group(1) or match.group(2)).strip())
             continue
@@ -61,7 +61,7 @@ def patch_paths(text: str) -> list[str]:
                 for piece in pieces:
                     found.extend(_with_prefixes(piece))
             continue
-        match = _GIT_LINE.match(line)
+        match = re.match(_GIT_LINE, line)
         if match:
             found.append(match.group(1).strip())
     return list(dict.fromkeys(p for p in found if p))
@@ -86,7 +86,7 @@ def touched_paths(arguments: dict[str, Any]) -> list[str]:
     """The paths (as the model wrote them) that a call with ``arguments`` may write."""
     found: list[str] = []
     for key, text in _strings(arguments):
-        if _PATH_KEYS.search(key) and _looks_like_path(text):
+        if re.search(_PATH_KEYS, key, re.IGNORECASE) and _looks_like_path(text):
             found.append(text.strip())
         elif any(marker in text for marker in _PATCH_MARKERS):
             found.extend(patch_paths(text))

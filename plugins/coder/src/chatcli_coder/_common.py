@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import difflib
 import hashlib
 import json
 import os
@@ -120,6 +119,8 @@ def parse_coder_settings(table: dict[str, Any]) -> CoderSettings:
     known = set(CoderSettings.__dataclass_fields__)
     unknown = sorted(set(table) - known)
     if unknown:
+        import difflib  # only to name a misspelt key
+
         close = difflib.get_close_matches(unknown[0], sorted(known), n=1)
         hint = f" (did you mean '{close[0]}'?)" if close else ""
         raise ValueError(f"[coder] has no setting '{unknown[0]}'{hint}; "
@@ -198,6 +199,8 @@ def missing(path: str, target: Path, context: ToolContext, then: str = "") -> No
         except OSError:
             names = []
         wanted = target.name if parent == target.parent else target.relative_to(parent).parts[0]
+        import difflib  # only when a path is missing
+
         for name in difflib.get_close_matches(wanted, names, n=3, cutoff=0.6):
             hints.append(display(parent / name, context))
     if not hints:

@@ -87,12 +87,13 @@ class CoderTool(Tool):
         """The tool as the model sees it (made once)."""
         made: ToolSpec | None = self.__dict__.get("_coder_spec")
         if made is None:
-            import copy
+            import json
 
             from chatcli import ToolSpec
 
-            made = ToolSpec(self.name, self.description, copy.deepcopy(schemas()[self.args]),
-                            self.risk, self.subject, self.confined)
+            schema = json.loads(json.dumps(schemas()[self.args]))  # its own copy, at C speed
+            made = ToolSpec(self.name, self.description, schema, self.risk, self.subject,
+                            self.confined)
             self.__dict__["_coder_spec"] = made
         return made
 

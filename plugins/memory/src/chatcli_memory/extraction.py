@@ -65,8 +65,9 @@ fact, give the new fact with "supersedes" set to its id.
 
 _LIMIT = 500
 _MAX_ENTRIES = 30
-_FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.DOTALL)
-_NOTHING = re.compile(r"^\W*(nothing( new)?|none|null|n/?a|no new (memories|facts))\W*$", re.I)
+#: (compiled by ``re``'s cache when an extraction answer is read, not at import)
+_FENCE = r"```(?:json|JSON)?\s*(.*?)```"
+_NOTHING = r"^\W*(nothing( new)?|none|null|n/?a|no new (memories|facts))\W*$"
 
 
 class ExtractionError(ValueError):
@@ -144,9 +145,9 @@ def _object(text: str) -> Any:
     """The first JSON value in ``text`` that is an object (fences and prose around it are
     fine); raises :class:`ExtractionError`."""
     stripped = text.strip()
-    if not stripped or _NOTHING.match(stripped):
+    if not stripped or re.match(_NOTHING, stripped, re.I):
         return {}
-    candidates = [m.group(1) for m in _FENCE.finditer(stripped)] + [stripped]
+    candidates = [m.group(1) for m in re.finditer(_FENCE, stripped, re.DOTALL)] + [stripped]
     decoder = json.JSONDecoder()
     seen_json = False
     for candidate in candidates:

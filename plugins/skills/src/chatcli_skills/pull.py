@@ -8,7 +8,6 @@ message the model can act on (the names it could use, the call to make).
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -82,6 +81,8 @@ def _find(catalog: Catalog, disabled: set[str], name: str) -> Skill:
     if name in catalog.untrusted:
         raise SkillPullError(f"skill {name!r} belongs to this project, which the user has not "
                              "trusted; the user can trust it with /skills trust")
+    import difflib  # only to name what the model may have meant
+
     names = [s.name for s in catalog.visible(disabled)]
     close = difflib.get_close_matches(name, names, n=3, cutoff=0.5)
     hint = f"; did you mean {', '.join(close)}?" if close else (
@@ -136,6 +137,8 @@ def _inside(skill: Skill, file: str) -> Path:
     if path != folder and folder not in path.parents:
         raise SkillPullError(f"{file!r} is outside skill {skill.name!r}'s folder")
     if not path.is_file():
+        import difflib
+
         listed = [*skill.references, *skill.scripts, *skill.assets, *skill.others]
         close = difflib.get_close_matches(file, listed, n=3, cutoff=0.4)
         hint = f"; did you mean {', '.join(close)}?" if close else (

@@ -47,11 +47,13 @@ def say(text: str) -> None:
 # ------------------------------------------------------------------------------ set-up
 
 
-def configure(host: Any, settings: Any, workspace: Path) -> None:
-    """The hooks of the run (``host``: whose control files workspace trust counts)."""
+def configure(host: Any, settings: Any, workspace: Path, loaded: Any = None) -> None:
+    """The hooks of the run (``host``: whose control files workspace trust counts; ``loaded``:
+    what :func:`~chatcli_agent.user_hooks.settings.load` found, when the caller read it)."""
     from chatcli import user_config_path
 
-    loaded = load(settings, workspace, user_config_path(), host=host)
+    if loaded is None:
+        loaded = load(settings, workspace, user_config_path(), host=host)
     runner.use_settings(settings)  # the secrets kept from hooks' environment
     CONFIG.hooks, CONFIG.workspace = loaded.hooks, workspace
     for problem in loaded.problems:

@@ -1,5 +1,5 @@
 """Entry module of the user-hooks plugin: hookimpls only; the work is in ``events``, imported
-when the first conversation is configured (and only hooks that are configured cost anything).
+when some hook is configured (a run without hooks reads the settings and imports nothing else).
 
 A project's hooks are commands a repository someone else wrote would run: its Claude Code
 settings files are control files (a ``ControlFile`` each, in ``register_setting_rules``), so
@@ -30,7 +30,18 @@ def _events() -> Any:
 
 @hookimpl
 def configure(host: Any, settings: Any, workspace: Path) -> None:
-    _events().configure(host, settings, workspace)  # host: whose control files trust counts
+    from chatcli import user_config_path
+
+    from chatcli_agent.user_hooks.settings import load
+
+    # host: whose control files trust counts
+    loaded = load(settings, workspace, user_config_path(), host=host)
+    if loaded.hooks or loaded.problems:
+        _events().configure(host, settings, workspace, loaded)
+    else:  # no hook: what runs them is never imported
+        from chatcli_agent.user_hooks.state import CONFIG
+
+        CONFIG.hooks, CONFIG.workspace = [], workspace
 
 
 @hookimpl
