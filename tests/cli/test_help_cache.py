@@ -188,6 +188,19 @@ def test_a_damaged_page_is_not_served(help_home: Home, damage) -> None:
     assert help_home.served() == (good, False)  # made again
 
 
+@pytest.mark.parametrize("variable", [
+    "CHATCLI_PROVIDERS__OPENAI__API_KEY", "CHATCLI_PROVIDERS__PROXY__HEADERS", "CHATCLI_MODEL",
+])
+def test_a_variables_value_is_not_written_down_yet_a_change_is_seen(help_home: Home,
+                                                                    variable: str) -> None:
+    secret = "sk-live-0123456789abcdefSECRET"
+    page = help_home.run("--help", **{variable: secret}).stdout
+    assert help_home.served(**{variable: secret}) == (page, False)
+    [kept] = help_home.pages()
+    assert secret.encode() not in kept.read_bytes() and variable.encode() in kept.read_bytes()
+    assert help_home.served(**{variable: secret + "2"}) == (page, True)  # another value
+
+
 def test_no_page_without_a_utf8_stdout(help_home: Home) -> None:
     done = help_home.run("--help", PYTHONIOENCODING="latin-1")
     assert done.returncode == 0 and "Usage: chatcli" in done.stdout

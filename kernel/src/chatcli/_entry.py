@@ -7,8 +7,8 @@ always and keeps a copy (``help-*.txt`` in chatcli's cache folder, mode 0600, wr
 atomically) with what it was made from:
 
 - the interpreter and its version, ``sys.path``, chatcli's version, the ``CHATCLI_*``
-  variables, ``COLUMNS`` and the locale variables, the width the page is wrapped at and
-  stdout's encoding;
+  variables, ``COLUMNS`` and the locale variables (a digest of each value: one may hold a
+  secret), the width the page is wrapped at and stdout's encoding;
 - every file and folder the run used, with its modification time, size and inode: the modules
   it imported (the kernel's, click's, the plugins'), each installed plugin's entry module, the
   files it opened and the folders it listed, and each ``sys.path`` entry (installing, upgrading
@@ -124,9 +124,17 @@ def _help_key(flag: str) -> str | None:
         return None
     from chatcli import __version__
 
+    try:  # the C module hashlib wraps: importing hashlib costs a fifth of starting Python
+        from _blake2 import blake2b
+    except ImportError:  # pragma: no cover - an interpreter without it
+        from hashlib import blake2b
+
+    def digest(value: str) -> str:  # a variable may hold a secret: only its digest is kept
+        return blake2b(value.encode("utf-8", "surrogateescape"), digest_size=16).hexdigest()
+
     parts = [_HELP_FORMAT, flag, sys.executable, sys.version, __version__,
              f"width {help_width()}", f"stdout {encoding} {getattr(stream, 'errors', None)}",
-             *sorted(f"{name}={value}" for name, value in os.environ.items()
+             *sorted(f"{name}={digest(value)}" for name, value in os.environ.items()
                      if name.startswith("CHATCLI_") or name in _HELP_VARIABLES),
              *(f"path {entry}" for entry in sys.path)]
     return "\n".join(parts).replace("\0", "\\0")
