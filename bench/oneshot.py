@@ -93,8 +93,10 @@ def _instructions(command: list[str], env: dict[str, str], cwd: Path) -> int:
     the count does not move with the machine's load."""
     import re
 
+    # one hash seed for both runs: set and dict orders (and so the work done) stay the same
     done = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
-                           *command], env=env, cwd=cwd, capture_output=True, text=True)
+                           *command], env={**env, "PYTHONHASHSEED": "0"}, cwd=cwd,
+                          capture_output=True, text=True)
     found = re.search(r"Collected : (\d+)", done.stderr)
     if done.returncode != 0 or found is None or done.stdout.strip() != "ok":
         raise SystemExit(f"{command[0]} under valgrind failed: {done.stderr[-2000:]}")
