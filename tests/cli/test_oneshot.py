@@ -301,8 +301,30 @@ def test_the_repl_does_not_answer_a_prompt(cli):
 
     cli.host.unregister("print")
     cli.host.register(repl_plugin, "repl")
-    result = cli("-p", "hi")
-    assert (result.code, result.out, result.err) == (2, "", PRINT_HINT)
+    for argv, stdin in ((("-p", "hi"), ""), ((), "piped question")):
+        result = cli(*argv, stdin=stdin)
+        assert (result.code, result.out, result.err) == (2, "", PRINT_HINT), argv
+
+
+def test_cmdline_main_gets_the_p_text_as_given_and_stdin_unread(cli):
+    # chatcli-print reads stdin; the kernel hands over the -p text alone (bad bytes replaced)
+    import sys
+
+    seen = {}
+
+    class FrontEnd:
+        @hookimpl
+        def cmdline_main(self, host, settings, options, prompt):
+            seen.update(prompt=prompt, stdin=sys.stdin.read())
+            return 0
+
+    cli.host.unregister("print")
+    cli.host.register(FrontEnd(), "front-end")
+    for argv, prompt in ((("-p", "review"), "review"), (("-p", "-"), "-"), ((), None),
+                         (("-p", "caf\udce9"), "caf\ufffd"), (("-p", ""), "")):
+        assert cli(*argv, stdin="a diff\n").code == 0, argv
+        assert seen == {"prompt": prompt, "stdin": "a diff\n"}, argv
+    assert cli.provider.requests == []
 
 
 def test_no_prompt_on_a_terminal_calls_cmdline_main_without_a_prompt(cli):

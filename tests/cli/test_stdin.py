@@ -1,13 +1,16 @@
-"""What ``chatcli -p`` reads on stdin: binary data and input larger than any context are refused
-in one line before any request, non-UTF-8 bytes are sent with replacement characters and a
-warning, UTF-16 with a BOM is decoded — and the decoding never raises or yields text that
-cannot be encoded."""
+"""What ``chatcli -p`` reads on stdin (chatcli-print's job): binary data and input larger than
+any context are refused in one line before any request, non-UTF-8 bytes are sent with
+replacement characters and a warning, UTF-16 with a BOM is decoded — and the decoding never
+raises or yields text that cannot be encoded; the ``-p`` text and stdin combine as documented
+for any text."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
-from chatcli import UsageError
-from chatcli._cli.oneshot import clean_text, decode_input
+from chatcli import UsageError, clean_text
+from chatcli_print.prompt import MAX_STDIN_BYTES, build_prompt, decode_input
 from chatcli_testing import Reply
 from cli_support import run_bytes
 from hypothesis import given
@@ -37,8 +40,6 @@ def test_binary_stdin_is_refused_in_one_line_before_any_request(openai_server, t
 
 
 def test_stdin_larger_than_any_context_is_refused_before_any_request(openai_server, tmp_path):
-    from chatcli._cli.oneshot import MAX_STDIN_BYTES
-
     data = b"log line\n" * (MAX_STDIN_BYTES // 9 + 2)
     done = run_bytes(tmp_path, ["-p", "summarize", "--provider", "openai", "--model", "m"],
                      data, **openai_env(openai_server))
@@ -84,3 +85,27 @@ def test_bytes_with_nul_are_binary_unless_utf16(data: bytes) -> None:
 @given(st.text())
 def test_clean_text_always_encodes(text: str) -> None:
     clean_text(text).encode("utf-8")
+
+
+@given(st.text().filter(lambda text: text != "-"), st.text())
+def test_prompt_and_piped_text_combine_with_a_fence_longer_than_any_backtick_run(
+        prompt: str, piped: str) -> None:
+    sent = build_prompt(prompt, piped)
+    if not piped.strip():  # nothing piped: the -p text as it is
+        assert sent == prompt
+    elif not prompt.strip():  # a blank -p text: the piped text alone
+        assert sent == piped.strip()
+    else:
+        assert sent is not None and sent.startswith(f"{prompt}\n\n")
+        fence, _, rest = sent.removeprefix(f"{prompt}\n\n").partition("\n")
+        longest = max((len(run) for run in re.findall("`+", piped)), default=0)
+        assert fence == "`" * max(3, longest + 1)
+        assert rest == f"{piped.rstrip(chr(10))}\n{fence}"
+
+
+@given(st.text())
+def test_without_p_or_with_p_dash_the_piped_text_is_the_prompt(piped: str) -> None:
+    expected = piped.strip() or None
+    assert build_prompt(None, piped) == expected
+    assert build_prompt("-", piped) == expected
+    assert build_prompt(None, None) is None and build_prompt("-", None) is None

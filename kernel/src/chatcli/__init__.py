@@ -120,6 +120,7 @@ _EXPORTS: dict[str, str] = {
     # front-end helpers
     "LazyGroup": "chatcli._cli.common",
     "cli_host": "chatcli._cli.common",
+    "clean_text": "chatcli._cli.oneshot",
     "error_line": "chatcli._cli.common",
     "require_utf8": "chatcli._cli.common",
     # errors
@@ -166,6 +167,7 @@ if TYPE_CHECKING:
     from chatcli._cli.common import cli_host as cli_host
     from chatcli._cli.common import error_line as error_line
     from chatcli._cli.common import require_utf8 as require_utf8
+    from chatcli._cli.oneshot import clean_text as clean_text
     from chatcli._compaction import Compaction as Compaction
     from chatcli._compaction import CompactionJob as CompactionJob
     from chatcli._compaction import CompactionReport as CompactionReport

@@ -266,9 +266,13 @@ def cmdline_main(host: PluginHost, settings: Settings, options: SessionOptions,
                  prompt: str | None) -> int | None:
     """Run the root command: the interactive chat, or one answer. First result wins.
 
-    Called from the command line (``chatcli`` without a sub-command), on the main thread, once.
-    chatcli-repl answers when ``prompt`` is None, chatcli-print when it is text; with no
-    answer the command names the plugin to install.
+    Called from the command line (``chatcli`` without a sub-command), on the main thread, once,
+    after the kernel's checks (``-c`` with ``--resume``, a closed stdout). chatcli-repl answers
+    when ``prompt`` is None and stdin is a terminal (the interactive chat); chatcli-print answers
+    otherwise: it reads piped stdin (the prompt without ``-p`` or with ``-p -``, else sent after
+    the ``-p`` text in a fenced block) and refuses an empty prompt. With no answer the command
+    names the plugin to install (chatcli-repl when ``prompt`` is None and stdin a terminal,
+    else chatcli-print).
 
     :param host: the plugin host; open the session with
         ``Session(host, settings, options, ...).open()``.
@@ -276,8 +280,8 @@ def cmdline_main(host: PluginHost, settings: Settings, options: SessionOptions,
     :param options: what the command line asked for: provider, model, ``resume``,
         ``continue_last``, the pre-approved risk classes; ``extra`` also holds ``as_json``
         (``--json``) and ``raw`` (``--raw``).
-    :param prompt: None for the interactive chat (no ``-p``, stdin a terminal); else the text
-        to answer once (``-p``, piped stdin, or both: decoded, checked, combined).
+    :param prompt: the ``-p`` text as given (undecodable bytes replaced by U+FFFD, as
+        ``--system``'s), or None without ``-p``; stdin is left unread for the plugin.
     :return: the process exit code, or None when this plugin does not run this kind of command.
         Whatever it raises ends the command as any failure of it does: a
         :class:`chatcli.ChatcliError` as its one-line error, ``BrokenPipeError`` quietly.

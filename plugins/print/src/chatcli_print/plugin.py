@@ -1,5 +1,6 @@
-"""Entry module of chatcli-print: the ``cmdline_main`` hookimpl only (the session, the engine
-and the renderer load when a prompt is answered, so ``chatcli --help`` imports none of them)."""
+"""Entry module of chatcli-print: the ``cmdline_main`` hookimpl only (reading the prompt, the
+session, the engine and the renderer load when a prompt is answered, so ``chatcli --help``
+imports none of them)."""
 
 from __future__ import annotations
 
@@ -14,11 +15,14 @@ if TYPE_CHECKING:
 @hookimpl
 def cmdline_main(host: PluginHost, settings: Settings, options: SessionOptions,
                  prompt: str | None) -> int | None:
-    """Answer ``prompt`` once (``chatcli -p``, piped stdin), or run it as a slash command when
-    it is ``/name …``; returns the exit code. None when there is no prompt (the interactive
-    chat is another plugin's)."""
-    if prompt is None:
+    """Answer once the ``-p`` text, piped stdin, or both (``git diff | chatcli -p review``), or
+    run it as a slash command when it is ``/name …``; returns the exit code. None when there is
+    no ``-p`` and stdin is a terminal (the interactive chat is another plugin's)."""
+    from chatcli_print.prompt import read_prompt, stdin_is_tty
+
+    if prompt is None and stdin_is_tty():
         return None
+    text = read_prompt(prompt)
     from chatcli_print.oneshot import run_prompt
 
-    return run_prompt(host, settings, options, prompt)
+    return run_prompt(host, settings, options, text)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -14,13 +15,20 @@ if TYPE_CHECKING:
 @hookimpl
 def cmdline_main(host: PluginHost, settings: Settings, options: SessionOptions,
                  prompt: str | None) -> int | None:
-    """Run the interactive chat (no prompt given); returns the exit code. None when there is
-    a prompt to answer: answering one is chatcli-print's."""
-    if prompt is not None:
+    """Run the interactive chat (no ``-p``, stdin a terminal); returns the exit code. None
+    otherwise: answering a prompt (``-p``, piped stdin) is chatcli-print's."""
+    if prompt is not None or not _stdin_is_tty():
         return None
     from chatcli_repl.loop import run
 
     return run(options, host, settings)
+
+
+def _stdin_is_tty() -> bool:
+    try:
+        return sys.stdin is not None and sys.stdin.isatty()
+    except (AttributeError, ValueError):
+        return False
 
 
 @hookimpl
