@@ -28,15 +28,15 @@ from typing import TYPE_CHECKING, Any
 
 from chatcli import StashKey
 
-from chatcli_checkpoints import _files
-from chatcli_checkpoints._changes import Change, describe, restored_line
-from chatcli_checkpoints._git import GitError, GitRepo, find_repo
+from chatcli_checkpoints._limits import Limits
 from chatcli_checkpoints._store import ConversationStore, Record
-from chatcli_checkpoints._targets import touched_paths
 
 if TYPE_CHECKING:
     from chatcli import Checkpoint, Conversation, Settings, ToolCallPart, ToolSpec
     from chatcli_plugin_records import RestorePoint
+
+    from chatcli_checkpoints._changes import Change
+    from chatcli_checkpoints._git import GitRepo
 
 __all__ = ["MARKS", "Checkpoints", "Marks", "limits_from"]
 
@@ -68,11 +68,11 @@ def _marks(conversation: Conversation) -> Marks:
     return marks
 
 
-def limits_from(table: dict[str, Any]) -> tuple[bool, _files.Limits]:
+def limits_from(table: dict[str, Any]) -> tuple[bool, Limits]:
     """``[checkpoints]`` settings: ``enabled`` and the caps (whole numbers of bytes/files)."""
     from chatcli import ConfigError
 
-    defaults = _files.Limits()
+    defaults = Limits()
     values: dict[str, int] = {}
     for key in ("max_file_bytes", "max_snapshot_bytes", "max_total_bytes", "max_files"):
         value = table.get(key, getattr(defaults, key))
@@ -84,7 +84,7 @@ def limits_from(table: dict[str, Any]) -> tuple[bool, _files.Limits]:
     if not isinstance(enabled, bool):
         raise ConfigError(f"[checkpoints] enabled must be true or false, not {enabled!r}",
                           "fix it: chatcli config set checkpoints.enabled true")
-    return enabled, _files.Limits(**values)
+    return enabled, Limits(**values)
 
 
 def _base() -> Path:
@@ -104,7 +104,7 @@ class Checkpoints:
         self._lock = threading.RLock()
         self.workspace: Path | None = None
         self.enabled = True
-        self.limits = _files.Limits()
+        self.limits = Limits()
         self._repos: dict[Path, GitRepo | None] = {}  # None: not in a git repository
         self._hashes: dict[str, dict[str, tuple[int, int, int, str]]] = {}
 
@@ -124,6 +124,8 @@ class Checkpoints:
 
     def _repo(self, workspace: Path) -> GitRepo | None:
         if workspace not in self._repos:
+            from chatcli_checkpoints._git import find_repo
+
             self._repos[workspace] = find_repo(workspace)
         return self._repos[workspace]
 
@@ -165,6 +167,9 @@ class Checkpoints:
                     marks.full = checkpoint.id
                     self._prune(store, conversation)
                 return
+            from chatcli_checkpoints import _files
+            from chatcli_checkpoints._targets import touched_paths
+
             paths = self._relative(workspace, touched_paths(call.arguments)) \
                 if risk == "write" else []
             if not paths:
@@ -261,6 +266,8 @@ class Checkpoints:
         for record in drop:
             store.delete(record)
             if record.kind == "git":
+                from chatcli_checkpoints._git import GitError, GitRepo
+
                 repo = GitRepo(record.root, record.data.get("scope", ""))
                 with contextlib.suppress(GitError, OSError):
                     repo.delete_ref(_ref_prefix(store) + record.id, store.index_path(record.root))
@@ -282,6 +289,8 @@ class Checkpoints:
     # ------------------------------------------------------------------ restore points
 
     def _plans(self, store: ConversationStore, checkpoint: Checkpoint) -> list[_Plan]:
+        from chatcli_checkpoints._git import GitRepo
+
         records = [r for r in store.records() if r.after(checkpoint.id, checkpoint.created_at)]
         groups: dict[tuple[str, str, str], list[Record]] = {}
         for record in records:
@@ -308,6 +317,8 @@ class Checkpoints:
             plans = self._plans(store, checkpoint)
         if not plans:
             return None
+        from chatcli_checkpoints._changes import describe
+
         summary = describe([c for plan in plans for c in plan.changes])
 
         def restore() -> str:
@@ -316,6 +327,8 @@ class Checkpoints:
         return RestorePoint(summary, restore)
 
     def _restore(self, conversation: Conversation, checkpoint: Checkpoint) -> str:
+        from chatcli_checkpoints._changes import restored_line
+
         with self._lock:
             store = self._store(conversation)
             latest = self._checkpoint(conversation) or checkpoint
@@ -357,6 +370,9 @@ class Checkpoints:
             store.save_journal(stack)
 
     def undo(self, conversation: Conversation) -> str | None:
+        from chatcli_checkpoints._changes import restored_line
+        from chatcli_checkpoints._git import GitRepo
+
         with self._lock:
             marks = _marks(conversation)
             ids, marks.undone = marks.undone, None
@@ -419,6 +435,8 @@ class _GitPlan(_Plan):
         self.index = store.index_path(repo.toplevel)
         self.target = record.data["commit"]
         if not repo.exists(self.target, self.index):
+            from chatcli_checkpoints._changes import Change
+
             self.changes = [Change(repo.scope, ".", "kept", "its git snapshot is gone")]
             return
         now = repo.tree(self.index, owner.limits.max_file_bytes)
@@ -466,11 +484,15 @@ class _FilesPlan(_Plan):
                  records: list[Record]) -> None:
         self.owner, self.store, self.root = owner, store, root
         self.records = records
+        from chatcli_checkpoints import _files
+
         self.target = _files.resolve([r.data for r in records])
         self.changes = _files.changes(root, self.target, owner.limits, skip=(_base(),))
 
     def restore(self, latest: Checkpoint) -> tuple[Record, list[Change],
                                                    list[tuple[Change, str]]]:
+        from chatcli_checkpoints import _files
+
         restorable = [c for c in self.changes if c.restorable]
         data = _files.preimages(self.root, [c.path for c in restorable], store_ready(self.store),
                                 self.owner.limits)
@@ -482,6 +504,9 @@ class _FilesPlan(_Plan):
         return before, done, failed
 
     def undo(self) -> tuple[list[Change], list[tuple[Change, str]], list[Change]]:
+        from chatcli_checkpoints import _files
+        from chatcli_checkpoints._changes import Change
+
         record = self.records[0]
         wrote: dict[str, Any] = record.data.get("restore", {}).get("target", {})
         at = time.time_ns()

@@ -28,6 +28,7 @@ from typing import Any
 
 from chatcli_checkpoints._changes import Change, error_text, prune_empty_folders
 from chatcli_checkpoints._ignore import ALWAYS_SKIPPED, IgnoreRules
+from chatcli_checkpoints._limits import Limits
 from chatcli_checkpoints._store import ConversationStore
 
 __all__ = ["ABSENT", "Limits", "Target", "apply", "compare", "manifest", "preimages", "resolve",
@@ -37,16 +38,6 @@ ABSENT: dict[str, Any] = {"t": "-"}
 #: A file whose time is this close to when it was recorded may have changed within the same
 #: clock tick without its size changing: its content is compared, not its time.
 _RACY_NS = 2_000_000_000
-
-
-@dataclass(frozen=True)
-class Limits:
-    """The caps on what is recorded."""
-
-    max_file_bytes: int = 2 * 2**20
-    max_snapshot_bytes: int = 64 * 2**20
-    max_total_bytes: int = 512 * 2**20
-    max_files: int = 20_000
 
 
 def size_text(n: int) -> str:
