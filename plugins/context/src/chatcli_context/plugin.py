@@ -135,13 +135,21 @@ class ContextPlugin:
             return True
         return bool(plan.deferred) if plan is not None else False
 
+    def _wanted(self, conversation: Conversation | None, settings: Settings | None) -> bool:
+        """:meth:`offers_tool` with the plan built only when the answer depends on it: when
+        another plugin's kinds are served, the tool is offered whatever this plugin defers."""
+        if not self.pull_on(settings):
+            return False
+        if set(self.kinds()) - self.own_kind_names():
+            return True
+        return self.offers_tool(self.plan(conversation, settings=settings), settings)
+
     def refresh(self, conversation: Conversation | None = None, plan: Plan | None = None,
                 settings: Settings | None = None) -> None:
         """Offer or withdraw context_pull so the next model call's tools match its prompt."""
         conversation = conversation or self.current()
-        if plan is None and self.pull_on(settings):
-            plan = self.plan(conversation, settings=settings)
-        wanted = self.offers_tool(plan, settings)
+        wanted = (self.offers_tool(plan, settings) if plan is not None
+                  else self._wanted(conversation, settings))
         if wanted != self._armed:
             self._armed = wanted
             if self.host is not None:
@@ -177,8 +185,7 @@ class ContextPlugin:
             self._armed = False
             return
         if self._armed is None:
-            self._armed = self.offers_tool(self.plan(self.current(), settings=self.settings
-                                                 or settings))
+            self._armed = self._wanted(self.current(), self.settings or settings)
         if self._armed:
             from chatcli_context.pull import make_tool
 
@@ -201,7 +208,9 @@ class ContextPlugin:
         self.workspace = session.workspace
         self.track(conversation)
         sync_attached(conversation)
-        self.refresh(conversation)
+        # the plan is built here even when the tool's offer does not need it: what it finds
+        # wrong in the settings or files is said as the session starts
+        self.refresh(conversation, self.plan(conversation) if self.pull_on() else None)
 
     @hookimpl
     def user_prompt_submitted(self, conversation: Conversation) -> None:
