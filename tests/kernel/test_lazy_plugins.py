@@ -148,3 +148,79 @@ def test_a_plugin_that_stops_importing_is_reported(tmp_path: Path) -> None:
     result, _ = home.run("--help")
     assert result.returncode == 0
     assert "plugin 'lazya' failed to import: RuntimeError: broken now" in result.stderr
+
+
+#: A command that runs another plugin's command, found on the root group as chatcli-mcp finds
+#: chatcli-admin's ``config unset`` and ``trust``.
+CALLING_HOOK = '''
+@hookimpl
+def register_commands(cli):
+    import click
+
+    @cli.command("{command}")
+    @click.pass_context
+    def _command(ctx):
+        """Run {target}."""
+        root = ctx.find_root()
+        ctx.invoke(root.command.get_command(root, "{target}"))
+'''
+
+
+def _touch_later(module: Path) -> None:
+    stat = module.stat()
+    os.utime(module, ns=(stat.st_atime_ns, stat.st_mtime_ns + 10**9))  # a later edit time
+
+
+def test_a_command_imports_only_the_plugins_that_add_it(tmp_path: Path) -> None:
+    home = Home(tmp_path)
+    home.add("lazya", "prov-a", "Alpha", command="alpha")
+    home.add("lazyc", "prov-c", "Gamma", command="gamma")
+    first, imported = home.run("gamma")
+    assert (first.stdout, imported) == ("lazyc here\n", ["lazya", "lazyc"])  # nothing known
+    for command, plugin in (("gamma", "lazyc"), ("alpha", "lazya")):
+        result, imported = home.run(command)
+        assert (result.returncode, result.stdout, imported) == (0, f"{plugin} here\n", [plugin])
+    helped, imported = home.run("alpha", "--help")
+    assert "Say who." in helped.stdout and imported == ["lazya"]
+    listing, imported = home.run("--help")  # the root's page still lists every command
+    assert "alpha" in listing.stdout and "gamma" in listing.stdout
+    assert imported == ["lazya", "lazyc"]
+
+
+def test_a_command_still_finds_another_plugins_command(tmp_path: Path) -> None:
+    home = Home(tmp_path)
+    home.add("lazya", "prov-a", "Alpha", command="alpha")
+    caller = home.add("lazyc", "prov-c", "Gamma")
+    caller.write_text(caller.read_text() + CALLING_HOOK.format(command="call", target="alpha"))
+    home.run("--help")
+    for _ in range(2):  # known to add `call` the second time: lazya is imported on demand
+        result, imported = home.run("call")
+        assert (result.returncode, result.stdout) == (0, "lazya here\n"), result.stderr
+        assert imported == ["lazya", "lazyc"]
+
+
+def test_an_unknown_command_asks_every_plugin_and_fails_as_before(tmp_path: Path) -> None:
+    home = Home(tmp_path)
+    home.add("lazya", "prov-a", "Alpha", command="alpha")
+    home.run("--help")
+    result, imported = home.run("nosuch")
+    assert result.returncode == 2 and "No such command 'nosuch'" in result.stderr
+    assert imported == ["lazya"]
+
+
+def test_a_plugin_whose_commands_changed_is_asked_again(tmp_path: Path) -> None:
+    home = Home(tmp_path)
+    module = home.add("lazya", "prov-a", "Alpha", command="alpha")
+    home.add("lazyc", "prov-c", "Gamma", command="gamma")
+    home.run("--help")
+    module.write_text(module.read_text().replace('"alpha"', '"beta"'))
+    _touch_later(module)
+    renamed, imported = home.run("beta")
+    assert (renamed.returncode, renamed.stdout) == (0, "lazya here\n"), renamed.stderr
+    # its entry module changed: imported again and asked, and the others (its commands were
+    # not known yet, so none is known to add `beta`); the next run knows
+    assert imported == ["lazya", "lazyc"]
+    assert home.run("beta")[1] == ["lazya"]
+    gone, imported = home.run("alpha")
+    assert gone.returncode == 2 and "No such command 'alpha'" in gone.stderr
+    assert home.run("gamma")[1] == ["lazyc"]

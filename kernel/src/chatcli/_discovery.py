@@ -8,8 +8,9 @@ upgrading or removing any distribution changes those times, so the cache is neve
 practice; a cached plugin that no longer imports is reported like any other import failure.
 
 The cache also remembers, for each plugin that imported cleanly, which hooks it implements,
-which hooks it declares for other plugins (``add_hookspecs``) and the modification time of its
-entry module. A plugin whose module is unchanged is imported only
+which hooks it declares for other plugins (``add_hookspecs``), the sub-commands its
+``register_commands`` added (so ``chatcli NAME`` imports only the plugins adding ``NAME``) and the
+modification time of its entry module. A plugin whose module is unchanged is imported only
 when one of its hooks is first called (:class:`chatcli.PluginHost` does that), so
 ``chatcli --help`` imports the plugins that add commands and not the other twenty. A hook
 implemented in a helper module the entry module imports is found too (the list comes from the
@@ -33,7 +34,9 @@ import sys
 from collections.abc import Callable
 from importlib import import_module
 from types import ModuleType
-from typing import Any, NamedTuple
+from typing import Any
+
+from chatcli._records import NamedTuple
 
 __all__ = [
     "ENTRY_POINT_GROUP",
@@ -48,7 +51,7 @@ __all__ = [
 
 ENTRY_POINT_GROUP = "chatcli.plugins"
 
-_CACHE_VERSION = "chatcli-entry-points 3"
+_CACHE_VERSION = "chatcli-entry-points 4"
 
 
 class EntryPoint(NamedTuple):
@@ -56,7 +59,8 @@ class EntryPoint(NamedTuple):
 
     ``hooks`` are the hooks it implemented when it was last imported (None: not known),
     ``file``/``mtime`` the entry module it was imported from and that file's modification time
-    then, and ``declares`` the hooks it declared for other plugins (``add_hookspecs``).
+    then, ``declares`` the hooks it declared for other plugins (``add_hookspecs``), and
+    ``commands`` the names of the sub-commands its ``register_commands`` added (None: not known).
     """
 
     name: str
@@ -65,6 +69,7 @@ class EntryPoint(NamedTuple):
     file: str = ""
     mtime: int = 0
     declares: frozenset[str] = frozenset()
+    commands: frozenset[str] | None = None
 
 
 def is_known(entry_point: EntryPoint) -> bool:
@@ -115,14 +120,21 @@ def _read_cache(fingerprint: str) -> list[EntryPoint] | None:
     found = []
     for line in body.splitlines():
         fields = line.split("\t")
-        if len(fields) != 6:
+        if len(fields) != 7:
             return None
-        name, value, hooks, file, mtime, declares = fields
-        found.append(EntryPoint(name, value,
-                                None if hooks == "?" else frozenset(filter(None, hooks.split(","))),
-                                file, int(mtime) if mtime.isdigit() else 0,
-                                frozenset(filter(None, declares.split(",")))))
+        name, value, hooks, file, mtime, declares, commands = fields
+        found.append(EntryPoint(name, value, _names(hooks), file,
+                                int(mtime) if mtime.isdigit() else 0,
+                                frozenset(filter(None, declares.split(","))), _names(commands)))
     return found
+
+
+def _names(field: str) -> frozenset[str] | None:
+    return None if field == "?" else frozenset(filter(None, field.split(",")))
+
+
+def _field(names: frozenset[str] | None) -> str:
+    return "?" if names is None else ",".join(sorted(names))
 
 
 def _write_cache(fingerprint: str, found: list[EntryPoint]) -> None:
@@ -131,8 +143,8 @@ def _write_cache(fingerprint: str, found: list[EntryPoint]) -> None:
     from chatcli._paths import atomic_write
 
     body = "".join(
-        f"{ep.name}\t{ep.value}\t{'?' if ep.hooks is None else ','.join(sorted(ep.hooks))}"
-        f"\t{ep.file}\t{ep.mtime}\t{','.join(sorted(ep.declares))}\n" for ep in found)
+        f"{ep.name}\t{ep.value}\t{_field(ep.hooks)}\t{ep.file}\t{ep.mtime}"
+        f"\t{_field(ep.declares)}\t{_field(ep.commands)}\n" for ep in found)
     with contextlib.suppress(OSError):  # a read-only home still works, just uncached
         atomic_write(Path(_cache_file(fingerprint)), f"{fingerprint}\n\n{body}", mode=0o600)
 
@@ -159,8 +171,9 @@ def find_entry_points() -> list[EntryPoint]:
 
 
 def remember_hooks(learned: dict[str, EntryPoint]) -> None:
-    """Record what importing some plugins taught (their hooks, entry module and its time) in
-    the cache, for the next start-up; ``learned`` maps plugin names to updated entries."""
+    """Record what importing some plugins taught (their hooks, entry module and its time, the
+    commands they add) in the cache, for the next start-up; ``learned`` maps plugin names to
+    updated entries."""
     fingerprint = _fingerprint()
     found = _read_cache(fingerprint)
     if found is None:

@@ -29,7 +29,7 @@ import threading
 from collections.abc import Callable, Iterable
 from time import perf_counter
 from types import FunctionType, MethodType, ModuleType
-from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import pluggy
 
@@ -45,6 +45,7 @@ from chatcli._discovery import (
     remember_hooks,
 )
 from chatcli._guard import ResultCheck, current_plugin, describe, guard
+from chatcli._records import NamedTuple
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -208,6 +209,8 @@ class PluginHost:
         self._lock = threading.RLock()
         #: installed plugins not imported yet (their hooks are known), by name
         self._pending: dict[str, EntryPoint] = {}
+        #: what the entry-point cache knows of each selected plugin (updated as they import)
+        self._known: dict[str, EntryPoint] = {}
         #: where each plugin stands in the registration order (entry points by name, then the
         #: plugins registered by hand, in the order they came)
         self._positions: dict[str, int] = {}
@@ -238,11 +241,12 @@ class PluginHost:
                 continue
             self.entry_points[entry_point.name] = entry_point.value
             self._positions[entry_point.name] = position
+            self._known[entry_point.name] = entry_point
             if not eager and is_known(entry_point):
                 self._pending[entry_point.name] = entry_point
             else:
                 now.append(entry_point)
-        learned = self._import(now)
+        learned = self._import(now, learn=True)
         if learned:
             remember_hooks(learned)
         for variable, wanted in (("CHATCLI_PLUGINS", allowed),
@@ -269,9 +273,11 @@ class PluginHost:
                 del self._pending[entry_point.name]
             self._import(wanted)
 
-    def _import(self, entry_points: list[EntryPoint]) -> dict[str, EntryPoint]:
-        """Import and register ``entry_points``; returns what was learned of each that loaded
-        cleanly (its hooks and entry module), for the cache."""
+    def _import(self, entry_points: list[EntryPoint], learn: bool = False
+                ) -> dict[str, EntryPoint]:
+        """Import and register ``entry_points``; with ``learn``, returns what was learned of each
+        that loaded cleanly (its hooks and entry module), for the cache (the plugins imported
+        for a hook are known already)."""
         imported: list[tuple[EntryPoint, object]] = []
         for entry_point in entry_points:
 
@@ -298,17 +304,82 @@ class PluginHost:
             return {}
         registered = self._register_in_order(
             [(entry_point.name, plugin) for entry_point, plugin in imported])
+        if not learn:
+            return {}
         failed = {failure.name for failure in self.failures}
         learned = {}
         for entry_point, plugin in imported:
             if entry_point.name in registered and entry_point.name not in failed:
                 file, mtime = module_file(plugin)
-                hooks = frozenset(caller.name for caller in self.pm.get_hookcallers(plugin) or [])
+                hooks = frozenset(caller.name for caller in self._callers(plugin))
                 declares = frozenset(hook for hook, owner in self._declared.items()
                                      if owner == entry_point.name)
+                same = (file, mtime) == (entry_point.file, entry_point.mtime)
                 learned[entry_point.name] = entry_point._replace(
-                    hooks=hooks, file=file, mtime=mtime, declares=declares)
+                    hooks=hooks, file=file, mtime=mtime, declares=declares,
+                    commands=entry_point.commands if same else None)
+        self._known.update(learned)
         return learned
+
+    def add_commands(self, cli: Any, name: str | None = None) -> Callable[[], None] | None:
+        """Let plugins add their sub-commands to the click group ``cli`` (``register_commands``).
+
+        With ``name`` (``chatcli NAME``), of the plugins not imported yet only those known to add
+        ``NAME`` (or whose commands are not known) are imported and asked, when some plugin is
+        known to add it; then the returned function asks every plugin, as a call without
+        ``name`` does (for a command looking up another plugin's). Which commands each plugin
+        added is kept in the entry-point cache for the next start-up.
+        """
+        added: dict[str, set[str]] = {}
+        add_command = cli.add_command
+
+        def recorded(command: Any, command_name: str | None = None) -> None:
+            add_command(command, command_name)
+            added.setdefault(current_plugin.get() or "", set()).add(command_name or command.name)
+
+        with self._lock:
+            known = [ep.commands for ep in self._known.values()]
+            partial = name is not None and any(name in names for names in known if names)
+            # the plugins left out wait aside while the hook imports the others
+            held = {ep.name: ep for ep in self._pending.values() if partial and ep.hooks
+                    and "register_commands" in ep.hooks and ep.commands is not None
+                    and name not in ep.commands}
+            for left_out in held:
+                del self._pending[left_out]
+            cli.add_command = recorded
+            try:
+                self.hooks.register_commands(cli=cli)
+            finally:
+                del cli.add_command
+                self._pending.update(held)
+        self._remember_commands(added)
+        if not partial:
+            return None
+
+        def everything() -> None:
+            cli.commands.clear()
+            self.add_commands(cli)
+
+        return everything
+
+    def _remember_commands(self, added: dict[str, set[str]]) -> None:
+        """Keep in the cache the commands each plugin just asked added (when that changed)."""
+        failed = {failure.name for failure in self.failures}
+        learned = {}
+        for impl in self.pm.hook.register_commands.get_hookimpls():
+            entry_point = self._known.get(impl.plugin_name)
+            names = frozenset(added.get(impl.plugin_name, ()))
+            if entry_point is None or entry_point.hooks is None or impl.plugin_name in failed:
+                continue
+            if any(c in text for text in names for c in "\t\n,"):
+                names_or_none: frozenset[str] | None = None
+            else:
+                names_or_none = names
+            if entry_point.commands != names_or_none:
+                learned[impl.plugin_name] = entry_point._replace(commands=names_or_none)
+        if learned:
+            self._known.update(learned)
+            remember_hooks(learned)
 
     def register(self, plugin: object, name: str) -> bool:
         """Register a plugin object (a module or an instance) under ``name``; pluggy calls it
@@ -363,7 +434,7 @@ class PluginHost:
             return (bool(impl.hookwrapper or impl.wrapper), 2 if impl.tryfirst else 1, position)
 
         callers = {id(caller): caller for plugin in plugins
-                   for caller in self.pm.get_hookcallers(plugin) or []}
+                   for caller in self._callers(plugin)}
         for caller in callers.values():
             caller._hookimpls.sort(key=key)  # pluggy's own list; stable for one plugin's impls
 
@@ -390,11 +461,17 @@ class PluginHost:
         self._forget_registries(plugin)
         return True
 
+    def _callers(self, plugin: object) -> list[pluggy.HookCaller]:
+        """The hooks ``plugin`` implements: pluggy's ``get_hookcallers`` without its copy of
+        every hook's list (five calls for each plugin registered)."""
+        return [caller for caller in vars(self.pm.hook).values()
+                if any(impl.plugin is plugin for impl in caller._hookimpls)]
+
     def _forget_registries(self, plugin: object) -> None:
         """Drop what the registries of the hooks ``plugin`` implements collected (the others
         stay: a plugin imported late for another hook no longer makes every tool and provider
         be registered again, the coder's tools and their schemas included)."""
-        implemented = {caller.name for caller in self.pm.get_hookcallers(plugin) or []}
+        implemented = {caller.name for caller in self._callers(plugin)}
         for kind in list(self._registries):
             hook = _REGISTRY_HOOKS.get(kind) or self._registry_hooks.get(kind)
             if hook is None or hook in implemented:
@@ -408,7 +485,7 @@ class PluginHost:
                      for hook in ep.declares}
         if any(ep.hooks is None for ep in self._skipped_entry_points):
             return True  # a disabled plugin never imported may declare it: cannot tell
-        for caller in self.pm.get_hookcallers(plugin) or []:
+        for caller in self._callers(plugin):
             if caller.spec is not None or caller.name in elsewhere:
                 continue
             if all(impl.optionalhook for impl in caller.get_hookimpls() if impl.plugin is plugin):
@@ -503,7 +580,7 @@ class PluginHost:
         one of a hook not declared yet is guarded when its declaration arrives."""
         from chatcli._errors import ChatcliError, ConfigError
 
-        for caller in self.pm.get_hookcallers(plugin) or []:
+        for caller in self._callers(plugin):
             if caller.spec is None or hook not in (None, caller.name):
                 continue
             for impl in caller.get_hookimpls():

@@ -12,7 +12,9 @@ import builtins
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from enum import StrEnum
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+from chatcli._records import NamedTuple
 
 if TYPE_CHECKING:
     from chatcli._calls import ChatRequest, StreamEvent

@@ -31,6 +31,8 @@ from chatcli._cli.common import (
 from chatcli._entry import help_width, start_command
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from chatcli._plugins import PluginHost
 
 __all__ = ["build_cli", "run"]
@@ -51,6 +53,26 @@ class _ReaderGone(Exception):
 
 class _RootGroup(click.Group):
     """The root command: sub-commands, or a prompt given with ``-p``."""
+
+    #: adds every plugin's commands, when only those of the plugins adding the command asked
+    #: for were added (``PluginHost.add_commands``): for a command not found, or a listing
+    more_commands: Callable[[], None] | None = None
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands and self.more_commands is not None:
+            self._add_more()
+        return super().get_command(ctx, cmd_name)
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        if self.more_commands is not None:
+            self._add_more()
+        return super().list_commands(ctx)
+
+    def _add_more(self) -> None:
+        more, self.more_commands = self.more_commands, None
+        if more is not None:
+            more()
+            require_utf8(self)
 
     def invoke(self, ctx: click.Context) -> Any:
         start_command()  # the garbage collector runs again (held off during start-up)
@@ -138,7 +160,7 @@ def build_cli(host: PluginHost, state: AppState | None = None,
         state.plugin_options = tuple(option.name for option in added if option.name)
     where = next(i for i, param in enumerate(group.params) if param.name == "continue_last")
     group.params = [*group.params[:where], *added, *group.params[where:]]
-    host.hooks.register_commands(cli=group)
+    group.more_commands = host.add_commands(group, args[0] if sub_command and args else None)
     require_utf8(group)  # plugins' commands too: argv can hold bytes that are not UTF-8
     return group
 
