@@ -161,6 +161,7 @@ def forget() -> None:
     """Forget the trust states and dropped settings computed so far (files may have changed)."""
     with _lock:
         _cache.clear()
+        _presence.clear()
         _dropped.clear()
         _patterns.clear()
 
@@ -253,9 +254,15 @@ def control_patterns(host: PluginHost | None = None) -> list[str]:
 MAX_WALK = 100_000
 
 
+_regexes: dict[str, re.Pattern[str]] = {}
+
+
 def _glob_regex(pattern: str) -> re.Pattern[str]:
     """A control-file glob as a regex over ``/``-separated relative paths: ``**`` spans folders,
     ``*`` and ``?`` stay inside one, ``[...]`` is a class; hidden names match."""
+    kept = _regexes.get(pattern)
+    if kept is not None:
+        return kept
     import re
 
     out, index = [], 0
@@ -280,49 +287,134 @@ def _glob_regex(pattern: str) -> re.Pattern[str]:
         else:
             out.append(re.escape(pattern[index]))
             index += 1
-    return re.compile("".join(out) + r"\Z", re.DOTALL)
+    regex = _regexes[pattern] = re.compile("".join(out) + r"\Z", re.DOTALL)
+    return regex
+
+
+#: Folders whose times are at least this recent (ns) when they are read are "racy": a change
+#: in the same clock tick could leave their times as they were, so a scan that read them is
+#: not kept (the idea of git's racy index entries). Two seconds cover coarse file systems.
+_RACY_NS = 2_000_000_000
+#: (root, patterns) → (the signatures of every path the scan read, the files it found)
+_presence: dict[tuple[str, tuple[str, ...]], tuple[tuple[Any, ...], tuple[str, ...]]] = {}
+
+
+def _sig(path: str) -> tuple[int, ...] | None:
+    """What changes when an entry is added to, removed from or renamed in folder ``path``
+    (or when ``path`` itself is replaced); None when it does not exist."""
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return None
+    return (info.st_mode, info.st_ino, info.st_dev, info.st_mtime_ns, info.st_ctime_ns)
+
+
+def _segment_regexes(pattern: str) -> tuple[list[re.Pattern[str]], int]:
+    """One regex per leading ``/``-part of ``pattern`` that names a single entry, and how many
+    there are: the walk descends only into entries these match. It stops at the first part
+    with ``**`` (which spans folders) or a ``[...]`` class (which could hold a ``/``); from there
+    on everything is walked and the whole pattern's regex decides."""
+    regexes = []
+    for part in pattern.split("/"):
+        if "**" in part or "[" in part or "]" in part:
+            break
+        regexes.append(_glob_regex(part))
+    return regexes, len(regexes)
 
 
 def _present(root: str, patterns: list[str]) -> tuple[str, ...]:
     """The regular files under ``root`` that ``patterns`` name, relative and sorted. Links are
     followed (a plugin reading the files follows them too), each folder walked once, so a link
-    loop cannot hang it; a walk stops after :data:`MAX_WALK` entries."""
+    loop cannot hang it; a walk stops after :data:`MAX_WALK` entries. A walk descends only into
+    folders the pattern's leading parts can match (``*/.chatcli/skills/**`` reads the root, its
+    folders and their ``.chatcli``, not the whole tree).
+
+    The answer is kept for the process and given again while no folder the scan read (nor any
+    on the way to a file it looked for) changed; a scan that met a link, hit the walk limit or
+    read a folder changed in the last two seconds is not kept (see :data:`_RACY_NS`)."""
+    import time
+
+    key = (root, tuple(patterns))
+    with _lock:
+        kept = _presence.get(key)
+    if kept is not None and all(_sig(os.path.join(root, rel) if rel else root) == sig
+                                for rel, sig in kept[0]):
+        return kept[1]
+    start = time.time_ns()
     found: set[str] = set()
+    read: dict[str, tuple[int, ...] | None] = {}
+    keep = True
+
+    def chain(relative: str) -> None:
+        """Read the signature of ``relative`` and of every folder on the way to it."""
+        nonlocal keep
+        parts = relative.split("/") if relative else []
+        for depth in range(len(parts) + 1):
+            rel = "/".join(parts[:depth])
+            if rel not in read:
+                sig = read[rel] = _sig(os.path.join(root, rel) if rel else root)
+                if sig is not None and (sig[0] & 0o170000) == 0o120000:  # a link
+                    keep = False
+            if read[rel] is None:
+                return
+
     for pattern in patterns:
         parts = pattern.split("/")
         fixed = 0
         while fixed < len(parts) and not any(ch in parts[fixed] for ch in "*?["):
             fixed += 1
         if fixed == len(parts):
+            chain(pattern)
             if os.path.isfile(os.path.join(root, pattern)):
                 found.add(pattern)
             continue
         regex = _glob_regex(pattern)
-        stack = ["/".join(parts[:fixed])]
+        segments, pruned = _segment_regexes(pattern)
+        first = "/".join(parts[:fixed])
+        stack = [(first, fixed)]
+        chain(first)
         visited: set[tuple[int, int]] = set()
         seen = 0
-        while stack and seen <= MAX_WALK:
-            relative = stack.pop()
+        while stack:
+            if seen > MAX_WALK:
+                keep = False
+                break
+            relative, depth = stack.pop()
             folder = os.path.join(root, relative) if relative else root
             try:
                 info = os.stat(folder)
                 if (info.st_dev, info.st_ino) in visited:
                     continue
                 visited.add((info.st_dev, info.st_ino))
+                read.setdefault(relative, (info.st_mode, info.st_ino, info.st_dev,
+                                           info.st_mtime_ns, info.st_ctime_ns))
                 entries = list(os.scandir(folder))
-            except OSError:
+            except OSError:  # a missing first folder was read on the way to it; else a race
+                if relative != first or read.get(first) is not None:
+                    keep = False
                 continue
             for entry in entries:
                 seen += 1
+                if depth < pruned and not segments[depth].match(entry.name):
+                    continue
                 name = f"{relative}/{entry.name}" if relative else entry.name
                 try:
+                    if entry.is_symlink():
+                        keep = False
                     if entry.is_dir():
-                        stack.append(name)
+                        if depth + 1 < len(parts) or depth >= pruned:
+                            stack.append((name, depth + 1))
                     elif entry.is_file() and regex.match(name):
                         found.add(name)
                 except OSError:
+                    keep = False
                     continue
-    return tuple(sorted(found))
+    files = tuple(sorted(found))
+    if keep and all(sig is None or max(sig[3], sig[4]) < start - _RACY_NS
+                    for sig in read.values()):
+        with _lock:
+            _presence[key] = (tuple(read.items()), files)
+    return files
 
 
 def _digest(root: str, files: tuple[str, ...]) -> str:
