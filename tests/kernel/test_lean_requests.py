@@ -171,3 +171,22 @@ def test_a_wrong_value_is_a_one_line_config_error(isolated_dirs):
         load_settings()
     assert "providers.small.tools" in str(caught.value)
     assert "\n" not in str(caught.value)
+
+
+@pytest.mark.parametrize(("provider_name", "schemas_made"), [("small", False), ("big", True)])
+def test_a_lean_request_makes_no_tool_schema(monkeypatch, provider_name, schemas_made):
+    from chatcli import Tool
+
+    made: list[str] = []
+    real = Tool.spec
+
+    def spec(self):
+        made.append(self.name)
+        return real(self)
+
+    monkeypatch.setattr(Tool, "spec", spec)
+    sess, provider = session(provider_name)
+    provider.script(Reply(text="Hello!"))
+    turn(sess)
+    assert bool(made) is schemas_made
+    assert [t.name for t in provider.requests[-1].tools] == (["add"] if schemas_made else [])

@@ -359,9 +359,11 @@ class Engine:
         settings in use now, or the turn's)."""
         use, settings = use or self.current, settings or self.settings
         messages = conversation.view()
-        specs = [tool.spec() for tool in self.tools.values()]
+        tools = list(self.tools.values())
         sections = self.sections(messages, use, settings, conversation)
-        if not self.offers_tools(sections, use):  # lean: earlier calls are shown as text
+        if self.offers_tools(sections, use):
+            specs = [tool.spec() for tool in tools]
+        else:  # lean: no tools (their schemas are not even made), earlier calls as text
             messages, specs = self._plain_view(messages), []
         return ChatRequest(
             model=use.model,
