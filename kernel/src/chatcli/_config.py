@@ -11,7 +11,6 @@ double underscore reaches into tables: ``CHATCLI_PROVIDERS__OPENAI__BASE_URL``.
 
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
 from typing import Any, Literal, get_args
 
@@ -297,6 +296,8 @@ def load_settings(
 
 def toml_value(raw: str) -> Any:
     """Read ``raw`` as a TOML value when it is one (numbers, booleans, arrays), else a string."""
+    import tomllib  # (not at start-up: a run that edits no setting never needs it)
+
     try:
         return tomllib.loads(f"v = {raw}")["v"]
     except tomllib.TOMLDecodeError:
