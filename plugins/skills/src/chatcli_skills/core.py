@@ -29,7 +29,7 @@ from chatcli_skills.inject import (
 from chatcli_skills.matching import match_paths, matched_trigger, paths_in, strings_in
 from chatcli_skills.settings import Options, read_options
 from chatcli_skills.sources import Catalog, discover
-from chatcli_skills.trust import project_root, trusted_by_project
+from chatcli_skills.trust import project_chain, project_root, trusted_by_project
 
 if TYPE_CHECKING:
     from chatcli import ChatRequest, Conversation, Message, PluginHost, PromptSection, Settings
@@ -128,14 +128,23 @@ class Skills:
     def trusted(self) -> bool:
         """Whether the project's own skills may be activated: the user trusts the project
         (``chatcli trust``), or its skills for this session (``/skills trust``)."""
-        root = self.project()
+        workspace = self.ws()
+        return self._trusted(workspace, project_chain(workspace))
+
+    def _trusted(self, workspace: Path, chain: list[Path]) -> bool:
+        root = chain[-1] if chain else None  # the chain ends at the project root
         if root is None:
             return True
-        return root in self.trusted_roots or trusted_by_project(self.ws(), self.host)
+        return root in self.trusted_roots or trusted_by_project(workspace, self.host,
+                                                                chain=chain)
 
     def catalog(self) -> Catalog:
-        """Every skill, read afresh (cheap: loading is cached by file content)."""
-        catalog = discover(self.ws(), self.package_sources(), trusted=self.trusted())
+        """Every skill, read afresh (cheap: loading is cached by file content). The project's
+        folders are found once for the trust and the sources."""
+        workspace = self.ws()
+        chain = project_chain(workspace)
+        catalog = discover(workspace, self.package_sources(),
+                           trusted=self._trusted(workspace, chain), chain=chain)
         for line in [*catalog.skipped, *catalog.warnings]:
             self.warn(line)
         return catalog

@@ -82,13 +82,14 @@ class Catalog:
         return prefixed[0] if len(prefixed) == 1 and folded else None
 
 
-def source_folders(workspace: Path, package_sources: Iterable[tuple[str, Path]] = ()
-                   ) -> list[Source]:
-    """Every source folder in precedence order (existing or not)."""
+def source_folders(workspace: Path, package_sources: Iterable[tuple[str, Path]] = (), *,
+                   chain: list[Path] | None = None) -> list[Source]:
+    """Every source folder in precedence order (existing or not); ``chain``: the workspace's
+    :func:`project_chain`, when the caller has it."""
     from chatcli import config_dir
 
     sources = []
-    for folder in project_chain(workspace):
+    for folder in project_chain(workspace) if chain is None else chain:
         for sub in PROJECT_DIRS:
             label = sub if folder == workspace.resolve() else f"{folder}/{sub}"
             sources.append(Source(folder / sub, "project", label))
@@ -334,9 +335,11 @@ def _folders(source: Source) -> list[Path]:
 
 
 def discover(workspace: Path, package_sources: Iterable[tuple[str, Path]] = (), *,
-             trusted: bool = True) -> Catalog:
-    """Load every source's skills; ``trusted`` says whether the project's may be activated."""
-    catalog = Catalog(sources=source_folders(workspace, package_sources), trusted=trusted)
+             trusted: bool = True, chain: list[Path] | None = None) -> Catalog:
+    """Load every source's skills; ``trusted`` says whether the project's may be activated
+    (``chain``: the workspace's :func:`project_chain`, when the caller has it)."""
+    catalog = Catalog(sources=source_folders(workspace, package_sources, chain=chain),
+                      trusted=trusted)
     for source in catalog.sources:
         for folder in _folders(source):
             loaded = _load(folder, source)

@@ -75,17 +75,29 @@ def control_patterns() -> list[str]:
     return [f"{'*/' * depth}{sub}/**" for depth in range(MAX_DEPTH + 1) for sub in PROJECT_DIRS]
 
 
+#: The home folder, resolved, by the value of ``HOME`` it was found with (a catalog asks a few
+#: times per model call).
+_homes: dict[str | None, Path] = {}
+
+
 def _home() -> Path:
-    try:
-        return Path.home().resolve()
-    except (RuntimeError, OSError):
-        return Path("/nonexistent-home")
+    key = os.environ.get("HOME")
+    home = _homes.get(key)
+    if home is None:
+        try:
+            home = Path.home().resolve()
+        except (RuntimeError, OSError):
+            home = Path("/nonexistent-home")
+        _homes[key] = home
+    return home
 
 
-def trusted_by_project(workspace: Path, host: Any = None) -> bool:
+def trusted_by_project(workspace: Path, host: Any = None, *,
+                       chain: list[Path] | None = None) -> bool:
     """Whether the user trusts the project of ``workspace`` with its skills as they are: the
     project is trusted, and every skill file found was among the files trusted (one that was
-    not counted — a caller without the plugin host — is not trusted)."""
+    not counted — a caller without the plugin host — is not trusted). ``chain``: the
+    workspace's :func:`project_chain`, when the caller has it."""
     from chatcli import project_trust
 
     state = project_trust(workspace, host)
@@ -95,7 +107,7 @@ def trusted_by_project(workspace: Path, host: Any = None) -> bool:
         return False
     counted = set(state.files)
     root = state.root
-    for folder in project_chain(workspace):
+    for folder in project_chain(workspace) if chain is None else chain:
         for sub in PROJECT_DIRS:
             base = folder / sub
             if not base.is_dir():
