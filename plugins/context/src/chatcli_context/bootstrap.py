@@ -39,10 +39,12 @@ class BootstrapFile:
 
 
 def find_bootstrap(workspace: Path, user_dir: Path, cache: FileCache,
-                   problems: list[str] | None = None) -> list[BootstrapFile]:
+                   problems: list[str] | None = None, *,
+                   root: Path | None = None) -> list[BootstrapFile]:
     """The bootstrap files in effect, in :data:`BOOTSTRAP_NAMES` order (project over user).
-    Files that cannot be used (binary, unreadable) are left out and said in ``problems``."""
-    root = project_root(workspace)
+    Files that cannot be used (binary, unreadable) are left out and said in ``problems``.
+    ``root``: the workspace's :func:`project_root`, when the caller has it."""
+    root = project_root(workspace) if root is None else root
     found = []
     for name in BOOTSTRAP_NAMES:
         for source, folder in (("project", root), ("user", user_dir)):

@@ -80,7 +80,7 @@ def build_plan(*, settings: Settings | None, workspace: Path, messages: list[Mes
     user_dir = config_dir()
     _contexts(plan, options, conversation, curated)
     if options.bootstrap:
-        files = find_bootstrap(workspace, user_dir, CACHE, plan.problems)
+        files = find_bootstrap(workspace, user_dir, CACHE, plan.problems, root=root)
         for index, (file, allowed) in enumerate(zip(files, allowances(files, options),
                                                     strict=True)):
             where = f"{file.source} file {file.path}"

@@ -21,14 +21,6 @@ from typing import TYPE_CHECKING
 from chatcli import ChatcliError
 from chatcli_memory_api import MemoryKind
 
-from chatcli_memory.extraction import (
-    ExtractionError,
-    apply_extraction,
-    parse_extraction,
-    system_prompt,
-    transcript,
-)
-
 if TYPE_CHECKING:
     from chatcli import Conversation, Message
 
@@ -137,6 +129,14 @@ class Worker:
             self.on_event("finished", outcome)
 
     def _extract(self, job: Job) -> str:
+        from chatcli_memory.extraction import (  # what an extraction needs, only when one runs
+            ExtractionError,
+            apply_extraction,
+            parse_extraction,
+            system_prompt,
+            transcript,
+        )
+
         memory = self._memory()
         if memory is None:
             return "skipped: memory is off"
