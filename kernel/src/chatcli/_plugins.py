@@ -158,18 +158,34 @@ def _own_dict(namespace: object, name: str) -> Any:
     return own if isinstance(own, dict) else (name,)
 
 
+def _module_function_marker(namespace: object, name: str, marker: str) -> Any:
+    """The ``marker`` options of a plain function in a module, read as pluggy reads them (the
+    module's own value, no ``getattr``) without its ``inspect.getattr_static``; ``False`` when
+    ``namespace.name`` is no module's plain function (then pluggy looks as usual)."""
+    if not isinstance(namespace, ModuleType):
+        return False
+    value = namespace.__dict__.get(name)
+    if not isinstance(value, FunctionType):
+        return False
+    options = getattr(value, marker, None)
+    return options if isinstance(options, dict) else None
+
+
 class _PluginManager(pluggy.PluginManager):
-    """pluggy's manager, skipping at once the attributes that surely are no hook."""
+    """pluggy's manager, skipping at once the attributes that surely are no hook, and reading
+    a module function's marker straight from it."""
 
     def parse_hookimpl_opts(self, plugin: object, name: str) -> Any:
         if _surely_unmarked(plugin, name, "chatcli_impl"):
             return None
-        return super().parse_hookimpl_opts(plugin, name)
+        found = _module_function_marker(plugin, name, "chatcli_impl")
+        return super().parse_hookimpl_opts(plugin, name) if found is False else found
 
     def parse_hookspec_opts(self, module_or_class: Any, name: str) -> Any:
         if _surely_unmarked(module_or_class, name, "chatcli_spec"):
             return None
-        return super().parse_hookspec_opts(module_or_class, name)
+        found = _module_function_marker(module_or_class, name, "chatcli_spec")
+        return super().parse_hookspec_opts(module_or_class, name) if found is False else found
 
 
 class PluginHost:

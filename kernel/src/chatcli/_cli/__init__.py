@@ -150,7 +150,8 @@ def build_cli(host: PluginHost, state: AppState | None = None,
     ``keys``, ``models``, ``plugins`` and ``trust`` come from chatcli-admin); ``state`` learns
     the names of the plugins' options. With ``args`` starting with a sub-command (``chatcli
     models``), which takes no root option, the plugins are not asked for their options (nor
-    imported for them)."""
+    imported for them), and only those known to add that command are asked for commands
+    (:meth:`PluginHost.add_commands`; the others when click looks up another command)."""
     group = object.__new__(type(cli))  # a shallow copy of the root command
     group.__dict__.update(cli.__dict__)
     group.commands = {}
