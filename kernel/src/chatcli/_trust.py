@@ -309,17 +309,19 @@ def _sig(path: str) -> tuple[int, ...] | None:
     return (info.st_mode, info.st_ino, info.st_dev, info.st_mtime_ns, info.st_ctime_ns)
 
 
-def _segment_regexes(pattern: str) -> tuple[list[re.Pattern[str]], int]:
-    """One regex per leading ``/``-part of ``pattern`` that names a single entry, and how many
-    there are: the walk descends only into entries these match. It stops at the first part
-    with ``**`` (which spans folders) or a ``[...]`` class (which could hold a ``/``); from there
-    on everything is walked and the whole pattern's regex decides."""
-    regexes = []
+def _segments(pattern: str) -> list[re.Pattern[str] | str | None]:
+    """What each leading ``/``-part of ``pattern`` that names a single entry matches: None any
+    name (``*``), a text that name, else a regex. The walk descends only into entries these
+    match. They stop at the first part with ``**`` (which spans folders) or a ``[...]`` class
+    (which could hold a ``/``); from there on everything is walked and the whole pattern's
+    regex decides."""
+    segments: list[re.Pattern[str] | str | None] = []
     for part in pattern.split("/"):
         if "**" in part or "[" in part or "]" in part:
             break
-        regexes.append(_glob_regex(part))
-    return regexes, len(regexes)
+        segments.append(None if part == "*" else part if "*" not in part and "?" not in part
+                        else _glob_regex(part))
+    return segments
 
 
 def _present(root: str, patterns: list[str]) -> tuple[str, ...]:
@@ -368,8 +370,9 @@ def _present(root: str, patterns: list[str]) -> tuple[str, ...]:
             if os.path.isfile(os.path.join(root, pattern)):
                 found.add(pattern)
             continue
-        regex = _glob_regex(pattern)
-        segments, pruned = _segment_regexes(pattern)
+        regex: re.Pattern[str] | None = None  # compiled when a file could match
+        segments = _segments(pattern)
+        pruned = len(segments)
         first = "/".join(parts[:fixed])
         stack = [(first, fixed)]
         chain(first)
@@ -395,8 +398,11 @@ def _present(root: str, patterns: list[str]) -> tuple[str, ...]:
                 continue
             for entry in entries:
                 seen += 1
-                if depth < pruned and not segments[depth].match(entry.name):
-                    continue
+                if depth < pruned:
+                    segment = segments[depth]
+                    if segment is not None and (entry.name != segment if isinstance(segment, str)
+                                                else not segment.match(entry.name)):
+                        continue
                 name = f"{relative}/{entry.name}" if relative else entry.name
                 try:
                     if entry.is_symlink():
@@ -404,8 +410,10 @@ def _present(root: str, patterns: list[str]) -> tuple[str, ...]:
                     if entry.is_dir():
                         if depth + 1 < len(parts) or depth >= pruned:
                             stack.append((name, depth + 1))
-                    elif entry.is_file() and regex.match(name):
-                        found.add(name)
+                    elif entry.is_file():
+                        regex = regex or _glob_regex(pattern)
+                        if regex.match(name):
+                            found.add(name)
                 except OSError:
                     keep = False
                     continue
