@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -116,10 +115,17 @@ def _read(path: Path | None, notes: list[str]) -> dict[str, Any]:
     if path is None:
         return {}
     try:
-        with open(path, "rb") as handle:
-            data = tomllib.load(handle)
+        handle = open(path, "rb")  # noqa: SIM115 (closed below, once tomllib has read it)
     except FileNotFoundError:
         return {}
+    except OSError as err:
+        notes.append(f"could not read {path}: {err}")
+        return {}
+    import tomllib  # (here: most runs have no such file to read)
+
+    try:
+        with handle:
+            data = tomllib.load(handle)
     except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError, RecursionError) as err:
         notes.append(f"could not read {path}: {err}")
         return {}
@@ -304,6 +310,8 @@ def save_allow_rules(rules: list[str]) -> None:
 
     Only the ``allow`` line changes (the file's comments and other lines stay); when the file's
     layout defeats that, chatcli-config-edit's ``set_value`` rewrites it."""
+    import tomllib
+
     from chatcli import atomic_write, user_config_path
     from chatcli_config_edit import set_value
 
