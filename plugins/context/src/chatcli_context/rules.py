@@ -32,9 +32,10 @@ __all__ = ["Rule", "find_rules", "match_rules", "turn_paths"]
 #: How much of a message is searched for paths, and how many paths a turn may name.
 _SCAN_CHARS = 200_000
 _MAX_PATHS = 200
-_TOKEN = re.compile(r"[^\s\"'`<>()\[\],;|*?]+")
-_FILE_NAME = re.compile(r"^[\w.-]*[\w-]\.[A-Za-z0-9]{1,10}$")
-_LINE_SUFFIX = re.compile(r"(?::\d+){1,2}$")
+#: Patterns compiled (by ``re``'s cache) when a turn's paths are first looked for, not at import.
+_TOKEN = r"[^\s\"'`<>()\[\],;|*?]+"
+_FILE_NAME = r"^[\w.-]*[\w-]\.[A-Za-z0-9]{1,10}$"
+_LINE_SUFFIX = r"(?::\d+){1,2}$"
 
 
 @dataclass(frozen=True)
@@ -164,7 +165,7 @@ def turn_paths(messages: list[Message], workspace: Path, root: Path) -> list[str
             texts.extend(_strings(call.arguments))
     found: dict[str, None] = {}
     for text in texts:
-        for token in _TOKEN.findall(text):
+        for token in re.findall(_TOKEN, text):
             for path in _candidates(token, workspace, root):
                 found.setdefault(path)
                 if len(found) >= _MAX_PATHS:
@@ -188,10 +189,10 @@ def _strings(value: Any, depth: int = 0) -> list[str]:
 def _candidates(token: str, workspace: Path, root: Path) -> list[str]:
     """What ``token`` names relative to ``root``, if it looks like a path."""
     token = token.lstrip("@").rstrip(".,:;!?")
-    token = _LINE_SUFFIX.sub("", token)
+    token = re.sub(_LINE_SUFFIX, "", token)
     if not token or "://" in token or len(token) > 1024:
         return []
-    if "/" not in token and not _FILE_NAME.match(token):
+    if "/" not in token and not re.match(_FILE_NAME, token):
         return []
     if token.startswith("~"):
         token = os.path.expanduser(token)

@@ -57,7 +57,8 @@ a an the is are was were be been to of and or in on at for with that this it its
 we our us i my me you your they their please remember note always
 """
 _FILLER = frozenset(_FILLER_WORDS.split())
-_PREFIX = re.compile(r"^\s*(?:please\s+)?(?:remember|note)(?:\s+that)?\s*[:,\-–]?\s*", re.I)
+#: Compiled (by ``re``'s cache) when an item is first added, not at import.
+_PREFIX = r"(?i)^\s*(?:please\s+)?(?:remember|note)(?:\s+that)?\s*[:,\-–]?\s*"
 MAX_TEXT = 1_000
 
 
@@ -92,7 +93,7 @@ def clean(text: str) -> str:
     from chatcli import safe_text
 
     text = " ".join(safe_text(text).split())
-    text = _PREFIX.sub("", text, count=1) if _PREFIX.match(text) else text
+    text = re.sub(_PREFIX, "", text, count=1) if re.match(_PREFIX, text) else text
     return text[:MAX_TEXT].strip()
 
 

@@ -28,7 +28,8 @@ RISK_CLASSES = ("read", "write", "execute", "network")
 
 #: ``--allow mcp__server`` / ``mcp__server__tool``: every tool of an MCP server, or one (the
 #: bare tool names a rule may hold without a specifier on the command line).
-_MCP_NAME = re.compile(r"^mcp__[A-Za-z0-9_-]{1,59}$")
+#: Compiled (by ``re``'s cache) when an option names one, not at import.
+_MCP_NAME = r"^mcp__[A-Za-z0-9_-]{1,59}$"
 
 
 def _split_outside_parentheses(text: str) -> list[str]:
@@ -61,7 +62,7 @@ def parse_allow(_ctx: click.Context | None, _param: click.Parameter | None,
             elif item.lower() in RISK_CLASSES:
                 found.add(item.lower())
             elif (("(" in item and item.endswith(")") and item.index("(") > 0)
-                  or _MCP_NAME.match(item)):  # a rule; a bare mcp__server names its tools
+                  or re.match(_MCP_NAME, item)):  # a rule; a bare mcp__server names its tools
                 found.add(item)
             else:
                 raise click.BadParameter(

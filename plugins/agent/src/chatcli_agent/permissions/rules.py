@@ -44,7 +44,8 @@ READ_TOOLS = frozenset({"read", "search", "glob", "tree"})
 _ALIASES = {"Bash": "exec", "Read": "read", "Grep": "read", "Glob": "read", "LS": "read",
             "Edit": "edit", "Write": "edit", "MultiEdit": "edit", "NotebookEdit": "edit"}
 
-_TOOL = re.compile(r"^[A-Za-z0-9_*?-]{1,64}$")
+#: Compiled (by ``re``'s cache) when a rule is first parsed, not at import.
+_TOOL = r"^[A-Za-z0-9_*?-]{1,64}$"
 
 EFFECTS = ("deny", "ask", "allow")
 
@@ -99,7 +100,7 @@ def parse_rule(text: str, effect: str = "allow", source: str = "") -> Rule:
     else:
         name, specifier = stripped, None
     name = name.strip()
-    if not _TOOL.match(name):
+    if not re.match(_TOOL, name):
         raise RuleError(f"'{name}' in '{stripped}' is not a tool name")
     tool = _ALIASES.get(name, name)
     return Rule(stripped, tool, specifier, effect, source)
