@@ -134,11 +134,11 @@ def load(settings: Any, workspace: Path, user_file: Path | None,
     if defaults["claude"]:
         project += [(name, root / name) for name in PROJECT_CLAUDE_FILES]
     for name, path in project:
+        if not path.is_file():  # (first: most projects have none, and resolving costs more)
+            continue
         if (user_file is not None and _same(path, user_file)) or (
                 name != PROJECT_CONFIG and _same(path.parent, claude_home)):
             continue  # the workspace is the home folder: that file is the user's own
-        if not path.is_file():
-            continue
         trusted = _trusted_with(state, name)
         said = problems if trusted else []  # an untrusted file's problems are not the user's
         if name == PROJECT_CONFIG:
