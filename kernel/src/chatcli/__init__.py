@@ -10,135 +10,54 @@ from __future__ import annotations
 
 __version__ = "2.0.0"
 
+#: The public names, by the private module that defines each (``chatcli.<module>``).
+_BY_MODULE: dict[str, str] = {
+    "_app": "ChatApp",
+    "_calls": (
+        "Approval ChatRequest Confinement FailedAttempt PromptSection StopEvent StreamEvent "
+        "TextDelta Tool ToolCallEvent ToolContext ToolSpec UsageEvent Verdict"
+    ),
+    "_compaction": (
+        "Compaction CompactionJob CompactionReport CompactionStrategy TokenCounter "
+        "apply_compactions check_compaction describe_messages"
+    ),
+    "_config": (
+        "ModelSettings ProviderSettings Settings load_settings project_config_path "
+        "unknown_setting user_config_path validate_setting"
+    ),
+    "_conversation": "Checkpoint Conversation ConversationObserver",
+    "_engine": "Compacted Engine EngineEvent ToolFinished ToolStarted TurnFinished attach_hooks",
+    "_errors": (
+        "AuthError BadRequestError ChatcliError ConfigError ContextTooLongError "
+        "ModelNotFoundError NetworkError ProviderError ProviderTimeoutError RateLimitError "
+        "ServerError StreamCutError UsageError redact register_secret"
+    ),
+    "_keys": "key_file stored_keys",
+    "_layers": "parse_bool raw_settings",
+    "_paths": "atomic_write cache_dir config_dir data_dir",
+    "_plugins": "HookCalls PluginFailure PluginHost hookimpl",
+    "_providers": "build_provider choose_provider find_provider provider_key remote_models",
+    "_safetext": "safe_json safe_message safe_text",
+    "_secrets": "mask_secrets",
+    "_session": "Session SessionOptions",
+    "_specs": (
+        "Author Capabilities Decision ModelLister Provider ProviderConfig ProviderOption "
+        "ProviderSpec Risk SlashCommand StopReason"
+    ),
+    "_stash": "Stash StashKey",
+    "_streaming": "Retrying",
+    "_tomlfile": "read_toml",
+    "_trust": (
+        "ControlFile ProjectTrust SettingRule project_root project_trust trust_notice "
+        "trust_project trust_summary trust_waiting trusted_projects untrust_project"
+    ),
+    "_types": "ImagePart Message Part Role TextPart ToolCallPart ToolResultPart Usage new_id",
+    "hookspecs": "hookspec",
+    "_cli.common": "LazyGroup cli_host error_line require_utf8",
+    "_cli.oneshot": "clean_text",
+}
 _EXPORTS: dict[str, str] = {
-    # the plugin contract
-    "hookimpl": "chatcli._plugins",
-    "hookspec": "chatcli.hookspecs",
-    "PluginHost": "chatcli._plugins",
-    "PluginFailure": "chatcli._plugins",
-    "HookCalls": "chatcli._plugins",
-    "Stash": "chatcli._stash",
-    "StashKey": "chatcli._stash",
-    # the data model
-    "Author": "chatcli._specs",
-    "Capabilities": "chatcli._specs",
-    "ChatRequest": "chatcli._calls",
-    "FailedAttempt": "chatcli._calls",
-    "Decision": "chatcli._specs",
-    "ImagePart": "chatcli._types",
-    "Message": "chatcli._types",
-    "Part": "chatcli._types",
-    "PromptSection": "chatcli._calls",
-    "ModelLister": "chatcli._specs",
-    "Provider": "chatcli._specs",
-    "ProviderConfig": "chatcli._specs",
-    "ProviderSpec": "chatcli._specs",
-    "Risk": "chatcli._specs",
-    "Role": "chatcli._types",
-    "SlashCommand": "chatcli._specs",
-    "StopEvent": "chatcli._calls",
-    "StopReason": "chatcli._specs",
-    "StreamEvent": "chatcli._calls",
-    "TextDelta": "chatcli._calls",
-    "TextPart": "chatcli._types",
-    "Tool": "chatcli._calls",
-    "ToolCallEvent": "chatcli._calls",
-    "ToolCallPart": "chatcli._types",
-    "ToolContext": "chatcli._calls",
-    "ToolResultPart": "chatcli._types",
-    "ToolSpec": "chatcli._calls",
-    "Usage": "chatcli._types",
-    "Verdict": "chatcli._calls",
-    "Confinement": "chatcli._calls",
-    "Approval": "chatcli._calls",
-    "UsageEvent": "chatcli._calls",
-    "ProviderOption": "chatcli._specs",
-    "new_id": "chatcli._types",
-    "safe_json": "chatcli._safetext",
-    "safe_message": "chatcli._safetext",
-    "safe_text": "chatcli._safetext",
-    # compaction
-    "Compaction": "chatcli._compaction",
-    "CompactionJob": "chatcli._compaction",
-    "CompactionReport": "chatcli._compaction",
-    "CompactionStrategy": "chatcli._compaction",
-    "TokenCounter": "chatcli._compaction",
-    "apply_compactions": "chatcli._compaction",
-    "check_compaction": "chatcli._compaction",
-    "describe_messages": "chatcli._compaction",
-    "Compacted": "chatcli._engine",
-    # conversation, engine, session
-    "Checkpoint": "chatcli._conversation",
-    "Conversation": "chatcli._conversation",
-    "ConversationObserver": "chatcli._conversation",
-    "Engine": "chatcli._engine",
-    "EngineEvent": "chatcli._engine",
-    "Retrying": "chatcli._streaming",
-    "ToolFinished": "chatcli._engine",
-    "ToolStarted": "chatcli._engine",
-    "TurnFinished": "chatcli._engine",
-    "attach_hooks": "chatcli._engine",
-    "Session": "chatcli._session",
-    "SessionOptions": "chatcli._session",
-    "build_provider": "chatcli._providers",
-    "choose_provider": "chatcli._providers",
-    "find_provider": "chatcli._providers",
-    "remote_models": "chatcli._providers",
-    "ChatApp": "chatcli._app",
-    # settings and files
-    "ModelSettings": "chatcli._config",
-    "ProviderSettings": "chatcli._config",
-    "Settings": "chatcli._config",
-    "load_settings": "chatcli._config",
-    "project_config_path": "chatcli._config",
-    "unknown_setting": "chatcli._config",
-    "provider_key": "chatcli._providers",
-    "raw_settings": "chatcli._layers",
-    "parse_bool": "chatcli._layers",
-    "mask_secrets": "chatcli._secrets",
-    "key_file": "chatcli._keys",
-    "stored_keys": "chatcli._keys",
-    "validate_setting": "chatcli._config",
-    "read_toml": "chatcli._tomlfile",
-    "user_config_path": "chatcli._config",
-    # workspace trust
-    "ProjectTrust": "chatcli._trust",
-    "SettingRule": "chatcli._trust",
-    "ControlFile": "chatcli._trust",
-    "project_trust": "chatcli._trust",
-    "project_root": "chatcli._trust",
-    "trusted_projects": "chatcli._trust",
-    "trust_project": "chatcli._trust",
-    "untrust_project": "chatcli._trust",
-    "trust_notice": "chatcli._trust",
-    "trust_summary": "chatcli._trust",
-    "trust_waiting": "chatcli._trust",
-    "atomic_write": "chatcli._paths",
-    "cache_dir": "chatcli._paths",
-    "config_dir": "chatcli._paths",
-    "data_dir": "chatcli._paths",
-    # front-end helpers
-    "LazyGroup": "chatcli._cli.common",
-    "cli_host": "chatcli._cli.common",
-    "clean_text": "chatcli._cli.oneshot",
-    "error_line": "chatcli._cli.common",
-    "require_utf8": "chatcli._cli.common",
-    # errors
-    "ChatcliError": "chatcli._errors",
-    "ConfigError": "chatcli._errors",
-    "UsageError": "chatcli._errors",
-    "ProviderError": "chatcli._errors",
-    "AuthError": "chatcli._errors",
-    "RateLimitError": "chatcli._errors",
-    "ServerError": "chatcli._errors",
-    "ProviderTimeoutError": "chatcli._errors",
-    "NetworkError": "chatcli._errors",
-    "StreamCutError": "chatcli._errors",
-    "ContextTooLongError": "chatcli._errors",
-    "ModelNotFoundError": "chatcli._errors",
-    "BadRequestError": "chatcli._errors",
-    "redact": "chatcli._errors",
-    "register_secret": "chatcli._errors",
+    name: f"chatcli.{module}" for module, names in _BY_MODULE.items() for name in names.split()
 }
 
 __all__ = ["__version__", *sorted(_EXPORTS)]
