@@ -41,7 +41,8 @@ def test_the_type_checking_block_lists_exactly_the_exports() -> None:
              if exported.get(n) != m]
     assert not missing and not extra, (
         "chatcli/__init__.py: the `if TYPE_CHECKING:` block must import exactly the names of "
-        "_EXPORTS (the `_BY_MODULE` table), each from its module.\nAdd these lines to it:\n" + "\n".join(missing)
+        "_EXPORTS (the `_BY_MODULE` table), each from its module.\nAdd these lines to it:\n"
+        + "\n".join(missing)
         + "\nRemove these lines from it:\n" + "\n".join(extra))
     assert sorted(chatcli.__all__) == sorted(["__version__", *listed])
 
