@@ -26,6 +26,8 @@ from __future__ import annotations
 import os
 import sys
 
+from chatcli._startup import help_width, hold_collector
+
 TYPE_CHECKING = False  # not `from typing import ...`: typing costs as much as starting Python
 if TYPE_CHECKING:
     from typing import Any
@@ -47,54 +49,10 @@ def main() -> int:
         return 0
     if args == ["--help"] or args == ["-h"]:
         return _help(args[0])
-    import gc
-
-    global _collector_held
-    gc.disable()  # until a command starts (start_command)
-    _collector_held = True
+    hold_collector()  # until a command starts (chatcli._startup.start_command)
     from chatcli._cli import run
 
     return run()
-
-
-#: Whether :func:`main` holds the garbage collector off until a command starts.
-_collector_held = False
-
-
-def start_command() -> None:
-    """The command line is parsed and its command starts: the garbage collector, held off while
-    chatcli started, runs again.
-
-    Start-up (imports, plugins, the command tree) makes many objects that live as long as the
-    process and next to no garbage, yet the collector traversed them over and over, and once more
-    at exit: about 10 % of ``chatcli models``. Here the start-up's objects are frozen out of later
-    collections (``gc.freeze``) without a collection first: its garbage (about 460 objects of
-    15,000) stays, and a collection would cost 3 % of ``chatcli models``; the command itself — a
-    chat, ``-p``, a server — runs with the collector as usual. Only in the ``chatcli`` process
-    (:func:`main`): an in-process :func:`chatcli._cli.run` changes nothing.
-    """
-    global _collector_held
-    if _collector_held:
-        import gc
-
-        _collector_held = False
-        gc.freeze()
-        gc.enable()
-
-
-def help_width() -> int:
-    """The width click wraps help at, found without importing ``shutil`` (and the compression
-    modules it pulls in): ``COLUMNS``, else the terminal's, at most 78."""
-    try:
-        columns = int(os.environ.get("COLUMNS", "0"))
-    except ValueError:
-        columns = 0
-    if columns <= 0:
-        try:
-            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
-        except (AttributeError, ValueError, OSError):
-            columns = 80
-    return max(min(columns, 80) - 2, 50)
 
 
 def _help(flag: str) -> int:

@@ -28,7 +28,7 @@ from chatcli._cli.common import (
     get_state,
     require_utf8,
 )
-from chatcli._entry import help_width, start_command
+from chatcli._startup import help_width, start_command
 
 if TYPE_CHECKING:
     from collections.abc import Callable
