@@ -10,7 +10,6 @@ from typing import Any
 from chatcli import (
     ChatcliError,
     Compaction,
-    CompactionJob,
     Message,
     PluginHost,
     Role,
@@ -22,6 +21,7 @@ from chatcli import (
     apply_compactions,
     check_compaction,
 )
+from chatcli_plugin_records import CompactionJob
 from rich.console import Console
 
 SUMMARY = """## Files read

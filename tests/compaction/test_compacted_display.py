@@ -7,7 +7,8 @@ import io
 from types import SimpleNamespace
 
 import pytest
-from chatcli import Compacted, CompactionReport, TextDelta, TurnFinished, Usage
+from chatcli import Compacted, TextDelta, TurnFinished, Usage
+from chatcli_plugin_records import CompactionReport
 from chatcli_print.oneshot import _consume, _Output
 
 

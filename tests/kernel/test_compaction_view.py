@@ -11,7 +11,6 @@ import pytest
 from chatcli import (
     Compacted,
     Compaction,
-    CompactionStrategy,
     ContextTooLongError,
     Conversation,
     Message,
@@ -28,6 +27,8 @@ from chatcli import (
     check_compaction,
     hookimpl,
 )
+from chatcli_compaction import runner
+from chatcli_plugin_records import CompactionStrategy
 from chatcli_testing import Reply, ScriptedProvider, scripted_plugin
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -165,6 +166,7 @@ class Strategies:
 def _session(provider: ScriptedProvider, strategies: Strategies, **settings: Any) -> Session:
     host = PluginHost(warn=lambda line: strategies.events.append(("warn", line)))
     host.register(scripted_plugin(provider), "scripted")
+    host.register(runner, "compaction-runner")  # the run, without the built-in strategies
     host.register(strategies, "strategies")
     return Session(host, Settings(provider="scripted", **settings), SessionOptions()).open()
 

@@ -10,7 +10,8 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from chatcli import Compacted, CompactionReport, Settings, TextDelta, TurnFinished, Usage
+from chatcli import Compacted, Settings, TextDelta, TurnFinished, Usage
+from chatcli_plugin_records import CompactionReport
 from chatcli_repl.turn import run_turn
 from chatcli_repl.view import View
 from chatcli_testing import Reply

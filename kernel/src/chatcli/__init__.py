@@ -18,7 +18,7 @@ _BY_MODULE: dict[str, str] = {
         "TextDelta Tool ToolCallEvent ToolContext ToolSpec UsageEvent Verdict"
     ),
     "_compaction": (
-        "Compaction CompactionJob CompactionReport CompactionStrategy TokenCounter "
+        "Compaction CompactionOutcome TokenCounter "
         "apply_compactions check_compaction describe_messages"
     ),
     "_config": (
@@ -88,9 +88,7 @@ if TYPE_CHECKING:
     from chatcli._cli.common import require_utf8 as require_utf8
     from chatcli._cli.oneshot import clean_text as clean_text
     from chatcli._compaction import Compaction as Compaction
-    from chatcli._compaction import CompactionJob as CompactionJob
-    from chatcli._compaction import CompactionReport as CompactionReport
-    from chatcli._compaction import CompactionStrategy as CompactionStrategy
+    from chatcli._compaction import CompactionOutcome as CompactionOutcome
     from chatcli._compaction import TokenCounter as TokenCounter
     from chatcli._compaction import apply_compactions as apply_compactions
     from chatcli._compaction import check_compaction as check_compaction

@@ -7,17 +7,16 @@ them then* (an earlier compaction's replacement can be inside a later range), so
 for as long as both ends are on the view, and stops applying by itself when a rewind moves the
 head before its range. Undoing the last compaction puts its range back.
 
-Strategies (plugins, through ``register_compaction_strategies``) propose compactions for a
-:class:`CompactionJob`; :func:`run_compaction` runs them in order until the view fits the budget.
-This module only knows the contract and the bookkeeping; no strategy lives in the kernel.
+Who makes compactions is a plugin's business: the kernel calls ``compact_view`` (chatcli-compaction
+runs its strategies there) and records what it returns. This module only knows the record, the
+bookkeeping and the token estimate; no strategy, job or report lives in the kernel.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, NamedTuple
+from collections.abc import Iterable, Sequence
+from typing import Protocol
 
 from pydantic import BaseModel, Field
 
@@ -31,20 +30,14 @@ from chatcli._types import (
     new_id,
 )
 
-if TYPE_CHECKING:
-    from chatcli._config import Settings
-
 __all__ = [
     "Compaction",
-    "CompactionJob",
-    "CompactionReport",
-    "CompactionStrategy",
+    "CompactionOutcome",
     "TokenCounter",
     "applied_view",
     "apply_compactions",
     "check_compaction",
     "describe_messages",
-    "run_compaction",
 ]
 
 #: Characters per token of the local estimate before any provider count corrects it.
@@ -230,148 +223,14 @@ class TokenCounter:
         self.ratio = min(4.0, max(0.25, counted / estimated_raw))
 
 
-@dataclass
-class CompactionJob:
-    """What a strategy is asked to do: make ``view`` fit ``budget`` tokens.
-
-    - ``view``: the messages the model would be sent now (compactions applied), oldest first.
-    - ``budget``: the tokens the whole view should fit in after compaction (the target, below
-      the trigger so the next turns have room); ``system_tokens`` is what the system prompt and
-      tools take besides.
-    - ``keep_recent``: how many of the newest messages stay verbatim (the cut never separates a
-      tool call from its result: move it earlier rather than later).
-    - ``instruction``: what the person asked of this compaction (``/compact keep the API``).
-    - ``reason``: ``"threshold"`` (the view passed the trigger), ``"manual"`` (``/compact``),
-      ``"overflow"`` (the provider said the request is too long).
-    - ``count(messages)``: the corrected token estimate of some messages.
-    - ``summarize(messages, instructions)``: asks the model in use to write text about
-      ``messages`` following ``instructions`` (no tools, a time limit of ``compact_timeout``);
-      raises :class:`chatcli.ChatcliError` on failure or timeout.
-    - ``settings``: the session's settings (strategies read their own table from them).
-
-    A strategy returns the compactions it proposes (each checked with
-    :func:`check_compaction` against the view as the earlier ones left it; one that fails the
-    check is dropped and reported), or an empty list when it has nothing to do.
-    """
-
-    view: list[Message]
-    budget: int
-    keep_recent: int
-    count: Callable[[Sequence[Message]], int]
-    summarize: Callable[[Sequence[Message], str], str]
-    settings: Settings
-    reason: str = "threshold"
-    instruction: str | None = None
-    system_tokens: int = 0
-    #: notes a strategy leaves for the person (shown after the compaction)
-    notes: list[str] = field(default_factory=list)
-
-    def protected(self) -> set[str]:
-        """Ids the strategies must keep verbatim: pinned messages and the recent ones."""
-        recent = self.view[-self.keep_recent:] if self.keep_recent else []
-        return {m.id for m in self.view if m.pinned} | {m.id for m in recent}
-
-    def tokens(self) -> int:
-        """The estimate of the whole request: the view and the system prompt."""
-        return self.count(self.view) + self.system_tokens
-
-
-class CompactionStrategy(NamedTuple):
-    """A compaction strategy as a plugin registers it.
-
-    ``run(job)`` returns a list of :class:`Compaction` for the job's view (see
-    :class:`CompactionJob`). Strategies run in ``order`` (lower first; the three built-in ones use
-    100 trim, 200 summarise, 300 truncate) until the view fits the budget. ``uses_model`` says
-    that ``run`` calls ``job.summarize`` (so a failure of the model falls through to the next
-    strategy).
-    """
-
-    name: str
-    run: Callable[[CompactionJob], list[Compaction]]
-    order: int = 100
-    description: str = ""
-    uses_model: bool = False
-
-
-@dataclass
-class CompactionReport:
-    """What one compaction run did: tokens before and after, the compactions it made, and one
-    line per strategy that failed or refused (``notes``)."""
-
-    tokens_before: int
-    tokens_after: int
-    compactions: list[Compaction] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-    reason: str = "threshold"
+class CompactionOutcome(Protocol):
+    """What ``compact_view`` returns (chatcli-compaction's report): whether the view changed,
+    and one line for the person."""
 
     @property
-    def changed(self) -> bool:
-        return bool(self.compactions)
+    def changed(self) -> bool: ...
 
-    def line(self) -> str:
-        """One line for the person."""
-        if not self.compactions:
-            why = f" ({self.notes[-1]})" if self.notes else ""
-            return f"nothing to compact{why}"
-        names = ", ".join(dict.fromkeys(c.strategy for c in self.compactions))
-        return (f"compacted with {names}: ~{self.tokens_before:,} → ~{self.tokens_after:,} "
-                f"tokens")
-
-
-def run_compaction(
-    strategies: Sequence[CompactionStrategy],
-    job: CompactionJob,
-    apply: Callable[[Compaction], None],
-    *,
-    warn: Callable[[str], None] = lambda line: None,
-    before: Callable[[str], None] = lambda name: None,
-) -> CompactionReport:
-    """Run ``strategies`` in order on ``job`` until its view fits ``job.budget``.
-
-    Each proposed compaction is checked against the current view, given to ``apply`` (which
-    records it on the conversation) and the view is updated; ``before(name)`` is told before
-    each strategy runs. A strategy that raises is reported
-    in one line and the next one runs. For a manual compaction every strategy runs once even if
-    the view already fits (the person asked for it), the last resort (order ≥ 300) only when the
-    view still does not fit.
-    """
-    report = CompactionReport(tokens_before=job.tokens(), tokens_after=job.tokens(),
-                              reason=job.reason)
-    for strategy in sorted(strategies, key=lambda s: (s.order, s.name)):
-        fits = job.tokens() <= job.budget
-        if fits and (job.reason != "manual" or strategy.order >= 300):
-            break
-        before(strategy.name)
-        try:
-            proposed = strategy.run(job)
-        except Exception as err:  # a strategy's failure must not lose the turn
-            line = f"{strategy.name} failed: {_short(err)}"
-            report.notes.append(line)
-            warn(line)
-            continue
-        for compaction in proposed or []:
-            why = check_compaction(job.view, compaction)
-            if why is not None:
-                line = f"{strategy.name}: a compaction was refused ({why})"
-                report.notes.append(line)
-                warn(line)
-                continue
-            compaction.strategy = compaction.strategy or strategy.name
-            compaction.instruction = compaction.instruction or job.instruction
-            compaction.tokens_before = job.tokens()
-            job.view = apply_compactions(job.view, [compaction])
-            compaction.tokens_after = job.tokens()
-            apply(compaction)
-            report.compactions.append(compaction)
-        report.notes.extend(job.notes)
-        job.notes = []
-    report.tokens_after = job.tokens()
-    return report
-
-
-def _short(err: BaseException) -> str:
-    text = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
-    return text[:200]
+    def line(self) -> str: ...
 
 
 def describe_messages(messages: Sequence[Message], limit: int = 400) -> str:

@@ -39,14 +39,7 @@ from chatcli._calls import (
     Verdict,
     ignore_output,
 )
-from chatcli._compaction import (
-    CompactionJob,
-    CompactionReport,
-    TokenCounter,
-    apply_compactions,
-    describe_messages,
-    run_compaction,
-)
+from chatcli._compaction import CompactionOutcome, TokenCounter, apply_compactions
 from chatcli._config import Settings
 from chatcli._conversation import Checkpoint, Conversation, ConversationObserver
 from chatcli._errors import ChatcliError, ContextTooLongError
@@ -116,9 +109,10 @@ class TurnFinished:
 
 @dataclass
 class Compacted:
-    """The view was compacted before a model call (``report`` says how much and how)."""
+    """The view was compacted before a model call (``report``, what ``compact_view`` returned,
+    says how much and how)."""
 
-    report: CompactionReport
+    report: CompactionOutcome
 
 
 #: What :meth:`Engine.run` yields.
@@ -415,9 +409,11 @@ class Engine:
                     conversation.checkpoint(f"{_turn_label(conversation)} (step {call_number + 1})")
                 request = yield from self._compact_if_full(turn)
                 error = yield from self._model_step(turn, cancel, request)
-                if isinstance(error, ContextTooLongError) and self.host.strategies():
+                report = None
+                if isinstance(error, ContextTooLongError):
                     report = self.compact(conversation, reason="overflow", use=turn.use,
                                           settings=turn.settings)
+                if report is not None:
                     yield Compacted(report)
                     if report.changed:
                         error = yield from self._model_step(turn, cancel)
@@ -460,57 +456,31 @@ class Engine:
         threshold = turn.settings.compact_threshold
         if threshold <= 0 or self._tokens(request) <= threshold * turn.use.context_window:
             return request
-        if not self.host.strategies() or not _compactable(turn.conversation.view(),
-                                                          turn.settings.compact_keep_recent):
-            return request  # the system prompt and tools alone pass it: nothing to do, no line
         report = self.compact(turn.conversation, reason="threshold", use=turn.use,
                               settings=turn.settings)
+        if report is None:
+            return request
         yield Compacted(report)
         return None if report.changed else request
 
     def compact(self, conversation: Conversation, *, reason: str = "manual",
                 instruction: str | None = None, use: Use | None = None,
-                settings: Settings | None = None) -> CompactionReport:
-        """Run the registered compaction strategies on ``conversation``'s view (see
-        :class:`chatcli.CompactionJob`); returns what they did. The budget is half the context
-        window for a manual or overflow compaction and 60 % of the trigger otherwise, so the next
-        turns have room."""
+                settings: Settings | None = None) -> CompactionOutcome | None:
+        """Ask the plugins to compact ``conversation``'s view (the ``compact_view`` hook, which
+        chatcli-compaction implements); returns what they did, or None when none did anything
+        (no compaction plugin, or nothing to compact)."""
         use, settings = use or self.current, settings or self.settings
-        view_tokens = self.tokens.estimate(conversation.view())
-        system_tokens = max(0, int(self._tokens(self.build_request(conversation, use, settings)))
-                            - view_tokens)
-        window = use.context_window
-        threshold = settings.compact_threshold or 0.75
-        budget = int(window * (0.5 if reason != "threshold" else threshold * 0.6))
-        if reason == "overflow":  # the provider counted more than the estimate says
-            budget = min(budget, (view_tokens + system_tokens) // 2)
-        job = CompactionJob(
-            view=conversation.view(), budget=max(budget - system_tokens, 0),
-            keep_recent=settings.compact_keep_recent,
-            count=lambda messages: self.tokens.estimate(messages),
-            summarize=lambda messages, instructions: self._summarize(
-                messages, instructions, use, settings),
-            settings=settings, reason=reason, instruction=instruction,
-        )
-        return run_compaction(
-            list(self.host.strategies().values()), job, conversation.compact,
-            warn=self.host.warn,
-            before=lambda name: self.host.hooks.view_changed(
-                conversation=conversation, reason="compacting", strategy=name, removed=0),
-        )
+        return self.host.hooks.compact_view(
+            engine=self, conversation=conversation, reason=reason, instruction=instruction,
+            use=use, settings=settings)
 
-    def _summarize(self, messages: Any, instructions: str, use: Use,
-                   settings: Settings) -> str:
-        """The model's text about ``messages`` following ``instructions`` (no tools), within
-        ``compact_timeout`` seconds."""
-        request = ChatRequest(
-            model=use.model,
-            system=[PromptSection(name="compaction", text=instructions, order=0)],
-            messages=[Message.user(describe_messages(messages, limit=4_000))],
-            max_tokens=settings.max_tokens,
-        )
+    def complete(self, request: ChatRequest, *, use: Use | None = None, timeout: float,
+                 response_timeout: float | None = None) -> str | None:
+        """The text of one answer to ``request`` (its tool calls ignored), with the provider's
+        retries; None when it took longer than ``timeout`` seconds."""
+        use = use or self.current
         cancel = threading.Event()
-        timer = threading.Timer(settings.compact_timeout, cancel.set)
+        timer = threading.Timer(timeout, cancel.set)
         timer.daemon = True
         timer.start()
         text: list[str] = []
@@ -518,7 +488,7 @@ class Engine:
             for event in read_answer(
                 lambda: use.provider.stream(request), who=use.provider_name,
                 max_retries=use.max_retries,
-                response_timeout=min(settings.response_timeout, settings.compact_timeout),
+                response_timeout=response_timeout or self.settings.response_timeout,
                 cancel=cancel, sleep=self._sleep,
             ):
                 if cancel.is_set():
@@ -530,10 +500,7 @@ class Engine:
                 raise
         finally:
             timer.cancel()
-        if cancel.is_set():
-            raise ChatcliError(f"the summary took longer than {settings.compact_timeout:g} s",
-                               "raise compact_timeout, or compact by hand with /compact")
-        return "".join(text).strip()
+        return None if cancel.is_set() else "".join(text).strip()
 
     def _model_step(self, turn: _Turn, cancel: threading.Event | None,
                     request: ChatRequest | None = None
@@ -778,13 +745,6 @@ def _turn_label(conversation: Conversation) -> str:
     """The label of checkpoints within a turn: the start of its user message."""
     user = conversation.last(Role.USER)
     return _first_line(user.text) if user is not None else "(empty)"
-
-
-def _compactable(view: list[Message], keep_recent: int) -> bool:
-    """Whether ``view`` holds a message strategies may compact: one neither pinned nor among
-    the ``keep_recent`` newest (see :meth:`chatcli.CompactionJob.protected`)."""
-    older = view[:-keep_recent] if keep_recent > 0 else view
-    return any(not message.pinned for message in older)
 
 
 def _raw_request_tokens(tokens: TokenCounter, request: ChatRequest) -> int:

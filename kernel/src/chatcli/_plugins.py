@@ -54,7 +54,6 @@ if TYPE_CHECKING:
         PromptSection,
         Tool,
     )
-    from chatcli._compaction import CompactionStrategy
     from chatcli._config import Settings
     from chatcli._conversation import Conversation
     from chatcli._specs import (
@@ -84,8 +83,7 @@ _RAISING_HOOKS = frozenset({"open_conversation"})
 
 #: The hook each of the kernel's registries comes from, by kind (see ``PluginHost._collect``).
 _REGISTRY_HOOKS = {"provider": "register_providers", "tool": "register_tools",
-                   "slash command": "register_slash_commands",
-                   "compaction strategy": "register_compaction_strategies"}
+                   "slash command": "register_slash_commands"}
 
 
 class PluginFailure(NamedTuple):
@@ -737,14 +735,6 @@ class PluginHost:
         """Report ``line`` where this host's one-line warnings go."""
         self._warn(line)
 
-    def strategies(self) -> dict[str, CompactionStrategy]:
-        """The registered :class:`~chatcli.CompactionStrategy` objects, by name."""
-        from chatcli._compaction import CompactionStrategy
-
-        return self._collect("compaction strategy", CompactionStrategy, lambda s: s.name,
-                             lambda register: self.hooks.register_compaction_strategies(
-                                 register=register))
-
 
 def _one_line(err: BaseException) -> str:
     from chatcli._errors import redact
@@ -810,7 +800,7 @@ if TYPE_CHECKING:
         configure = staticmethod(_.configure)
         register_providers = staticmethod(_.register_providers)
         register_tools = staticmethod(_.register_tools)
-        register_compaction_strategies = staticmethod(_.register_compaction_strategies)
+        compact_view = staticmethod(_.compact_view)
         register_setting_rules = staticmethod(_.register_setting_rules)
         register_cli_options = staticmethod(_.register_cli_options)
         register_commands = staticmethod(_.register_commands)

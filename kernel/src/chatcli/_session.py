@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from chatcli._compaction import Compaction, CompactionReport
+from chatcli._compaction import Compaction, CompactionOutcome
 from chatcli._config import Settings
 from chatcli._conversation import Conversation
 from chatcli._engine import Approver, Engine, EngineEvent, attach_hooks
@@ -249,9 +249,10 @@ class Session:
         """One turn on the current conversation (see :meth:`chatcli.Engine.run`)."""
         return self.engine.run(self.conversation, prompt, cancel)
 
-    def compact(self, instruction: str | None = None) -> CompactionReport:
-        """Compact the conversation's view now (``/compact``): every registered strategy runs
-        once, the summary steered by ``instruction``; the log keeps everything."""
+    def compact(self, instruction: str | None = None) -> CompactionOutcome | None:
+        """Compact the conversation's view now (``/compact``, the ``compact_view`` hook with
+        reason "manual"), steered by ``instruction``; the log keeps everything. None when no
+        plugin compacts."""
         return self.engine.compact(self.conversation, reason="manual", instruction=instruction)
 
     def undo_compaction(self) -> Compaction | None:

@@ -46,9 +46,10 @@ if TYPE_CHECKING:
         ToolSpec,
         Verdict,
     )
-    from chatcli._compaction import CompactionStrategy
+    from chatcli._compaction import CompactionOutcome
     from chatcli._config import Settings
     from chatcli._conversation import Checkpoint, Conversation
+    from chatcli._engine import Engine, Use
     from chatcli._errors import ChatcliError
     from chatcli._plugins import PluginHost
     from chatcli._session import Session, SessionOptions
@@ -151,27 +152,31 @@ def register_tools(
     """
 
 
-@hookspec
-def register_compaction_strategies(
-    register: Callable[[CompactionStrategy], None],
-) -> None:
-    """Register strategies that shorten a conversation's *view* when it outgrows the context.
+@hookspec(firstresult=True)
+def compact_view(
+    engine: Engine, conversation: Conversation, reason: str, instruction: str | None,
+    use: Use, settings: Settings,
+) -> CompactionOutcome | None:
+    """Shorten ``conversation``'s *view* (what the model is sent; the log is never changed).
 
-    Called once per process, the first time a compaction runs (:meth:`PluginHost.strategies`).
-    When the view passes ``compact_threshold`` (``agent_compact_threshold`` in agent runs) of the
-    context window before a model call, or the person runs ``/compact``, the kernel builds a
-    :class:`chatcli.CompactionJob` (the view, a budget in tokens, how many recent messages stay
-    verbatim, a token counter, a ``summarize`` callable using the model in use, the instruction)
-    and runs the strategies in ``order`` until the view fits the budget.
+    Called by the engine on the turn's worker thread when the next request passes
+    ``compact_threshold`` of the context window (``reason="threshold"``), once after the
+    provider said a request is too long (``"overflow"``), and by :meth:`Session.compact`
+    (``/compact``: ``"manual"``, with the person's ``instruction``). chatcli-compaction
+    implements it: it runs the compaction strategies other plugins register through
+    ``register_compaction_strategies`` (which it declares) and records each
+    :class:`chatcli.Compaction` with :meth:`chatcli.Conversation.compact`; compactions are undone
+    with :meth:`Session.undo_compaction`.
 
-    :param register: call ``register(CompactionStrategy(name, run, order))``. ``run(job)``
-        returns a list of :class:`chatcli.Compaction` (a range of the view, first and last
-        message ids, and the messages that replace it); each is checked (pinned messages kept,
-        tool calls not separated from their results) and refused in one line if not. The log
-        itself is never changed: compactions are undone with :meth:`Session.undo_compaction`.
-        Two strategies with one name: the first registered wins and the other is reported.
+    :param engine: the session's engine (``engine.tokens`` estimates tokens,
+        ``engine.context_tokens`` the whole request, ``engine.complete`` makes a model call
+        without tools).
+    :param use: the model and provider of the turn (``use.context_window`` is the yardstick).
+    :param settings: the turn's settings.
 
-    The return value is ignored.
+    *firstresult*: the first non-None result wins. Return what was done (``changed``: whether
+    the view is shorter; ``line()``: one line for the person, shown as ``⟲ …``), or None when
+    nothing was attempted (no line is shown, and the request is sent as it is).
     """
 
 
@@ -549,9 +554,9 @@ def view_changed(conversation: Conversation, reason: str, strategy: str, removed
 
     ``reason`` says which:
 
-    - ``"compacting"``: ``strategy`` (its name) is about to run, from the kernel's compaction
-      run (before a model call that passed the threshold, or ``/compact``), once per strategy
-      that runs; ``removed`` is 0. User hooks map ``PreCompact`` here.
+    - ``"compacting"``: ``strategy`` (its name) is about to run, from the compaction run of
+      ``compact_view`` (before a model call that passed the threshold, or ``/compact``), once
+      per strategy that runs; ``removed`` is 0. User hooks map ``PreCompact`` here.
     - ``"compact"``: a compaction was added (``conversation.compactions[-1]`` is it): the
       ``removed`` messages of the view are now represented by its replacement; ``strategy``
       made it. Called synchronously from :meth:`chatcli.Conversation.compact`. This is where a

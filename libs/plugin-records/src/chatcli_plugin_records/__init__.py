@@ -2,20 +2,24 @@
 
 Each record belongs to a hook that a plugin declares in its ``hookspecs.py`` (kernel 2.0: the
 kernel knows no plugin-to-plugin contract); the declaring plugin and its implementers both
-import the record from here, since plugins never import each other. Light, immutable records
-(``NamedTuple``), with no dependencies.
+import the record from here, since plugins never import each other. Light records
+(``NamedTuple``, and the dataclasses of compaction), with no dependencies at run time.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-__all__ = ["PersonaSource", "PullKind", "RestorePoint", "SkillSource"]
-__version__ = "1.0.0"
+    from chatcli import Compaction, Message, Settings
+
+__all__ = ["CompactionJob", "CompactionReport", "CompactionStrategy", "PersonaSource",
+           "PullKind", "RestorePoint", "SkillSource"]
+__version__ = "1.1.0"
 
 
 class SkillSource(NamedTuple):
@@ -60,3 +64,93 @@ class RestorePoint(NamedTuple):
 
     summary: str
     restore: Callable[[], str]
+
+
+@dataclass
+class CompactionJob:
+    """What a compaction strategy is asked to do: make ``view`` fit ``budget`` tokens
+    (``register_compaction_strategies``, declared by chatcli-compaction).
+
+    - ``view``: the messages the model would be sent now (compactions applied), oldest first.
+    - ``budget``: the tokens the whole view should fit in after compaction (the target, below
+      the trigger so the next turns have room); ``system_tokens`` is what the system prompt and
+      tools take besides.
+    - ``keep_recent``: how many of the newest messages stay verbatim (the cut never separates a
+      tool call from its result: move it earlier rather than later).
+    - ``instruction``: what the person asked of this compaction (``/compact keep the API``).
+    - ``reason``: ``"threshold"`` (the view passed the trigger), ``"manual"`` (``/compact``),
+      ``"overflow"`` (the provider said the request is too long).
+    - ``count(messages)``: the corrected token estimate of some messages.
+    - ``summarize(messages, instructions)``: asks the model in use to write text about
+      ``messages`` following ``instructions`` (no tools, a time limit of ``compact_timeout``);
+      raises :class:`chatcli.ChatcliError` on failure or timeout.
+    - ``settings``: the session's settings (strategies read their own table from them).
+
+    A strategy returns the compactions it proposes (each checked with
+    :func:`chatcli.check_compaction` against the view as the earlier ones left it; one that
+    fails the check is dropped and reported), or an empty list when it has nothing to do.
+    """
+
+    view: list[Message]
+    budget: int
+    keep_recent: int
+    count: Callable[[Sequence[Message]], int]
+    summarize: Callable[[Sequence[Message], str], str]
+    settings: Settings
+    reason: str = "threshold"
+    instruction: str | None = None
+    system_tokens: int = 0
+    #: notes a strategy leaves for the person (shown after the compaction)
+    notes: list[str] = field(default_factory=list)
+
+    def protected(self) -> set[str]:
+        """Ids the strategies must keep verbatim: pinned messages and the recent ones."""
+        recent = self.view[-self.keep_recent:] if self.keep_recent else []
+        return {m.id for m in self.view if m.pinned} | {m.id for m in recent}
+
+    def tokens(self) -> int:
+        """The estimate of the whole request: the view and the system prompt."""
+        return self.count(self.view) + self.system_tokens
+
+
+class CompactionStrategy(NamedTuple):
+    """A compaction strategy as a plugin registers it (``register_compaction_strategies``,
+    declared by chatcli-compaction).
+
+    ``run(job)`` returns a list of :class:`chatcli.Compaction` for the job's view (see
+    :class:`CompactionJob`). Strategies run in ``order`` (lower first; the three built-in ones use
+    100 trim, 200 summarise, 300 truncate) until the view fits the budget. ``uses_model`` says
+    that ``run`` calls ``job.summarize`` (so a failure of the model falls through to the next
+    strategy).
+    """
+
+    name: str
+    run: Callable[[CompactionJob], list[Compaction]]
+    order: int = 100
+    description: str = ""
+    uses_model: bool = False
+
+
+@dataclass
+class CompactionReport:
+    """What one compaction run did (``compact_view`` returns it): tokens before and after, the
+    compactions it made, and one line per strategy that failed or refused (``notes``)."""
+
+    tokens_before: int
+    tokens_after: int
+    compactions: list[Compaction] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    reason: str = "threshold"
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.compactions)
+
+    def line(self) -> str:
+        """One line for the person."""
+        if not self.compactions:
+            why = f" ({self.notes[-1]})" if self.notes else ""
+            return f"nothing to compact{why}"
+        names = ", ".join(dict.fromkeys(c.strategy for c in self.compactions))
+        return (f"compacted with {names}: ~{self.tokens_before:,} → ~{self.tokens_after:,} "
+                f"tokens")

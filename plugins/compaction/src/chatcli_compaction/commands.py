@@ -45,7 +45,9 @@ def _say(app: ChatApp, text: str, style: str = "dim") -> None:
 
 
 def _compact(app: ChatApp, instruction: str | None) -> None:
-    report = app.session.compact(instruction)
+    from chatcli_compaction.runner import compact_now
+
+    report = compact_now(app.session, instruction)
     _say(app, f"⟲ {report.line()}", "dim" if report.changed else "yellow")
     for compaction in report.compactions:
         if compaction.note and compaction.strategy != "trim":

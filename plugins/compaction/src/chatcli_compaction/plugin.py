@@ -1,7 +1,9 @@
 """Entry module of chatcli-compaction (hook implementations only; strategies load when used).
 
-The kernel asks for the strategies the first time a compaction runs; each one's module is
-imported then, so ``chatcli --help`` and a chat that never compacts import none of them.
+The kernel calls ``compact_view`` when the view passes its threshold (and for ``/compact``);
+the run (:mod:`chatcli_compaction.runner`) then asks for the strategies, and each one's module is
+imported when it first runs, so ``chatcli --help`` and a chat that never compacts import none of
+them.
 """
 
 from __future__ import annotations
@@ -16,12 +18,14 @@ if TYPE_CHECKING:
 
     from chatcli import (
         Compaction,
-        CompactionJob,
-        CompactionStrategy,
+        Conversation,
+        Engine,
         PluginHost,
         Settings,
         SlashCommand,
     )
+    from chatcli._engine import Use
+    from chatcli_plugin_records import CompactionJob, CompactionReport, CompactionStrategy
 
 
 def _lazy(module: str) -> Callable[[CompactionJob], list[Compaction]]:
@@ -39,6 +43,24 @@ def _lazy(module: str) -> Callable[[CompactionJob], list[Compaction]]:
 
 
 @hookimpl
+def add_hookspecs(add: Callable[[object], None]) -> None:
+    """Declare ``register_compaction_strategies`` (:mod:`chatcli_compaction.hookspecs`)."""
+    from chatcli_compaction import hookspecs
+
+    add(hookspecs)
+
+
+@hookimpl
+def compact_view(engine: Engine, conversation: Conversation, reason: str,
+                 instruction: str | None, use: Use, settings: Settings
+                 ) -> CompactionReport | None:
+    """Run the registered strategies (:func:`chatcli_compaction.runner.compact_view`)."""
+    from chatcli_compaction import runner
+
+    return runner.compact_view(engine, conversation, reason, instruction, use, settings)
+
+
+@hookimpl
 def configure(host: PluginHost, settings: Settings, workspace: Path) -> None:
     """Check the ``[compaction]`` table once: each wrong value is one warning (defaults used)."""
     table = settings.plugin_table("compaction")
@@ -51,7 +73,7 @@ def configure(host: PluginHost, settings: Settings, workspace: Path) -> None:
 @hookimpl
 def register_compaction_strategies(register: Callable[[CompactionStrategy], None]) -> None:
     """trim (100), summarise (200, the model), truncate (300, the last resort)."""
-    from chatcli import CompactionStrategy
+    from chatcli_plugin_records import CompactionStrategy
 
     register(CompactionStrategy(
         "trim", _lazy("trim"), order=100,

@@ -31,7 +31,7 @@ from chatcli_compaction.sections import drop_invented_files, parse_summary
 from chatcli_compaction.settings import CompactionConfig, read_config
 
 if TYPE_CHECKING:
-    from chatcli import CompactionJob
+    from chatcli_plugin_records import CompactionJob
 
 __all__ = ["SUMMARY_MARK", "group_items", "is_summary", "piece_limit", "run", "split_pieces",
            "summarise_messages"]

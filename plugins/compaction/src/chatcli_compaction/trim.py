@@ -37,7 +37,7 @@ from chatcli_compaction.settings import CompactionConfig, read_config
 from chatcli_compaction.text import compact_markup, strip_reasoning
 
 if TYPE_CHECKING:
-    from chatcli import CompactionJob
+    from chatcli_plugin_records import CompactionJob
 
 __all__ = ["run", "trim_view", "user_turns_after"]
 

@@ -15,7 +15,7 @@ from chatcli_compaction.ranges import kept_in_range, middle
 from chatcli_compaction.settings import read_config
 
 if TYPE_CHECKING:
-    from chatcli import CompactionJob
+    from chatcli_plugin_records import CompactionJob
 
 __all__ = ["DROP_MARK", "run"]
 
