@@ -174,7 +174,7 @@ def compact_view(
     :param use: the model and provider of the turn (``use.context_window`` is the yardstick).
     :param settings: the turn's settings.
 
-    *firstresult*: the first non-None result wins. Return what was done (``changed``: whether
+    First result wins (the first non-None one): return what was done (``changed``: whether
     the view is shorter; ``line()``: one line for the person, shown as ``⟲ …``), or None when
     nothing was attempted (no line is shown, and the request is sent as it is).
     """

@@ -10,7 +10,6 @@ the strategies other plugins register.
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -31,10 +30,6 @@ if TYPE_CHECKING:
 
 __all__ = ["compact_now", "compact_view", "run_compaction", "strategies"]
 
-_STRATEGIES: weakref.WeakKeyDictionary[Any, dict[str, CompactionStrategy]] = (
-    weakref.WeakKeyDictionary())
-
-
 @hookimpl
 def add_hookspecs(add: Callable[[object], None]) -> None:
     """Declare ``register_compaction_strategies``."""
@@ -44,33 +39,10 @@ def add_hookspecs(add: Callable[[object], None]) -> None:
 
 
 def strategies(host: PluginHost) -> dict[str, CompactionStrategy]:
-    """The registered strategies by name, collected once per host (the first registered name
-    wins; a second one is reported)."""
-    found = _STRATEGIES.get(host)
-    if found is not None:
-        return found
-    from chatcli._guard import current_plugin, describe  # the kernel's registry bookkeeping
-
-    found = {}
-    owner: dict[str, str] = {}
-
-    def register(item: Any) -> None:
-        plugin = current_plugin.get() or "?"
-        if not isinstance(item, CompactionStrategy):
-            host.warn(f"plugin {plugin!r} failed registering a compaction strategy: got "
-                      f"{describe(item)}, expected CompactionStrategy")
-            return
-        if item.name in found and owner[item.name] != plugin:
-            host.warn(f"compaction strategy {item.name!r} from plugin {owner[item.name]!r} "
-                      f"replaces the one from plugin {plugin!r}")
-            return
-        found[item.name], owner[item.name] = item, plugin
-
-    hook = getattr(host.hook, "register_compaction_strategies", None)
-    if hook is not None:
-        hook(register=register)
-    _STRATEGIES[host] = found
-    return found
+    """The registered strategies by name (collected once per host, until a plugin comes or goes;
+    of two with one name the first registered wins and the other is reported)."""
+    return host.collect("register_compaction_strategies", CompactionStrategy,
+                        "compaction strategy")
 
 
 @hookimpl
