@@ -11,7 +11,7 @@ the strategies other plugins register.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from chatcli import hookimpl
 from chatcli_plugin_records import CompactionJob, CompactionReport, CompactionStrategy
