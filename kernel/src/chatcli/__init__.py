@@ -26,7 +26,9 @@ _BY_MODULE: dict[str, str] = {
         "unknown_setting user_config_path validate_setting"
     ),
     "_conversation": "Checkpoint Conversation ConversationObserver",
-    "_engine": "Compacted Engine EngineEvent ToolFinished ToolStarted TurnFinished attach_hooks",
+    "_engine": (
+        "Compacted Engine EngineEvent ToolFinished ToolStarted TurnFinished Use attach_hooks"
+    ),
     "_errors": (
         "AuthError BadRequestError ChatcliError ConfigError ContextTooLongError "
         "ModelNotFoundError NetworkError ProviderError ProviderTimeoutError RateLimitError "
@@ -110,6 +112,7 @@ if TYPE_CHECKING:
     from chatcli._engine import ToolFinished as ToolFinished
     from chatcli._engine import ToolStarted as ToolStarted
     from chatcli._engine import TurnFinished as TurnFinished
+    from chatcli._engine import Use as Use
     from chatcli._engine import attach_hooks as attach_hooks
     from chatcli._errors import AuthError as AuthError
     from chatcli._errors import BadRequestError as BadRequestError

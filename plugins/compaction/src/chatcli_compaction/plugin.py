@@ -23,8 +23,8 @@ if TYPE_CHECKING:
         PluginHost,
         Settings,
         SlashCommand,
+        Use,
     )
-    from chatcli._engine import Use
     from chatcli_plugin_records import CompactionJob, CompactionReport, CompactionStrategy
 
 

@@ -25,8 +25,8 @@ if TYPE_CHECKING:
         PluginHost,
         Session,
         Settings,
+        Use,
     )
-    from chatcli._engine import Use
 
 __all__ = ["compact_now", "compact_view", "run_compaction", "strategies"]
 
