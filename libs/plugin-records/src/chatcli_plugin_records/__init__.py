@@ -3,7 +3,7 @@
 Each record belongs to a hook that a plugin declares in its ``hookspecs.py`` (kernel 2.0: the
 kernel knows no plugin-to-plugin contract); the declaring plugin and its implementers both
 import the record from here, since plugins never import each other. Light records
-(``NamedTuple``, and the dataclasses of compaction), with no dependencies at run time.
+(``NamedTuple``, and the dataclasses of compaction), depending on the kernel only.
 """
 
 from __future__ import annotations
