@@ -50,8 +50,8 @@ _BY_MODULE: dict[str, str] = {
     "_streaming": "Retrying",
     "_tomlfile": "read_toml",
     "_trust": (
-        "ControlFile ProjectTrust SettingRule project_root project_trust trust_notice "
-        "trust_project trust_summary trust_waiting trusted_projects untrust_project"
+        "ControlFile ProjectTrust SettingRule filter_project_layer project_root project_trust "
+        "setting_rules trust_notice trust_project trust_waiting trusted_projects untrust_project"
     ),
     "_types": "ImagePart Message Part Role TextPart ToolCallPart ToolResultPart Usage new_id",
     "hookspecs": "hookspec",
@@ -170,11 +170,12 @@ if TYPE_CHECKING:
     from chatcli._trust import ControlFile as ControlFile
     from chatcli._trust import ProjectTrust as ProjectTrust
     from chatcli._trust import SettingRule as SettingRule
+    from chatcli._trust import filter_project_layer as filter_project_layer
     from chatcli._trust import project_root as project_root
     from chatcli._trust import project_trust as project_trust
+    from chatcli._trust import setting_rules as setting_rules
     from chatcli._trust import trust_notice as trust_notice
     from chatcli._trust import trust_project as trust_project
-    from chatcli._trust import trust_summary as trust_summary
     from chatcli._trust import trust_waiting as trust_waiting
     from chatcli._trust import trusted_projects as trusted_projects
     from chatcli._trust import untrust_project as untrust_project

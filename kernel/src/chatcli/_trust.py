@@ -56,7 +56,6 @@ __all__ = [
     "setting_rules",
     "trust_notice",
     "trust_project",
-    "trust_summary",
     "trust_waiting",
     "trusted_projects",
     "untrust_project",
@@ -905,42 +904,6 @@ def trust_notice(workspace: Path | str, host: PluginHost | None = None) -> str |
         parts.append(f"a project cannot set {_names(never)}; set "
                      f"{'it' if len(set(never)) == 1 else 'them'} in {user_config_path()}")
     return "; ".join(parts) or None
-
-
-def trust_summary(workspace: Path | str, host: PluginHost | None = None) -> list[str]:
-    """What trusting the project of ``workspace`` would change, one line per control file:
-    for ``.chatcli/config.toml``, the keys trust would apply, those applied already (they only
-    tighten) and those no project may set; other files by name. Empty when there are none.
-    Raises :class:`~chatcli.ConfigError` for a config file that cannot be read."""
-    from chatcli._tomlfile import read_toml, user_config_path
-
-    state = project_trust(workspace, host)
-    if state.root is None:
-        return []
-    lines = []
-    for name in state.files:
-        if name != CONFIG_FILE:
-            lines.append(name)
-            continue
-        data = read_toml(os.path.join(str(state.root), name))
-        user = read_toml(user_config_path())
-        rules = setting_rules(host)
-        _, untrusted, _ = filter_project_layer(data, state.root, user, False, rules)
-        _, _, never = filter_project_layer(data, state.root, user, True, rules)
-        waiting = list(dict.fromkeys(_shown(key) for key in untrusted))
-        refused = list(dict.fromkeys(_shown(key) for key in never))
-        already = [key for key in dict.fromkeys(_shown(key) for key in _leaves(data, ()))
-                   if key not in waiting and key not in refused and key]
-        parts = []
-        if waiting:
-            parts.append(f"trusting applies {', '.join(waiting)}")
-        if already:
-            parts.append(f"applied already (they only tighten): {', '.join(already)}")
-        if refused:
-            parts.append(f"never from a project: {', '.join(refused)} (set "
-                         f"{'it' if len(refused) == 1 else 'them'} in {user_config_path()})")
-        lines.append(f"{name}: {'; '.join(parts) if parts else 'empty'}")
-    return lines
 
 
 def announce(workspace: Path | str, host: PluginHost | None = None) -> None:

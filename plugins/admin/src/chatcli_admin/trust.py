@@ -69,8 +69,8 @@ def _no_project(workspace: str) -> UsageError:
 
 
 def _trust(host: PluginHost, workspace: str, yes: bool) -> int:
-    from chatcli import UsageError, project_trust, trust_project, trust_summary
-    from chatcli_workspace import control_file_programs
+    from chatcli import UsageError, project_trust, trust_project
+    from chatcli_workspace import control_file_programs, trust_summary
 
     state = project_trust(workspace, host)
     if state.root is None:

@@ -66,8 +66,7 @@ def ask_trust(console: Any, host: PluginHost, settings: Settings, options: Sessi
 def summary(workspace: Path, host: PluginHost, state: Any) -> list[str]:
     """The lines shown before the question: the root, each control file and what it would
     change (skill folders on one line each)."""
-    from chatcli import trust_summary
-    from chatcli_workspace import control_file_programs
+    from chatcli_workspace import control_file_programs, trust_summary
 
     lines = [f"This project has files that change chatcli: {state.root}"]
     if state.changed:
