@@ -37,7 +37,6 @@ __all__ = [
     "applied_view",
     "apply_compactions",
     "check_compaction",
-    "describe_messages",
 ]
 
 #: Characters per token of the local estimate before any provider count corrects it.
@@ -232,18 +231,3 @@ class CompactionOutcome(Protocol):
 
     def line(self) -> str: ...
 
-
-def describe_messages(messages: Sequence[Message], limit: int = 400) -> str:
-    """A compact plain-text rendering of ``messages`` (role, text, calls, results cut to
-    ``limit`` characters each), for summaries and archives."""
-    lines = []
-    for message in messages:
-        role = str(message.role)  # a StrEnum: its value
-        if message.text:
-            lines.append(f"[{role}] {message.text[:limit]}")
-        for call in message.tool_calls:
-            lines.append(f"[{role} calls {call.name}] {str(call.arguments)[:limit]}")
-        for result in message.tool_results:
-            flag = " (error)" if result.is_error else ""
-            lines.append(f"[result of {result.name}{flag}] {result.content[:limit]}")
-    return "\n".join(lines)

@@ -18,8 +18,8 @@ if TYPE_CHECKING:
     from chatcli import Compaction, Message, Settings
 
 __all__ = ["CompactionJob", "CompactionReport", "CompactionStrategy", "PersonaSource",
-           "PullKind", "RestorePoint", "SkillSource"]
-__version__ = "1.1.0"
+           "PullKind", "RestorePoint", "SkillSource", "describe_messages"]
+__version__ = "1.2.0"
 
 
 class SkillSource(NamedTuple):
@@ -154,3 +154,20 @@ class CompactionReport:
         names = ", ".join(dict.fromkeys(c.strategy for c in self.compactions))
         return (f"compacted with {names}: ~{self.tokens_before:,} → ~{self.tokens_after:,} "
                 f"tokens")
+
+
+def describe_messages(messages: Sequence[Message], limit: int = 400) -> str:
+    """A compact plain-text rendering of ``messages`` (role, text, calls, results cut to
+    ``limit`` characters each): what chatcli-compaction's summaries read and chatcli-context's
+    ``history`` pull shows of a compaction's originals."""
+    lines = []
+    for message in messages:
+        role = str(message.role)  # a StrEnum: its value
+        if message.text:
+            lines.append(f"[{role}] {message.text[:limit]}")
+        for call in message.tool_calls:
+            lines.append(f"[{role} calls {call.name}] {str(call.arguments)[:limit]}")
+        for result in message.tool_results:
+            flag = " (error)" if result.is_error else ""
+            lines.append(f"[result of {result.name}{flag}] {result.content[:limit]}")
+    return "\n".join(lines)

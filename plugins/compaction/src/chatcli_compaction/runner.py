@@ -102,7 +102,8 @@ def _summarize(engine: Engine, messages: Sequence[Message], instructions: str, u
                settings: Settings) -> str:
     """The model's text about ``messages`` following ``instructions`` (no tools), within
     ``compact_timeout`` seconds."""
-    from chatcli import ChatcliError, ChatRequest, Message, PromptSection, describe_messages
+    from chatcli import ChatcliError, ChatRequest, Message, PromptSection
+    from chatcli_plugin_records import describe_messages
 
     request = ChatRequest(
         model=use.model,

@@ -21,9 +21,9 @@ from chatcli import (
     Message,
     Role,
     TextPart,
-    describe_messages,
     new_id,
 )
+from chatcli_plugin_records import describe_messages
 
 from chatcli_compaction.markers import first_line, pull_call
 from chatcli_compaction.ranges import kept_in_range, middle

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from chatcli import Compaction, Message, Role, TextPart, describe_messages, new_id
+from chatcli import Compaction, Message, Role, TextPart, new_id
+from chatcli_plugin_records import describe_messages
 
 from chatcli_compaction.markers import first_line, pull_call
 from chatcli_compaction.ranges import kept_in_range, middle

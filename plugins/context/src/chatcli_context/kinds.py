@@ -144,7 +144,7 @@ def _whole(stored: StoredContext) -> str:
 
 
 def _history(arguments: Mapping[str, Any], context: ToolContext) -> str:
-    from chatcli import describe_messages
+    from chatcli_plugin_records import describe_messages
 
     conversation = context.conversation
     if conversation is None or not conversation.compactions:
