@@ -1,6 +1,6 @@
 """What the services serve: each provider's list_models() through its SDK against the local wire
-servers, the kernel's remote_models(), and ``chatcli models --remote [PROVIDER]`` run for real
-(one line per failing provider, exit codes 0 / 1 service / 2 set-up)."""
+servers, chatcli_provider_kit.remote_models(), and ``chatcli models --remote [PROVIDER]`` run
+for real (one line per failing provider, exit codes 0 / 1 service / 2 set-up)."""
 
 from __future__ import annotations
 
@@ -25,8 +25,8 @@ from chatcli import (
     Settings,
     UsageError,
     build_provider,
-    remote_models,
 )
+from chatcli_provider_kit import remote_models
 
 KEY = "sk-remote-models-0123456789SECRET"
 

@@ -37,7 +37,7 @@ _BY_MODULE: dict[str, str] = {
     "_layers": "parse_bool raw_settings",
     "_paths": "atomic_write cache_dir config_dir data_dir",
     "_plugins": "HookCalls PluginFailure PluginHost hookimpl",
-    "_providers": "build_provider choose_provider find_provider provider_key remote_models",
+    "_providers": "build_provider choose_provider find_provider provider_key",
     "_safetext": "safe_json safe_message safe_text",
     "_secrets": "mask_secrets",
     "_session": "Session SessionOptions",
@@ -143,7 +143,6 @@ if TYPE_CHECKING:
     from chatcli._providers import choose_provider as choose_provider
     from chatcli._providers import find_provider as find_provider
     from chatcli._providers import provider_key as provider_key
-    from chatcli._providers import remote_models as remote_models
     from chatcli._safetext import safe_json as safe_json
     from chatcli._safetext import safe_message as safe_message
     from chatcli._safetext import safe_text as safe_text

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
 from typing import TYPE_CHECKING, Any
 
@@ -22,7 +21,6 @@ __all__ = [
     "find_provider",
     "has_key",
     "provider_key",
-    "remote_models",
 ]
 
 INSTALL_HINT = (
@@ -227,43 +225,6 @@ def context_window(spec: ProviderSpec, settings: Settings, model: str) -> int | 
     return ((entry[1].context_window if entry else None)
             or settings.provider_settings(spec.name).context_window or settings.context_window
             or spec.context_window(model))
-
-
-def remote_models(spec: ProviderSpec, settings: Settings, *, timeout: float = 15.0
-                  ) -> list[str]:
-    """The model ids ``spec``'s service lists now, through the provider's optional
-    :meth:`~chatcli.ModelLister.list_models` (``Capabilities.model_list``).
-
-    Raises :class:`UsageError` for a provider that cannot list its models, the
-    :class:`ConfigError` of a missing key, or the provider's :class:`ProviderError` (refused
-    key, service down), each one line. Waits at most ``timeout`` seconds for the service.
-    """
-    from chatcli._specs import ModelLister
-
-    if not spec.capabilities.model_list:
-        raise UsageError(f"{spec.display_name} does not list the models it serves",
-                         f"`chatcli models` shows the ones chatcli knows for {spec.name}")
-    provider, _config = build_provider(spec, settings, timeout=timeout)
-    try:
-        if not isinstance(provider, ModelLister):
-            raise ProviderError(
-                f"the {spec.display_name} provider says it lists models but has no list_models()",
-                "update the plugin that provides it (`chatcli plugins list` names it)",
-                provider=spec.name)
-        try:
-            return [str(m) for m in provider.list_models()]
-        except ChatcliError:
-            raise
-        except Exception as err:
-            raise ProviderError.unexpected(
-                f"listing the {spec.display_name} models failed", err,
-                "report it to the plugin's authors (`chatcli plugins list` names it)",
-                spec.name) from err
-    finally:
-        close = getattr(provider, "close", None)
-        if callable(close):
-            with contextlib.suppress(Exception):
-                close()
 
 
 def _start(spec: ProviderSpec, config: ProviderConfig) -> Provider:

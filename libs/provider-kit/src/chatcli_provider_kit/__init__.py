@@ -7,6 +7,7 @@
 - :func:`status_error`, one table from an HTTP error status to chatcli's error taxonomy;
 - :class:`CancellableStream`, a stream with ``cancel()`` (stop a subprocess or a socket now);
 - ``Retry-After`` parsing, image loading, tool-argument parsing, one-line error text;
+- :func:`remote_models`, what a provider's service serves now (``chatcli models --remote``);
 - :mod:`chatcli_provider_kit.textcalls`, the text tool-call protocol for models without native
   tool calling (imported on its own: ``from chatcli_provider_kit.textcalls import …``).
 
@@ -17,6 +18,7 @@ it are private.
 from __future__ import annotations
 
 from chatcli_provider_kit._cache import MessageCache
+from chatcli_provider_kit._models import remote_models
 from chatcli_provider_kit._openai_format import (
     FINISH_REASONS,
     ChunkAssembler,
@@ -65,6 +67,7 @@ __all__ = [
     "parse_retry_after",
     "parse_tool_arguments",
     "read_image",
+    "remote_models",
     "retry_after_from_headers",
     "status_error",
     "stop_reason",

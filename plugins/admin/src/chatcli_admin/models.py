@@ -98,7 +98,8 @@ def _remote(host: PluginHost, name: str | None) -> int:
     """``models --remote``: list the services' models; each failure is one line on stderr."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from chatcli import ChatcliError, error_line, find_provider, load_settings, remote_models
+    from chatcli import ChatcliError, error_line, find_provider, load_settings
+    from chatcli_provider_kit import remote_models
 
     settings = load_settings()
     if name is not None:

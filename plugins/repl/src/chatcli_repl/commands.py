@@ -197,7 +197,8 @@ class RemoteModels:
         return []
 
     def _fetch(self, app: Any, name: str) -> None:
-        from chatcli import ChatcliError, remote_models
+        from chatcli import ChatcliError
+        from chatcli_provider_kit import remote_models
 
         spec = app.host.providers().get(name)
         models: list[str] = []

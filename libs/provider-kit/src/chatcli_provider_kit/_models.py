@@ -1,0 +1,51 @@
+"""What a provider's service serves now: :func:`remote_models` (``chatcli models --remote``, the
+REPL's ``/switch`` completion). ``chatcli.remote_models`` until kernel 2.0: the kernel never
+calls it."""
+
+from __future__ import annotations
+
+import contextlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from chatcli import ProviderSpec, Settings
+
+__all__ = ["remote_models"]
+
+
+def remote_models(spec: ProviderSpec, settings: Settings, *, timeout: float = 15.0
+                  ) -> list[str]:
+    """The model ids ``spec``'s service lists now, through the provider's optional
+    :meth:`~chatcli.ModelLister.list_models` (``Capabilities.model_list``).
+
+    Raises :class:`chatcli.UsageError` for a provider that cannot list its models, the
+    :class:`chatcli.ConfigError` of a missing key, or the provider's
+    :class:`chatcli.ProviderError` (refused key, service down), each one line. Waits at most
+    ``timeout`` seconds for the service.
+    """
+    from chatcli import ChatcliError, ModelLister, ProviderError, UsageError, build_provider
+
+    if not spec.capabilities.model_list:
+        raise UsageError(f"{spec.display_name} does not list the models it serves",
+                         f"`chatcli models` shows the ones chatcli knows for {spec.name}")
+    provider, _config = build_provider(spec, settings, timeout=timeout)
+    try:
+        if not isinstance(provider, ModelLister):
+            raise ProviderError(
+                f"the {spec.display_name} provider says it lists models but has no list_models()",
+                "update the plugin that provides it (`chatcli plugins list` names it)",
+                provider=spec.name)
+        try:
+            return [str(m) for m in provider.list_models()]
+        except ChatcliError:
+            raise
+        except Exception as err:
+            raise ProviderError.unexpected(
+                f"listing the {spec.display_name} models failed", err,
+                "report it to the plugin's authors (`chatcli plugins list` names it)",
+                spec.name) from err
+    finally:
+        close = getattr(provider, "close", None)
+        if callable(close):
+            with contextlib.suppress(Exception):
+                close()
