@@ -73,23 +73,27 @@ def test_a_new_style_wrapper_adds_a_section_that_reaches_the_request() -> None:
     assert lines == []
 
 
-def test_an_old_style_hookwrapper_can_replace_the_result() -> None:
+def test_an_old_style_hookwrapper_is_refused_in_one_line_and_changes_nothing() -> None:
+    ran: list[str] = []
+
     class Plain:
         @hookimpl
         def prompt_sections(self):
-            return [PromptSection(name="plain", text="dropped by the wrapper")]
+            return [PromptSection(name="plain", text="kept: the old-style wrapper is left out")]
 
     class OldWrapper:
         @hookimpl(hookwrapper=True)
         def prompt_sections(self):
+            ran.append("old wrapper")
             outcome = yield
             outcome.force_result([[PromptSection(name="forced", text="only this")]])
 
     host, provider, lines = make_host(Plain(), OldWrapper())
-    one_turn(host)
+    assert one_turn(host).error is None
     names = section_names(provider)
-    assert "forced" in names and "plain" not in names
-    assert lines == []
+    assert "plain" in names and "forced" not in names and ran == []
+    assert len(lines) == 1 and "plugin1" in lines[0] and "prompt_sections" in lines[0]
+    assert "hookwrapper=True is not supported" in lines[0] and "wrapper=True" in lines[0]
 
 
 def test_tryfirst_decides_a_first_result_hook() -> None:

@@ -7,9 +7,10 @@ registered, each of its hook implementations gets a guard in place of its functi
 wrappers, tracing — and the guard turns an exception or a result of the wrong type into a
 reported failure and ``None``, which pluggy skips.
 
-Three shapes are guarded: plain implementations, new-style wrappers (``wrapper=True``: a
-generator that yields once and returns the result) and old-style wrappers (``hookwrapper=True``:
-a generator that receives the outcome object).
+Two shapes are guarded: plain implementations and wrappers (``wrapper=True``: a generator that
+yields once and returns the result). pluggy's old-style wrappers (``hookwrapper=True``: a
+generator that receives the outcome object) are refused since kernel 2.0: reported in one line
+and left out of the call, so the implementations they wrap count as they are.
 """
 
 from __future__ import annotations
@@ -166,7 +167,7 @@ def guard(
     original = impl.function
     plugin = impl.plugin_name
     let_through: tuple[type[BaseException], ...] = (KeyboardInterrupt, *passthrough)
-    if (impl.wrapper or impl.hookwrapper) and not firstresult:
+    if impl.wrapper and not firstresult:
         check = _WrapperCheck(check)  # type: ignore[assignment]
 
     def fail(reason: str) -> None:
@@ -179,7 +180,8 @@ def guard(
         return True
 
     if impl.hookwrapper:
-        _swap(impl, _old_style(original, plugin, fail, wrong, let_through))
+        fail("hookwrapper=True is not supported (chatcli-kernel 2.0): use wrapper=True")
+        _swap(impl, _left_out)
     elif impl.wrapper:
         _swap(impl, _new_style(original, plugin, fail, wrong, let_through))
     else:
@@ -265,32 +267,6 @@ def _new_style(original: Callable[..., Any], plugin: str, fail: Callable[[str], 
     return guarded
 
 
-def _old_style(original: Callable[..., Any], plugin: str, fail: Callable[[str], None],
-               wrong: Callable[[Any], bool], let_through: tuple[type[BaseException], ...]
-               ) -> Callable[..., Generator[None, Any, None]]:
-    """A guard for ``hookwrapper=True``: a failing wrapper leaves the outcome as it was."""
-
-    def guarded(*args: Any) -> Generator[None, Any, None]:
-        inner = _start(original, args, plugin, fail, let_through)
-        outcome = yield
-        if inner is None:
-            return
-        before = outcome.get_result() if outcome.exception is None else None
-        token = current_plugin.set(plugin)
-        try:
-            inner.send(outcome)
-        except StopIteration:
-            pass
-        except let_through:
-            raise
-        except BaseException as err:
-            fail(_one_line(err))
-        else:
-            inner.close()
-            fail("hookwrapper yielded more than once")
-        finally:
-            current_plugin.reset(token)
-        if outcome.exception is None and wrong(outcome.get_result()):
-            outcome.force_result(before)
-
-    return guarded
+def _left_out(*args: Any) -> Generator[None, Any, None]:
+    """What a refused old-style wrapper becomes: it leaves the outcome as it is."""
+    yield

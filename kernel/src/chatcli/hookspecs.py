@@ -4,9 +4,9 @@ Plugins implement hooks with :data:`chatcli.hookimpl` (pluggy's marker). An impl
 accept any subset of a hook's arguments, by name. The kernel calls every hook through pluggy
 (``pm.hook.<name>``), by way of the typed methods of :attr:`chatcli.PluginHost.hooks`, so
 pluggy's semantics hold: implementations run last-registered first, ``tryfirst``/``trylast``
-move them, ``wrapper=True`` (and old-style ``hookwrapper=True``) implementations wrap the others
-and may change their result, and ``CHATCLI_TRACE_HOOKS=1`` (or ``--trace-hooks``) prints every
-call and its result on stderr.
+move them, ``wrapper=True`` implementations wrap the others and may change their result (pluggy's
+old-style ``hookwrapper=True`` is refused), and ``CHATCLI_TRACE_HOOKS=1`` (or ``--trace-hooks``)
+prints every call and its result on stderr.
 
 Unless a hook says *first result wins*, every implementation is called and the non-None results
 are collected, in call order.
