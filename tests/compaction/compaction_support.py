@@ -19,9 +19,8 @@ from chatcli import (
     ToolCallPart,
     ToolResultPart,
     apply_compactions,
-    check_compaction,
 )
-from chatcli_plugin_records import CompactionJob
+from chatcli_plugin_records import CompactionJob, check_compaction
 from rich.console import Console
 
 SUMMARY = """## Files read

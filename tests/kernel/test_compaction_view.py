@@ -1,7 +1,7 @@
-"""Compaction as a view (the kernel's half): compactions over the log, checked (pinned messages
-kept, tool calls with their results), undone, archived ranges read back, persisted through
-``view_changed``; the engine's trigger at the threshold, the overflow retry, the strategies' order
-and failures, and the token estimate corrected by what the provider counted."""
+"""Compaction as a view (the kernel's half): compactions over the log, undone, archived ranges
+read back, persisted through ``view_changed``; the engine's trigger at the threshold, the
+overflow retry, the strategies' order and failures, and the token estimate corrected by what the
+provider counted."""
 
 from __future__ import annotations
 
@@ -20,11 +20,8 @@ from chatcli import (
     SessionOptions,
     Settings,
     TokenCounter,
-    ToolCallPart,
-    ToolResultPart,
     TurnFinished,
     apply_compactions,
-    check_compaction,
     hookimpl,
 )
 from chatcli_compaction import runner
@@ -84,26 +81,6 @@ def test_a_rewind_before_the_range_makes_the_compaction_stop_applying() -> None:
                                     replacement=[_summary()]))
     conversation.move_head(path[3].id, "rewind")  # inside the range: its end is gone
     assert conversation.view() == path[:4]
-
-
-def test_check_refuses_dropping_a_pinned_message_or_splitting_a_call_from_its_result() -> None:
-    conversation = _chat(3)
-    pinned = conversation.append(Message.user("the rules", ))
-    pinned.pinned = True
-    call = ToolCallPart(name="read", arguments={"path": "a"})
-    conversation.append(Message.assistant("", [call]))
-    conversation.append(Message(role=Role.TOOL, parts=[
-        ToolResultPart(call_id=call.id, name="read", content="text")]))
-    conversation.append(Message.assistant("done"))
-    view = conversation.view()
-    drop_pin = Compaction(first=view[0].id, last=view[6].id, replacement=[_summary()])
-    assert "pinned" in (check_compaction(view, drop_pin) or "")
-    keep_pin = Compaction(first=view[0].id, last=view[6].id, replacement=[_summary(), pinned])
-    assert check_compaction(view, keep_pin) is None
-    split = Compaction(first=view[0].id, last=view[7].id, replacement=[_summary(), pinned])
-    assert "tool call" in (check_compaction(view, split) or "")
-    assert "not on the view" in (check_compaction(view, Compaction(
-        first="nope", last=view[1].id)) or "")
 
 
 def test_apply_skips_a_compaction_whose_range_is_not_on_the_path() -> None:

@@ -18,7 +18,7 @@ _BY_MODULE: dict[str, str] = {
         "TextDelta Tool ToolCallEvent ToolContext ToolSpec UsageEvent Verdict"
     ),
     "_compaction": (
-        "Compaction CompactionOutcome TokenCounter apply_compactions check_compaction"
+        "Compaction CompactionOutcome TokenCounter apply_compactions"
     ),
     "_config": (
         "ModelSettings ProviderSettings Settings load_settings project_config_path "
@@ -92,7 +92,6 @@ if TYPE_CHECKING:
     from chatcli._compaction import CompactionOutcome as CompactionOutcome
     from chatcli._compaction import TokenCounter as TokenCounter
     from chatcli._compaction import apply_compactions as apply_compactions
-    from chatcli._compaction import check_compaction as check_compaction
     from chatcli._config import ModelSettings as ModelSettings
     from chatcli._config import ProviderSettings as ProviderSettings
     from chatcli._config import Settings as Settings

@@ -9,13 +9,14 @@ head before its range. Undoing the last compaction puts its range back.
 
 Who makes compactions is a plugin's business: the kernel calls ``compact_view`` (chatcli-compaction
 runs its strategies there) and records what it returns. This module only knows the record, the
-bookkeeping and the token estimate; no strategy, job or report lives in the kernel.
+bookkeeping and the token estimate; no strategy, job, report or check of a proposed compaction
+(``chatcli_plugin_records.check_compaction``) lives in the kernel.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from typing import Protocol
 
 from pydantic import BaseModel, Field
@@ -36,7 +37,6 @@ __all__ = [
     "TokenCounter",
     "applied_view",
     "apply_compactions",
-    "check_compaction",
 ]
 
 #: Characters per token of the local estimate before any provider count corrects it.
@@ -127,44 +127,6 @@ def applied_view(path: list[Message], compactions: Iterable[Compaction]
         view.append(message_of[cursor])
         cursor = after[cursor]
     return view, applied
-
-
-def check_compaction(view: list[Message], compaction: Compaction) -> str | None:
-    """Why ``compaction`` cannot apply to ``view`` (None when it can): its ends are not on the
-    view in order, it drops a pinned message, or its replacement separates a tool call from its
-    result."""
-    ids = [m.id for m in view]
-    if compaction.first not in ids or compaction.last not in ids:
-        return "its range is not on the view"
-    start, end = ids.index(compaction.first), ids.index(compaction.last)
-    if end < start:
-        return "its range ends before it starts"
-    kept = {m.id: m for m in compaction.replacement}
-    for message in view[start:end + 1]:
-        if message.pinned and kept.get(message.id) != message:
-            return f"it changes the pinned message {message.id}"
-    if not _pairs_hold(apply_compactions(view, [compaction])):
-        return "it separates a tool call from its result"
-    return None
-
-
-def _pairs_hold(view: Sequence[Message]) -> bool:
-    """Every tool call in ``view`` is answered by the next message, and every result answers a
-    call of the message before it."""
-    for index, message in enumerate(view):
-        results = {r.call_id for r in message.tool_results}
-        if results:
-            before = view[index - 1] if index else None
-            if before is None or not results <= {c.id for c in before.tool_calls}:
-                return False
-        calls = {c.id for c in message.tool_calls}
-        if calls:
-            following = view[index + 1] if index + 1 < len(view) else None
-            if following is None:
-                continue  # the last answer's calls are still running
-            if not calls <= {r.call_id for r in following.tool_results}:
-                return False
-    return True
 
 
 class TokenCounter:

@@ -183,7 +183,7 @@ class Conversation:
 
     def compact(self, compaction: Compaction) -> None:
         """Add ``compaction`` to the view (checked by its maker; see
-        :func:`chatcli.check_compaction`)."""
+        :func:`chatcli_plugin_records.check_compaction`)."""
         self.compactions.append(compaction)
         for observer in self.observers:
             observer.view_changed(self, "compact")

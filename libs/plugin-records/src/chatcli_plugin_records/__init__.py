@@ -18,8 +18,8 @@ if TYPE_CHECKING:
     from chatcli import Compaction, Message, Settings
 
 __all__ = ["CompactionJob", "CompactionReport", "CompactionStrategy", "PersonaSource",
-           "PullKind", "RestorePoint", "SkillSource", "describe_messages"]
-__version__ = "1.2.0"
+           "PullKind", "RestorePoint", "SkillSource", "check_compaction", "describe_messages"]
+__version__ = "1.3.0"
 
 
 class SkillSource(NamedTuple):
@@ -87,7 +87,7 @@ class CompactionJob:
     - ``settings``: the session's settings (strategies read their own table from them).
 
     A strategy returns the compactions it proposes (each checked with
-    :func:`chatcli.check_compaction` against the view as the earlier ones left it; one that
+    :func:`check_compaction` against the view as the earlier ones left it; one that
     fails the check is dropped and reported), or an empty list when it has nothing to do.
     """
 
@@ -171,3 +171,44 @@ def describe_messages(messages: Sequence[Message], limit: int = 400) -> str:
             flag = " (error)" if result.is_error else ""
             lines.append(f"[result of {result.name}{flag}] {result.content[:limit]}")
     return "\n".join(lines)
+
+
+def check_compaction(view: list[Message], compaction: Compaction) -> str | None:
+    """Why ``compaction`` cannot apply to ``view`` (None when it can): its ends are not on the
+    view in order, it drops a pinned message, or its replacement separates a tool call from its
+    result. chatcli-compaction checks every compaction a strategy proposes with it
+    (``chatcli.check_compaction`` until kernel 2.0)."""
+    from chatcli import apply_compactions
+
+    ids = [m.id for m in view]
+    if compaction.first not in ids or compaction.last not in ids:
+        return "its range is not on the view"
+    start, end = ids.index(compaction.first), ids.index(compaction.last)
+    if end < start:
+        return "its range ends before it starts"
+    kept = {m.id: m for m in compaction.replacement}
+    for message in view[start:end + 1]:
+        if message.pinned and kept.get(message.id) != message:
+            return f"it changes the pinned message {message.id}"
+    if not _pairs_hold(apply_compactions(view, [compaction])):
+        return "it separates a tool call from its result"
+    return None
+
+
+def _pairs_hold(view: Sequence[Message]) -> bool:
+    """Every tool call in ``view`` is answered by the next message, and every result answers a
+    call of the message before it."""
+    for index, message in enumerate(view):
+        results = {r.call_id for r in message.tool_results}
+        if results:
+            before = view[index - 1] if index else None
+            if before is None or not results <= {c.id for c in before.tool_calls}:
+                return False
+        calls = {c.id for c in message.tool_calls}
+        if calls:
+            following = view[index + 1] if index + 1 < len(view) else None
+            if following is None:
+                continue  # the last answer's calls are still running
+            if not calls <= {r.call_id for r in following.tool_results}:
+                return False
+    return True

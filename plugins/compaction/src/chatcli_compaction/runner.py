@@ -137,7 +137,8 @@ def run_compaction(
     the view already fits (the person asked for it), the last resort (order >= 300) only when
     the view still does not fit.
     """
-    from chatcli import apply_compactions, check_compaction
+    from chatcli import apply_compactions
+    from chatcli_plugin_records import check_compaction
 
     report = CompactionReport(tokens_before=job.tokens(), tokens_after=job.tokens(),
                               reason=job.reason)
