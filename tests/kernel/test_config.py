@@ -54,7 +54,7 @@ def test_broken_toml_is_one_clear_line() -> None:
 
 def test_a_misspelt_setting_in_a_file_is_named_with_the_closest_one(isolated_dirs) -> None:
     write(isolated_dirs / ".chatcli" / "config.toml", 'modle = "gpt-x"\n')
-    from chatcli import trust_project
+    from chatcli_workspace import trust_project
 
     trust_project(isolated_dirs)  # an untrusted project's keys are ignored (and named), not read
     with pytest.raises(ConfigError) as err:

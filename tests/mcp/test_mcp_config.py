@@ -7,8 +7,9 @@ import json
 from pathlib import Path
 
 import pytest
-from chatcli import PluginHost, Settings, trust_project
+from chatcli import PluginHost, Settings
 from chatcli_mcp.settings import BadConfig, expand, load, options, parse_server, server_name
+from chatcli_workspace import trust_project
 from mcp_support import write_config
 
 

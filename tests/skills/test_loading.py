@@ -219,7 +219,7 @@ def test_an_untrusted_projects_skills_are_listed_but_not_active(workspace, proje
 
 def test_trust_comes_from_chatcli_trust_never_the_projects_file(workspace, project_skills,
                                                                config, chat):
-    from chatcli import trust_project
+    from chatcli_workspace import trust_project
 
     write_skill(project_skills, "deploy")
     (workspace / ".chatcli" / "config.toml").write_text("[skills]\ntrust_project = true\n")
@@ -235,7 +235,7 @@ def test_trust_comes_from_chatcli_trust_never_the_projects_file(workspace, proje
 
 
 def test_a_change_to_a_skill_after_trust_asks_again(workspace, project_skills, chat):
-    from chatcli import trust_project
+    from chatcli_workspace import trust_project
 
     write_skill(project_skills, "deploy")
     c = chat()
@@ -248,7 +248,7 @@ def test_a_change_to_a_skill_after_trust_asks_again(workspace, project_skills, c
 
 
 def test_skills_between_the_workspace_and_the_root_are_covered_by_trust(workspace, chat):
-    from chatcli import trust_project
+    from chatcli_workspace import trust_project
 
     deep = workspace / "pkg" / "app"
     write_skill(deep / ".claude" / "skills", "local")

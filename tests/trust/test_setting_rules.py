@@ -19,11 +19,9 @@ from chatcli import (
     SettingRule,
     hookimpl,
     project_trust,
-    trust_notice,
-    trust_project,
-    untrust_project,
 )
 from chatcli._trust import filter_project_layer, forget, kernel_rules, setting_rules
+from chatcli_workspace import trust_notice, trust_project, untrust_project
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
@@ -267,6 +265,28 @@ def test_an_unreadable_record_trusts_nothing_and_is_rewritten(project: Path,
     assert oct(record.stat().st_mode & 0o777) == "0o600"
 
 
+def test_the_record_chatcli_workspace_writes_is_the_one_the_kernel_reads(
+        project: Path, tmp_path: Path) -> None:
+    from chatcli import trusted_projects
+    from chatcli._trust import TRUST_FILE
+    from chatcli_workspace import TRUST_FILE as WRITTEN
+
+    assert WRITTEN == TRUST_FILE
+    (project / ".chatcli" / "config.toml").write_text('system = "s"\n')
+    state = trust_project(project)
+    assert state.trusted
+    entry = trusted_projects()[str(project)]
+    assert entry["digest"] == state.digest and entry["files"] == [".chatcli/config.toml"]
+    forget()
+    assert project_trust(project).trusted  # read back from the file alone
+    # another process forgetting the trust is noticed without forget(): the file was replaced
+    record = tmp_path / "data" / TRUST_FILE
+    record.write_text(json.dumps({"version": 1, "projects": {}}))
+    assert not project_trust(project).trusted
+    record.write_text(json.dumps({"version": 1, "projects": {str(project): entry}}))
+    assert project_trust(project).trusted
+
+
 def test_a_plugin_registering_something_else_is_named(project: Path) -> None:
     host, lines = _host(Rules(SettingRule("a.b", "never"), "a.c never"))
     _, plugin = setting_rules(host)
@@ -305,7 +325,7 @@ def test_the_budget_defaults_the_filter_knows_are_the_settings_defaults() -> Non
 
 
 def test_what_trust_would_turn_on(project: Path) -> None:
-    from chatcli import trust_waiting
+    from chatcli_workspace import trust_waiting
 
     host, _ = _host(ControlFiles(".mcp.json"),
                     Rules(SettingRule("permissions.deny", "always", "union")))

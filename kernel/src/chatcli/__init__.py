@@ -39,7 +39,6 @@ _BY_MODULE: dict[str, str] = {
     "_plugins": "HookCalls PluginFailure PluginHost hookimpl",
     "_providers": "build_provider choose_provider find_provider provider_key",
     "_safetext": "safe_json safe_message safe_text",
-    "_secrets": "mask_secrets",
     "_session": "Session SessionOptions",
     "_specs": (
         "Author Capabilities Decision ModelLister Provider ProviderConfig ProviderOption "
@@ -50,7 +49,7 @@ _BY_MODULE: dict[str, str] = {
     "_tomlfile": "read_toml",
     "_trust": (
         "ControlFile ProjectTrust SettingRule filter_project_layer project_root project_trust "
-        "setting_rules trust_notice trust_project trust_waiting trusted_projects untrust_project"
+        "setting_rules trusted_projects"
     ),
     "_types": "ImagePart Message Part Role TextPart ToolCallPart ToolResultPart Usage new_id",
     "hookspecs": "hookspec",
@@ -145,7 +144,6 @@ if TYPE_CHECKING:
     from chatcli._safetext import safe_json as safe_json
     from chatcli._safetext import safe_message as safe_message
     from chatcli._safetext import safe_text as safe_text
-    from chatcli._secrets import mask_secrets as mask_secrets
     from chatcli._session import Session as Session
     from chatcli._session import SessionOptions as SessionOptions
     from chatcli._specs import Author as Author
@@ -170,11 +168,7 @@ if TYPE_CHECKING:
     from chatcli._trust import project_root as project_root
     from chatcli._trust import project_trust as project_trust
     from chatcli._trust import setting_rules as setting_rules
-    from chatcli._trust import trust_notice as trust_notice
-    from chatcli._trust import trust_project as trust_project
-    from chatcli._trust import trust_waiting as trust_waiting
     from chatcli._trust import trusted_projects as trusted_projects
-    from chatcli._trust import untrust_project as untrust_project
     from chatcli._types import ImagePart as ImagePart
     from chatcli._types import Message as Message
     from chatcli._types import Part as Part

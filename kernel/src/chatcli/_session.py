@@ -176,12 +176,8 @@ class Session:
         """Configure plugins, open the conversation, choose the provider, fire ``session_start``.
 
         Raises :class:`chatcli.ChatcliError` (unknown session, no provider, no key…) without
-        having started anything. Prints one line on stderr (once a process) when the project's
-        files were ignored because it is not trusted, or set what no project may set.
+        having started anything.
         """
-        from chatcli._trust import announce
-
-        announce(self.workspace, self.host)
         self.host.configure(self.settings, self.workspace)
         conversation = self._open_conversation()
         settings = self._settings_for(conversation)

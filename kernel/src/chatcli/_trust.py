@@ -28,7 +28,6 @@ file or a session starts.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import sys
@@ -54,17 +53,13 @@ __all__ = [
     "project_root",
     "project_trust",
     "setting_rules",
-    "trust_notice",
-    "trust_project",
-    "trust_waiting",
     "trusted_projects",
-    "untrust_project",
 ]
 
 #: The kernel's own control file, relative to the project root.
 CONFIG_FILE = ".chatcli/config.toml"
 
-#: The record of trusted projects, in chatcli's data folder.
+#: The record of trusted projects, in chatcli's data folder (chatcli-workspace writes it).
 TRUST_FILE = "trusted-projects.json"
 
 _LEVELS = ("never", "trusted", "always")
@@ -149,9 +144,6 @@ _seen: Any = None
 _cache: dict[str, tuple[Any, ProjectTrust]] = {}
 #: id(host) → (host, its control file patterns)
 _patterns: dict[int, tuple[Any, list[str]]] = {}
-#: root (text) → (keys an untrusted project could not set, keys no project may set)
-_dropped: dict[str, tuple[list[str], list[str]]] = {}
-_announced: set[str] = set()
 #: id(host) → (host, its rules)
 _rules: dict[int, tuple[Any, tuple[list[SettingRule], list[SettingRule]]]] = {}
 
@@ -161,7 +153,6 @@ def forget() -> None:
     with _lock:
         _cache.clear()
         _presence.clear()
-        _dropped.clear()
         _patterns.clear()
 
 
@@ -177,7 +168,6 @@ def _the_host(host: PluginHost | None) -> PluginHost | None:
         if current is not _seen:
             _seen = current
             _rules.clear()
-            _announced.clear()
             forget()
     return current
 
@@ -470,42 +460,6 @@ def _read_record() -> dict[str, Any]:
             if isinstance(entry, dict) and isinstance(entry.get("digest"), str)}
 
 
-@contextlib.contextmanager
-def _locked_record():  # type: ignore[no-untyped-def]
-    """The record, read under an exclusive lock, and written back (0600, atomically) when the
-    caller changed it: a read-modify-write that concurrent chatcli processes cannot mix."""
-    import fcntl
-    from pathlib import Path
-
-    from chatcli._errors import ConfigError
-    from chatcli._paths import atomic_write
-
-    path = Path(_record_path())
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(str(path) + ".lock", os.O_RDWR | os.O_CREAT, 0o600)
-    except OSError as err:
-        raise ConfigError(f"{path.parent}: cannot write ({err.strerror})",
-                          "check the permissions of the folder, or set CHATCLI_DATA_DIR"
-                          ) from None
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        projects = _read_record()
-        before = json.dumps(projects, sort_keys=True)
-        yield projects
-        if json.dumps(projects, sort_keys=True) != before:
-            text = json.dumps({"version": 1, "projects": projects}, indent=2, sort_keys=True,
-                              ensure_ascii=False)
-            try:
-                atomic_write(path, text + "\n", mode=0o600)
-            except OSError as err:
-                raise ConfigError(f"{path}: cannot write ({err.strerror})",
-                                  "check the permissions of the folder, or set "
-                                  "CHATCLI_DATA_DIR") from None
-    finally:
-        os.close(fd)
-
-
 def trusted_projects() -> dict[str, dict[str, Any]]:
     """Every trusted project: root → ``{"digest", "files", "when"}``."""
     return _read_record()
@@ -526,20 +480,21 @@ def _stats(root: str, files: tuple[str, ...]) -> tuple[Any, ...]:
     return tuple(out)
 
 
-def _state(root: str | None, host: PluginHost | None,
-           record: dict[str, Any] | None = None) -> ProjectTrust:
+def _state(root: str | None, host: PluginHost | None) -> ProjectTrust:
     from pathlib import Path
 
     if root is None:
         return ProjectTrust(None, (), True, False, "")
     files = _present(root, control_patterns(host))
-    stats = _stats(root, files)
+    # the record's file too: a change to it (another process, chatcli-workspace's writers)
+    # is noticed without being read (it is replaced atomically: a new inode)
+    stats = (_sig(_record_path()), _stats(root, files))
     with _lock:
         cached = _cache.get(root)
-    if record is None and cached is not None and cached[0] == stats:
+    if cached is not None and cached[0] == stats:
         return cached[1]
     digest = _digest(root, files)
-    entry = (record if record is not None else _read_record()).get(root)
+    entry = _read_record().get(root)
     known = entry.get("digest") if entry else None
     trusted = not files or known == digest
     state = ProjectTrust(Path(root), files, trusted, bool(files) and known is not None
@@ -555,56 +510,10 @@ def project_trust(workspace: Path | str, host: PluginHost | None = None) -> Proj
     The control files are ``.chatcli/config.toml`` and those plugins name through the
     :class:`ControlFile` registrations (of ``host``, default the command line's). The files' digest
     and the record are read once per process for a root, and again only when a control file
-    appears, goes or changes (its size, times or inode), or :func:`trust_project` and
-    :func:`untrust_project` change the record.
+    appears, goes or changes (its size, times or inode), or the record changes.
     """
     host = _the_host(host)
     return _state(project_root(workspace), host)
-
-
-def trust_project(workspace: Path | str, host: PluginHost | None = None, *,
-                  expected: str | None = None) -> ProjectTrust:
-    """Record that the user trusts the project of ``workspace`` with its control files as they
-    are now (read again here); returns the new state (``trusted`` True). A project without
-    control files has nothing to record.
-
-    :param expected: the digest of what the user was shown: when the files changed since (their
-        digest differs), nothing is recorded and :class:`~chatcli.ConfigError` says so.
-    """
-    import time
-
-    from chatcli._errors import ConfigError
-
-    host = _the_host(host)
-    root = project_root(workspace)
-    with _lock:
-        forget()
-        state = _state(root, host, record={})
-        if expected is not None and state.digest != expected:
-            raise ConfigError("the project's files changed while you looked at them; nothing "
-                              "was recorded", "run `chatcli trust` again to see them as they "
-                              "are now")
-        if root is not None and state.files:
-            with _locked_record() as projects:
-                projects[root] = {"digest": state.digest, "files": list(state.files),
-                                  "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
-            state = ProjectTrust(state.root, state.files, True, False, state.digest)
-            _cache[root] = (_stats(root, state.files), state)
-        return state
-
-
-def untrust_project(workspace: Path | str, host: PluginHost | None = None) -> ProjectTrust:
-    """Forget the user's trust in the project of ``workspace`` (also when its root was given
-    as a path that no longer exists); returns the new state."""
-    root = project_root(workspace)
-    wanted = {root, os.path.realpath(str(workspace)), os.path.abspath(str(workspace))}
-    with _lock:
-        with _locked_record() as projects:
-            for name in wanted:
-                if name is not None:
-                    projects.pop(name, None)
-        forget()
-        return project_trust(workspace, host)
 
 
 # ------------------------------------------------------------------------------ setting rules
@@ -815,107 +724,8 @@ def filter_project_layer(data: dict[str, Any], root: Path | str, lower: dict[str
 def project_layer(data: dict[str, Any], config_path: str, lower: dict[str, Any]
                   ) -> dict[str, Any]:
     """:func:`filter_project_layer` for the project config file at ``config_path`` with the
-    command line's host; records what was dropped for :func:`trust_notice`."""
+    command line's host."""
     root = os.path.dirname(os.path.dirname(config_path))
-    state = project_trust(root)
-    kept, untrusted, never = filter_project_layer(data, root, lower, state.trusted,
-                                                  setting_rules())
-    with _lock:
-        _dropped[root] = (untrusted, never)
+    kept, _, _ = filter_project_layer(data, root, lower, project_trust(root).trusted,
+                                      setting_rules())
     return kept
-
-
-def _shown(key: str) -> str:
-    """A key as it may reach a terminal: control characters escaped, at most 60 characters
-    (a project's keys are someone else's text)."""
-    text = "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii")
-                   for ch in key)
-    return text if len(text) <= 60 else text[:59] + "…"
-
-
-def _names(keys: list[str], limit: int = 6) -> str:
-    unique = list(dict.fromkeys(_shown(key) for key in keys))
-    shown = ", ".join(unique[:limit])
-    return shown + (f" and {len(unique) - limit} more" if len(unique) > limit else "")
-
-
-def _dropped_for(state: ProjectTrust, host: PluginHost | None) -> tuple[list[str], list[str]]:
-    """(keys of the project's config waiting for trust, keys no project may set), as the
-    settings found them (read again when no settings were loaded for this root)."""
-    from chatcli._tomlfile import user_config_path
-
-    root = str(state.root)
-    with _lock:
-        dropped = _dropped.get(root)
-    if dropped is None and CONFIG_FILE in state.files:
-        from chatcli._tomlfile import read_toml
-
-        try:
-            user = read_toml(user_config_path())
-            data = read_toml(os.path.join(root, CONFIG_FILE))
-        except Exception:  # the settings themselves report a file that cannot be read
-            data, user = {}, {}
-        _, untrusted, never = filter_project_layer(data, root, user, state.trusted,
-                                                   setting_rules(host))
-        dropped = (untrusted, never)
-    return dropped or ([], [])
-
-
-def trust_waiting(workspace: Path | str, host: PluginHost | None = None) -> list[str]:
-    """What trusting the project of ``workspace`` would turn on, one entry per file:
-    ``".chatcli/config.toml (system, model)"`` (its keys that wait for trust) and each other
-    control file (``".mcp.json"``). Empty when the project is trusted, has no control files,
-    or trusting would change nothing (its config only tightens): then there is nothing to ask.
-    """
-    state = project_trust(workspace, host)
-    if state.root is None or state.trusted:
-        return []
-    untrusted, _ = _dropped_for(state, host)
-    waiting = []
-    for name in state.files:
-        if name != CONFIG_FILE:
-            waiting.append(name)
-        elif untrusted:
-            waiting.append(f"{name} ({_names(untrusted)})")
-    return waiting
-
-
-def trust_notice(workspace: Path | str, host: PluginHost | None = None) -> str | None:
-    """The one line a session prints when it starts in a project whose files were ignored, or
-    whose config sets what no project may set; None when there is nothing to say.
-
-    It names the ignored files (the config file with its ignored keys, see
-    :func:`trust_waiting`) and the fix: ``chatcli trust`` for an untrusted project, the user's
-    config file for a key no project may set.
-    """
-    from chatcli._tomlfile import user_config_path
-
-    state = project_trust(workspace, host)
-    if state.root is None or not state.files:
-        return None
-    _, never = _dropped_for(state, host)
-    parts = []
-    ignored = trust_waiting(workspace, host)
-    if ignored:
-        verb = "changed since you trusted it" if state.changed else "not trusted"
-        parts.append(f"this project is {verb}: ignored {', '.join(ignored)} — run "
-                     "`chatcli trust` to use them")
-    if never:
-        parts.append(f"a project cannot set {_names(never)}; set "
-                     f"{'it' if len(set(never)) == 1 else 'them'} in {user_config_path()}")
-    return "; ".join(parts) or None
-
-
-def announce(workspace: Path | str, host: PluginHost | None = None) -> None:
-    """Print :func:`trust_notice` on stderr, once per process and project."""
-    try:
-        line = trust_notice(workspace, host)
-    except Exception:  # the notice must never stop a session
-        return
-    if line is None:
-        return
-    with _lock:
-        if line in _announced:
-            return
-        _announced.add(line)
-    print(f"chatcli: {line}", file=sys.stderr, flush=True)

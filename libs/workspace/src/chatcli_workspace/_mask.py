@@ -4,7 +4,7 @@
 string under a name that looks like a secret — at any depth (``api_key``, ``token``,
 ``password``, ``secret``, ``credential``, ``auth``/``Authorization``, ``X-Api-Key``,
 ``GITHUB_TOKEN`` in an MCP server's ``env``…; a table under such a name is masked whole) — and
-redact key-shaped text and URL passwords anywhere (:func:`chatcli._errors.redact`). Names of
+redact key-shaped text and URL passwords anywhere (``chatcli.redact``). Names of
 things rather than secrets (``api_key_env``, ``…_file``, ``…_path``, ``…_command``) and numbers
 (``max_tokens``) are shown.
 """
@@ -41,8 +41,9 @@ def mask_secrets(value: Any, secret: bool = False) -> Any:
     """``value`` (a setting, a table of them, a list) with every string under a secret-looking
     name — ``api_key``, ``token``, ``password``, ``Authorization``, ``GITHUB_TOKEN``…, at any
     depth; all of it when ``secret`` — replaced by ``***``, and key-shaped text elsewhere
-    redacted (:func:`redact`); numbers and booleans stay. For showing settings to a person."""
-    from chatcli._errors import redact
+    redacted (``chatcli.redact``); numbers and booleans stay. For showing settings to a
+    person."""
+    from chatcli import redact
 
     if isinstance(value, dict):
         return {k: mask_secrets(v, secret or looks_secret(str(k))) for k, v in value.items()}

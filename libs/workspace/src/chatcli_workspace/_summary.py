@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from chatcli import PluginHost
+    from chatcli import PluginHost, ProjectTrust
 
-__all__ = ["trust_summary"]
+__all__ = ["trust_notice", "trust_summary", "trust_waiting"]
 
 #: The kernel's own control file, relative to the project root (``chatcli._trust.CONFIG_FILE``).
 CONFIG_FILE = ".chatcli/config.toml"
@@ -75,3 +75,69 @@ def trust_summary(workspace: Path | str, host: PluginHost | None = None) -> list
                          f"{'it' if len(refused) == 1 else 'them'} in {user_config_path()})")
         lines.append(f"{name}: {'; '.join(parts) if parts else 'empty'}")
     return lines
+
+
+def _names(keys: list[str], limit: int = 6) -> str:
+    unique = list(dict.fromkeys(_shown(key) for key in keys))
+    shown = ", ".join(unique[:limit])
+    return shown + (f" and {len(unique) - limit} more" if len(unique) > limit else "")
+
+
+def _dropped(state: ProjectTrust, host: PluginHost | None) -> tuple[list[str], list[str]]:
+    """(keys of the project's config waiting for trust, keys no project may set), as the
+    settings find them."""
+    from chatcli import filter_project_layer, read_toml, setting_rules, user_config_path
+
+    if CONFIG_FILE not in state.files:
+        return [], []
+    try:
+        user = read_toml(user_config_path())
+        data = read_toml(os.path.join(str(state.root), CONFIG_FILE))
+    except Exception:  # the settings themselves report a file that cannot be read
+        return [], []
+    _, untrusted, never = filter_project_layer(data, str(state.root), user, state.trusted,
+                                               setting_rules(host))
+    return untrusted, never
+
+
+def trust_waiting(workspace: Path | str, host: PluginHost | None = None) -> list[str]:
+    """What trusting the project of ``workspace`` would turn on, one entry per file:
+    ``".chatcli/config.toml (system, model)"`` (its keys that wait for trust) and each other
+    control file (``".mcp.json"``). Empty when the project is trusted, has no control files,
+    or trusting would change nothing (its config only tightens): then there is nothing to ask.
+    """
+    from chatcli import project_trust
+
+    state = project_trust(workspace, host)
+    if state.root is None or state.trusted:
+        return []
+    untrusted, _ = _dropped(state, host)
+    return [name if name != CONFIG_FILE else f"{name} ({_names(untrusted)})"
+            for name in state.files if name != CONFIG_FILE or untrusted]
+
+
+def trust_notice(workspace: Path | str, host: PluginHost | None = None) -> str | None:
+    """The one line a session prints when it starts in a project whose files were ignored, or
+    whose config sets what no project may set; None when there is nothing to say.
+
+    It names the ignored files (the config file with its ignored keys, see
+    :func:`trust_waiting`) and the fix: ``chatcli trust`` for an untrusted project, the user's
+    config file for a key no project may set. (chatcli-admin prints it when plugins are
+    configured for a session.)
+    """
+    from chatcli import project_trust, user_config_path
+
+    state = project_trust(workspace, host)
+    if state.root is None or not state.files:
+        return None
+    _, never = _dropped(state, host)
+    parts = []
+    ignored = trust_waiting(workspace, host)
+    if ignored:
+        verb = "changed since you trusted it" if state.changed else "not trusted"
+        parts.append(f"this project is {verb}: ignored {', '.join(ignored)} — run "
+                     "`chatcli trust` to use them")
+    if never:
+        parts.append(f"a project cannot set {_names(never)}; set "
+                     f"{'it' if len(set(never)) == 1 else 'them'} in {user_config_path()}")
+    return "; ".join(parts) or None

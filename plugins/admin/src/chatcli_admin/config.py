@@ -4,9 +4,9 @@ Secrets are never printed unasked: ``config list``, ``config get`` and the echo 
 show ``***`` for a string under a name that looks like a secret — at any depth (``api_key``,
 ``token``, ``password``, ``secret``, ``credential``, ``auth``/``Authorization``, ``X-Api-Key``,
 ``GITHUB_TOKEN`` in an MCP server's ``env``…; a table under such a name is masked whole) — and
-for key-shaped text and URL passwords anywhere (:func:`chatcli.mask_secrets`). Names of
-things rather than secrets (``api_key_env``, ``…_file``, ``…_path``, ``…_command``) and numbers
-(``max_tokens``) are shown. ``config get --reveal KEY`` prints a value as it is.
+for key-shaped text and URL passwords anywhere (:func:`chatcli_workspace.mask_secrets`). Names
+of things rather than secrets (``api_key_env``, ``…_file``, ``…_path``, ``…_command``) and
+numbers (``max_tokens``) are shown. ``config get --reveal KEY`` prints a value as it is.
 """
 
 from __future__ import annotations
@@ -14,7 +14,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 import click
-from chatcli import load_settings, mask_secrets
+from chatcli import load_settings
+from chatcli_workspace import mask_secrets
 
 if TYPE_CHECKING:
     from pathlib import Path

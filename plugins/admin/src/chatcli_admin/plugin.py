@@ -1,4 +1,5 @@
-"""Entry module: registers the administration commands, each imported only when it runs.
+"""Entry module: registers the administration commands, each imported only when it runs, and
+prints a session's trust notice (``configure``).
 
 ``chatcli --help`` imports this module (it implements ``register_commands``) and lists the
 commands from :data:`COMMANDS`; their own modules load when one of them is used.
@@ -13,8 +14,11 @@ from chatcli import hookimpl
 
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from pathlib import Path
 
-__all__ = ["COMMANDS", "LazyCommand", "register_commands"]
+    from chatcli import PluginHost
+
+__all__ = ["COMMANDS", "LazyCommand", "configure", "register_commands"]
 
 #: The commands: (name, kind, the root help's line, short help, ``module:attribute``). The help
 #: lines equal the real commands' (a test keeps them so).
@@ -41,6 +45,22 @@ def register_commands(cli: click.Group) -> None:
     for name, kind, help_line, short_help, target in COMMANDS:
         cli.add_command(LazyGroup(name, help_line, target) if kind == "group"
                         else LazyCommand(name, help_line, target, short_help))
+
+
+@hookimpl
+def configure(host: PluginHost, workspace: Path) -> None:
+    """Say on stderr, once a run, which of the project's files were ignored because it is not
+    trusted (or set what no project may set), and the fix (``chatcli trust``)."""
+    import sys
+
+    from chatcli_workspace import trust_notice
+
+    try:
+        line = trust_notice(workspace, host)
+    except Exception:  # the notice must never stop a session
+        return
+    if line is not None:
+        print(f"chatcli: {line}", file=sys.stderr, flush=True)
 
 
 class LazyCommand(click.Command):

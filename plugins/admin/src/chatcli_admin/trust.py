@@ -69,8 +69,8 @@ def _no_project(workspace: str) -> UsageError:
 
 
 def _trust(host: PluginHost, workspace: str, yes: bool) -> int:
-    from chatcli import UsageError, project_trust, trust_project
-    from chatcli_workspace import control_file_programs, trust_summary
+    from chatcli import UsageError, project_trust
+    from chatcli_workspace import control_file_programs, trust_project, trust_summary
 
     state = project_trust(workspace, host)
     if state.root is None:
@@ -117,7 +117,8 @@ def _terminal() -> bool:
 
 
 def _revoke(host: PluginHost, workspace: str) -> int:
-    from chatcli import project_root, trusted_projects, untrust_project
+    from chatcli import project_root, trusted_projects
+    from chatcli_workspace import untrust_project
 
     root = project_root(workspace)
     if root is None:

@@ -244,7 +244,8 @@ def _keeping_trust() -> Iterator[None]:
     """The user edits the project's .mcp.json with this command: a project they trusted as it
     was (or one with no file that changes chatcli) is trusted with their change; any other
     change still asks again."""
-    from chatcli import project_trust, trust_project
+    from chatcli import project_trust
+    from chatcli_workspace import trust_project
 
     workspace = _workspace()
     before = project_trust(workspace)

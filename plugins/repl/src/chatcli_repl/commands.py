@@ -138,8 +138,9 @@ def _retry(app: Any, argument: str) -> None:
 
 
 def _config(app: Any, argument: str) -> None:
-    from chatcli import mask_secrets, user_config_path
+    from chatcli import user_config_path
     from chatcli_config_edit import get_value, set_value
+    from chatcli_workspace import mask_secrets
 
     args = _words(argument, "use /config [list] | get KEY | set KEY VALUE")
     if not args or args == ["list"]:  # secrets show as *** (`chatcli config get --reveal`)

@@ -4,13 +4,13 @@ A project someone else wrote may hold files that change chatcli — its ``.chatc
 an ``.mcp.json`` whose servers are programs, hooks, skills with scripts (the kernel's and the
 plugins' *control files*, :func:`chatcli.project_trust`). Until the user trusts it, chatcli
 ignores them (but what only tightens). When the chat starts in such a project, or in one whose
-trusted files changed since, and trusting would turn something on (:func:`chatcli.trust_waiting`;
-a config that only tightens asks nothing), it shows the project's root, its files and what they
-would change — the config keys trusting applies, the programs and addresses the files name — and
-asks ``Trust this project? [y/N]``. Yes records the trust (with the digest of what was shown: a
-file changed meanwhile is not trusted) and reads the settings again, so the project's config
-applies from the first message; the plugins read their files when the session opens, after
-this. No, or anything else, goes on untrusted.
+trusted files changed since, and trusting would turn something on
+(:func:`chatcli_workspace.trust_waiting`; a config that only tightens asks nothing), it shows
+the project's root, its files and what they would change — the config keys trusting applies,
+the programs and addresses the files name — and asks ``Trust this project? [y/N]``. Yes records
+the trust (with the digest of what was shown: a file changed meanwhile is not trusted) and reads
+the settings again, so the project's config applies from the first message; the plugins read
+their files when the session opens, after this. No, or anything else, goes on untrusted.
 """
 
 from __future__ import annotations
@@ -32,7 +32,8 @@ def ask_trust(console: Any, host: PluginHost, settings: Settings, options: Sessi
     has files that change chatcli and is not trusted as they are; returns the settings to use
     (read again when the user said yes). ``answer(prompt)`` reads the reply (default: the
     console's input line)."""
-    from chatcli import ChatcliError, load_settings, project_trust, trust_project, trust_waiting
+    from chatcli import ChatcliError, load_settings, project_trust
+    from chatcli_workspace import trust_project, trust_waiting
 
     workspace = (workspace or Path.cwd()).resolve()
     state = project_trust(workspace, host)

@@ -80,7 +80,8 @@ def _skills(core: Skills, app: Any, argument: str) -> None:
             return
         core.trusted_roots.add(root)
         if always:
-            from chatcli import project_trust, trust_project
+            from chatcli import project_trust
+            from chatcli_workspace import trust_project
 
             files = project_trust(core.ws(), core.host).files
             state = trust_project(core.ws(), core.host)
