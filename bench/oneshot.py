@@ -9,8 +9,9 @@ Run with the environment's interpreter (all bundled plugins installed)::
 Both commands start as fresh processes against one local OpenAI wire server (``chatcli_testing``,
 answering "ok"), N times each, interleaved so a change of the machine's load touches both alike
 (after one warm-up each, which also fills chatcli's plugin cache); the medians, their difference
-(chatcli's own cost) and the ratio are printed, with the machine's load average. Goal: own cost
-≤ 100 ms.
+(chatcli's own cost) and the ratio are printed, with the machine's load average and each
+command's median user and system CPU time (system time is where a frame-stack chunk thrash
+showed: see ``chatcli._providers._start``). Goal: own cost ≤ 100 ms.
 
 The SDK baseline streams the same request the way chatcli does (``stream=True`` with usage)
 and prints the answer: ``import openai``, a client, one streamed completion. chatcli runs in an
@@ -28,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -78,14 +80,18 @@ def _env(home: Path, url: str) -> dict[str, str]:
     return env
 
 
-def _run(command: list[str], env: dict[str, str], cwd: Path) -> float:
+def _run(command: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float, float]:
+    """Wall, user and system milliseconds of one run of ``command``."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     done = subprocess.run(command, env=env, cwd=cwd, capture_output=True, text=True)
     elapsed = (time.perf_counter() - start) * 1000
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0 or done.stdout.strip() != "ok":
         raise SystemExit(f"{command[0]} failed ({done.returncode}): {done.stdout!r} "
                          f"{done.stderr[-2000:]}")
-    return elapsed
+    return (elapsed, (after.ru_utime - before.ru_utime) * 1000,
+            (after.ru_stime - before.ru_stime) * 1000)
 
 
 def _instructions(command: list[str], env: dict[str, str], cwd: Path) -> int:
@@ -168,19 +174,23 @@ def main() -> int:
         }
         for command in commands.values():
             _run(command, env, workspace)  # warm-up: caches, the plugin cache
-        times: dict[str, list[float]] = {label: [] for label in commands}
+        times: dict[str, list[tuple[float, float, float]]] = {label: [] for label in commands}
         load_before = os.getloadavg()[0]
         for _ in range(options.runs):
             for label, command in commands.items():
                 times[label].append(_run(command, env, workspace))
         load_after = os.getloadavg()[0]
-        medians = {label: statistics.median(values) for label, values in times.items()}
+        medians = {label: statistics.median(run[0] for run in runs)
+                   for label, runs in times.items()}
         sdk, own = medians["openai SDK"], medians["chatcli -p"]
         print(f"one-shot answer from the OpenAI wire server, median of {options.runs} fresh "
               f"processes each (load average {load_before:.2f} -> {load_after:.2f})")
-        for label, values in times.items():
-            print(f"  {label:<12} {medians[label]:7.1f} ms   (min {min(values):.1f}, "
-                  f"max {max(values):.1f})")
+        for label, runs in times.items():
+            walls = [run[0] for run in runs]
+            user = statistics.median(run[1] for run in runs)
+            system = statistics.median(run[2] for run in runs)
+            print(f"  {label:<12} {medians[label]:7.1f} ms   (min {min(walls):.1f}, "
+                  f"max {max(walls):.1f}; CPU user {user:.0f} ms, system {system:.0f} ms)")
         cost = own - sdk
         print(f"  own cost     {cost:7.1f} ms   ({own / sdk:.2f}x the SDK call)")
         print(f"\nchatcli -p own cost {cost:.0f} ms (goal <= {GOAL_MS:g} ms): "
