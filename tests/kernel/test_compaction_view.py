@@ -180,7 +180,7 @@ def test_the_threshold_fires_compaction_before_the_model_call(tmp_path, monkeypa
     after = [(i, name) for i, (kind, name) in enumerate(strategies.events) if kind == "after"]
     assert after and all(i > halve for i, _ in after)
     assert all(int(name.split(":")[1]) > 0 for _, name in after)
-    assert session.undo_compaction() is not None
+    assert session.conversation.undo_compaction() is not None
     assert strategies.events[-1] == ("view", "undo")
     assert len(session.conversation.view()) == 18
     session.close()

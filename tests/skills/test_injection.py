@@ -102,7 +102,7 @@ def test_a_compaction_that_summarised_the_body_away_brings_it_back(chat, commit)
     c.turn("another commit message")
     assert _count(c.server.requests[2]) == 1
     assert NOTICE not in conversation_text(c.server.requests[2])
-    c.session.undo_compaction()
+    c.session.conversation.undo_compaction()
     c.turn("yet another commit message")
     assert _count(c.server.requests[3]) == 2  # the original copy and the one after it
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from chatcli._compaction import Compaction, CompactionOutcome
+from chatcli._compaction import CompactionOutcome
 from chatcli._config import Settings
 from chatcli._conversation import Conversation
 from chatcli._engine import Approver, Engine, EngineEvent, attach_hooks
@@ -62,11 +62,6 @@ class SessionOptions:
     permission_mode: str | None = None
     system: str | None = None
     extra: Mapping[str, Any] = field(default_factory=dict)
-
-    @property
-    def named(self) -> bool:
-        """Whether the command line named a provider or a model."""
-        return bool(self.provider or self.model)
 
     @property
     def flags(self) -> dict[str, str]:
@@ -212,7 +207,7 @@ class Session:
         """A resumed conversation goes on with the provider and model that last answered it,
         unless the command line named one, or that provider is gone or has lost its key."""
         provider, model = resumed_model(conversation)
-        if self.options.named or provider is None:
+        if self.options.provider or self.options.model or provider is None:
             return self.settings
         spec = self.host.providers().get(provider)
         if spec is None or not has_key(spec, self.settings):
@@ -250,11 +245,6 @@ class Session:
         reason "manual"), steered by ``instruction``; the log keeps everything. None when no
         plugin compacts."""
         return self.engine.compact(self.conversation, reason="manual", instruction=instruction)
-
-    def undo_compaction(self) -> Compaction | None:
-        """Put the range of the newest compaction back into the view; returns it (None when
-        there was nothing to undo)."""
-        return self.conversation.undo_compaction()
 
     def context_tokens(self) -> int:
         """The estimate of the next request's input tokens (corrected by the provider's count)

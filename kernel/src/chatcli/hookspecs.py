@@ -166,7 +166,7 @@ def compact_view(
     implements it: it runs the compaction strategies other plugins register through
     ``register_compaction_strategies`` (which it declares) and records each
     :class:`chatcli.Compaction` with :meth:`chatcli.Conversation.compact`; compactions are undone
-    with :meth:`Session.undo_compaction`.
+    with :meth:`Conversation.undo_compaction`.
 
     :param engine: the session's engine (``engine.tokens`` estimates tokens,
         ``engine.context_tokens`` the whole request, ``engine.complete`` makes a model call
@@ -561,7 +561,7 @@ def view_changed(conversation: Conversation, reason: str, strategy: str, removed
       ``removed`` messages of the view are now represented by its replacement; ``strategy``
       made it. Called synchronously from :meth:`chatcli.Conversation.compact`. This is where a
       session store persists ``conversation.compactions``; user hooks map ``PostCompact`` here.
-    - ``"undo"``: the newest compaction was removed (:meth:`Session.undo_compaction`);
+    - ``"undo"``: the newest compaction was removed (:meth:`Conversation.undo_compaction`);
       ``strategy`` is ``""`` and ``removed`` 0.
 
     The return value is ignored.

@@ -64,7 +64,7 @@ def _undo(app: ChatApp, *, everything: bool) -> None:
     undone: list[tuple[Compaction, int]] = []
     while True:
         before = len(conversation.view())
-        compaction = app.session.undo_compaction()
+        compaction = app.session.conversation.undo_compaction()
         if compaction is None:
             break
         back = len(conversation.view()) - before + len(compaction.replacement)

@@ -30,7 +30,7 @@ def register_compaction_strategies(
         :class:`chatcli.Compaction` (a range of the view, first and last message ids, and the
         messages that replace it); each is checked (pinned messages kept, tool calls not
         separated from their results) and refused in one line if not. The log itself is never
-        changed: compactions are undone with :meth:`chatcli.Session.undo_compaction`. Two
+        changed: compactions are undone with :meth:`chatcli.Conversation.undo_compaction`. Two
         strategies with one name: the first registered wins and the other is reported.
 
     The return value is ignored.
