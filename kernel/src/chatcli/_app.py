@@ -2,7 +2,8 @@
 
 The REPL plugin implements :class:`ChatApp`, and so does ``chatcli -p "/command …"`` (where
 nobody can pick from a menu); slash commands contributed by plugins receive it as their first
-argument and use only what is declared here.
+argument and use only what is declared here. A front end that subclasses it gets ``settings``,
+``conversation`` and ``set_conversation`` from its ``session``.
 """
 
 from __future__ import annotations
@@ -36,15 +37,16 @@ class ChatApp(Protocol):
     @property
     def settings(self) -> Settings:
         """The session's settings (read only: change them with ``session.update_settings``)."""
-        ...
+        return self.session.settings
 
     @property
     def conversation(self) -> Conversation:
         """The current conversation (its log, head and checkpoints)."""
-        ...
+        return self.session.conversation
 
     def set_conversation(self, conversation: Conversation) -> None:
         """Replace the current conversation (load, new, fork); hooks start observing it."""
+        self.session.set_conversation(conversation)
 
     def ask(self, text: str) -> TurnFinished | None:
         """Run a turn on ``text`` now, shown as every answer is, and return how it ended (None

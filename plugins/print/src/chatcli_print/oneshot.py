@@ -19,6 +19,8 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any, TextIO
 
+from chatcli import ChatApp
+
 if TYPE_CHECKING:
     from collections.abc import Callable
 
@@ -90,7 +92,7 @@ def _run_command(run: Any, command: Any, argument: str) -> None:
                          ) from err
 
 
-class OneShot:
+class OneShot(ChatApp):
     """One ``-p`` run: its session, how turns are shown, and the exit code they come to."""
 
     def __init__(self, host: PluginHost, settings: Settings, run: SessionOptions) -> None:
@@ -112,8 +114,9 @@ class OneShot:
         self.finished: TurnFinished | None = None
         self.interrupted = False
 
+    # ChatApp.console is an attribute; a cached_property is one too (writable), made on first use
     @functools.cached_property
-    def console(self) -> Console:
+    def console(self) -> Console:  # type: ignore[override]
         """The console on stdout, made when first used (rich costs 25 ms to import, and only
         a named author above a rendered answer needs it)."""
         from rich.console import Console
@@ -121,20 +124,7 @@ class OneShot:
         return Console(file=sys.stdout, highlight=False, no_color=self.output.mode != "markdown")
 
     # ---------------------------------------------------------------- ChatApp
-
-    @property
-    def settings(self) -> Settings:
-        """The session's settings."""
-        return self.session.settings
-
-    @property
-    def conversation(self) -> Conversation:
-        """The current conversation."""
-        return self.session.conversation
-
-    def set_conversation(self, conversation: Conversation) -> None:
-        """Replace the current conversation."""
-        self.session.set_conversation(conversation)
+    # (settings, conversation and set_conversation come from ChatApp, through the session)
 
     def ask(self, text: str) -> TurnFinished | None:
         """Run a turn on ``text`` now, shown like ``-p``'s answer."""

@@ -9,7 +9,7 @@ from typing import Any
 
 from chatcli import (
     Approval,
-    Conversation,
+    ChatApp,
     PluginHost,
     Role,
     Session,
@@ -28,7 +28,7 @@ WorkItem = tuple[str, str]
 APPROVAL_GUARD = 0.25
 
 
-class ReplApp:
+class ReplApp(ChatApp):
     """The running chat: its session, the work queue and the live view.
 
     ``live_trace`` tells slash commands (the agent modes) that every tool call is shown as it
@@ -58,21 +58,8 @@ class ReplApp:
         self.session = Session(host, settings, options, interactive=True, approver=self._approve,
                                on_tool_output=self._tool_output)
 
-    @property
-    def settings(self) -> Settings:
-        """The session's settings."""
-        return self.session.settings
-
-    @property
-    def conversation(self) -> Conversation:
-        """The current conversation."""
-        return self.session.conversation
-
     # ---------------------------------------------------------------- ChatApp
-
-    def set_conversation(self, conversation: Conversation) -> None:
-        """Replace the current conversation; hooks observe the new one."""
-        self.session.set_conversation(conversation)
+    # (settings, conversation and set_conversation come from ChatApp, through the session)
 
     def ask(self, text: str) -> Any:
         """Run a turn on ``text`` now (on the worker thread, where commands run), shown as
