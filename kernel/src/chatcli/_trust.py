@@ -142,10 +142,8 @@ _lock = threading.RLock()
 _seen: Any = None
 #: root (text) → (its control files' stats, its ProjectTrust), for this process
 _cache: dict[str, tuple[Any, ProjectTrust]] = {}
-#: id(host) → (host, its control file patterns)
-_patterns: dict[int, tuple[Any, list[str]]] = {}
-#: id(host) → (host, its rules)
-_rules: dict[int, tuple[Any, tuple[list[SettingRule], list[SettingRule]]]] = {}
+#: id(host) → (host, (the kernel's rules, its plugins' rules), its control file patterns)
+_registered: dict[int, tuple[Any, tuple[list[SettingRule], list[SettingRule]], list[str]]] = {}
 
 
 def forget() -> None:
@@ -153,7 +151,7 @@ def forget() -> None:
     with _lock:
         _cache.clear()
         _presence.clear()
-        _patterns.clear()
+        _registered.clear()
 
 
 def _the_host(host: PluginHost | None) -> PluginHost | None:
@@ -167,7 +165,6 @@ def _the_host(host: PluginHost | None) -> PluginHost | None:
     with _lock:
         if current is not _seen:
             _seen = current
-            _rules.clear()
             forget()
     return current
 
@@ -210,33 +207,41 @@ class ControlFile(NamedTuple):
     pattern: str
 
 
-def control_patterns(host: PluginHost | None = None) -> list[str]:
-    """The glob patterns of control files: the kernel's ``.chatcli/config.toml`` and every
-    :class:`ControlFile` plugins register. Absolute patterns and ones that climb out of the
-    root (``..``) are reported and left out."""
-    patterns = [CONFIG_FILE]
-    host = _the_host(host)
-    if host is None:
-        return patterns
+def _registrations(host: PluginHost | None
+                   ) -> tuple[tuple[list[SettingRule], list[SettingRule]], list[str]]:
+    """What ``host``'s plugins register through ``register_setting_rules`` (asked once a host):
+    ``((the kernel's rules, the plugins' rules), the control file patterns)`` — the kernel's
+    ``.chatcli/config.toml`` first. Anything else registered, and patterns that are absolute or
+    climb out of the root (``..``), are reported and left out."""
     with _lock:
-        cached = _patterns.get(id(host))
+        cached = _registered.get(id(host))
         if cached is not None and cached[0] is host:
-            return list(cached[1])
-    declared: list[ControlFile] = []
-    host.hooks.register_setting_rules(
-        register=lambda item: declared.append(item) if isinstance(item, ControlFile) else None)
-    for pattern in (item.pattern for item in declared):
-        text = pattern.replace("\\", "/") if isinstance(pattern, str) else ""
-        if (not text or text.startswith("/") or ".." in text.split("/")
-                or "\x00" in text):
-            host.warn(f"ignored the project control file pattern {pattern!r}: it must be "
-                      "a relative glob such as '.mcp.json'")
-            continue
-        if text not in patterns:
-            patterns.append(text)
+            return cached[1], cached[2]
+    rules: list[SettingRule] = []
+    patterns = [CONFIG_FILE]
+    if host is not None:
+        from chatcli._guard import current_plugin, describe
+
+        def register(item: Any) -> None:
+            if isinstance(item, SettingRule):
+                rules.append(item)
+                return
+            if not isinstance(item, ControlFile):
+                host.warn(f"plugin {current_plugin.get() or '?'!r} registered {describe(item)} "
+                          "as a setting rule, expected SettingRule (ignored)")
+                return
+            text = item.pattern.replace("\\", "/") if isinstance(item.pattern, str) else ""
+            if not text or text.startswith("/") or ".." in text.split("/") or "\x00" in text:
+                host.warn(f"ignored the project control file pattern {item.pattern!r}: it must "
+                          "be a relative glob such as '.mcp.json'")
+            elif text not in patterns:
+                patterns.append(text)
+
+        host.hooks.register_setting_rules(register=register)
+    found = ((kernel_rules(), rules), patterns)
     with _lock:
-        _patterns[id(host)] = (host, patterns)
-    return list(patterns)
+        _registered[id(host)] = (host, *found)
+    return found
 
 
 #: Entries one pattern's walk visits at most (a project tree that large is no control folder).
@@ -445,9 +450,9 @@ def _record_path() -> str:
     return os.path.join(directory("data"), TRUST_FILE)
 
 
-def _read_record() -> dict[str, Any]:
-    """The trusted projects, root → entry (``digest``, ``files``, ``when``); {} when none.
-    A record that cannot be read trusts nothing."""
+def trusted_projects() -> dict[str, dict[str, Any]]:
+    """Every trusted project: root → ``{"digest", "files", "when"}``; {} when none. A record
+    that cannot be read trusts nothing."""
     try:
         with open(_record_path(), "rb") as handle:
             data = json.loads(handle.read())
@@ -458,11 +463,6 @@ def _read_record() -> dict[str, Any]:
         return {}
     return {root: entry for root, entry in projects.items()
             if isinstance(entry, dict) and isinstance(entry.get("digest"), str)}
-
-
-def trusted_projects() -> dict[str, dict[str, Any]]:
-    """Every trusted project: root → ``{"digest", "files", "when"}``."""
-    return _read_record()
 
 
 # ------------------------------------------------------------------------------ the API
@@ -480,30 +480,6 @@ def _stats(root: str, files: tuple[str, ...]) -> tuple[Any, ...]:
     return tuple(out)
 
 
-def _state(root: str | None, host: PluginHost | None) -> ProjectTrust:
-    from pathlib import Path
-
-    if root is None:
-        return ProjectTrust(None, (), True, False, "")
-    files = _present(root, control_patterns(host))
-    # the record's file too: a change to it (another process, chatcli-workspace's writers)
-    # is noticed without being read (it is replaced atomically: a new inode)
-    stats = (_sig(_record_path()), _stats(root, files))
-    with _lock:
-        cached = _cache.get(root)
-    if cached is not None and cached[0] == stats:
-        return cached[1]
-    digest = _digest(root, files)
-    entry = _read_record().get(root)
-    known = entry.get("digest") if entry else None
-    trusted = not files or known == digest
-    state = ProjectTrust(Path(root), files, trusted, bool(files) and known is not None
-                         and not trusted, digest)
-    with _lock:
-        _cache[root] = (stats, state)
-    return state
-
-
 def project_trust(workspace: Path | str, host: PluginHost | None = None) -> ProjectTrust:
     """Whether the project ``workspace`` belongs to is trusted (see :class:`ProjectTrust`).
 
@@ -512,8 +488,28 @@ def project_trust(workspace: Path | str, host: PluginHost | None = None) -> Proj
     and the record are read once per process for a root, and again only when a control file
     appears, goes or changes (its size, times or inode), or the record changes.
     """
-    host = _the_host(host)
-    return _state(project_root(workspace), host)
+    from pathlib import Path
+
+    root = project_root(workspace)
+    if root is None:
+        return ProjectTrust(None, (), True, False, "")
+    files = _present(root, _registrations(_the_host(host))[1])
+    # the record's file too: a change to it (another process, chatcli-workspace's writers)
+    # is noticed without being read (it is replaced atomically: a new inode)
+    stats = (_sig(_record_path()), _stats(root, files))
+    with _lock:
+        cached = _cache.get(root)
+    if cached is not None and cached[0] == stats:
+        return cached[1]
+    digest = _digest(root, files)
+    entry = trusted_projects().get(root)
+    known = entry.get("digest") if entry else None
+    trusted = not files or known == digest
+    state = ProjectTrust(Path(root), files, trusted, bool(files) and known is not None
+                         and not trusted, digest)
+    with _lock:
+        _cache[root] = (stats, state)
+    return state
 
 
 # ------------------------------------------------------------------------------ setting rules
@@ -558,27 +554,7 @@ def kernel_rules() -> list[SettingRule]:
 def setting_rules(host: PluginHost | None = None) -> tuple[list[SettingRule], list[SettingRule]]:
     """``(the kernel's rules, the plugins' rules)`` (plugins of ``host``, default the command
     line's); a plugin registering something else is reported and skipped."""
-    host = _the_host(host)
-    with _lock:
-        cached = _rules.get(id(host))
-        if cached is not None and cached[0] is host:
-            return cached[1]
-    found: list[SettingRule] = []
-    if host is not None:
-        from chatcli._guard import current_plugin, describe
-
-        def register(rule: Any) -> None:
-            if isinstance(rule, SettingRule):
-                found.append(rule)
-            elif not isinstance(rule, ControlFile):  # control_patterns reads those
-                host.warn(f"plugin {current_plugin.get() or '?'!r} registered {describe(rule)} "
-                          "as a setting rule, expected SettingRule (ignored)")
-
-        host.hooks.register_setting_rules(register=register)
-    rules = (kernel_rules(), found)
-    with _lock:
-        _rules[id(host)] = (host, rules)
-    return rules
+    return _registrations(_the_host(host))[0]
 
 
 def _matches(pattern: tuple[str, ...], path: tuple[str, ...]) -> bool:

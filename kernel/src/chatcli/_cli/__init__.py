@@ -195,14 +195,6 @@ def _plugin_options(host: PluginHost, taken: list[click.Parameter]) -> list[clic
     return added
 
 
-def _default_host() -> PluginHost:
-    from chatcli._plugins import PluginHost
-
-    host = PluginHost()
-    host.load_entry_points()
-    return host
-
-
 #: The plugin host of the running command line: whose ``ControlFile`` registrations and
 #: ``register_setting_rules`` settings read without a host consult (see :mod:`chatcli._trust`).
 current_host: PluginHost | None = None
@@ -218,7 +210,10 @@ def run(argv: list[str] | None = None, host: PluginHost | None = None) -> int:
     state: AppState | None = None
     try:
         if host is None:
-            host = _default_host()
+            from chatcli._plugins import PluginHost
+
+            host = PluginHost()
+            host.load_entry_points()
         global current_host
         current_host = host  # settings read without a host ask this one (chatcli._trust)
         state = AppState(host=host)
@@ -239,9 +234,7 @@ def run(argv: list[str] | None = None, host: PluginHost | None = None) -> int:
         if message is not None and code != EXIT_INTERRUPTED:
             error_line(message)
         return code
-    if isinstance(result, int):
-        return result
-    return EXIT_OK
+    return result if isinstance(result, int) else EXIT_OK
 
 
 def _root_usage_error(err: BaseException) -> bool:
@@ -251,15 +244,10 @@ def _root_usage_error(err: BaseException) -> bool:
 
 def _failure(err: BaseException) -> tuple[int, str | None]:
     """The exit code of a failure and its one-line message (None when there is none to show;
-    an interrupt's is only for ``--json``)."""
+    an interrupt's is only for ``--json``). A bug is one line too, unless CHATCLI_DEBUG asks
+    for the traceback (as for chatcli's own errors)."""
     from chatcli._errors import ChatcliError
 
-    if isinstance(err, ChatcliError):
-        if debug_enabled():
-            import traceback
-
-            traceback.print_exc()
-        return err.exit_code, str(err)
     if isinstance(err, click.exceptions.Exit):
         return int(err.exit_code), None
     if isinstance(err, click.exceptions.Abort | KeyboardInterrupt):  # click printed a newline
@@ -274,22 +262,19 @@ def _failure(err: BaseException) -> tuple[int, str | None]:
     if isinstance(err, OSError) and err.errno in _DISK_FULL:
         return EXIT_PROVIDER, (f"cannot write: {os.strerror(err.errno)}"
                                " — free some space, or send the output to another disk")
-    return _unexpected(err)
-
-
-#: errno values that mean the output (or a file chatcli writes) has no room left.
-_DISK_FULL = frozenset({errno.ENOSPC, errno.EDQUOT})
-
-
-def _unexpected(err: BaseException) -> tuple[int, str]:
-    """A bug: still one line unless CHATCLI_DEBUG asks for more."""
     if debug_enabled():
         import traceback
 
         traceback.print_exc()
+    if isinstance(err, ChatcliError):
+        return err.exit_code, str(err)
     first = (str(err).splitlines() or [""])[0]
     return EXIT_PROVIDER, (f"unexpected {type(err).__name__}: {first}"
                            " (set CHATCLI_DEBUG=1 for the traceback)")
+
+
+#: errno values that mean the output (or a file chatcli writes) has no room left.
+_DISK_FULL = frozenset({errno.ENOSPC, errno.EDQUOT})
 
 
 def _print_json_error(message: str, err: BaseException) -> None:

@@ -14,9 +14,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 if TYPE_CHECKING:
-    from chatcli._config import Settings
     from chatcli._plugins import PluginHost
-    from chatcli._session import SessionOptions
 
 __all__ = [
     "UTF8_TEXT",
@@ -29,9 +27,6 @@ __all__ = [
     "get_state",
     "not_utf8",
     "require_utf8",
-    "session_options",
-    "settings_flags",
-    "settings_from",
 ]
 
 
@@ -58,36 +53,6 @@ def cli_host(ctx: click.Context) -> PluginHost:
     """The plugin host of the running ``chatcli`` command line, for a plugin's click command
     (``chatcli models`` lists ``cli_host(ctx).providers()``): the plugins are loaded once."""
     return get_state(ctx).host
-
-
-def settings_from(flags: dict[str, Any] | None = None) -> Settings:
-    """The effective settings (raises ConfigError naming the file and key when invalid)."""
-    from chatcli._config import load_settings
-
-    return load_settings(flags)
-
-
-def settings_flags(options: dict[str, Any]) -> dict[str, Any]:
-    """The command line's options that are settings (``--provider``, ``--model``, ``--system``)."""
-    return {"provider": options.get("provider"), "model": options.get("model"),
-            "system": options.get("system")}
-
-
-def session_options(options: dict[str, Any]) -> SessionOptions:
-    """The command line's options as the :class:`~chatcli.SessionOptions` of a session: a
-    plugin's option named like one of its fields fills it, the others are its ``extra``."""
-    from dataclasses import fields
-
-    from chatcli._session import SessionOptions
-
-    known = {field.name for field in fields(SessionOptions)} - {"extra"}
-    given = dict(options.get("plugin_options") or {})
-    named = {name: given.pop(name) for name in list(given) if name in known}
-    return SessionOptions(**{
-        "provider": options.get("provider"), "model": options.get("model"),
-        "resume": options.get("resume"), "continue_last": bool(options.get("continue_last")),
-        "system": options.get("system"), **named, "extra": given,
-    })
 
 
 def error_line(message: str) -> None:

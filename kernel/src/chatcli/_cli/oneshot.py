@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from chatcli._plugins import PluginHost
+    from chatcli._session import SessionOptions
 
 __all__ = ["clean_text", "main_command"]
 
@@ -40,13 +41,32 @@ def clean_text(text: str) -> str:
     return text
 
 
+def _session_options(options: dict[str, Any]) -> SessionOptions:
+    """The command line's options as the :class:`~chatcli.SessionOptions` of a session: a
+    plugin's option named like one of its fields fills it, the others (``--json`` and ``--raw``
+    among them) are its ``extra``."""
+    from dataclasses import fields
+
+    from chatcli._session import SessionOptions
+
+    known = {field.name for field in fields(SessionOptions)} - {"extra"}
+    given = {**(options.get("plugin_options") or {}), "as_json": bool(options.get("as_json")),
+             "raw": bool(options.get("raw"))}
+    named = {name: given.pop(name) for name in list(given) if name in known}
+    return SessionOptions(**{
+        "provider": options.get("provider"), "model": options.get("model"),
+        "resume": options.get("resume"), "continue_last": bool(options.get("continue_last")),
+        "system": options.get("system"), **named, "extra": given,
+    })
+
+
 def main_command(host: PluginHost, options: dict[str, Any]) -> int:
     """The root command without a sub-command: hand it to the plugin that runs it.
 
     With ``--json`` every failure, a usage error too, is also printed as one JSON object on
     stdout (by :func:`chatcli._cli.run`), so a script that parses stdout always gets an object.
     """
-    from chatcli._cli.common import session_options, settings_flags, settings_from
+    from chatcli._config import load_settings
     from chatcli._errors import UsageError
 
     if options.get("continue_last") and options.get("resume"):
@@ -60,11 +80,9 @@ def main_command(host: PluginHost, options: dict[str, Any]) -> int:
         prompt = clean_text(prompt)
     if options.get("system"):
         options = {**options, "system": clean_text(options["system"])}
-    settings = settings_from(settings_flags(options))
-    given = {**(options.get("plugin_options") or {}), "as_json": bool(options.get("as_json")),
-             "raw": bool(options.get("raw"))}
+    settings = load_settings({key: options.get(key) for key in ("provider", "model", "system")})
     result = host.hooks.cmdline_main(host=host, settings=settings, prompt=prompt,
-                                     options=session_options({**options, "plugin_options": given}))
+                                     options=_session_options(options))
     if result is None:
         chat = prompt is None and _stdin_is_tty()
         name, hint = ("repl", REPL_HINT) if chat else ("print", PRINT_HINT)
