@@ -31,10 +31,8 @@ __all__ = [
     "redact",
 ]
 
-EXIT_OK = 0
 EXIT_PROVIDER = 1
 EXIT_USAGE = 2
-EXIT_INTERRUPTED = 130
 
 
 class ChatcliError(Exception):

@@ -11,6 +11,7 @@ import os
 
 TYPE_CHECKING = False  # not `from typing import ...`: `chatcli --help` reads its cache here
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from pathlib import Path
 
 __all__ = ["atomic_write", "cache_dir", "config_dir", "data_dir", "project_directory"]
@@ -54,14 +55,16 @@ def cache_dir() -> Path:
     return Path(directory("cache"))
 
 
-def project_directory(start: str | None = None) -> str | None:
-    """The nearest folder at or above ``start`` that holds a ``.chatcli`` folder, as text (no
-    pathlib: the start-up path uses it). The home folder itself never counts: its ``.chatcli``
-    would be nobody's project."""
+def project_directory(start: str | None = None, marks: str = ".chatcli",
+                      test: Callable[[str], bool] = os.path.isdir) -> str | None:
+    """The nearest folder at or above ``start`` that holds a ``.chatcli`` folder (``marks``
+    passing ``test``: ``".git", os.path.exists`` finds a repository), as text (no pathlib: the
+    start-up path uses it). The home folder itself never counts: its ``.chatcli`` would be
+    nobody's project."""
     folder = os.path.realpath(start or os.getcwd())
     home = os.path.realpath(os.path.expanduser("~"))
     while True:
-        if folder != home and os.path.isdir(os.path.join(folder, ".chatcli")):
+        if folder != home and test(os.path.join(folder, marks)):
             return folder
         parent = os.path.dirname(folder)
         if parent == folder:

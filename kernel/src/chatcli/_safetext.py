@@ -133,30 +133,18 @@ def safe_json(value: M) -> M:
 _KNOWN_SAFE: dict[int, weakref.ref[Any]] = {}
 
 
-def _known_safe(model: Any) -> bool:
-    ref = _KNOWN_SAFE.get(id(model))
-    return ref is not None and ref() is model
-
-
-def _remember_safe(model: Any) -> None:
-    key = id(model)  # (pydantic models take weak references)
-
-    def forget(_ref: weakref.ref[Any]) -> None:
-        _KNOWN_SAFE.pop(key, None)
-
-    _KNOWN_SAFE[key] = weakref.ref(model, forget)
-
-
 def safe_message(message: M) -> M:
     """A pydantic model (a :class:`~chatcli.Message`, a part, a compaction) whose strings are
     all safe: ``message`` itself when they already are, else a validated copy.
 
     A model found safe is remembered (by identity, as long as it lives), so asking again costs
     a dictionary look-up: messages are not changed once they are in a conversation."""
-    if _known_safe(message):
+    known = _KNOWN_SAFE.get(id(message))
+    if known is not None and known() is message:
         return message
     if _needs_work(message):  # read in place, without dumping the model
         data = message.model_dump()  # type: ignore[attr-defined]
         message = type(message).model_validate(_rebuild(data))  # type: ignore[attr-defined]
-    _remember_safe(message)
+    key = id(message)  # (pydantic models take weak references; the entry goes with the model)
+    _KNOWN_SAFE[key] = weakref.ref(message, lambda _ref: _KNOWN_SAFE.pop(key, None))
     return message

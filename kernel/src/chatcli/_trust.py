@@ -179,19 +179,10 @@ def project_root(workspace: str | Path) -> str | None:
     from chatcli._paths import project_directory
 
     start = os.path.realpath(str(workspace))
-    found = project_directory(start)
+    found = project_directory(start) or project_directory(start, ".git", os.path.exists)
     if found is not None:
         return found
-    home = os.path.realpath(os.path.expanduser("~"))
-    folder = start
-    while True:
-        if folder != home and os.path.exists(os.path.join(folder, ".git")):
-            return folder
-        parent = os.path.dirname(folder)
-        if parent == folder:
-            break
-        folder = parent
-    return None if start == home else start
+    return None if start == os.path.realpath(os.path.expanduser("~")) else start
 
 
 class ControlFile(NamedTuple):
@@ -617,10 +608,6 @@ KERNEL_MIN_DEFAULTS: dict[str, Any] = {
 }
 
 
-def _default_of(path: tuple[str, ...]) -> Any:
-    return KERNEL_MIN_DEFAULTS.get(path[0]) if len(path) == 1 else None
-
-
 def _number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
@@ -637,8 +624,8 @@ def _merged(rule: SettingRule, value: Any, lower: Any, path: tuple[str, ...]) ->
     if rule.merge == "min":
         if not _number(value):
             return None
-        if lower is None:
-            lower = _default_of(path)
+        if lower is None and len(path) == 1:
+            lower = KERNEL_MIN_DEFAULTS.get(path[0])
         if lower is None:
             return value
         return min(value, lower) if _number(lower) else None
