@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from chatcli import Conversation, ConversationObserver, Message
+from chatcli import Compaction, Conversation, Message, PluginHost, attach_hooks, hookimpl
 
 
 def texts(conversation: Conversation) -> list[str]:
@@ -48,27 +48,41 @@ def test_checkpoints_are_capped_and_unknown_ids_rejected() -> None:
         conv.move_head("msg_missing", "rewind")
 
 
-def test_observers_see_every_change() -> None:
+def test_the_lifecycle_hooks_see_every_change() -> None:
     seen: list[str] = []
 
-    class Spy(ConversationObserver):
+    class Spy:
+        @hookimpl
         def message_appended(self, conversation, message):
             seen.append(f"append:{message.text}")
 
+        @hookimpl
         def checkpoint_created(self, conversation, checkpoint):
             seen.append(f"checkpoint:{checkpoint.label}")
 
+        @hookimpl
         def head_moved(self, conversation, head, reason):
             seen.append(f"head:{reason}")
 
+        @hookimpl
+        def view_changed(self, conversation, reason, strategy, removed):
+            seen.append(f"view:{reason}:{strategy}:{removed}")
+
+    host = PluginHost(warn=lambda line: seen.append(f"failure: {line}"))
+    host.register(Spy(), "spy")
     conv = Conversation()
-    conv.observers.append(Spy())
+    attach_hooks(conv, host)
     cp = conv.checkpoint("x")
-    conv.append(Message.user("hi"))
+    first = conv.append(Message.user("hi"))
+    last = conv.append(Message.assistant("hello"))
+    conv.compact(Compaction(first=first.id, last=last.id, strategy="trim",
+                            replacement=[Message.user("short")]))
+    conv.undo_compaction()
     conv.rewind(cp.id)
     conv.undo()
     conv.clear()
-    assert seen == ["checkpoint:x", "append:hi", "head:rewind", "head:undo", "head:clear"]
+    assert seen == ["checkpoint:x", "append:hi", "append:hello", "view:compact:trim:2",
+                    "view:undo::0", "head:rewind", "head:undo", "head:clear"]
 
 
 def test_restore_rebuilds_the_same_view() -> None:

@@ -24,13 +24,13 @@ from typing import Any
 import pytest
 from chatcli import (
     Conversation,
-    ConversationObserver,
     Message,
     PluginHost,
     Role,
     TextPart,
     ToolCallPart,
     ToolResultPart,
+    attach_hooks,
     hookimpl,
     safe_text,
 )
@@ -210,13 +210,27 @@ def test_a_prompt_with_bytes_that_are_not_utf8(home: Path, db_path: Path) -> Non
 # ------------------------------------------------------------------------ a turn saved whole
 
 
-class _Saver(ConversationObserver):
+def _observed(conversation: Conversation, plugin: object) -> Conversation:
+    """``conversation`` with ``plugin``'s lifecycle hooks observing it, as a session's are; a
+    hook that fails fails the test."""
+
+    def fail(line: str) -> None:
+        raise AssertionError(line)
+
+    host = PluginHost(warn=fail)
+    host.register(plugin, "saver")
+    attach_hooks(conversation, host)
+    return conversation
+
+
+class _Saver:
     """What the sessions plugin does on message_appended; a failure is counted (the plugin
     host reports a failed hook and the turn goes on)."""
 
     def __init__(self, store: Any) -> None:
         self.store, self.failures = store, 0
 
+    @hookimpl
     def message_appended(self, conversation: Conversation, message: Message) -> None:
         from chatcli_sessions.store import StoreError
 
@@ -262,7 +276,7 @@ def test_a_tool_message_is_never_stored_without_its_parent(
     store = SessionStore(home / "faults.db")
     conversation = Conversation()
     saver = _Saver(store)
-    conversation.observers.append(saver)
+    _observed(conversation, saver)
     for message in turn:
         conversation.append(message)
     assert saver.failures >= 1
@@ -293,7 +307,7 @@ def test_arguments_too_deep_for_json_do_not_stop_the_session(home: Path) -> None
     store = SessionStore(home / "deep.db")
     conversation = Conversation()
     saver = _Saver(store)
-    conversation.observers.append(saver)
+    _observed(conversation, saver)
     call = ToolCallPart(name="echo", arguments=deep)
     turn = [Message.user("hi"), Message.assistant("look", [call]),
             Message(role=Role.TOOL, parts=[ToolResultPart(call_id=call.id, name="echo",
@@ -336,11 +350,12 @@ def break_session(db: Path, how: str) -> tuple[str, list[str], str]:
     store = SessionStore(db)
     conversation = Conversation()
 
-    class Save(ConversationObserver):
-        def message_appended(self, conv: Conversation, message: Message) -> None:
-            store.append(conv, message)
+    class Save:
+        @hookimpl
+        def message_appended(self, conversation: Conversation, message: Message) -> None:
+            store.append(conversation, message)
 
-    conversation.observers.append(Save())
+    _observed(conversation, Save())
     conversation.append(Message.user("first question"))
     good = conversation.append(Message.assistant("first answer"))
     prompt = conversation.append(Message.user("second question"))
@@ -472,10 +487,10 @@ STORE_EXAMPLES = 150
 
 
 def _build(user: str, answer: str, args: dict[str, Any], output: str, name: str,
-           observer: ConversationObserver | None) -> Conversation:
+           observer: object | None) -> Conversation:
     conversation = Conversation()
     if observer is not None:
-        conversation.observers.append(observer)
+        _observed(conversation, observer)
     conversation.checkpoint(user)
     conversation.append(Message.user(user))
     call = ToolCallPart(name=name, arguments=args)
@@ -502,9 +517,10 @@ def test_any_text_round_trips_through_the_store(user: str, answer: str, args: di
     store = SessionStore(home / "hypothesis.db", synchronous="OFF")
     try:
 
-        class Save(ConversationObserver):
-            def message_appended(self, conv: Conversation, message: Message) -> None:
-                store.append(conv, message)
+        class Save:
+            @hookimpl
+            def message_appended(self, conversation: Conversation, message: Message) -> None:
+                store.append(conversation, message)
 
         conversation = _build(user, answer, args, output, name, Save())
         log = conversation.messages()

@@ -24,7 +24,7 @@ _BY_MODULE: dict[str, str] = {
         "ModelSettings ProviderSettings Settings load_settings project_config_path "
         "unknown_setting user_config_path validate_setting"
     ),
-    "_conversation": "Checkpoint Conversation ConversationObserver",
+    "_conversation": "Checkpoint Conversation",
     "_engine": (
         "Compacted Engine EngineEvent ToolFinished ToolStarted TurnFinished Use attach_hooks"
     ),
@@ -101,7 +101,6 @@ if TYPE_CHECKING:
     from chatcli._config import validate_setting as validate_setting
     from chatcli._conversation import Checkpoint as Checkpoint
     from chatcli._conversation import Conversation as Conversation
-    from chatcli._conversation import ConversationObserver as ConversationObserver
     from chatcli._engine import Compacted as Compacted
     from chatcli._engine import Engine as Engine
     from chatcli._engine import EngineEvent as EngineEvent

@@ -4,8 +4,8 @@ Every message records its parent, so the log is a tree. :meth:`Conversation.mess
 the head back to the root. Rewinding moves the head to a checkpoint; nothing is ever deleted, so a
 rewind can itself be undone (:meth:`Conversation.undo`).
 
-Observers (the plugin host wires lifecycle hooks here) are told of every append, checkpoint and
-head move, which is where sessions persist.
+The plugin host's lifecycle hooks (:func:`chatcli.attach_hooks`) are told of every append,
+checkpoint, head move and change of the view, which is where sessions persist.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
@@ -22,7 +22,10 @@ from chatcli._safetext import safe_message, safe_text
 from chatcli._stash import Stash
 from chatcli._types import Message, Role, new_id
 
-__all__ = ["Checkpoint", "Conversation", "ConversationObserver"]
+if TYPE_CHECKING:
+    from chatcli._plugins import HookCalls
+
+__all__ = ["Checkpoint", "Conversation"]
 
 
 class Checkpoint(BaseModel):
@@ -32,22 +35,6 @@ class Checkpoint(BaseModel):
     head: str | None
     label: str
     created_at: float = Field(default_factory=time.time)
-
-
-class ConversationObserver:
-    """Receives conversation changes. Override what you need; the defaults do nothing."""
-
-    def message_appended(self, conversation: Conversation, message: Message) -> None:
-        """``message`` was appended and is the new head."""
-
-    def checkpoint_created(self, conversation: Conversation, checkpoint: Checkpoint) -> None:
-        """``checkpoint`` was recorded."""
-
-    def head_moved(self, conversation: Conversation, head: str | None, reason: str) -> None:
-        """The head moved to ``head`` for ``reason`` ("rewind", "undo", "clear", "retry")."""
-
-    def view_changed(self, conversation: Conversation, reason: str) -> None:
-        """The compactions changed for ``reason`` ("compact", "undo")."""
 
 
 class Conversation:
@@ -72,7 +59,9 @@ class Conversation:
         self._head_history: list[str | None] = []
         #: the compactions of the view, oldest first (see :meth:`view`)
         self.compactions: list[Compaction] = []
-        self.observers: list[ConversationObserver] = []
+        #: the lifecycle hooks told of every change (``message_appended``, ``checkpoint_created``,
+        #: ``head_moved``, ``view_changed``), once :func:`chatcli.attach_hooks` set them
+        self.hooks: HookCalls | None = None
         #: Plugins' state for this conversation (``conversation.stash[KEY]``; not persisted).
         self.stash = Stash()
 
@@ -140,8 +129,8 @@ class Conversation:
         message.parent_id = self.head
         self._log[message.id] = message
         self.head = message.id
-        for observer in self.observers:
-            observer.message_appended(self, message)
+        if self.hooks is not None:
+            self.hooks.message_appended(conversation=self, message=message)
         return message
 
     def checkpoint(self, label: str) -> Checkpoint:
@@ -150,8 +139,8 @@ class Conversation:
         self.checkpoints.append(checkpoint)
         if len(self.checkpoints) > self.max_checkpoints:
             del self.checkpoints[: len(self.checkpoints) - self.max_checkpoints]
-        for observer in self.observers:
-            observer.checkpoint_created(self, checkpoint)
+        if self.hooks is not None:
+            self.hooks.checkpoint_created(conversation=self, checkpoint=checkpoint)
         return checkpoint
 
     def move_head(self, head: str | None, reason: str) -> None:
@@ -160,8 +149,8 @@ class Conversation:
             raise KeyError(f"no message {head!r} in this conversation")
         self._head_history.append(self.head)
         self.head = head
-        for observer in self.observers:
-            observer.head_moved(self, head, reason)
+        if self.hooks is not None:
+            self.hooks.head_moved(conversation=self, head=head, reason=reason)
 
     def rewind(self, checkpoint_id: str) -> Checkpoint:
         """Move the head back to the checkpoint with id ``checkpoint_id`` (or a unique prefix)."""
@@ -177,16 +166,21 @@ class Conversation:
             return False
         previous = self._head_history.pop()
         self.head = previous
-        for observer in self.observers:
-            observer.head_moved(self, previous, "undo")
+        if self.hooks is not None:
+            self.hooks.head_moved(conversation=self, head=previous, reason="undo")
         return True
 
     def compact(self, compaction: Compaction) -> None:
         """Add ``compaction`` to the view (checked by its maker; see
-        :func:`chatcli_plugin_records.check_compaction`)."""
+        :func:`chatcli_plugin_records.check_compaction`); ``view_changed`` is told how many
+        messages of the view it replaces."""
+        ids = [m.id for m in self.view()] if self.hooks is not None else []
         self.compactions.append(compaction)
-        for observer in self.observers:
-            observer.view_changed(self, "compact")
+        if self.hooks is not None:
+            first, last = compaction.first, compaction.last
+            removed = ids.index(last) - ids.index(first) + 1 if {first, last} <= set(ids) else 0
+            self.hooks.view_changed(conversation=self, reason="compact",
+                                    strategy=compaction.strategy, removed=removed)
 
     def undo_compaction(self) -> Compaction | None:
         """Remove the newest compaction that applies to the current path (its range is back in
@@ -195,8 +189,9 @@ class Conversation:
         for index in range(len(self.compactions) - 1, -1, -1):
             if applied[index]:
                 removed = self.compactions.pop(index)
-                for observer in self.observers:
-                    observer.view_changed(self, "undo")
+                if self.hooks is not None:
+                    self.hooks.view_changed(conversation=self, reason="undo", strategy="",
+                                            removed=0)
                 return removed
         return None
 
@@ -218,7 +213,7 @@ class Conversation:
         compactions: list[Compaction] | None = None,
     ) -> Conversation:
         """Rebuild a conversation from stored messages (parents before children, or any order)
-        without notifying observers. Text nothing can store or send is made safe, as
+        without telling the hooks. Text nothing can store or send is made safe, as
         :meth:`append` does (a message written by an older version, or an imported file).
 
         ``head_history`` is the undo stack (heads before each rewind/clear, oldest first), so

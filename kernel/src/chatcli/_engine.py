@@ -39,9 +39,9 @@ from chatcli._calls import (
     Verdict,
     ignore_output,
 )
-from chatcli._compaction import CompactionOutcome, TokenCounter, apply_compactions
+from chatcli._compaction import CompactionOutcome, TokenCounter
 from chatcli._config import Settings
-from chatcli._conversation import Checkpoint, Conversation, ConversationObserver
+from chatcli._conversation import Conversation
 from chatcli._errors import ChatcliError, ContextTooLongError
 from chatcli._plugins import PluginHost
 from chatcli._safetext import safe_message, safe_text, unsafe_text
@@ -53,7 +53,6 @@ __all__ = [
     "Approver",
     "Engine",
     "EngineEvent",
-    "HookObserver",
     "ToolFinished",
     "ToolStarted",
     "TurnFinished",
@@ -770,35 +769,6 @@ def _plain(message: Message) -> Message:
     return message
 
 
-class HookObserver(ConversationObserver):
-    """Forwards conversation changes to the lifecycle hooks (where sessions persist)."""
-
-    def __init__(self, host: PluginHost) -> None:
-        self.host = host
-
-    def message_appended(self, conversation: Conversation, message: Message) -> None:
-        self.host.hooks.message_appended(conversation=conversation, message=message)
-
-    def checkpoint_created(self, conversation: Conversation, checkpoint: Checkpoint) -> None:
-        self.host.hooks.checkpoint_created(conversation=conversation, checkpoint=checkpoint)
-
-    def head_moved(self, conversation: Conversation, head: str | None, reason: str) -> None:
-        self.host.hooks.head_moved(conversation=conversation, head=head, reason=reason)
-
-    def view_changed(self, conversation: Conversation, reason: str) -> None:
-        strategy, removed = "", 0
-        if reason == "compact" and conversation.compactions:
-            newest = conversation.compactions[-1]
-            strategy = newest.strategy
-            ids = [message.id for message in apply_compactions(
-                conversation.messages(), conversation.compactions[:-1])]
-            if newest.first in ids and newest.last in ids:
-                removed = ids.index(newest.last) - ids.index(newest.first) + 1
-        self.host.hooks.view_changed(conversation=conversation, reason=reason,
-                                     strategy=strategy, removed=removed)
-
-
 def attach_hooks(conversation: Conversation, host: PluginHost) -> None:
-    """Make ``host``'s lifecycle hooks observe ``conversation`` (once)."""
-    if not any(isinstance(o, HookObserver) and o.host is host for o in conversation.observers):
-        conversation.observers.append(HookObserver(host))
+    """Make ``host``'s lifecycle hooks observe ``conversation`` (where sessions persist)."""
+    conversation.hooks = host.hooks

@@ -324,7 +324,7 @@ def session_start(session: Session, conversation: Conversation, settings: Settin
     ``session_end`` for the same conversation.
 
     :param session: the running session (provider, model, engine, options).
-    :param conversation: the conversation that begins; observers may be attached to it.
+    :param conversation: the conversation that begins (its lifecycle hooks already observe it).
     :param settings: the session's settings.
 
     The return value is ignored. A :class:`chatcli.ConfigError` raised here (the plugin's
