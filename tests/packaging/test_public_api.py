@@ -14,7 +14,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 #: Every consumer of the kernel, chatcli-admin (the administration commands) included: the
-#: command-line helpers they need (``cli_host``, ``error_line``, ``require_utf8``, ``LazyGroup``)
+#: command-line helpers they need (``cli_host``, ``error_line``, ``require_utf8``)
 #: are public names like the rest.
 CONSUMERS = ["plugins", "providers", "libs", "plugin-template", "skills"]
 

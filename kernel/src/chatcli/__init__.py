@@ -53,7 +53,7 @@ _BY_MODULE: dict[str, str] = {
     ),
     "_types": "ImagePart Message Part Role TextPart ToolCallPart ToolResultPart Usage new_id",
     "hookspecs": "hookspec",
-    "_cli.common": "LazyGroup cli_host error_line require_utf8",
+    "_cli.common": "cli_host error_line require_utf8",
     "_cli.oneshot": "clean_text",
 }
 _EXPORTS: dict[str, str] = {
@@ -82,7 +82,6 @@ if TYPE_CHECKING:
     from chatcli._calls import ToolSpec as ToolSpec
     from chatcli._calls import UsageEvent as UsageEvent
     from chatcli._calls import Verdict as Verdict
-    from chatcli._cli.common import LazyGroup as LazyGroup
     from chatcli._cli.common import cli_host as cli_host
     from chatcli._cli.common import error_line as error_line
     from chatcli._cli.common import require_utf8 as require_utf8

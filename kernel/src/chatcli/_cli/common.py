@@ -1,6 +1,6 @@
 """Small helpers shared by the ``chatcli`` sub-commands: the run state, one-line errors and the
-UTF-8 check of text arguments (``cli_host``, ``error_line``, ``require_utf8`` and ``LazyGroup``
-are public: plugins' commands use them).
+UTF-8 check of text arguments (``cli_host``, ``error_line`` and ``require_utf8`` are public:
+plugins' commands use them).
 
 Kept light (click only): ``chatcli --help`` imports this module.
 """
@@ -20,7 +20,6 @@ __all__ = [
     "UTF8_TEXT",
     "AppState",
     "FreeText",
-    "LazyGroup",
     "Utf8Text",
     "cli_host",
     "error_line",
@@ -128,43 +127,3 @@ def require_utf8(command: click.Command) -> None:
 def debug_enabled() -> bool:
     """Whether ``CHATCLI_DEBUG`` asks for tracebacks."""
     return os.environ.get("CHATCLI_DEBUG", "") not in ("", "0", "false", "no")
-
-
-class LazyGroup(click.Group):
-    """A sub-command group whose code is imported only when it is used.
-
-    ``chatcli --help`` imports every plugin's entry module and lists every command; a plugin with
-    a big command group registers ``LazyGroup("sessions", "Saved conversations…",
-    "chatcli_sessions.cli:sessions")`` instead, so only ``chatcli sessions …`` pays for it.
-    ``target`` is ``module:attribute`` naming the real :class:`click.Group`; ``help`` is the line
-    the root help shows (keep it the real group's first docstring line).
-    """
-
-    def __init__(self, name: str, help: str, target: str) -> None:
-        super().__init__(name=name, help=help)
-        self._target = target
-        self._loaded = False
-
-    def _load(self) -> None:
-        if self._loaded:
-            return
-        from importlib import import_module
-
-        module, _, attribute = self._target.partition(":")
-        real = getattr(import_module(module), attribute)
-        self.params, self.commands, self.callback = real.params, real.commands, real.callback
-        self.help, self.epilog, self.short_help = real.help, real.epilog, real.short_help
-        require_utf8(self)
-        self._loaded = True
-
-    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        self._load()
-        return super().parse_args(ctx, args)
-
-    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        self._load()
-        return super().get_command(ctx, cmd_name)
-
-    def list_commands(self, ctx: click.Context) -> list[str]:
-        self._load()
-        return super().list_commands(ctx)
