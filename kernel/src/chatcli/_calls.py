@@ -1,16 +1,18 @@
 """What one model call carries: the request, the stream events, and the tools the model may call.
 
-Plain dataclasses: a :class:`ChatRequest` is built before every model call and
-``before_request`` implementations may change it in place.
+Plain dataclasses (made by :func:`chatcli._records.dataclass`: no code compiled for their
+``__repr__``/``__eq__``/``__hash__`` at import): a :class:`ChatRequest` is built before every
+model call and ``before_request`` implementations may change it in place.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, NamedTuple
+from dataclasses import field
+from typing import TYPE_CHECKING, Any
 
+from chatcli._records import NamedTuple, dataclass
 from chatcli._specs import Decision, Risk, StopReason
 
 if TYPE_CHECKING:
