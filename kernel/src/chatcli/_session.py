@@ -63,13 +63,6 @@ class SessionOptions:
     system: str | None = None
     extra: Mapping[str, Any] = field(default_factory=dict)
 
-    @property
-    def flags(self) -> dict[str, str]:
-        """The settings the command line gave, as :func:`chatcli.load_settings` takes them: to
-        read the settings again (a front end that trusted the project after they were read)."""
-        given = {"provider": self.provider, "model": self.model, "system": self.system}
-        return {key: value for key, value in given.items() if value is not None}
-
 
 def resumed_model(conversation: Conversation) -> tuple[str | None, str | None]:
     """The provider and model that last answered ``conversation`` (from its messages); for an

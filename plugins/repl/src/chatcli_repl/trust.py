@@ -54,7 +54,9 @@ def ask_trust(console: Any, host: PluginHost, settings: Settings, options: Sessi
         return settings
     try:
         done = trust_project(workspace, host, expected=state.digest)
-        reread = load_settings(options.flags)
+        # the settings the command line gave, read again with the trusted project's files
+        reread = load_settings({"provider": options.provider, "model": options.model,
+                                "system": options.system})
     except ChatcliError as err:
         console.print(f"✗ {err}", style="red", markup=False, highlight=False)
         return settings
