@@ -134,9 +134,6 @@ class ProviderConfig(NamedTuple):
         return (f"ProviderConfig(name={self.name!r}, model={self.model!r}, "
                 f"base_url={self.base_url!r})")
 
-    def __str__(self) -> str:
-        return self.__repr__()
-
 
 @runtime_checkable
 class Provider(Protocol):

@@ -105,7 +105,7 @@ def test_each_preset_resolves_key_and_url(name, chatcli_home, no_provider_env, m
     assert config.base_url == url
     assert config.model == host.providers()[name].default_model
     assert str(provider.client.base_url).rstrip("/") == url
-    assert TEST_KEY not in repr(config)
+    assert all(TEST_KEY not in shown for shown in (repr(config), str(config), f"{config}"))
 
 
 def test_keyed_preset_without_key_says_which_variable(chatcli_home, no_provider_env):
