@@ -7,9 +7,9 @@ from __future__ import annotations
 import stat
 
 import pytest
-from chatcli import ConfigError, key_file
-from chatcli._keys import lookup_key
-from chatcli_admin.keystore import list_keys, remove_key, set_key
+from chatcli import ConfigError
+from chatcli._keys import KEY_FILE, lookup_key
+from chatcli_admin.keystore import key_file, list_keys, remove_key, set_key
 
 
 @pytest.mark.parametrize("bad", ["sk-abc\ndef", "sk-abc def", "sk-\udcff\udcfe", "sk-ab\x07c"])
@@ -28,6 +28,7 @@ def test_surrounding_whitespace_is_trimmed() -> None:
 
 def test_keys_are_stored_0600_and_env_wins(monkeypatch) -> None:
     set_key("openai", "sk-test-abcdefghijkl")
+    assert key_file().name == KEY_FILE  # the file the kernel reads (lookup_key below)
     mode = stat.S_IMODE(key_file().stat().st_mode)
     assert mode == 0o600
     assert list_keys() == ["openai"]

@@ -33,7 +33,7 @@ _BY_MODULE: dict[str, str] = {
         "ModelNotFoundError NetworkError ProviderError ProviderTimeoutError RateLimitError "
         "ServerError StreamCutError UsageError redact register_secret"
     ),
-    "_keys": "key_file stored_keys",
+    "_keys": "stored_keys",
     "_layers": "parse_bool raw_settings",
     "_paths": "atomic_write cache_dir config_dir data_dir",
     "_plugins": "HookCalls PluginFailure PluginHost hookimpl",
@@ -123,7 +123,6 @@ if TYPE_CHECKING:
     from chatcli._errors import UsageError as UsageError
     from chatcli._errors import redact as redact
     from chatcli._errors import register_secret as register_secret
-    from chatcli._keys import key_file as key_file
     from chatcli._keys import stored_keys as stored_keys
     from chatcli._layers import parse_bool as parse_bool
     from chatcli._layers import raw_settings as raw_settings

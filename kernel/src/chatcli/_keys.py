@@ -10,26 +10,18 @@ from __future__ import annotations
 
 import os
 import stat
-from typing import TYPE_CHECKING
 
 from chatcli._errors import ConfigError, register_secret
 from chatcli._paths import directory
 
-if TYPE_CHECKING:
-    from pathlib import Path
+__all__ = ["KEY_FILE", "check_key", "lookup_key", "stored_keys"]
 
-__all__ = ["check_key", "key_file", "lookup_key", "stored_keys"]
-
-
-def key_file() -> Path:
-    """The file API keys are stored in: ``keys.toml`` in :func:`chatcli.config_dir` (0600)."""
-    from pathlib import Path
-
-    return Path(_key_path())
+#: The key file's name in :func:`chatcli.config_dir` (chatcli-admin writes it, 0600).
+KEY_FILE = "keys.toml"
 
 
 def _key_path() -> str:
-    return os.path.join(directory("config"), "keys.toml")
+    return os.path.join(directory("config"), KEY_FILE)
 
 
 def stored_keys() -> dict[str, str]:

@@ -24,7 +24,6 @@ __all__ = [
     "cli_host",
     "error_line",
     "get_state",
-    "not_utf8",
     "require_utf8",
 ]
 
@@ -63,21 +62,6 @@ def error_line(message: str) -> None:
     print(f"chatcli: error: {text}", file=sys.stderr, flush=True)
 
 
-def not_utf8(text: str) -> str | None:
-    """``text`` as the user typed it (bad bytes as ``\\xff``) when it holds bytes that are not
-    UTF-8, else None. Python keeps such bytes of argv and the environment as lone surrogates,
-    which fail far from their cause (writing a file, sending a request)."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        try:
-            raw = text.encode("utf-8", "surrogateescape")
-        except UnicodeEncodeError:
-            return text.encode("utf-8", "backslashreplace").decode("ascii")
-        return raw.decode("utf-8", "backslashreplace")
-    return None
-
-
 class Utf8Text(click.types.StringParamType):
     """Text that must be valid UTF-8 (a name, a key, a value): other bytes are a usage error
     naming the parameter, before the command runs."""
@@ -86,12 +70,20 @@ class Utf8Text(click.types.StringParamType):
 
     def convert(self, value: Any, param: click.Parameter | None,
                 ctx: click.Context | None) -> Any:
-        text = super().convert(value, param, ctx)
-        shown = not_utf8(text) if isinstance(text, str) else None
-        if shown is None:
+        text: str = super().convert(value, param, ctx)
+        # Python keeps argv's bytes that are not UTF-8 as lone surrogates, which would fail far
+        # from their cause (writing a file, sending a request): refused here, shown as typed
+        try:
+            text.encode("utf-8")
             return text
+        except UnicodeEncodeError:
+            pass
         from chatcli._errors import UsageError
 
+        try:
+            shown = text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+        except UnicodeEncodeError:
+            shown = text.encode("utf-8", "backslashreplace").decode("ascii")
         if isinstance(param, click.Option):
             name = max(param.opts, key=len)
         else:

@@ -33,9 +33,9 @@ def _known_providers(ctx: click.Context) -> dict[str, ProviderSpec]:
 @click.pass_context
 def keys_set(ctx: click.Context, name: str, force: bool) -> int:
     """Store the key of provider NAME (asked without echo, or read from piped stdin)."""
-    from chatcli import UsageError, key_file, redact
+    from chatcli import UsageError, redact
 
-    from chatcli_admin.keystore import set_key
+    from chatcli_admin.keystore import key_file, set_key
 
     if ctx.args or redact(name) != name:  # a key on the command line: never echo it back
         raise UsageError(

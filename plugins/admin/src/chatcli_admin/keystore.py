@@ -7,12 +7,25 @@ given.
 
 from __future__ import annotations
 
-__all__ = ["list_keys", "remove_key", "set_key"]
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+__all__ = ["key_file", "list_keys", "remove_key", "set_key"]
+
+
+def key_file() -> Path:
+    """The file API keys are stored in: ``keys.toml`` in ``chatcli.config_dir()`` (0600), the
+    file ``chatcli.stored_keys`` reads (a test keeps the two in step)."""
+    from chatcli import config_dir
+
+    return config_dir() / "keys.toml"
 
 
 def _save(keys: dict[str, str]) -> None:
     import tomli_w
-    from chatcli import ConfigError, atomic_write, key_file
+    from chatcli import ConfigError, atomic_write
 
     try:
         atomic_write(key_file(), tomli_w.dumps(dict(sorted(keys.items()))), mode=0o600)
