@@ -302,16 +302,6 @@ class Engine:
         self.tokens.ratio = 1.0  # another model counts differently
 
     @property
-    def provider_name(self) -> str:
-        """Its name."""
-        return self.current.provider_name
-
-    @property
-    def model(self) -> str:
-        """The model answering from the next turn on."""
-        return self.current.model
-
-    @property
     def tools(self) -> dict[str, Tool]:
         """The tools the next model call offers (plugins may change them during a run)."""
         return self.host.tools()

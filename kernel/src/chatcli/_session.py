@@ -140,12 +140,12 @@ class Session:
     @property
     def provider_name(self) -> str:
         """The name of the provider answering."""
-        return self.engine.provider_name
+        return self.engine.current.provider_name
 
     @property
     def model(self) -> str:
         """The model answering."""
-        return self.engine.model
+        return self.engine.current.model
 
     @property
     def spec(self) -> ProviderSpec:
@@ -259,10 +259,10 @@ class Session:
         :class:`chatcli.ChatcliError` (unknown provider, no key, bad options) and changes
         nothing.
         """
-        engine = self.engine
-        spec = find_provider(self.host, provider or engine.provider_name)
-        if model is None and spec.name == engine.provider_name:
-            model = engine.model
+        engine, current = self.engine, self.engine.current
+        spec = find_provider(self.host, provider or current.provider_name)
+        if model is None and spec.name == current.provider_name:
+            model = current.model
         new, config = build_provider(spec, self.settings, model)
         engine.use(self._wrap(new), spec.name, config.model, max_retries=config.max_retries,
                    context_window=context_window(spec, self.settings, config.model),
