@@ -122,13 +122,12 @@ DEFAULT_CONTEXT_WINDOW = 128_000
 #: Deepest nesting of tool arguments providers read (``chatcli_provider_kit.MAX_ARGUMENT_DEPTH``).
 _MAX_DEPTH = 64
 
-_BASE_PROMPT = (
-    "You are chatcli, an AI assistant in a developer's terminal. Answer concisely in markdown. "
-    "Use the tools you are given when they help; never invent their results."
-)
 #: The base prompt of a lean request (a model offered no tools).
 _LEAN_BASE_PROMPT = (
     "You are chatcli, an AI assistant in a developer's terminal. Answer concisely in markdown."
+)
+_BASE_PROMPT = (
+    _LEAN_BASE_PROMPT + " Use the tools you are given when they help; never invent their results."
 )
 
 
@@ -559,10 +558,8 @@ class Engine:
             batch = []
             if isinstance(ready, ToolResultPart):
                 yield from self._finish(turn, call, ready, cancel)
-            else:
-                yield ToolStarted(call)
-                result = self._execute(call, *ready, context, turn.conversation)
-                yield from self._finish(turn, call, result, cancel)
+            else:  # alone, on this thread
+                yield from self._run_batch(turn, [(call, *ready, context)], cancel)
         yield from self._run_batch(turn, batch, cancel)
         turn.close_tool_step("not run")
 
