@@ -54,18 +54,11 @@ class Stash:
 
     def get(self, key: StashKey[T], default: D) -> T | D:
         """The value for ``key``, or ``default`` when it is unset."""
-        try:
-            return self[key]
-        except KeyError:
-            return default
+        return cast("T | D", self._storage.get(key, default))
 
     def setdefault(self, key: StashKey[T], default: T) -> T:
         """The value for ``key``; when it is unset, store ``default`` first and return it."""
-        try:
-            return self[key]
-        except KeyError:
-            self[key] = default
-            return default
+        return cast(T, self._storage.setdefault(key, default))
 
     def __delitem__(self, key: StashKey[T]) -> None:
         del self._storage[key]
