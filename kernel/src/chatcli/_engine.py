@@ -627,18 +627,15 @@ class Engine:
             max_output=_result_limit(turn) if turn is not None else settings.tool_output_max,
         )
 
-    def authorize(self, call: ToolCallPart, tool: Tool, context: ToolContext | None = None
-                  ) -> tuple[bool, str]:
+    def authorize(self, call: ToolCallPart, tool: Tool, context: ToolContext) -> tuple[bool, str]:
         """Whether ``call`` may run, and why not: plugins first, then the default policy
         (``read`` tools run, every other risk class is asked)."""
         spec = tool.spec()
-        answer = self.host.hooks.authorize_tool_call(call=call, tool=spec,
-                                                     context=context or self.tool_context())
+        answer = self.host.hooks.authorize_tool_call(call=call, tool=spec, context=context)
         verdict = answer if isinstance(answer, Verdict) else Verdict(
             answer if answer is not None else
             Decision.ALLOW if tool.risk == Risk.READ else Decision.ASK)
-        if context is not None:
-            context.confinement = verdict.confinement or Confinement()
+        context.confinement = verdict.confinement or Confinement()
         approval: Approval | None = None
         if verdict.decision == Decision.ALLOW:
             allowed, why = True, ""
@@ -659,7 +656,7 @@ class Engine:
                 f": {approval.reason}" if approval.reason else "")
         self.host.hooks.tool_call_decided(
             call=call, tool=spec, allowed=allowed, approval=approval, verdict=verdict,
-            conversation=context.conversation if context is not None else None)
+            conversation=context.conversation)
         return allowed, why
 
     def _prepare(self, call: ToolCallPart, context: ToolContext
