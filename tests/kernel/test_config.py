@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from chatcli import ConfigError
-from chatcli._config import load_settings, user_config_path
+from chatcli import ConfigError, load_settings, user_config_path
 
 
 def write(path, text: str) -> None:

@@ -5,8 +5,14 @@ context window taking precedence in the kernel's lookup (compaction's yardstick)
 from __future__ import annotations
 
 import pytest
-from chatcli import ConfigError, ModelSettings, ProviderSpec, Settings
-from chatcli._config import load_settings, user_config_path
+from chatcli import (
+    ConfigError,
+    ModelSettings,
+    ProviderSpec,
+    Settings,
+    load_settings,
+    user_config_path,
+)
 from chatcli._providers import context_window
 from hypothesis import given
 from hypothesis import strategies as st

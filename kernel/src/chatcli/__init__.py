@@ -21,8 +21,7 @@ _BY_MODULE: dict[str, str] = {
         "Compaction CompactionOutcome TokenCounter apply_compactions"
     ),
     "_config": (
-        "ModelSettings ProviderSettings Settings load_settings project_config_path "
-        "unknown_setting user_config_path validate_setting"
+        "ModelSettings ProviderSettings Settings load_settings unknown_setting validate_setting"
     ),
     "_conversation": "Checkpoint Conversation",
     "_engine": (
@@ -34,7 +33,7 @@ _BY_MODULE: dict[str, str] = {
         "ServerError StreamCutError UsageError redact register_secret"
     ),
     "_keys": "stored_keys",
-    "_layers": "parse_bool raw_settings",
+    "_layers": "parse_bool project_config_path raw_settings",
     "_paths": "atomic_write cache_dir config_dir data_dir",
     "_plugins": "HookCalls PluginFailure PluginHost hookimpl",
     "_providers": "build_provider choose_provider find_provider provider_key",
@@ -46,7 +45,7 @@ _BY_MODULE: dict[str, str] = {
     ),
     "_stash": "Stash StashKey",
     "_streaming": "Retrying",
-    "_tomlfile": "read_toml",
+    "_tomlfile": "read_toml user_config_path",
     "_trust": (
         "ControlFile ProjectTrust SettingRule filter_project_layer project_root project_trust "
         "setting_rules trusted_projects"
@@ -94,9 +93,7 @@ if TYPE_CHECKING:
     from chatcli._config import ProviderSettings as ProviderSettings
     from chatcli._config import Settings as Settings
     from chatcli._config import load_settings as load_settings
-    from chatcli._config import project_config_path as project_config_path
     from chatcli._config import unknown_setting as unknown_setting
-    from chatcli._config import user_config_path as user_config_path
     from chatcli._config import validate_setting as validate_setting
     from chatcli._conversation import Checkpoint as Checkpoint
     from chatcli._conversation import Conversation as Conversation
@@ -125,6 +122,7 @@ if TYPE_CHECKING:
     from chatcli._errors import register_secret as register_secret
     from chatcli._keys import stored_keys as stored_keys
     from chatcli._layers import parse_bool as parse_bool
+    from chatcli._layers import project_config_path as project_config_path
     from chatcli._layers import raw_settings as raw_settings
     from chatcli._paths import atomic_write as atomic_write
     from chatcli._paths import cache_dir as cache_dir
@@ -158,6 +156,7 @@ if TYPE_CHECKING:
     from chatcli._stash import StashKey as StashKey
     from chatcli._streaming import Retrying as Retrying
     from chatcli._tomlfile import read_toml as read_toml
+    from chatcli._tomlfile import user_config_path as user_config_path
     from chatcli._trust import ControlFile as ControlFile
     from chatcli._trust import ProjectTrust as ProjectTrust
     from chatcli._trust import SettingRule as SettingRule

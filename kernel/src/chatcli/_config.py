@@ -18,15 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.fields import FieldInfo
 
 from chatcli._errors import ConfigError
-from chatcli._layers import (
-    ENV_SOURCE,
-    MAX_DEPTH,
-    layers,
-    merge_layers,
-    origin_of,
-    project_config_path,
-    user_config_path,
-)
+from chatcli._layers import ENV_SOURCE, MAX_DEPTH, layers, merge_layers, origin_of
 from chatcli._types import _new_dict, _new_list
 
 __all__ = [
@@ -35,10 +27,8 @@ __all__ = [
     "Settings",
     "load_settings",
     "origin_of",
-    "project_config_path",
     "toml_value",
     "unknown_setting",
-    "user_config_path",
     "validate_setting",
 ]
 

@@ -114,10 +114,12 @@ def layers(flags: dict[str, Any] | None = None, cwd: Path | None = None,
     project_path = _project_file(cwd)
     if project_path:
         data = read_toml(project_path)
-        if data:
-            from chatcli._trust import project_layer
+        if data:  # filtered with the command line's host (its plugins' rules)
+            from chatcli._trust import filter_project_layer, project_trust, setting_rules
 
-            data = project_layer(data, project_path, layers[0][1])
+            root = os.path.dirname(os.path.dirname(project_path))
+            data, _, _ = filter_project_layer(data, root, layers[0][1],
+                                              project_trust(root).trusted, setting_rules())
         layers.append((project_path, data))
     layers.append((ENV_SOURCE, _env_layer(environ)))
     layers.append(("command line", {k: v for k, v in (flags or {}).items() if v is not None}))

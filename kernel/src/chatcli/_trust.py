@@ -682,13 +682,3 @@ def filter_project_layer(data: dict[str, Any], root: Path | str, lower: dict[str
 
     walk(data, ())
     return kept, untrusted, never
-
-
-def project_layer(data: dict[str, Any], config_path: str, lower: dict[str, Any]
-                  ) -> dict[str, Any]:
-    """:func:`filter_project_layer` for the project config file at ``config_path`` with the
-    command line's host."""
-    root = os.path.dirname(os.path.dirname(config_path))
-    kept, _, _ = filter_project_layer(data, root, lower, project_trust(root).trusted,
-                                      setting_rules())
-    return kept
