@@ -13,7 +13,6 @@ from chatcli._errors import ConfigError
 from chatcli._paths import directory
 
 if TYPE_CHECKING:
-    import tomllib
     from pathlib import Path
 
 __all__ = ["MAX_DEPTH", "read_toml", "user_config_path", "user_file"]
@@ -48,17 +47,6 @@ def _too_deep(data: Any) -> bool:
     return False
 
 
-def _toml_error(path: str | Path, err: tomllib.TOMLDecodeError) -> ConfigError:
-    """A TOML syntax error as the file, line and column to fix."""
-    text = str(err)
-    where = re.search(r" \(at line (\d+), column (\d+)\)$", text)
-    if where is None:
-        return ConfigError(f"{path}: invalid TOML ({text})", "fix it in an editor")
-    line, column = where.groups()
-    return ConfigError(f"{path}, line {line}, column {column}: invalid TOML: "
-                       f"{text[: where.start()]}", f"fix line {line} of the file in an editor")
-
-
 def read_toml(path: str | Path) -> dict[str, Any]:
     """A TOML file as data ({} when it does not exist); every failure is a ConfigError. A
     path that is not a regular file (a FIFO a repository planted would block the read) is one."""
@@ -79,8 +67,15 @@ def read_toml(path: str | Path) -> dict[str, Any]:
             data = tomllib.load(handle)
     except FileNotFoundError:
         return {}
-    except tomllib.TOMLDecodeError as err:
-        raise _toml_error(path, err) from None
+    except tomllib.TOMLDecodeError as err:  # named by the file, line and column to fix
+        text = str(err)
+        where = re.search(r" \(at line (\d+), column (\d+)\)$", text)
+        if where is None:
+            raise ConfigError(f"{path}: invalid TOML ({text})", "fix it in an editor") from None
+        line, column = where.groups()
+        raise ConfigError(f"{path}, line {line}, column {column}: invalid TOML: "
+                          f"{text[: where.start()]}",
+                          f"fix line {line} of the file in an editor") from None
     except RecursionError:  # tomllib recurses on nested arrays and inline tables
         data = None
     except UnicodeDecodeError as err:

@@ -226,8 +226,11 @@ def run(argv: list[str] | None = None, host: PluginHost | None = None) -> int:
         return EXIT_OK
     except (Exception, KeyboardInterrupt) as err:
         code, message = _failure(err)
+        # (a usage error click found in the root options comes before --json was seen)
+        root_usage = (isinstance(err, click.UsageError) and err.ctx is not None
+                      and err.ctx.parent is None)
         if message is not None and state is not None and (
-                state.json_errors or (_root_usage_error(err) and "--json" in args)):
+                state.json_errors or (root_usage and "--json" in args)):
             _print_json_error(message, err)
         if isinstance(err, OSError) and err.errno in _DISK_FULL:  # quiet the final flush
             _silence_stdout()
@@ -235,11 +238,6 @@ def run(argv: list[str] | None = None, host: PluginHost | None = None) -> int:
             error_line(message)
         return code
     return result if isinstance(result, int) else EXIT_OK
-
-
-def _root_usage_error(err: BaseException) -> bool:
-    """A usage error found while click parsed the root options, before ``--json`` was seen."""
-    return isinstance(err, click.UsageError) and err.ctx is not None and err.ctx.parent is None
 
 
 def _failure(err: BaseException) -> tuple[int, str | None]:
