@@ -99,12 +99,11 @@ class SettingRule:
         if not isinstance(self.key, str) or not self.key or any(
                 not part for part in self.key.split(".")):
             raise ValueError(f"SettingRule key must be a dotted path, not {self.key!r}")
-        if self.project not in _LEVELS:
-            raise ValueError(f"SettingRule project must be one of {', '.join(_LEVELS)}, "
-                             f"not {self.project!r}")
-        if self.merge not in _MERGES:
-            raise ValueError(f"SettingRule merge must be one of {', '.join(_MERGES)}, "
-                             f"not {self.merge!r}")
+        for name, value, allowed in (("project", self.project, _LEVELS),
+                                     ("merge", self.merge, _MERGES)):
+            if value not in allowed:
+                raise ValueError(f"SettingRule {name} must be one of {', '.join(allowed)}, "
+                                 f"not {value!r}")
 
     @property
     def parts(self) -> tuple[str, ...]:

@@ -59,13 +59,12 @@ class _RootGroup(click.Group):
     more_commands: Callable[[], None] | None = None
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        if cmd_name not in self.commands and self.more_commands is not None:
+        if cmd_name not in self.commands:
             self._add_more()
         return super().get_command(ctx, cmd_name)
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        if self.more_commands is not None:
-            self._add_more()
+        self._add_more()
         return super().list_commands(ctx)
 
     def _add_more(self) -> None:
