@@ -17,7 +17,6 @@ import pytest
 from chatcli import (
     Capabilities,
     ConfigError,
-    ModelLister,
     NetworkError,
     PluginHost,
     ProviderError,
@@ -26,7 +25,7 @@ from chatcli import (
     UsageError,
     build_provider,
 )
-from chatcli_provider_kit import remote_models
+from chatcli_provider_kit import ModelLister, remote_models
 
 KEY = "sk-remote-models-0123456789SECRET"
 

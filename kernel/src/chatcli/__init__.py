@@ -40,7 +40,7 @@ _BY_MODULE: dict[str, str] = {
     "_safetext": "safe_json safe_message safe_text",
     "_session": "Session SessionOptions",
     "_specs": (
-        "Author Capabilities Decision ModelLister Provider ProviderConfig ProviderOption "
+        "Author Capabilities Decision Provider ProviderConfig ProviderOption "
         "ProviderSpec Risk SlashCommand StopReason"
     ),
     "_stash": "Stash StashKey",
@@ -144,7 +144,6 @@ if TYPE_CHECKING:
     from chatcli._specs import Author as Author
     from chatcli._specs import Capabilities as Capabilities
     from chatcli._specs import Decision as Decision
-    from chatcli._specs import ModelLister as ModelLister
     from chatcli._specs import Provider as Provider
     from chatcli._specs import ProviderConfig as ProviderConfig
     from chatcli._specs import ProviderOption as ProviderOption

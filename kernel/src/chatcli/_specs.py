@@ -23,7 +23,6 @@ __all__ = [
     "Author",
     "Capabilities",
     "Decision",
-    "ModelLister",
     "Provider",
     "ProviderConfig",
     "ProviderOption",
@@ -82,8 +81,8 @@ class Capabilities(NamedTuple):
     #: how long a cached prompt prefix may be kept, shortest first (Anthropic: ``("5m", "1h")``);
     #: empty when the provider has no choice
     cache_ttls: tuple[str, ...] = ()
-    #: the provider's objects have :meth:`ModelLister.list_models`: the service says which
-    #: models it serves (``chatcli models --remote``, ``/switch`` completion)
+    #: the provider's objects have ``list_models()`` (``chatcli_provider_kit.ModelLister``): the
+    #: service says which models it serves (``chatcli models --remote``, ``/switch`` completion)
     model_list: bool = False
     #: whether the model can make use of tools, and of the prompt sections that describe
     #: tool-driven features (skills, memory, MCP…). False for a very small model (the offline
@@ -152,24 +151,6 @@ class Provider(Protocol):
         waiting on something silent (a subprocess, a socket) can stop it instead of waiting
         for its next event to be closed. It must be safe to call at any moment and more than
         once, and affect only this stream.
-        """
-        ...
-
-
-@runtime_checkable
-class ModelLister(Protocol):
-    """The optional capability of a :class:`Provider` to say which models its service serves.
-
-    A provider whose spec sets ``Capabilities(model_list=True)`` implements it; the kernel
-    checks with ``isinstance(provider, ModelLister)`` before calling it.
-    """
-
-    def list_models(self) -> list[str]:
-        """The ids of the models the service offers now (``GET /v1/models``, Ollama's
-        ``/api/tags``…), in the service's order, each usable as ``--model``.
-
-        Asks the service every time (callers cache). Raises a :class:`chatcli.ProviderError`
-        subclass (no key, refused key, unreachable service) with a one-line message.
         """
         ...
 

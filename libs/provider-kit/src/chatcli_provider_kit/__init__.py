@@ -18,7 +18,7 @@ it are private.
 from __future__ import annotations
 
 from chatcli_provider_kit._cache import MessageCache
-from chatcli_provider_kit._models import remote_models
+from chatcli_provider_kit._models import ModelLister, remote_models
 from chatcli_provider_kit._openai_format import (
     FINISH_REASONS,
     ChunkAssembler,
@@ -56,6 +56,7 @@ __all__ = [
     "ChunkAssembler",
     "ImageMode",
     "MessageCache",
+    "ModelLister",
     "__version__",
     "chat_messages",
     "check_base_url",
