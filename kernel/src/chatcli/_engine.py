@@ -20,7 +20,7 @@ import datetime as _dt
 import json
 import threading
 from collections.abc import Callable, Generator, Iterator
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +44,7 @@ from chatcli._config import Settings
 from chatcli._conversation import Conversation
 from chatcli._errors import ChatcliError, ContextTooLongError
 from chatcli._plugins import PluginHost
+from chatcli._records import dataclass
 from chatcli._safetext import safe_message, safe_text, unsafe_text
 from chatcli._specs import Decision, Provider, Risk, StopReason
 from chatcli._streaming import Retrying, read_answer

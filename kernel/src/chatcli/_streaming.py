@@ -22,10 +22,10 @@ import random
 import threading
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from chatcli._errors import ChatcliError, ProviderError, ProviderTimeoutError, StreamCutError
+from chatcli._records import dataclass
 
 __all__ = [
     "MAX_RETRY_AFTER",

@@ -33,8 +33,9 @@ import os
 import sys
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple
+from typing import TYPE_CHECKING, Any, Literal
+
+from chatcli._records import NamedTuple, dataclass
 
 if TYPE_CHECKING:
     import re
