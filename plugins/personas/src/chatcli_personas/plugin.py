@@ -85,9 +85,13 @@ class PersonasPlugin:
         return self._store
 
     def speaker(self, conversation: Conversation | None) -> Persona | None:
-        """The persona answering ``conversation`` now, if any."""
-        from chatcli_personas.state import speaker
+        """The persona answering ``conversation`` now, if any (the catalog is read, and
+        imported, only when a name asks for it: no ``@name`` and no persona set, nobody)."""
+        from chatcli_personas.state import active_name, mentioned_name, speaker
 
+        if conversation is None or (mentioned_name(conversation) is None
+                                    and active_name(conversation, self.store()) is None):
+            return None
         return speaker(conversation, self.catalog(), self.store())
 
     # ------------------------------------------------------------------ set-up

@@ -24,8 +24,8 @@ if TYPE_CHECKING:
     from chatcli_personas.catalog import Catalog
     from chatcli_personas.persona import Persona
 
-__all__ = ["COMMAND_TOOLS", "METADATA_KEY", "SESSION", "ActiveStore", "mention", "speaker",
-           "typed_text"]
+__all__ = ["COMMAND_TOOLS", "METADATA_KEY", "SESSION", "ActiveStore", "mention", "mentioned_name",
+           "speaker", "typed_text"]
 
 METADATA_KEY = "persona"
 #: where the provider/model to restore is kept in the metadata: ``[provider, model]``
@@ -60,14 +60,17 @@ def mention(text: str) -> str | None:
     return match.group(1) if match else None
 
 
-def mentioned(conversation: Conversation, catalog: Catalog) -> Persona | None:
-    """The persona the last user message starts with ``@``, if it names one."""
+def mentioned_name(conversation: Conversation) -> str | None:
+    """The ``@name`` the last user message starts with (whatever it names), else None."""
     from chatcli import Role
 
     message = conversation.last(Role.USER)
-    if message is None:
-        return None
-    name = mention(typed_text(message))
+    return mention(typed_text(message)) if message is not None else None
+
+
+def mentioned(conversation: Conversation, catalog: Catalog) -> Persona | None:
+    """The persona the last user message starts with ``@``, if it names one."""
+    name = mentioned_name(conversation)
     return catalog.get(name) if name else None
 
 
