@@ -76,6 +76,9 @@ class Skills:
         self._warned: set[str] = set()
         self._ids = itertools.count(1)
         self._lock = threading.RLock()
+        #: the catalog :meth:`sections` read for a request's messages (that very list), which
+        #: the same request's :meth:`before_request` then uses instead of reading it again
+        self._read_for: tuple[list[Message], Catalog] | None = None
 
     # ------------------------------------------------------------------ what there is
 
@@ -173,14 +176,18 @@ class Skills:
 
     # ------------------------------------------------------------------ the prompt
 
-    def sections(self) -> list[PromptSection]:
-        """The catalog and the pinned skills (both stable)."""
+    def sections(self, messages: list[Message] | None = None) -> list[PromptSection]:
+        """The catalog and the pinned skills (both stable). ``messages``: the list the
+        request is built on, whose :meth:`before_request` then reuses this catalog (one
+        request reads the skills once)."""
         from chatcli import PromptSection
 
         from chatcli_skills.prompt import CATALOG_ORDER, PINNED_ORDER, catalog_text, pinned_text
 
         options = self.options()
         catalog = self.catalog()
+        with self._lock:
+            self._read_for = (messages, catalog) if messages is not None else None
         sections = []
         text = catalog_text(catalog.visible(options.disabled), self.reach())
         if text:
@@ -309,7 +316,11 @@ class Skills:
         run.calls += 1
         options = self.options()
         reach = self.reach()
-        catalog = self.catalog()
+        with self._lock:
+            read, self._read_for = self._read_for, None
+        # the catalog the prompt of this very request was built with (the engine builds the
+        # prompt, then calls before_request with it: nothing runs in between), else afresh
+        catalog = read[1] if read is not None and read[0] is messages else self.catalog()
         self._age(records, run, options, catalog, reach)
         activations = self.activations(run, messages, start, catalog, options,
                                        conversation.log)

@@ -95,7 +95,11 @@ class SkillsPlugin:
         core = self.core
         core.settings = settings
         core.workspace = session.workspace
-        core.catalog()  # (an untrusted project's skills are in the kernel's one notice)
+        if session.interactive:
+            # what is wrong with a skill is said as the session starts (an untrusted project's
+            # skills are in the kernel's one notice); a one-shot run reads the skills for its
+            # prompt next, which says the same lines
+            core.catalog()
 
     @hookimpl
     def register_setting_rules(self, register: Callable[[SettingRule | ControlFile], None]
@@ -122,7 +126,7 @@ class SkillsPlugin:
                         messages: list[Message]) -> list[PromptSection] | None:
         core = self.core
         core.settings, core.workspace = settings, workspace
-        return core.sections() or None
+        return core.sections(messages) or None
 
     @hookimpl
     def before_request(self, request: ChatRequest, conversation: Conversation) -> None:
