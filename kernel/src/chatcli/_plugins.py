@@ -171,13 +171,41 @@ def _module_function_marker(namespace: object, name: str, marker: str) -> Any:
 
 class _PluginManager(pluggy.PluginManager):
     """pluggy's manager, skipping at once the attributes that surely are no hook, and reading
-    a module function's marker straight from it."""
+    a module function's marker straight from it; it keeps the hooks each registered plugin
+    implements (:attr:`callers_of`), which pluggy finds by scanning every hook's every
+    implementation (``get_hookcallers``)."""
+
+    def __init__(self, project_name: str) -> None:
+        super().__init__(project_name)
+        #: id of a registered plugin → (the plugin, the hooks it implements)
+        self.callers_of: dict[int, tuple[object, list[pluggy.HookCaller]]] = {}
+        self._implemented: list[str] | None = None
 
     def parse_hookimpl_opts(self, plugin: object, name: str) -> Any:
         if _surely_unmarked(plugin, name, "chatcli_impl"):
             return None
         found = _module_function_marker(plugin, name, "chatcli_impl")
-        return super().parse_hookimpl_opts(plugin, name) if found is False else found
+        options = super().parse_hookimpl_opts(plugin, name) if found is False else found
+        if options is not None and self._implemented is not None:
+            self._implemented.append(options.get("specname") or name)
+        return options
+
+    def register(self, plugin: object, name: str | None = None) -> str | None:
+        outer, self._implemented = self._implemented, []  # (a hook replayed may register)
+        try:
+            registered = super().register(plugin, name)
+            hooks = dict.fromkeys(self._implemented)
+        finally:
+            self._implemented = outer
+        if registered is not None:
+            self.callers_of[id(plugin)] = (plugin, [getattr(self.hook, hook) for hook in hooks])
+        return registered
+
+    def unregister(self, plugin: object | None = None, name: str | None = None) -> Any:
+        removed = super().unregister(plugin, name)
+        if removed is not None:
+            self.callers_of.pop(id(removed), None)
+        return removed
 
     def parse_hookspec_opts(self, module_or_class: Any, name: str) -> Any:
         if _surely_unmarked(module_or_class, name, "chatcli_spec"):
@@ -199,6 +227,10 @@ class PluginHost:
                  trace: bool | None = None) -> None:
         self.pm = _PluginManager("chatcli")
         self.pm.add_hookspecs(hookspecs)
+        #: the historic hooks (the kernel's, then those plugins declare), for the replays
+        self._historic: list[pluggy.HookCaller] = [
+            caller for caller in vars(self.pm.hook).values()
+            if isinstance(caller, pluggy.HookCaller) and caller.is_historic()]
         #: The typed, greppable way to call the kernel's hooks.
         self.hooks = HookCalls(self.pm, self._need, self._call_historic)
         #: Any hook, the ones plugins declare included (``host.hook.<name>(**kwargs)``), with
@@ -456,10 +488,8 @@ class PluginHost:
         # pluggy would replay the historic hooks (configure) inside register(), before the
         # guard is in place and again for a plugin taken out and registered again: hold their
         # history back and replay it here, guarded, once per plugin (_replay)
-        historic = [caller for caller in vars(self.pm.hook).values()
-                    if isinstance(caller, pluggy.HookCaller) and caller.is_historic()]
-        held = [(caller, caller._call_history) for caller in historic]
-        for caller in historic:
+        held = [(caller, caller._call_history) for caller in self._historic]
+        for caller in self._historic:
             caller._call_history = []
         try:
             self.pm.register(plugin, name=name)
@@ -476,8 +506,12 @@ class PluginHost:
         return True
 
     def _callers(self, plugin: object) -> list[pluggy.HookCaller]:
-        """The hooks ``plugin`` implements: pluggy's ``get_hookcallers`` without its copy of
-        every hook's list (five calls for each plugin registered)."""
+        """The hooks ``plugin`` implements: kept by the manager as it registers the plugin,
+        instead of pluggy's ``get_hookcallers`` scan of every hook's every implementation
+        (five calls for each plugin registered)."""
+        known = self.pm.callers_of.get(id(plugin))
+        if known is not None and known[0] is plugin:
+            return known[1]
         return [caller for caller in vars(self.pm.hook).values()
                 if any(impl.plugin is plugin for impl in caller._hookimpls)]
 
@@ -535,6 +569,8 @@ class PluginHost:
             for hook in names:
                 self._declared[hook] = plugin
                 caller = getattr(self.pm.hook, hook)
+                if caller.is_historic() and caller not in self._historic:
+                    self._historic.append(caller)
                 for impl_plugin in {impl.plugin for impl in caller.get_hookimpls()}:
                     self._guard(impl_plugin, hook)
             self._registries.clear()
@@ -556,9 +592,8 @@ class PluginHost:
         """Call ``plugin``'s implementations of historic hooks with the calls it has not seen."""
         # only the historic hooks called so far (a few), not pluggy's get_hookcallers (every
         # hook's every implementation, for each plugin of each batch registered)
-        for caller in list(vars(self.pm.hook).values()):
-            if (not isinstance(caller, pluggy.HookCaller) or not caller._call_history
-                    or (only is not None and caller.name != only)):
+        for caller in list(self._historic):
+            if not caller._call_history or (only is not None and caller.name != only):
                 continue
             history = caller._call_history
             seen = self._seen.get((name, caller.name), 0)
