@@ -18,10 +18,14 @@ from chatcli import hookimpl
 if TYPE_CHECKING:
     import click
 
-__all__ = ["MODES", "RISK_CLASSES", "parse_allow", "register_cli_options"]
+__all__ = ["EFFECTS", "MODES", "RISK_CLASSES", "parse_allow", "register_cli_options"]
 
 #: The permission modes, mildest first.
 MODES = ("default", "accept-edits", "plan", "auto")
+
+#: What a permission rule does (``[permissions] deny/ask/allow``), the strongest first (here, not
+#: in the rules module, so that a session without rules never imports that).
+EFFECTS = ("deny", "ask", "allow")
 
 #: What ``--allow`` accepts besides ``all`` and rules: the kernel's risk classes.
 RISK_CLASSES = ("read", "write", "execute", "network")

@@ -47,8 +47,6 @@ _ALIASES = {"Bash": "exec", "Read": "read", "Grep": "read", "Glob": "read", "LS"
 #: Compiled (by ``re``'s cache) when a rule is first parsed, not at import.
 _TOOL = r"^[A-Za-z0-9_*?-]{1,64}$"
 
-EFFECTS = ("deny", "ask", "allow")
-
 
 class RuleError(ValueError):
     """A rule that cannot be read (the message says why, in one line)."""

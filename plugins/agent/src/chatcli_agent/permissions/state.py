@@ -13,17 +13,16 @@ import json
 import os
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from chatcli_agent.permissions.cli_options import MODES
-from chatcli_agent.permissions.rules import EFFECTS, Rule, RuleError, parse_rule
+from chatcli_agent.permissions.cli_options import EFFECTS, MODES
 
 if TYPE_CHECKING:
     from chatcli import Settings
 
     from chatcli_agent.permissions.policy import Judgement, Policy
+    from chatcli_agent.permissions.rules import Rule
 
 __all__ = ["PermissionState", "load_state", "project_config_file", "save_allow_rules"]
 
@@ -38,26 +37,30 @@ SESSION = "this session"
 _PROJECT_MODES = ("default", "plan")
 
 
-@dataclass
 class PermissionState:
     """What one session's policy knows. The :class:`Policy` that judges calls is made at the
     first judgement (its module and the shell parser are most of the policy's start-up cost,
     and a run without tool calls never needs them); until then the state holds its mode and
-    rules, which the policy then shares."""
+    rules, which the policy then shares. (A plain class: every session makes one, and making
+    a dataclass costs about a millisecond at import; the rules module is imported when a rule
+    is first added.)"""
 
-    workspace: Path
-    allowed_dirs: tuple[str | Path, ...] = ()
-    classes: frozenset[str] = frozenset()
-    mode_source: str = "default"
-    notes: list[str] = field(default_factory=list)
-    #: the judgement of each call that was asked about, by call id, until it is answered
-    pending: dict[str, Judgement] = field(default_factory=dict)
-    #: the mode the session started in (``/permissions cycle`` includes it)
-    start_mode: str = "default"
-    #: the rules, in the order they were added (the policy's own list, once it is made)
-    rules: list[Rule] = field(default_factory=list)
-    _mode: str = "default"
-    _policy: Policy | None = None
+    def __init__(self, workspace: Path, allowed_dirs: tuple[str | Path, ...] = (),
+                 classes: frozenset[str] = frozenset(), mode_source: str = "default",
+                 notes: list[str] | None = None, start_mode: str = "default") -> None:
+        self.workspace = workspace
+        self.allowed_dirs = allowed_dirs
+        self.classes = classes
+        self.mode_source = mode_source
+        self.notes: list[str] = [] if notes is None else notes
+        #: the judgement of each call that was asked about, by call id, until it is answered
+        self.pending: dict[str, Judgement] = {}
+        #: the mode the session started in (``/permissions cycle`` includes it)
+        self.start_mode = start_mode
+        #: the rules, in the order they were added (the policy's own list, once it is made)
+        self.rules: list[Rule] = []
+        self._mode = "default"
+        self._policy: Policy | None = None
 
     @property
     def policy(self) -> Policy:
@@ -98,7 +101,11 @@ class PermissionState:
         return self.mode
 
     def add_rules(self, texts: list[str], effect: str, source: str) -> list[Rule]:
-        added = []
+        added: list[Rule] = []
+        if not texts:
+            return added
+        from chatcli_agent.permissions.rules import RuleError, parse_rule
+
         for text in texts:
             try:
                 rule = parse_rule(text, effect, source)
@@ -186,7 +193,12 @@ def check_rule_kinds(texts: Iterable[str], effect: str, where: str,
     """Raise :class:`chatcli.ConfigError` for a rule whose kind is a misspelling of one that
     exists (``raed(.env)``: did you mean 'read'?). A kind close to nothing known is left alone
     (the tool may come from a plugin that is not loaded); it is noted by ``/permissions``."""
+    texts = list(texts)
+    if not texts:  # (most runs: no rule at all, and the rules module is not imported)
+        return
     from chatcli import ConfigError
+
+    from chatcli_agent.permissions.rules import RuleError, parse_rule
 
     known = set(_KNOWN_KINDS) | set(tools)
     for text in texts:

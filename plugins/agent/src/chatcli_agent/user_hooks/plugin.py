@@ -32,23 +32,26 @@ def _events() -> Any:
 def configure(host: Any, settings: Any, workspace: Path) -> None:
     from chatcli import user_config_path
 
-    from chatcli_agent.user_hooks.settings import load
+    from chatcli_agent.user_hooks.state import CONFIG, nothing_configured
 
+    user_file = user_config_path()
     # host: whose control files trust counts
-    loaded = load(settings, workspace, user_config_path(), host=host)
-    if loaded.hooks or loaded.problems:
-        _events().configure(host, settings, workspace, loaded)
-    else:  # no hook: what runs them is never imported
-        from chatcli_agent.user_hooks.state import CONFIG
+    if not nothing_configured(settings, workspace, user_file, host):
+        from chatcli_agent.user_hooks.settings import load
 
-        CONFIG.hooks, CONFIG.workspace = [], workspace
+        loaded = load(settings, workspace, user_file, host=host)
+        if loaded.hooks or loaded.problems:
+            _events().configure(host, settings, workspace, loaded)
+            return
+    # no hook: what reads and runs them is never imported
+    CONFIG.hooks, CONFIG.workspace = [], workspace
 
 
 @hookimpl
 def register_setting_rules(register: Callable[[SettingRule | ControlFile], None]) -> None:
     from chatcli import ControlFile, SettingRule
 
-    from chatcli_agent.user_hooks.settings import PROJECT_CLAUDE_FILES
+    from chatcli_agent.user_hooks.state import PROJECT_CLAUDE_FILES
 
     register(SettingRule("hooks.trust_project", "never"))  # a project cannot trust itself
     for pattern in PROJECT_CLAUDE_FILES:  # the project's .claude/ settings files

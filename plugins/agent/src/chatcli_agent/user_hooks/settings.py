@@ -33,6 +33,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+# the project's files whose hooks run once it is trusted (in .state: the entry module needs them)
+from chatcli_agent.user_hooks.state import PROJECT_CLAUDE_FILES, PROJECT_CONFIG
+
 #: The events a hook may be attached to.
 EVENTS = (
     "PreToolUse", "PostToolUse", "PostToolUseFailure", "UserPromptSubmit", "SessionStart",
@@ -51,10 +54,6 @@ CHATCLI_TO_CLAUDE = {chatcli: claude for claude, chatcli in CLAUDE_TOOLS.items()
 #: Seconds a hook may run when it does not say (Claude Code's default too).
 DEFAULT_TIMEOUT = 60.0
 
-#: The project's Claude Code settings files (relative to the project root) whose hooks run once
-#: the project is trusted; the project's ``.chatcli/config.toml`` is the kernel's control file.
-PROJECT_CLAUDE_FILES = (".claude/settings.json", ".claude/settings.local.json")
-PROJECT_CONFIG = ".chatcli/config.toml"
 
 @dataclass(frozen=True)
 class Hook:
@@ -177,13 +176,18 @@ def _user_hooks_table(path: Path | None, problems: list[str]) -> dict[str, Any]:
 
 
 def _read_toml_hooks(path: Path, problems: list[str]) -> dict[str, Any]:
+    try:
+        handle = open(path, "rb")  # noqa: SIM115 (closed below)
+    except FileNotFoundError:  # (most runs: tomllib is not imported for nothing)
+        return {}
+    except OSError as err:
+        problems.append(f"{path}: cannot read its [hooks] ({err})")
+        return {}
     import tomllib
 
     try:
-        with open(path, "rb") as handle:
+        with handle:
             data = tomllib.load(handle)
-    except FileNotFoundError:
-        return {}
     except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
         problems.append(f"{path}: cannot read its [hooks] ({err})")
         return {}
