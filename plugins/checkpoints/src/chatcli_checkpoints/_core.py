@@ -22,14 +22,12 @@ import contextlib
 import os
 import threading
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from chatcli import StashKey
 
-from chatcli_checkpoints._limits import Limits
-from chatcli_checkpoints._store import ConversationStore, Record
+from chatcli_checkpoints._layout import records_folder, safe_name
 
 if TYPE_CHECKING:
     from chatcli import Checkpoint, Conversation, Settings, ToolCallPart, ToolSpec
@@ -37,24 +35,30 @@ if TYPE_CHECKING:
 
     from chatcli_checkpoints._changes import Change
     from chatcli_checkpoints._git import GitRepo
+    from chatcli_checkpoints._limits import Limits
+    from chatcli_checkpoints._store import ConversationStore, Record
 
-__all__ = ["MARKS", "Checkpoints", "Marks", "limits_from"]
+__all__ = ["MARKS", "Checkpoints", "Marks"]
+
+# Every run that opens a session imports this module (a checkpoint is created with the first
+# message): the records, the caps and the file walker load when something is recorded, and no
+# dataclass is made here (making one costs about a millisecond).
 
 
-@dataclass
 class Marks:
     """What the plugin keeps about one conversation between hooks."""
 
-    #: the conversation's latest checkpoint
-    latest: Checkpoint | None = None
-    #: the checkpoint whose full snapshot was taken
-    full: str | None = None
-    #: (checkpoint, the paths whose pre-images were taken under it)
-    recorded: tuple[str, set[str]] = field(default_factory=lambda: ("", set()))
-    #: restore records awaiting the head move that follows a restore
-    pending: list[str] | None = None
-    #: the restore records the last undo popped
-    undone: list[str] | None = None
+    def __init__(self) -> None:
+        #: the conversation's latest checkpoint
+        self.latest: Checkpoint | None = None
+        #: the checkpoint whose full snapshot was taken
+        self.full: str | None = None
+        #: (checkpoint, the paths whose pre-images were taken under it)
+        self.recorded: tuple[str, set[str]] = ("", set())
+        #: restore records awaiting the head move that follows a restore
+        self.pending: list[str] | None = None
+        #: the restore records the last undo popped
+        self.undone: list[str] | None = None
 
 
 #: A conversation's :class:`Marks`, in its stash.
@@ -66,25 +70,6 @@ def _marks(conversation: Conversation) -> Marks:
     if marks is None:
         marks = conversation.stash[MARKS] = Marks()
     return marks
-
-
-def limits_from(table: dict[str, Any]) -> tuple[bool, Limits]:
-    """``[checkpoints]`` settings: ``enabled`` and the caps (whole numbers of bytes/files)."""
-    from chatcli import ConfigError
-
-    defaults = Limits()
-    values: dict[str, int] = {}
-    for key in ("max_file_bytes", "max_snapshot_bytes", "max_total_bytes", "max_files"):
-        value = table.get(key, getattr(defaults, key))
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise ConfigError(f"[checkpoints] {key} must be a whole number above 0, not "
-                              f"{value!r}", f"fix it: chatcli config set checkpoints.{key} N")
-        values[key] = value
-    enabled = table.get("enabled", True)
-    if not isinstance(enabled, bool):
-        raise ConfigError(f"[checkpoints] enabled must be true or false, not {enabled!r}",
-                          "fix it: chatcli config set checkpoints.enabled true")
-    return enabled, Limits(**values)
 
 
 def _base() -> Path:
@@ -104,17 +89,32 @@ class Checkpoints:
         self._lock = threading.RLock()
         self.workspace: Path | None = None
         self.enabled = True
-        self.limits = Limits()
+        self._limits: Limits | None = None  # None: the defaults (made when first needed)
         self._repos: dict[Path, GitRepo | None] = {}  # None: not in a git repository
         self._hashes: dict[str, dict[str, tuple[int, int, int, str]]] = {}
 
     # ------------------------------------------------------------------ set-up
 
+    @property
+    def limits(self) -> Limits:
+        """The caps on what is recorded (``[checkpoints]`` settings)."""
+        if self._limits is None:
+            from chatcli_checkpoints._limits import Limits
+
+            self._limits = Limits()
+        return self._limits
+
     def configure(self, settings: Settings, workspace: Path) -> None:
         with self._lock:
             self.workspace = Path(workspace).resolve()
+            table = settings.plugin_table("checkpoints")
+            if not table:  # the defaults
+                self.enabled, self._limits = True, None
+                return
+            from chatcli_checkpoints._limits import limits_from
+
             try:
-                self.enabled, self.limits = limits_from(settings.plugin_table("checkpoints"))
+                self.enabled, self._limits = limits_from(table)
             except Exception:
                 self.enabled = False  # reported by the host; record nothing with wrong caps
                 raise
@@ -130,6 +130,8 @@ class Checkpoints:
         return self._repos[workspace]
 
     def _store(self, conversation: Conversation) -> ConversationStore:
+        from chatcli_checkpoints._store import ConversationStore
+
         return ConversationStore(_base(), conversation.id)
 
     # ------------------------------------------------------------------ recording
@@ -138,9 +140,10 @@ class Checkpoints:
         with self._lock:
             marks = _marks(conversation)
             marks.latest, marks.undone = checkpoint, None
-            store = self._store(conversation)
-            if store.exists:  # the conversation may have just let go of a checkpoint
-                self._prune(store, conversation)
+            # the conversation may have just let go of a checkpoint (a new one has no records:
+            # the store is not even imported)
+            if records_folder(_base(), conversation.id).is_dir():
+                self._prune(self._store(conversation), conversation)
 
     def _checkpoint(self, conversation: Conversation) -> Checkpoint | None:
         latest = _marks(conversation).latest
@@ -205,6 +208,8 @@ class Checkpoints:
 
     def _save(self, store: ConversationStore, checkpoint: Checkpoint, reason: str, kind: str,
               root: str, data: dict[str, Any]) -> Record:
+        from chatcli_checkpoints._store import Record
+
         record = Record(id=store.new_id(), checkpoint=checkpoint.id,
                         checkpoint_at=checkpoint.created_at, taken_at=time.time(),
                         reason=reason, kind=kind, root=root, data=data)
@@ -213,6 +218,8 @@ class Checkpoints:
 
     def _git_record(self, store: ConversationStore, repo: GitRepo, checkpoint: Checkpoint,
                     reason: str, extra: dict[str, Any] | None = None) -> Record:
+        from chatcli_checkpoints._store import Record
+
         store.ensure()
         index = store.index_path(repo.toplevel)
         tree = repo.fresh().tree(index, self.limits.max_file_bytes)
@@ -240,7 +247,9 @@ class Checkpoints:
         names = store.names()
         if not names:
             return
-        known = {ConversationStore._safe(c.id) for c in conversation.checkpoints}
+        from chatcli_checkpoints._store import Record
+
+        known = {safe_name(c.id) for c in conversation.checkpoints}
         gone = [path for _, checkpoint, path in names if known and checkpoint not in known]
         drop: list[Record] = []
         for path in gone:

@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from chatcli_checkpoints._layout import conversation_folder, records_folder, safe_name
+
 __all__ = ["ConversationStore", "Record", "make_private_dir", "write_private"]
 
 _JOURNAL_LIMIT = 500
@@ -80,10 +82,9 @@ class ConversationStore:
     """The records, blobs and journal of one conversation."""
 
     def __init__(self, base: Path, conversation_id: str) -> None:
-        safe = "".join(c if c.isalnum() or c in "-_" else "_" for c in conversation_id)
         self.conversation_id = conversation_id
-        self.folder = base / (safe or "_")
-        self.records_dir = self.folder / "records"
+        self.folder = conversation_folder(base, conversation_id)
+        self.records_dir = records_folder(base, conversation_id)
         self.blobs_dir = self.folder / "blobs"
 
     @property
@@ -98,9 +99,7 @@ class ConversationStore:
 
     # ------------------------------------------------------------------ records
 
-    @staticmethod
-    def _safe(text: str) -> str:
-        return "".join(c if c.isalnum() or c in "-_" else "_" for c in text)
+    _safe = staticmethod(safe_name)
 
     def names(self) -> list[tuple[str, str, Path]]:
         """``(record id, checkpoint, file)`` of every record, oldest first, from the file names
