@@ -8,7 +8,8 @@ import threading
 
 import pytest
 from chatcli import Settings
-from chatcli_coder import _run, plugin
+from chatcli_coder import _probe, plugin
+from chatcli_coder._settings import CoderSettings
 
 
 def _probe_threads() -> list[threading.Thread]:
@@ -18,7 +19,7 @@ def _probe_threads() -> list[threading.Thread]:
 @pytest.fixture
 def fresh(monkeypatch: pytest.MonkeyPatch) -> dict[str, str | None]:
     probed: dict[str, str | None] = {}
-    monkeypatch.setattr(_run, "_probed", probed)
+    monkeypatch.setattr(_probe, "_probed", probed)
     return probed
 
 
@@ -28,7 +29,7 @@ def test_configure_probes_in_the_background(fresh: dict[str, str | None]) -> Non
     for thread in _probe_threads():
         thread.join(30)
     assert fresh == {shutil.which("bwrap"): None}  # bwrap works on these machines
-    assert _run.will_confine(_run.CoderSettings()) is True
+    assert _probe.will_confine(CoderSettings()) is True
 
 
 @pytest.mark.parametrize(("table", "why"), [

@@ -15,7 +15,7 @@ import uuid
 
 import pytest
 from chatcli import Settings
-from chatcli_coder import _run
+from chatcli_coder import _probe, _run
 from coder_support import Agent, wait_gone
 
 needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None,
@@ -189,7 +189,7 @@ def test_a_bwrap_that_cannot_run_counts_as_missing(workspace, monkeypatch, tmp_p
     fake.chmod(0o755)
     monkeypatch.setenv("PATH", f"{fake.parent}{os.pathsep}{os.environ['PATH']}")
     monkeypatch.setattr(_run, "_told_missing", False)
-    monkeypatch.setattr(_run, "_probed", {})
+    monkeypatch.setattr(_probe, "_probed", {})
     text = Agent(workspace).ok("exec", command="echo hi")
     assert text.splitlines()[0].startswith(
         "[no sandbox: bwrap: No permissions to create new namespace;")

@@ -10,21 +10,30 @@ import tempfile
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING
 
 from chatcli import StashKey
 from chatcli_workspace import is_credential, resolve
 
+from chatcli_coder._settings import (  # re-exported
+    CoderSettings,
+    SandboxMode,
+    coder_settings,
+    parse_coder_settings,
+)
+
 if TYPE_CHECKING:
-    from chatcli import Settings, ToolContext
+    from chatcli import ToolContext
 
 __all__ = [
     "CoderSettings",
+    "SandboxMode",
     "ToolError",
     "atomic_write",
     "coder_settings",
     "display",
     "one_line",
+    "parse_coder_settings",
     "resolve_path",
 ]
 
@@ -86,78 +95,6 @@ def one_line(text: str, limit: int = 1_500) -> str:
     for char, escape in _LINE_BREAKS.items():
         quoted = quoted.replace(char, escape)
     return quoted
-
-
-# ------------------------------------------------------------------------------ settings
-
-#: The kinds of sandbox ``[coder] sandbox`` may name.
-SandboxMode = Literal["auto", "bwrap", "off"]
-
-
-@dataclass(frozen=True)
-class CoderSettings:
-    """The ``[coder]`` table."""
-
-    sandbox: SandboxMode = "auto"
-    exec_timeout: float = 120.0
-    exec_timeout_max: float = 600.0
-    sandbox_writable: tuple[str, ...] = ()
-    list_credentials: bool = False
-    #: environment variables commands get though they look like secrets
-    pass_env: tuple[str, ...] = ()
-
-
-_SETTINGS_CACHE: dict[str, CoderSettings] = {}
-
-
-def parse_coder_settings(table: dict[str, Any]) -> CoderSettings:
-    """The ``[coder]`` table checked; a wrong key or value raises ValueError naming it."""
-    key = json.dumps(table, sort_keys=True, default=str)
-    cached = _SETTINGS_CACHE.get(key)
-    if cached is not None:
-        return cached
-    known = set(CoderSettings.__dataclass_fields__)
-    unknown = sorted(set(table) - known)
-    if unknown:
-        import difflib  # only to name a misspelt key
-
-        close = difflib.get_close_matches(unknown[0], sorted(known), n=1)
-        hint = f" (did you mean '{close[0]}'?)" if close else ""
-        raise ValueError(f"[coder] has no setting '{unknown[0]}'{hint}; "
-                         f"known: {', '.join(sorted(known))}")
-    values: dict[str, Any] = {}
-    sandbox = table.get("sandbox", "auto")
-    if sandbox not in ("auto", "bwrap", "off"):
-        raise ValueError(f"[coder] sandbox must be \"auto\", \"bwrap\" or \"off\", not {sandbox!r}")
-    values["sandbox"] = sandbox
-    for name in ("exec_timeout", "exec_timeout_max"):
-        if name in table:
-            value = table[name]
-            if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
-                raise ValueError(f"[coder] {name} must be a positive number of seconds, "
-                                 f"not {value!r}")
-            values[name] = float(value)
-    writable = table.get("sandbox_writable", [])
-    if not isinstance(writable, list) or not all(isinstance(w, str) for w in writable):
-        raise ValueError("[coder] sandbox_writable must be a list of folder paths")
-    values["sandbox_writable"] = tuple(writable)
-    credentials = table.get("list_credentials", False)
-    if not isinstance(credentials, bool):
-        raise ValueError("[coder] list_credentials must be true or false")
-    values["list_credentials"] = credentials
-    from chatcli_workspace import pass_env_names
-
-    values["pass_env"] = pass_env_names(table.get("pass_env", []))
-    parsed = CoderSettings(**values)
-    if parsed.exec_timeout > parsed.exec_timeout_max:
-        parsed = CoderSettings(**{**values, "exec_timeout": parsed.exec_timeout_max})
-    _SETTINGS_CACHE[key] = parsed
-    return parsed
-
-
-def coder_settings(settings: Settings) -> CoderSettings:
-    """The ``[coder]`` table of ``settings``."""
-    return parse_coder_settings(settings.plugin_table("coder"))
 
 
 # ------------------------------------------------------------------------------ paths

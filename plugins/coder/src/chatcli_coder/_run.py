@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from chatcli_coder._common import CoderSettings, SandboxUnavailable
+from chatcli_coder._probe import _probe, _probe_lock, probe_in_background, will_confine
 
 __all__ = ["Outcome", "Sandbox", "choose_sandbox", "probe_in_background", "run_command",
            "will_confine"]
@@ -56,46 +57,7 @@ class Sandbox:
     note: str = ""
 
 
-_probe_lock = threading.Lock()
-_probed: dict[str, str | None] = {}
 _told_missing = False
-
-
-def _probe(binary: str) -> str | None:
-    """None when ``binary`` can build a sandbox here, else why not (checked once)."""
-    with _probe_lock:
-        if binary not in _probed:
-            try:
-                done = subprocess.run(
-                    [binary, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
-                     "--unshare-net", "--unshare-pid", "--die-with-parent", "--cap-drop", "ALL",
-                     "true"],
-                    stdin=subprocess.DEVNULL, capture_output=True, timeout=20)
-                why = None if done.returncode == 0 else (
-                    done.stderr.decode(errors="replace").strip().splitlines() or ["it failed"]
-                )[-1]
-            except (OSError, subprocess.SubprocessError) as err:
-                why = str(err)
-            _probed[binary] = why
-        return _probed[binary]
-
-
-def probe_in_background(settings: CoderSettings) -> None:
-    """Start finding out whether bwrap works here (one short process, about 10 ms) in a thread,
-    so that :func:`will_confine` and :func:`choose_sandbox` later find the answer ready."""
-    binary = shutil.which("bwrap") if settings.sandbox != "off" else None
-    if binary is not None:
-        threading.Thread(target=_probe, args=(binary,), name="chatcli-bwrap-probe",
-                         daemon=True).start()
-
-
-def will_confine(settings: CoderSettings) -> bool:
-    """Whether commands will run in bubblewrap (``[coder] sandbox`` is not off and bwrap works
-    here): what the exec and test tools tell the permission policy (``Tool.confined``)."""
-    if settings.sandbox == "off":
-        return False
-    binary = shutil.which("bwrap")
-    return binary is not None and _probe(binary) is None
 
 
 def choose_sandbox(settings: CoderSettings) -> Sandbox:

@@ -10,13 +10,12 @@ calls no tool never builds the models.
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from chatcli import Risk, Tool
 
-from chatcli_coder._common import coder_settings
+from chatcli_coder._settings import coder_settings
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -76,12 +75,14 @@ def schemas() -> dict[str, dict[str, Any]]:
         return _SCHEMAS
 
 
-@dataclass
 class CoderTool(Tool):
     """A coder tool: ``args`` names its argument model in :mod:`chatcli_coder._args`, which
-    validates a call (imported then); the schema the model sees comes from :func:`schemas`."""
+    validates a call (imported then); the schema the model sees comes from :func:`schemas`.
+    (Not a dataclass of its own: making one costs about a millisecond, in every run.)"""
 
-    args: str = ""
+    def __init__(self, *, args: str = "", **fields: Any) -> None:
+        super().__init__(**fields)
+        self.args = args
 
     def spec(self) -> ToolSpec:
         """The tool as the model sees it (made once)."""
@@ -137,8 +138,8 @@ def make_tools(settings: Settings, workspace: Path) -> list[Tool]:
               "on timeout or when the user stops it, the command and everything it started are "
               "killed. Output (stdout and stderr together) is shown to the user live; the "
               "result keeps its beginning and end when long.")
-    from chatcli_coder._run import will_confine
-    from chatcli_coder._shell import test_hint
+    from chatcli_coder._detect import test_hint
+    from chatcli_coder._probe import will_confine
 
     confined = will_confine(coder)
 

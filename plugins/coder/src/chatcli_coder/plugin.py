@@ -17,8 +17,8 @@ if TYPE_CHECKING:
 def configure(settings: Settings) -> None:
     """Start probing the sandbox while the session opens (the tools say whether commands are
     confined); a bad ``[coder]`` table is reported when the tools are made, as before."""
-    from chatcli_coder._common import coder_settings
-    from chatcli_coder._run import probe_in_background
+    from chatcli_coder._probe import probe_in_background
+    from chatcli_coder._settings import coder_settings
 
     try:
         coder = coder_settings(settings)
