@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from chatcli import Conversation
 
-    from chatcli_sessions.store import SessionInfo
+    from chatcli_sessions.info import SessionInfo
 
 __all__ = ["FORMATS", "close_fences", "render", "to_json", "to_markdown"]
 

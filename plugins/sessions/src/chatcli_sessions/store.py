@@ -41,7 +41,6 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -51,6 +50,8 @@ from chatcli_sessions.schema import SCHEMA_VERSION, StoreError, migrate
 
 if TYPE_CHECKING:
     from chatcli import Checkpoint, Compaction, Conversation, Message
+
+    from chatcli_sessions.info import SearchHit, SessionInfo
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -71,47 +72,22 @@ BUSY_TIMEOUT_MS = 10_000
 BUSY_RETRIES = 8
 
 
+def __getattr__(name: str) -> Any:
+    """``SessionInfo`` and ``SearchHit``, still importable from here (they live in
+    :mod:`chatcli_sessions.info`, imported when a list or a search makes one: a run that only
+    writes its session never makes their dataclasses, which costs about a millisecond each)."""
+    if name in ("SessionInfo", "SearchHit"):
+        from chatcli_sessions import info
+
+        return getattr(info, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def default_path() -> Path:
     """Where the session database lives: ``data_dir()/sessions.db``."""
     from chatcli import data_dir
 
     return data_dir() / "sessions.db"
-
-
-@dataclass
-class SessionInfo:
-    """One session as lists show it."""
-
-    id: str
-    name: str | None
-    title: str
-    created_at: float
-    updated_at: float
-    provider: str | None
-    model: str | None
-    head: str | None
-    messages: int
-    forked_from: str | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict."""
-        return asdict(self)
-
-
-@dataclass
-class SearchHit:
-    """A message that matched a search."""
-
-    session_id: str
-    session_title: str
-    message_id: str
-    role: str
-    snippet: str
-    created_at: float
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict."""
-        return asdict(self)
 
 
 def _is_busy(err: sqlite3.OperationalError) -> bool:
@@ -592,10 +568,14 @@ class SessionStore:
         if limit is not None:
             sql += " LIMIT ?"
             params = (limit,)
+        from chatcli_sessions.info import SessionInfo
+
         return [SessionInfo(*row) for row in self._read(sql, params)]
 
     def info(self, session_id: str) -> SessionInfo | None:
         """One session's summary, or None."""
+        from chatcli_sessions.info import SessionInfo
+
         rows = self._read(self._INFO_SQL + " WHERE s.id = ?", (session_id,))
         return SessionInfo(*rows[0]) if rows else None
 
@@ -762,6 +742,8 @@ class SessionStore:
         """Messages whose text contains every word of ``text``, newest first."""
         if not text.strip():
             return []
+        from chatcli_sessions.info import SearchHit
+
         if not _is_utf8(text):
             raise UsageError("the search text holds bytes that are not UTF-8",
                              "type it again as UTF-8 text")
