@@ -33,6 +33,7 @@ import os
 import sys
 import threading
 from collections.abc import Callable
+from functools import cache
 from typing import TYPE_CHECKING, Any, Literal
 
 from chatcli._records import NamedTuple, dataclass
@@ -239,15 +240,10 @@ def _registrations(host: PluginHost | None
 MAX_WALK = 100_000
 
 
-_regexes: dict[str, re.Pattern[str]] = {}
-
-
+@cache
 def _glob_regex(pattern: str) -> re.Pattern[str]:
     """A control-file glob as a regex over ``/``-separated relative paths: ``**`` spans folders,
     ``*`` and ``?`` stay inside one, ``[...]`` is a class; hidden names match."""
-    kept = _regexes.get(pattern)
-    if kept is not None:
-        return kept
     import re
 
     out, index = [], 0
@@ -272,8 +268,7 @@ def _glob_regex(pattern: str) -> re.Pattern[str]:
         else:
             out.append(re.escape(pattern[index]))
             index += 1
-    regex = _regexes[pattern] = re.compile("".join(out) + r"\Z", re.DOTALL)
-    return regex
+    return re.compile("".join(out) + r"\Z", re.DOTALL)
 
 
 #: Folders whose times are at least this recent (ns) when they are read are "racy": a change
