@@ -1,5 +1,6 @@
-"""Making the extraction worker (every session does, one-shot runs too) loads no extraction
-code: the prompt, the parser and the applying code load when an extraction runs."""
+"""Making the extraction worker (every chat session does; a one-shot run only when it extracts)
+loads no extraction code: the prompt, the parser and the applying code load when an extraction
+runs."""
 
 from __future__ import annotations
 

@@ -21,7 +21,6 @@ from chatcli_memory.model import Memory
 from chatcli_memory.project import project_root, project_scope
 from chatcli_memory.settings import MemoryOptions
 from chatcli_memory.state import State
-from chatcli_memory.worker import Worker
 
 if TYPE_CHECKING:
     from chatcli import (
@@ -33,6 +32,8 @@ if TYPE_CHECKING:
         Settings,
     )
     from chatcli_memory_api import MemoryBackend
+
+    from chatcli_memory.worker import Worker
 
 __all__ = ["MAINTAIN_EVERY", "Runtime", "memory_folder", "sqlite_factory"]
 
@@ -170,6 +171,9 @@ class Runtime:
         self.maintain_if_due(background=True)
         if self.worker is not None:
             self.worker.close(0)
+            self.worker = None
+        if self.oneshot and not (self.options.extract and self.options.extract_oneshot):
+            return  # a one-shot run that extracts nothing has no use for a worker
         self.worker = self._new_worker()
         if self.options.extract and not self.oneshot:
             self.worker.start_timer(lambda: self.conversation)
@@ -186,6 +190,8 @@ class Runtime:
             self.conversation = None
 
     def _new_worker(self) -> Worker:
+        from chatcli_memory.worker import Worker
+
         return Worker(memory=lambda: self.memory, options=self.options, state=self.state,
                       call=self.call_model, clock=self.clock,
                       on_event=lambda name, detail: self.events.append((name, detail)))

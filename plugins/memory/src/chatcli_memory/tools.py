@@ -3,35 +3,74 @@ write), and the ``memory`` kind of ``context_pull`` (served by chatcli-context).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from chatcli import Tool
 from chatcli_memory_api import MemoryKind, Provenance
-from pydantic import BaseModel, Field
 
 if TYPE_CHECKING:
-    from chatcli import Tool
+    from chatcli import ToolSpec
     from chatcli_plugin_records import PullKind
 
     from chatcli_memory.runtime import Runtime
+    from chatcli_memory.tool_args import SaveArgs, SearchArgs
 
-__all__ = ["make_tools", "pull_kind", "search_text"]
+__all__ = ["SCHEMAS", "make_tools", "pull_kind", "search_text"]
+
+#: The JSON schema of each argument model of :mod:`chatcli_memory.tool_args` (without its
+#: title, as the kernel gives it): what the model sees, without building the pydantic models
+#: in a run that calls no memory tool. A test keeps them equal to the models' own.
+SCHEMAS: dict[str, dict[str, Any]] = {
+    "SearchArgs": {
+        "description": "Search long-term memory.",
+        "properties": {
+            "query": {"description": "words to look for (any order)", "title": "Query",
+                      "type": "string"},
+            "limit": {"default": 8, "description": "most items to return", "maximum": 30,
+                      "minimum": 1, "title": "Limit", "type": "integer"}},
+        "required": ["query"], "type": "object"},
+    "SaveArgs": {
+        "description": "Save one durable fact to long-term memory.",
+        "properties": {
+            "text": {"description": "the fact, one self-contained sentence; never a secret",
+                     "title": "Text", "type": "string"},
+            "subject": {"default": "", "description": "what it is about, 1-4 words (a newer "
+                        "fact on the same subject replaces the older one)", "title": "Subject",
+                        "type": "string"},
+            "scope": {"default": "project", "description": "'project' (this project only) or "
+                      "'global'", "title": "Scope", "type": "string"}},
+        "required": ["text"], "type": "object"},
+}
 
 
-class SearchArgs(BaseModel):
-    """Search long-term memory."""
+class MemoryTool(Tool):
+    """A memory tool: ``args`` names its argument model in :mod:`chatcli_memory.tool_args`,
+    imported when a call is validated; the model sees :data:`SCHEMAS`. (Not a dataclass of its
+    own: making one costs about a millisecond in every run.)"""
 
-    query: str = Field(description="words to look for (any order)")
-    limit: int = Field(8, ge=1, le=30, description="most items to return")
+    def __init__(self, *, args: str, **fields: Any) -> None:
+        super().__init__(**fields)
+        self.args = args
 
+    def spec(self) -> ToolSpec:
+        """The tool as the model sees it (made once)."""
+        made: ToolSpec | None = self.__dict__.get("_memory_spec")
+        if made is None:
+            from chatcli import ToolSpec
 
-class SaveArgs(BaseModel):
-    """Save one durable fact to long-term memory."""
+            schema = json.loads(json.dumps(SCHEMAS[self.args]))  # its own copy
+            made = ToolSpec(self.name, self.description, schema, self.risk, self.subject,
+                            self.confined)
+            self.__dict__["_memory_spec"] = made
+        return made
 
-    text: str = Field(description="the fact, one self-contained sentence; never a secret")
-    subject: str = Field("", description="what it is about, 1-4 words (a newer fact on the "
-                                         "same subject replaces the older one)")
-    scope: str = Field("project", description="'project' (this project only) or 'global'")
+    def parse_arguments(self, arguments: dict[str, Any]) -> Any:
+        """A validated instance of the argument model (raises ``pydantic.ValidationError``)."""
+        from chatcli_memory import tool_args
+
+        return getattr(tool_args, self.args).model_validate(arguments)
 
 
 def search_text(runtime: Runtime, query: str, limit: int = 8) -> str:
@@ -55,7 +94,7 @@ def search_text(runtime: Runtime, query: str, limit: int = 8) -> str:
 
 def make_tools(runtime: Callable[[], Runtime]) -> list[Tool]:
     """The two memory tools, working on ``runtime()``."""
-    from chatcli import Risk, Tool
+    from chatcli import Risk
 
     def run_search(args: SearchArgs, _context: Any) -> str:
         return search_text(runtime(), args.query, args.limit)
@@ -84,12 +123,12 @@ def make_tools(runtime: Callable[[], Runtime]) -> list[Tool]:
         return f"Saved as {outcome.item.id}."
 
     return [
-        Tool("memory_search", "Search long-term memory (facts, preferences, projects, notes "
-                              "from earlier conversations) by words.", run_search,
-             args_model=SearchArgs, risk=Risk.READ),
-        Tool("memory_save", "Save a durable fact (a tool, convention, decision or the "
-                            "user's preference) to long-term memory for later "
-                            "conversations.", run_save, args_model=SaveArgs, risk=Risk.WRITE),
+        MemoryTool(name="memory_search", description="Search long-term memory (facts, "
+                   "preferences, projects, notes from earlier conversations) by words.",
+                   run=run_search, args="SearchArgs", risk=Risk.READ),
+        MemoryTool(name="memory_save", description="Save a durable fact (a tool, convention, "
+                   "decision or the user's preference) to long-term memory for later "
+                   "conversations.", run=run_save, args="SaveArgs", risk=Risk.WRITE),
     ]
 
 
