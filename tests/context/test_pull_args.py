@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from chatcli_context.pull import PullArgs
 from chatcli_context.pull_args import normalise, resolve_kind
+from chatcli_context.pull_model import PullArgs
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

@@ -208,9 +208,11 @@ class ContextPlugin:
         self.workspace = session.workspace
         self.track(conversation)
         sync_attached(conversation)
-        # the plan is built here even when the tool's offer does not need it: what it finds
-        # wrong in the settings or files is said as the session starts
-        self.refresh(conversation, self.plan(conversation) if self.pull_on() else None)
+        # in a chat the plan is built here even when the tool's offer does not need it: what
+        # it finds wrong in the settings or files is said as the session starts; a one-shot
+        # run builds it for its prompt next, which says the same lines
+        plan = self.plan(conversation) if session.interactive and self.pull_on() else None
+        self.refresh(conversation, plan)
 
     @hookimpl
     def user_prompt_submitted(self, conversation: Conversation) -> None:

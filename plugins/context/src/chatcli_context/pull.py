@@ -11,21 +11,23 @@ does not count.
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from chatcli import StashKey
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from chatcli import StashKey, Tool
 
-from chatcli_context.pull_args import normalise, resolve_kind
+from chatcli_context.pull_args import resolve_kind
 
 if TYPE_CHECKING:
-    from chatcli import Conversation, Tool, ToolContext
+    from chatcli import Conversation, ToolContext, ToolSpec
     from chatcli_plugin_records import PullKind
 
-__all__ = ["MAX_PULLS", "PULLS", "TOOL_NAME", "PullArgs", "PullCounter", "PullError", "make_tool",
-           "page"]
+    from chatcli_context.pull_model import PullArgs
+
+__all__ = ["MAX_PULLS", "PULLS", "PULL_SCHEMA", "TOOL_NAME", "PullCounter", "PullError",
+           "PullTool", "make_tool", "page"]
 
 TOOL_NAME = "context_pull"
 MAX_PULLS = 3
@@ -35,36 +37,48 @@ class PullError(Exception):
     """A pull that cannot be answered; the message tells the model what to do instead."""
 
 
-def _compact_schema(schema: dict[str, Any], _model: Any = None) -> None:
-    """Show ``str | None`` fields as plain strings (the model needs no ``anyOf``/``null``)."""
-    for prop in schema.get("properties", {}).values():
-        options = prop.pop("anyOf", None)
-        if options:
-            types = [o for o in options if o.get("type") != "null"]
-            if len(types) == 1:
-                prop.update(types[0])
-        prop.pop("default", None)
-        prop.pop("title", None)
+#: The JSON schema of :class:`chatcli_context.pull_model.PullArgs` (without its title, as the
+#: kernel gives it): what the model sees, without building the pydantic model in a run that
+#: pulls nothing. A test keeps it equal to the model's own.
+PULL_SCHEMA: dict[str, Any] = {
+    "additionalProperties": True,
+    "description": "The arguments of ``context_pull``; any other key is kept (and read by the "
+                   "kind).",
+    "properties": {
+        "kind": {"description": "what to read back: one of the kinds listed in the tool's "
+                                "description", "type": "string"},
+        "name": {"description": "which one (a context's name, a bootstrap file's, a "
+                                "skill's \u2026)", "type": "string"},
+        "id": {"description": "a compaction's id (kind history)", "type": "string"},
+        "file": {"description": "one file of a context (kind context)", "type": "string"},
+        "offset": {"description": "where the next page starts, as the previous result says",
+                   "type": "integer"}},
+    "type": "object"}
 
 
-class PullArgs(BaseModel):
-    """The arguments of ``context_pull``; any other key is kept (and read by the kind)."""
+class PullTool(Tool):
+    """``context_pull``: its arguments are validated by
+    :class:`chatcli_context.pull_model.PullArgs` (imported then); the model sees
+    :data:`PULL_SCHEMA`. (Not a dataclass of its own: making one costs about a millisecond in
+    every run.)"""
 
-    model_config = ConfigDict(extra="allow", json_schema_extra=_compact_schema)
+    def spec(self) -> ToolSpec:
+        """The tool as the model sees it (made once)."""
+        made: ToolSpec | None = self.__dict__.get("_pull_spec")
+        if made is None:
+            from chatcli import ToolSpec
 
-    kind: str | None = Field(None, description="what to read back: one of the kinds listed in "
-                                               "the tool's description")
-    name: str | None = Field(None, description="which one (a context's name, a bootstrap "
-                                               "file's, a skill's …)")
-    id: str | None = Field(None, description="a compaction's id (kind history)")
-    file: str | None = Field(None, description="one file of a context (kind context)")
-    offset: int | None = Field(None, description="where the next page starts, as the previous "
-                                                 "result says")
+            schema = json.loads(json.dumps(PULL_SCHEMA))  # its own copy
+            made = ToolSpec(self.name, self.description, schema, self.risk, self.subject,
+                            self.confined)
+            self.__dict__["_pull_spec"] = made
+        return made
 
-    @model_validator(mode="before")
-    @classmethod
-    def _tolerant(cls, data: Any) -> dict[str, Any]:
-        return normalise(data)
+    def parse_arguments(self, arguments: dict[str, Any]) -> Any:
+        """A validated :class:`PullArgs` (raises ``pydantic.ValidationError``)."""
+        from chatcli_context.pull_model import PullArgs
+
+        return PullArgs.model_validate(arguments)
 
 
 #: The pulls of a conversation's turn, in its stash: (the turn's user message id, pulls made).
@@ -177,12 +191,11 @@ def run_pull(args: PullArgs, context: ToolContext, kinds: Mapping[str, PullKind]
 
 def make_tool(kinds: Mapping[str, PullKind], counter: PullCounter) -> Tool:
     """The ``context_pull`` tool for ``kinds``."""
-    from chatcli import Risk, Tool
+    from chatcli import Risk
 
     frozen = dict(kinds)
 
     def run(args: PullArgs, context: ToolContext) -> str:
         return run_pull(args, context, frozen, counter)
 
-    return Tool(name=TOOL_NAME, description=describe(frozen), run=run, args_model=PullArgs,
-                risk=Risk.READ)
+    return PullTool(name=TOOL_NAME, description=describe(frozen), run=run, risk=Risk.READ)

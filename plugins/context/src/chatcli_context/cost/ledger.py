@@ -11,9 +11,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from chatcli import Message, Role, Usage
+from chatcli import Message, Usage
 
 from chatcli_context.cost.prices import Price, PriceTable, fresh_input, money
+from chatcli_context.cost.ttl import answers
 
 __all__ = ["Ledger", "Line", "answers", "ledger"]
 
@@ -62,11 +63,6 @@ class Ledger:
     def unpriced(self) -> list[Line]:
         """Lines with tokens but no known price."""
         return [line for line in self.lines if line.money is None]
-
-
-def answers(messages: Iterable[Message]) -> list[Message]:
-    """The assistant messages that carry usage (one per model call)."""
-    return [m for m in messages if m.role == Role.ASSISTANT and m.usage is not None]
 
 
 def ledger(messages: Iterable[Message], prices: PriceTable,

@@ -157,8 +157,7 @@ class CostPlugin:
         return state
 
     def _replay(self, conversation: Conversation, state: ConversationCost) -> None:
-        from chatcli_context.cost.ledger import answers
-        from chatcli_context.cost.ttl import Call
+        from chatcli_context.cost.ttl import Call, answers
 
         log = conversation.log
         for message in answers(conversation.all_messages()):

@@ -12,12 +12,13 @@ never back. Never over an explicit setting, and never on a provider that does no
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from chatcli import Usage
+from chatcli import Message, Role, Usage
 
-__all__ = ["LONG", "SHORT", "Call", "Switch", "TtlState", "prefix_expired"]
+__all__ = ["LONG", "SHORT", "Call", "Switch", "TtlState", "answers", "prefix_expired"]
 
 SHORT, LONG = "5m", "1h"
 #: How long each TTL keeps the prefix, in seconds.
@@ -25,6 +26,12 @@ LIFETIMES = {SHORT: 300.0, LONG: 3600.0}
 #: Cache reads at most this share of the previous prefix count as "about nothing"; cache
 #: writes at least this share as "the prefix written again".
 READ_SHARE, WRITE_SHARE = 0.1, 0.8
+
+
+def answers(messages: Iterable[Message]) -> list[Message]:
+    """The assistant messages that carry usage (one per model call): what the evidence is
+    replayed from, and what the ledger counts."""
+    return [m for m in messages if m.role == Role.ASSISTANT and m.usage is not None]
 
 
 class Call(NamedTuple):
