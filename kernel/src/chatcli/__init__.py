@@ -44,7 +44,7 @@ _BY_MODULE: dict[str, str] = {
         "ProviderSpec Risk SlashCommand StopReason"
     ),
     "_stash": "Stash StashKey",
-    "_streaming": "Retrying",
+    "_streaming": "Retrying read_answer",
     "_tomlfile": "read_toml user_config_path",
     "_trust": (
         "ControlFile ProjectTrust SettingRule filter_project_layer project_root project_trust "
@@ -154,6 +154,7 @@ if TYPE_CHECKING:
     from chatcli._stash import Stash as Stash
     from chatcli._stash import StashKey as StashKey
     from chatcli._streaming import Retrying as Retrying
+    from chatcli._streaming import read_answer as read_answer
     from chatcli._tomlfile import read_toml as read_toml
     from chatcli._tomlfile import user_config_path as user_config_path
     from chatcli._trust import ControlFile as ControlFile

@@ -463,34 +463,6 @@ class Engine:
             engine=self, conversation=conversation, reason=reason, instruction=instruction,
             use=use, settings=settings)
 
-    def complete(self, request: ChatRequest, *, use: Use | None = None, timeout: float,
-                 response_timeout: float | None = None) -> str | None:
-        """The text of one answer to ``request`` (its tool calls ignored), with the provider's
-        retries; None when it took longer than ``timeout`` seconds."""
-        use = use or self.current
-        cancel = threading.Event()
-        timer = threading.Timer(timeout, cancel.set)
-        timer.daemon = True
-        timer.start()
-        text: list[str] = []
-        try:
-            for event in read_answer(
-                lambda: use.provider.stream(request), who=use.provider_name,
-                max_retries=use.max_retries,
-                response_timeout=response_timeout or self.settings.response_timeout,
-                cancel=cancel, sleep=self._sleep,
-            ):
-                if cancel.is_set():
-                    break
-                if isinstance(event, TextDelta):
-                    text.append(safe_text(event.text))
-        except KeyboardInterrupt:
-            if not cancel.is_set():
-                raise
-        finally:
-            timer.cancel()
-        return None if cancel.is_set() else "".join(text).strip()
-
     def _model_step(self, turn: _Turn, cancel: threading.Event | None,
                     request: ChatRequest | None = None
                     ) -> Generator[EngineEvent, None, ChatcliError | None]:

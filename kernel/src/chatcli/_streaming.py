@@ -193,9 +193,11 @@ def read_answer(
     sleep: Callable[[float], None] | None = None,
     on_retry: Callable[[Retrying], None] | None = None,
 ) -> Iterator[Any]:
-    """One model call's events (and :class:`Retrying` notices), as the engine consumes them.
+    """One model call's events (and :class:`Retrying` notices), as the engine reads them.
 
     ``open_stream`` starts the provider's stream; it runs on a helper thread for every attempt.
+    The answer must start within ``response_timeout`` seconds (retries included) and not fall
+    silent that long once started; setting ``cancel`` ends it with ``KeyboardInterrupt``.
     ``sleep`` waits between retries (default: a wait that ends with ``KeyboardInterrupt`` when
     ``cancel`` is set). Exceptions that are not :class:`~chatcli.ChatcliError` become a one-line
     :class:`~chatcli.ProviderError` naming ``who``.

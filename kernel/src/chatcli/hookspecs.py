@@ -169,8 +169,8 @@ def compact_view(
     with :meth:`Conversation.undo_compaction`.
 
     :param engine: the session's engine (``engine.tokens`` estimates tokens,
-        ``engine.context_tokens`` the whole request, ``engine.complete`` makes a model call
-        without tools).
+        ``engine.context_tokens`` the whole request; :func:`chatcli.read_answer` makes a model
+        call).
     :param use: the model and provider of the turn (``use.context_window`` is the yardstick).
     :param settings: the turn's settings.
 

@@ -18,6 +18,7 @@ from chatcli_plugin_records import CompactionJob, CompactionReport, CompactionSt
 
 if TYPE_CHECKING:
     from chatcli import (
+        ChatRequest,
         Compaction,
         Conversation,
         Engine,
@@ -70,8 +71,8 @@ def compact_view(engine: Engine, conversation: Conversation, reason: str,
         view=view, budget=max(budget - system_tokens, 0),
         keep_recent=settings.compact_keep_recent,
         count=lambda messages: engine.tokens.estimate(messages),
-        summarize=lambda messages, instructions: _summarize(
-            engine, messages, instructions, use, settings),
+        summarize=lambda messages, instructions: _summarize(messages, instructions, use,
+                                                            settings),
         settings=settings, reason=reason, instruction=instruction,
     )
     return run_compaction(
@@ -98,8 +99,8 @@ def _compactable(view: list[Message], keep_recent: int) -> bool:
     return any(not message.pinned for message in older)
 
 
-def _summarize(engine: Engine, messages: Sequence[Message], instructions: str, use: Use,
-               settings: Settings) -> str:
+def _summarize(messages: Sequence[Message], instructions: str, use: Use, settings: Settings
+               ) -> str:
     """The model's text about ``messages`` following ``instructions`` (no tools), within
     ``compact_timeout`` seconds."""
     from chatcli import ChatcliError, ChatRequest, Message, PromptSection
@@ -111,13 +112,41 @@ def _summarize(engine: Engine, messages: Sequence[Message], instructions: str, u
         messages=[Message.user(describe_messages(messages, limit=4_000))],
         max_tokens=settings.max_tokens,
     )
-    text = engine.complete(request, use=use, timeout=settings.compact_timeout,
-                           response_timeout=min(settings.response_timeout,
-                                                settings.compact_timeout))
+    text = _complete(request, use, settings.compact_timeout,
+                     min(settings.response_timeout, settings.compact_timeout))
     if text is None:
         raise ChatcliError(f"the summary took longer than {settings.compact_timeout:g} s",
                            "raise compact_timeout, or compact by hand with /compact")
     return text
+
+
+def _complete(request: ChatRequest, use: Use, timeout: float, response_timeout: float
+              ) -> str | None:
+    """The text of one answer to ``request`` (its tool calls ignored), with the provider's
+    retries; None when it took longer than ``timeout`` seconds."""
+    import threading
+
+    from chatcli import TextDelta, read_answer, safe_text
+
+    cancel = threading.Event()
+    timer = threading.Timer(timeout, cancel.set)
+    timer.daemon = True
+    timer.start()
+    text: list[str] = []
+    try:
+        for event in read_answer(lambda: use.provider.stream(request), who=use.provider_name,
+                                 max_retries=use.max_retries,
+                                 response_timeout=response_timeout, cancel=cancel):
+            if cancel.is_set():
+                break
+            if isinstance(event, TextDelta):
+                text.append(safe_text(event.text))
+    except KeyboardInterrupt:
+        if not cancel.is_set():
+            raise
+    finally:
+        timer.cancel()
+    return None if cancel.is_set() else "".join(text).strip()
 
 
 def run_compaction(
