@@ -158,7 +158,7 @@ class McpPlugin:
                                ) -> None:
         from chatcli import ControlFile, SettingRule
 
-        from chatcli_mcp.settings import PROJECT_FILE
+        from chatcli_mcp.project import PROJECT_FILE
 
         register(ControlFile(PROJECT_FILE))  # the project's servers: trust covers the file
 
@@ -249,7 +249,7 @@ def _is_agent(section_names: set[str]) -> bool:
 
 
 def _has_project_file(workspace: Path, host: PluginHost) -> bool:
-    from chatcli_mcp.settings import project_file
+    from chatcli_mcp.project import project_file
 
     try:
         return project_file(workspace, host) is not None

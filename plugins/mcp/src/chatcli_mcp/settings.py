@@ -34,10 +34,12 @@ import contextlib
 import json
 import os
 import re
-import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
+
+# the project's servers file and where it is (re-exported: the entry module needs them alone)
+from chatcli_mcp.project import PROJECT_FILE, project_file, project_root
 
 __all__ = [
     "PROJECT_FILE",
@@ -52,11 +54,10 @@ __all__ = [
     "options",
     "parse_server",
     "project_file",
+    "project_root",
 ]
 
 TRANSPORTS = ("stdio", "http", "sse")
-#: The project's own servers file, at the project root (Claude Code's name).
-PROJECT_FILE = ".mcp.json"
 #: How MCP tools reach the model: ``auto`` (chat: listed and pulled; agent runs: real
 #: definitions, or a search tool above ``max_tool_share``), ``deferred``, ``full``.
 TOOL_MODES = ("auto", "deferred", "full")
@@ -384,30 +385,16 @@ def _count(value: Any, key: str, low: int, high: int) -> int:
 # ------------------------------------------------------------------------------ files
 
 
-def project_root(workspace: Path, host: Any = None) -> Path | None:
-    """The project root of ``workspace`` as workspace trust sees it (the nearest folder holding
-    ``.chatcli/``, else the git repository's top, else the workspace; never the home folder):
-    the folder whose ``.mcp.json`` is the project's."""
-    from chatcli import project_trust
-
-    return project_trust(workspace, host).root
-
-
-def project_file(workspace: Path, host: Any = None) -> Path | None:
-    """The project's ``.mcp.json`` (at its root), if there is one."""
-    root = project_root(workspace, host)
-    if root is None:
-        return None
-    candidate = root / PROJECT_FILE
-    return candidate if candidate.is_file() else None
-
-
 def _read_toml(path: Path) -> dict[str, Any]:
     try:
-        with open(path, "rb") as handle:
-            return tomllib.load(handle)
-    except FileNotFoundError:
+        handle = open(path, "rb")  # noqa: SIM115 (closed below)
+    except OSError:  # (no file: tomllib is not imported for nothing)
         return {}
+    import tomllib
+
+    try:
+        with handle:
+            return tomllib.load(handle)
     except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
         return {}  # the kernel reports a config file it cannot read
 
