@@ -9,7 +9,6 @@ reaches the terminal with its control characters. (The trust question of the cha
 from __future__ import annotations
 
 import json
-import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +30,8 @@ def control_file_programs(path: Path | str) -> list[str]:
         if path.suffix == ".json":
             data = json.loads(raw)
         elif path.suffix == ".toml":
+            import tomllib  # (here: every run imports this module, few read a TOML file)
+
             data = tomllib.loads(raw.decode("utf-8"))
         else:
             return []
