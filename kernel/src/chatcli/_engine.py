@@ -398,14 +398,9 @@ class Engine:
                     conversation.checkpoint(f"{_turn_label(conversation)} (step {call_number + 1})")
                 request = yield from self._compact_if_full(turn)
                 error = yield from self._model_step(turn, cancel, request)
-                report = None
-                if isinstance(error, ContextTooLongError):
-                    report = self.compact(conversation, reason="overflow", use=turn.use,
-                                          settings=turn.settings)
-                if report is not None:
-                    yield Compacted(report)
-                    if report.changed:
-                        error = yield from self._model_step(turn, cancel)
+                if isinstance(error, ContextTooLongError) and (
+                        yield from self._compact(turn, "overflow")):
+                    error = yield from self._model_step(turn, cancel)
                 if error is not None:
                     yield turn.finished(StopReason.ERROR, error)
                     return
@@ -445,12 +440,15 @@ class Engine:
         threshold = turn.settings.compact_threshold
         if threshold <= 0 or self._tokens(request) <= threshold * turn.use.context_window:
             return request
-        report = self.compact(turn.conversation, reason="threshold", use=turn.use,
+        return None if (yield from self._compact(turn, "threshold")) else request
+
+    def _compact(self, turn: _Turn, reason: str) -> Generator[EngineEvent, None, bool]:
+        """Compact the turn's view (reporting what was done); whether the view changed."""
+        report = self.compact(turn.conversation, reason=reason, use=turn.use,
                               settings=turn.settings)
-        if report is None:
-            return request
-        yield Compacted(report)
-        return None if report.changed else request
+        if report is not None:
+            yield Compacted(report)
+        return report is not None and report.changed
 
     def compact(self, conversation: Conversation, *, reason: str = "manual",
                 instruction: str | None = None, use: Use | None = None,

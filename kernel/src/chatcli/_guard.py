@@ -87,21 +87,6 @@ class ResultCheck:
         return _matches(value, self.annotation)
 
 
-class _WrapperCheck:
-    """What a wrapper of a collecting hook returns: the list of the implementations' results."""
-
-    def __init__(self, item: ResultCheck) -> None:
-        self.item = item
-
-    @property
-    def expected(self) -> str:
-        return f"a list of ({self.item.expected}) results"
-
-    def __call__(self, value: Any) -> bool:
-        return isinstance(value, list) and all(
-            item is not None and self.item(item) for item in value)
-
-
 _UNSET = object()
 
 
@@ -167,16 +152,17 @@ def guard(
     original = impl.function
     plugin = impl.plugin_name
     let_through: tuple[type[BaseException], ...] = (KeyboardInterrupt, *passthrough)
-    if impl.wrapper and not firstresult:
-        check = _WrapperCheck(check)  # type: ignore[assignment]
+    results = impl.wrapper and not firstresult  # a wrapper returning the list of results
 
     def fail(reason: str) -> None:
         report(plugin, hook, reason)
 
     def wrong(value: Any) -> bool:
-        if check(value):
+        if (isinstance(value, list) and all(item is not None and check(item) for item in value)
+                if results else check(value)):
             return False
-        fail(f"returned {describe(value)}, expected {check.expected}")
+        expected = f"a list of ({check.expected}) results" if results else check.expected
+        fail(f"returned {describe(value)}, expected {expected}")
         return True
 
     if impl.hookwrapper:

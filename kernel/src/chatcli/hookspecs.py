@@ -94,14 +94,13 @@ def add_hookspecs(add: Callable[[object], None]) -> None:
 def configure(host: PluginHost, settings: Settings, workspace: Path) -> None:
     """Set up the plugin for this run, once, before any conversation starts.
 
-    Called from :meth:`chatcli.Session.open` (so for ``chatcli -p`` and the interactive chat
-    alike), on the thread that opens the session, before ``open_conversation``. Called once per
-    process even when several sessions are opened. *Historic*: a plugin registered after that
-    call (imported later, or registered by hand) is called with the same arguments as it is
-    registered, before any of its other hooks is called: every plugin's ``configure`` runs
-    exactly once, so hooks of a session need no ``host is None`` guard. (Hooks called before any
-    session opens, ``register_commands`` say, still come before it. A historic hook takes no
-    ``wrapper``.)
+    Called once per process (however many sessions open), from the first
+    :meth:`chatcli.Session.open` (``chatcli -p`` and the interactive chat alike), on its thread,
+    before ``open_conversation``. *Historic*: a plugin registered later (imported later, or by
+    hand) is called with the same arguments as it is registered, before any of its other hooks:
+    every plugin's ``configure`` runs exactly once, so session hooks need no ``host is None``
+    guard. (Hooks called before a session opens, ``register_commands`` say, still come before
+    it. A historic hook takes no ``wrapper``.)
 
     :param host: the plugin host. Keep it to find what other plugins registered
         (``host.providers()``, ``host.tools()``, ``host.collect(...)``) or to announce that
@@ -276,8 +275,7 @@ def cmdline_main(host: PluginHost, settings: Settings, options: SessionOptions,
     when ``prompt`` is None and stdin is a terminal (the interactive chat); chatcli-print answers
     otherwise: it reads piped stdin (the prompt without ``-p`` or with ``-p -``, else sent after
     the ``-p`` text in a fenced block) and refuses an empty prompt. With no answer the command
-    names the plugin to install (chatcli-repl when ``prompt`` is None and stdin a terminal,
-    else chatcli-print).
+    names the plugin to install (the one that would have answered).
 
     :param host: the plugin host; open the session with
         ``Session(host, settings, options, ...).open()``.
@@ -478,9 +476,8 @@ def tool_call_decided(
     (a call that is not read-only runs right after, once the read-only calls decided before it
     ran; consecutive read-only calls are decided, then run together). ``after_tool_call``
     follows with each result. This is where a plugin notes that a call starts (a workspace
-    snapshot before a write, a ``PreToolUse`` user hook). A policy plugin
-    remembers a ``session`` or ``always`` answer here (``always``: as the rule
-    ``verdict.rule``).
+    snapshot before a write, a ``PreToolUse`` user hook), and where a policy plugin remembers a
+    ``session`` or ``always`` answer (``always``: as the rule ``verdict.rule``).
 
     :param allowed: True when the call runs, False when it is refused.
     :param approval: the person's :class:`chatcli.Approval` (allow or not, its scope, their
