@@ -55,6 +55,9 @@ class Conversation:
         self.metadata: dict[str, Any] = metadata or {}
         self._log: dict[str, Message] = {}
         self.head: str | None = None
+        #: the path :meth:`messages` last gave and the head it led to
+        self._path: list[Message] = []
+        self._path_head: str | None = None
         self.checkpoints: list[Checkpoint] = []
         self._head_history: list[str | None] = []
         #: the compactions of the view, oldest first (see :meth:`view`)
@@ -78,15 +81,23 @@ class Conversation:
         return list(self._log.values())
 
     def messages(self) -> list[Message]:
-        """The messages from the root to the head, in order (what the model sees)."""
-        path: list[Message] = []
-        cursor = self.head
-        while cursor is not None:
-            message = self._log[cursor]
-            path.append(message)
-            cursor = message.parent_id
-        path.reverse()
-        return path
+        """The messages from the root to the head, in order (what the model sees).
+
+        The path is kept between calls: after appends only the new messages are walked, so a
+        long conversation is not walked again for every call (a new list is returned each time).
+        """
+        if self._path_head != self.head:
+            newer: list[Message] = []
+            cursor = self.head
+            while cursor is not None and cursor != self._path_head:
+                message = self._log[cursor]
+                newer.append(message)
+                cursor = message.parent_id
+            if cursor != self._path_head:  # the head is on another branch: a new path
+                self._path = []
+            self._path.extend(reversed(newer))
+            self._path_head = self.head
+        return list(self._path)
 
     def view(self) -> list[Message]:
         """What the model is sent: :meth:`messages` with the compactions applied (summaries and
