@@ -144,10 +144,6 @@ class _Answer:
     #: the provider that answered when the session's provider delegated (StopEvent.provider)
     provider: str | None = None
 
-    @property
-    def empty(self) -> bool:
-        return not self.text and not self.calls
-
 
 @dataclass(frozen=True)
 class Use:
@@ -204,7 +200,7 @@ class _Turn:
         if error is not None:
             self.failed.extend(getattr(error, "failed", ()) or ())
         message = None
-        if not (interrupted and answer.empty):
+        if not interrupted or answer.text or answer.calls:  # unless nothing arrived
             author = self.engine.host.hooks.answer_author(conversation=self.conversation)
             message = self.append(self.engine.answer_message(
                 answer, interrupted, self.use, author.name if author is not None else None))
@@ -293,9 +289,8 @@ class Engine:
             context_window: int | None = None, tools: bool = True) -> None:
         """Answer with ``provider``/``model`` from the next model call on; history is kept.
 
-        ``context_window``: the tokens the model holds (compaction's yardstick).
-        ``tools`` False: the model is offered no tools at all, and gets lean requests (only the
-        essential prompt sections; see :class:`chatcli.PromptSection`).
+        ``context_window``: the tokens the model holds (compaction's yardstick). ``tools`` False:
+        lean requests (see :meth:`offers_tools`).
         """
         self.current = Use(provider, provider_name, model, max_retries,
                            context_window or DEFAULT_CONTEXT_WINDOW, tools)
@@ -395,7 +390,9 @@ class Engine:
         try:
             for call_number in range(turn.settings.max_turns):
                 if call_number:  # a checkpoint before every model call; the first is the prompt's
-                    conversation.checkpoint(f"{_turn_label(conversation)} (step {call_number + 1})")
+                    user = conversation.last(Role.USER)  # labelled with the start of its text
+                    label = _first_line(user.text if user is not None else "")
+                    conversation.checkpoint(f"{label} (step {call_number + 1})")
                 request = yield from self._compact_if_full(turn)
                 error = yield from self._model_step(turn, cancel, request)
                 if isinstance(error, ContextTooLongError) and (
@@ -693,12 +690,6 @@ def _problems(err: ValueError) -> str:
 def _first_line(text: str) -> str:
     stripped = text.strip()
     return stripped.splitlines()[0] if stripped else "(empty)"
-
-
-def _turn_label(conversation: Conversation) -> str:
-    """The label of checkpoints within a turn: the start of its user message."""
-    user = conversation.last(Role.USER)
-    return _first_line(user.text) if user is not None else "(empty)"
 
 
 def _raw_request_tokens(tokens: TokenCounter, request: ChatRequest) -> int:

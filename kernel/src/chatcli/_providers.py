@@ -18,7 +18,6 @@ if TYPE_CHECKING:  # settings are validated with pydantic: imported where a prov
     from chatcli._plugins import PluginHost
 
 __all__ = [
-    "INSTALL_HINT",
     "build_provider",
     "check_provider_options",
     "choose_provider",
@@ -26,12 +25,6 @@ __all__ = [
     "has_key",
     "provider_key",
 ]
-
-INSTALL_HINT = (
-    "install one: pip install chatcli-provider-local (offline), chatcli-provider-openai, "
-    "chatcli-provider-anthropic or chatcli-provider-ollama"
-)
-
 
 def provider_key(spec: ProviderSpec, settings: Settings) -> tuple[str | None, str | None]:
     """The API key of ``spec`` and where it came from (variable name or ``keys.toml``)."""
@@ -79,7 +72,10 @@ def choose_provider(host: PluginHost, settings: Settings) -> ProviderSpec:
                 f"no provider is loaded: CHATCLI_PLUGINS or CHATCLI_DISABLE_PLUGINS leaves out "
                 f"{', '.join(sorted(host.skipped))}",
                 "add a provider plugin's name to CHATCLI_PLUGINS (see `chatcli plugins list`)")
-        raise UsageError("no provider is installed", INSTALL_HINT)
+        raise UsageError("no provider is installed",
+                         "install one: pip install chatcli-provider-local (offline), "
+                         "chatcli-provider-openai, chatcli-provider-anthropic or "
+                         "chatcli-provider-ollama")
     if settings.provider:
         return find_provider(host, settings.provider)
     keyed = [s for s in specs.values()
