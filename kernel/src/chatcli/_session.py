@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Generator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +30,7 @@ from chatcli._providers import (
     has_key,
     uses_tools,
 )
+from chatcli._records import dataclass
 from chatcli._specs import Provider, ProviderSpec
 from chatcli._stash import Stash
 from chatcli._streaming import Retrying
