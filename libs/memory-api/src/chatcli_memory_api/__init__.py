@@ -20,7 +20,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, runtime_checkable
 
 from chatcli import new_id
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 if TYPE_CHECKING:
     from chatcli import Settings
@@ -75,6 +75,10 @@ class MemoryItem(BaseModel):
     recalled (memory never deletes silently). ``key`` is a profile field's name (``"name"``,
     ``"role"``) or a daily note's date.
     """
+
+    #: the validator is built when the first item is made (a run that reads no item, as a
+    #: ``-p`` run with an empty memory, never builds it)
+    model_config = ConfigDict(defer_build=True)
 
     id: str = Field(default_factory=lambda: new_id("mem_"))
     kind: MemoryKind = MemoryKind.FACT
