@@ -187,11 +187,8 @@ class ProviderSpec(NamedTuple):
 
     def context_window(self, model: str) -> int | None:
         """The context window of ``model`` from :attr:`context_windows`, or None."""
-        best = None
-        for prefix, tokens in self.context_windows.items():
-            if model.startswith(prefix) and (best is None or len(prefix) > len(best[0])):
-                best = (prefix, tokens)
-        return best[1] if best else None
+        prefixes = [prefix for prefix in self.context_windows if model.startswith(prefix)]
+        return self.context_windows[max(prefixes, key=len)] if prefixes else None
 
 
 # --------------------------------------------------------------------------------------------
