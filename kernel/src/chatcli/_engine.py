@@ -538,8 +538,7 @@ class Engine:
         if len(batch) == 1:
             call, tool, args, context = batch[0]
             yield ToolStarted(call)
-            yield from self._finish(turn, call, self._execute(
-                call, tool, args, context, turn.conversation), cancel)
+            yield from self._finish(turn, call, self._execute(call, tool, args, context), cancel)
             return
         if not batch:
             return
@@ -549,7 +548,7 @@ class Engine:
             yield ToolStarted(call)
         pool = ThreadPoolExecutor(max_workers=min(4, len(batch)), thread_name_prefix="chatcli-tool")
         try:
-            futures = [pool.submit(self._execute, call, tool, args, context, turn.conversation)
+            futures = [pool.submit(self._execute, call, tool, args, context)
                        for call, tool, args, context in batch]
             for (call, _tool, _args, _context), future in zip(batch, futures, strict=True):
                 yield from self._finish(turn, call, future.result(), cancel)
@@ -646,8 +645,8 @@ class Engine:
         allowed, why = self.authorize(call, tool, context)
         return (tool, args) if allowed else _error(call, why)
 
-    def _execute(self, call: ToolCallPart, tool: Tool, args: Any, context: ToolContext,
-                 conversation: Conversation) -> ToolResultPart:
+    def _execute(self, call: ToolCallPart, tool: Tool, args: Any, context: ToolContext
+                 ) -> ToolResultPart:
         try:
             output = tool.run(args, context)
         except KeyboardInterrupt:
