@@ -1,6 +1,6 @@
 """What one model call carries: the request, the stream events, and the tools the model may call.
 
-Plain dataclasses (made by :func:`chatcli._records.dataclass`: no code compiled for their
+Plain dataclasses (made by :func:`chatcli_records_lite.dataclass`: no code compiled for their
 ``__repr__``/``__eq__``/``__hash__`` at import): a :class:`ChatRequest` is built before every
 model call and ``before_request`` implementations may change it in place.
 """
@@ -12,7 +12,8 @@ from collections.abc import Callable
 from dataclasses import field
 from typing import TYPE_CHECKING, Any
 
-from chatcli._records import NamedTuple, dataclass
+from chatcli_records_lite import NamedTuple, dataclass
+
 from chatcli._specs import Decision, Risk, StopReason
 
 if TYPE_CHECKING:

@@ -36,7 +36,7 @@ from importlib import import_module
 from types import ModuleType
 from typing import Any
 
-from chatcli._records import NamedTuple
+from chatcli_records_lite import NamedTuple
 
 __all__ = [
     "ENTRY_POINT_GROUP",

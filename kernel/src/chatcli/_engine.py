@@ -24,6 +24,8 @@ from dataclasses import field
 from pathlib import Path
 from typing import Any
 
+from chatcli_records_lite import dataclass
+
 from chatcli._calls import (
     Approval,
     ChatRequest,
@@ -44,7 +46,6 @@ from chatcli._config import Settings
 from chatcli._conversation import Conversation
 from chatcli._errors import ChatcliError, ContextTooLongError
 from chatcli._plugins import PluginHost
-from chatcli._records import dataclass
 from chatcli._safetext import safe_message, safe_text, unsafe_text
 from chatcli._specs import Decision, Provider, Risk, StopReason
 from chatcli._streaming import Retrying, read_answer

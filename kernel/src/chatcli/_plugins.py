@@ -32,6 +32,7 @@ from types import FunctionType, MethodType, ModuleType
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import pluggy
+from chatcli_records_lite import NamedTuple
 
 from chatcli import hookspecs
 from chatcli._discovery import (
@@ -45,7 +46,6 @@ from chatcli._discovery import (
     remember_hooks,
 )
 from chatcli._guard import ResultCheck, current_plugin, describe, guard
-from chatcli._records import NamedTuple
 
 if TYPE_CHECKING:
     from pathlib import Path

@@ -16,6 +16,8 @@ from dataclasses import field
 from pathlib import Path
 from typing import Any
 
+from chatcli_records_lite import dataclass
+
 from chatcli._compaction import CompactionOutcome
 from chatcli._config import Settings
 from chatcli._conversation import Conversation
@@ -30,7 +32,6 @@ from chatcli._providers import (
     has_key,
     uses_tools,
 )
-from chatcli._records import dataclass
 from chatcli._specs import Provider, ProviderSpec
 from chatcli._stash import Stash
 from chatcli._streaming import Retrying

@@ -14,7 +14,7 @@ from enum import StrEnum
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from chatcli._records import NamedTuple
+from chatcli_records_lite import NamedTuple
 
 if TYPE_CHECKING:
     from chatcli._calls import ChatRequest, StreamEvent

@@ -24,8 +24,9 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
+from chatcli_records_lite import dataclass
+
 from chatcli._errors import ChatcliError, ProviderError, ProviderTimeoutError, StreamCutError
-from chatcli._records import dataclass
 
 __all__ = [
     "MAX_RETRY_AFTER",

@@ -36,7 +36,7 @@ from collections.abc import Callable
 from functools import cache
 from typing import TYPE_CHECKING, Any, Literal
 
-from chatcli._records import NamedTuple, dataclass
+from chatcli_records_lite import NamedTuple, dataclass
 
 if TYPE_CHECKING:
     import re

@@ -1,6 +1,6 @@
-"""``chatcli._records.dataclass``: the same classes as ``dataclasses.dataclass`` (repr, equality,
-hashing, frozen, slots, fields, replace), with ``__repr__``/``__eq__``/``__hash__`` shared
-instead of compiled for each class (what made importing the kernel's records slow)."""
+"""``chatcli_records_lite.dataclass``: the same classes as ``dataclasses.dataclass`` (repr,
+equality, hashing, frozen, slots, fields, replace), with ``__repr__``/``__eq__``/``__hash__``
+shared instead of compiled for each class (what made importing the kernel's records slow)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from dataclasses import field
 from typing import Any
 
 import pytest
-from chatcli._records import dataclass as cheap_dataclass
+from chatcli_records_lite import dataclass as cheap_dataclass
 from hypothesis import given
 from hypothesis import strategies as st
 

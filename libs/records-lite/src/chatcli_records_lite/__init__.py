@@ -1,18 +1,21 @@
-"""``NamedTuple`` for the kernel's records, without typing's cost per field at import.
+"""``NamedTuple`` and ``dataclass`` that cost less to define: for records made at every start.
 
-``typing.NamedTuple`` checks every field's annotation, and under ``from __future__ import
-annotations`` each one is a string it compiles into a ``ForwardRef``: the records that
-``chatcli models`` imports cost about as much as all of pluggy. Type checkers see typing's
-``NamedTuple``; at run time this one makes the same class with ``collections.namedtuple`` (the
-fields, their defaults, the methods, properties and docstring of the class body) and keeps the
-annotations as written (strings, which ``typing.get_type_hints`` evaluates as usual).
+chatcli imports its kernel and every plugin at each start, and each record class they define is
+paid for again: ``typing.NamedTuple`` checks every field's annotation (under ``from __future__
+import annotations`` each is a string it compiles into a ``ForwardRef``), and
+``dataclasses.dataclass`` compiles every generated method from source text, about 0.3 ms each (a
+frozen class gets six). Type checkers see typing's ``NamedTuple`` and dataclasses' ``dataclass``;
+at run time:
 
-``dataclass`` is ``dataclasses.dataclass`` (``frozen``, ``slots``) whose ``__repr__``,
-``__eq__`` and ``__hash__`` are shared functions reading the class's fields instead of code
-compiled for each class: ``dataclasses`` compiles every generated method from its source text,
-about 0.3 ms each, and a frozen class gets six. The results are the same (the same text, the
-same comparisons and hashes of the same field tuples, ``...`` for a recursive repr, the same
-rules for a method the class body defines itself); only ``__init__`` (and a frozen class's
+``NamedTuple`` makes the same class with ``collections.namedtuple`` (the fields, their defaults,
+the methods, properties and docstring of the class body) and keeps the annotations as written
+(strings, which ``typing.get_type_hints`` evaluates as usual). Only the class syntax is supported.
+
+``dataclass`` is ``dataclasses.dataclass`` (``frozen``, ``slots``; other options are not taken)
+whose ``__repr__``, ``__eq__`` and ``__hash__`` are shared functions reading the class's fields
+instead of code compiled for each class. The results are the same (the same text, the same
+comparisons and hashes of the same field tuples, ``...`` for a recursive repr, the same rules for
+a method the class body defines itself); only ``__init__`` (and a frozen class's
 ``__setattr__``/``__delattr__``) are still generated.
 """
 
