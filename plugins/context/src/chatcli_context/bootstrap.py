@@ -10,9 +10,10 @@ A file longer than its cap is cut, with a note saying how to read the rest.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from chatcli_records_lite import dataclass
 
 from chatcli_context.files import FileCache, project_root
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import os
 import threading
-from dataclasses import dataclass
 from pathlib import Path
+
+from chatcli_records_lite import dataclass
 
 __all__ = ["FileCache", "FileText", "decode_text", "display_path", "project_root"]
 

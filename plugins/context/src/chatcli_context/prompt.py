@@ -24,9 +24,11 @@ every attached context is shown whole, cut files name their path, and no section
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from chatcli_records_lite import dataclass
 
 from chatcli_context.bootstrap import BOOTSTRAP_ORDER, allowances, cut, find_bootstrap
 from chatcli_context.files import FileCache, project_root

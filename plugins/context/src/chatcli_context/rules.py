@@ -16,9 +16,10 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from chatcli_records_lite import dataclass
 
 from chatcli_context.files import FileCache
 from chatcli_context.frontmatter import parse_frontmatter, scalar, split_list

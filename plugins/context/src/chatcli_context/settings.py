@@ -9,10 +9,11 @@ session), then ``[context] pull``, then on.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, fields
+from dataclasses import fields
 from typing import TYPE_CHECKING, Any
 
 from chatcli import parse_bool
+from chatcli_records_lite import dataclass
 
 if TYPE_CHECKING:
     from chatcli import Settings

@@ -17,9 +17,11 @@ import os
 import re
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from chatcli_records_lite import dataclass
 
 if TYPE_CHECKING:
     from chatcli import Conversation

@@ -22,10 +22,11 @@ import math
 import re
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from chatcli_memory_api import MemoryBackend, MemoryItem, MemoryKind, Provenance
+from chatcli_records_lite import dataclass
 
 from chatcli_memory.secrets import MASK, find_secret, redact_secrets
 from chatcli_memory.settings import MemoryOptions

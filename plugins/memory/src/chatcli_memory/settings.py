@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import fields
 from typing import TYPE_CHECKING, Any
 
 from chatcli import parse_bool
+from chatcli_records_lite import dataclass
 
 if TYPE_CHECKING:
     from chatcli import Settings

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import itertools
 import threading
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from chatcli import StashKey, TextPart
+from chatcli_records_lite import dataclass
 
 from chatcli_skills.inject import (
     Activation,

@@ -31,8 +31,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
+
+from chatcli_records_lite import dataclass
 
 from chatcli_skills.skill import Skill
 

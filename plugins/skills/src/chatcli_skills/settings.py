@@ -15,8 +15,10 @@ A wrong value is reported once (one line naming the key) and its default is used
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
+
+from chatcli_records_lite import dataclass
 
 __all__ = ["DEFAULT_BUDGET", "Options", "read_options"]
 

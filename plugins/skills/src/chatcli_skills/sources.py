@@ -23,9 +23,11 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
+
+from chatcli_records_lite import dataclass
 
 from chatcli_skills.skill import Loaded, Skill, load_skill, skill_file
 from chatcli_skills.trust import project_chain

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from chatcli import StashKey, hookimpl
+from chatcli_records_lite import dataclass
 
 if TYPE_CHECKING:
     from chatcli import (

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from fnmatch import fnmatchcase
-from typing import Any, NamedTuple
+from typing import Any
 
 from chatcli import Usage
+from chatcli_records_lite import NamedTuple
 
 __all__ = ["BUILTIN_PRICES", "ModelTable", "Price", "PriceTable", "fresh_input", "money",
            "parse_price"]

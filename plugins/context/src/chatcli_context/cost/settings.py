@@ -20,9 +20,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from typing import Any, NamedTuple
+from typing import Any
 
 from chatcli import Settings
+from chatcli_records_lite import NamedTuple
 
 from chatcli_context.cost.prices import ModelTable, Price, PriceTable, parse_price
 

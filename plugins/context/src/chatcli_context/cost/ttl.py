@@ -13,10 +13,10 @@ never back. Never over an explicit setting, and never on a provider that does no
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
-from typing import NamedTuple
+from dataclasses import field
 
 from chatcli import Message, Role, Usage
+from chatcli_records_lite import NamedTuple, dataclass
 
 __all__ = ["LONG", "SHORT", "Call", "Switch", "TtlState", "answers", "prefix_expired"]
 
