@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
 from typing import Any
+
+from chatcli_records_lite import dataclass
 
 __all__ = ["Frontmatter", "FrontmatterError", "load", "read", "read_lines", "repair_colons",
            "scalar", "split", "split_list"]

@@ -17,9 +17,10 @@ import builtins
 import time
 from collections.abc import Callable, Sequence
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from chatcli import new_id
+from chatcli_records_lite import NamedTuple
 from pydantic import BaseModel, ConfigDict, Field
 
 if TYPE_CHECKING:

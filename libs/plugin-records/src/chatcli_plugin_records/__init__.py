@@ -3,13 +3,16 @@
 Each record belongs to a hook that a plugin declares in its ``hookspecs.py`` (kernel 2.0: the
 kernel knows no plugin-to-plugin contract); the declaring plugin and its implementers both
 import the record from here, since plugins never import each other. Light records
-(``NamedTuple``, and the dataclasses of compaction), depending on the kernel only.
+(chatcli-records-lite's ``NamedTuple``, cheap to define at each start, and the dataclasses of
+compaction), depending on the kernel and chatcli-records-lite only.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
+
+from chatcli_records_lite import NamedTuple
 
 if TYPE_CHECKING:
     from pathlib import Path

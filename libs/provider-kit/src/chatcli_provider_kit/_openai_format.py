@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Literal
 
 from chatcli import (
@@ -41,6 +41,7 @@ from chatcli import (
     safe_message,
     safe_text,
 )
+from chatcli_records_lite import dataclass
 
 from chatcli_provider_kit._cache import MessageCache
 from chatcli_provider_kit._util import image_data_url, parse_tool_arguments

@@ -5,7 +5,6 @@ Imported only by :mod:`chatcli_provider_openai.provider`, after the SDK is loade
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import httpx2
@@ -19,6 +18,7 @@ from chatcli import (
     StreamCutError,
 )
 from chatcli_provider_kit import one_line, retry_after_from_headers, status_error
+from chatcli_records_lite import dataclass
 
 __all__ = ["ErrorContext", "map_error"]
 

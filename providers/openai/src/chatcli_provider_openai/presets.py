@@ -4,9 +4,11 @@ Each :class:`Preset` becomes one :class:`~chatcli.ProviderSpec`. Adding a servic
 row to :data:`PRESETS`; nothing else changes. This module imports no SDK.
 """
 
-# No ``from __future__ import annotations``: typing.NamedTuple would compile each field's
-# annotation from its text, a fifth of this module's import (which ``chatcli models`` pays).
-from typing import NamedTuple
+from __future__ import annotations
+
+# records-lite's NamedTuple keeps the annotations as text (typing's would compile each into a
+# ForwardRef, a fifth of this module's import, which ``chatcli models`` pays).
+from chatcli_records_lite import NamedTuple
 
 __all__ = ["AUTO_MODEL", "AZURE_API_VERSION", "PRESETS", "Preset"]
 
