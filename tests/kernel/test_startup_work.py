@@ -7,6 +7,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 SCRIPT = """
 import sys
 import chatcli._compaction, chatcli._config, chatcli._session, chatcli._types
@@ -69,8 +71,6 @@ def test_a_provider_starts_on_a_fresh_stack_however_deep_the_caller() -> None:
 
 
 def test_a_failing_factory_is_still_one_provider_error_on_the_caller() -> None:
-    import pytest
-
     from chatcli import ProviderError, Settings
     from chatcli._providers import build_provider
 
