@@ -1,4 +1,5 @@
-"""``chatcli --help`` is served from a cached page (chatcli._entry) without importing click —
+"""``chatcli --help`` is served from a cached page (chatcli._entry through chatcli-click-kit's
+HelpCache) without importing click —
 byte for byte click's page, never a stale one: a plugin installed, edited or disabled, another
 width or a failing plugin all show what click would print now."""
 
@@ -12,7 +13,8 @@ import time
 from pathlib import Path
 
 import pytest
-from chatcli._entry import _cached_help, _keep_help
+from chatcli._paths import atomic_write
+from chatcli_click_kit.help_cache import HelpCache
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from process_support import CHATCLI, PYTHON, process_env
@@ -214,10 +216,12 @@ def test_any_page_reads_back_as_written_or_is_refused(tmp_path_factory, text: st
     kept, used = folder / "help-x.txt", folder / "used.txt"
     used.write_text("x")
     key = f"chatcli-help 1\n--help\n{sys.executable}"
-    _keep_help(str(kept), key, text, {str(used)}, settled=2**63)
-    served = _cached_help(str(kept), key)
+    cache = HelpCache("chatcli", "1", str(folder / "pages"), 78, "CHATCLI_", list,
+                      lambda path, data: atomic_write(Path(path), data, mode=0o600))
+    cache.keep(str(kept), key, text, {str(used)}, settled=2**63)
+    served = cache.read(str(kept), key)
     assert served == (None if "\x1b" in text or "\0" in text else text)
     if served is not None:
-        assert _cached_help(str(kept), key + "!") is None
+        assert cache.read(str(kept), key + "!") is None
         used.write_text("changed!")
-        assert _cached_help(str(kept), key) is None
+        assert cache.read(str(kept), key) is None

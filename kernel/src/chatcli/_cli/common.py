@@ -111,6 +111,8 @@ def require_utf8(command: click.Command) -> None:
     for param in command.params:
         if type(param.type) is click.types.StringParamType:
             param.type = UTF8_TEXT
+    if hasattr(command, "after_load"):  # a lazy command (chatcli-click-kit): once it is loaded
+        command.after_load = require_utf8
     if isinstance(command, click.Group):
         for sub in command.commands.values():
             require_utf8(sub)

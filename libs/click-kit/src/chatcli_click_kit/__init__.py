@@ -1,92 +1,27 @@
-"""chatcli-click-kit: click groups and commands whose code is imported only when they run.
+"""chatcli-click-kit: click helpers for chatcli's command line.
 
-``chatcli --help`` imports every plugin's entry module and lists every command; a plugin with a
-big command group registers ``LazyGroup("sessions", "Saved conversations…",
-"chatcli_sessions.cli:sessions")`` instead, so only ``chatcli sessions …`` pays for it.
+- :class:`LazyGroup` and :class:`LazyCommand`: sub-commands whose code is imported only when they
+  run, so ``chatcli --help`` lists them without importing them.
+- :mod:`chatcli_click_kit.help_cache`: the root help page kept with the files it was made from,
+  printed again without importing click while none of them changed.
+
+Importing this package imports nothing (click included) until a name is used: the help cache
+runs before click is loaded.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
-import click
-
+TYPE_CHECKING = False  # not `from typing import ...`: the help cache imports this package first
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from chatcli_click_kit._lazy import LazyCommand, LazyGroup
 
 __all__ = ["LazyCommand", "LazyGroup"]
-__version__ = "1.0.0"
+__version__ = "1.1.0"
 
 
-def _load(command: click.Command, target: str) -> None:
-    """Import the real command ``target`` (``module:attribute``) names and make ``command`` it:
-    its parameters, callback, text (and sub-commands), with the kernel's UTF-8 check."""
-    from importlib import import_module
+def __getattr__(name: str) -> object:
+    if name in __all__:
+        from chatcli_click_kit import _lazy
 
-    from chatcli import require_utf8
-
-    module, _, attribute = target.partition(":")
-    real = getattr(import_module(module), attribute)
-    command.params, command.callback = real.params, real.callback
-    command.help, command.epilog, command.short_help = real.help, real.epilog, real.short_help
-    if isinstance(command, click.Group):
-        command.commands = real.commands
-    require_utf8(command)
-
-
-class LazyGroup(click.Group):
-    """A sub-command group whose code is imported only when it is used: ``target`` is
-    ``module:attribute`` naming the real :class:`click.Group`; ``help`` is the line the root
-    help shows (keep it the real group's first docstring line)."""
-
-    def __init__(self, name: str, help: str, target: str) -> None:
-        super().__init__(name=name, help=help)
-        self._target = target
-        self._loaded = False
-
-    def _load(self) -> None:
-        if not self._loaded:
-            _load(self, self._target)
-            self._loaded = True
-
-    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        self._load()
-        return super().parse_args(ctx, args)
-
-    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        self._load()
-        return super().get_command(ctx, cmd_name)
-
-    def list_commands(self, ctx: click.Context) -> list[str]:
-        self._load()
-        return super().list_commands(ctx)
-
-
-class LazyCommand(click.Command):
-    """A command whose module is imported only when it runs (as :class:`LazyGroup` does for
-    groups): ``target`` is ``module:attribute``; ``help`` and ``short_help`` are what the root
-    help lists (keep them the real command's)."""
-
-    def __init__(self, name: str, help: str, target: str, short_help: str | None = None) -> None:
-        self._target = target
-        self._loaded = False
-        super().__init__(name=name, help=help, short_help=short_help)
-
-    @property
-    def callback(self) -> Callable[..., Any] | None:
-        """The real command's callback (``ctx.invoke(command)`` from another command too)."""
-        self._load()
-        return self._callback
-
-    @callback.setter
-    def callback(self, value: Callable[..., Any] | None) -> None:
-        self._callback = value
-
-    def _load(self) -> None:
-        if not self._loaded:
-            self._loaded = True  # first: reading the callback loads
-            _load(self, self._target)
-
-    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        self._load()
-        return super().parse_args(ctx, args)
+        return getattr(_lazy, name)
+    raise AttributeError(f"module 'chatcli_click_kit' has no attribute {name!r}")
