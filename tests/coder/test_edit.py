@@ -24,7 +24,7 @@ def test_exact_text_is_replaced_once_and_the_result_shows_the_new_lines(agent, w
     (workspace / "a.py").write_text("def f():\n    return 1\n\n\ndef g():\n    return 2\n")
     agent.ok("read", path="a.py")
     text = agent.ok("edit", path="a.py", old="return 2", new="return 20")
-    assert text.startswith("edited a.py (1 replacement); it now reads:")
+    assert text.startswith("edited a.py (1 replacement, +1 −1); it now reads:")
     assert "     6\t    return 20" in text
     assert (workspace / "a.py").read_text().endswith("    return 20\n")
 
@@ -37,7 +37,7 @@ def test_text_found_several_times_needs_more_context_or_replace_all(agent, works
     assert "replace_all" in error
     assert (workspace / "a.py").read_text() == "x = 1\ny = 2\nx = 1\nx = 1\n"
     done = agent.ok("edit", path="a.py", old="x = 1", new="x = 9", replace_all=True)
-    assert "(3 replacements)" in done
+    assert "(3 replacements, +3 −3)" in done
     assert (workspace / "a.py").read_text() == "x = 9\ny = 2\nx = 9\nx = 9\n"
 
 
@@ -107,7 +107,8 @@ def test_multiedit_applies_every_edit_in_order_across_files(agent, workspace):
         {"path": "a.py", "old": "ALPHA = 1\nB", "new": "ALPHA = 1\nBETA"},
         {"path": "b.py", "old": "import A", "new": "import ALPHA"},
     ])
-    assert text == "applied 3 edits: a.py (2 replacements), b.py (1 replacement)"
+    assert text == ("applied 3 edits: a.py (2 replacements, +2 −2), "
+                    "b.py (1 replacement, +1 −1)")
     assert (workspace / "a.py").read_text() == "ALPHA = 1\nBETA = 2\n"
     assert (workspace / "b.py").read_text() == "from a import ALPHA\n"
 

@@ -45,7 +45,7 @@ def test_a_git_diff_updates_adds_and_deletes_files(agent, workspace):
         "@@ -1 +0,0 @@\n"
         "-bye\n")
     text = agent.ok("apply_patch", patch=patch)
-    assert text == ("applied the patch: updated app.py (1 hunk), added new/mod.py, "
+    assert text == ("applied the patch (+4 −2): updated app.py (1 hunk), added new/mod.py, "
                     "deleted old.txt")
     assert (workspace / "app.py").read_text() == (
         "def main():\n    print('hello')\n    print('world')\n    return 0\n")

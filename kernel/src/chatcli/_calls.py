@@ -111,6 +111,9 @@ class ChatRequest:
     #: how long the provider should keep the cached prefix (one of its
     #: ``Capabilities.cache_ttls``; None: its default); providers without a choice ignore it
     cache_ttl: str | None = None
+    #: what the call is for, for observers (``after_response``'s ``purpose``; providers ignore
+    #: it): "chat" for a turn (``before_request`` may say "agent"), a plugin's side call its own
+    purpose: str = "chat"
 
     def ordered_system(self) -> list[PromptSection]:
         """System sections in prompt order: stable ones first, then volatile ones."""
@@ -222,13 +225,15 @@ class Verdict(NamedTuple):
     is ``DENY``. ``rule`` is the permission rule an "always" answer would save
     (``exec(npm test:*)``), shown in the question so the person knows what they allow.
     ``confinement`` is what the call may reach when it runs (after a yes, for ``ASK``); None
-    gives :class:`Confinement`'s defaults.
+    gives :class:`Confinement`'s defaults. ``preview`` is what the tool's ``preview`` said the
+    call would change (set by the engine before it asks).
     """
 
     decision: Decision
     reason: str = ""
     rule: str | None = None
     confinement: Confinement | None = None
+    preview: str | None = None
 
 
 class Approval(NamedTuple):
@@ -291,6 +296,9 @@ class Tool:
     error result and never ends the conversation. ``name`` must match ``^[a-zA-Z0-9_-]{1,64}$``.
     ``subject`` names the argument permission rules match, ``confined`` whether it runs
     commands inside a sandbox that enforces :class:`Confinement` (see :class:`ToolSpec`).
+    ``preview(arguments, context)``, when given, says what the call would change (a unified
+    diff) for the question asked before it runs; raising means the call would fail, and it is
+    then refused with that error instead of asked.
     """
 
     name: str
@@ -301,6 +309,7 @@ class Tool:
     risk: Risk = Risk.READ
     subject: str | None = None
     confined: bool = False
+    preview: Callable[[Any, ToolContext], str | None] | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not TOOL_NAME_PATTERN.match(self.name):

@@ -144,6 +144,8 @@ class _Answer:
     model: str | None = None
     #: the provider that answered when the session's provider delegated (StopEvent.provider)
     provider: str | None = None
+    #: what the call is for (the request's ``purpose``)
+    purpose: str = "chat"
 
 
 @dataclass(frozen=True)
@@ -206,7 +208,8 @@ class _Turn:
             message = self.append(self.engine.answer_message(
                 answer, interrupted, self.use, author.name if author is not None else None))
         self.engine.host.hooks.after_response(message=message, error=error,
-                                              conversation=self.conversation)
+                                              conversation=self.conversation,
+                                              purpose=answer.purpose)
         if interrupted and message is not None and message.tool_calls:
             why = "the answer stream failed" if error is not None else "the turn was interrupted"
             self.calls = message.tool_calls
@@ -459,6 +462,39 @@ class Engine:
             engine=self, conversation=conversation, reason=reason, instruction=instruction,
             use=use, settings=settings)
 
+    def side_call(self, request: ChatRequest, conversation: Conversation, *,
+                  use: Use | None = None, cancel: threading.Event | None = None,
+                  response_timeout: float | None = None) -> Iterator[Any]:
+        """The events of a model call a plugin makes for itself (a summary, a memory
+        extraction), read like a turn's (retries, deadlines: :func:`chatcli.read_answer`), with
+        ``use`` (default: the engine's provider and model). Set ``request.purpose`` to what it
+        is for: however the call ends, ``after_response`` tells the implementations that take
+        ``purpose`` (the cost plugin counts it); the answer is not appended to
+        ``conversation``. Close the iterator to stop early."""
+        use, answer, error = use or self.current, _Answer(purpose=request.purpose), None
+        try:
+            for event in read_answer(
+                lambda: use.provider.stream(request), who=use.provider_name, cancel=cancel,
+                max_retries=use.max_retries, sleep=self._sleep,
+                response_timeout=response_timeout or self.settings.response_timeout,
+            ):
+                if isinstance(event, UsageEvent):
+                    answer.usage = event.usage
+                elif isinstance(event, StopEvent):
+                    answer.model = event.model or answer.model
+                    answer.provider = event.provider if event.provider != use.provider_name \
+                        else None
+                yield event
+        except ChatcliError as err:
+            error = err
+            raise
+        finally:
+            caller = self.host.hook.after_response  # the observers of every call only
+            self.host.pm._hookexec("after_response", [i for i in caller.get_hookimpls()
+                                                      if "purpose" in i.argnames], {
+                "message": self.answer_message(answer, error is not None, use),
+                "error": error, "conversation": conversation, "purpose": answer.purpose}, False)
+
     def _model_step(self, turn: _Turn, cancel: threading.Event | None,
                     request: ChatRequest | None = None
                     ) -> Generator[EngineEvent, None, ChatcliError | None]:
@@ -469,7 +505,7 @@ class Engine:
             request = self.build_request(turn.conversation, use, turn.settings)
         self.host.hooks.before_request(request=request, conversation=turn.conversation)
         estimated = _raw_request_tokens(self.tokens, request)
-        answer = turn.answer = _Answer()
+        answer = turn.answer = _Answer(purpose=request.purpose)
         try:
             for event in read_answer(
                 lambda: use.provider.stream(request), who=use.provider_name,
@@ -595,9 +631,11 @@ class Engine:
             max_output=_result_limit(turn) if turn is not None else settings.tool_output_max,
         )
 
-    def authorize(self, call: ToolCallPart, tool: Tool, context: ToolContext) -> tuple[bool, str]:
+    def authorize(self, call: ToolCallPart, tool: Tool, context: ToolContext, args: Any = None
+                  ) -> tuple[bool, str]:
         """Whether ``call`` may run, and why not: plugins first, then the default policy
-        (``read`` tools run, every other risk class is asked)."""
+        (``read`` tools run, every other risk class is asked, with the tool's preview of
+        ``args``; a call whose preview fails is refused with that error, not asked)."""
         spec = tool.spec()
         answer = self.host.hooks.authorize_tool_call(call=call, tool=spec, context=context)
         verdict = answer if isinstance(answer, Verdict) else Verdict(
@@ -616,8 +654,10 @@ class Engine:
                 f"denied: {tool.risk.value} tools need the user's approval{reason} and nobody "
                 "can be asked in this run (use --allow to permit them)"
             )
+        elif (shown := _preview(call, tool, args, context))[1]:
+            allowed, why = False, shown[1]
         else:
-            answered = self.approver(call, tool, verdict)
+            answered = self.approver(call, tool, verdict._replace(preview=shown[0]))
             approval = answered if isinstance(answered, Approval) else Approval(bool(answered))
             allowed = approval.allow
             why = "" if allowed else "denied by the user" + (
@@ -643,7 +683,7 @@ class Engine:
             args = tool.parse_arguments(call.arguments)
         except ValueError as err:  # pydantic's ValidationError is a ValueError
             return _error(call, f"invalid arguments for '{call.name}': {_problems(err)}")
-        allowed, why = self.authorize(call, tool, context)
+        allowed, why = self.authorize(call, tool, context, args)
         return (tool, args) if allowed else _error(call, why)
 
     def _execute(self, call: ToolCallPart, tool: Tool, args: Any, context: ToolContext
@@ -657,6 +697,16 @@ class Engine:
             return _error(call, safe_text(f"{call.name} failed: {type(err).__name__}: {first}"))
         text = output if isinstance(output, str) else str(output)
         return ToolResultPart(call_id=call.id, name=call.name, content=safe_text(text))
+
+
+def _preview(call: ToolCallPart, tool: Tool, args: Any, context: ToolContext
+             ) -> tuple[str | None, str]:
+    """(what the call would change, or None; the error it would fail with, or "")."""
+    try:
+        return (tool.preview(args, context) if tool.preview and args is not None else None), ""
+    except Exception as err:  # the call would fail as it runs: nobody is asked about it
+        first = (str(err).splitlines() or [""])[0]
+        return None, safe_text(f"{call.name} failed: {type(err).__name__}: {first}")
 
 
 def _error(call: ToolCallPart, text: str) -> ToolResultPart:

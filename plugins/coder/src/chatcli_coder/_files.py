@@ -7,6 +7,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from chatcli_render.diff import plus_minus, stats, unified
+
 from chatcli_coder._common import (
     HASH_MAX_BYTES,
     BinaryFile,
@@ -140,22 +142,44 @@ def _summary(text: str) -> str:
     return f"{lines:,} line{'s' * (lines != 1)}, {size:,} byte{'s' * (size != 1)}"
 
 
-def write_file(args: Any, context: ToolContext) -> str:
-    """The ``write`` tool."""
+def _plan_write(args: Any, context: ToolContext) -> tuple[Path, str, str | None]:
+    """(the file, as shown, its text now or None when it does not exist), checked: an
+    existing file must have been read and be unchanged since."""
     target = resolve_path(args.path, context)
     shown = display(target, context)
     if target.is_dir():
         raise NotAFile(f"'{shown}' is a folder; give the path of a file")
-    existed = target.exists()
-    if existed:
-        if not target.is_file():
-            raise NotAFile(f"'{shown}' is not a regular file")
-        check_read(context, target, shown, target.read_bytes())
+    if not target.exists():
+        return target, shown, None
+    if not target.is_file():
+        raise NotAFile(f"'{shown}' is not a regular file")
+    data = target.read_bytes()
+    check_read(context, target, shown, data)
+    return target, shown, data.decode("utf-8", errors="replace")
+
+
+def preview_write(args: Any, context: ToolContext) -> str:
+    """What ``write`` would change, as a unified diff (raises what the call would raise)."""
+    _target, shown, before = _plan_write(args, context)
+    return unified(before, args.content, shown)
+
+
+def write_file(args: Any, context: ToolContext) -> str:
+    """The ``write`` tool."""
+    target, shown, before = _plan_write(args, context)
     data = args.content.encode("utf-8")
     atomic_write(target, data)
     remember(context, target, data)
-    verb = "replaced" if existed else "created"
-    return f"{verb} {shown} ({_summary(args.content)})"
+    if before is None:
+        return f"created {shown} ({_summary(args.content)})"
+    counts = _counts(unified(before, args.content, shown))
+    return f"replaced {shown} ({_summary(args.content)}; {counts})"
+
+
+def _counts(diff: str) -> str:
+    """``+4 −1``: the lines ``diff`` adds and removes."""
+    found = stats(diff)
+    return plus_minus(sum(s.added for s in found), sum(s.removed for s in found))
 
 
 # ------------------------------------------------------------------------------ edits
@@ -184,6 +208,13 @@ def _load_for_edit(context: ToolContext, path: str) -> tuple[Path, str, str]:
     return target, shown, text
 
 
+def preview_edit(args: Any, context: ToolContext) -> str:
+    """What ``edit`` would change, as a unified diff (raises what the call would raise)."""
+    _target, shown, text = _load_for_edit(context, args.path)
+    spans, _how = plan_edit(text, args.old, args.new, args.replace_all, shown)
+    return unified(text, replace_text(text, spans), shown)
+
+
 def edit_file(args: Any, context: ToolContext) -> str:
     """The ``edit`` tool."""
     target, shown, text = _load_for_edit(context, args.path)
@@ -194,14 +225,16 @@ def edit_file(args: Any, context: ToolContext) -> str:
     remember(context, target, data)
     found = "" if how == "exact" else f", found {how}"
     count = f"{len(spans)} replacements" if len(spans) > 1 else "1 replacement"
+    count += f", {_counts(unified(text, new_text, shown))}"
     first = min(spans, key=lambda s: s.start)
     shift = sum(len(s.replacement) - (s.end - s.start) for s in spans if s.start < first.start)
     excerpt = _excerpt(new_text, first.start + shift, first.replacement)
     return f"edited {shown} ({count}{found}); it now reads:\n{excerpt}"
 
 
-def multiedit_files(args: Any, context: ToolContext) -> str:
-    """The ``multiedit`` tool: every edit applies, or none."""
+def _plan_multiedit(args: Any, context: ToolContext
+                    ) -> tuple[dict[Path, tuple[str, str, str]], dict[Path, int]]:
+    """Each file's (shown, original text, text after the edits), and its replacements."""
     texts: dict[Path, tuple[str, str, str]] = {}  # target -> (shown, original, current)
     counts: dict[Path, int] = {}
     for number, edit in enumerate(args.edits, 1):
@@ -222,11 +255,25 @@ def multiedit_files(args: Any, context: ToolContext) -> str:
             raise raised from None
         texts[target] = (shown, original, replace_text(current, spans))
         counts[target] = counts.get(target, 0) + len(spans)
+    return texts, counts
+
+
+def preview_multiedit(args: Any, context: ToolContext) -> str:
+    """What ``multiedit`` would change, as a unified diff (raises what the call would raise)."""
+    texts, _counts_of = _plan_multiedit(args, context)
+    return "".join(unified(original, current, shown)
+                   for shown, original, current in texts.values())
+
+
+def multiedit_files(args: Any, context: ToolContext) -> str:
+    """The ``multiedit`` tool: every edit applies, or none."""
+    texts, counts = _plan_multiedit(args, context)
     changes: list[tuple[Path, bytes | None]] = [
         (target, current.encode("utf-8")) for target, (_s, original, current) in texts.items()
         if current != original]
     write_all(changes, context)
-    done = ", ".join(f"{texts[t][0]} ({counts[t]} replacement{'s' * (counts[t] > 1)})"
+    done = ", ".join(f"{texts[t][0]} ({counts[t]} replacement{'s' * (counts[t] > 1)}, "
+                     f"{_counts(unified(texts[t][1], texts[t][2], texts[t][0]))})"
                      for t in texts)
     return f"applied {len(args.edits)} edits: {done}"
 
@@ -261,16 +308,79 @@ def write_all(changes: list[tuple[Path, bytes | None]], context: ToolContext,
             remember(context, target, data)
 
 
+class _PatchPlan:
+    """What a patch does, worked out before anything is written."""
+
+    def __init__(self) -> None:
+        #: the state of each touched file as the patch goes: text, or None once deleted
+        self.state: dict[Path, str | None] = {}
+        #: each touched file's text before the patch (None: it did not exist)
+        self.before: dict[Path, str | None] = {}
+        self.shown_of: dict[Path, str] = {}
+        self.moves: dict[Path, Path] = {}
+        self.done: list[str] = []
+        self.notes: list[str] = []
+
+    def diff(self) -> str:
+        """The unified diff of the whole patch as it would apply (a move is a rename)."""
+        moved_to = set(self.moves.values())
+        parts = []
+        for target, after in self.state.items():
+            before = self.before.get(target)
+            if target in self.moves:
+                destination = self.moves[target]
+                parts.append(unified(before, self.state.get(destination), self.shown_of[target],
+                                     self.shown_of[destination]))
+            elif target not in moved_to:
+                parts.append(unified(before, after, self.shown_of[target]))
+        return "".join(parts)
+
+
+def _original(target: Path, shown: str) -> str | None:
+    """A file's text before the patch, for its diff (None: absent; unreadable as text: a
+    placeholder line)."""
+    if not target.is_file():
+        return None
+    try:
+        return read_text_for_edit(target, shown)
+    except (ToolError, OSError) as err:
+        return f"[{err}]\n"
+
+
+def preview_patch(args: Any, context: ToolContext) -> str:
+    """What ``apply_patch`` would change, as a unified diff (raises what the call would
+    raise, a file not read first included)."""
+    return _plan_patch(args, context).diff()
+
+
 def apply_patch(args: Any, context: ToolContext) -> str:
     """The ``apply_patch`` tool: every file change applies, or none."""
+    plan = _plan_patch(args, context)
+    state = plan.state
+    changes: list[tuple[Path, bytes | None]] = []
+    for target, final in state.items():
+        if final is None:
+            if target.exists():
+                changes.append((target, None))
+        else:
+            changes.append((target, final.encode("utf-8")))
+    write_all(changes, context)
+    result = f"applied the patch ({_counts(plan.diff())}): " + ", ".join(plan.done)
+    if plan.notes:
+        result += "\n" + "\n".join(f"note: {note}" for note in plan.notes)
+    return result
+
+
+def _plan_patch(args: Any, context: ToolContext) -> _PatchPlan:
     from chatcli_coder._patch import apply_hunks, parse_patch
 
     files = parse_patch(args.patch)
-    #: the state of each touched file as the patch goes: text, or None once deleted
-    state: dict[Path, str | None] = {}
-    shown_of: dict[Path, str] = {}
-    done: list[str] = []
-    notes: list[str] = []
+    plan = _PatchPlan()
+    state, shown_of, done, notes = plan.state, plan.shown_of, plan.done, plan.notes
+
+    def first_touch(target: Path, shown: str) -> None:
+        if target not in state and target not in plan.before:
+            plan.before[target] = _original(target, shown)
 
     def current(target: Path, shown: str, path: str) -> str:
         if target in state:
@@ -288,6 +398,7 @@ def apply_patch(args: Any, context: ToolContext) -> str:
     for patch in files:
         target = resolve_path(patch.path, context)
         shown = shown_of[target] = display(target, context)
+        first_touch(target, shown)
         if patch.action == "add":
             exists = state[target] is not None if target in state else target.exists()
             if exists:
@@ -312,23 +423,15 @@ def apply_patch(args: Any, context: ToolContext) -> str:
                 if destination != target and (state.get(destination) is not None or (
                         destination not in state and destination.exists())):
                     raise PatchError(f"cannot move '{shown}' to '{moved}': it exists")
+                first_touch(destination, moved)
                 state[target] = None
                 state[destination] = text
+                if destination != target:
+                    plan.moves[target] = destination
                 done.append(f"moved {shown} to {moved}"
                             + (f" ({len(patch.hunks)} hunks)" if patch.hunks else ""))
             else:
                 state[target] = text
                 done.append(f"updated {shown} ({len(patch.hunks)} hunk"
                             f"{'s' * (len(patch.hunks) != 1)})")
-    changes: list[tuple[Path, bytes | None]] = []
-    for target, final in state.items():
-        if final is None:
-            if target.exists():
-                changes.append((target, None))
-        else:
-            changes.append((target, final.encode("utf-8")))
-    write_all(changes, context)
-    result = "applied the patch: " + ", ".join(done)
-    if notes:
-        result += "\n" + "\n".join(f"note: {note}" for note in notes)
-    return result
+    return plan

@@ -158,6 +158,7 @@ def make_tools(settings: Settings, workspace: Path) -> list[Tool]:
         CoderTool(
             name="write", args="WriteArgs", risk=Risk.WRITE, subject="path",
             run=_lazy("chatcli_coder._files", "write_file"),
+            preview=_lazy("chatcli_coder._files", "preview_write"),
             description=(
                 "Create a file, or replace all of an existing one (read it first), atomically "
                 "(a temporary file, then a rename; permissions kept). Prefer edit for changes "
@@ -166,6 +167,7 @@ def make_tools(settings: Settings, workspace: Path) -> list[Tool]:
         CoderTool(
             name="edit", args="EditArgs", risk=Risk.WRITE, subject="path",
             run=_lazy("chatcli_coder._files", "edit_file"),
+            preview=_lazy("chatcli_coder._files", "preview_edit"),
             description=(
                 "Replace text in a file you have read: old must occur exactly once (or set "
                 "replace_all). When old is not found as it is, it is looked for ignoring line "
@@ -176,6 +178,7 @@ def make_tools(settings: Settings, workspace: Path) -> list[Tool]:
         CoderTool(
             name="multiedit", args="MultiEditArgs", risk=Risk.WRITE, subject=None,
             run=_lazy("chatcli_coder._files", "multiedit_files"),
+            preview=_lazy("chatcli_coder._files", "preview_multiedit"),
             description=(
                 "Several edits (like the edit tool's) to one or more files you have read, all "
                 "or nothing: if one fails, no file changes and the error names it."),
@@ -183,6 +186,7 @@ def make_tools(settings: Settings, workspace: Path) -> list[Tool]:
         CoderTool(
             name="apply_patch", args="PatchArgs", risk=Risk.WRITE, subject=None,
             run=_lazy("chatcli_coder._files", "apply_patch"),
+            preview=_lazy("chatcli_coder._files", "preview_patch"),
             description=(
                 "Apply a patch to files you have read: a unified diff, or the '*** Begin "
                 "Patch' format; adds, deletes, renames and updates files, all or nothing. "
