@@ -216,7 +216,7 @@ def test_any_page_reads_back_as_written_or_is_refused(tmp_path_factory, text: st
     kept, used = folder / "help-x.txt", folder / "used.txt"
     used.write_text("x")
     key = f"chatcli-help 1\n--help\n{sys.executable}"
-    cache = HelpCache("chatcli", "1", str(folder / "pages"), 78, "CHATCLI_", list,
+    cache = HelpCache("chatcli", "1", str(folder / "pages"), "CHATCLI_", list,
                       lambda path, data: atomic_write(Path(path), data, mode=0o600))
     cache.keep(str(kept), key, text, {str(used)}, settled=2**63)
     served = cache.read(str(kept), key)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 
-from chatcli._startup import help_width, hold_collector
+from chatcli._startup import hold_collector
 
 
 def main() -> int:
@@ -33,8 +33,8 @@ def _help(flag: str) -> int:
     from chatcli import __version__
     from chatcli._paths import directory
 
-    return HelpCache("chatcli", __version__, directory("cache"), help_width(), "CHATCLI_",
-                     _entry_files, _write_page).serve(flag, _run)
+    return HelpCache("chatcli", __version__, directory("cache"), "CHATCLI_", _entry_files,
+                     _write_page).serve(flag, _run)
 
 
 def _run() -> int:

@@ -18,6 +18,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 import click
+from chatcli_click_kit.help_cache import help_width
 
 from chatcli import __version__
 from chatcli._cli.common import (
@@ -28,7 +29,7 @@ from chatcli._cli.common import (
     get_state,
     require_utf8,
 )
-from chatcli._startup import help_width, start_command
+from chatcli._startup import start_command
 
 if TYPE_CHECKING:
     from collections.abc import Callable

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
     from typing import Any
 
-__all__ = ["HelpCache"]
+__all__ = ["HelpCache", "help_width"]
 
 #: Variables besides the program's own that the page depends on: click's width, gettext's language.
 _HELP_VARIABLES = ("COLUMNS", "LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG")
@@ -46,18 +46,17 @@ class HelpCache:
     :param name: the program (``chatcli``): the format line of the kept file.
     :param version: the program's version (a new one makes a new page).
     :param folder: the cache folder the pages are kept in.
-    :param width: the width the program wraps its help at.
     :param prefix: the program's variables (``CHATCLI_``): their values decide the page.
     :param more_files: the files the page depends on besides those the run opened (each
         plugin's entry module), asked only when a page is kept.
     :param write: writes a page file atomically and privately: ``write(path, data)``.
     """
 
-    def __init__(self, name: str, version: str, folder: str, width: int, prefix: str,
+    def __init__(self, name: str, version: str, folder: str, prefix: str,
                  more_files: Callable[[], Iterable[str]],
                  write: Callable[[str, bytes], None]) -> None:
         self.format = f"{name}-help 1"
-        self.version, self.folder, self.width, self.prefix = version, folder, width, prefix
+        self.version, self.folder, self.width, self.prefix = version, folder, help_width(), prefix
         self.more_files, self.write = more_files, write
 
     def serve(self, flag: str, run: Callable[[], int]) -> int:
@@ -183,6 +182,22 @@ class HelpCache:
         with contextlib.suppress(OSError):  # a read-only home still works, just uncached
             self.write(path, f"{key}\0{chr(0).join(listing)}\0\0\0{len(text)}\0{text}"
                        .encode("utf-8", "surrogateescape"))
+
+
+def help_width() -> int:
+    """The width the program wraps help at (its click context's ``terminal_width``), found
+    without importing ``shutil`` (and the compression modules it pulls in): ``COLUMNS``, else
+    the terminal's, at most 78."""
+    try:
+        columns = int(os.environ.get("COLUMNS", "0"))
+    except ValueError:
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            columns = 80
+    return max(min(columns, 80) - 2, 50)
 
 
 def _state(path: str) -> str:
