@@ -18,6 +18,7 @@ they arrive with.
 from __future__ import annotations
 
 import functools
+import threading
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -125,6 +126,14 @@ class MarkdownStream:
         A preview that is costly to draw (a screenful of highlighted code) spaces the next ones
         out further, so that previews take at most a tenth of the time.
     :param clock: the time source for ``min_interval`` (benchmarks pass a simulated one).
+    :param flush_after: seconds of silence after which text held back by ``min_interval`` is
+        drawn anyway (a timer thread, started on the first chunk held back, ended by
+        ``finish()``); None: held-back text waits for the next chunk. Real seconds, whatever
+        ``clock`` says. The timer draws at most once per pause: it adds no work per chunk.
+
+    ``feed``, ``refresh`` and ``finish`` may be called from different threads (they take a
+    lock); the ``preview`` callback is called with that lock held, from the feeding thread or
+    the timer's.
     """
 
     def __init__(
@@ -136,6 +145,7 @@ class MarkdownStream:
         code_theme: str = "monokai",
         min_interval: float = 0.1,
         clock: Callable[[], float] = time.monotonic,
+        flush_after: float | None = 0.15,
     ) -> None:
         self.console = console
         self.plain = plain
@@ -154,6 +164,11 @@ class MarkdownStream:
         self._previewed = False
         self._dirty = False
         self._finished = False
+        self.flush_after = flush_after
+        self._lock = threading.Condition(threading.RLock())
+        self._timer: threading.Thread | None = None
+        self._timer_idle = False  # the timer waits for text to be held back (no deadline)
+        self._fed_at = 0.0  # when the last chunk came (time.monotonic, for the timer)
         # Block structure is all the split needs: skip inline parsing (half the parse cost).
         self._parser: Any = None if plain else _parser().disable("inline")
 
@@ -167,6 +182,12 @@ class MarkdownStream:
     def feed(self, text: str) -> None:
         """Add a piece of the answer and update the display."""
         if not text or self._finished:
+            return
+        with self._lock:
+            self._feed(text)
+
+    def _feed(self, text: str) -> None:
+        if self._finished:
             return
         if self.plain:
             self._done.append(text)
@@ -182,21 +203,33 @@ class MarkdownStream:
             self._commit()
         if self._clock() - self._last_preview >= self._interval():
             self.refresh()
+        else:
+            self._hold()
 
     def refresh(self) -> None:
         """Redraw the growing block now if it changed since it was last drawn."""
-        if self._dirty and not self._finished and not self.plain:
+        with self._lock:
+            if not self._dirty or self._finished:
+                return
             self._dirty = False
             self._last_preview = self._clock()
             started = time.perf_counter()
-            self._show_preview()
+            if self.plain:
+                self._show_pending()
+            else:
+                self._show_preview()
             self._preview_seconds = time.perf_counter() - started
 
     def finish(self) -> None:
         """Print what is left, close the live region and end with a newline. Idempotent."""
+        with self._lock:
+            self._finish()
+
+    def _finish(self) -> None:
         if self._finished:
             return
         self._finished = True
+        self._lock.notify_all()  # the timer, if any, ends
         if self.plain:
             if self._preview is not None:
                 self._clear_preview()
@@ -222,6 +255,38 @@ class MarkdownStream:
         self.finish()
 
     # ------------------------------------------------------------------ internals
+
+    def _hold(self) -> None:
+        """Text was held back (a preview drawn too recently): the timer draws it if no chunk
+        follows within ``flush_after`` seconds (lock held)."""
+        if self.flush_after is None or (self._preview is None and not self.console.is_terminal):
+            return
+        self._fed_at = time.monotonic()
+        if self._timer is None:
+            self._timer = threading.Thread(target=self._flush_held, daemon=True,
+                                           name="chatcli-render-flush")
+            self._timer.start()
+        elif self._timer_idle:  # (a timer counting down sees the new time when it wakes)
+            self._lock.notify()
+
+    def _flush_held(self) -> None:
+        """The timer thread: draw held-back text after ``flush_after`` seconds of silence."""
+        assert self.flush_after is not None
+        with self._lock:
+            while not self._finished:
+                if not self._dirty:
+                    self._timer_idle = True
+                    self._lock.wait()
+                    self._timer_idle = False
+                    continue
+                left = self._fed_at + self.flush_after - time.monotonic()
+                if left > 0:
+                    self._lock.wait(left)
+                    continue
+                try:
+                    self.refresh()
+                except Exception:  # a display never fails the answer: the next chunk redraws
+                    self._dirty = False
 
     def _markdown(self, source: str) -> RenderableType:
         return render_markdown(source, self.code_theme)
@@ -249,12 +314,21 @@ class MarkdownStream:
             self.console.file.write(pending[:cut])
             self.console.file.flush()
         self._pending = pending[cut:]
+        self._dirty = bool(self._pending)
         if self._pending and (cut or self._clock() - self._last_preview >= self.min_interval):
-            from rich.text import Text
-
             self._last_preview = self._clock()
+            self._show_pending()
+        elif self._pending:
+            self._hold()
+
+    def _show_pending(self) -> None:
+        """Plain text: preview the line still growing."""
+        from rich.text import Text
+
+        self._dirty = False
+        if self._preview is not None and self._pending:
             self._previewed = True
-            preview(Text(self._pending))
+            self._preview(Text(self._pending))
 
     def _commit(self) -> bool:
         """Print the blocks that are finished; True when something was printed."""

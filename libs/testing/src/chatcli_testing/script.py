@@ -67,6 +67,13 @@ class Reply:
     stop_reason: str | None = None
     model: str | None = None
     delay: float = 0.0
+    #: content chunk index -> seconds to wait before sending it (a model that pauses mid-answer)
+    pauses: dict[int, float] = field(default_factory=dict)
+
+    def wait_before(self, sent: int) -> float:
+        """Seconds to wait before the content chunk after ``sent`` others: ``delay`` between
+        chunks plus any pause at that point."""
+        return (self.delay if sent else 0.0) + self.pauses.get(sent, 0.0)
 
     def __post_init__(self) -> None:
         if self.chunk_size < 1:

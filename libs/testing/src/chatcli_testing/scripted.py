@@ -140,8 +140,8 @@ class ScriptedProvider:
                 if limit is not None and (sent >= limit or not isinstance(event, TextDelta)):
                     raise error  # type: ignore[misc]
                 if isinstance(event, TextDelta):
-                    if sent and reply.delay:
-                        time.sleep(reply.delay)
+                    if reply.wait_before(sent):
+                        time.sleep(reply.wait_before(sent))
                     sent += 1
                 yield event
             finished = True

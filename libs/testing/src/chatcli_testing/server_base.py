@@ -305,7 +305,8 @@ class ScriptedServer:
                     if self._fire(exchange, trigger[0], fault):
                         return
             if event.kind == "content":
-                if sent and reply.delay and exchange.wait(reply.delay):
+                wait = reply.wait_before(sent)
+                if wait and exchange.wait(wait):
                     exchange.abort()
                     return
                 sent += 1
