@@ -407,17 +407,25 @@ def before_request(request: ChatRequest, conversation: Conversation) -> None:
 
 @hookspec
 def after_response(
-    message: Message | None, error: ChatcliError | None, conversation: Conversation
+    message: Message | None, error: ChatcliError | None, conversation: Conversation,
+    purpose: str,
 ) -> None:
     """A model call ended, however it ended.
 
     Called from the engine once for every ``before_request``: after a complete answer, an
-    interrupted one (Ctrl+C, the iterator closed), and a failed one.
+    interrupted one (Ctrl+C, the iterator closed), and a failed one. Also called, only for the
+    implementations that take ``purpose`` (observers counting every call: the cost plugin), when
+    a model call a plugin makes for itself through :meth:`chatcli.Engine.side_call` ends (a
+    compaction summary, a memory extraction), on the thread that made it; an implementation
+    without ``purpose`` sees the turns' calls only.
 
     :param message: the answer as appended to the conversation (``message.interrupted`` when it
-        was cut short), or None when nothing arrived before it failed or was interrupted.
+        was cut short), or None when nothing arrived before it failed or was interrupted. For a
+        side call: the answer with its ``usage``, ``provider`` and ``model``, not appended.
     :param error: the :class:`chatcli.ChatcliError` that ended the call, or None.
     :param conversation: the conversation.
+    :param purpose: the request's :attr:`chatcli.ChatRequest.purpose`: "chat" for a turn's
+        call ("agent" or "coder" in an agent run), else the side call's ("compaction", "memory").
 
     The return value is ignored.
     """

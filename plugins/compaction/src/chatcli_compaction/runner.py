@@ -71,8 +71,8 @@ def compact_view(engine: Engine, conversation: Conversation, reason: str,
         view=view, budget=max(budget - system_tokens, 0),
         keep_recent=settings.compact_keep_recent,
         count=lambda messages: engine.tokens.estimate(messages),
-        summarize=lambda messages, instructions: _summarize(messages, instructions, use,
-                                                            settings),
+        summarize=lambda messages, instructions: _summarize(
+            messages, instructions, use, settings, engine, conversation),
         settings=settings, reason=reason, instruction=instruction,
     )
     return run_compaction(
@@ -99,10 +99,10 @@ def _compactable(view: list[Message], keep_recent: int) -> bool:
     return any(not message.pinned for message in older)
 
 
-def _summarize(messages: Sequence[Message], instructions: str, use: Use, settings: Settings
-               ) -> str:
+def _summarize(messages: Sequence[Message], instructions: str, use: Use, settings: Settings,
+               engine: Engine, conversation: Conversation) -> str:
     """The model's text about ``messages`` following ``instructions`` (no tools), within
-    ``compact_timeout`` seconds."""
+    ``compact_timeout`` seconds: a side call of purpose "compaction" (``/cost`` counts it)."""
     from chatcli import ChatcliError, ChatRequest, Message, PromptSection
     from chatcli_plugin_records import describe_messages
 
@@ -110,33 +110,35 @@ def _summarize(messages: Sequence[Message], instructions: str, use: Use, setting
         model=use.model,
         system=[PromptSection(name="compaction", text=instructions, order=0)],
         messages=[Message.user(describe_messages(messages, limit=4_000))],
-        max_tokens=settings.max_tokens,
+        max_tokens=settings.max_tokens, purpose="compaction",
     )
     text = _complete(request, use, settings.compact_timeout,
-                     min(settings.response_timeout, settings.compact_timeout))
+                     min(settings.response_timeout, settings.compact_timeout), engine,
+                     conversation)
     if text is None:
         raise ChatcliError(f"the summary took longer than {settings.compact_timeout:g} s",
                            "raise compact_timeout, or compact by hand with /compact")
     return text
 
 
-def _complete(request: ChatRequest, use: Use, timeout: float, response_timeout: float
-              ) -> str | None:
+def _complete(request: ChatRequest, use: Use, timeout: float, response_timeout: float,
+              engine: Engine, conversation: Conversation) -> str | None:
     """The text of one answer to ``request`` (its tool calls ignored), with the provider's
-    retries; None when it took longer than ``timeout`` seconds."""
+    retries (:meth:`chatcli.Engine.side_call`: observers count it); None when it took longer
+    than ``timeout`` seconds."""
     import threading
 
-    from chatcli import TextDelta, read_answer, safe_text
+    from chatcli import TextDelta, safe_text
 
     cancel = threading.Event()
     timer = threading.Timer(timeout, cancel.set)
     timer.daemon = True
     timer.start()
     text: list[str] = []
+    events = engine.side_call(request, conversation, use=use, cancel=cancel,
+                              response_timeout=response_timeout)
     try:
-        for event in read_answer(lambda: use.provider.stream(request), who=use.provider_name,
-                                 max_retries=use.max_retries,
-                                 response_timeout=response_timeout, cancel=cancel):
+        for event in events:
             if cancel.is_set():
                 break
             if isinstance(event, TextDelta):
@@ -145,6 +147,7 @@ def _complete(request: ChatRequest, use: Use, timeout: float, response_timeout: 
         if not cancel.is_set():
             raise
     finally:
+        events.close()
         timer.cancel()
     return None if cancel.is_set() else "".join(text).strip()
 

@@ -138,6 +138,13 @@ class MemoryPlugin:
         return runtime.sections(messages, conversation) or None
 
     @hookimpl
+    def before_request(self) -> None:
+        """A turn's model call is about to be sent: the session is busy until the turn's last
+        answer (extraction waits for it)."""
+        if self.runtime is not None:
+            self.runtime.busy = True
+
+    @hookimpl
     def after_response(self, message: Message | None, error: ChatcliError | None,
                        conversation: Conversation) -> None:
         if self.runtime is not None:
@@ -156,4 +163,5 @@ register_commands = _PLUGIN.register_commands
 session_start = _PLUGIN.session_start
 session_end = _PLUGIN.session_end
 prompt_sections = _PLUGIN.prompt_sections
+before_request = _PLUGIN.before_request
 after_response = _PLUGIN.after_response

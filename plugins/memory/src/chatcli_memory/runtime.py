@@ -72,6 +72,10 @@ class Runtime:
         self.session: Session | None = None
         self.conversation: Conversation | None = None
         self.oneshot = False
+        #: a turn is running (from its first model call to its last answer): extraction, which
+        #: sends the conversation, waits until the session is idle again — never between two
+        #: steps of an agent run, nor while its approval question is open
+        self.busy = False
         #: conversation id → (index text, ids shown)
         self.indexes: dict[str, tuple[str, list[str]]] = {}
         #: conversation id → (user message id, paths, recall text)
@@ -176,9 +180,10 @@ class Runtime:
             return  # a one-shot run that extracts nothing has no use for a worker
         self.worker = self._new_worker()
         if self.options.extract and not self.oneshot:
-            self.worker.start_timer(lambda: self.conversation)
+            self.worker.start_timer(lambda: None if self.busy else self.conversation)
 
     def end_session(self, conversation: Conversation) -> None:
+        self.busy = False
         worker = self.worker
         if worker is None:
             return
@@ -198,7 +203,12 @@ class Runtime:
 
     def after_answer(self, message: Message | None, error: Any,
                      conversation: Conversation) -> None:
-        """An answer ended: start an extraction when one is due (never in one-shot runs)."""
+        """An answer ended: when it ends the turn (no tool call follows) the session is idle,
+        and an extraction starts when one is due (never in one-shot runs)."""
+        if message is not None and error is None and not message.interrupted \
+                and message.tool_calls:
+            return  # the turn goes on: its tools run (maybe after a question), then the model
+        self.busy = False
         if (message is None or error is not None or message.interrupted or self.oneshot
                 or not self.options.extract or self.worker is None):
             return
@@ -351,22 +361,28 @@ class Runtime:
 
     def call_model(self, system: str, user: str, timeout: float) -> str:
         """The extraction model's answer to ``user`` under ``system`` within ``timeout``
-        seconds (raises TimeoutError, or a ChatcliError from the provider)."""
+        seconds (raises TimeoutError, or a ChatcliError from the provider). The call is the
+        session engine's side call of purpose "memory", so ``/cost`` and the budget count it."""
         import queue
 
-        from chatcli import ChatRequest, Message, PromptSection, TextDelta
+        from chatcli import ChatRequest, Message, PromptSection, TextDelta, Use
 
-        provider, model = self._provider()
+        provider, name, model = self._provider()
+        session, conversation = self.session, self.conversation
+        if session is None or conversation is None:
+            raise ChatcliError("no session to extract with")
         request = ChatRequest(model=model, system=[PromptSection("memory-extraction", system,
                                                                  order=0)],
                               messages=[Message.user(user)], max_tokens=2_000,
-                              temperature=0.0)
+                              temperature=0.0, purpose="memory")
+        use = Use(provider, name, model, max_retries=0)  # a failed extraction waits
         answers: queue.Queue[tuple[str, str | BaseException]] = queue.Queue()
         stop = threading.Event()
 
         def read() -> None:
             parts: list[str] = []
-            stream = provider.stream(request)
+            stream = session.engine.side_call(request, conversation, use=use, cancel=stop,
+                                              response_timeout=timeout)
             try:
                 for event in stream:
                     if stop.is_set():
@@ -377,9 +393,7 @@ class Runtime:
             except BaseException as err:
                 answers.put(("error", err))
             finally:
-                close = getattr(stream, "close", None)
-                if callable(close):
-                    close()
+                stream.close()
 
         threading.Thread(target=read, daemon=True, name="chatcli-memory-model").start()
         try:
@@ -393,8 +407,8 @@ class Runtime:
             raise ChatcliError(f"the extraction model failed: {_one_line(value)}")
         return value
 
-    def _provider(self) -> tuple[Any, str]:
-        """The extraction provider (built once per provider and model) and its model."""
+    def _provider(self) -> tuple[Any, str, str]:
+        """The extraction provider (built once per provider and model), its name and model."""
         from chatcli import build_provider, find_provider
 
         session = self.session
@@ -409,11 +423,11 @@ class Runtime:
         wanted = (name, model)
         cached = self._extraction_provider
         if cached is not None and cached[0] == wanted:
-            return cached[1], cached[2]
+            return cached[1], name, cached[2]
         spec = find_provider(self.host, name)
         provider, config = build_provider(spec, session.settings, model or None)
         self._extraction_provider = (wanted, provider, config.model)
-        return provider, config.model
+        return provider, name, config.model
 
     # ------------------------------------------------------------------ status
 

@@ -19,7 +19,7 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any, TextIO
 
-from chatcli import ChatApp
+from chatcli import ChatApp, hookimpl
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -102,6 +102,8 @@ class OneShot(ChatApp):
         self.host = host
         self.as_json = bool(run.extra.get("as_json"))
         self.waiting = Spinner(sys.stderr, "waiting…")  # also prints retry lines above itself
+        self.spend = Spend()
+        host.register(self.spend, f"print-spend-{id(self.spend)}")
         self.session = Session(
             host, settings, run,
             approver=_make_approver(run.allow),
@@ -186,7 +188,8 @@ class OneShot(ChatApp):
         """Close the session and turn the last turn's end into the exit code."""
         conversation = self.session.conversation
         self.session.close()
-        return _report(self.finished, self.interrupted, self.session, conversation, self.as_json)
+        return _report(self.finished, self.interrupted, self.session, conversation, self.as_json,
+                       self.spend)
 
     def _announce(self) -> None:
         """The author's label above the answer (``answer_author``: a persona's), in its style;
@@ -400,8 +403,26 @@ def _report_fallback(finished: TurnFinished, session: Session) -> None:
                f"(via {session.provider_name})")
 
 
+class Spend:
+    """Every model call of the run by purpose — the turns' and the side calls plugins make
+    (a compaction summary, a memory extraction): an ``after_response`` that takes ``purpose``
+    sees both. ``--json``'s ``usage`` is their sum."""
+
+    def __init__(self) -> None:
+        self.by_purpose: dict[str, dict[str, int]] = {}
+
+    @hookimpl
+    def after_response(self, message: Message | None, purpose: str) -> None:
+        if message is None or message.usage is None:
+            return
+        seen = self.by_purpose.setdefault(purpose, {"calls": 0})
+        seen["calls"] += 1
+        for name, value in message.usage.model_dump().items():
+            seen[name] = seen.get(name, 0) + value
+
+
 def _report(finished: TurnFinished | None, interrupted: bool, session: Session,
-            conversation: Conversation, as_json: bool) -> int:
+            conversation: Conversation, as_json: bool, spend: Spend | None = None) -> int:
     from chatcli import StopReason, Usage
 
     error = finished.error if finished else None
@@ -413,6 +434,9 @@ def _report(finished: TurnFinished | None, interrupted: bool, session: Session,
         last = conversation.last()
         text = finished.text if finished else (last.text if last else "")
         usage = finished.usage if finished else Usage()
+        if spend is not None and spend.by_purpose:  # every call of the run, side calls too
+            usage = Usage(**{name: sum(seen.get(name, 0) for seen in spend.by_purpose.values())
+                             for name in Usage.model_fields})
         stop = StopReason.INTERRUPTED if interrupted else (
             finished.stop_reason if finished else StopReason.INTERRUPTED)
         answered_by = finished.answered_by if finished else None
@@ -421,6 +445,7 @@ def _report(finished: TurnFinished | None, interrupted: bool, session: Session,
             "provider": answered_by or session.provider_name,
             "model": (finished.model if finished else None) or session.model,
             "usage": usage.model_dump(),
+            "usage_by_purpose": dict(spend.by_purpose) if spend is not None else {},
             "stop_reason": str(stop.value),
             "conversation_id": conversation.id,
         }

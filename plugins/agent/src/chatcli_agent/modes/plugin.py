@@ -66,10 +66,11 @@ def message_appended(conversation: Conversation, message: Any) -> None:
 
 
 @hookimpl
-def before_request(conversation: Conversation) -> None:
+def before_request(request: Any, conversation: Conversation) -> None:
     run = _run(conversation)
     if run is not None:
         run.model_call()
+        request.purpose = run.mode  # "/cost" counts a run's calls as "agent" or "coder"
 
 
 @hookimpl

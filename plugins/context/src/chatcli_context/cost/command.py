@@ -16,7 +16,8 @@ if TYPE_CHECKING:
 
 __all__ = ["HELP", "describe", "slash_command", "usd"]
 
-HELP = "cost: tokens and money per provider and model, the budget and the cache TTL"
+HELP = ("cost: tokens and money per provider and model and per purpose (chat, agent, "
+        "compaction, memory…), the budget and the cache TTL")
 _HEADERS = ("provider/model", "calls", "input", "cache read", "cache write", "output", "USD")
 
 
@@ -43,7 +44,22 @@ def table(ledger: Ledger) -> list[str]:
         rows.append(["total", f"{sum(li.calls for li in ledger.lines):,}", f"{u.input_tokens:,}",
                      f"{u.cache_read_tokens:,}", f"{u.cache_write_tokens:,}",
                      f"{u.output_tokens:,}", total])
-    widths = [max(len(row[i]) for row in rows) for i in range(len(_HEADERS))]
+    return _aligned(rows)
+
+
+def purpose_table(ledger: Ledger) -> list[str]:
+    """The same calls by purpose (chat, agent, compaction, memory…), as aligned lines."""
+    rows = [["purpose", *_HEADERS[1:]]]
+    for kind in ledger.purposes:
+        u = kind.usage
+        rows.append([kind.name, f"{kind.calls:,}", f"{u.input_tokens:,}",
+                     f"{u.cache_read_tokens:,}", f"{u.cache_write_tokens:,}",
+                     f"{u.output_tokens:,}", usd(kind.money) if kind.money is not None else "?"])
+    return _aligned(rows)
+
+
+def _aligned(rows: list[list[str]]) -> list[str]:
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     return ["  ".join(cell.ljust(widths[0]) if i == 0 else cell.rjust(widths[i])
                       for i, cell in enumerate(row)).rstrip() for row in rows]
 
@@ -73,6 +89,7 @@ def describe(plugin: CostPlugin, app: Any) -> list[str]:
     lines: list[str] = []
     if ledger.lines:
         lines += table(ledger)
+        lines += purpose_table(ledger)
         lines.append("input counts every prompt token, cache reads and writes included "
                      "(fresh input = input - cache read - cache write)")
     else:

@@ -8,6 +8,7 @@ not slept). Nothing but the standard library is imported until a hook runs.
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
         SlashCommand,
     )
 
+    from chatcli_context.cost.calls import Calls
     from chatcli_context.cost.ledger import Ledger
     from chatcli_context.cost.settings import CostConfig
     from chatcli_context.cost.ttl import TtlState
@@ -37,12 +39,13 @@ __all__ = ["COST", "SESSION", "CostPlugin", "Pending", "plugin"]
 
 @dataclass
 class Pending:
-    """A request on its way: when it was sent, to whom, and the TTL it asked for."""
+    """A request on its way: when it was sent, to whom, the TTL it asked for, and what for."""
 
     started: float
     provider: str | None
     asked: str | None
     may_switch: bool
+    purpose: str = "chat"
 
 
 @dataclass
@@ -50,6 +53,8 @@ class ConversationCost:
     """What the plugin keeps about one conversation."""
 
     ttl: TtlState
+    #: the calls its messages do not show (plugins' side calls, purposes other than chat)
+    calls: Calls
     pending: Pending | None = None
     #: the budget warnings given: 0, 80 or 100 (percent)
     warned: int = 0
@@ -63,7 +68,8 @@ SESSION: StashKey[Session] = StashKey()
 
 class CostPlugin:
     """The cost plugin: ``configure``, ``session_start``, ``before_request`` (the TTL),
-    ``after_response`` (the evidence and the budget) and ``/cost``.
+    ``after_response`` (the evidence and the budget; it takes ``purpose``, so it also counts
+    the side calls plugins make through :meth:`chatcli.Engine.side_call`) and ``/cost``.
 
     :param clock: the time in seconds since the epoch (as ``Message.created_at`` counts it).
     """
@@ -76,6 +82,8 @@ class CostPlugin:
         self.settings: Settings | None = None
         self._config: tuple[Any, CostConfig] | None = None
         self._reported: set[str] = set()
+        #: side calls come on the threads that make them (memory's worker)
+        self._lock = threading.RLock()
 
     # ------------------------------------------------------------------ settings
 
@@ -148,13 +156,16 @@ class CostPlugin:
     def state(self, conversation: Conversation) -> ConversationCost:
         """What the plugin knows of ``conversation``; the first time, its log is replayed, so
         a resumed conversation goes on with the TTL its history earned."""
-        state = conversation.stash.get(COST, None)
-        if state is None:
-            from chatcli_context.cost.ttl import TtlState
+        with self._lock:
+            state = conversation.stash.get(COST, None)
+            if state is None:
+                from chatcli_context.cost.calls import load
+                from chatcli_context.cost.ttl import TtlState
 
-            state = conversation.stash[COST] = ConversationCost(TtlState())
-            self._replay(conversation, state)
-        return state
+                state = conversation.stash[COST] = ConversationCost(TtlState(),
+                                                                    load(conversation.id))
+                self._replay(conversation, state)
+            return state
 
     def _replay(self, conversation: Conversation, state: ConversationCost) -> None:
         from chatcli_context.cost.ttl import Call, answers
@@ -197,9 +208,12 @@ class CostPlugin:
         from chatcli_context.cost.ledger import ledger
 
         state = self.state(conversation)
+        with self._lock:
+            side, purposes = list(state.calls.side), dict(state.calls.purposes)
         return ledger(conversation.all_messages(),
                       self.config(self._settings_of(conversation)).prices,
-                      lambda message: state.ttl.used.get(message.id))
+                      lambda message: state.ttl.used.get(message.id), side=side,
+                      purpose_of=lambda message: purposes.get(message.id, "chat"))
 
     # ------------------------------------------------------------------ hooks
 
@@ -224,21 +238,52 @@ class CostPlugin:
         else:
             asked, may_switch = self._asking(conversation, provider, state)
             request.cache_ttl = asked
-        state.pending = Pending(self.clock(), provider, asked, may_switch)
+        state.pending = Pending(self.clock(), provider, asked, may_switch, request.purpose)
 
     @hookimpl
     def after_response(self, message: Message | None, error: ChatcliError | None,
-                       conversation: Conversation) -> None:
+                       conversation: Conversation, purpose: str) -> None:
         from chatcli_context.cost.ttl import Call
 
         state = self.state(conversation)
+        if message is not None and message.id not in conversation.log:  # a plugin's side call
+            self._side_call(conversation, state, message, purpose)
+            return
         pending, state.pending = state.pending, None
         if message is None or message.usage is None or pending is None:
             return
+        if purpose != "chat":
+            with self._lock:
+                state.calls.purposes[message.id] = purpose
+            self._keep(conversation, {"message": message.id, "purpose": purpose})
         state.ttl.observe(Call(pending.started, message.usage, message.provider),
                           pending.may_switch and message.provider == pending.provider,
                           message.id, pending.asked)
         self._check_budget(conversation, state)
+
+    def _side_call(self, conversation: Conversation, state: ConversationCost,
+                   message: Message, purpose: str) -> None:
+        """Count a side call (its usage; none when it failed before the provider said)."""
+        from chatcli import Usage
+
+        from chatcli_context.cost.calls import SideCall, side_entry
+
+        call = SideCall(purpose, message.provider or "unknown", message.model or "unknown",
+                        message.usage or Usage(), self.clock())
+        with self._lock:
+            state.calls.side.append(call)
+        self._keep(conversation, side_entry(call))
+        self._check_budget(conversation, state)
+
+    def _keep(self, conversation: Conversation, entry: dict[str, object]) -> None:
+        """Append ``entry`` to the conversation's calls file (reported once when it fails)."""
+        from chatcli_context.cost.calls import record
+
+        try:
+            record(conversation.id, entry)
+        except OSError as err:
+            self._warn(f"cost: the calls of this session could not be kept ({err}); /cost "
+                       "after -c will miss them")
 
     def _check_budget(self, conversation: Conversation, state: ConversationCost) -> None:
         budget = self.config(self._settings_of(conversation)).budget
@@ -247,9 +292,10 @@ class CostPlugin:
         spent = self.ledger(conversation).money
         share = spent / budget
         level = 100 if share >= 1 else 80 if share >= 0.8 else 0
-        if level <= state.warned:
-            return
-        state.warned = level
+        with self._lock:
+            if level <= state.warned:
+                return
+            state.warned = level
         from chatcli_context.cost.command import usd
 
         if level == 100:
@@ -275,3 +321,15 @@ session_start = plugin.session_start
 before_request = plugin.before_request
 after_response = plugin.after_response
 register_slash_commands = plugin.register_slash_commands
+
+
+@hookimpl(optionalhook=True)  # chatcli-repl declares it, when installed
+def status_items(session: Session) -> dict[str, str] | None:
+    """What the session spent so far, for the chat's status line (``$0.0123``; ``+ ?`` when a
+    call had no known price); nothing before the first call."""
+    from chatcli_context.cost.command import usd
+
+    ledger = plugin.ledger(session.conversation)
+    if not ledger.lines:
+        return None
+    return {"spend": usd(ledger.money) + (" + ?" if ledger.unpriced else "")}
