@@ -104,22 +104,43 @@ tool_lists = st.integers(0, 6).map(lambda n: [ToolSpec(name=f"tool_{i}", descrip
 def expected_marks(body: dict[str, Any], request: ChatRequest, cache_messages: bool) -> list:
     """The breakpoints the provider promises, computed from the body's shape: the last tool,
     the last stable system block, the last user message before the newest one and the newest
-    one; the earliest dropped beyond 4."""
+    one — before the volatile reminder, when the newest message carries it; the earliest
+    dropped beyond 4."""
     candidates: list[Any] = []
     if body.get("tools"):
         candidates.append(("tools", len(body["tools"]) - 1))
     kept = [s for s in request.ordered_system() if s.text.strip()]
+    wire = body["messages"]
+    last = len(wire) - 1
+    tail = int(any(not s.stable for s in kept) and wire[last]["role"] == "user")
+    if tail:
+        kept = [s for s in kept if s.stable]
     stable = [i for i, s in enumerate(kept) if s.stable]
     if stable:
         candidates.append(("system", stable[-1]))
     if cache_messages:
-        wire = body["messages"]
-        last = len(wire) - 1
         users = [i for i in range(last) if wire[i]["role"] == "user"]
         if users:
             candidates.append(("messages", (users[-1], len(wire[users[-1]]["content"]) - 1)))
-        candidates.append(("messages", (last, len(wire[last]["content"]) - 1)))
+        candidates.append(("messages", (last, len(wire[last]["content"]) - 1 - tail)))
     return candidates[-MAX_BREAKPOINTS:]
+
+
+def expected_placement(body: dict[str, Any], request: ChatRequest) -> None:
+    """Volatile sections travel after the history, in the newest message, when it is the
+    person's (else at the end of the system prompt): the system holds only stable ones then."""
+    kept = [s for s in request.ordered_system() if s.text.strip()]
+    volatile = [s.text.strip() for s in kept if not s.stable]
+    newest = body["messages"][-1]
+    system = [b["text"] for b in body.get("system", [])]
+    if volatile and newest["role"] == "user":
+        reminder = newest["content"][-1]["text"]
+        assert reminder.startswith("<system-reminder>\n")
+        assert reminder.endswith("\n</system-reminder>")
+        assert reminder == "<system-reminder>\n" + "\n\n".join(volatile) + "\n</system-reminder>"
+        assert system == [s.text for s in kept if s.stable]
+    else:
+        assert system == [s.text for s in kept]
 
 
 @settings(max_examples=60, deadline=None,
@@ -136,6 +157,7 @@ def test_breakpoints_in_any_request_shape(anthropic_server, history, system, too
     assert len(found) <= MAX_BREAKPOINTS
     assert [where for where, _ in found] == expected_marks(body, request, cache_messages)
     assert all(control == (LONG if ttl == "1h" else EPHEMERAL) for _, control in found)
+    expected_placement(body, request)
 
 
 def test_every_candidate_fits_when_tools_system_and_a_long_history_come_together(
@@ -308,13 +330,20 @@ def test_the_stable_system_blocks_keep_their_bytes_turn_after_turn(
         return json.dumps([body["tools"], system[:end + 1]]).encode()
 
     assert len({stable_part(b) for b in bodies}) == 1
-    assert len({json.dumps(b["system"]) for b in bodies}) == 4  # the volatile part moved
-    for body in bodies:
+    assert len({json.dumps(b["system"]) for b in bodies}) == 1  # nothing volatile in it
+    for number, body in enumerate(bodies, start=1):
         system = body["system"]
-        # chatcli's base prompt, rules, workspace | the date, the recalled item
-        assert [("cache_control" in b) for b in system] == [False, False, True, False, False]
-        assert system[-1]["text"].startswith("Recalled item")  # volatile: after the prefix
+        # chatcli's base prompt, rules, workspace; the date and the recalled item come last
+        assert [("cache_control" in b) for b in system] == [False, False, True]
+        reminder = body["messages"][-1]["content"][-1]
+        assert reminder["text"].startswith("<system-reminder>\nToday is ")
+        assert reminder["text"].endswith(f"Recalled item {number}.\n</system-reminder>")
+        assert "cache_control" not in reminder
         assert len(marks(body)) <= MAX_BREAKPOINTS
+    # the reminder never stays behind: only the newest message carries one
+    for body in bodies:
+        older = json.dumps(body["messages"][:-1])
+        assert "system-reminder" not in older and "Recalled item" not in older
     # each request's newest breakpoint is where the next one's previous-turn breakpoint sits
     for before, after in itertools.pairwise(bodies):
         (where, _), *_ = [m for m in marks(before) if m[0][0] == "messages"][-1:]
@@ -323,6 +352,9 @@ def test_the_stable_system_blocks_keep_their_bytes_turn_after_turn(
         assert json.dumps(after["messages"][:i]) == json.dumps(
             [{**m, "content": [{k: v for k, v in b.items() if k != "cache_control"}
                                for b in m["content"]]} for m in before["messages"][:i]])
+        # and what precedes it, up to it, is the same: the next request reads it all back
+        assert after["messages"][i]["content"][:j + 1] == before["messages"][i]["content"][
+            :j + 1]
 
 
 def test_the_text_protocol_caches_the_catalog_with_the_stable_prefix(
@@ -339,7 +371,9 @@ def test_the_text_protocol_caches_the_catalog_with_the_stable_prefix(
         assert "tools" not in body
         catalog = [b for b in body["system"] if b["text"].startswith("You can use tools")]
         assert catalog and catalog[0].get("cache_control") == EPHEMERAL  # last stable block
-        assert "cache_control" not in body["system"][-1]  # the date
+        assert catalog[0] is body["system"][-1]  # the date travels after the history
+        assert body["messages"][-1]["content"][-1]["text"].startswith(
+            "<system-reminder>\nToday is ")
         assert len(marks(body)) <= MAX_BREAKPOINTS
     assert [w for w, _ in marks(second)] == [
         ("system", 1), ("messages", (0, 0)), ("messages", (2, 0))]

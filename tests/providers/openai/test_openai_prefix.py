@@ -1,5 +1,6 @@
 """OpenAI caches prompts by exact prefix, with no markers: the body must start with the same
-bytes turn after turn while only volatile sections change — stable sections first."""
+bytes turn after turn — stable sections first, the volatile ones after the history, so each
+request starts with the whole previous one."""
 
 from __future__ import annotations
 
@@ -54,15 +55,23 @@ def test_only_volatile_sections_change_after_the_stable_prefix(openai_server, ch
     system = json.loads(bodies[0])["messages"][0]
     assert system["role"] == "system"
     text = system["content"]
-    # stable sections first, in their order; the volatile ones (the date, the recall) after
-    assert text.index("Rule: be brief.") < text.index("Files: a.py") < text.index("Today is")
-    assert text.index("Files: a.py") < text.index("Recalled item 1.") < text.index("Today is")
-    end = min(bodies[0].index(b"Today is"), bodies[0].index(b"Recalled item"))
-    assert b"Files: a.py b.py" in bodies[0][:end]
-    for body in bodies[1:]:
-        assert body[:end] == bodies[0][:end]  # byte for byte up to the volatile part
-    assert len({json.loads(b)["messages"][0]["content"] for b in bodies}) == 3
-    # and each request starts with the whole previous one's messages
+    # stable sections only, in their order; the volatile ones (the date, the recall) come
+    # after the history, in the newest message
+    assert text.index("Rule: be brief.") < text.index("Files: a.py")
+    assert "Today is" not in text and "Recalled item" not in text
+    assert len({json.loads(b)["messages"][0]["content"] for b in bodies}) == 1
+    for number, body in enumerate(bodies, start=1):
+        newest = json.loads(body)["messages"][-1]
+        assert newest["role"] == "user"
+        reminder = newest["content"][newest["content"].index("<system-reminder>"):]
+        # in prompt order: the recall (order 0), then the date
+        assert reminder.startswith(f"<system-reminder>\nRecalled item {number}.\n\nToday is ")
+        assert reminder.endswith("\n</system-reminder>")
+    # each request starts with the whole previous one, byte for byte, up to its reminder
     for before, after in itertools.pairwise(bodies):
+        stable_end = before.index(b"\\n\\n<system-reminder>")
+        assert after[:stable_end] == before[:stable_end]
         previous, current = json.loads(before)["messages"], json.loads(after)["messages"]
-        assert current[1:len(previous)] == previous[1:]
+        assert current[:len(previous) - 1] == previous[:-1]
+        assert current[len(previous) - 1]["content"] == previous[-1]["content"][
+            :previous[-1]["content"].index("\n\n<system-reminder>")]

@@ -5,13 +5,22 @@ carries ``cache_control`` (a *breakpoint*), at most :data:`MAX_BREAKPOINTS` per 
 candidates, in prefix order:
 
 1. the last tool definition (when there are tools);
-2. the last stable system block: the system prompt is one text block per prompt section,
-   stable sections first, so tools plus the whole stable prefix are cached and the volatile
-   sections after it (the date, retrieved memory) never break that cache;
+2. the last system block: the system prompt is one text block per *stable* prompt section;
 3. the last block of the last user message *before* the newest one: where the previous
    request of this conversation put its last breakpoint, so that request's cache is read
    exactly, however many blocks (tool calls and results) the newest step added;
-4. the last block of the last message: the conversation so far, for the next request.
+4. the last block of the last message before the volatile reminder: the conversation so far,
+   for the next request.
+
+Volatile sections (``stable=False``: the date, an agent run's anchor and step count, recalled
+memory, rules the turn's paths matched) change from call to call, so they travel *after* the
+cached history: one text block at the end of the newest (user) message, wrapped in
+``<system-reminder>`` tags (:func:`reminder`). Each step then reads the whole previous
+request from the cache — its newest breakpoint ends where its reminder began — and the next
+step drops that reminder and adds its own. (In the system prompt, a volatile section changed
+the prefix before every message, so no step could read the history back.) When the newest
+message is the model's own (a continued answer), the volatile sections stay at the end of the
+system prompt as before; ``volatile_last = false`` keeps them there always.
 
 When there are more candidates than the API allows, the earliest are dropped: a later
 breakpoint covers everything before it, so only the finer steps of the prefix are lost.
@@ -37,6 +46,7 @@ from chatcli import (
     ChatRequest,
     ImagePart,
     Message,
+    PromptSection,
     Role,
     TextPart,
     ToolCallPart,
@@ -49,7 +59,8 @@ from chatcli_provider_kit import MessageCache, is_url, read_image
 
 __all__ = [
     "CACHE_TTLS", "DEFAULT_MAX_TOKENS", "MAX_BREAKPOINTS", "build_params", "cache_control",
-    "cache_ttl", "convert_messages", "place_breakpoints", "request_body", "system_blocks",
+    "cache_ttl", "convert_messages", "place_breakpoints", "reminder", "request_body",
+    "system_blocks",
 ]
 
 #: Output limit used when neither the request nor the config sets one (``max_tokens`` is required).
@@ -80,6 +91,18 @@ def cache_control(ttl: str | None = None) -> Block:
     if ttl is not None and ttl != CACHE_TTLS[0]:
         control["ttl"] = ttl
     return control
+
+
+def _on(value: Any) -> bool:
+    """A switch from the config: false, 0, "false", "no", "off" and "0" are off."""
+    return str(value).strip().lower() not in ("false", "0", "no", "off", "")
+
+
+def reminder(sections: list[PromptSection]) -> str:
+    """The volatile sections as the text that follows the history: one block, in prompt order,
+    inside ``<system-reminder>`` tags (so the model tells them from what the person wrote)."""
+    body = "\n\n".join(safe_text(s.text.strip()) for s in sections if s.text.strip())
+    return f"<system-reminder>\n{body}\n</system-reminder>"
 
 
 def system_blocks(request: ChatRequest, caching: bool = True,
@@ -191,10 +214,11 @@ def _message_breakpoints(messages: list[Block]) -> list[int]:
 
 
 def place_breakpoints(params: dict[str, Any], *, stable_end: int | None, messages: bool,
-                      ttl: str | None, limit: int = MAX_BREAKPOINTS) -> None:
+                      ttl: str | None, limit: int = MAX_BREAKPOINTS, tail: int = 0) -> None:
     """Mark the breakpoints of ``params`` (see the module's docstring): the last tool, the
     system block ``stable_end`` (the last stable one, if any), and the conversation (when
-    ``messages``); beyond ``limit`` the earliest are dropped."""
+    ``messages``); beyond ``limit`` the earliest are dropped. ``tail``: how many blocks at the
+    end of the newest message are volatile (the reminder): its breakpoint goes before them."""
     candidates: list[tuple[str, int]] = []
     if params.get("tools"):
         candidates.append(("tools", len(params["tools"]) - 1))
@@ -203,10 +227,13 @@ def place_breakpoints(params: dict[str, Any], *, stable_end: int | None, message
     if messages:
         candidates += [("messages", i) for i in _message_breakpoints(params["messages"])]
     control = cache_control(ttl)
+    newest = len(params["messages"]) - 1 if params.get("messages") else -1
     for where, index in candidates[max(0, len(candidates) - limit):]:
         if where == "messages":
-            last = params["messages"][index]["content"][-1]
-            _replace_last_block(params["messages"], {**last, "cache_control": control}, index)
+            content = params["messages"][index]["content"]
+            at = len(content) - 1 - (tail if index == newest else 0)
+            marked = [*content[:at], {**content[at], "cache_control": control}, *content[at + 1:]]
+            params["messages"][index] = {**params["messages"][index], "content": marked}
         else:
             params[where][index] = {**params[where][index], "cache_control": control}
 
@@ -219,9 +246,9 @@ def build_params(request: ChatRequest, options: Mapping[str, Any] | None = None,
     says, as every provider does, so :func:`request_body` always encodes.
 
     ``options`` are the provider's config options: ``prompt_caching`` (default true),
-    ``cache_messages`` (default true), ``cache_ttl`` ("5m" or "1h"; ``request.cache_ttl`` wins)
-    and ``max_tokens``. ``cache`` keeps each message's blocks between requests (see
-    :func:`convert_messages`).
+    ``cache_messages`` (default true), ``cache_ttl`` ("5m" or "1h"; ``request.cache_ttl`` wins),
+    ``volatile_last`` (default true: volatile sections after the history) and ``max_tokens``.
+    ``cache`` keeps each message's blocks between requests (see :func:`convert_messages`).
     """
     options = {**(options or {}), **request.options}
     caching = bool(options.get("prompt_caching", True))
@@ -232,6 +259,15 @@ def build_params(request: ChatRequest, options: Mapping[str, Any] | None = None,
         "messages": convert_messages(request.messages, cache),
     }
     sections = [s for s in request.ordered_system() if s.text.strip()]
+    volatile = [s for s in sections if not s.stable]
+    messages = params["messages"]
+    tail = int(bool(volatile and messages and messages[-1]["role"] == "user"
+                    and _on(options.get("volatile_last", True))))
+    if tail:  # after the cached history, at the end of the newest message
+        sections = [s for s in sections if s.stable]
+        last = messages[-1]
+        messages[-1] = {**last, "content": [*last["content"],
+                                            {"type": "text", "text": reminder(volatile)}]}
     if sections:
         params["system"] = [{"type": "text", "text": safe_text(s.text)} for s in sections]
     stable = [i for i, s in enumerate(sections) if s.stable]
@@ -243,7 +279,7 @@ def build_params(request: ChatRequest, options: Mapping[str, Any] | None = None,
     if caching:
         place_breakpoints(params, stable_end=stable[-1] if stable else None,
                           messages=bool(options.get("cache_messages", True)),
-                          ttl=cache_ttl(request, options))
+                          ttl=cache_ttl(request, options), tail=tail)
     if request.temperature is not None:
         # the SDK no longer lists sampling parameters; the API still accepts them (0..1)
         params["extra_body"] = {"temperature": min(float(request.temperature), 1.0)}

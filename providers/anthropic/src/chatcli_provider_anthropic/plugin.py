@@ -59,6 +59,9 @@ def register_providers(register: Callable[[ProviderSpec], None]) -> None:
                                                        "(default true)"),
                 "cache_ttl": ProviderOption(str, 'cache lifetime: "5m" (default) or "1h"; a '
                                                   "request's own TTL wins"),
+                "volatile_last": ProviderOption(bool, "send the prompt sections that change "
+                                                      "between calls after the history, so the "
+                                                      "cache reaches it (default true)"),
                 "max_tokens": ProviderOption(int, "output limit when none is set"),
             },
         )

@@ -63,7 +63,8 @@ class OpenAIProvider:
 
     ``config.options`` (extra keys of ``[providers.NAME]``) may hold ``max_tokens_param``,
     ``stream_usage`` (False for servers that reject ``stream_options``), ``headers`` (extra HTTP
-    headers) and ``extra_body`` (extra request fields).
+    headers), ``extra_body`` (extra request fields) and ``volatile_last`` (False keeps the
+    volatile prompt sections at the end of the system message instead of after the history).
     """
 
     def __init__(self, config: ProviderConfig, preset: Preset | None = None) -> None:
@@ -73,6 +74,7 @@ class OpenAIProvider:
         options = config.options or {}
         self.max_tokens_param = str(options.get("max_tokens_param") or self.preset.max_tokens_param)
         self.stream_usage = _flag(options.get("stream_usage", True))
+        self.volatile_last = _flag(options.get("volatile_last", True))
         self.extra_body = dict(options.get("extra_body") or {})
         self.base_url = config.base_url or self.preset.base_url
         variable = f" or {self.preset.base_url_env}" if self.preset.base_url_env else ""
@@ -177,6 +179,7 @@ class OpenAIProvider:
             stream_usage=self.stream_usage,
             extra_body=self.extra_body,
             cache=self._messages,
+            volatile_last=self.volatile_last,
         )
         if self.preset is not None and self.preset.short_tool_ids:
             body["messages"] = short_tool_ids(body["messages"])
