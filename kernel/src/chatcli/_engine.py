@@ -648,14 +648,14 @@ class Engine:
         elif verdict.decision == Decision.DENY:
             allowed, why = False, (f"denied: {verdict.reason}" if verdict.reason
                                    else "denied by policy")
+        elif (shown := _preview(call, tool, args, context))[1]:  # it would fail: not asked
+            allowed, why = False, shown[1]
         elif self.approver is None:
             reason = f" ({verdict.reason})" if verdict.reason else ""
             allowed, why = False, (
                 f"denied: {tool.risk.value} tools need the user's approval{reason} and nobody "
                 "can be asked in this run (use --allow to permit them)"
             )
-        elif (shown := _preview(call, tool, args, context))[1]:
-            allowed, why = False, shown[1]
         else:
             answered = self.approver(call, tool, verdict._replace(preview=shown[0]))
             approval = answered if isinstance(answered, Approval) else Approval(bool(answered))

@@ -157,16 +157,19 @@ STYLES = {"file": "bold", "hunk": "cyan", "add": "green", "del": "red", "note": 
           "meta": "bold", "context": ""}
 
 
-def render(diff: str) -> Text:
-    """``diff`` as rich text: added lines green, removed red, hunk headers cyan, file headers
-    bold (a console without colour prints it plain)."""
+def render(diff: str, start: int = 0, stop: int | None = None) -> Text:
+    """``diff`` (its lines ``start`` to ``stop``, each coloured as the whole diff reads) as
+    rich text: added lines green, removed red, hunk headers cyan, file headers bold (a
+    console without colour prints it plain)."""
     from rich.text import Text
 
     text = Text(no_wrap=False, end="")
-    first = True
-    for kind, line in classify(diff):
-        if not first:
+    for number, (kind, line) in enumerate(classify(diff)):
+        if number < start:
+            continue
+        if stop is not None and number >= stop:
+            break
+        if number > start:
             text.append("\n")
-        first = False
         text.append(line, style=STYLES[kind] or None)
     return text

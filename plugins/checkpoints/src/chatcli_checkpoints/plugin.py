@@ -7,7 +7,7 @@ their own instance.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from chatcli import hookimpl
 
@@ -20,6 +20,7 @@ if TYPE_CHECKING:
         Conversation,
         SettingRule,
         Settings,
+        SlashCommand,
         ToolCallPart,
         ToolSpec,
     )
@@ -46,9 +47,43 @@ class CheckpointsPlugin:
         return self._core
 
     @hookimpl
+    def add_hookspecs(self, add: Callable[[object], None]) -> None:
+        """Declare ``workspace_diff`` (what changed since a recorded state)."""
+        from chatcli_checkpoints import hookspecs
+
+        add(hookspecs)
+
+    @hookimpl
     def configure(self, settings: Settings, workspace: Path) -> None:
         """Remember the workspace and read the ``[checkpoints]`` settings."""
         self.core.configure(settings, workspace)
+
+    @hookimpl
+    def workspace_diff(self, conversation: Conversation, since: str) -> str | None:
+        """The unified diff of the workspace since a recorded state (None: none recorded)."""
+        from chatcli_checkpoints._core import _base
+        from chatcli_checkpoints._layout import records_folder
+
+        if not records_folder(_base(), conversation.id).is_dir():  # nothing recorded, ever
+            return None
+        from chatcli_checkpoints._diff import diff_since
+
+        return diff_since(self.core, conversation, since)
+
+    @hookimpl
+    def register_slash_commands(self, register: Callable[[SlashCommand], None]) -> None:
+        """``/diff``: what this session changed (``last``: its latest step; ``--git``: against
+        git's HEAD; ``--stat``: the counts only)."""
+        from chatcli import SlashCommand
+
+        def run(app: Any, text: str) -> None:
+            from chatcli_checkpoints._command import diff_command
+
+            diff_command(self.core, app, text)
+
+        register(SlashCommand(
+            name="diff", help="what this session changed: /diff [last] [--git] [--stat]",
+            run=run, subcommands=["last", "--git", "--stat"]))
 
     @hookimpl
     def checkpoint_created(self, conversation: Conversation, checkpoint: Checkpoint) -> None:
@@ -83,9 +118,27 @@ _plugin = CheckpointsPlugin()
 
 
 @hookimpl
+def add_hookspecs(add: Callable[[object], None]) -> None:
+    """Declare ``workspace_diff`` (what changed since a recorded state)."""
+    _plugin.add_hookspecs(add)
+
+
+@hookimpl
 def configure(settings: Settings, workspace: Path) -> None:
     """Remember the workspace and read the ``[checkpoints]`` settings."""
     _plugin.configure(settings, workspace)
+
+
+@hookimpl
+def workspace_diff(conversation: Conversation, since: str) -> str | None:
+    """The unified diff of the workspace since a recorded state (None: none recorded)."""
+    return _plugin.workspace_diff(conversation, since)
+
+
+@hookimpl
+def register_slash_commands(register: Callable[[SlashCommand], None]) -> None:
+    """``/diff``: what this session changed."""
+    _plugin.register_slash_commands(register)
 
 
 @hookimpl

@@ -115,6 +115,9 @@ class OneShot(ChatApp):
         self.waiting.text = f"waiting for {self.session.provider_name}/{self.session.model}…"
         self.finished: TurnFinished | None = None
         self.interrupted = False
+        import time
+
+        self.started = time.time()  # the files changed since: a stat, --json's files_changed
 
     # ChatApp.console is an attribute; a cached_property is one too (writable), made on first use
     @functools.cached_property
@@ -188,8 +191,15 @@ class OneShot(ChatApp):
         """Close the session and turn the last turn's end into the exit code."""
         conversation = self.session.conversation
         self.session.close()
+        changed: list[dict[str, Any]] = []
+        ask = getattr(self.host.hook, "workspace_diff", None)  # chatcli-checkpoints answers it
+        first = next((c for c in conversation.checkpoints if c.created_at >= self.started), None)
+        if ask is not None and first is not None:
+            from chatcli_print.changes import files_changed
+
+            changed = files_changed(ask, conversation, first.id)
         return _report(self.finished, self.interrupted, self.session, conversation, self.as_json,
-                       self.spend)
+                       self.spend, changed)
 
     def _announce(self) -> None:
         """The author's label above the answer (``answer_author``: a persona's), in its style;
@@ -227,6 +237,11 @@ def _make_approver(allowed: frozenset[str]
             return False
         import click
 
+        preview = getattr(verdict, "preview", None)
+        if preview:  # the diff the call would apply, whole
+            from chatcli import redact
+
+            print(redact(preview).rstrip("\n"), file=sys.stderr, flush=True)
         why = f" ({verdict.reason})" if verdict.reason else ""
         return click.confirm(
             f"chatcli: allow {tool.risk.value} tool {_describe_call(call)}{why}?",
@@ -422,7 +437,8 @@ class Spend:
 
 
 def _report(finished: TurnFinished | None, interrupted: bool, session: Session,
-            conversation: Conversation, as_json: bool, spend: Spend | None = None) -> int:
+            conversation: Conversation, as_json: bool, spend: Spend | None = None,
+            changed: list[dict[str, Any]] | None = None) -> int:
     from chatcli import StopReason, Usage
 
     error = finished.error if finished else None
@@ -448,6 +464,7 @@ def _report(finished: TurnFinished | None, interrupted: bool, session: Session,
             "usage_by_purpose": dict(spend.by_purpose) if spend is not None else {},
             "stop_reason": str(stop.value),
             "conversation_id": conversation.id,
+            "files_changed": changed or [],  # [{"path", "added", "removed"}]
         }
         if answered_by:  # a fallback chain or pool handed the call on
             payload["via"] = session.provider_name
@@ -457,6 +474,13 @@ def _report(finished: TurnFinished | None, interrupted: bool, session: Session,
         if error is not None:  # the partial answer the session kept travels with the error
             payload |= {"error": str(error), "type": type(error).__name__}
         print(json.dumps(payload, ensure_ascii=False), flush=True)
+    elif changed:  # the diff stat, on stderr
+        from chatcli_print.changes import stat_text
+
+        rows = stat_text(changed)
+        status(f"{rows[-1]} (the diff: chatcli -c -p /diff)")
+        for row in rows[:-1]:
+            print(f"  {row}", file=sys.stderr, flush=True)
     if error is not None:
         from chatcli import error_line
 

@@ -187,9 +187,11 @@ class ReplApp(ChatApp):
             return self._approve_without_ui(call, tool, verdict)
         if self.flush_answer is not None:  # the question comes under the whole answer
             self.flush_answer()
-        args = ", ".join(f"{k}={v!r}" for k, v in call.arguments.items())
-        if len(args) > 60:
-            args = args[:59] + "…"
+        from chatcli_repl.approval_view import describe, print_rest
+
+        # the diff it would apply (folded) or its arguments whole, printed above the question
+        shown = describe(self.console, call.name, call.arguments,
+                         getattr(verdict, "preview", None))
         why = f" — {verdict.reason}" if verdict.reason else ""
         choices: list[tuple[str, str]] = [("once", "yes, once")]
         if verdict.rule:
@@ -217,6 +219,10 @@ class ReplApp(ChatApp):
         return Approval(True, scope)
 
     def _approve_without_ui(self, call: Any, tool: Any, verdict: Any) -> Approval:
+        from chatcli_repl.approval_view import describe
+
+        describe(self.console, call.name, call.arguments, getattr(verdict, "preview", None),
+                 limit=10_000)
         answer = self._pick_without_ui(
             f"Allow {tool.risk.value} tool {call.name}?"
             + (f" — {verdict.reason}" if verdict.reason else ""), ["yes, once", "no"])

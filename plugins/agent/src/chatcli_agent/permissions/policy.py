@@ -433,7 +433,8 @@ class Policy:
             return []
         rule = f"{name}({subject})" if subject else name
         mode = "accept-edits" if risk == Risk.WRITE else "auto"
-        return [Part(NEED, f"{name} is a {risk.value} tool (it asks in {self.mode} mode)",
+        article = "an" if risk.value[:1] in "aeiou" else "a"  # an execute tool, a write tool
+        return [Part(NEED, f"{name} is {article} {risk.value} tool (it asks in {self.mode} mode)",
                      [rule], f"allow it with --allow '{rule}' or --permission-mode {mode}")]
 
     # ---------------------------------------------------------------- shell commands

@@ -1,0 +1,57 @@
+"""The ``/diff`` command: what this session changed, coloured, with a ``+N −M`` stat."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from chatcli_checkpoints._core import Checkpoints
+
+__all__ = ["USAGE", "diff_command"]
+
+USAGE = "/diff [last] [--git] [--stat]"
+
+
+def diff_command(core: Checkpoints, app: Any, text: str) -> None:
+    """``/diff``: since the session's first recorded change; ``last``: its latest step's
+    changes; ``--git``: the working tree against git's ``HEAD``; ``--stat``: counts only."""
+    from chatcli import redact
+    from chatcli_render.diff import render, stat_lines, stats
+
+    from chatcli_checkpoints._diff import diff_since, git_head_diff
+
+    console = app.console
+    words = text.split()
+    unknown = [w for w in words if w not in ("last", "--git", "--stat")]
+    if unknown:
+        console.print(f"/diff: unknown argument {unknown[0]!r}; use {USAGE}", style="red",
+                      markup=False, highlight=False)
+        return
+    if "--git" in words:
+        diff = git_head_diff(core._workspace())
+        if diff is None:
+            console.print("/diff --git: the workspace is not in a git repository; /diff shows "
+                          "what this session changed", style="yellow", markup=False)
+            return
+        what = "against git HEAD"
+    else:
+        last = "last" in words
+        diff = diff_since(core, app.conversation, "last" if last else "first")
+        what = "in the last step that changed files" if last else "in this session"
+        if diff is None:
+            console.print("No file changed in this session yet (a file is recorded before "
+                          "each edit or command; /diff --git compares with git's HEAD).",
+                          style="dim", markup=False)
+            return
+    diff = redact(diff)
+    found = stats(diff)
+    if not diff.strip():
+        console.print(f"No changes {what}.", style="dim", markup=False)
+        return
+    rows = stat_lines(found)
+    if rows:
+        console.print(f"{rows[-1]} {what}:", markup=False, highlight=False)
+        for row in rows[:-1]:
+            console.print("  " + row, markup=False, highlight=False)
+    if "--stat" not in words:
+        console.print(render(diff))

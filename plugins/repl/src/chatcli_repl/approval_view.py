@@ -1,0 +1,91 @@
+"""What the approval question shows of a tool call: the diff a file tool would apply
+(coloured, folded past a screenful, the rest on request) or the call's arguments whole (a
+command as ``$ …``, wrapped by the terminal) — never a truncated argument. Key-shaped text is
+redacted (``chatcli.redact``) in all of it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["FOLD_LINES", "SHORT_ARGS", "Shown", "describe", "fold_limit", "print_rest"]
+
+#: Arguments up to this long stay in the question's title (``note(text='a')``).
+SHORT_ARGS = 60
+#: Diff lines shown before the question at most (fewer on a short terminal).
+FOLD_LINES = 40
+
+
+class Shown:
+    """What :func:`describe` printed: the title's ``name(…)`` part, and for a folded diff the
+    diff, how many of its lines are hidden and how many were shown (:func:`print_rest`)."""
+
+    def __init__(self, brief: str, diff: str = "", hidden: int = 0, shown: int = 0) -> None:
+        self.brief = brief
+        self.diff = diff
+        self.hidden = hidden
+        self.shown = shown
+
+
+def fold_limit(console: Any) -> int:
+    """How many diff lines fit above the question on this console."""
+    try:
+        height = int(console.size.height)
+    except (AttributeError, TypeError, ValueError):
+        return FOLD_LINES
+    return max(8, min(FOLD_LINES, height - 14))
+
+
+def _args_text(arguments: dict[str, Any]) -> str:
+    return ", ".join(f"{k}={v!r}" for k, v in arguments.items())
+
+
+def describe(console: Any, name: str, arguments: dict[str, Any], preview: str | None,
+             limit: int | None = None) -> Shown:
+    """Print what the call would do above the question and say how to name it in the title.
+
+    With a diff: the diff (its first ``limit`` lines), the title naming the files and their
+    ``+N −M``. Without: short arguments stay in the title; longer ones are printed whole
+    (``$ command`` for a command, ``key: value`` otherwise) and the title says so.
+    """
+    from chatcli import redact
+    from chatcli_render.diff import fold, plus_minus, render, stats
+
+    if preview:
+        diff = redact(preview)
+        found = stats(diff)
+        if len(found) == 1:
+            brief = f"{name}({found[0].path} {plus_minus(found[0].added, found[0].removed)})"
+        else:
+            added = sum(s.added for s in found)
+            removed = sum(s.removed for s in found)
+            brief = f"{name}({len(found)} files {plus_minus(added, removed)})"
+        lines = limit if limit is not None else fold_limit(console)
+        _head, hidden = fold(diff, lines)
+        console.print(render(diff, 0, lines))
+        if hidden:
+            console.print(f"… {hidden:,} more diff lines (the last choice shows them)",
+                          style="dim", markup=False)
+        return Shown(brief, diff if hidden else "", hidden, lines)
+    args = redact(_args_text(arguments))
+    if len(args) <= SHORT_ARGS and "\\n" not in args:
+        return Shown(f"{name}({args})")
+    command = arguments.get("command")
+    if isinstance(command, str):
+        console.print("$ " + redact(command), markup=False, highlight=False)
+        others = {k: v for k, v in arguments.items() if k != "command"}
+        if others:
+            console.print(redact(_args_text(others)), style="dim", markup=False,
+                          highlight=False)
+        return Shown(f"{name}(the command above)")
+    for key, value in arguments.items():
+        text = value if isinstance(value, str) else repr(value)
+        console.print(f"{key}: " + redact(text), markup=False, highlight=False)
+    return Shown(f"{name}(the arguments above)")
+
+
+def print_rest(console: Any, shown: Shown) -> None:
+    """Print the diff lines :func:`describe` folded away."""
+    from chatcli_render.diff import render
+
+    if shown.hidden:
+        console.print(render(shown.diff, shown.shown))
