@@ -202,10 +202,17 @@ class ReplApp(ChatApp):
         else:
             choices.append(("session", "yes, for this session"))
         choices += [("no", "no"), ("reason", "no, and tell the model why…")]
-        question = Question(f"Allow {risk} tool {call.name}({args})?{why}",
-                            [label for _, label in choices], guard=APPROVAL_GUARD)
-        answer = self.ask_question(question)
-        scope = choices[answer][0] if answer is not None else "no"
+        if shown.hidden:
+            choices.append(("all", f"show the whole diff ({shown.hidden:,} more lines)"))
+        while True:
+            question = Question(f"Allow {risk} tool {shown.brief}?{why}",
+                                [label for _, label in choices], guard=APPROVAL_GUARD)
+            answer = self.ask_question(question)
+            scope = choices[answer][0] if answer is not None else "no"
+            if scope != "all":
+                break
+            print_rest(self.console, shown)
+            choices.pop()
         if scope == "reason":
             why_not = Question("Why not? Type it in the input line (the model reads it):", [],
                                free_text=True)
