@@ -34,6 +34,8 @@ NOT_IMPORTED = {
     "chatcli_checkpoints._limits": "no [checkpoints] setting, nothing recorded",
     "chatcli_sessions.info": "no session listed or searched",
     "tomllib": "no TOML file to read (no config file, no project file)",
+    "tree_sitter": "no source file for the repository map to parse (an empty folder)",
+    "chatcli_repomap.rank": "no source file: nothing for the repository map to rank",
 }
 
 

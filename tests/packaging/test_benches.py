@@ -22,6 +22,7 @@ pytestmark = pytest.mark.slow
     ("memory.py", ["--sizes", "100,1000", "--queries", "5"], "memory characters in a 10-turn"),
     ("mcp.py", [], "MCP tool characters in the prompt"),
     ("fallback.py", ["--requests", "5"], "chain [openai]"),
+    ("repomap.py", ["--files", "60", "--runs", "1"], "the map's tokens at the default budget"),
 ])
 def test_a_bench_script_runs_and_prints_its_table(script, args, expect):
     done = subprocess.run([sys.executable, str(BENCH / script), *args], capture_output=True,

@@ -146,6 +146,8 @@ def _build(workspace: Path, tokens: int | None, texts: list[str], max_files: int
             continue
         stats[rel] = (info.st_mtime_ns, info.st_size)
     files = list(stats)
+    if not files:  # nothing to map: no cache to read or write
+        return Built("", root, 0, 0, 0, left_out, "built")
     mentioned = mentioned_files(texts, files)
     folder = cache_folder()
     ident = _project_id(root)
@@ -224,7 +226,7 @@ def _rank_and_render(root: Path, files: dict[str, list[Any]], tags: dict[str, li
     top = max(scores.values(), default=0.0) + max(file_ranks.values(), default=0.0)
     ranked = []
     for (rel, name), places in lines.items():
-        score = scores.get((rel, name), 0.0) + file_ranks.get(rel, 0.0) * 1e-3
+        score = scores.get((rel, name), 0.0) + file_ranks.get(rel, 0.0) * 1e-6
         if rel in boost:
             score += top
         for row, text in places:
