@@ -77,9 +77,9 @@ def _save(path: Path, data: dict[str, Any]) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         os.chmod(path.parent, 0o700)
-        atomic_write(path, json.dumps(data, ensure_ascii=False, separators=(",", ":")),
-                     mode=0o600)
-    except OSError:
+        # (ASCII: a file name that is not UTF-8 is kept as its escaped surrogates)
+        atomic_write(path, json.dumps(data, separators=(",", ":")), mode=0o600)
+    except (OSError, ValueError):
         pass  # a cache that cannot be written only makes the next build slower
 
 
