@@ -64,7 +64,7 @@ def describe(console: Any, name: str, arguments: dict[str, Any], preview: str | 
         console.print(render(diff, 0, lines))
         if hidden:
             console.print(f"… {hidden:,} more diff lines (the last choice shows them)",
-                          style="dim", markup=False)
+                          style="dim", markup=False, highlight=False)
         return Shown(brief, diff if hidden else "", hidden, lines)
     args = redact(_args_text(arguments))
     if len(args) <= SHORT_ARGS and "\\n" not in args:
