@@ -93,8 +93,11 @@ def cli(home: Path, workspace: Path, server: Any, *args: str, plugins: str = PLU
 
 
 def system_of(request: Any) -> str:
-    """The system message of a recorded OpenAI request."""
-    return next(m["content"] for m in request.json["messages"] if m["role"] == "system")
+    """The system message of a recorded OpenAI request, with the volatile sections that
+    follow the history (session_harness.system_of)."""
+    from session_harness import system_of as read
+
+    return read(request)
 
 
 def section(system: str, start: str) -> str:

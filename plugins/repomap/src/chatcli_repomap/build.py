@@ -97,7 +97,7 @@ def mentioned_files(texts: Iterable[str], files: Iterable[str]) -> list[str]:
     found: dict[str, None] = {}
     for text in texts:
         for word in _WORD.findall(text):
-            word = word.strip(".,:;\\").removeprefix("./")
+            word = word.rstrip(".,:;\\").removeprefix("./")
             if word in by_path:
                 found[word] = None
                 continue
@@ -128,13 +128,19 @@ def build_map(workspace: Path, *, tokens: int | None, mentioned_texts: Iterable[
               header: bool = True, path: str | None = None) -> Built:
     """The map of ``workspace``'s project within ``tokens`` (None: whole), the files that
     ``mentioned_texts`` name weighted up; ``path`` keeps the files under that path only."""
+    texts = list(mentioned_texts)
     with _LOCK:
-        return _build(workspace, tokens, list(mentioned_texts), max_files, max_file_bytes,
-                      header, path)
+        try:
+            return _build(workspace, tokens, texts, max_files, max_file_bytes, header, path)
+        except (TypeError, ValueError, KeyError, IndexError, AttributeError):
+            # a cache file of the right version but the wrong shape (edited, or another
+            # program's): build without reading it (and write it anew)
+            return _build(workspace, tokens, texts, max_files, max_file_bytes, header, path,
+                          fresh=True)
 
 
 def _build(workspace: Path, tokens: int | None, texts: list[str], max_files: int,
-           max_file_bytes: int, header: bool, path: str | None) -> Built:
+           max_file_bytes: int, header: bool, path: str | None, fresh: bool = False) -> Built:
     listing = list_files(workspace)
     root = listing.root
     files, left_out = _choose(listing, workspace, max_files)
@@ -155,12 +161,12 @@ def _build(workspace: Path, tokens: int | None, texts: list[str], max_files: int
         [MAP_VERSION, sorted(stats.items()), mentioned, tokens, header, path, left_out,
          listing.truncated], separators=(",", ":")).encode()).hexdigest()
     maps_path = folder / f"{ident}.maps.json"
-    maps = _load(maps_path)
+    maps = {} if fresh else _load(maps_path)
     hit = (maps.get("maps") or {}).get(key)
     if isinstance(hit, list) and len(hit) == 4:
         return Built(hit[0], root, len(files), hit[1], hit[2], left_out, "cached")
     tags_path = folder / f"{ident}.tags.json"
-    store = _load(tags_path)
+    store = {} if fresh else _load(tags_path)
     known_files: dict[str, list[Any]] = store.get("files") or {}
     known_tags: dict[str, list[Any]] = store.get("tags") or {}
     new_files: dict[str, list[Any]] = {}

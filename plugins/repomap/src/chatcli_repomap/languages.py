@@ -25,6 +25,6 @@ LANGUAGES: dict[str, str] = {
 def language_of(path: str) -> str | None:
     """The language key of ``path`` by its extension, or None (not mapped)."""
     dot = path.rfind(".")
-    if dot <= path.rfind("/") + 0:
+    if dot <= path.rfind("/") + 1:  # no dot, or a hidden file with none (".py")
         return None
     return LANGUAGES.get(path[dot:].lower())
