@@ -18,7 +18,7 @@ def diff_command(core: Checkpoints, app: Any, text: str) -> None:
     from chatcli import redact
     from chatcli_render.diff import render, stat_lines, stats
 
-    from chatcli_checkpoints._diff import diff_since, git_head_diff
+    from chatcli_checkpoints._diff import git_head_diff
 
     console = app.console
     words = text.split()
@@ -36,7 +36,8 @@ def diff_command(core: Checkpoints, app: Any, text: str) -> None:
         what = "against git HEAD"
     else:
         last = "last" in words
-        diff = diff_since(core, app.conversation, "last" if last else "first")
+        diff = app.host.hook.workspace_diff(conversation=app.conversation,
+                                            since="last" if last else "first")
         what = "in the last step that changed files" if last else "in this session"
         if diff is None:
             console.print("No file changed in this session yet (a file is recorded before "
