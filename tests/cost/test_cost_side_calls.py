@@ -109,3 +109,17 @@ def test_the_budget_warning_counts_side_calls(home: Path, openai_server: Any) ->
     assert len(openai_server.requests) == 2
     assert "of this session's budget" in done.stderr or "over this session's budget" in \
         done.stderr, done.stderr
+
+
+def test_an_agent_runs_calls_count_under_its_mode(home: Path, openai_server: Any) -> None:
+    pytest.importorskip("chatcli_agent")
+    openai_server.script(Reply(text="hello", usage=CHAT), Reply(text="done", usage=CHAT))
+    env = {**_env(openai_server), "CHATCLI_PLUGINS": "openai,sessions,agent,cost,print"}
+    for args in (["--provider", "openai", "--model", "gpt-test", "-p", "hi"],
+                 ["-c", "-p", "/agent say done"]):
+        done = run_chatcli(home, *args, **env)  # (a run without a tool call may exit non-zero)
+        assert "Traceback" not in done.stderr, done.stderr
+    assert len(openai_server.requests) == 2
+    shown = run_chatcli(home, "-c", "-p", "/cost", **env)
+    purposes = [li.split()[:2] for li in shown.stdout.splitlines()]
+    assert ["chat", "1"] in purposes and ["agent", "1"] in purposes, shown.stdout

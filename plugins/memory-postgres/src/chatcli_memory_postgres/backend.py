@@ -24,7 +24,7 @@ from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb
 
 from chatcli_memory_postgres.errors import Target, connection_error, query_error
-from chatcli_memory_postgres.schema import Names, ensure_schema
+from chatcli_memory_postgres.schema import TS_CONFIG, Names, ensure_schema
 from chatcli_memory_postgres.search import (
     CANDIDATE_CAP,
     SCORE_SQL,
@@ -292,8 +292,13 @@ class PostgresMemoryBackend:
         if not words or limit <= 0 or (scopes is not None and not list(scopes)):
             return []
         conditions, params = self._filters(kind, scopes, include_archived)
-        selecting = match_words(words, self._word_stats())
-        params.update(match=tsquery_text(selecting), rank=tsquery_text(words),
+        stats, config = self._word_stats(), TS_CONFIG
+        if stats.frequencies:  # the statistics list stems: compare the query's stems
+            words, config = self._stems(words), "simple"
+            if not words:  # stop words only
+                return []
+        selecting = match_words(words, stats)
+        params.update(match=tsquery_text(selecting), rank=tsquery_text(words), config=config,
                       now=self._clock(), cap=CANDIDATE_CAP, limit=int(limit))
         statement = sql.SQL("""
             WITH candidates AS MATERIALIZED (
@@ -303,13 +308,26 @@ class PostgresMemoryBackend:
             SELECT {cols}, ({score})::float8 AS score FROM candidates
             ORDER BY score DESC, created_at DESC, id LIMIT %(limit)s""").format(
                 cols=self._cols, score=sql.SQL(SCORE_SQL), items=self.names.items,
-                where=_where([sql.SQL("tsv @@ to_tsquery('simple', %(match)s)"), *conditions]))
+                where=_where([sql.SQL("tsv @@ to_tsquery(%(config)s::regconfig, %(match)s)"),
+                              *conditions]))
         # never prepared: a generic plan cannot see which words the query holds, and the
         # planner needs them to choose the GIN index over a sequential scan
         rows = self._run("search memory items",
                          lambda conn: conn.execute(statement, params, prepare=False).fetchall(),
                          retry=True)
         return [MemoryHit(_item(row), float(row["score"])) for row in rows]
+
+    def _stems(self, words: builtins.list[str]) -> builtins.list[str]:
+        """``words`` as the search column holds them (:data:`TS_CONFIG`'s stems, stop words
+        left out)."""
+        statement = sql.SQL("SELECT coalesce(array_agg(lexeme), '{{}}') AS stems FROM "
+                            "unnest(to_tsvector({config}::regconfig, %s))").format(
+                                config=sql.Literal(TS_CONFIG))
+        row = self._run("read the query's words",
+                        lambda conn: conn.execute(statement, [" ".join(words)]).fetchone(),
+                        retry=True)
+        return [str(stem) for stem in (row["stems"] if row else [])
+                if "'" not in str(stem)]
 
     def _word_stats(self) -> WordStats:
         """The search column's statistics, read again every :data:`STATS_TTL` seconds."""

@@ -17,14 +17,25 @@ from psycopg import sql
 
 __all__ = ["SCHEMA_VERSION", "Names", "ensure_schema"]
 
-#: The schema version this package writes and reads.
-SCHEMA_VERSION = 1
+#: The schema version this package writes and reads (2: the words are stemmed).
+SCHEMA_VERSION = 2
 
-#: The words searched: the text, the subject and the category, punctuation turned into spaces
-#: (``pre-commit`` → ``pre commit``, ``file.py`` → ``file py``), as PostgreSQL's ``simple``
-#: configuration reads them (lower case, no stemming, no stop words).
-TSV_EXPRESSION = ("to_tsvector('simple', regexp_replace("
-                  "text || ' ' || subject || ' ' || category, '[[:punct:]]+', ' ', 'g'))")
+#: The text search configuration: PostgreSQL's ``english`` (lower case, Snowball stems, English
+#: stop words left out), so "testing frameworks" finds "the test framework" — as the SQLite
+#: backend's ``porter`` tokenizer does. Queries use it too (:mod:`.search`).
+TS_CONFIG = "english"
+
+
+def _tsv(config: str) -> str:
+    """The words searched: the text, the subject and the category, punctuation turned into
+    spaces (``pre-commit`` → ``pre commit``, ``file.py`` → ``file py``), as ``config`` reads
+    them."""
+    return (f"to_tsvector('{config}', regexp_replace("
+            "text || ' ' || subject || ' ' || category, '[[:punct:]]+', ' ', 'g'))")
+
+
+#: The searched words of version 2 and later.
+TSV_EXPRESSION = _tsv(TS_CONFIG)
 
 
 @dataclass(frozen=True)
@@ -72,14 +83,8 @@ def _migration_1(names: Names) -> list[sql.SQL | sql.Composed]:
             superseded_by text,
             metadata      jsonb NOT NULL DEFAULT '{{}}',
             tsv           tsvector GENERATED ALWAYS AS ({tsv}) STORED
-        )""").format(items=items, tsv=sql.SQL(TSV_EXPRESSION)),
-        # fastupdate off: a new item goes straight into the index. With the pending list on,
-        # the newest items (up to 4 MB of them: a whole 10,000-item memory) are scanned one by
-        # one on every search until a vacuum merges them, and the planner then prefers a
-        # sequential scan: 5-10x slower searches for a memory that is read far more than written.
-        sql.SQL("CREATE INDEX IF NOT EXISTS {name} ON {items} USING gin (tsv) "
-                "WITH (fastupdate = off)").format(
-            name=sql.Identifier("chatcli_memory_items_tsv"), items=items),
+        )""").format(items=items, tsv=sql.SQL(_tsv("simple"))),
+        _tsv_index(names),
         sql.SQL("CREATE INDEX IF NOT EXISTS {name} ON {items} (created_at DESC)").format(
             name=sql.Identifier("chatcli_memory_items_created"), items=items),
         sql.SQL("CREATE INDEX IF NOT EXISTS {name} ON {items} (scope, kind)").format(
@@ -87,7 +92,29 @@ def _migration_1(names: Names) -> list[sql.SQL | sql.Composed]:
     ]
 
 
-_MIGRATIONS = {1: _migration_1}
+def _tsv_index(names: Names) -> sql.Composed:
+    # fastupdate off: a new item goes straight into the index. With the pending list on,
+    # the newest items (up to 4 MB of them: a whole 10,000-item memory) are scanned one by
+    # one on every search until a vacuum merges them, and the planner then prefers a
+    # sequential scan: 5-10x slower searches for a memory that is read far more than written.
+    return sql.SQL("CREATE INDEX IF NOT EXISTS {name} ON {items} USING gin (tsv) "
+                   "WITH (fastupdate = off)").format(
+        name=sql.Identifier("chatcli_memory_items_tsv"), items=names.items)
+
+
+def _migration_2(names: Names) -> list[sql.SQL | sql.Composed]:
+    """Version 2: the searched words are stemmed (:data:`TS_CONFIG`): the column is made
+    again (its index goes with it) from every item's text."""
+    items = names.items
+    return [
+        sql.SQL("ALTER TABLE {items} DROP COLUMN IF EXISTS tsv").format(items=items),
+        sql.SQL("ALTER TABLE {items} ADD COLUMN tsv tsvector GENERATED ALWAYS AS ({tsv}) "
+                "STORED").format(items=items, tsv=sql.SQL(TSV_EXPRESSION)),
+        _tsv_index(names),
+    ]
+
+
+_MIGRATIONS = {1: _migration_1, 2: _migration_2}
 
 
 def _version(conn: psycopg.Connection[Any], names: Names) -> int | None:

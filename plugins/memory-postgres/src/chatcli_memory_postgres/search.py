@@ -3,6 +3,10 @@
 The query is never parsed by PostgreSQL's query languages (``websearch_to_tsquery`` reads
 ``or`` and ``-`` as operators): its words are taken out here, letters and digits only, and
 joined with ``|``, so an item holding *any* of them matches and one holding more ranks higher.
+Words are stemmed and English stop words left out (the ``english`` configuration, on the items
+and the query alike): "what testing frameworks" finds "pytest is the test framework". The
+statistics list stems, so when they are there the query's words are first made stems by
+PostgreSQL (one query) and then searched as they are (``simple``).
 
 Recall searches with a whole user message, whose common words ("the", "project") are in most
 items; ranking every item that holds one of them costs milliseconds per thousand rows. So, as
@@ -37,7 +41,7 @@ _WORD = re.compile(r"[^\W_]+")
 #: fresher, then the more confident, item. Reads ``tsv``, ``%(rank)s`` (the tsquery text of
 #: every word) and ``%(now)s``.
 SCORE_SQL = """
-    ts_rank_cd(tsv, to_tsquery('simple', %(rank)s), 1 | 32)
+    ts_rank_cd(tsv, to_tsquery(%(config)s::regconfig, %(rank)s), 1 | 32)
     * (0.5
        + 0.3 * power(0.5, greatest(0.0, %(now)s - greatest(updated_at,
                                                         coalesce(last_used_at, updated_at)))
@@ -100,5 +104,5 @@ def match_words(words: list[str], stats: WordStats, budget: int = MATCH_BUDGET) 
 
 
 def tsquery_text(words: list[str]) -> str:
-    """``'w1' | 'w2' | …`` for ``to_tsquery('simple', …)`` (words hold no quotes)."""
+    """``'w1' | 'w2' | …`` for ``to_tsquery(config, …)`` (words hold no quotes)."""
     return " | ".join(f"'{word}'" for word in words)

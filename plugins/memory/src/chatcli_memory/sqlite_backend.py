@@ -6,9 +6,10 @@ worker's writes. Every write is one ``BEGIN IMMEDIATE`` transaction; ``touch`` a
 ``reinforce`` are single ``UPDATE`` statements, so concurrent writers (threads of this process
 through one connection, other processes through theirs) never lose a change.
 
-Search is FTS5 (``unicode61``, diacritics folded) over text, subject and category, with the
-query's words (stopwords left out) joined by ``OR`` and ranked by BM25, blended with recency
-and confidence::
+Search is FTS5 (``porter`` stems over ``unicode61``, diacritics folded) over text, subject and
+category, with the query's words (stopwords left out) joined by ``OR`` — an item holding *any*
+of them matches, in any form ("what testing frameworks" finds "pytest is the test framework") —
+and ranked by BM25, blended with recency and confidence::
 
     score = bm25 × (0.6 + 0.25 × recency + 0.15 × confidence)
     recency = τ / (τ + age)            τ = 30 days, age since the latest of updated/used
@@ -38,7 +39,8 @@ from chatcli_memory_api import MemoryHit, MemoryItem, MemoryKind
 
 __all__ = ["SCHEMA_VERSION", "SqliteBackend", "fts_query", "query_words"]
 
-SCHEMA_VERSION = 1
+#: 2: the index stems words (``porter``); a version-1 file's index is rebuilt on open
+SCHEMA_VERSION = 2
 #: τ of the recency blend, in seconds
 RECENCY_SCALE = 30 * 86_400.0
 #: most distinct words of a query sent to FTS5 (a pasted log would be thousands)
@@ -87,7 +89,7 @@ CREATE TABLE IF NOT EXISTS items (
 CREATE INDEX IF NOT EXISTS items_listing ON items (archived, kind, scope, created_at);
 CREATE VIRTUAL TABLE IF NOT EXISTS items_fts USING fts5(
     text, subject, category, content='items', content_rowid='rowid',
-    tokenize='unicode61 remove_diacritics 2'
+    tokenize='porter unicode61 remove_diacritics 2'
 );
 CREATE TRIGGER IF NOT EXISTS items_ai AFTER INSERT ON items BEGIN
     INSERT INTO items_fts (rowid, text, subject, category)
@@ -175,9 +177,11 @@ class SqliteBackend:
                 f"schema {version} is newer than this chatcli-memory ({SCHEMA_VERSION}); "
                 "upgrade chatcli-memory")
         if version < SCHEMA_VERSION:
-            try:  # one transaction: a second process creating it at once waits, then no-ops
-                db.executescript(f"BEGIN IMMEDIATE; {_SCHEMA} PRAGMA user_version = "
-                                 f"{SCHEMA_VERSION}; COMMIT;")
+            try:  # one transaction: a second process creating it at once waits, then redoes it
+                # (the index is made again from the items: version 1's did not stem)
+                db.executescript(f"BEGIN IMMEDIATE; DROP TABLE IF EXISTS items_fts; {_SCHEMA} "
+                                 "INSERT INTO items_fts (items_fts) VALUES ('rebuild'); "
+                                 f"PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;")
             except BaseException:
                 if db.in_transaction:
                     db.execute("ROLLBACK")
