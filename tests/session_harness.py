@@ -149,8 +149,28 @@ class HarnessApp:
 
 
 def system_of(request: Any) -> str:
-    """The system message of a recorded OpenAI chat request."""
-    return next(m["content"] for m in request.json["messages"] if m["role"] == "system")
+    """The instructions of a recorded OpenAI or Anthropic request as the model reads them: the
+    system prompt (the stable sections), then the volatile ones (the date, recall, an agent
+    run's anchor), which travel after the history in the newest message's
+    ``<system-reminder>`` — joined as one system prompt, in the order they had when all were in
+    the system prompt (stable, then volatile). "" when there is no system prompt."""
+    body = request.json or {}
+    messages = body.get("messages") or []
+    if "system" in body:
+        system = body["system"]
+        system = system if isinstance(system, str) else "\n\n".join(b["text"] for b in system)
+    else:
+        system = next((m["content"] for m in messages if m["role"] == "system"), "")
+    content = messages[-1].get("content") if messages else None
+    if isinstance(content, list):
+        content = "".join(part.get("text", "") for part in content
+                          if isinstance(part, dict) and part.get("type") == "text")
+    opening, closing = "<system-reminder>\n", "\n</system-reminder>"
+    start = content.rfind(opening) if isinstance(content, str) else -1
+    if start >= 0 and content.endswith(closing):
+        reminder = content[start + len(opening):-len(closing)]
+        system = f"{system}\n\n{reminder}" if system else reminder
+    return system
 
 
 def chats(make: Callable[..., HarnessChat]) -> Iterator[Callable[..., HarnessChat]]:

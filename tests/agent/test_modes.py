@@ -86,7 +86,10 @@ def chat(tmp_path: Path, openai_server: Any):
 
 
 def system_of(request: Any) -> str:
-    return next(m["content"] for m in request.json["messages"] if m["role"] == "system")
+    """The system prompt, with the volatile sections that follow the history (the anchor)."""
+    from session_harness import system_of as read
+
+    return read(request)
 
 
 def look(path: str) -> ToolCall:
@@ -106,7 +109,10 @@ def test_coder_runs_a_react_loop_with_its_prompt_the_anchor_a_trace_and_a_final_
     requests = openai_server.requests
     assert len(requests) == 3
     first = requests[0].json["messages"]
-    assert first[-1] == {"role": "user", "content": "fix the failing test"}
+    # the task, then the anchor and the date after it (volatile: after the cached history)
+    assert first[-1]["role"] == "user"
+    assert first[-1]["content"].startswith("fix the failing test\n\n<system-reminder>\n"
+                                           "You are working on: fix the failing test. Step 1")
     for step, request in enumerate(requests, start=1):
         system = system_of(request)
         assert "coder mode" in system and "read a file before you edit it" in system
@@ -207,7 +213,8 @@ def test_a_run_shares_the_conversation_with_chat(chat: Any, openai_server: Any) 
     done = chat("-c", "-p", "what did I ask?", plugins=plugins)
     assert done.returncode == 0, done.stderr
     messages = openai_server.requests[-1].json["messages"]
-    said = [(m["role"], m.get("content")) for m in messages if m["role"] != "system"]
+    said = [(m["role"], (m.get("content") or "").split("\n\n<system-reminder>")[0] or None)
+            for m in messages if m["role"] != "system"]
     assert said[0] == ("user", "check a.py")
     assert ("assistant", "a.py is fine.") in said and said[-1] == ("user", "what did I ask?")
     # the chat turn after the run carries no mode prompt

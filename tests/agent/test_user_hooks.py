@@ -128,7 +128,10 @@ def tool_results(request: Any) -> list[str]:
 
 
 def system_of(request: Any) -> str:
-    return next(m["content"] for m in request.json["messages"] if m["role"] == "system")
+    """The system prompt, with the volatile sections that follow the history."""
+    from session_harness import system_of as read
+
+    return read(request)
 
 
 def calls(*tool_calls: ToolCall) -> Reply:

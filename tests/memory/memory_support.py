@@ -78,8 +78,11 @@ def is_extraction(request: Any) -> bool:
 
 
 def system_of(request: Any) -> str:
-    messages = (request.json or {}).get("messages") or []
-    return next((m["content"] for m in messages if m["role"] == "system"), "")
+    """The system prompt, with the volatile sections that follow the history (recall, the
+    date: session_harness.system_of); "" without one."""
+    from session_harness import system_of as read
+
+    return read(request)
 
 
 def chat_requests(server: Any) -> list[Any]:

@@ -142,12 +142,11 @@ def _strings(value: Any) -> list[str]:
 
 
 def system_of(request: Any) -> str:
-    """The system prompt of a recorded OpenAI or Anthropic request."""
-    body = request.json
-    if "system" in body:
-        system = body["system"]
-        return system if isinstance(system, str) else "\n\n".join(b["text"] for b in system)
-    return next(m["content"] for m in body["messages"] if m["role"] == "system")
+    """The system prompt of a recorded OpenAI or Anthropic request, with the volatile
+    sections that follow the history (session_harness.system_of)."""
+    from session_harness import system_of as read
+
+    return read(request)
 
 
 def messages_of(request: Any) -> list[tuple[str, str]]:
