@@ -36,20 +36,21 @@ def test_every_append_is_on_disk_before_the_hook_returns(host: PluginHost, db_pa
     conversation = new_conversation(host)
     conversation.checkpoint("hello there")
     conversation.append(Message.user("hello there"))
-    with SessionStore(db_path) as other:  # another connection sees it at once
-        [info] = other.list()
-        assert info.id == conversation.id
-        assert info.title == "hello there"
-        assert info.messages == 1
-        assert [c.label for c in other.checkpoints(info.id)] == ["hello there"]
+    with SessionStore(db_path) as other:  # a first question alone is no session yet
+        assert other.list() == []
     reply = Message.assistant("hi!")
     reply.provider, reply.model = "openai", "gpt-x"
     conversation.append(reply)
-    with SessionStore(db_path) as other:
-        info = other.info(conversation.id)
-        assert info is not None
+    with SessionStore(db_path) as other:  # another connection sees it at once
+        [info] = other.list()
+        assert info.id == conversation.id and info.title == "hello there"
         assert (info.messages, info.provider, info.model) == (2, "openai", "gpt-x")
         assert info.head == reply.id
+        assert [c.label for c in other.checkpoints(info.id)] == ["hello there"]
+    conversation.append(Message.user("and then?"))
+    with SessionStore(db_path) as other:  # from then on every message at once
+        info = other.info(conversation.id)
+        assert info is not None and info.messages == 3
 
 
 def test_round_trip_keeps_branches_after_a_rewind(host: PluginHost, db_path: Path) -> None:
@@ -230,7 +231,7 @@ def test_open_conversation_continue_and_resume(host: PluginHost, db_path: Path) 
     settings_ = Settings()
     assert host.hooks.open_conversation(settings=settings_, resume=None,
                                         continue_last=False) is None
-    with pytest.raises(UsageError, match="no saved session to continue"):
+    with pytest.raises(UsageError, match="no saved session in this project .* to continue"):
         host.hooks.open_conversation(settings=settings_,
                                      resume=None, continue_last=True)
     old = new_conversation(host)

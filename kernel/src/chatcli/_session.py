@@ -46,7 +46,7 @@ class SessionOptions:
 
     ``provider``/``model`` are the ``--provider``/``--model`` flags (already part of the
     settings; kept here because naming one overrides what a resumed conversation used).
-    ``resume`` is ``--resume REF``, ``continue_last`` is ``-c``. ``system`` is ``--system``
+    ``resume`` is ``--resume REF`` (``""`` without REF), ``continue_last`` is ``-c``. ``system`` is ``--system``
     (part of the settings too). ``allow`` holds what the command line pre-approves: risk class
     names (``write``: the front ends' approvers read them) and permission rules
     (``exec(npm test:*)``, read by a policy plugin); ``permission_mode`` is the mode a policy
@@ -188,12 +188,12 @@ class Session:
 
     def _open_conversation(self) -> Conversation:
         options = self.options
-        if not options.resume and not options.continue_last:
+        if options.resume is None and not options.continue_last:  # "": --resume without ID
             return Conversation(max_checkpoints=self.settings.max_checkpoints)
         conversation = self.host.hooks.open_conversation(
             settings=self.settings, resume=options.resume, continue_last=options.continue_last)
         if conversation is None:
-            flag = "--resume" if options.resume else "--continue"
+            flag = "--resume" if options.resume is not None else "--continue"
             raise UsageError(f"{flag} needs a session store, and none is installed",
                              "pip install chatcli-sessions (or run without it)")
         return conversation

@@ -302,8 +302,10 @@ def open_conversation(
     with a new, empty :class:`chatcli.Conversation`).
 
     :param settings: the effective settings.
-    :param resume: a session id (or unique prefix, or name) from ``--resume``, else None.
-    :param continue_last: True for ``--continue``/``-c``: the most recent session.
+    :param resume: a session id (or unique prefix, or name) from ``--resume``; ``""`` for
+        ``--resume`` without an id (let the person choose), else None.
+    :param continue_last: True for ``--continue``/``-c``: the current project's most recent
+        session.
     :return: the restored :class:`chatcli.Conversation` (observing nothing yet), or None to let
         the next plugin answer. When no plugin answers, the session refuses to start and says
         which plugin stores sessions. Raise :class:`chatcli.UsageError` when ``resume`` names

@@ -116,8 +116,9 @@ class _RootGroup(click.Group):
               help="Print one JSON object: text, provider, model, usage, stop_reason.")
 @click.option("--raw", is_flag=True, help="Print the answer as plain text (no markdown).")
 @click.option("-c", "--continue", "continue_last", is_flag=True,
-              help="Continue the most recent session.")
-@click.option("--resume", metavar="ID", help="Resume the session ID.")
+              help="Continue this project's most recent session.")
+@click.option("--resume", metavar="[ID]", is_flag=False, flag_value="",
+              help="Resume the session ID; without ID, choose one of this project's.")
 @click.option("--trace-hooks", is_flag=True,
               help="Print every plugin hook call and its result on stderr.")
 @click.version_option(__version__, "-V", "--version", prog_name="chatcli",

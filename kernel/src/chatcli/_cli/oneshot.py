@@ -69,7 +69,7 @@ def main_command(host: PluginHost, options: dict[str, Any]) -> int:
     from chatcli._config import load_settings
     from chatcli._errors import UsageError
 
-    if options.get("continue_last") and options.get("resume"):
+    if options.get("continue_last") and options.get("resume") is not None:
         raise UsageError("-c and --resume both choose the session to go on with",
                          "give one: -c for the most recent session, --resume ID for another")
     if sys.stdout is None:  # started with stdout closed (`>&-`): the answer has nowhere to go

@@ -98,13 +98,17 @@ _MAX_COLUMN = 24
 _MIN_TITLE = 12
 
 
-def _table(found: list[Any], width: int | None) -> list[str]:
-    """The lines of ``sessions list``: a header, then one session per line.
+def _table(found: list[Any], width: int | None, folders: bool = False) -> list[str]:
+    """The lines of ``sessions list``: a header, then one session per line (with ``folders``,
+    a FOLDER column: the project each belongs to).
 
-    With a terminal ``width`` the title (and overlong names/models) are cut with … so no line
-    wraps; without one (piped) nothing is cut.
+    With a terminal ``width`` the title (and overlong names/models/folders) are cut with … so
+    no line wraps; without one (piped) nothing is cut.
     """
-    headers = ["ID", "NAME", "UPDATED", "MSGS", "MODEL", "TITLE"]
+    from chatcli_sessions.project import shown_folder
+
+    headers = ["ID", "NAME", "UPDATED", "MSGS", "MODEL", *(["FOLDER"] if folders else []),
+               "TITLE"]
     rows = [
         [
             info.id,
@@ -112,6 +116,8 @@ def _table(found: list[Any], width: int | None) -> list[str]:
             _time(info.updated_at),
             str(info.messages),
             _one_line("/".join(x for x in (info.provider, info.model) if x)) or "-",
+            *([_one_line(shown_folder(info.project)) if info.project else "(no project)"]
+              if folders else []),
             _one_line(info.title) or "(untitled)",
         ]
         for info in found
@@ -119,6 +125,8 @@ def _table(found: list[Any], width: int | None) -> list[str]:
     if width is not None:
         for row in rows:
             row[1], row[4] = _cut(row[1], _MAX_COLUMN), _cut(row[4], _MAX_COLUMN)
+            if folders:
+                row[5] = _cut(row[5], 2 * _MAX_COLUMN)
     widths = [max(_cells(r[i]) for r in [headers, *rows]) for i in range(len(headers) - 1)]
     title_room = None if width is None else max(width - sum(widths) - 2 * len(widths), _MIN_TITLE)
     lines = []
@@ -138,26 +146,38 @@ def sessions() -> None:
 
 
 @sessions.command(name="list")
+@click.option("--all", "every", is_flag=True,
+              help="Every project's sessions (with their folder), not only this project's.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (one array) for scripts.")
 @click.option("-n", "--limit", type=click.IntRange(min=1), default=None,
               help="Show at most this many (newest first).")
 @_one_line_errors
-def list_sessions(as_json: bool, limit: int | None) -> None:
-    """List sessions, most recently used first."""
-    found = _store().list(limit=limit)
+def list_sessions(every: bool, as_json: bool, limit: int | None) -> None:
+    """List this project's sessions (--all: every project's), most recently used first."""
+    from chatcli_sessions.project import current_project, shown_folder
+
+    store = _store()
+    project = None if every else current_project()
+    found = store.list(limit=limit, project=project)
     if as_json:
         import json
 
         click.echo(json.dumps([s.to_dict() for s in found], ensure_ascii=False, indent=2))
         return
     if not found:
-        click.echo("No saved sessions.")
+        others = store.count() if project is not None else 0
+        where = f" in this project ({shown_folder(project)})" if project is not None else ""
+        more = (f"; {others} in other projects: chatcli sessions list --all" if others else "")
+        click.echo(f"No saved sessions{where}{more}.")
         return
     import shutil
 
     width = shutil.get_terminal_size().columns if sys.stdout.isatty() else None
-    for line in _table(found, width):
+    for line in _table(found, width, folders=every):
         click.echo(line)
+    others = store.count() - store.count(project) if project is not None else 0
+    if others and width is not None:  # on a terminal: say that there is more
+        click.echo(f"({others} more in other projects: chatcli sessions list --all)")
 
 
 @sessions.command(name="show")
@@ -212,6 +232,7 @@ def import_session(file: str, new_id: bool, name: str | None) -> None:
     from chatcli import new_id as make_id
 
     from chatcli_sessions.restore import read_export
+    from chatcli_sessions.store import HERE
 
     shown = "standard input" if file == "-" else click.format_filename(file)
     try:
@@ -226,6 +247,7 @@ def import_session(file: str, new_id: bool, name: str | None) -> None:
         conversation, name=(name.strip() or None) if name is not None else found.name,
         created_at=found.created_at, updated_at=found.updated_at,
         provider=found.provider, model=found.model, forked_from=found.forked_from,
+        project=found.project or HERE,  # an export without one: this project's from now on
     )
     copy = f" (a copy of {found.original_id})" if conversation.id != found.original_id else ""
     click.echo(f"Imported session {conversation.id}{copy}: {len(conversation.log)} messages, "

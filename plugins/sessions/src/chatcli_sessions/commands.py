@@ -26,7 +26,7 @@ __all__ = ["SESSION_SUBCOMMANDS", "complete_session", "slash_commands"]
 SESSION_SUBCOMMANDS = ["new", "save", "load", "list", "delete", "fork", "export", "search"]
 
 SESSION_HELP = (
-    "sessions: /session new | save NAME | load [ID] | list | delete ID | fork | "
+    "sessions: /session new | save NAME | load [--all] [ID] | list [--all] | delete ID | fork | "
     "export [markdown|json] [PATH] | search TEXT"
 )
 
@@ -77,23 +77,34 @@ def _new_conversation(app: ChatApp) -> Conversation:
     return Conversation(max_checkpoints=app.settings.max_checkpoints)
 
 
-def _describe(info: SessionInfo) -> str:
-    name = f"{info.name}: " if info.name else ""
-    return f"{name}{info.title or '(untitled)'} — {when(info.updated_at)}, {info.messages} msgs"
+#: How many sessions ``/session list`` and ``/session load`` show.
+LIST_LIMIT = 30
 
 
-# ------------------------------------------------------------------ /session
+def _all_flag(args: str) -> tuple[bool, str]:
+    """``(--all given, the other words)`` of a ``/session list|load`` argument."""
+    words = args.split()
+    every = any(w in ("--all", "-a") for w in words)
+    return every, " ".join(w for w in words if w not in ("--all", "-a"))
 
 
-def _session_list(app: ChatApp, _args: str) -> None:
+def _session_list(app: ChatApp, args: str) -> None:
     from rich.table import Table
 
-    sessions = _store().list(limit=30)
+    from chatcli_sessions.project import age, current_project, shown_folder
+
+    every, _rest = _all_flag(args)
+    store = _store()
+    project = None if every else current_project()
+    sessions = store.list(limit=LIST_LIMIT, project=project)
+    others = store.count() - store.count(project) if project is not None else 0
+    more = (f" ({others} in other projects: /session list --all)" if others else "")
     if not sessions:
-        _say(app, "No saved sessions yet.")
+        where = f" in this project ({shown_folder(project)})" if project else ""
+        _say(app, f"No saved sessions{where} yet.{_esc(more)}")
         return
     table = Table(box=None, pad_edge=False, show_edge=False)
-    for column in ("", "id", "name", "title", "msgs", "updated"):
+    for column in ("", "id", "name", "title", "msgs", "updated", "folder"):
         table.add_column(column, no_wrap=column != "title", overflow="ellipsis")
     current = app.conversation.id
     for info in sessions:
@@ -103,9 +114,12 @@ def _session_list(app: ChatApp, _args: str) -> None:
             _esc(info.name or ""),
             _esc(info.title or "(untitled)"),
             str(info.messages),
-            when(info.updated_at),
+            age(info.updated_at),
+            _esc(shown_folder(info.project) if info.project else "(no project)"),
         )
     app.console.print(table)
+    if more:
+        _say(app, f"[dim]{_esc(more.strip())}[/dim]")
 
 
 def _session_new(app: ChatApp, _args: str) -> None:
@@ -121,22 +135,44 @@ def _session_save(app: ChatApp, args: str) -> None:
     _say(app, f"Saved session {app.conversation.id}" + (f" as {_esc(name)!s}." if name else "."))
 
 
-def _pick_session(app: ChatApp, title: str) -> SessionInfo | None:
-    sessions = _store().list(limit=30)
+def _pick_session(app: ChatApp, title: str, every: bool = False) -> SessionInfo | None:
+    """A menu of this project's sessions, newest first, the last entry opening every
+    project's (with ``every``: every project's at once)."""
+    from chatcli_sessions.choose import describe
+    from chatcli_sessions.project import current_project, shown_folder
+
+    store = _store()
+    project = current_project()
+    sessions = [] if every else store.list(limit=LIST_LIMIT, project=project)
+    others = 0 if every else store.count() - store.count(project)
+    if not sessions:
+        if not every and others:
+            _say(app, f"No saved session in this project ({_esc(shown_folder(project))}); "
+                      "sessions of every project:")
+        sessions = store.list(limit=LIST_LIMIT)
+        others = 0
     if not sessions:
         _say(app, "No saved sessions yet.")
         return None
-    choice = app.pick(title, [_describe(s) for s in sessions])
-    return None if choice is None else sessions[choice]
+    options = [describe(s) for s in sessions]
+    if others:
+        options.append(f"every project… ({others} more in other projects)")
+    choice = app.pick(title, options)
+    if choice is None:
+        return None
+    if choice == len(sessions):  # every project's
+        return _pick_session(app, title, every=True)
+    return sessions[choice]
 
 
 def _session_load(app: ChatApp, args: str) -> None:
     store = _store()
     info: SessionInfo | None
-    if args.strip():
-        info = store.resolve(args.strip())
+    every, ref = _all_flag(args)
+    if ref:
+        info = store.resolve(ref)
     else:
-        info = _pick_session(app, "Load which session?")
+        info = _pick_session(app, "Load which session?", every)
         if info is None:
             return
     conversation = store.load(info.id, max_checkpoints=app.settings.max_checkpoints, resume=True)
@@ -247,11 +283,16 @@ def complete_session(app: ChatApp, text: str) -> list[str]:
     sub = words[0]
     partial = "" if text.endswith(" ") else words[-1]
     if sub in ("load", "delete") and len(words) <= 2:
-        try:
-            sessions = _store().list(limit=30)
+        from chatcli_sessions.project import current_project
+
+        try:  # this project's first
+            store = _store()
+            sessions = store.list(limit=LIST_LIMIT, project=current_project())
+            sessions += store.list(limit=LIST_LIMIT)
         except ChatcliError:
             return []
-        refs = [s.id for s in sessions] + [s.name for s in sessions if s.name]
+        refs = list(dict.fromkeys([s.id for s in sessions] + [s.name for s in sessions
+                                                              if s.name]))
         return [f"{sub} {r}" for r in refs if r.startswith(partial)]
     if sub == "export" and len(words) <= 2:
         return [f"export {f}" for f in FORMATS if f.startswith(partial)]

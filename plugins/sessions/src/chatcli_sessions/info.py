@@ -24,6 +24,10 @@ class SessionInfo:
     head: str | None
     messages: int
     forked_from: str | None = None
+    #: the project root the session belongs to (None: written before sessions had projects)
+    project: str | None = None
+    #: the folder chatcli was started in when the session was created
+    cwd: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict."""

@@ -71,8 +71,9 @@ def session_end(conversation: Conversation) -> None:
 def open_conversation(
     settings: Settings, resume: str | None, continue_last: bool
 ) -> Conversation | None:
-    """``--resume REF`` restores that session, ``--continue`` the latest; else None."""
-    if not resume and not continue_last:
+    """``--resume REF`` restores that session, ``--continue`` the newest of the current
+    project, ``--resume`` without REF (``""``) the one chosen from a list; else None."""
+    if resume is None and not continue_last:
         return None
     from chatcli import UsageError
 
@@ -85,11 +86,9 @@ def open_conversation(
     if resume:
         ref = resume
     else:
-        latest = store.latest()
-        if latest is None:
-            raise UsageError("there is no saved session to continue",
-                             "run chatcli without -c to start one")
-        ref = latest.id
+        from chatcli_sessions.choose import continue_ref, pick_ref
+
+        ref = pick_ref(store) if resume is not None else continue_ref(store)
     return store.load(ref, max_checkpoints=settings.max_checkpoints, resume=True)
 
 

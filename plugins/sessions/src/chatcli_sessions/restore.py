@@ -32,6 +32,8 @@ class Imported:
     provider: str | None
     model: str | None
     forked_from: str | None
+    #: the project the session belonged to where it was exported (None: no project)
+    project: str | None = None
 
 
 class _Bad(Exception):
@@ -152,6 +154,7 @@ def _parse(data: Any, new_id: str | None) -> Imported:
         provider=_get(session, "provider", str, "session ", None),
         model=_get(session, "model", str, "session ", None),
         forked_from=_get(session, "forked_from", str, "session ", None),
+        project=_get(session, "project", str, "session ", None) or None,
     )
 
 

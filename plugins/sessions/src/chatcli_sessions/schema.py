@@ -109,8 +109,17 @@ def _migration_2(db: sqlite3.Connection) -> None:
     db.execute("CREATE INDEX compactions_session ON compactions(session_id, position)")
 
 
+def _migration_3(db: sqlite3.Connection) -> None:
+    """Sessions belong to a project: ``project`` is the project root the session was started
+    in (the git root, else the folder). Sessions written before have none (NULL): they belong
+    to no project, and lists show them only with ``--all``."""
+    db.execute("ALTER TABLE sessions ADD COLUMN project TEXT")
+    db.execute("CREATE INDEX sessions_project ON sessions(project, updated_at)")
+
+
 #: ``MIGRATIONS[i]`` brings a database from ``user_version`` i to i + 1. Append, never edit.
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_migration_1, _migration_2]
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_migration_1, _migration_2,
+                                                          _migration_3]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -46,6 +46,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from chatcli import UsageError, safe_message, safe_text
 
+from chatcli_sessions.project import current_project
 from chatcli_sessions.schema import SCHEMA_VERSION, StoreError, migrate
 
 if TYPE_CHECKING:
@@ -54,6 +55,7 @@ if TYPE_CHECKING:
     from chatcli_sessions.info import SearchHit, SessionInfo
 
 __all__ = [
+    "HERE",
     "SCHEMA_VERSION",
     "SearchHit",
     "SessionInfo",
@@ -70,6 +72,17 @@ T = TypeVar("T")
 BUSY_TIMEOUT_MS = 10_000
 #: Whole-transaction retries after SQLITE_BUSY / "database is locked" (on top of busy_timeout).
 BUSY_RETRIES = 8
+
+
+class _Here:
+    """The type of :data:`HERE`."""
+
+    def __repr__(self) -> str:
+        return "HERE"
+
+
+#: "the project of the current folder", where a project can be given.
+HERE = _Here()
 
 
 def __getattr__(name: str) -> Any:
@@ -302,16 +315,21 @@ class SessionStore:
         updated_at: float | None = None,
         provider: str | None = None,
         model: str | None = None,
+        project: str | _Here | None = HERE,
     ) -> None:
         """Write the whole conversation (row, log in append order, checkpoints).
 
-        ``provider``/``model`` default to those of the newest message that names them.
+        ``provider``/``model`` default to those of the newest message that names them;
+        ``project`` to the project of the current folder (:func:`current_project`).
         """
         now = time.time()
         meta = conversation.metadata
+        cwd = meta.get("cwd") or _cwd()
+        if isinstance(project, _Here):
+            project = current_project(cwd)
         db.execute(
             "INSERT INTO sessions(id, name, title, created_at, updated_at, provider, model,"
-            " head, forked_from, cwd) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " head, forked_from, cwd, project) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 conversation.id,
                 safe_text(name) if name is not None else None,
@@ -322,7 +340,8 @@ class SessionStore:
                 model,
                 conversation.head,
                 forked_from or meta.get("forked_from"),
-                meta.get("cwd") or os.getcwd(),
+                cwd,
+                None if project is None else safe_text(project),
             ),
         )
         ordered = sorted(conversation.all_messages(), key=lambda m: m.created_at)
@@ -364,11 +383,16 @@ class SessionStore:
         never stored without its parent: ancestors an earlier append failed to write (the disk
         was full, the database locked past every retry) are written first, in the same
         transaction, so either the message and its whole chain are stored or nothing is.
+
+        A conversation is written once it has an answer: a first question whose answer never
+        came (the network failed, the key was wrong) leaves no session behind; it is written
+        with the first answer, the question included.
         """
 
         def work(db: sqlite3.Connection) -> None:
             if not self._exists(db, conversation.id):
-                self._create(db, conversation)
+                if _answered(conversation):
+                    self._create(db, conversation)
                 return
             for missing in _unsaved_ancestors(db, conversation, message):
                 self._insert_message(db, conversation.id, missing)
@@ -407,7 +431,7 @@ class SessionStore:
                 "SELECT head FROM sessions WHERE id = ?", (conversation.id,)
             ).fetchone()
             if row is None:
-                if not conversation.log:
+                if not _answered(conversation):
                     return False
                 self._create(db, conversation)
                 return True
@@ -430,7 +454,7 @@ class SessionStore:
 
         def work(db: sqlite3.Connection) -> bool:
             if not self._exists(db, conversation.id):
-                if not conversation.log:
+                if not _answered(conversation):
                     return False
                 self._create(db, conversation)
                 return True
@@ -505,8 +529,12 @@ class SessionStore:
         provider: str | None,
         model: str | None,
         forked_from: str | None,
+        project: str | _Here | None = None,
     ) -> None:
         """Store ``conversation`` (read from an export) as a new session, all or nothing.
+
+        ``project`` is the project the export names (None: no project; :data:`HERE`: the
+        current folder's).
 
         Raises :class:`~chatcli.UsageError` when its id or ``name`` is already taken.
         """
@@ -527,7 +555,7 @@ class SessionStore:
                     )
             self._create(db, conversation, name=name, forked_from=forked_from,
                          created_at=created_at, updated_at=updated_at,
-                         provider=provider, model=model)
+                         provider=provider, model=model, project=project)
 
         self.transaction(work)
 
@@ -556,21 +584,33 @@ class SessionStore:
 
     _INFO_SQL = (
         "SELECT s.id, s.name, s.title, s.created_at, s.updated_at, s.provider, s.model, s.head,"
-        " (SELECT COUNT(*) FROM messages m WHERE m.session_id = s.id), s.forked_from"
-        " FROM sessions s"
+        " (SELECT COUNT(*) FROM messages m WHERE m.session_id = s.id), s.forked_from,"
+        " s.project, s.cwd FROM sessions s"
     )
 
     # (below this method, ``list`` in annotations means it: they say ``builtins.list``)
-    def list(self, limit: int | None = None) -> list[SessionInfo]:
-        """Sessions, most recently updated first."""
-        sql = self._INFO_SQL + " ORDER BY s.updated_at DESC, s.rowid DESC"
+    def list(self, limit: int | None = None, project: str | None = None) -> list[SessionInfo]:
+        """Sessions, most recently updated first: those of ``project`` (a project root, as
+        :func:`current_project` gives it), or of every project when it is None."""
+        sql = self._INFO_SQL
         params: tuple[Any, ...] = ()
+        if project is not None:
+            sql += " WHERE s.project = ?"
+            params = (project,)
+        sql += " ORDER BY s.updated_at DESC, s.rowid DESC"
         if limit is not None:
             sql += " LIMIT ?"
-            params = (limit,)
+            params = (*params, limit)
         from chatcli_sessions.info import SessionInfo
 
         return [SessionInfo(*row) for row in self._read(sql, params)]
+
+    def count(self, project: str | None = None) -> int:
+        """How many sessions ``project`` has (every project's when None)."""
+        if project is None:
+            return int(self._read("SELECT COUNT(*) FROM sessions")[0][0])
+        return int(self._read("SELECT COUNT(*) FROM sessions WHERE project = ?",
+                              (project,))[0][0])
 
     def info(self, session_id: str) -> SessionInfo | None:
         """One session's summary, or None."""
@@ -579,9 +619,10 @@ class SessionStore:
         rows = self._read(self._INFO_SQL + " WHERE s.id = ?", (session_id,))
         return SessionInfo(*rows[0]) if rows else None
 
-    def latest(self) -> SessionInfo | None:
-        """The most recently updated session, or None when there is none."""
-        found = self.list(limit=1)
+    def latest(self, project: str | None = None) -> SessionInfo | None:
+        """The most recently updated session of ``project`` (of any project when None), or
+        None when there is none."""
+        found = self.list(limit=1, project=project)
         return found[0] if found else None
 
     def resolve(self, ref: str) -> SessionInfo:
@@ -780,6 +821,19 @@ class SessionStore:
 
 
 # ------------------------------------------------------------------------------------ helpers
+
+
+def _cwd() -> str:
+    """The current folder (the filesystem root when it was deleted under us)."""
+    try:
+        return os.getcwd()
+    except OSError:
+        return os.sep
+
+
+def _answered(conversation: Conversation) -> bool:
+    """Whether the conversation holds an answer (a session is written from its first one)."""
+    return any(m.role.value == "assistant" for m in conversation.all_messages())
 
 
 def _make_folder(folder: Path) -> None:
