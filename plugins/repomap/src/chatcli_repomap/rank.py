@@ -56,9 +56,9 @@ def pagerank(nodes: Iterable[str], edges: Mapping[str, Mapping[str, float]], *,
     for _ in range(max_iterations):
         dangling = sum(rank[n] for n in order if n not in out)
         new = {n: (1.0 - damping + damping * dangling) * jump[n] for n in order}
-        for source, targets in out.items():
+        for source, shares in out.items():
             share = damping * rank[source]
-            for target, weight in targets:
+            for target, weight in shares:
                 new[target] += share * weight
         error = sum(abs(new[n] - rank[n]) for n in order)
         rank = new
