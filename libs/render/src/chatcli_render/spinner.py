@@ -3,6 +3,8 @@
 ``chatcli -p`` shows it while the model has not answered yet, so a slow first token does not
 look like a hang. A thread draws it; :meth:`Spinner.stop` erases the line before the answer
 (or anything else) is printed, and :meth:`Spinner.say` prints a status line above it.
+:func:`activity` names what a running tool does, for a spinner's text (``edit calc.py``,
+``running exec``) instead of a bare "thinking".
 """
 
 from __future__ import annotations
@@ -11,7 +13,31 @@ import shutil
 import threading
 from typing import TextIO
 
-__all__ = ["Spinner"]
+__all__ = ["Spinner", "activity"]
+
+#: Arguments that name the file a tool works on, by the names tools give them.
+_PATH_KEYS = ("path", "file_path", "filename", "file", "notebook_path")
+
+
+def activity(name: str, arguments: object = None, limit: int = 40) -> str:
+    """What a running tool call does, in a few words: ``edit calc.py`` for a call naming a
+    file, else ``running exec``. Control characters are dropped and a long path keeps its end
+    (the model writes the arguments: they are shown, never obeyed)."""
+    tool = _printable(name) or "tool"
+    if isinstance(arguments, dict):
+        for key in _PATH_KEYS:
+            value = arguments.get(key)
+            if isinstance(value, str) and _printable(value).strip():
+                path = _printable(value).strip()
+                if len(path) > limit:
+                    path = "…" + path[-(limit - 1):]
+                return f"{tool} {path}"
+    return f"running {tool}"
+
+
+def _printable(text: str) -> str:
+    return "".join(ch for ch in text if ch.isprintable())
+
 
 _FRAMES = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 _ASCII_FRAMES = "|/-\\"

@@ -270,3 +270,14 @@ view_changed = _PLUGIN.view_changed
 head_moved = _PLUGIN.head_moved
 prompt_sections = _PLUGIN.prompt_sections
 before_request = _PLUGIN.before_request
+
+
+@hookimpl(optionalhook=True)  # chatcli-repl declares it, when installed
+def status_items(session: Session) -> dict[str, str] | None:
+    """How full the context window was at the last answer (the provider's count: its input
+    and output tokens), for the chat's status line (``ctx 12%``); nothing before an answer."""
+    window = session.engine.current.context_window
+    for message in reversed(session.conversation.messages()):
+        if message.usage is not None and message.usage.total_tokens and window:
+            return {"context": f"ctx {message.usage.total_tokens / window:.0%}"}
+    return None

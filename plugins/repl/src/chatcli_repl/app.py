@@ -141,8 +141,22 @@ class ReplApp(ChatApp):
         (Shift+Tab's ``/permissions cycle``): it must not wait for the work queue."""
         from chatcli_repl.commands import dispatch
 
-        threading.Thread(target=dispatch, args=(self, line), name="chatcli-command",
-                         daemon=True).start()
+        def run() -> None:
+            dispatch(self, line)
+            self.refresh_status()
+
+        threading.Thread(target=run, name="chatcli-command", daemon=True).start()
+
+    def refresh_status(self) -> None:
+        """Work out the status line again (model, permission mode, context use, spend) and
+        redraw it; called when something it shows may have changed, never while drawing."""
+        from chatcli_repl.status import status_line
+
+        try:
+            self.view.status_line = status_line(self)
+        except Exception:  # a display never fails the chat
+            return
+        self.invalidate()
 
     def enqueue(self, item: WorkItem) -> None:
         """Queue work; shown as queued while an answer is in progress."""

@@ -230,8 +230,15 @@ def build_session(app: ReplApp) -> PromptSession[str]:
             app.loop.call_soon(app.guard_input)
 
     app.view.on_guarded_menu = guard
+    from prompt_toolkit.styles import Style
+
     return PromptSession(
         message=app.view.message,
+        # the status line: dim, not prompt-toolkit's reverse-video bar
+        bottom_toolbar=app.view.toolbar,
+        style=Style.from_dict({"bottom-toolbar": "noreverse",
+                               "bottom-toolbar.text": "noreverse",
+                               "status-line": "fg:ansibrightblack noreverse"}),
         history=history,
         completer=ChatCompleter(app),
         complete_while_typing=True,

@@ -90,6 +90,7 @@ async def _main(app: ReplApp) -> None:
     app.loop = asyncio.get_running_loop()
     with patch_stdout(raw=True):
         _greeting(app)
+        app.refresh_status()
         worker = threading.Thread(target=_work, args=(app,), name="chatcli-worker", daemon=True)
         worker.start()
         ticker = asyncio.create_task(_tick(app))
@@ -144,7 +145,7 @@ def _work(app: ReplApp) -> None:
             app.busy = False
             app.cancel = None
             app.view.status = ""
-            app.invalidate()
+            app.refresh_status()  # (redraws)
 
 
 def _handle(app: ReplApp, item: WorkItem) -> None:

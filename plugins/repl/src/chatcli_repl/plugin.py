@@ -13,6 +13,15 @@ if TYPE_CHECKING:
 
 
 @hookimpl
+def add_hookspecs(add: Callable[[object], None]) -> None:
+    """Declare ``status_items`` (:mod:`chatcli_repl.hookspecs`: what plugins show in the chat's
+    status line)."""
+    from chatcli_repl import hookspecs
+
+    add(hookspecs)
+
+
+@hookimpl
 def cmdline_main(host: PluginHost, settings: Settings, options: SessionOptions,
                  prompt: str | None) -> int | None:
     """Run the interactive chat (no ``-p``, stdin a terminal); returns the exit code. None

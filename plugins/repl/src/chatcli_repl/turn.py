@@ -19,7 +19,7 @@ from chatcli import (
     TurnFinished,
     Usage,
 )
-from chatcli_render import MarkdownStream
+from chatcli_render import MarkdownStream, activity
 
 from chatcli_repl.byline import announce
 
@@ -36,10 +36,12 @@ def run_turn(app: ReplApp, prompt: Message | None) -> TurnFinished | None:
     view = app.view
     start = time.monotonic()
     view.waiting_since = start
+    view.activity = "thinking"
     plain = not app.settings.markdown
     stream = MarkdownStream(app.console, plain=plain, preview=view.set_preview)
     finished: TurnFinished | None = None
     started: dict[str, float] = {}  # call id -> when it started
+    running: dict[str, str] = {}  # call id -> what the spinner says it does
     side_by_side = False  # several calls run at once (reads): result lines name their call
 
     def flush() -> None:
@@ -72,11 +74,15 @@ def run_turn(app: ReplApp, prompt: Message | None) -> TurnFinished | None:
                 view.status = ""
                 side_by_side = side_by_side or bool(started)
                 started[event.call.id] = time.monotonic()
+                running[event.call.id] = activity(event.call.name, event.call.arguments)
+                view.activity = _doing(running)
                 app.console.print(f"⚙ {describe_call(event.call)}", style="cyan", markup=False)
                 stream = MarkdownStream(app.console, plain=plain, preview=view.set_preview)
             elif isinstance(event, ToolFinished):
                 lines = view.clear_tool_output()
                 began = started.pop(event.call.id, None)
+                running.pop(event.call.id, None)
+                view.activity = _doing(running)  # the model is asked next, once none runs
                 if began is None:  # refused before it ran (denied, bad arguments): say which
                     stream.finish()
                     app.console.print(f"⚙ {describe_call(event.call)}", style="cyan",
@@ -85,7 +91,7 @@ def run_turn(app: ReplApp, prompt: Message | None) -> TurnFinished | None:
                 app.console.print(_result_line(event, began, lines, side_by_side),
                                   style="dim", markup=False)
                 side_by_side = side_by_side and bool(started)
-                app.invalidate()
+                app.refresh_status()  # between the steps of a run: spend and context grew
             elif isinstance(event, Compacted):
                 stream.finish()
                 app.console.print(compacted_line(event), style="dim", markup=False)
@@ -97,6 +103,7 @@ def run_turn(app: ReplApp, prompt: Message | None) -> TurnFinished | None:
     finally:
         app.flush_answer = None
         view.waiting_since = None
+        view.activity = "thinking"
         view.clear_tool_output()
         stream.finish()
         view.set_preview(None)
@@ -114,6 +121,16 @@ def run_turn(app: ReplApp, prompt: Message | None) -> TurnFinished | None:
         app.console.print(f"✗ {line} — {hint}", style="red", markup=False)
     _footer(app, finished, time.monotonic() - start)
     return finished
+
+
+def _doing(running: dict[str, str]) -> str:
+    """The spinner's words: the tool that runs (``edit calc.py``), how many run side by side,
+    or the model thinking once none runs."""
+    if not running:
+        return "thinking"
+    if len(running) == 1:
+        return next(iter(running.values()))
+    return f"running {len(running)} tools"
 
 
 #: Answers the model did not end itself, and what to say under them.

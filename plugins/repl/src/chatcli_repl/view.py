@@ -59,8 +59,12 @@ class View:
         self.console = console
         self.preview_ansi = ""
         self.waiting_since: float | None = None  # spinner until the first token
+        #: what the spinner says is going on: the model thinking, or the tool that runs
+        self.activity = "thinking"
         self.streaming = False
         self.status = ""
+        #: the status line under the input line (model, mode, context use, spend)
+        self.status_line = ""
         self.queued: list[str] = []
         self.question: Question | None = None
         self.lock = threading.Lock()
@@ -135,6 +139,19 @@ class View:
         if question.guard and self.on_guarded_menu is not None:
             self.on_guarded_menu()
 
+    def toolbar(self) -> Any:
+        """The status line under the input line, dim, cut to the terminal's width (None: no
+        line yet)."""
+        line = self.status_line
+        if not line:
+            return None
+        from prompt_toolkit.formatted_text import FormattedText
+
+        width = max((self.console.width or 80) - 1, 10)
+        if len(line) > width:
+            line = line[: width - 1] + "…"
+        return FormattedText([("class:status-line", line)])
+
     def message(self) -> Any:
         """The prompt's message: live area lines, then the prompt marker."""
         from prompt_toolkit.formatted_text import ANSI, FormattedText, merge_formatted_text
@@ -154,7 +171,7 @@ class View:
         if self.waiting_since is not None and self.question is None:  # a menu waits for the user
             elapsed = time.monotonic() - self.waiting_since
             frame = SPINNER[int(elapsed * 10) % len(SPINNER)]
-            status.append(("fg:ansicyan", f"{frame} thinking… {elapsed:.1f}s"))
+            status.append(("fg:ansicyan", f"{frame} {self.activity}… {elapsed:.1f}s"))
             if self.status:  # a retry notice (or "stopping…") before the first token
                 status.append(("fg:ansiyellow", f" · {self.status}"))
             status.append(("fg:ansibrightblack", "  (Ctrl+C to stop)\n"))

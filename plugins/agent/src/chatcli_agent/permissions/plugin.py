@@ -230,3 +230,9 @@ def current_mode(session: Session) -> str:
 def set_mode(session: Session, mode: str) -> None:
     """Switch the permission mode of ``session``; raises ValueError for an unknown mode."""
     _PLUGIN.state_for(session).set_mode(mode, "set_mode")
+
+
+@hookimpl(optionalhook=True)  # chatcli-repl declares it, when installed
+def status_items(session: Session) -> dict[str, str] | None:
+    """The permission mode, for the chat's status line (``plan mode``)."""
+    return {"mode": f"{_PLUGIN.state_for(session).mode} mode"}
