@@ -175,3 +175,26 @@ def test_a_key_written_to_a_file_is_not_shown_by_diff(
         shown = _run(repo, env, "-c", "-p", *args)
         assert "+KEY = '" in shown.stdout, shown.stdout
         assert key not in shown.stdout and "Q" * 20 not in shown.stdout, shown.stdout
+
+
+def test_in_a_sub_folder_of_a_repository_diff_shows_that_folder_relative_to_it(
+        repo: Path, server: OpenAIServer, tmp_path: Path) -> None:
+    sub = repo / "pkg"
+    sub.mkdir()
+    (sub / "mod.py").write_text("X = 1\n")
+    _git(repo, "add", ".")
+    _git(repo, "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "pkg")
+    env = _env(tmp_path / "home", server)
+    server.script(Reply(tool_calls=[ToolCall("read", {"path": "mod.py"})]),
+                  Reply(tool_calls=[ToolCall("edit", {"path": "mod.py", "old": "X = 1",
+                                                      "new": "X = 2"})]),
+                  Reply(text="done"))
+    (repo / "calc.py").write_text(FIXED)  # outside the workspace: not this session's
+    done = _run(sub, env, "--allow", "write", "-p", "bump X")
+    assert f"chatcli: 1 file changed, +1 {MINUS}1" in done.stderr, done.stderr
+    assert "mod.py | +1" in " ".join(done.stderr.split()), done.stderr
+    shown = _run(sub, env, "-c", "-p", "/diff")
+    assert "--- a/mod.py" in shown.stdout and "+X = 2" in shown.stdout, shown.stdout
+    assert "calc.py" not in shown.stdout
+    against = _run(sub, env, "-c", "-p", "/diff --git")
+    assert "--- a/mod.py" in against.stdout and "calc.py" not in against.stdout, against.stdout

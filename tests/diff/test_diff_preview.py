@@ -110,6 +110,11 @@ WOULD_FAIL = [
     ("apply_patch", {"patch": "--- a/nope.py\n+++ b/nope.py\n@@ -1 +1 @@\n-a\n+b\n"},
      "NoSuchFile", True),
     ("write", {"path": ".", "content": "x"}, "NotAFile", True),
+    ("write", {"path": "../outside.txt", "content": "x"}, "OutsideWorkspace", True),
+    ("write", {"path": "linkdir/through-link.txt", "content": "x"}, "OutsideWorkspace", True),
+    ("edit", {"path": "linkdir/canary.txt", "old": "a", "new": "b"}, "OutsideWorkspace", True),
+    ("apply_patch", {"patch": "--- /dev/null\n+++ b/linkdir/added.txt\n@@ -0,0 +1 @@\n+x\n"},
+     "OutsideWorkspace", True),
 ]
 
 
@@ -119,10 +124,17 @@ def test_a_call_that_would_fail_is_refused_without_asking(
         asked: Asked, workspace: Path, tool: str, arguments: dict[str, Any], error: str,
         read_first: bool) -> None:
     (workspace / "calc.py").write_text("x = 1\n")
+    outside = workspace.parent / "outside"
+    outside.mkdir(exist_ok=True)
+    (outside / "canary.txt").write_text("a\n")
+    (workspace / "linkdir").symlink_to(outside)
     if read_first:
         asked.call("read", path="calc.py")
     result = asked.call(tool, **arguments)
     assert asked.questions == []
+    assert sorted(p.name for p in outside.iterdir()) == ["canary.txt"]
+    assert (outside / "canary.txt").read_text() == "a\n"
+    assert not (workspace.parent / "outside.txt").exists()
     assert result.is_error and result.content.startswith(f"{tool} failed: {error}: "), \
         result.content
     assert (workspace / "calc.py").read_text() == "x = 1\n"

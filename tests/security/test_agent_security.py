@@ -510,7 +510,9 @@ def _by_id(cases: list[Case], name: str) -> Case:
 
 STEPS = [
     Step(_by_id(PATHS, "path-read-dotdot"), NO),
-    Step(_by_id(PATHS, "path-write-through-linked-folder"), NO),
+    # (a file tool's write through the link fails as it is previewed: refused, never asked —
+    # tests/diff/test_diff_preview.py; a command writing through it is asked)
+    Step(_by_id(PATHS, "path-exec-redirect-through-link"), NO),
     Step(_by_id(DANGERS, "danger-rm-rf-outside"), WHY, "keep the victim folder",
          dangerous=True),
     Step(_by_id(DANGERS, "danger-git-reset-hard"), NO, dangerous=True),
