@@ -100,4 +100,4 @@ def test_the_entry_module_is_light_and_registers_its_hooks():
                          check=True)
     assert json.loads(out.stdout) == [["chatcli_context.cost.plugin"], [
         "after_response", "before_request", "configure", "register_slash_commands",
-        "session_start"]]
+        "session_start", "status_items"]]
