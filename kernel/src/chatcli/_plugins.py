@@ -735,6 +735,11 @@ class PluginHost:
         with self._lock:
             self._registries.pop("tool", None)
 
+    def slash_commands_changed(self) -> None:
+        """Announce that a plugin's slash commands changed (``/skills trust``): asked again."""
+        with self._lock:
+            self._registries.pop("slash command", None)
+
     def slash_commands(self) -> dict[str, SlashCommand]:
         """The registered :class:`~chatcli.SlashCommand` objects, by name."""
         from chatcli._specs import SlashCommand

@@ -251,7 +251,8 @@ def register_cli_options(register: Callable[[click.Option], None]) -> None:
 def register_slash_commands(register: Callable[[SlashCommand], None]) -> None:
     """Register in-chat ``/commands``.
 
-    Called once per process, when the interactive chat first lists its commands.
+    Called once per process, when the interactive chat first lists its commands, and again
+    after a plugin calls ``host.slash_commands_changed()``.
 
     :param register: call ``register(SlashCommand(...))`` per command. When two plugins
         register the same name, the one pluggy calls first wins and the other is reported.

@@ -5,7 +5,8 @@ plus ``/NAME`` for every user-invocable skill found when the chat lists its comm
 skill activated for that turn whatever its triggers say. ``/NAME`` is not registered for a
 skill whose name another command uses (``/help``, ``/clear`` …), nor for ``user-invocable:
 false`` skills; ``/skill NAME`` works for them all. The ``/NAME`` commands are the skills found
-when the chat first lists its commands: a skill added later is reached with ``/skill NAME``.
+when the chat first lists its commands, listed again right after ``/skills trust`` (the
+project's skills then have theirs at once): a skill added later is reached with ``/skill NAME``.
 """
 
 from __future__ import annotations
@@ -92,6 +93,10 @@ def _skills(core: Skills, app: Any, argument: str) -> None:
         else:
             _say(app, f"trusted {root} for this session (/skills trust always: for good)")
         catalog = core.catalog()
+        # the project's skills get their /NAME commands now, not at the next listing
+        changed = getattr(core.host, "slash_commands_changed", None)
+        if changed is not None:
+            changed()
         _say(app, f"{len(catalog.skills)} skills active")
         return
     if words and words[0] not in ("list", "ls"):
