@@ -466,18 +466,15 @@ class Engine:
                   use: Use | None = None, cancel: threading.Event | None = None,
                   response_timeout: float | None = None) -> Iterator[Any]:
         """The events of a model call a plugin makes for itself (a summary, a memory
-        extraction), read like a turn's (retries, deadlines: :func:`chatcli.read_answer`), with
-        ``use`` (default: the engine's provider and model). Set ``request.purpose`` to what it
-        is for: however the call ends, ``after_response`` tells the implementations that take
-        ``purpose`` (the cost plugin counts it); the answer is not appended to
-        ``conversation``. Close the iterator to stop early."""
+        extraction; ``request.purpose`` says which), read as a turn's (:func:`read_answer`) from
+        ``use`` (default: the engine's). However it ends (close the iterator to stop early), the
+        ``after_response`` implementations that take ``purpose`` are told; nothing is appended."""
         use, answer, error = use or self.current, _Answer(purpose=request.purpose), None
         try:
             for event in read_answer(
                 lambda: use.provider.stream(request), who=use.provider_name, cancel=cancel,
                 max_retries=use.max_retries, sleep=self._sleep,
-                response_timeout=response_timeout or self.settings.response_timeout,
-            ):
+                response_timeout=response_timeout or self.settings.response_timeout):
                 if isinstance(event, UsageEvent):
                     answer.usage = event.usage
                 elif isinstance(event, StopEvent):
