@@ -123,10 +123,12 @@ class OneShot(ChatApp):
     @functools.cached_property
     def console(self) -> Console:  # type: ignore[override]
         """The console on stdout, made when first used (rich costs 25 ms to import, and only
-        a named author above a rendered answer needs it)."""
+        a named author above a rendered answer needs it). Not on a terminal, lines are not
+        wrapped (at rich's 80 columns): a script reads each line whole."""
         from rich.console import Console
 
-        return Console(file=sys.stdout, highlight=False, no_color=self.output.mode != "markdown")
+        return Console(file=sys.stdout, highlight=False, no_color=self.output.mode != "markdown",
+                       soft_wrap=not _isatty(sys.stdout))
 
     # ---------------------------------------------------------------- ChatApp
     # (settings, conversation and set_conversation come from ChatApp, through the session)

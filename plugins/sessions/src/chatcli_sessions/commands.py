@@ -103,23 +103,33 @@ def _session_list(app: ChatApp, args: str) -> None:
         where = f" in this project ({shown_folder(project)})" if project else ""
         _say(app, f"No saved sessions{where} yet.{_esc(more)}")
         return
-    table = Table(box=None, pad_edge=False, show_edge=False)
-    for column in ("", "id", "name", "title", "msgs", "updated", "folder"):
-        table.add_column(column, no_wrap=column != "title", overflow="ellipsis")
     current = app.conversation.id
-    for info in sessions:
-        table.add_row(
-            "*" if info.id == current else "",
-            info.id,
-            _esc(info.name or ""),
-            _esc(info.title or "(untitled)"),
-            str(info.messages),
-            age(info.updated_at),
-            _esc(shown_folder(info.project) if info.project else "(no project)"),
-        )
-    app.console.print(table)
+    rows = [["*" if info.id == current else "", info.id, info.name or "",
+             info.title or "(untitled)", str(info.messages), age(info.updated_at),
+             shown_folder(info.project) if info.project else "(no project)"]
+            for info in sessions]
+    headers = ["", "id", "name", "title", "msgs", "updated", "folder"]
+    if not app.console.is_terminal:  # -p, piped: one line per session, nothing cut
+        _print_plain(app, [headers[:3] + headers[4:] + headers[3:4],
+                           *(row[:3] + row[4:] + row[3:4] for row in rows)])
+    else:
+        table = Table(box=None, pad_edge=False, show_edge=False)
+        for column in headers:
+            table.add_column(column, no_wrap=column != "title", overflow="ellipsis")
+        for row in rows:
+            table.add_row(*(_esc(cell) for cell in row))
+        app.console.print(table)
     if more:
         _say(app, f"[dim]{_esc(more.strip())}[/dim]")
+
+
+def _print_plain(app: ChatApp, rows: list[list[str]]) -> None:
+    """``rows`` as lines of columns lined up with spaces, the last column whole."""
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
+    for row in rows:
+        cells = [cell.ljust(width) for cell, width in zip(row, widths, strict=False)]
+        app.console.print("  ".join([*cells, row[-1]]).rstrip(), markup=False, highlight=False,
+                          soft_wrap=True)
 
 
 def _session_new(app: ChatApp, _args: str) -> None:
@@ -341,12 +351,33 @@ def on_current_path(conversation: Conversation) -> list[tuple[Checkpoint, Messag
 
 
 def _prompt_text(checkpoint: Checkpoint, message: Message) -> str:
-    """What to put back in the input: what was typed in ``message`` (else the label)."""
+    """What to put back in the input: what was typed for ``message`` (else the label).
+
+    What was typed is the message's first text part (later ones are attached files, @path) —
+    unless a command sent it: a command that turns what was typed into a prompt (``/coder fix
+    the bug`` sends ``fix the bug``) labels the checkpoint with the command line as typed, and
+    the command goes back in front of the text.
+    """
     if message.role != Role.USER:
         return checkpoint.label
-    # What was typed is the first text part; later ones are attached files (@path).
     typed = next((p.text for p in message.parts if isinstance(p, TextPart)), None)
-    return message.text if typed is None else typed
+    text = message.text if typed is None else typed
+    return command_prefix(checkpoint.label, text) + text
+
+
+def command_prefix(label: str, text: str) -> str:
+    """The command in front of ``text`` in a checkpoint ``label`` (``/coder --max-steps 5 ``
+    for the label ``/coder --max-steps 5 fix it`` and the text ``fix it``), else ``""``.
+
+    The label holds the start of the command line (its first line, cut at 80 characters);
+    the command is what comes before the part of the label that starts ``text``.
+    """
+    if not label.startswith("/") or text.startswith("/"):
+        return ""
+    for at in range(1, len(label)):
+        if label[at - 1].isspace() and label[at:] and text.startswith(label[at:]):
+            return label[:at]
+    return ""
 
 
 def _first_line(text: str) -> str:

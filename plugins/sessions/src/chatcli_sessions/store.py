@@ -296,6 +296,18 @@ class SessionStore:
         )
 
     @staticmethod
+    def _relabel_checkpoint(db: sqlite3.Connection, conversation: Conversation,
+                            message: Message) -> None:
+        """Store the label of ``message``'s checkpoint (the newest, taken right before it) if a
+        plugin changed it as the message was appended: a command that sends a prompt
+        (``/coder fix it``) labels it with the command as typed, which /rewind puts back."""
+        checkpoint = conversation.checkpoints[-1] if conversation.checkpoints else None
+        if checkpoint is not None and checkpoint.head == message.parent_id:
+            db.execute("UPDATE checkpoints SET label = ? WHERE session_id = ? AND id = ?"
+                       " AND label != ?", (safe_text(checkpoint.label), conversation.id,
+                                           safe_text(checkpoint.id), safe_text(checkpoint.label)))
+
+    @staticmethod
     def _prune_checkpoints(db: sqlite3.Connection, session_id: str, keep: int) -> None:
         db.execute(
             "DELETE FROM checkpoints WHERE session_id = ? AND rowid NOT IN ("
@@ -397,6 +409,8 @@ class SessionStore:
             for missing in _unsaved_ancestors(db, conversation, message):
                 self._insert_message(db, conversation.id, missing)
             self._insert_message(db, conversation.id, message)
+            if message.role.value == "user":
+                self._relabel_checkpoint(db, conversation, message)
             title = _title_of(message.text) if message.role.value == "user" else ""
             db.execute(
                 "UPDATE sessions SET head = ?, updated_at = ?,"

@@ -59,18 +59,27 @@ def prompt_sections(conversation: Conversation | None) -> list[PromptSection] | 
 @hookimpl(tryfirst=True)
 def message_appended(conversation: Conversation, message: Any) -> None:
     """The task of a run is pinned as it is appended — before a session store writes it
-    (``tryfirst``), so the pin is stored too."""
+    (``tryfirst``), so the pin is stored too — and its checkpoint is labelled with the command
+    as typed (``/coder fix it``), which ``/rewind`` shows and puts back in the input."""
     run = _run(conversation)
     if run is not None:
         run.appended(message)
+        checkpoint = conversation.checkpoints[-1] if conversation.checkpoints else None
+        if (run.typed and run.task_message == message.id and checkpoint is not None
+                and checkpoint.head == message.parent_id):
+            checkpoint.label = run.typed.splitlines()[0][:80]
 
 
 @hookimpl
 def before_request(request: Any, conversation: Conversation) -> None:
+    """A step of a run: counted, and its request asks for the volatile sections (the anchor
+    and its step, the date) after the history (``ChatRequest.volatile_last``), so that each
+    step reads the whole previous one from the provider's cache."""
     run = _run(conversation)
     if run is not None:
         run.model_call()
         request.purpose = run.mode  # "/cost" counts a run's calls as "agent" or "coder"
+        request.volatile_last = True
 
 
 @hookimpl

@@ -56,6 +56,8 @@ class Run:
     answered_at: int | None = None
     #: the id of the run's task message, once appended (pinned)
     task_message: str | None = None
+    #: the command as typed (``/coder fix it``): its checkpoint's label, what /rewind puts back
+    typed: str = ""
     _starts: dict[str, float] = field(default_factory=dict)
     _last_batch: tuple[Any, ...] | None = None
     _repeats: int = 0
@@ -132,7 +134,8 @@ def run_mode(app: Any, mode: str, argument: str) -> None:
     config = mode_config(app.settings)
     max_steps = max_steps_flag or config["max_steps"]
     run = Run(mode=mode, task=task, max_steps=max_steps, prompt=config[f"{mode}_prompt"],
-              use_anchor=config["anchor"], max_repeated=app.settings.max_repeated_calls)
+              use_anchor=config["anchor"], max_repeated=app.settings.max_repeated_calls,
+              typed=f"/{mode} {argument.strip()}")
     say = Reporter(app)
     session = app.session
     stash = session.conversation.stash
