@@ -72,3 +72,23 @@ def test_typing_goes_on_while_the_list_is_still_coming(start_chat: Callable[...,
     finally:
         gate.set()
         openai_server.models_gate = None
+
+
+def test_switch_to_a_model_the_service_does_not_list_warns_with_the_closest_names(
+        start_chat: Callable[..., Terminal], openai_server) -> None:
+    openai_server.models = ["gpt-remote-one", "gpt-remote-two", "o9-mini"]
+    openai_server.script(Reply(text="answered anyway"))
+    term = start_chat("--provider", "openai", **openai_env(openai_server))
+    # typing "openai/" starts fetching the list (completion); /switch waits for it
+    term.type("/switch openai/gpt-remote-tow")
+    screen = term.wait_for("does not list")
+    assert ("⚠ openai does not list a model 'gpt-remote-tow' — closest: gpt-remote-two, "
+            "gpt-remote-one (using it anyway)") in screen
+    assert "now using openai/gpt-remote-tow" in screen  # the switch stands
+    term.type("/model gpt-remote-one")  # a listed model: no warning
+    screen = term.wait_for("now using openai/gpt-remote-one")
+    assert screen.count("does not list") == 1
+    term.type("/model zzzzzz")  # nothing close: how to see the list
+    term.wait_for("⚠ openai does not list a model 'zzzzzz' — /switch openai/ and Tab lists "
+                  "its ")
+    assert len([r for r in openai_server.requests if r.path == "/v1/models"]) == 1

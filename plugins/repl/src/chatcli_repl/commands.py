@@ -98,6 +98,8 @@ def _switch(app: Any, argument: str) -> None:
         raise ChatcliError("nothing to switch to", SWITCH_USAGE)
     app.session.switch(provider=provider, model=model)
     _say_engine(app, "now using")
+    if model:
+        _check_model(app)
 
 
 def _say_engine(app: Any, what: str) -> None:
@@ -105,10 +107,31 @@ def _say_engine(app: Any, what: str) -> None:
                       markup=False)
 
 
+#: Seconds ``/switch`` waits for a model list still being fetched (Tab started it).
+LIST_WAIT = 3.0
+
+
+def _check_model(app: Any) -> None:
+    """Warn when the model just chosen is not in the list its provider's service gave (fetched
+    for completion this session): a typo would otherwise show only as the next answer's error.
+    The switch stands (a list may leave out aliases and fine-tunes)."""
+    name, model = app.session.provider_name, app.session.model
+    listed = _remote_models(app).fetched(name, LIST_WAIT)
+    spec = app.host.providers().get(name)
+    if not listed or model in listed or (spec is not None and model in spec.models):
+        return
+    close = difflib.get_close_matches(model, sorted(set(listed)), n=3, cutoff=0.4)
+    hint = (f"closest: {', '.join(close)}" if close else
+            f"/switch {name}/ and Tab lists its {len(set(listed))} models")
+    app.console.print(f"⚠ {name} does not list a model '{model}' — {hint} (using it anyway)",
+                      style="yellow", markup=False, soft_wrap=True)
+
+
 def _model(app: Any, argument: str) -> None:
     if argument:
         app.session.switch(model=argument)
         _say_engine(app, "now using")
+        _check_model(app)
     else:
         _say_engine(app, "using")
 
@@ -182,8 +205,19 @@ class RemoteModels:
 
     def __init__(self) -> None:
         self._lists: dict[str, list[str]] = {}
-        self._asked: set[str] = set()
+        self._asked: dict[str, threading.Event] = {}  # set once that list is in
         self._lock = threading.Lock()
+
+    def fetched(self, name: str, wait: float = 0.0) -> list[str] | None:
+        """What ``name`` lists, if it was fetched — waiting up to ``wait`` seconds for a fetch
+        under way; None when it was never asked for (nothing is fetched here)."""
+        with self._lock:
+            arrived = self._asked.get(name)
+        if arrived is None:
+            return None
+        arrived.wait(wait)
+        with self._lock:
+            return self._lists.get(name)
 
     def get(self, app: Any, name: str) -> list[str]:
         """What ``name`` lists, or nothing yet (the fetch starts then, once)."""
@@ -192,7 +226,7 @@ class RemoteModels:
                 return self._lists[name]
             if name in self._asked:
                 return []
-            self._asked.add(name)
+            self._asked[name] = threading.Event()
         threading.Thread(target=self._fetch, args=(app, name), daemon=True,
                          name=f"chatcli-models-{name}").start()
         return []
@@ -212,6 +246,7 @@ class RemoteModels:
             pass
         with self._lock:
             self._lists[name] = models
+            self._asked[name].set()
         if models:
             _refresh_completion(app, name)
 
