@@ -88,6 +88,7 @@ SLOW: dict[str, tuple[str, ...]] = {
         "context/test_pull_off.py::test_the_variable_is_honoured_by_the_command_line",
         "context/test_status.py::test_a_provider_without_prompt_caching_and_the_command_line",
         "cost/test_cost_command.py",
+        "cost/test_cost_side_calls.py",
         "cost/test_cost_model_table.py::test_cost_uses_the_model_tables_prices_through_the_real_cli",
         "fallback/test_fallback_chain.py",
         "fallback/test_fallback_pool.py",
