@@ -25,7 +25,7 @@ from chatcli_records_lite import dataclass
 
 __all__ = ["Calls", "SideCall", "calls_file", "load", "record"]
 
-_SAFE_ID = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
+_SAFE_ID = re.compile(r"[A-Za-z0-9_.-]{1,128}")
 
 
 @dataclass
@@ -52,7 +52,7 @@ def calls_file(conversation_id: str) -> Path | None:
     """Where ``conversation_id``'s calls are kept; None for an id that is no safe file name."""
     from chatcli import data_dir
 
-    if not _SAFE_ID.match(conversation_id) or conversation_id.strip(".") == "":
+    if not _SAFE_ID.fullmatch(conversation_id) or conversation_id.strip(".") == "":
         return None
     return data_dir() / "cost" / f"{conversation_id}.jsonl"
 
