@@ -357,10 +357,11 @@ def bill_openai(bodies: list[bytes]) -> Bill:
         bill.full += len(text) - cached
         seen.append(text)
     for step, (before, after) in enumerate(itertools.pairwise(seen), start=1):
-        mark = before.rfind(REMINDER_MARK)
-        # the stable part ends where the reminder's message (or text) begins
-        end = len(before) if mark < 0 else before.rfind('"content":', 0, mark)
-        end = len(before) if end < 0 else end
+        # the stable part ends where the reminder's own message begins, or where the reminder
+        # begins in the text of the person's message; with no reminder, it is the whole prompt
+        alone = before.rfind('{"content":"' + REMINDER_MARK)
+        inside = before.rfind("\\n\\n" + REMINDER_MARK)
+        end = alone if alone >= 0 else inside if inside >= 0 else len(before)
         bill.prefix_checks.append((step, after.startswith(before[:end]), end))
     return bill
 

@@ -56,11 +56,11 @@ def openai_stable_prefix(request: Any) -> str:
 
 
 def anthropic_stable_prefix(request: Any) -> list[dict[str, Any]]:
-    """The system blocks (the stable sections: the volatile ones — the kernel's date, "Today
-    is …" — travel after the history), without their cache marks."""
+    """The system blocks before the first volatile one (the kernel's date, "Today is …"),
+    without their cache marks."""
     blocks = request.json["system"]
-    assert not any(b["text"].startswith("Today is ") for b in blocks)
-    return [{"type": b["type"], "text": b["text"]} for b in blocks]
+    end = next(i for i, b in enumerate(blocks) if b["text"].startswith("Today is "))
+    return [{"type": b["type"], "text": b["text"]} for b in blocks[:end]]
 
 
 def tool_names(request: Any) -> list[str]:

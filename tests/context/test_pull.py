@@ -4,7 +4,6 @@ The tool is offered only while something is deferred (pull on)."""
 
 from __future__ import annotations
 
-import datetime as _dt
 from pathlib import Path
 from typing import Any
 
@@ -207,10 +206,7 @@ def test_the_text_protocol_offers_and_answers_the_same_tool(
     assert system.index("context_pull: Read back") < system.index('Attached context "docs"')
     pulled = second.json["messages"][-1]
     assert pulled["role"] == "user"
-    # (the volatile sections follow the history, in the newest message: the date here)
-    assert pulled["content"] == ("Result of tool context_pull:\n# Part 0\n" + "0" * 200 + "\n"
-                                 "\n\n<system-reminder>\nToday is "
-                                 f"{_dt.date.today().isoformat()}.\n</system-reminder>")
+    assert pulled["content"] == ("Result of tool context_pull:\n# Part 0\n" + "0" * 200 + "\n")
     assert third.json["messages"][-1]["content"].startswith(
         "Result of tool context_pull:\nAttached to this conversation:\n- docs: 2 files")
 

@@ -245,10 +245,8 @@ def _wire(kind: str, server: Any, monkeypatch: pytest.MonkeyPatch, workspace: Pa
     host.register(plugin, kind)
     host.register(AddTool(), "add-tool")
     host.register(Sections(), "sections")
-    # (volatile_last off: the golden bodies predate the volatile sections' move after the
-    # history, which tests/providers/*/test_*_cache|prefix pin)
     settings = Settings(provider=kind, model="test-model",
-                        providers={kind: {"tool_calls": "text", "volatile_last": False}})
+                        providers={kind: {"tool_calls": "text"}})
     server.script(Reply(text=f"Sure. {CALL}"), Reply(text="It is 5."),
                   Reply(text='<tool_call name="nope" args=\'{}\'/>'), Reply(text="Sorry."))
     with Session(host, settings, SessionOptions(), workspace=workspace).open() as session:

@@ -111,6 +111,9 @@ class ChatRequest:
     #: how long the provider should keep the cached prefix (one of its
     #: ``Capabilities.cache_ttls``; None: its default); providers without a choice ignore it
     cache_ttl: str | None = None
+    #: True: the volatile sections go after the history, in the newest message (an agent run
+    #: sets it, so each step reads the previous one from the cache); providers may ignore it
+    volatile_last: bool = False
     #: what the call is for, for observers (``after_response``'s ``purpose``; providers ignore
     #: it): "chat" for a turn (``before_request`` may say "agent"), a plugin's side call its own
     purpose: str = "chat"

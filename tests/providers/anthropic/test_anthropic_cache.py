@@ -112,7 +112,8 @@ def expected_marks(body: dict[str, Any], request: ChatRequest, cache_messages: b
     kept = [s for s in request.ordered_system() if s.text.strip()]
     wire = body["messages"]
     last = len(wire) - 1
-    tail = int(any(not s.stable for s in kept) and wire[last]["role"] == "user")
+    tail = int(request.volatile_last and any(not s.stable for s in kept)
+               and wire[last]["role"] == "user")
     if tail:
         kept = [s for s in kept if s.stable]
     stable = [i for i, s in enumerate(kept) if s.stable]
@@ -127,13 +128,14 @@ def expected_marks(body: dict[str, Any], request: ChatRequest, cache_messages: b
 
 
 def expected_placement(body: dict[str, Any], request: ChatRequest) -> None:
-    """Volatile sections travel after the history, in the newest message, when it is the
-    person's (else at the end of the system prompt): the system holds only stable ones then."""
+    """Volatile sections travel after the history, in the newest message, when the request
+    asks for it (an agent run) and that message is the person's; else at the end of the
+    system prompt. The system holds only stable ones then."""
     kept = [s for s in request.ordered_system() if s.text.strip()]
     volatile = [s.text.strip() for s in kept if not s.stable]
     newest = body["messages"][-1]
     system = [b["text"] for b in body.get("system", [])]
-    if volatile and newest["role"] == "user":
+    if volatile and newest["role"] == "user" and request.volatile_last:
         reminder = newest["content"][-1]["text"]
         assert reminder.startswith("<system-reminder>\n")
         assert reminder.endswith("\n</system-reminder>")
@@ -146,12 +148,13 @@ def expected_placement(body: dict[str, Any], request: ChatRequest) -> None:
 @settings(max_examples=60, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(history=histories(), system=sections, tools=tool_lists,
-       ttl=st.sampled_from([None, "5m", "1h"]), cache_messages=st.booleans())
+       ttl=st.sampled_from([None, "5m", "1h"]), cache_messages=st.booleans(),
+       volatile_last=st.booleans())
 def test_breakpoints_in_any_request_shape(anthropic_server, history, system, tools, ttl,
-                                          cache_messages):
+                                          cache_messages, volatile_last):
     anthropic_server.reset()
     request = ChatRequest(model=MODEL, messages=history, system=system, tools=tools,
-                          cache_ttl=ttl)
+                          cache_ttl=ttl, volatile_last=volatile_last)
     body = send(anthropic_server, request, cache_messages=cache_messages)
     found = marks(body)
     assert len(found) <= MAX_BREAKPOINTS
@@ -330,20 +333,13 @@ def test_the_stable_system_blocks_keep_their_bytes_turn_after_turn(
         return json.dumps([body["tools"], system[:end + 1]]).encode()
 
     assert len({stable_part(b) for b in bodies}) == 1
-    assert len({json.dumps(b["system"]) for b in bodies}) == 1  # nothing volatile in it
-    for number, body in enumerate(bodies, start=1):
-        system = body["system"]
-        # chatcli's base prompt, rules, workspace; the date and the recalled item come last
-        assert [("cache_control" in b) for b in system] == [False, False, True]
-        reminder = body["messages"][-1]["content"][-1]
-        assert reminder["text"].startswith("<system-reminder>\nToday is ")
-        assert reminder["text"].endswith(f"Recalled item {number}.\n</system-reminder>")
-        assert "cache_control" not in reminder
-        assert len(marks(body)) <= MAX_BREAKPOINTS
-    # the reminder never stays behind: only the newest message carries one
+    assert len({json.dumps(b["system"]) for b in bodies}) == 4  # the volatile part moved
     for body in bodies:
-        older = json.dumps(body["messages"][:-1])
-        assert "system-reminder" not in older and "Recalled item" not in older
+        system = body["system"]
+        # chatcli's base prompt, rules, workspace | the date, the recalled item
+        assert [("cache_control" in b) for b in system] == [False, False, True, False, False]
+        assert system[-1]["text"].startswith("Recalled item")  # volatile: after the prefix
+        assert len(marks(body)) <= MAX_BREAKPOINTS
     # each request's newest breakpoint is where the next one's previous-turn breakpoint sits
     for before, after in itertools.pairwise(bodies):
         (where, _), *_ = [m for m in marks(before) if m[0][0] == "messages"][-1:]
@@ -352,9 +348,6 @@ def test_the_stable_system_blocks_keep_their_bytes_turn_after_turn(
         assert json.dumps(after["messages"][:i]) == json.dumps(
             [{**m, "content": [{k: v for k, v in b.items() if k != "cache_control"}
                                for b in m["content"]]} for m in before["messages"][:i]])
-        # and what precedes it, up to it, is the same: the next request reads it all back
-        assert after["messages"][i]["content"][:j + 1] == before["messages"][i]["content"][
-            :j + 1]
 
 
 def test_the_text_protocol_caches_the_catalog_with_the_stable_prefix(
@@ -371,12 +364,58 @@ def test_the_text_protocol_caches_the_catalog_with_the_stable_prefix(
         assert "tools" not in body
         catalog = [b for b in body["system"] if b["text"].startswith("You can use tools")]
         assert catalog and catalog[0].get("cache_control") == EPHEMERAL  # last stable block
-        assert catalog[0] is body["system"][-1]  # the date travels after the history
-        assert body["messages"][-1]["content"][-1]["text"].startswith(
-            "<system-reminder>\nToday is ")
+        assert "cache_control" not in body["system"][-1]  # the date
         assert len(marks(body)) <= MAX_BREAKPOINTS
     assert [w for w, _ in marks(second)] == [
         ("system", 1), ("messages", (0, 0)), ("messages", (2, 0))]
+
+
+class AgentRun(Sections):
+    """The same sections, and every request asks for the volatile ones after the history, as
+    an agent run's do (chatcli-agent sets ``volatile_last``)."""
+
+    @hookimpl
+    def before_request(self, request: ChatRequest) -> None:
+        request.volatile_last = True
+
+
+def test_in_an_agent_run_each_step_reads_the_whole_previous_request_from_the_cache(
+        anthropic_server, chatcli_home, monkeypatch, tmp_path):
+    anthropic_server.script(
+        Reply(text="one", tool_calls=[ToolCall("add", {"a": 1, "b": 2})]),
+        Reply(tool_calls=[ToolCall("add", {"a": 3, "b": 4})]), Reply(text="two"),
+        Reply(text="three"))
+    session = anthropic_session(anthropic_server, monkeypatch, tmp_path, AgentRun(), AddTool())
+    with session:
+        run_turn(session, "first")
+        run_turn(session, "second")
+    bodies = [r.json for r in anthropic_server.requests]
+    assert len(bodies) == 4
+    assert len({json.dumps(b["system"]) for b in bodies}) == 1  # nothing volatile in it
+    for number, body in enumerate(bodies, start=1):
+        # chatcli's base prompt, rules, workspace; the date and the recalled item come last
+        assert [("cache_control" in b) for b in body["system"]] == [False, False, True]
+        newest = body["messages"][-1]["content"]
+        assert newest[-1]["text"].startswith("<system-reminder>\nToday is ")
+        assert newest[-1]["text"].endswith(f"\n\nRecalled item {number}.\n</system-reminder>")
+        assert "cache_control" not in newest[-1] and newest[-2]["cache_control"] == EPHEMERAL
+        older = json.dumps(body["messages"][:-1])  # only the newest message carries one
+        assert "system-reminder" not in older and "Recalled item" not in older
+        assert len(marks(body)) <= MAX_BREAKPOINTS
+    # the prefix up to each request's newest breakpoint starts the next request, byte for byte
+    for before, after in itertools.pairwise(bodies):
+        *_, (where, _) = [m for m in marks(before) if m[0][0] == "messages"]
+        i, j = where[1]
+        assert after["messages"][i]["content"][j]["cache_control"] == EPHEMERAL
+
+        def plain(messages: list[Any]) -> str:
+            return json.dumps([{**m, "content": [
+                {k: v for k, v in b.items() if k != "cache_control"} for b in m["content"]]}
+                for m in messages])
+
+        assert plain(after["messages"][:i]) == plain(before["messages"][:i])
+        assert plain([{"content": after["messages"][i]["content"][:j + 1]}]) == plain(
+            [{"content": before["messages"][i]["content"][:j + 1]}])
 
 
 # ------------------------------------------------------------------ the spec

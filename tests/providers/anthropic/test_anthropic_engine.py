@@ -62,14 +62,10 @@ def test_engine_turn_with_a_tool_call(anthropic_server, chatcli_home, monkeypatc
     result = last["messages"][2]["content"][0]
     assert result["type"] == "tool_result" and result["tool_use_id"] == "toolu_add"
     assert result["content"] == "5"
-    # the kernel's base prompt is stable and cached; the date travels after the history, at
-    # the end of the newest message, after its breakpoint
+    # the kernel's base prompt is stable and cached; the date section after it is not
     system = last["system"]
     assert system[0]["text"].startswith("You are chatcli")
-    assert system[-1]["cache_control"] == {"type": "ephemeral"}
-    assert not any("Today is" in b["text"] for b in system)
-    assert result["cache_control"] == {"type": "ephemeral"}
-    reminder = last["messages"][2]["content"][-1]
-    assert reminder["text"].startswith("<system-reminder>\nToday is ")
-    assert "cache_control" not in reminder
+    assert system[-1]["text"].startswith("Today is")
+    assert "cache_control" not in system[-1]
+    assert system[-2]["cache_control"] == {"type": "ephemeral"}
     assert last["tools"][0]["name"] == "add"

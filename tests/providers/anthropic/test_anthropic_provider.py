@@ -90,21 +90,24 @@ def test_system_blocks_cache_only_up_to_last_stable_block(anthropic_server):
     run(make_provider(anthropic_server), req)
     sent = anthropic_server.requests[-1]
     system = sent.json["system"]
-    assert [b["text"] for b in system] == ["You are chatcli.", "Skills: none."]
-    assert [b.get("cache_control") for b in system] == [None, {"type": "ephemeral"}]
-    # the volatile ones follow the history, in their order, after the newest breakpoint
-    newest = sent.json["messages"][-1]["content"]
+    assert [b["text"] for b in system] == [
+        "You are chatcli.", "Skills: none.", "Today is Monday.", "User likes tea."]
+    assert [b.get("cache_control") for b in system] == [
+        None, {"type": "ephemeral"}, None, None]
+    assert "system-reminder" not in json.dumps(sent.json["messages"])
+    # an agent run asks for them after the history: in their order, after the newest breakpoint
+    req.volatile_last = True
+    run(make_provider(anthropic_server), req)
+    moved = anthropic_server.requests[-1].json
+    assert [b["text"] for b in moved["system"]] == ["You are chatcli.", "Skills: none."]
+    assert [b.get("cache_control") for b in moved["system"]] == [None, {"type": "ephemeral"}]
+    newest = moved["messages"][-1]["content"]
     assert newest[-1] == {"type": "text", "text": "<system-reminder>\nToday is Monday.\n\n"
                                                   "User likes tea.\n</system-reminder>"}
     assert newest[-2]["cache_control"] == {"type": "ephemeral"}
-    # volatile_last = false keeps them at the end of the system prompt, uncached
+    # volatile_last = false keeps them at the end of the system prompt whatever the request says
     run(make_provider(anthropic_server, volatile_last="false"), req)
-    kept = anthropic_server.requests[-1].json
-    assert [b["text"] for b in kept["system"]] == [
-        "You are chatcli.", "Skills: none.", "Today is Monday.", "User likes tea."]
-    assert [b.get("cache_control") for b in kept["system"]] == [
-        None, {"type": "ephemeral"}, None, None]
-    assert "system-reminder" not in json.dumps(kept["messages"])
+    assert anthropic_server.requests[-1].json["system"] == system
     assert sent.headers["authorization"] == f"Bearer {KEY}"  # this SDK sends the key so
     assert sent.json["stream"] is True
     assert sent.json["model"] == MODEL

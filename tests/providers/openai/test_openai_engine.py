@@ -67,14 +67,10 @@ def test_engine_turn_with_tool_and_retry_after(openai_server, chatcli_home, monk
     assert len(chats) == 3  # the rate-limited call, the tool call, the answer
     sent = chats[-1].json["messages"]
     assert sent[0]["role"] == "system"
-    # after the tool result: the date, in a message of its own (volatile: after the history)
-    assert sent[-1]["role"] == "user" and sent[-1]["content"].startswith(
-        "<system-reminder>\nToday is ")
-    assert "Today is" not in sent[0]["content"]
-    assert sent[-3] == {"role": "assistant", "content": "Let me add.", "tool_calls": [
+    assert sent[-2] == {"role": "assistant", "content": "Let me add.", "tool_calls": [
         {"id": "call_add", "type": "function",
          "function": {"name": "add", "arguments": '{"a": 2, "b": 3}'}}]}
-    assert sent[-2] == {"role": "tool", "tool_call_id": "call_add", "content": "5"}
+    assert sent[-1] == {"role": "tool", "tool_call_id": "call_add", "content": "5"}
     assert chats[-1].json["tools"][0]["function"]["name"] == "add"
 
 

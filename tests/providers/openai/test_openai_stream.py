@@ -100,7 +100,8 @@ def test_request_mapping(make_provider, openai_server, tmp_path):
     assert body["max_completion_tokens"] == 321  # OpenAI's current name for the limit
     assert body["temperature"] == 0.2
     messages = body["messages"]
-    assert messages[0] == {"role": "system", "content": "You are terse.\n\nProject rules."}
+    assert messages[0] == {
+        "role": "system", "content": "You are terse.\n\nProject rules.\n\nToday is Monday."}
     user = messages[1]
     assert user["role"] == "user"
     assert user["content"][0] == {"type": "text", "text": "what is in these?"}
@@ -117,9 +118,7 @@ def test_request_mapping(make_provider, openai_server, tmp_path):
         ]}
     assert messages[3] == {"role": "tool", "tool_call_id": "call_7", "content": "5"}
     assert messages[4] == {"role": "tool", "tool_call_id": "call_8", "content": "Error: bad JSON"}
-    # empty answer left out; the volatile section after the history, in the newest message
-    assert messages[5] == {"role": "user", "content": "thanks\n\n<system-reminder>\n"
-                                                      "Today is Monday.\n</system-reminder>"}
+    assert messages[5] == {"role": "user", "content": "thanks"}  # empty answer left out
     assert len(messages) == 6
     assert body["tools"] == [{"type": "function", "function": {
         "name": "add", "description": "Add two numbers",

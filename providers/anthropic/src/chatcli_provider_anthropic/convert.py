@@ -12,15 +12,17 @@ candidates, in prefix order:
 4. the last block of the last message before the volatile reminder: the conversation so far,
    for the next request.
 
-Volatile sections (``stable=False``: the date, an agent run's anchor and step count, recalled
-memory, rules the turn's paths matched) change from call to call, so they travel *after* the
-cached history: one text block at the end of the newest (user) message, wrapped in
-``<system-reminder>`` tags (:func:`reminder`). Each step then reads the whole previous
-request from the cache — its newest breakpoint ends where its reminder began — and the next
-step drops that reminder and adds its own. (In the system prompt, a volatile section changed
-the prefix before every message, so no step could read the history back.) When the newest
-message is the model's own (a continued answer), the volatile sections stay at the end of the
-system prompt as before; ``volatile_last = false`` keeps them there always.
+Volatile sections (``stable=False``: the date, recalled memory, rules the turn's paths
+matched) go at the end of the system prompt, after the last stable block. In an agent run
+(``request.volatile_last``, which chatcli-agent sets) they change at every step — the anchor
+and its step count — so they travel *after* the cached history instead: one text block at the
+end of the newest (user) message, wrapped in ``<system-reminder>`` tags (:func:`reminder`),
+with the newest breakpoint before it. Each step then reads the whole previous request from
+the cache — its newest breakpoint ends where its reminder began — and the next step drops
+that reminder and adds its own. (In the system prompt, a section that changed every step
+changed the prefix before every message, so no step could read the history back.) When the
+newest message is the model's own (a continued answer) they stay in the system prompt;
+``volatile_last = false`` keeps them there always.
 
 When there are more candidates than the API allows, the earliest are dropped: a later
 breakpoint covers everything before it, so only the finer steps of the prefix are lost.
@@ -247,7 +249,7 @@ def build_params(request: ChatRequest, options: Mapping[str, Any] | None = None,
 
     ``options`` are the provider's config options: ``prompt_caching`` (default true),
     ``cache_messages`` (default true), ``cache_ttl`` ("5m" or "1h"; ``request.cache_ttl`` wins),
-    ``volatile_last`` (default true: volatile sections after the history) and ``max_tokens``.
+    ``volatile_last`` (default true: honour ``request.volatile_last``) and ``max_tokens``.
     ``cache`` keeps each message's blocks between requests (see :func:`convert_messages`).
     """
     options = {**(options or {}), **request.options}
@@ -262,6 +264,7 @@ def build_params(request: ChatRequest, options: Mapping[str, Any] | None = None,
     volatile = [s for s in sections if not s.stable]
     messages = params["messages"]
     tail = int(bool(volatile and messages and messages[-1]["role"] == "user"
+                    and getattr(request, "volatile_last", False)
                     and _on(options.get("volatile_last", True))))
     if tail:  # after the cached history, at the end of the newest message
         sections = [s for s in sections if s.stable]

@@ -59,9 +59,10 @@ def register_providers(register: Callable[[ProviderSpec], None]) -> None:
                                                        "(default true)"),
                 "cache_ttl": ProviderOption(str, 'cache lifetime: "5m" (default) or "1h"; a '
                                                   "request's own TTL wins"),
-                "volatile_last": ProviderOption(bool, "send the prompt sections that change "
-                                                      "between calls after the history, so the "
-                                                      "cache reaches it (default true)"),
+                "volatile_last": ProviderOption(bool, "in agent runs, send the prompt "
+                                                      "sections that change every step after "
+                                                      "the history, so the cache reaches it "
+                                                      "(default true)"),
                 "max_tokens": ProviderOption(int, "output limit when none is set"),
             },
         )

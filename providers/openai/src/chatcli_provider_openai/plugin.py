@@ -59,9 +59,9 @@ def options(preset: Preset | None = None) -> dict[str, ProviderOption]:
                                              "(false for servers that reject stream_options)"),
         "headers": ProviderOption(dict, "extra HTTP headers", items=str),
         "extra_body": ProviderOption(dict, "extra fields merged into every request body"),
-        "volatile_last": ProviderOption(bool, "send the prompt sections that change between "
-                                              "calls after the history, so the cached prefix "
-                                              "reaches it (default true)"),
+        "volatile_last": ProviderOption(bool, "in agent runs, send the prompt sections that "
+                                              "change every step after the history, so the "
+                                              "cached prefix reaches it (default true)"),
     }
 
 

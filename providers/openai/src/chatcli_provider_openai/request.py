@@ -24,13 +24,15 @@ def build_messages(request: ChatRequest, cache: MessageCache | None = None,
     message is converted once and its dicts are shared between requests.
 
     The service caches prompts by exact prefix (1,024 tokens and more). Volatile sections
-    (``stable=False``: the date, an agent run's anchor and step count, recalled memory) change
-    from call to call, so they travel after the history (:func:`with_reminder`): each step's
-    prompt then starts with the whole previous one. When the newest message is the model's own
-    (or ``volatile_last`` is off) they stay at the end of the system message.
+    (``stable=False``: the date, recalled memory) end the system message. In an agent run
+    (``request.volatile_last``, set by chatcli-agent) they change at every step — the anchor
+    and its step count — so they travel after the history instead (:func:`with_reminder`):
+    each step's prompt then starts with the whole previous one. When the newest message is the
+    model's own (or ``volatile_last`` is off) they stay at the end of the system message.
     """
     volatile = [s for s in request.system if not s.stable and s.text.strip()]
-    if volatile and volatile_last and request.messages:
+    if (volatile and volatile_last and request.messages
+            and getattr(request, "volatile_last", False)):
         stable = ChatRequest(model=request.model, messages=request.messages,
                              system=[s for s in request.system if s.stable])
         messages = chat_messages(stable, drop_empty=True, error_prefix=True, cache=cache)
@@ -83,7 +85,8 @@ def build_body(
     ``extra_body`` and ``request.options`` are extra top-level fields (service specific switches
     such as ``reasoning_effort``) that override the built ones, request options winning.
     ``cache`` keeps each message's wire form between requests (see :func:`build_messages`);
-    ``volatile_last`` puts the volatile sections after the history (the default).
+    ``volatile_last`` False: never move the volatile sections after the history, even when the
+    request asks for it.
     """
     messages = build_messages(request, cache, volatile_last)
     body: dict[str, Any] = {"model": model, "stream": True, "messages": messages}
