@@ -1,0 +1,38 @@
+"""The map a conversation's prompt carries: made at its first request, the same text at every
+later one (the cached prefix holds) even when later messages mention other files, made again
+after a compaction rewrote the view and in a new session."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from chatcli import Conversation, Message, Settings
+from chatcli_repomap.plugin import RepomapPlugin
+from repomap_support import make_repo
+
+SETTINGS = Settings.model_validate({"repomap": {"tokens": 60}})
+
+
+def test_the_map_is_kept_until_the_view_changes(tmp_path: Path) -> None:
+    root = make_repo(tmp_path / "r")
+    plugin = RepomapPlugin()
+    conversation = Conversation()
+    first = plugin.section_text(root, SETTINGS, [Message.user("hello")], conversation)
+    assert first and "lonely_helper_function" not in first
+    later = [Message.user("hello"), Message.user("now look at app/lonely.py")]
+    assert plugin.section_text(root, SETTINGS, later, conversation) == first
+    plugin.view_changed(conversation)  # a compaction: the prefix is new anyway
+    again = plugin.section_text(root, SETTINGS, later, conversation)
+    assert again != first and "lonely_helper_function" in again
+    other = Conversation()  # another conversation makes its own
+    assert plugin.section_text(root, SETTINGS, [Message.user("hi")], other) == first
+
+
+def test_switched_off_or_empty_gives_no_section(tmp_path: Path) -> None:
+    plugin = RepomapPlugin()
+    off = Settings.model_validate({"repomap": {"map": False}})
+    root = make_repo(tmp_path / "r")
+    assert plugin.section_text(root, off, [], Conversation()) is None
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert plugin.section_text(empty, SETTINGS, [], Conversation()) == ""
