@@ -154,6 +154,15 @@ def test_the_walk_outside_git_stops_at_its_limit(tmp_path: Path, monkeypatch) ->
     assert 10 < built.files < 30
 
 
+def test_the_home_folder_is_not_mapped(tmp_path: Path, monkeypatch) -> None:
+    home = tmp_path / "home"
+    (home / "notes").mkdir(parents=True)
+    (home / "notes" / "x.py").write_text("def private_home_function():\n    pass\n")
+    monkeypatch.setenv("HOME", str(home))
+    assert build_map(home, tokens=None).text == ""
+    assert "private_home_function" in build_map(home / "notes", tokens=None).text
+
+
 # ------------------------------------------------------------------ git config
 
 

@@ -4,7 +4,8 @@ The project is the git repository holding the workspace (found by looking for ``
 without running git), else the workspace folder itself. Its files come from ``git ls-files``
 (tracked, plus untracked ones that ``.gitignore`` does not exclude) run through
 :func:`chatcli_workspace.safe_git`, so no config of the repository can make git run a program;
-outside git, from a bounded walk of the folder that honours ``.gitignore`` files (pathspec).
+outside git, from a bounded walk of the folder that honours ``.gitignore`` files (pathspec) —
+but not of the home folder or ``/``, which are no project.
 
 What is never read: symbolic links (a link is skipped, never followed, and a file whose folder
 resolves outside the project is skipped), files bigger than the limit, binary files (a NUL byte
@@ -68,6 +69,8 @@ def list_files(workspace: Path, *, timeout: float = 20.0) -> Listing:
         files = _git_files(root, timeout)
         if files is not None:
             return Listing(root, files, "git")
+    if str(root) in (os.path.realpath(os.path.expanduser("~")), os.path.realpath(os.sep)):
+        return Listing(root, [], "walk")  # a home folder (or /) is no project: no map
     files, truncated = _walk(root)
     return Listing(root, files, "walk", truncated)
 
