@@ -150,3 +150,33 @@ def test_a_long_command_is_shown_whole(chat: Terminal, server: OpenAIServer,
     choose(chat, screen, "no")
     chat.wait_for("Not run.")
     assert not (repo / "words.txt").exists()
+
+
+def test_p_on_a_terminal_prints_the_diff_before_asking(
+        repo: Path, server: OpenAIServer, chatcli_home: Path) -> None:
+    """``chatcli -p`` whose stdin and stderr are a terminal asks on stderr: the diff first."""
+    if not have_tmux():
+        pytest.skip("tmux is not installed: the REPL tests drive a real terminal through tmux")
+    env = {
+        "CHATCLI_CONFIG_DIR": os.environ["CHATCLI_CONFIG_DIR"],
+        "CHATCLI_DATA_DIR": os.environ["CHATCLI_DATA_DIR"],
+        "TERM": "xterm-256color", "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(chatcli_home), "CHATCLI_PLUGINS": "openai,checkpoints,coder,print",
+        "OPENAI_API_KEY": "test", "OPENAI_BASE_URL": server.url,
+    }
+    server.script(
+        Reply(tool_calls=[ToolCall("read", {"path": "calc.py"})]),
+        Reply(tool_calls=[ToolCall("edit", {"path": "calc.py", "old": "return a - b",
+                                            "new": "return a + b"})]),
+        Reply(text="Fixed."))
+    term = Terminal(f"{CHATCLI} --provider openai --model m -p 'fix add'", env, cwd=repo)
+    try:
+        screen = term.wait_for("allow write tool edit(")
+        above = screen.split("allow write tool edit(")[0]
+        assert "--- a/calc.py" in above and "+    return a + b" in above, above
+        term.type("y")
+        screen = term.wait_for("EXIT=0")
+        assert f"1 file changed, +1 {MINUS}1" in screen, screen
+    finally:
+        term.close()
+    assert (repo / "calc.py").read_text() == "def add(a, b):\n    return a + b\n"

@@ -106,7 +106,7 @@ class OneShot(ChatApp):
         host.register(self.spend, f"print-spend-{id(self.spend)}")
         self.session = Session(
             host, settings, run,
-            approver=_make_approver(run.allow),
+            approver=_make_approver(run.allow, self.waiting.stop),
             on_retry=lambda event: self.waiting.say(f"chatcli: {_retry_text(event)}"),
             on_tool_output=self._tool_output,
         ).open()
@@ -225,9 +225,10 @@ def status(text: str) -> None:
     print(f"chatcli: {text}", file=sys.stderr, flush=True)
 
 
-def _make_approver(allowed: frozenset[str]
+def _make_approver(allowed: frozenset[str], before_asking: Callable[[], None] = lambda: None
                    ) -> Callable[[ToolCallPart, Tool, Verdict], bool] | None:
-    """Pre-approved risk classes; on a terminal, ask for the others; else nobody can be asked."""
+    """Pre-approved risk classes; on a terminal, ask for the others (``before_asking`` first:
+    the spinner stops, or it would draw over the question); else nobody can be asked."""
     can_ask = _isatty(sys.stdin) and _isatty(sys.stderr)
     if not allowed and not can_ask:
         return None
@@ -239,6 +240,7 @@ def _make_approver(allowed: frozenset[str]
             return False
         import click
 
+        before_asking()
         preview = getattr(verdict, "preview", None)
         if preview:  # the diff the call would apply, whole
             from chatcli import redact
