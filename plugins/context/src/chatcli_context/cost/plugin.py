@@ -39,13 +39,12 @@ __all__ = ["COST", "SESSION", "CostPlugin", "Pending", "plugin"]
 
 @dataclass
 class Pending:
-    """A request on its way: when it was sent, to whom, the TTL it asked for, and what for."""
+    """A request on its way: when it was sent, to whom, and the TTL it asked for."""
 
     started: float
     provider: str | None
     asked: str | None
     may_switch: bool
-    purpose: str = "chat"
 
 
 @dataclass
@@ -238,7 +237,7 @@ class CostPlugin:
         else:
             asked, may_switch = self._asking(conversation, provider, state)
             request.cache_ttl = asked
-        state.pending = Pending(self.clock(), provider, asked, may_switch, request.purpose)
+        state.pending = Pending(self.clock(), provider, asked, may_switch)
 
     @hookimpl
     def after_response(self, message: Message | None, error: ChatcliError | None,
