@@ -21,7 +21,9 @@ import re
 import threading
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
+
+from chatcli_records_lite import NamedTuple
 
 from chatcli_repomap.languages import language_of
 from chatcli_repomap.project import Listing, file_stat, inside, list_files, read_source

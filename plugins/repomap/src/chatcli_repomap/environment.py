@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import NamedTuple
+
+from chatcli_records_lite import NamedTuple
 
 from chatcli_repomap.text import clean_line, shown_path
 

@@ -17,7 +17,8 @@ from __future__ import annotations
 import os
 import stat
 from pathlib import Path
-from typing import NamedTuple
+
+from chatcli_records_lite import NamedTuple
 
 __all__ = ["Listing", "git_dir", "list_files", "project_of", "read_source"]
 

@@ -15,8 +15,10 @@ A wrong value is reported once and its default used.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import fields
 from typing import TYPE_CHECKING, Any
+
+from chatcli_records_lite import dataclass
 
 if TYPE_CHECKING:
     from chatcli import Settings

@@ -16,7 +16,9 @@ runs it (``matches(node)`` → ``[(pattern, {capture: [nodes]})]``, ``captures(n
 from __future__ import annotations
 
 import threading
-from typing import Any, NamedTuple
+from typing import Any
+
+from chatcli_records_lite import NamedTuple
 
 __all__ = ["QUERY_VERSION", "FileTags", "extract"]
 
