@@ -147,8 +147,12 @@ def test_agent_and_its_alias_use_the_general_prompt(chat: Any, openai_server: An
     assert "You are working on: find the note. Step 1 of at most 50." in system
     assert "✔ agent: done in 2 steps · 1 tool call · " in done.stderr
 
-    alias = chat("-p", "/run say again")
-    assert alias.returncode == 0 and alias.stdout == "Again.\n"
+    alias = chat("-p", "/run say again")  # answered without a tool call: no success mark
+    assert alias.returncode == 3 and alias.stdout == "Again.\n"
+    assert "⚠ agent: finished, but it made no tool call — nothing was changed or run" in (
+        alias.stderr)
+    assert "✔" not in alias.stderr
+    assert "chatcli: error: /agent did nothing: it made no tool call" in alias.stderr
     assert "You are working on: say again. Step 1" in system_of(openai_server.requests[-1])
 
 
@@ -235,6 +239,9 @@ def test_a_task_is_required(chat: Any, openai_server: Any) -> None:
 
 class App:
     """The part of a ChatApp a mode uses, over a real Session with a scripted provider."""
+
+    #: reports as the REPL does (a run that did nothing is a line, not chatcli -p's exit 3)
+    live_trace = True
 
     def __init__(self, session: Any, ask: Any) -> None:
         from rich.console import Console
@@ -384,3 +391,36 @@ def test_two_sessions_in_one_process_each_run_their_own_task(chatcli_home: Path)
     finally:
         first.close()
         second.close()
+
+
+def test_a_model_without_tools_is_named_before_the_run_and_the_run_gets_no_success_mark(
+        chat: Any, openai_server: Any) -> None:
+    """The first run of a new user: the model gets lean requests (no tools), so /coder says so
+    before it runs and names how to use a model with tools; the answer without a tool call
+    ends without ✔, and -p exits 3."""
+    (chat.home / "config" / "config.toml").write_text("[providers.openai]\ntools = false\n")
+    openai_server.script(Reply(text="The README will be updated tomorrow."))
+    done = chat("-p", "/coder add a README", plugins="openai,anthropic,agent,testtools")
+    assert done.returncode == 3, done.stderr
+    assert done.stdout == "The README will be updated tomorrow.\n"
+    err = done.stderr.splitlines()
+    start = err.index("chatcli: ▶ coder mode · at most 50 steps · add a README")
+    notice = err[start + 1]
+    assert notice.startswith("chatcli: ⚠ openai/m gets no tools")
+    assert "/coder can only answer in text here" in notice
+    assert "`chatcli keys set anthropic`" in notice and "--provider anthropic" in notice
+    assert "providers.openai.tools true" in notice
+    assert "tools" not in openai_server.requests[0].json  # what it said: a lean request
+    assert not any("✔" in line for line in err)
+    assert ("⚠ coder: finished, but it made no tool call (this model gets no tools) — nothing "
+            "was changed or run (1 step · 0 tool calls · ") in done.stderr
+    assert err[-1] == ("chatcli: error: /coder did nothing: it made no tool call — use a model "
+                       "with tools: `chatcli keys set anthropic`, then `--provider anthropic`")
+
+
+def test_a_run_that_only_reads_is_done(chat: Any, openai_server: Any) -> None:
+    """Reads only (no change tried) is a run that did something: ✔, exit 0."""
+    openai_server.script(Reply(tool_calls=[look("a.py")]), Reply(text="a.py reads fine."))
+    done = chat("-p", "/agent is a.py fine?")
+    assert done.returncode == 0, done.stderr
+    assert "✔ agent: done in 2 steps · 1 tool call · " in done.stderr

@@ -236,7 +236,15 @@ def test_without_the_allow_rules_the_run_changes_nothing(setup: Setup, repo: Pat
     start = _tree(repo)
     done = _chatcli(repo, setup.env, "--provider", setup.provider, "--model", "m",
                     "-p", f"/coder {TASK}")
-    assert done.returncode == 0, done.stderr
+    # every change and command was refused: no success mark, exit 3, what was denied named
+    assert done.returncode == 3, done.stderr
+    assert "✔" not in done.stderr
+    assert ("⚠ coder: finished, but every change or command it tried was denied — nothing was "
+            "changed or run; denied: test(" in done.stderr)
+    error = done.stderr.strip().splitlines()[-1]
+    assert error.startswith("chatcli: error: /coder did nothing: every change or command it "
+                            "tried was denied; denied: test(")
+    assert 'edit(path="calc.py"' in error and "--permission-mode accept-edits" in error
     assert _tree(repo) == start
     results = setup.tool_results()
     assert "return a - b" in results[0]

@@ -90,10 +90,11 @@ def after_response(message: Any, conversation: Conversation) -> None:
 
 
 @hookimpl
-def tool_call_decided(call: Any, allowed: bool, conversation: Conversation | None) -> None:
-    run = _run(conversation) if allowed and conversation is not None else None
+def tool_call_decided(call: Any, tool: Any, allowed: bool,
+                      conversation: Conversation | None) -> None:
+    run = _run(conversation) if conversation is not None else None
     if run is not None:
-        run.tool_started(call)
+        run.decided(call, tool, allowed)
 
 
 @hookimpl

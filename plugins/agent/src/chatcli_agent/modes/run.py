@@ -18,12 +18,16 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from chatcli import ChatcliError
+
 from chatcli_agent.modes.prompts import PROMPTS, anchor
 
 #: The step limit of a run when ``[agent] max_steps`` is not set.
 DEFAULT_MAX_STEPS = 50
 #: The highest ``max_turns`` the kernel accepts.
 MOST_STEPS = 500
+#: ``chatcli -p``'s exit code for a run that did nothing (no tool call, or all refused).
+EXIT_DID_NOTHING = 3
 
 
 @dataclass
@@ -58,6 +62,13 @@ class Run:
     task_message: str | None = None
     #: the command as typed (``/coder fix it``): its checkpoint's label, what /rewind puts back
     typed: str = ""
+    #: calls that would change or run something (not read-only) the model made, and ran
+    actions_tried: int = 0
+    actions_run: int = 0
+    #: the calls refused (by the policy or the person), in brief: ``edit(path="calc.py", …)``
+    denied: list[str] = field(default_factory=list)
+    #: the model gets lean requests (no tools): said before the run, and in its last line
+    lean: bool = False
     _starts: dict[str, float] = field(default_factory=dict)
     _last_batch: tuple[Any, ...] | None = None
     _repeats: int = 0
@@ -89,8 +100,31 @@ class Run:
         self._repeats = self._repeats + 1 if batch == self._last_batch else 1
         self._last_batch = batch
 
+    def decided(self, call: Any, tool: Any, allowed: bool) -> None:
+        """A call was allowed (it runs now) or refused."""
+        from chatcli import Risk
+
+        if getattr(tool, "risk", Risk.READ) != Risk.READ:
+            self.actions_tried += 1
+            self.actions_run += allowed
+        if allowed:
+            self.tool_started(call)
+        else:
+            self.denied.append(f"{call.name}({brief_arguments(call, 50)})")
+
     def tool_started(self, call: Any) -> None:
         self._starts[call.id] = time.monotonic()
+
+    def did_nothing(self) -> str | None:
+        """Why the run did nothing of what it was for — no tool call at all, every call
+        refused, or every change or command refused — or None when it did something."""
+        if not self.trace:
+            return "it made no tool call"
+        if not any(entry.ran for entry in self.trace):
+            return "every tool call it made was denied"
+        if self.actions_tried and not self.actions_run:
+            return "every change or command it tried was denied"
+        return None
 
     def tool_finished(self, call: Any, result: Any) -> None:
         start = self._starts.pop(call.id, None)
@@ -153,6 +187,9 @@ def run_mode(app: Any, mode: str, argument: str) -> None:
         session.update_settings(max_turns=max_steps,
                                 compact_threshold=session.settings.agent_compact_threshold)
         say.line(f"▶ {mode} mode · at most {max_steps} steps · {task_line(task)}", "bold cyan")
+        run.lean = not _offers_tools(session)
+        if run.lean:
+            say.line(lean_notice(mode, session), "yellow")
         finished = app.ask(task)
     finally:
         with _lock:
@@ -163,6 +200,82 @@ def run_mode(app: Any, mode: str, argument: str) -> None:
         if changed:
             session.update_settings(**changed)
     say.report(run, finished)
+    why = run.did_nothing() if _answered(finished) else None
+    if why is not None and not say.live:  # chatcli -p: a status a script can read
+        raise RunDidNothing(f"/{mode} did nothing: {why}{denied_list(run)}", fix_hint(run, session))
+
+
+class RunDidNothing(ChatcliError):
+    """A ``-p`` run of ``/agent`` or ``/coder`` that ended without doing anything: no tool
+    call, or every call (or every change and command) refused. Exit code 3."""
+
+    exit_code = EXIT_DID_NOTHING
+
+
+def _answered(finished: Any) -> bool:
+    """Whether the run ended with the model's final answer (not stopped, cut or failed)."""
+    from chatcli import StopReason
+
+    return (finished is not None and finished.error is None
+            and finished.stop_reason not in (StopReason.REPEATED_CALLS, StopReason.TURN_LIMIT,
+                                             StopReason.INTERRUPTED, StopReason.ERROR,
+                                             StopReason.MAX_TOKENS))
+
+
+def _offers_tools(session: Any) -> bool:
+    """Whether the session's model is offered tools (else it gets lean requests)."""
+    try:
+        return bool(session.engine.current.tools)
+    except Exception:  # a session without an engine (tests' stand-ins): assume it is
+        return True
+
+
+def _tool_providers(session: Any, limit: int = 2) -> list[str]:
+    """Installed providers whose models use tools, most preferred first (not the current)."""
+    try:
+        specs = list(session.host.providers().values())
+        current = session.provider_name
+    except Exception:
+        return []
+    usable = [s for s in specs if s.capabilities.uses_tools and s.name != current]
+    usable.sort(key=lambda s: -getattr(s, "priority", 0))
+    return [s.name for s in usable[:limit]]
+
+
+def lean_notice(mode: str, session: Any) -> str:
+    """What a run says before it starts on a model that gets no tools."""
+    where = f"{session.provider_name}/{session.model}"
+    names = _tool_providers(session)
+    first = names[0] if names else "openai"
+    also = f" (or {', '.join(names[1:])})" if len(names) > 1 else ""
+    return (f"⚠ {where} gets no tools (a model too small for them): /{mode} can only answer "
+            f"in text here — it cannot read, edit or run anything. For a model with tools: "
+            f"`chatcli keys set {first}`{also}, then `chatcli --provider {first}` (in the chat: "
+            f"/switch {first}/MODEL); or `chatcli config set providers.{session.provider_name}"
+            f".tools true` to offer them to this model anyway")
+
+
+def denied_list(run: Run, limit: int = 4) -> str:
+    """``; denied: edit(path="a.py"), exec(command="make")`` (the first few), or ""."""
+    if not run.denied:
+        return ""
+    shown = ", ".join(run.denied[:limit])
+    more = f" and {len(run.denied) - limit} more" if len(run.denied) > limit else ""
+    return f"; denied: {shown}{more}"
+
+
+def fix_hint(run: Run, session: Any) -> str:
+    """How to let the next run do something."""
+    if run.lean:
+        names = _tool_providers(session)
+        first = names[0] if names else "openai"
+        return (f"use a model with tools: `chatcli keys set {first}`, then "
+                f"`--provider {first}`")
+    if run.denied:
+        return ("allow what it needs: --permission-mode accept-edits for edits, "
+                "--allow 'exec(CMD:*)' or --allow execute for commands, or run it in the chat "
+                "(`chatcli`) to be asked")
+    return "say what to change, or run it in the chat (`chatcli`) and look at the answer"
 
 
 def parse_argument(mode: str, argument: str) -> tuple[int | None, str]:
@@ -285,6 +398,11 @@ def outcome(run: Run, finished: Any) -> tuple[str, str]:
         return f"✗ {who}: stopped by an error at step {steps}{why} ({counts})", "red"
     if reason == StopReason.MAX_TOKENS:
         return (f"⏹ {who}: the final answer was cut at max_tokens ({counts})", "yellow")
+    why = run.did_nothing()
+    if why is not None:
+        lean = " (this model gets no tools)" if run.lean else ""
+        return (f"⚠ {who}: finished, but {why}{lean} — nothing was changed or run"
+                f"{denied_list(run)} ({counts})", "yellow")
     return f"✔ {who}: done in {counts}", "green"
 
 
