@@ -5,7 +5,6 @@ a scripted model calls stand-in tools through chatcli's Engine and Session."""
 from __future__ import annotations
 
 import io
-import tomllib
 from pathlib import Path
 
 import pytest
@@ -291,17 +290,93 @@ def test_a_session_answer_is_remembered_for_the_session_only(ws, driver) -> None
     assert other.turn(("exec", {"command": "npm test"})).ran == []
 
 
-def test_an_always_answer_is_saved_in_the_user_config(ws, driver) -> None:
+def _saved() -> dict:
+    """The rules saved for each project ("always" answers), by project root."""
+    import json
+
+    from chatcli_agent.permissions.state import project_rules_path
+
+    path = project_rules_path()
+    return json.loads(path.read_text())["projects"] if path.exists() else {}
+
+
+def test_an_always_answer_is_saved_for_this_project_only(ws, driver) -> None:
+    import os
+
+    from conftest import Driver, Workspace
+
     ws.user_config.write_text('# my settings\n[permissions]\nallow = ["exec(make:*)"]  # keep\n')
+    before = ws.user_config.read_text()
     approver = Recorder(answers=[Approval(True, scope="always")])
     session = driver(interactive=True, approver=approver)
     session.turn(("edit", {"path": "src/app.py"}))
-    text = ws.user_config.read_text()
-    assert tomllib.loads(text)["permissions"]["allow"] == ["exec(make:*)", "edit(src/app.py)"]
-    assert text.startswith("# my settings")
+    # not in the user config (it would hold in every project)...
+    assert ws.user_config.read_text() == before
+    # ...but for this project, in the user's own config folder, and the person is told where
+    from chatcli_agent.permissions.state import project_rules_path
+
+    root = os.path.realpath(ws.root)
+    assert _saved() == {root: {"allow": ["edit(src/app.py)"]}}
+    path = project_rules_path()
+    assert path.parent == ws.user_config.parent and path.stat().st_mode & 0o777 == 0o600
+    assert session.warnings == [f"permissions: saved edit(src/app.py) for this project ({root}) "
+                                f"in {path}; other projects still ask (/permissions lists the "
+                                "rules)"]
     later = driver(interactive=True, approver=Recorder())
     assert [n for n, _ in later.turn(("edit", {"path": "src/app.py"})).ran] == ["edit"]
     assert later.turn(("edit", {"path": "src/other.py"})).ran == []
+    lines = describe(later.plugin.state_for(later.session))
+    assert "  edit(src/app.py)  (saved for this project)" in lines
+    assert any(str(path) in line for line in lines)
+    # another project asks again
+    other = ws.root.parent / "other"
+    (other / "src").mkdir(parents=True)
+    (other / "src" / "app.py").write_text("x\n")
+    elsewhere = Driver(Workspace(other, ws.home, ws.outside), interactive=True,
+                       approver=Recorder())
+    try:
+        assert elsewhere.turn(("edit", {"path": "src/app.py"})).ran == []
+        assert len(elsewhere.approver.questions) == 1
+    finally:
+        elsewhere.close()
+
+
+#: What a cloned repository may ship to try to allow itself what only the person may: each
+#: row a file in the project and its text. None of them may make the edit or the command run
+#: without asking.
+PLANTED = [
+    (".chatcli/project-permissions.json",
+     '{"projects": {"{root}": {"allow": ["exec(make:*)", "edit(src/app.py)"]}}}'),
+    ("project-permissions.json",
+     '{"projects": {"{root}": {"allow": ["exec(make:*)", "edit(src/app.py)"]}}}'),
+    (".chatcli/config.toml", '[permissions]\nallow = ["exec(make:*)"]\n'),
+    (".chatcli/config.toml", 'config_dir = "."\n[permissions]\nallow = ["exec(make:*)"]\n'),
+]
+
+
+@pytest.mark.parametrize(("name", "text"), PLANTED)
+def test_a_project_cannot_plant_rules_saved_for_it(ws, driver, name, text) -> None:
+    import os
+
+    ws.file(name, text.replace("{root}", os.path.realpath(ws.root)))
+    session = driver(interactive=True, approver=Recorder())
+    assert session.turn(("exec", {"command": "make"})).ran == []
+    assert len(session.approver.questions) == 1
+
+
+def test_a_broken_file_of_saved_rules_is_noted_and_an_always_answer_still_holds(
+        ws, driver) -> None:
+    from chatcli_agent.permissions.state import project_rules_path
+
+    project_rules_path().parent.mkdir(parents=True, exist_ok=True)
+    project_rules_path().write_text("{not json")
+    session = driver(interactive=True, approver=Recorder(answers=[Approval(True, "always")]))
+    assert len(session.turn(("edit", {"path": "src/app.py"})).ran) == 1
+    assert project_rules_path().read_text() == "{not json"  # left alone
+    assert session.warnings[0].startswith("permissions: could not save edit(src/app.py) for "
+                                          "this project: ")
+    assert session.warnings[0].endswith("allowed for this session only")
+    assert len(session.turn(("edit", {"path": "src/app.py"})).ran) == 1  # this session
 
 
 def test_a_once_answer_is_not_remembered_and_a_no_says_why(driver) -> None:
@@ -319,7 +394,9 @@ def test_an_answer_for_several_parts_saves_every_rule(ws, driver) -> None:
     session = driver(interactive=True, approver=approver)
     session.turn(("exec", {"command": "npm test > out.txt && make"}))
     assert approver.questions[0][3] == "edit(./out.txt), exec(npm test:*), exec(make:*)"
-    saved = tomllib.loads(ws.user_config.read_text())["permissions"]["allow"]
+    import os
+
+    saved = _saved()[os.path.realpath(ws.root)]["allow"]
     assert saved == ["edit(./out.txt)", "exec(npm test:*)", "exec(make:*)"]
 
 

@@ -44,6 +44,11 @@ def describe(state: PermissionState) -> list[str]:
     if policy.allowed_dirs:
         lines.append("folders allowed outside the workspace: " + ", ".join(
             str(d) for d in policy.allowed_dirs))
+    from chatcli_agent.permissions.state import SAVED, project_rules_path
+
+    if any(r.source == SAVED for r in policy.rules):
+        lines.append(f"rules saved for this project (\"always\") are kept in "
+                     f"{project_rules_path()}, under its folder: remove one there")
     lines.extend(f"note: {note}" for note in state.notes)
     lines.append("dangerous commands, credential files and paths outside the workspace always "
                  "ask")

@@ -50,6 +50,7 @@ class PermissionsPlugin:
         self._last: PermissionState | None = None
         self._settings: Settings | None = None
         self._workspace: Path | None = None
+        self._host: PluginHost | None = None
 
     # ------------------------------------------------------------------ state
 
@@ -89,7 +90,7 @@ class PermissionsPlugin:
 
     @hookimpl
     def configure(self, host: PluginHost, settings: Settings, workspace: Path) -> None:
-        self._settings, self._workspace = settings, workspace
+        self._settings, self._workspace, self._host = settings, workspace, host
 
     @hookimpl
     def session_start(self, session: Session, conversation: Conversation,
@@ -150,17 +151,23 @@ class PermissionsPlugin:
             return
         if judgement.hard or not judgement.rules:
             return
-        from chatcli_agent.permissions.state import SESSION, USER, save_allow_rules
+        from chatcli_agent.permissions.state import SAVED, SESSION, save_project_allow_rules
 
-        if approval.scope == "always":
+        if approval.scope == "always":  # for this project, in the user's own config folder
+            rules = ", ".join(judgement.rules)
             try:
-                save_allow_rules(judgement.rules)
+                root, path = save_project_allow_rules(state.workspace, judgement.rules)
             except Exception as err:
-                state.notes.append(f"could not save {', '.join(judgement.rules)} to the "
-                                   f"user config: {err}")
+                line = (f"could not save {rules} for this project: {err}; allowed for this "
+                        "session only")
                 state.add_rules(judgement.rules, "allow", SESSION)
             else:
-                state.add_rules(judgement.rules, "allow", USER)
+                line = (f"saved {rules} for this project ({root}) in {path}; other projects "
+                        "still ask (/permissions lists the rules)")
+                state.add_rules(judgement.rules, "allow", SAVED)
+            state.notes.append(line)
+            if self._host is not None:
+                self._host.warn(f"permissions: {line}")
         else:
             state.add_rules(judgement.rules, "allow", SESSION)
 

@@ -1,10 +1,13 @@
 """A session's permissions: its mode and rules, where each came from, and remembered answers.
 
-Rules come from the user's config file (``[permissions] allow/ask/deny``), the project's
-``.chatcli/config.toml`` (``deny`` and ``ask`` only: a project you cloned must not be able to
-allow anything), other settings layers (``CHATCLI_PERMISSIONS__…``), ``--allow RULE`` and the
-answers given during the session. The mode comes from ``--permission-mode``, else ``[permissions]
-mode`` (a project may only choose ``default`` or ``plan``), else ``default``.
+Rules come from the user's config file (``[permissions] allow/ask/deny``), the allow rules the
+person saved for this project ("always" at the approval prompt: ``project-permissions.json``
+in chatcli's config folder, by project root — the user's file, which a cloned repository cannot
+write), the project's ``.chatcli/config.toml`` (``deny`` and ``ask`` only: a project you cloned
+must not be able to allow anything), other settings layers (``CHATCLI_PERMISSIONS__…``),
+``--allow RULE`` and the answers given during the session. The mode comes from
+``--permission-mode``, else ``[permissions] mode`` (a project may only choose ``default`` or
+``plan``), else ``default``.
 """
 
 from __future__ import annotations
@@ -24,10 +27,16 @@ if TYPE_CHECKING:
     from chatcli_agent.permissions.policy import Judgement, Policy
     from chatcli_agent.permissions.rules import Rule
 
-__all__ = ["PermissionState", "load_state", "project_config_file", "save_allow_rules"]
+__all__ = ["PermissionState", "load_state", "project_config_file", "project_rules_path",
+           "save_allow_rules", "save_project_allow_rules", "saved_project_rules"]
 
 USER = "user config"
 PROJECT = "project config"
+#: rules the person saved for one project ("always" at the approval prompt)
+SAVED = "saved for this project"
+#: where those rules live: in chatcli's config folder (the user's, never the project's — a
+#: cloned repository cannot plant one), by project root
+PROJECT_RULES_FILE = "project-permissions.json"
 SETTINGS = "settings"
 FLAG = "--allow"
 _RISK_CLASSES = frozenset({"read", "write", "execute", "network"})
@@ -245,6 +254,9 @@ def load_state(settings: Settings, workspace: Path, allow: frozenset[str] | set[
                 check_rule_kinds(_texts(texts, effect, []), effect, where, tools)
         check_rule_kinds(sorted(a for a in allow if a not in _RISK_CLASSES), "allow",
                          "--allow", tools)
+    _root, saved = saved_project_rules(workspace, notes)
+    if saved:
+        state.add_rules(saved, "allow", SAVED)
     for effect in EFFECTS:
         state.add_rules(_texts(user.get(effect), f"{effect} in {user_path}", notes), effect, USER)
         project_rules = _texts(project.get(effect), f"{effect} in {project_path}", notes)
@@ -315,6 +327,69 @@ def _mode(flag: str | None, merged: dict[str, Any], user: dict[str, Any],
     if value == user.get("mode"):
         return value, USER
     return value, SETTINGS
+
+
+def project_rules_path() -> Path:
+    """The file of the rules saved for each project (in chatcli's config folder)."""
+    from chatcli import config_dir
+
+    return config_dir() / PROJECT_RULES_FILE
+
+
+def _read_project_rules(path: Path) -> dict[str, Any]:
+    """``{"projects": {root: {"allow": [...]}}}`` as stored; {} when there is no file.
+    Raises ValueError for a file that is not that."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    data = json.loads(text)
+    if not isinstance(data, dict) or not isinstance(data.get("projects", {}), dict):
+        raise ValueError("not a JSON object with a \"projects\" table")
+    return data
+
+
+def saved_project_rules(workspace: Path, notes: list[str] | None = None
+                        ) -> tuple[str | None, list[str]]:
+    """The project root of ``workspace`` and the allow rules the person saved for it (an
+    "always" answer); a file that cannot be read is noted and gives none."""
+    from chatcli import project_root
+
+    root = project_root(workspace)
+    if root is None:
+        return None, []
+    path = project_rules_path()
+    try:
+        data = _read_project_rules(path)
+    except (OSError, ValueError) as err:
+        if notes is not None:
+            notes.append(f"could not read {path}: {err}")
+        return root, []
+    entry = data.get("projects", {}).get(root)
+    rules = entry.get("allow") if isinstance(entry, dict) else None
+    return root, [r for r in rules if isinstance(r, str)] if isinstance(rules, list) else []
+
+
+def save_project_allow_rules(workspace: Path, rules: list[str]) -> tuple[str, Path]:
+    """Add ``rules`` to the allow rules saved for the project of ``workspace`` (atomically,
+    0600, in chatcli's config folder); returns the project root and the file. ValueError
+    when the workspace has no project (the home folder) or the file cannot be read."""
+    from chatcli import atomic_write, project_root
+
+    root = project_root(workspace)
+    if root is None:
+        raise ValueError("the home folder is no project")
+    path = project_rules_path()
+    data = _read_project_rules(path)
+    projects = dict(data.get("projects", {}))
+    entry = projects.get(root) if isinstance(projects.get(root), dict) else {}
+    current = [r for r in entry.get("allow", []) if isinstance(r, str)]
+    new = current + [r for r in rules if r not in current]
+    if new != current:
+        projects[root] = {**entry, "allow": new}
+        text = json.dumps({**data, "projects": projects}, indent=1, ensure_ascii=False) + "\n"
+        atomic_write(path, text, mode=0o600)
+    return root, path
 
 
 def save_allow_rules(rules: list[str]) -> None:
