@@ -9,7 +9,9 @@ that appends a line to a file in a folder under ``/var/tmp`` (not ``/tmp``: the 
   and writes again (a workspace snapshot before each step);
 * ``rewind`` and ``undo``: ``chatcli -c -p "/rewind last"`` and ``… "/rewind undo"``;
 * ``git tool``: ``chatcli -c -p`` whose model calls the coder's ``git`` tool: ``status``,
-  ``diff`` (unstaged and staged), ``log``, ``changed``, ``branch``.
+  ``diff`` (unstaged and staged), ``log``, ``changed``, ``branch``;
+* in every one of those runs, the prompt's environment section (``status``, ``log``) and
+  repository map (``ls-files``) of chatcli-repomap.
 
 Each row also has a *control*: plain git doing what that path does (or what the key is for) runs
 the canary, so the row is live — a row that proves nothing fails.
@@ -209,7 +211,10 @@ class World:
                 "CHATCLI_CONFIG_DIR": str(self.base / "config"),
                 "CHATCLI_DATA_DIR": str(self.base / "data"),
                 "CHATCLI_CACHE_DIR": str(self.base / "cache"),
-                "CHATCLI_PLUGINS": "openai,coder,permissions,sessions,checkpoints,print",
+                # (environment and repomap: every run's first request runs git status, log
+                # and ls-files for the prompt's environment section and repository map)
+                "CHATCLI_PLUGINS": "openai,coder,permissions,sessions,checkpoints,environment,"
+                                   "repomap,print",
                 "OPENAI_API_KEY": "test", "OPENAI_BASE_URL": url, "GIT_CONFIG_NOSYSTEM": "1"}
 
     def ran(self) -> list[str]:
