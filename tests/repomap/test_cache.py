@@ -63,3 +63,16 @@ def test_a_warm_map_does_not_import_tree_sitter(tmp_path: Path) -> None:
     runs = [subprocess.run([sys.executable, "-c", PROBE, str(root)], capture_output=True,
                            text=True, timeout=60, check=True).stdout.split() for _ in range(2)]
     assert runs == [["built", "True"], ["cached", "False"]]
+
+
+def test_the_time_budget_leaves_files_for_the_next_map(tmp_path: Path) -> None:
+    root = make_repo(tmp_path / "r")
+    hurried = build_map(root, tokens=None, seconds=0)
+    assert (hurried.parsed, hurried.pending) == (0, 5)
+    assert "5 files are not parsed yet" in hurried.text and "UserAccount" not in hurried.text
+    again = build_map(root, tokens=None, seconds=0)  # not cached: the next goes on parsing
+    assert again.how == "built" and again.pending == 5
+    done = build_map(root, tokens=None)
+    assert (done.how, done.parsed, done.pending) == ("built", 5, 0)
+    assert "not parsed yet" not in done.text and "UserAccount" in done.text
+    assert build_map(root, tokens=None, seconds=0).how == "cached"  # all parsed: no deadline

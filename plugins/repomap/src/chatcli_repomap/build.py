@@ -19,6 +19,7 @@ import json
 import os
 import re
 import threading
+import time
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -52,6 +53,8 @@ class Built(NamedTuple):
     how: str
     #: files parsed by tree-sitter in this build
     parsed: int = 0
+    #: files left for a later build by the time budget
+    pending: int = 0
 
 
 def cache_folder() -> Path:
@@ -127,22 +130,30 @@ def _choose(listing: Listing, workspace: Path, max_files: int) -> tuple[list[str
 
 def build_map(workspace: Path, *, tokens: int | None, mentioned_texts: Iterable[str] = (),
               max_files: int = 1000, max_file_bytes: int = 256 * 1024,
-              header: bool = True, path: str | None = None) -> Built:
+              header: bool = True, path: str | None = None,
+              seconds: float | None = None) -> Built:
     """The map of ``workspace``'s project within ``tokens`` (None: whole), the files that
-    ``mentioned_texts`` name weighted up; ``path`` keeps the files under that path only."""
+    ``mentioned_texts`` name weighted up; ``path`` keeps the files under that path only.
+
+    ``seconds``: how long parsing may take (None: no limit). Files not parsed by then (the
+    mentioned ones are parsed first) are left out of this map, which is then not cached:
+    the next build starts from the files parsed so far."""
     texts = list(mentioned_texts)
+    deadline = None if seconds is None else time.monotonic() + seconds
     with _LOCK:
         try:
-            return _build(workspace, tokens, texts, max_files, max_file_bytes, header, path)
+            return _build(workspace, tokens, texts, max_files, max_file_bytes, header, path,
+                          deadline)
         except (TypeError, ValueError, KeyError, IndexError, AttributeError):
             # a cache file of the right version but the wrong shape (edited, or another
             # program's): build without reading it (and write it anew)
             return _build(workspace, tokens, texts, max_files, max_file_bytes, header, path,
-                          fresh=True)
+                          deadline, fresh=True)
 
 
 def _build(workspace: Path, tokens: int | None, texts: list[str], max_files: int,
-           max_file_bytes: int, header: bool, path: str | None, fresh: bool = False) -> Built:
+           max_file_bytes: int, header: bool, path: str | None, deadline: float | None,
+           fresh: bool = False) -> Built:
     listing = list_files(workspace)
     root = listing.root
     files, left_out = _choose(listing, workspace, max_files)
@@ -173,8 +184,9 @@ def _build(workspace: Path, tokens: int | None, texts: list[str], max_files: int
     known_tags: dict[str, list[Any]] = store.get("tags") or {}
     new_files: dict[str, list[Any]] = {}
     used_tags: dict[str, list[Any]] = {}
-    parsed = 0
-    for rel in files:
+    parsed = pending = 0
+    first = set(mentioned)
+    for rel in [*mentioned, *(f for f in files if f not in first)]:
         mtime, size = stats[rel]
         entry = known_files.get(rel)
         digest = None
@@ -188,6 +200,9 @@ def _build(workspace: Path, tokens: int | None, texts: list[str], max_files: int
             digest = hashlib.sha1(f"{QUERY_VERSION}\0{language}\0".encode()
                                   + source.data).hexdigest()
             if digest not in known_tags:
+                if deadline is not None and time.monotonic() > deadline:
+                    pending += 1
+                    continue
                 from chatcli_repomap.tags import extract
 
                 found = extract(source.data, language)
@@ -198,20 +213,22 @@ def _build(workspace: Path, tokens: int | None, texts: list[str], max_files: int
         used_tags[digest] = known_tags[digest]
     text, shown_files, shown_defs = _rank_and_render(
         root, new_files, used_tags, mentioned, texts, tokens, header, path, left_out,
-        listing.truncated)
+        listing.truncated, pending)
     if new_files != known_files or len(used_tags) != len(known_tags):
         _save(tags_path, {"v": MAP_VERSION, "root": str(root), "files": new_files,
                           "tags": used_tags})
-    kept = dict(list((maps.get("maps") or {}).items())[-(KEPT_MAPS - 1):])
-    kept[key] = [text, shown_files, shown_defs, len(files)]
-    _save(maps_path, {"v": MAP_VERSION, "maps": kept})
-    return Built(text, root, len(files), shown_files, shown_defs, left_out, "built", parsed)
+    if not pending:  # (an incomplete map is not kept: the next build goes on parsing)
+        kept = dict(list((maps.get("maps") or {}).items())[-(KEPT_MAPS - 1):])
+        kept[key] = [text, shown_files, shown_defs, len(files)]
+        _save(maps_path, {"v": MAP_VERSION, "maps": kept})
+    return Built(text, root, len(files), shown_files, shown_defs, left_out, "built", parsed,
+                 pending)
 
 
 def _rank_and_render(root: Path, files: dict[str, list[Any]], tags: dict[str, list[Any]],
                      mentioned: list[str], texts: list[str], tokens: int | None,
-                     header: bool, path: str | None, left_out: int, truncated: bool
-                     ) -> tuple[str, int, int]:
+                     header: bool, path: str | None, left_out: int, truncated: bool,
+                     pending: int = 0) -> tuple[str, int, int]:
     from chatcli_repomap.rank import rank_definitions
     from chatcli_repomap.render import CHARS_PER_TOKEN, render
 
@@ -243,7 +260,8 @@ def _rank_and_render(root: Path, files: dict[str, list[Any]], tags: dict[str, li
     chosen = [(rel, name, row, text) for _s, rel, name, row, text in ranked
               if path is None or _under(rel, path)]
     budget = None if tokens is None else tokens * CHARS_PER_TOKEN
-    head = _header(root, len(files), left_out, truncated, whole=tokens is None, path=path)
+    head = _header(root, len(files) + pending, left_out, truncated, whole=tokens is None,
+                   path=path, pending=pending)
     if budget is not None and header:
         budget = max(0, budget - len(head) - 1)
     body, shown_files, shown_defs = render(chosen, budget)
@@ -264,7 +282,7 @@ def _under(rel: str, path: str) -> bool:
 
 
 def _header(root: Path, files: int, left_out: int, truncated: bool, *, whole: bool,
-            path: str | None) -> str:
+            path: str | None, pending: int = 0) -> str:
     what = "every definition" if whole else "the most referenced definitions"
     where = f" under {path!r}" if path else ""
     line = (f"Repository map{where}: {what} of the project's {files} source files, ranked "
@@ -272,4 +290,7 @@ def _header(root: Path, files: int, left_out: int, truncated: bool, *, whole: bo
     if left_out or truncated:
         line += (f" {left_out} more source files were not mapped ([repomap] max_files)."
                  if left_out else " The folder is too big to list whole without git.")
+    if pending:
+        line += (f" {pending} files are not parsed yet (the map's time budget); a later map "
+                 "will have them.")
     return line

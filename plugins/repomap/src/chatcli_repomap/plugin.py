@@ -81,7 +81,8 @@ class RepomapPlugin:
         try:
             built = build_map(workspace, tokens=options.tokens, mentioned_texts=texts,
                               max_files=options.max_files,
-                              max_file_bytes=options.max_file_kb * 1024)
+                              max_file_bytes=options.max_file_kb * 1024,
+                              seconds=options.seconds)
         except Exception as err:  # the map is a help: a failure must not stop the turn
             if self.host is not None and "build" not in self._warned:
                 self._warned.add("build")

@@ -50,7 +50,7 @@ def _fetch(arguments: Mapping[str, Any], context: ToolContext, options: RepomapO
     texts = [m.text for m in context.conversation.view()] if context.conversation else []
     built = build_map(context.workspace, tokens=None, mentioned_texts=texts,
                       max_files=options.max_files, max_file_bytes=options.max_file_kb * 1024,
-                      path=path)
+                      path=path, seconds=options.seconds * 5)
     text = built.text
     if offset and offset >= len(text):
         raise RepomapPullError(f"offset {offset:,} is past the end (the map has {len(text):,} "

@@ -6,6 +6,7 @@ map = true            # the repository map in the prompt
 tokens = 1024         # its budget (tokens, estimated as characters / 4)
 max_files = 1000      # source files parsed at most (the rest are named as left out)
 max_file_kb = 256     # bigger files are skipped (generated code, bundles)
+seconds = 3           # parsing time of one build at most (the rest waits for a later map)
 environment = true    # the environment section
 commits = 5           # recent commit subjects in it
 ```
@@ -36,6 +37,7 @@ class RepomapOptions:
     tokens: int = 1024
     max_files: int = 1000
     max_file_kb: int = 256
+    seconds: int = 3
     environment: bool = True
     commits: int = 5
 
