@@ -131,3 +131,15 @@ def test_after_a_pause_the_preview_holds_everything_not_yet_printed(chunks: list
                          and drawn[-1].plain == rest)  # type: ignore[union-attr]
     assert out.getvalue() == text[: text.rfind("\n") + 1]
     stream.finish()
+
+
+def test_a_live_region_draws_held_back_text_after_a_pause_too() -> None:
+    # chatcli -p on a terminal: no preview callback, a rich Live region
+    out = io.StringIO()
+    console = Console(file=out, force_terminal=True, width=100, height=30)
+    stream = MarkdownStream(console, min_interval=10, flush_after=0.1)
+    stream.feed("First l")
+    stream.feed("ine, then a pause: ZEBRA")
+    assert "ZEBRA" not in out.getvalue()
+    assert _wait_for(lambda: "ZEBRA" in out.getvalue())
+    stream.finish()
