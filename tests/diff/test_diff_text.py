@@ -92,22 +92,14 @@ def _text(parts: list[str], newline: bool) -> str:
     return text + "\n" if newline and parts else text
 
 
-def _expected(before: str, after: str) -> tuple[int, int]:
-    """What difflib itself changes, counted from its opcodes."""
-    a, b = before.splitlines(keepends=True), after.splitlines(keepends=True)
-    added = removed = 0
-    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b).get_opcodes():
-        if tag in ("replace", "delete"):
-            removed += i2 - i1
-        if tag in ("replace", "insert"):
-            added += j2 - j1
-    return added, removed
+def _count(text: str) -> int:
+    return len(text.split("\n")) - (text.endswith("\n") or not text)
 
 
 @settings(max_examples=300, deadline=None)
 @given(lines, lines, st.booleans(), st.booleans())
-def test_counts_read_back_equal_what_difflib_changed(before: list[str], after: list[str],
-                                                     end_a: bool, end_b: bool) -> None:
+def test_counts_read_back_balance_the_line_counts(before: list[str], after: list[str],
+                                                  end_a: bool, end_b: bool) -> None:
     old, new = _text(before, end_a), _text(after, end_b)
     diff = unified(old, new, "f")
     found = stats(diff)
@@ -115,9 +107,36 @@ def test_counts_read_back_equal_what_difflib_changed(before: list[str], after: l
         assert diff == "" and found == []
         return
     (stat,) = found
-    # (a "\ No newline" marker makes a last line differ from difflib's own comparison)
-    if (old.endswith("\n") or not old) and (new.endswith("\n") or not new):
-        assert (stat.added, stat.removed) == _expected(old, new), diff
+    assert stat.added - stat.removed == _count(new) - _count(old), diff
+    assert 0 < stat.added + stat.removed <= _count(new) + _count(old), diff
+    # what the diff shows is what was counted
+    kinds = [kind for kind, _ in classify(diff)]
+    assert (kinds.count("add"), kinds.count("del")) == (stat.added, stat.removed)
+
+
+def test_small_diffs_are_difflibs_own() -> None:
+    for before, after in [("a\nb\nc\n", "a\nc\nb\n"), ("x\ny\n", "y\nx\ny\n"),
+                          ("1\n2\n3\n4\n", "1\n3\n2\n4\n")]:
+        ours = unified(before, after, "f")
+        theirs = "".join(difflib.unified_diff(before.splitlines(True), after.splitlines(True),
+                                              "a/f", "b/f"))
+        assert ours == theirs
+
+
+def test_a_large_file_with_scattered_edits_is_diffed_quickly() -> None:
+    """difflib alone takes minutes here (100,000 distinct lines, 2,000 of them changed)."""
+    import random
+    import time
+
+    rng = random.Random(7)
+    old = [f"line {rng.randrange(10**9)}\n" for _ in range(100_000)]
+    new = list(old)
+    for i in range(0, len(new), 50):
+        new[i] = f"changed {i}\n"
+    start = time.perf_counter()
+    diff = unified("".join(old), "".join(new), "big.txt")
+    assert time.perf_counter() - start < 10
+    assert stats(diff) == [FileStat("big.txt", 2_000, 2_000)]
 
 
 @settings(max_examples=300, deadline=None)
@@ -146,16 +165,38 @@ def test_the_full_context_diff_holds_both_texts(before: list[str], after: list[s
     assert "".join(sides["old"]) == old and "".join(sides["new"]) == new, diff
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["a", "b", "c", "d", "", "}"]), max_size=30),
+       st.lists(st.sampled_from(["a", "b", "c", "e", "", "}"]), max_size=30))
+def test_the_anchored_diff_of_long_changes_holds_both_texts(before: list[str],
+                                                            after: list[str]) -> None:
+    """With every changed part treated as long (the anchoring on unique lines, recursive)."""
+    from chatcli_render import diff as module
+
+    saved, module._DIRECT = module._DIRECT, 1
+    try:
+        old, new = _text(before, True), _text(after, True)
+        diff = unified(old, new, "f", context=10_000)
+    finally:
+        module._DIRECT = saved
+    if old == new:
+        assert diff == ""
+        return
+    kept_old = [line[1:] for kind, line in classify(diff) if kind in ("context", "del")]
+    kept_new = [line[1:] for kind, line in classify(diff) if kind in ("context", "add")]
+    assert kept_old == before and kept_new == after, diff
+
+
 @settings(max_examples=500, deadline=None)
 @given(st.text(max_size=400))
 def test_any_text_is_read_without_failing(text: str) -> None:
     kinds = list(classify(text))
-    assert len(kinds) == len(text.splitlines())
+    assert len(kinds) == _count(text)
     for stat in stats(text):
         assert stat.added >= 0 and stat.removed >= 0
     assert len(stats(text)) <= text.count("\n+++ ") + text.startswith("+++ ")
     _shown, hidden = fold(text, 5)
-    assert hidden == max(len(text.splitlines()) - 5, 0)
+    assert hidden == max(_count(text) - 5, 0)
     render(text)
 
 

@@ -39,37 +39,168 @@ def plus_minus(added: int, removed: int) -> str:
 
 
 def _lines(text: str | None) -> list[str]:
+    """``text``'s lines, each with its line end (only a newline ends a line: a form feed or a
+    lone carriage return is part of one); a last line without one gets git's "No newline at
+    end of file" note."""
     if not text:
         return []
-    lines = text.splitlines(keepends=True)
-    if not lines[-1].endswith(("\n", "\r")):
-        lines[-1] += "\n\\ No newline at end of file\n"
+    lines = [line + "\n" for line in text.split("\n")]
+    if text.endswith("\n"):
+        lines.pop()
+    else:
+        lines[-1] = lines[-1][:-1] + "\n\\ No newline at end of file\n"
     return lines
+
+
+#: Lines (on either side, once the common head and tail are set aside) past which a diff is
+#: anchored on the lines found once on each side first (patience): difflib alone takes minutes
+#: on a large file with scattered changes.
+_DIRECT = 2_000
+
+
+def _opcodes(a: list[str], b: list[str], a0: int = 0, b0: int = 0
+             ) -> list[tuple[str, int, int, int, int]]:
+    """difflib-style opcodes turning ``a`` into ``b`` (offsets ``a0``/``b0`` added)."""
+    import difflib
+
+    head = 0
+    while head < len(a) and head < len(b) and a[head] == b[head]:
+        head += 1
+    tail = 0
+    while tail < len(a) - head and tail < len(b) - head and a[-1 - tail] == b[-1 - tail]:
+        tail += 1
+    out: list[tuple[str, int, int, int, int]] = []
+    if head:
+        out.append(("equal", a0, a0 + head, b0, b0 + head))
+    mid_a, mid_b = a[head:len(a) - tail], b[head:len(b) - tail]
+    x0, y0 = a0 + head, b0 + head
+    if not mid_a and not mid_b:
+        pass
+    elif not mid_a:
+        out.append(("insert", x0, x0, y0, y0 + len(mid_b)))
+    elif not mid_b:
+        out.append(("delete", x0, x0 + len(mid_a), y0, y0))
+    elif len(mid_a) <= _DIRECT and len(mid_b) <= _DIRECT:
+        matcher = difflib.SequenceMatcher(None, mid_a, mid_b, autojunk=False)
+        out += [(tag, i1 + x0, i2 + x0, j1 + y0, j2 + y0)
+                for tag, i1, i2, j1, j2 in matcher.get_opcodes()]
+    else:
+        out += _anchored(mid_a, mid_b, x0, y0)
+    if tail:
+        out.append(("equal", a0 + len(a) - tail, a0 + len(a), b0 + len(b) - tail, b0 + len(b)))
+    return out
+
+
+def _anchored(a: list[str], b: list[str], a0: int, b0: int
+              ) -> list[tuple[str, int, int, int, int]]:
+    """Patience: the lines found exactly once on each side, in the longest run that keeps
+    their order, are matched; the gaps between them are diffed alone."""
+    import bisect
+    from collections import Counter
+
+    count_a, count_b = Counter(a), Counter(b)
+    where_b = {line: j for j, line in enumerate(b) if count_b[line] == 1}
+    pairs = [(i, where_b[line]) for i, line in enumerate(a)
+             if count_a[line] == 1 and line in where_b]
+    # the longest increasing run of b positions (patience sorting)
+    tops: list[int] = []
+    top_index: list[int] = []
+    back: list[int] = [-1] * len(pairs)
+    for k, (_i, j) in enumerate(pairs):
+        at = bisect.bisect_left(tops, j)
+        if at == len(tops):
+            tops.append(j)
+            top_index.append(k)
+        else:
+            tops[at] = j
+            top_index[at] = k
+        back[k] = top_index[at - 1] if at else -1
+    chain: list[tuple[int, int]] = []
+    k = top_index[-1] if top_index else -1
+    while k != -1:
+        chain.append(pairs[k])
+        k = back[k]
+    chain.reverse()
+    if not chain:  # nothing to anchor on: one block replaced
+        return [("replace", a0, a0 + len(a), b0, b0 + len(b))]
+    out: list[tuple[str, int, int, int, int]] = []
+    i = j = 0
+    for ai, bj in [*chain, (len(a), len(b))]:
+        if ai > i or bj > j:
+            out += _opcodes(a[i:ai], b[j:bj], a0 + i, b0 + j)
+        if ai < len(a):
+            out.append(("equal", a0 + ai, a0 + ai + 1, b0 + bj, b0 + bj + 1))
+        i, j = ai + 1, bj + 1
+    return _merged(out)
+
+
+def _merged(codes: list[tuple[str, int, int, int, int]]
+            ) -> list[tuple[str, int, int, int, int]]:
+    """Neighbouring opcodes of the same kind as one (as difflib gives them)."""
+    out: list[tuple[str, int, int, int, int]] = []
+    for code in codes:
+        if code[1] == code[2] and code[3] == code[4]:
+            continue
+        if out and out[-1][0] == code[0] == "equal":
+            last = out.pop()
+            code = ("equal", last[1], code[2], last[3], code[4])
+        out.append(code)
+    return out
+
+
+def _range(start: int, stop: int) -> str:
+    """A hunk header's range, as ``diff -u`` writes it."""
+    beginning, length = start + 1, stop - start
+    if length == 1:
+        return f"{beginning}"
+    if not length:
+        beginning -= 1
+    return f"{beginning},{length}"
 
 
 def unified(before: str | None, after: str | None, path: str, new_path: str | None = None,
             context: int = 3) -> str:
     """The unified diff turning ``before`` into ``after`` (None: the file does not exist on
     that side: ``/dev/null``), with ``a/path`` and ``b/new_path`` headers; "" when equal. A
-    rename without changes is the two headers ``rename from``/``rename to``."""
+    rename without changes is the two headers ``rename from``/``rename to``. Lines are matched
+    with ``difflib``, anchored first on the lines found once on each side when the part that
+    changed is long (a large file with scattered edits takes a fraction of a second)."""
     target = new_path or path
     if before == after and target == path:
         return ""
-    old = f"a/{path}" if before is not None else "/dev/null"
-    new = f"b/{target}" if after is not None else "/dev/null"
     import difflib
 
-    body = "".join(difflib.unified_diff(_lines(before), _lines(after), old, new, n=context))
-    if not body and target != path:
+    a, b = _lines(before), _lines(after)
+    matcher = difflib.SequenceMatcher(None, a, b)
+    opcodes = _merged(_opcodes(a, b))
+    matcher.get_opcodes = lambda: opcodes  # type: ignore[method-assign]
+    out: list[str] = []
+    for group in matcher.get_grouped_opcodes(context):
+        if not out:
+            out.append(f"--- {f'a/{path}' if before is not None else '/dev/null'}\n")
+            out.append(f"+++ {f'b/{target}' if after is not None else '/dev/null'}\n")
+        out.append(f"@@ -{_range(group[0][1], group[-1][2])} "
+                   f"+{_range(group[0][3], group[-1][4])} @@\n")
+        for tag, i1, i2, j1, j2 in group:
+            if tag == "equal":
+                out.extend(" " + line for line in a[i1:i2])
+                continue
+            if tag in ("replace", "delete"):
+                out.extend("-" + line for line in a[i1:i2])
+            if tag in ("replace", "insert"):
+                out.extend("+" + line for line in b[j1:j2])
+    if not out and target != path:
         return f"rename from {path}\nrename to {target}\n"
-    return body
+    return "".join(out)
 
 
 def classify(diff: str) -> Iterator[tuple[str, str]]:
     """Each line of ``diff`` (without its line end) with its kind: ``file`` (``---``/``+++``
     headers), ``hunk`` (``@@``), ``add``, ``del``, ``context``, ``note`` (``\\ No newline…``)
     or ``meta`` (anything else: ``diff --git``, ``index``, text around the diff)."""
-    lines = diff.splitlines()
+    lines = diff.split("\n")
+    if diff.endswith("\n") or not diff:
+        lines.pop()
     old_left = new_left = 0
     index = 0
     while index < len(lines):
@@ -146,7 +277,9 @@ def stat_lines(found: list[FileStat]) -> list[str]:
 
 def fold(diff: str, limit: int) -> tuple[str, int]:
     """The first ``limit`` lines of ``diff`` and how many lines were left out."""
-    lines = diff.splitlines()
+    lines = diff.split("\n")
+    if diff.endswith("\n") or not diff:
+        lines.pop()
     if len(lines) <= limit:
         return diff.rstrip("\n"), 0
     return "\n".join(lines[:limit]), len(lines) - limit
