@@ -242,10 +242,14 @@ def _make_approver(allowed: frozenset[str], before_asking: Callable[[], None] = 
 
         before_asking()
         preview = getattr(verdict, "preview", None)
-        if preview:  # the diff the call would apply, whole
+        if preview:  # the diff the call would apply (its first 400 lines)
             from chatcli import redact
+            from chatcli_render.diff import fold
 
-            print(redact(preview).rstrip("\n"), file=sys.stderr, flush=True)
+            shown, hidden = fold(redact(preview), 400)
+            print(shown, file=sys.stderr, flush=True)
+            if hidden:
+                print(f"… {hidden:,} more diff lines", file=sys.stderr, flush=True)
         why = f" ({verdict.reason})" if verdict.reason else ""
         return click.confirm(
             f"chatcli: allow {tool.risk.value} tool {_describe_call(call)}{why}?",
