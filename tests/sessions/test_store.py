@@ -231,7 +231,7 @@ def test_open_conversation_continue_and_resume(host: PluginHost, db_path: Path) 
     settings_ = Settings()
     assert host.hooks.open_conversation(settings=settings_, resume=None,
                                         continue_last=False) is None
-    with pytest.raises(UsageError, match="no saved session in this project .* to continue"):
+    with pytest.raises(UsageError, match=r"no saved session in this project .* to continue"):
         host.hooks.open_conversation(settings=settings_,
                                      resume=None, continue_last=True)
     old = new_conversation(host)
