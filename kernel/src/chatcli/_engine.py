@@ -464,7 +464,7 @@ class Engine:
 
     def side_call(self, request: ChatRequest, conversation: Conversation, *,
                   use: Use | None = None, cancel: threading.Event | None = None,
-                  response_timeout: float | None = None) -> Iterator[Any]:
+                  response_timeout: float | None = None) -> Generator[Any, None, None]:
         """The events of a model call a plugin makes for itself (a summary, a memory
         extraction; ``request.purpose`` says which), read as a turn's (:func:`read_answer`) from
         ``use`` (default: the engine's). However it ends (close the iterator to stop early), the
