@@ -77,7 +77,8 @@ def test_agent_in_the_chat_shows_each_step_and_leaves_the_chat_as_it_was(
     assert re.search(r"✔ agent: done in 3 steps · 2 tool calls · \d+\.\ds", screen)
     # the chat shows every step live: no second trace at the end
     assert "agent trace:" not in screen
-    anchors = [re.search(r"Step (\d+) of at most 50", r.json["messages"][0]["content"])
+    # the anchor travels after the history, in the newest message (cached prefix kept)
+    anchors = [re.search(r"Step (\d+) of at most 50", r.json["messages"][-1]["content"])
                for r in openai_server.requests]
     assert [a.group(1) for a in anchors if a] == ["1", "2", "3"]
 
