@@ -9,7 +9,10 @@ Stable sections (the same bytes turn after turn, and across resume):
 They come after the kernel's base prompt (0), the tool catalog and mode banners (50) and the
 user's ``system`` setting (900): the workspace half of the prompt is last in the cached region.
 
-Volatile sections (after every stable one, so they never break the cached prefix):
+Volatile sections (after every stable one, so they never break the cached prefix; in an agent
+run, whose requests set ``ChatRequest.volatile_last``, the anthropic and openai providers send
+them after the history instead, at the end of the newest message, so each step's cached prefix
+reaches the whole previous step):
 
 - the archived-history note, order 150, naming the ``context_pull`` call of each compaction
   whose summary does not name it already;
