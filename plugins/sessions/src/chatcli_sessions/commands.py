@@ -134,7 +134,7 @@ def _print_plain(app: ChatApp, rows: list[list[str]]) -> None:
 
 def _session_new(app: ChatApp, _args: str) -> None:
     app.set_conversation(_new_conversation(app))
-    _say(app, "Started a new session (saved once you send a message).")
+    _say(app, "Started a new session (saved once it has an answer).")
 
 
 def _session_save(app: ChatApp, args: str) -> None:
