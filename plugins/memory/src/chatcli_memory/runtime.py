@@ -375,7 +375,7 @@ class Runtime:
                                                                  order=0)],
                               messages=[Message.user(user)], max_tokens=2_000,
                               temperature=0.0, purpose="memory")
-        use = Use(provider, name, model, max_retries=0)  # a failed extraction waits
+        use = Use(provider, name, model, max_retries=0)  # no retry: a later run tries again
         answers: queue.Queue[tuple[str, str | BaseException]] = queue.Queue()
         stop = threading.Event()
 
