@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import json
+from typing import Any
 
 import chatcli_provider_openai.plugin as openai_plugin
 from chatcli import (
@@ -19,6 +20,8 @@ from chatcli import (
     hookimpl,
 )
 from chatcli_testing import AddTool, Reply, ToolCall
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 KEY = "sk-prefix-test-0123456789"
 
@@ -156,3 +159,61 @@ def test_where_the_reminder_goes_for_each_kind_of_newest_message(tmp_path):
     request = ChatRequest(model="m", system=system, messages=[Message.user("hi")],
                           volatile_last=True)
     assert build_messages(request, volatile_last=False)[0]["content"] == "Base.\n\nToday is Monday."
+
+
+any_text = st.text(min_size=0, max_size=12)
+
+
+@st.composite
+def conversations(draw: Any) -> list[Message]:
+    """User turns, answers with tool calls and their results, answers cut short: any mix."""
+    from chatcli import Role, TextPart, ToolCallPart, ToolResultPart
+
+    messages: list[Message] = []
+    for _ in range(draw(st.integers(0, 10))):
+        kind = draw(st.sampled_from(["user", "answer", "calls", "cut"]))
+        if kind == "user":
+            messages.append(Message.user(draw(any_text)))
+        elif kind == "answer":
+            messages.append(Message.assistant(draw(any_text)))
+        elif kind == "cut":
+            messages.append(Message(role=Role.ASSISTANT, parts=[TextPart(text=draw(any_text))],
+                                    interrupted=True))
+        else:
+            calls = [ToolCallPart(id=f"call_{len(messages)}_{i}", name="t", arguments={})
+                     for i in range(draw(st.integers(1, 2)))]
+            messages.append(Message.assistant(draw(any_text), calls))
+            messages.append(Message(role=Role.TOOL, parts=[
+                ToolResultPart(call_id=c.id, name="t", content=draw(any_text)) for c in calls]))
+    return messages
+
+
+@settings(max_examples=150, deadline=None)
+@given(messages=conversations(), stable=any_text, volatile=st.lists(any_text, max_size=3))
+def test_an_agent_runs_request_is_the_plain_one_with_the_reminder_after_the_history(
+        messages: list[Message], stable: str, volatile: list[str]) -> None:
+    from chatcli import PromptSection, safe_text
+    from chatcli_provider_openai.request import build_messages
+
+    sections = [PromptSection("base", stable or "Base.", order=0),
+                *(PromptSection(f"v{i}", text, stable=False, order=i)
+                  for i, text in enumerate(volatile))]
+    plain = build_messages(ChatRequest(model="m", system=[sections[0]], messages=messages))
+    moved = build_messages(ChatRequest(model="m", system=sections, messages=messages,
+                                       volatile_last=True))
+    kept = [safe_text(t.strip()) for t in volatile if t.strip()]
+    if not kept or not messages or plain[-1]["role"] not in ("user", "tool"):
+        # nothing to move, or the newest message is the model's: the system message keeps them
+        assert moved == build_messages(ChatRequest(model="m", system=sections,
+                                                   messages=messages))
+        return
+    reminder = "<system-reminder>\n" + "\n\n".join(kept) + "\n</system-reminder>"
+    json.dumps(moved, ensure_ascii=False).encode()  # always sendable
+    if plain[-1]["role"] == "tool":
+        assert moved == [*plain, {"role": "user", "content": reminder}]
+    else:
+        assert moved[:-1] == plain[:-1]
+        text = plain[-1]["content"]
+        assert isinstance(text, str)
+        assert moved[-1] == {**plain[-1],
+                             "content": f"{text}\n\n{reminder}" if text else reminder}
