@@ -198,3 +198,18 @@ def test_in_a_sub_folder_of_a_repository_diff_shows_that_folder_relative_to_it(
     assert "calc.py" not in shown.stdout
     against = _run(sub, env, "-c", "-p", "/diff --git")
     assert "--- a/mod.py" in against.stdout and "calc.py" not in against.stdout, against.stdout
+
+
+def test_with_checkpoints_off_diff_says_so_and_git_still_works(
+        repo: Path, server: OpenAIServer, tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    env = _env(home, server)
+    (home / "config" / "config.toml").write_text("[checkpoints]\nenabled = false\n")
+    server.script(*_edit_script())
+    done = _run(repo, env, "--allow", "write", "-p", "fix add")
+    assert done.returncode == 0, done.stderr
+    assert "files changed" not in done.stderr  # nothing recorded: no stat
+    off = _run(repo, env, "-c", "-p", "/diff")
+    assert "checkpoints are off" in off.stdout, off.stdout
+    against = _run(repo, env, "-c", "-p", "/diff --git")
+    assert "+    return a + b" in against.stdout, against.stdout

@@ -39,6 +39,11 @@ def diff_command(core: Checkpoints, app: Any, text: str) -> None:
         diff = app.host.hook.workspace_diff(conversation=app.conversation,
                                             since="last" if last else "first")
         what = "in the last step that changed files" if last else "in this session"
+        if diff is None and not core.enabled:
+            console.print("Nothing is recorded: checkpoints are off ([checkpoints] enabled = "
+                          "false); /diff --git compares with git's HEAD.", style="yellow",
+                          markup=False)
+            return
         if diff is None:
             console.print("No file changed in this session yet (a file is recorded before "
                           "each edit or command; /diff --git compares with git's HEAD).",
