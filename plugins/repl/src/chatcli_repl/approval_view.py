@@ -61,6 +61,9 @@ def describe(console: Any, name: str, arguments: dict[str, Any], preview: str | 
             brief = f"{name}({len(found)} files {plus_minus(added, removed)})"
         lines = limit if limit is not None else fold_limit(console)
         _head, hidden = fold(diff, lines)
+        files = found[0].path if len(found) == 1 else f"{len(found)} files"
+        console.print(f"{name} would change {files}:", style="dim", markup=False,
+                      highlight=False)
         console.print(render(diff, 0, lines))
         if hidden:
             console.print(f"… {hidden:,} more diff lines (the last choice shows them)",
