@@ -408,3 +408,31 @@ def test_folders_are_shown_with_the_home_folder_as_a_tilde(monkeypatch: pytest.M
     assert shown_folder(str(tmp_path.resolve() / "src" / "app")) == "~/src/app"
     assert shown_folder("/elsewhere") == "/elsewhere" and shown_folder(None) == "-"
     assert current_project(str(tmp_path)) == str(tmp_path.resolve())  # home: its own project
+
+
+def test_session_list_in_the_chat_shows_this_project_and_all_every_project(
+        app, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from sessions_helpers import new_conversation, turn
+
+    elsewhere = git_repo(tmp_path / "elsewhere")
+    monkeypatch.chdir(elsewhere)
+    turn(new_conversation(app.host), "a question elsewhere")
+    monkeypatch.chdir(git_repo(tmp_path / "here"))
+    turn(app.conversation, "a question here")
+
+    mine = app.run("/session list")
+    assert "a question here" in mine and "a question elsewhere" not in mine
+    assert "(1 in other projects: /session list --all)" in mine
+    every = app.run("/session list --all")
+    lines = [line for line in every.splitlines() if "question" in line]
+    assert len(lines) == 2 and lines[0].lstrip().startswith("*")  # the current one, newest
+    assert str(elsewhere.resolve()) in lines[1] and lines[1].endswith("a question elsewhere")
+
+    app.picks = [1, 1]  # the menu: this project's session, then "every project…", then the 2nd
+    app.run("/session load")
+    options = app.pick_calls[-2][1]
+    assert len(options) == 2 and options[0].startswith("a question here — just now, 2 msgs · ")
+    assert options[1] == "every project… (1 more in other projects)"
+    assert [o.split(" — ")[0] for o in app.pick_calls[-1][1]] == ["a question here",
+                                                                   "a question elsewhere"]
+    assert app.conversation.messages()[0].text == "a question elsewhere"
