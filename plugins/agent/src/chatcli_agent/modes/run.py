@@ -398,10 +398,10 @@ def outcome(run: Run, finished: Any) -> tuple[str, str]:
         return f"✗ {who}: stopped by an error at step {steps}{why} ({counts})", "red"
     if reason == StopReason.MAX_TOKENS:
         return (f"⏹ {who}: the final answer was cut at max_tokens ({counts})", "yellow")
-    why = run.did_nothing()
-    if why is not None:
+    nothing = run.did_nothing()
+    if nothing is not None:
         lean = " (this model gets no tools)" if run.lean else ""
-        return (f"⚠ {who}: finished, but {why}{lean} — nothing was changed or run"
+        return (f"⚠ {who}: finished, but {nothing}{lean} — nothing was changed or run"
                 f"{denied_list(run)} ({counts})", "yellow")
     return f"✔ {who}: done in {counts}", "green"
 

@@ -382,7 +382,8 @@ def save_project_allow_rules(workspace: Path, rules: list[str]) -> tuple[str, Pa
     path = project_rules_path()
     data = _read_project_rules(path)
     projects = dict(data.get("projects", {}))
-    entry = projects.get(root) if isinstance(projects.get(root), dict) else {}
+    found = projects.get(root)
+    entry: dict[str, Any] = found if isinstance(found, dict) else {}
     current = [r for r in entry.get("allow", []) if isinstance(r, str)]
     new = current + [r for r in rules if r not in current]
     if new != current:
