@@ -37,6 +37,13 @@ def register_tools(register):
 
 @pytest.fixture
 def terminal(tmp_path: Path, openai_server: Any):
+    term = start(tmp_path, openai_server)
+    yield term
+    term.close()
+
+
+def start(tmp_path: Path, openai_server: Any, config: str = "") -> Terminal:
+    """The chat in tmux, answering through ``openai_server``; ``config``: its config.toml."""
     if not have_tmux():
         pytest.skip("tmux is not installed: the REPL tests drive a real terminal through tmux")
     site = tmp_path / "site"
@@ -49,6 +56,7 @@ def terminal(tmp_path: Path, openai_server: Any):
     home = tmp_path / "home"
     for folder in ("config", "data"):
         (home / folder).mkdir(parents=True)
+    (home / "config" / "config.toml").write_text(config)
     env = {"CHATCLI_CONFIG_DIR": str(home / "config"), "CHATCLI_DATA_DIR": str(home / "data"),
            "HOME": str(home), "TERM": "xterm-256color",
            "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONPATH": str(site),
@@ -56,8 +64,7 @@ def terminal(tmp_path: Path, openai_server: Any):
            "CHATCLI_PLUGINS": "openai,repl,agent,look"}
     term = Terminal(f"{CHATCLI} --provider openai --model m", env)
     term.wait_for("›", timeout=20)
-    yield term
-    term.close()
+    return term
 
 
 def test_agent_in_the_chat_shows_each_step_and_leaves_the_chat_as_it_was(
@@ -91,3 +98,21 @@ def test_agent_in_the_chat_shows_each_step_and_leaves_the_chat_as_it_was(
     said = [m.get("content") for m in last["messages"] if m["role"] == "user"]
     assert said == ["check a.py and b.py", "what did I ask?"]
     assert "You are working on" not in last["messages"][0]["content"]
+
+
+def test_a_model_without_tools_is_named_before_the_run_and_it_ends_without_success(
+        tmp_path: Path, openai_server: Any) -> None:
+    openai_server.script(Reply(text="The README will be updated tomorrow."))
+    term = start(tmp_path, openai_server, "[providers.openai]\ntools = false\n")
+    try:
+        term.type("/coder add a README")
+        screen = term.wait_for("coder: finished")
+        flat = " ".join(screen.split())  # (long lines wrap on the screen)
+        assert "gets no tools" in flat and "chatcli keys set" in flat
+        assert flat.index("gets no tools") < flat.index("The README will be updated tomorrow.")
+        assert "⚠ coder: finished, but it made no tool call (this model gets no tools)" in flat
+        assert "✔" not in screen
+        term.type("/config get max_turns")  # the chat goes on (no error ended it)
+        term.wait_for(lambda s: "\n20\n" in s.split("› /config get max_turns")[-1])
+    finally:
+        term.close()
