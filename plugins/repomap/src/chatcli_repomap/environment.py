@@ -44,10 +44,12 @@ def git_state(root: Path, commits: int = 5, timeout: float = 10.0) -> GitState |
     git is missing or fails)."""
     import subprocess
 
-    from chatcli_workspace import GitMissing, safe_git, safe_git_env
+    from chatcli_workspace import GitMissing, safe_git
+
+    from chatcli_repomap.common import git_env
 
     try:
-        env = safe_git_env(root, timeout=timeout)
+        env = git_env(root, timeout)
         status = safe_git(["status", "--porcelain=v1", "--branch", "-z",
                            "--untracked-files=normal"], root, git_env=env, timeout=timeout)
         if status.returncode != 0:

@@ -2,7 +2,7 @@
 
 A stable prompt section saying where the model works (folder, project root, OS, shell, git
 branch, uncommitted changes, recent commits), made once per session: the first request of a
-session runs git (through :func:`chatcli_workspace.safe_git`, three processes), the others
+session runs git (through :func:`chatcli_workspace.safe_git`: ``status`` and ``log``), the others
 reuse the text, so the section is byte-identical in every request and stays in the cached
 prefix. The date stays the kernel's volatile section. Nothing but ``chatcli.hookimpl`` is
 imported here.

@@ -82,9 +82,11 @@ def _git_files(root: Path, timeout: float) -> list[str] | None:
 
     from chatcli_workspace import GitMissing, safe_git
 
+    from chatcli_repomap.common import git_env
+
     try:
         done = safe_git(["ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-                        root, timeout=timeout)
+                        root, git_env=git_env(root, timeout), timeout=timeout)
     except (GitMissing, subprocess.TimeoutExpired, OSError):
         return None
     if done.returncode != 0:
