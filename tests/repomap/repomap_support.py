@@ -75,9 +75,11 @@ def write_files(root: Path, files: dict[str, str]) -> None:
 
 
 def cli(home: Path, workspace: Path, server: Any, *args: str, plugins: str = PLUGINS,
-        config: str = "", **env: str) -> subprocess.CompletedProcess[str]:
+        config: str = "", importtime: bool = False, **env: str
+        ) -> subprocess.CompletedProcess[str]:
     """``chatcli ARGS --provider openai --model m`` as a real process in ``workspace``, with
-    chatcli's folders under ``home`` (and ``config`` as its config.toml)."""
+    chatcli's folders under ``home`` (and ``config`` as its config.toml); ``importtime``: under
+    ``python -X importtime`` (see :func:`imported`)."""
     if config:
         (home / "config").mkdir(parents=True, exist_ok=True)
         (home / "config" / "config.toml").write_text(config)
@@ -87,7 +89,8 @@ def cli(home: Path, workspace: Path, server: Any, *args: str, plugins: str = PLU
                    CHATCLI_CACHE_DIR=str(home / "cache"), HOME=str(home),
                    OPENAI_API_KEY="sk-test", OPENAI_BASE_URL=server.url,
                    CHATCLI_PLUGINS=f"{plugins},print", **env)
-    return subprocess.run([CHATCLI, *args, "--provider", "openai", "--model", "m"],
+    front = [sys.executable, "-X", "importtime", CHATCLI] if importtime else [CHATCLI]
+    return subprocess.run([*front, *args, "--provider", "openai", "--model", "m"],
                           capture_output=True, text=True, env=environ, cwd=workspace,
                           timeout=120, stdin=subprocess.DEVNULL)
 
@@ -113,3 +116,9 @@ def section(system: str, start: str) -> str:
 
 def tool_results(request: Any) -> list[str]:
     return [m["content"] for m in request.json["messages"] if m["role"] == "tool"]
+
+
+def imported(done: subprocess.CompletedProcess[str]) -> set[str]:
+    """The modules a run under ``-X importtime`` imported."""
+    return {line.rsplit("|", 1)[1].strip() for line in done.stderr.splitlines()
+            if line.startswith("import time:") and line.count("|") == 2}

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from chatcli_testing import OpenAIServer, Reply, ToolCall
-from repomap_support import cli, git, make_repo, section, system_of, tool_results
+from repomap_support import cli, git, imported, make_repo, section, system_of, tool_results
 
 
 @pytest.fixture
@@ -115,3 +115,20 @@ def test_git_is_not_run_again_for_later_calls(
     git(repo, "commit", "-q", "--allow-empty", "-m", "a later commit")
     first, second = (system_of(r) for r in openai_server.requests)
     assert section(first, "Environment (") == section(second, "Environment (")
+
+
+def test_tree_sitter_loads_only_for_a_cold_map(tmp_path: Path, repo: Path,
+                                               openai_server: OpenAIServer) -> None:
+    openai_server.script("ok", "ok", "ok")
+    home = tmp_path / "home"
+    cold = cli(home, repo, openai_server, "-p", "hello", importtime=True)
+    warm = cli(home, repo, openai_server, "-p", "hello", importtime=True)
+    off = cli(tmp_path / "home2", repo, openai_server, "-p", "hello", importtime=True,
+              config="[repomap]\nmap = false\n")
+    assert [d.returncode for d in (cold, warm, off)] == [0, 0, 0]
+    assert "tree_sitter" in imported(cold) and "chatcli_repomap.rank" in imported(cold)
+    assert "chatcli_repomap.environment" in imported(warm)  # (the list was read)
+    assert "tree_sitter" not in imported(warm) and "chatcli_repomap.rank" not in imported(warm)
+    assert not {"tree_sitter", "chatcli_repomap.build"} & imported(off)
+    maps = [section(system_of(r), "Repository map") for r in openai_server.requests[:2]]
+    assert maps[0] == maps[1]
