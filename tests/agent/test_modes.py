@@ -127,7 +127,7 @@ def test_coder_runs_a_react_loop_with_its_prompt_the_anchor_a_trace_and_a_final_
     assert "chatcli: ▶ coder mode · at most 50 steps · fix the failing test" in err
     trace = [line for line in err if "step " in line and " · " in line]
     assert trace[0].startswith(
-        'chatcli:   step 1 · look(path="a.py") → ✓ contents of a.py (+1 lines) · 0.')
+        'chatcli:   step 1 · look(path="a.py") → ✓ contents of a.py (1 more line) · 0.')
     assert trace[1].startswith('chatcli:   step 2 · look(path="b.py") → ✓ contents of b.py')
     assert trace[2].startswith(
         'chatcli:   step 2 · fail(path="c.py") → ✗ fail failed: RuntimeError: cannot open c.py')
@@ -330,7 +330,7 @@ def test_the_trace_entries_are_json_safe_and_brief() -> None:
     call = ToolCallPart(id="c1", name="exec", arguments={"command": "x" * 200, "n": 1})
     text = brief_arguments(call)
     assert len(text) == 70 and text.startswith('command="xxx') and text.endswith("…")
-    assert brief_result("\n\n  first   line \nsecond\nthird") == "first line (+2 lines)"
+    assert brief_result("\n\n  first   line \nsecond\nthird") == "first line (2 more lines)"
     assert brief_result("") == "(no output)"
     assert json.dumps(brief_result("é" * 100))  # cut, still text
 

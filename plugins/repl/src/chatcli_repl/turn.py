@@ -161,14 +161,14 @@ def describe_call(call: ToolCallPart, limit: int = 80) -> str:
 
 def _result_line(event: ToolFinished, began: float | None, output_lines: int,
                  named: bool) -> str:
-    """``  ✓ 3 passed in 0.2s (+4 lines) · 1.3s``: the result in brief and the time it took."""
+    """``  ✓ 3 passed in 0.2s (4 more lines) · 1.3s``: the result in brief and the time it took."""
     result = event.result
     lines = [line for line in result.content.splitlines() if line.strip()]
     first = " ".join(lines[0].split()) if lines else "(no output)"
     if len(first) > 90:
         first = first[:89] + "…"
     if len(lines) > 1:
-        first += f" (+{len(lines) - 1} lines)"
+        first += f" ({len(lines) - 1} more line{'s' if len(lines) > 2 else ''})"
     who = f"{result.name}: " if named else ""  # beside other calls: which one it closes
     took = f" · {time.monotonic() - began:.1f}s" if began is not None else ""
     shown = f" · {output_lines:,} lines of output" if output_lines else ""

@@ -430,4 +430,5 @@ def brief_result(content: str, limit: int = 70) -> str:
     first = " ".join(lines[0].split())
     if len(first) > limit:
         first = first[: limit - 1] + "…"
-    return first + (f" (+{len(lines) - 1} lines)" if len(lines) > 1 else "")
+    more = len(lines) - 1
+    return first + (f" ({more} more line{'s' if more > 1 else ''})" if more else "")
