@@ -22,7 +22,8 @@ def test_the_map_is_kept_until_the_view_changes(tmp_path: Path) -> None:
     later = [Message.user("hello"), Message.user("now look at app/lonely.py")]
     assert plugin.section_text(root, SETTINGS, later, conversation) == first
     plugin.view_changed(conversation)  # a compaction: the prefix is new anyway
-    again = plugin.section_text(root, SETTINGS, later, conversation)
+    compacted = [Message.user("summary: we looked at app/lonely.py"), Message.user("go on")]
+    again = plugin.section_text(root, SETTINGS, compacted, conversation)
     assert again != first and "lonely_helper_function" in again
     other = Conversation()  # another conversation makes its own
     assert plugin.section_text(root, SETTINGS, [Message.user("hi")], other) == first
@@ -36,3 +37,15 @@ def test_switched_off_or_empty_gives_no_section(tmp_path: Path) -> None:
     empty = tmp_path / "empty"
     empty.mkdir()
     assert plugin.section_text(empty, SETTINGS, [], Conversation()) == ""
+
+
+def test_a_resumed_conversation_gets_the_same_map(tmp_path: Path) -> None:
+    """Weighted by the view up to its first user message: what later messages mention does
+    not change the map a resumed conversation (a new stash) is given."""
+    root = make_repo(tmp_path / "r")
+    opening = [Message.user("hello")]
+    first = RepomapPlugin().section_text(root, SETTINGS, opening, Conversation())
+    resumed = RepomapPlugin().section_text(
+        root, SETTINGS, [*opening, Message.assistant("hi"), Message.user("see app/lonely.py")],
+        Conversation())
+    assert resumed == first

@@ -1,8 +1,9 @@
 """Entry module of the repomap plugin (entry point ``repomap``): hook implementations.
 
 The map section is stable: it is made at a conversation's first request (weighted by the
-files that request's messages mention) and kept in the conversation's stash, so every later
-request carries the same bytes and the cached prefix holds. It is made again when the view
+files the view mentions up to its first user message) and kept in the conversation's stash, so
+every later request carries the same bytes and the cached prefix holds; a resumed conversation
+gets the same map while the files are unchanged. It is made again when the view
 changes (a compaction rewrote the messages: the prefix is new anyway) and in a new session.
 ``context_pull {"kind":"repomap"}`` always builds afresh, weighted by the whole conversation.
 
@@ -66,7 +67,7 @@ class RepomapPlugin:
                 return kept[2]
         elif key in self._loose:
             return self._loose[key]
-        text = self.make(workspace, options, [m.text for m in messages])
+        text = self.make(workspace, options, _opening(messages))
         if conversation is not None:
             conversation.stash[MAP] = (*key, text)
         else:
@@ -142,6 +143,18 @@ class RepomapPlugin:
         return [PromptSection(name="repomap", text=text, order=REPOMAP_ORDER)]
 
 
+
+
+def _opening(messages: list[Message]) -> list[str]:
+    """The texts the prompt's map is weighted by: the view up to its first user message (at a
+    conversation's first request, that is all of it; on resume or after a compaction the same
+    messages give the same map)."""
+    texts = []
+    for message in messages:
+        texts.append(message.text)
+        if message.role == "user":
+            break
+    return texts
 
 
 def _forget(conversation: Conversation) -> None:
