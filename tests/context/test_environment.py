@@ -1,6 +1,6 @@
 """The environment section (chatcli-repomap's ``environment`` plugin) in the request the model
 receives through the real command line, next to this plugin's sections: once per session, in
-the stable part of the prompt, before the bootstrap files; git's state as git reports it, for
+the stable part of the prompt, after the bootstrap files; git's state as git reports it, for
 each state a repository can be in; commit subjects bounded and cleaned."""
 
 from __future__ import annotations
@@ -133,7 +133,7 @@ def test_commits_are_bounded_and_cleaned(home: Path, workspace: Path,
     assert listed[0].endswith("…") and len(listed[0]) <= 110
 
 
-def test_the_section_sits_with_the_stable_ones_before_the_bootstrap_files(
+def test_the_section_sits_with_the_stable_ones_after_the_bootstrap_files(
         home: Path, workspace: Path, openai_server: OpenAIServer) -> None:
     _repo(workspace)
     write(workspace, "AGENTS.md", "Run the tests.\n")
@@ -141,7 +141,7 @@ def test_the_section_sits_with_the_stable_ones_before_the_bootstrap_files(
     done = cli(home, workspace, openai_server, "-p", "hello", plugins=PLUGINS)
     assert done.returncode == 0, done.stderr
     system = openai_system(openai_server.requests[0])
-    assert (system.index("Environment (") < system.index("Contents of AGENTS.md")
+    assert (system.index("Contents of AGENTS.md") < system.index("Environment (")
             < system.index("Repository map"))
     messages = openai_server.requests[0].json["messages"]
     assert "Environment (" not in messages[-1]["content"]  # not with the turn's volatile part

@@ -21,9 +21,10 @@ if TYPE_CHECKING:
 
 __all__ = ["ENVIRONMENT_ORDER", "EnvironmentPlugin"]
 
-#: After the kernel's base prompt and tool catalog, before attached contexts (800) and the
-#: bootstrap files (950): it changes once per session, less often than what follows it.
-ENVIRONMENT_ORDER = 700
+#: After the attached contexts (800), bootstrap files (950) and rules (990), before the map
+#: (995): git's state differs from one session to the next (a resumed conversation gets a new
+#: one), while those change only when the user edits them — what changes more comes later.
+ENVIRONMENT_ORDER = 993
 
 
 class EnvironmentPlugin:
