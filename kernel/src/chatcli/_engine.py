@@ -147,6 +147,15 @@ class _Answer:
     #: what the call is for (the request's ``purpose``)
     purpose: str = "chat"
 
+    def take(self, event: object, provider_name: str) -> None:
+        """Keep what a usage or stop event says of the answer."""
+        if isinstance(event, UsageEvent):
+            self.usage = event.usage
+        elif isinstance(event, StopEvent):
+            self.stop, self.model = event.reason, event.model or self.model
+            if event.provider and event.provider != provider_name:
+                self.provider = event.provider
+
 
 @dataclass(frozen=True)
 class Use:
@@ -475,12 +484,7 @@ class Engine:
                 lambda: use.provider.stream(request), who=use.provider_name, cancel=cancel,
                 max_retries=use.max_retries, sleep=self._sleep,
                 response_timeout=response_timeout or self.settings.response_timeout):
-                if isinstance(event, UsageEvent):
-                    answer.usage = event.usage
-                elif isinstance(event, StopEvent):
-                    answer.model = event.model or answer.model
-                    answer.provider = event.provider if event.provider != use.provider_name \
-                        else None
+                answer.take(event, use.provider_name)
                 yield event
         except ChatcliError as err:
             error = err
@@ -518,16 +522,12 @@ class Engine:
                     yield event
                 elif isinstance(event, ToolCallEvent):
                     answer.calls.append(safe_message(event.call))
-                elif isinstance(event, UsageEvent):
-                    answer.usage = event.usage
-                elif isinstance(event, StopEvent):
-                    answer.stop = event.reason
-                    answer.model = event.model or answer.model
-                    if event.provider and event.provider != use.provider_name:
-                        answer.provider = event.provider
-                    turn.failed.extend(event.failed)
                 elif isinstance(event, Retrying):
                     yield event
+                else:
+                    answer.take(event, use.provider_name)
+                    if isinstance(event, StopEvent):
+                        turn.failed.extend(event.failed)
         except ChatcliError as err:
             turn.end_answer(interrupted=True, error=err)
             return err
