@@ -372,7 +372,8 @@ def bill_openai(bodies: list[bytes]) -> Bill:
 def report(kind: str, bill: Bill) -> bool:
     ok = bill.share(bill.full) <= GOAL_FULL
     print(f"{kind}: naive resend {bill.naive:,} characters over 20 requests")
-    print(f"  full price      {bill.full:>10,}  {bill.share(bill.full):6.1%}  "
+    label = "full price¹" if kind == "anthropic" else "full price "
+    print(f"  {label}     {bill.full:>10,}  {bill.share(bill.full):6.1%}  "
           f"(goal ≤ {GOAL_FULL:.0%}) {'ok' if ok else 'MISSED'}")
     if kind == "anthropic":
         weighted_ok = bill.weighted <= GOAL_WEIGHTED
@@ -382,6 +383,7 @@ def report(kind: str, bill: Bill) -> bool:
         print(f"  weighted (writes at {WRITE_PRICE}×)         {bill.weighted:6.1%}  "
               f"(goal ≤ {GOAL_WEIGHTED:.0%}) {'ok' if weighted_ok else 'MISSED'}")
         print(f"  whole bill (+ {READ_PRICE}× reads)          {bill.whole:6.1%}")
+        print("  ¹ not read from the cache: cache writes (1.25×) and uncached input (1×)")
     else:
         print(f"  cached prefix   {bill.read:>10,}  {bill.share(bill.read):6.1%}")
         print(f"  whole bill (cached input at {OPENAI_READ_PRICE}×)    "
