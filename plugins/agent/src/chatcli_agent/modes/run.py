@@ -121,7 +121,8 @@ class Run:
         if not self.trace:
             return "it made no tool call"
         if not any(entry.ran for entry in self.trace):
-            return "every tool call it made was denied"
+            return ("every tool call it made was denied" if len(self.denied) == len(self.trace)
+                    else "none of its tool calls ran")
         if self.actions_tried and not self.actions_run:
             return "every change or command it tried was denied"
         return None
