@@ -424,3 +424,44 @@ def test_a_run_that_only_reads_is_done(chat: Any, openai_server: Any) -> None:
     done = chat("-p", "/agent is a.py fine?")
     assert done.returncode == 0, done.stderr
     assert "✔ agent: done in 2 steps · 1 tool call · " in done.stderr
+
+
+#: A run's calls — (risk, allowed; None: its arguments were invalid, so it was never decided)
+#: — and why the run did nothing (None: it did something, so it ends with ✔).
+DID_NOTHING = [
+    ([], "it made no tool call"),
+    ([("read", True)], None),
+    ([("read", True), ("write", False)], "every change or command it tried was denied"),
+    ([("read", True), ("execute", False), ("write", False)],
+     "every change or command it tried was denied"),
+    ([("read", True), ("write", False), ("write", True)], None),
+    ([("write", True)], None),
+    ([("read", False)], "every tool call it made was denied"),
+    ([("read", False), ("write", False)], "every tool call it made was denied"),
+    ([("write", None)], "none of its tool calls ran"),
+    ([("read", True), ("write", None)], None),  # nothing refused; a read ran
+]
+
+
+@pytest.mark.parametrize(("calls", "expected"), DID_NOTHING)
+def test_what_a_run_that_did_nothing_is(calls: list[tuple[str, bool | None]],
+                                        expected: str | None) -> None:
+    from chatcli import Risk, ToolCallPart, ToolResultPart, ToolSpec
+    from chatcli_agent.modes.run import Run, outcome
+
+    run = Run(mode="coder", task="t", max_steps=5, prompt="p")
+    run.model_call()
+    for index, (risk, allowed) in enumerate(calls):
+        call = ToolCallPart(id=f"c{index}", name=f"tool{index}", arguments={"n": index})
+        if allowed is not None:
+            run.decided(call, ToolSpec(call.name, "d", risk=Risk(risk)), allowed)
+        run.tool_finished(call, ToolResultPart(call_id=call.id, name=call.name, content="r",
+                                               is_error=not allowed))
+    assert run.did_nothing() == expected
+    finished = type("Finished", (), {"stop_reason": "end_turn", "error": None})()
+    line, style = outcome(run, finished)
+    assert line.startswith("✔ coder: done") == (expected is None)
+    if expected is not None:
+        assert line.startswith(f"⚠ coder: finished, but {expected}") and style == "yellow"
+        refused = [f"tool{i}(n=" for i, (_, a) in enumerate(calls) if a is False]
+        assert all(name in line for name in refused)
