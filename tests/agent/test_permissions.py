@@ -20,6 +20,8 @@ from chatcli_agent.permissions.rules import (
     parse_rule,
     path_rule,
 )
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 # ------------------------------------------------------------------------------------ rules
 
@@ -529,3 +531,27 @@ def test_the_entry_module_is_light_and_registers_the_hooks() -> None:
     assert out.stdout.strip() == str(sorted(["authorize_tool_call", "configure",
                                              "register_slash_commands", "session_start",
                                              "tool_call_decided"]))
+
+
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(batches=st.lists(st.lists(st.text(st.characters(exclude_categories=()), max_size=20),
+                                 max_size=4), min_size=1, max_size=3))
+def test_rules_saved_for_a_project_come_back_as_they_were(ws, batches) -> None:
+    import os
+
+    from chatcli_agent.permissions.state import (
+        project_rules_path,
+        save_project_allow_rules,
+        saved_project_rules,
+    )
+
+    project_rules_path().unlink(missing_ok=True)
+    expected: list[str] = []
+    for rules in batches:
+        root, path = save_project_allow_rules(ws.root, rules)
+        expected += [r for r in rules if r not in expected]
+    assert root == os.path.realpath(ws.root)
+    assert saved_project_rules(ws.root) == (root, expected)
+    if expected:
+        assert path.stat().st_mode & 0o777 == 0o600

@@ -388,7 +388,9 @@ def save_project_allow_rules(workspace: Path, rules: list[str]) -> tuple[str, Pa
     new = current + [r for r in rules if r not in current]
     if new != current:
         projects[root] = {**entry, "allow": new}
-        text = json.dumps({**data, "projects": projects}, indent=1, ensure_ascii=False) + "\n"
+        # (ASCII: a rule or a folder name holding any character, even one no encoding takes,
+        # is written and read back as it was)
+        text = json.dumps({**data, "projects": projects}, indent=1) + "\n"
         atomic_write(path, text, mode=0o600)
     return root, path
 
