@@ -555,3 +555,24 @@ def test_rules_saved_for_a_project_come_back_as_they_were(ws, batches) -> None:
     assert saved_project_rules(ws.root) == (root, expected)
     if expected:
         assert path.stat().st_mode & 0o777 == 0o600
+
+
+def test_rules_saved_at_once_by_several_sessions_are_all_kept(ws) -> None:
+    import threading
+
+    from chatcli_agent.permissions.state import save_project_allow_rules, saved_project_rules
+
+    start = threading.Barrier(8)
+
+    def save(number: int) -> None:
+        start.wait()
+        for step in range(5):
+            save_project_allow_rules(ws.root, [f"exec(tool{number}-{step}:*)"])
+
+    threads = [threading.Thread(target=save, args=(n,)) for n in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    _, saved = saved_project_rules(ws.root)
+    assert sorted(saved) == sorted(f"exec(tool{n}-{s}:*)" for n in range(8) for s in range(5))

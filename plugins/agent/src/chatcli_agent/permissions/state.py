@@ -374,12 +374,26 @@ def save_project_allow_rules(workspace: Path, rules: list[str]) -> tuple[str, Pa
     """Add ``rules`` to the allow rules saved for the project of ``workspace`` (atomically,
     0600, in chatcli's config folder); returns the project root and the file. ValueError
     when the workspace has no project (the home folder) or the file cannot be read."""
-    from chatcli import atomic_write, project_root
+    from chatcli import project_root
 
     root = project_root(workspace)
     if root is None:
         raise ValueError("the home folder is no project")
     path = project_rules_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    import fcntl
+
+    # under a lock: two sessions answering "always" at once both keep their rules
+    with open(path.with_name(path.name + ".lock"), "a") as lock:
+        fcntl.flock(lock.fileno(), fcntl.LOCK_EX)
+        _add_project_rules(path, root, rules)
+    return root, path
+
+
+def _add_project_rules(path: Path, root: str, rules: list[str]) -> None:
+    """Add ``rules`` to ``root``'s entry of the file at ``path`` (the caller holds the lock)."""
+    from chatcli import atomic_write
+
     data = _read_project_rules(path)
     projects = dict(data.get("projects", {}))
     found = projects.get(root)
@@ -392,7 +406,6 @@ def save_project_allow_rules(workspace: Path, rules: list[str]) -> tuple[str, Pa
         # is written and read back as it was)
         text = json.dumps({**data, "projects": projects}, indent=1) + "\n"
         atomic_write(path, text, mode=0o600)
-    return root, path
 
 
 def save_allow_rules(rules: list[str]) -> None:
