@@ -161,11 +161,11 @@ class PermissionsPlugin:
                 line = (f"could not save {rules} for this project: {err}; allowed for this "
                         "session only")
                 state.add_rules(judgement.rules, "allow", SESSION)
-            else:
+                state.notes.append(line)
+            else:  # (/permissions lists the rule and names the file)
                 line = (f"saved {rules} for this project ({root}) in {path}; other projects "
                         "still ask (/permissions lists the rules)")
                 state.add_rules(judgement.rules, "allow", SAVED)
-            state.notes.append(line)
             if self._host is not None:
                 self._host.warn(f"permissions: {line}")
         else:
