@@ -45,11 +45,30 @@ def test_each_language_gives_its_definitions_and_uses(path: str, source: str, de
     assert language is not None
     tags = extract(source.encode(), language)
     assert tags is not None
-    found = {(name, kind) for name, kind, _row, _line in tags.defs}
+    found = {(name, kind) for name, kind, _row, _line, _end in tags.defs}
     assert defs <= found
     assert used in tags.refs
-    for name, _kind, row, line in tags.defs:  # the line shown is the definition's own line
+    for name, _kind, row, line, end in tags.defs:  # the line shown is the definition's own
         assert name in line and line == source.splitlines()[row][:240]
+        assert row <= end < len(source.splitlines())
+
+
+def test_a_method_reads_in_its_class() -> None:
+    from chatcli_repomap.render import render
+
+    source = ("class Outer:\n    def first(self):\n        pass\n\n"
+              "    def wanted_method(self):\n        pass\n\n"
+              "if True:\n    def not_in_a_class():\n        pass\n")
+    tags = extract(source.encode(), "python")
+    assert tags is not None
+    outline = [(row, end, kind, text) for _n, kind, row, text, end in tags.defs]
+    by_name = {d[0]: d for d in tags.defs}
+    text, _, _ = render([("a.py", "wanted_method", by_name["wanted_method"][2],
+                          by_name["wanted_method"][3])], None, {"a.py": outline})
+    assert text == "a.py:\n    1│class Outer:\n    5│    def wanted_method(self):"
+    alone, _, _ = render([("a.py", "not_in_a_class", by_name["not_in_a_class"][2],
+                           by_name["not_in_a_class"][3])], None, {"a.py": outline})
+    assert alone == "a.py:\n    9│    def not_in_a_class():"  # an if is no container
 
 
 @pytest.mark.parametrize("path", ["README.md", "Makefile", "x.txt", ".py", "dir.py/x",

@@ -32,7 +32,7 @@ from chatcli_repomap.tags import QUERY_VERSION
 
 __all__ = ["MAP_VERSION", "Built", "build_map", "cache_folder", "mentioned_files"]
 
-MAP_VERSION = "1"
+MAP_VERSION = "2"
 #: rendered maps kept per project
 KEPT_MAPS = 8
 _LOCK = threading.Lock()
@@ -235,11 +235,13 @@ def _rank_and_render(root: Path, files: dict[str, list[Any]], tags: dict[str, li
     defines: dict[str, list[str]] = {}
     uses: dict[str, dict[str, int]] = {}
     lines: dict[tuple[str, str], list[tuple[int, str]]] = {}
+    outlines: dict[str, list[tuple[int, int, str, str]]] = {}
     for rel, (_m, _s, digest) in files.items():
         defs, refs = tags[digest]
-        for name, _kind, row, text in defs:
+        for name, kind, row, text, end in defs:
             defines.setdefault(name, []).append(rel)
             lines.setdefault((rel, name), []).append((row, text))
+            outlines.setdefault(rel, []).append((row, end, kind, text))
         if refs:
             uses[rel] = refs
     said = set(_WORD_NAMES.findall("\n".join(texts))) if texts else set()
@@ -264,7 +266,7 @@ def _rank_and_render(root: Path, files: dict[str, list[Any]], tags: dict[str, li
                    path=path, pending=pending)
     if budget is not None and header:
         budget = max(0, budget - len(head) - 1)
-    body, shown_files, shown_defs = render(chosen, budget)
+    body, shown_files, shown_defs = render(chosen, budget, outlines)
     if not header:
         return body, shown_files, shown_defs
     if not body:

@@ -23,7 +23,7 @@ from chatcli_records_lite import NamedTuple
 __all__ = ["QUERY_VERSION", "FileTags", "extract"]
 
 #: changes whenever what :func:`extract` returns for the same bytes changes (the cache key)
-QUERY_VERSION = "1"
+QUERY_VERSION = "2"
 #: definitions kept per file, at most
 MAX_DEFS = 400
 #: characters of a definition's first line kept
@@ -47,8 +47,9 @@ IDENTIFIERS: dict[str, tuple[str, ...]] = {
 class FileTags(NamedTuple):
     """What one file defines and uses."""
 
-    #: (name, kind, 0-based line, the line's text) per definition, in file order
-    defs: list[tuple[str, str, int, str]]
+    #: (name, kind, 0-based line, the line's text, 0-based last line) per definition, in file
+    #: order
+    defs: list[tuple[str, str, int, str, int]]
     #: name → how many times the file uses it
     refs: dict[str, int]
 
@@ -149,7 +150,7 @@ def extract(source: bytes, key: str) -> FileTags | None:
     tree = grammar.parser.parse(source)
     root = tree.root_node
     lines = source.split(b"\n")
-    defs: list[tuple[str, str, int, str]] = []
+    defs: list[tuple[str, str, int, str, int]] = []
     seen: set[tuple[str, int]] = set()
     refs: dict[str, int] = {}
     for _pattern, captures in QueryCursor(grammar.tags).matches(root):
@@ -166,7 +167,8 @@ def extract(source: bytes, key: str) -> FileTags | None:
                 continue
             seen.add((name, row))
             line = lines[row].decode("utf-8", "replace") if row < len(lines) else ""
-            defs.append((name, kind.removeprefix("definition."), row, line[:LINE * 2]))
+            end = max(row, captures[kind][0].end_point[0])  # (the whole definition's node)
+            defs.append((name, kind.removeprefix("definition."), row, line[:LINE * 2], end))
         elif kind.startswith("reference.") and grammar.names is None:
             refs[name] = refs.get(name, 0) + 1
     if grammar.names is not None:
