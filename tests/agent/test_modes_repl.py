@@ -78,8 +78,8 @@ def test_agent_in_the_chat_shows_each_step_and_leaves_the_chat_as_it_was(
     screen = terminal.wait_for("✔ agent: done")
     assert "▶ agent mode · at most 50 steps · check a.py and b.py" in screen
     assert '⚙ look(path="a.py")' in screen and '⚙ look(path="b.py")' in screen
-    assert re.search(r"✓ contents of a\.py \(\+1 lines\) · 0\.[2-9]s", screen)
-    assert re.search(r"✓ contents of b\.py \(\+1 lines\) · 0\.[2-9]s", screen)
+    assert re.search(r"✓ contents of a\.py \(1 more line\) · 0\.[2-9]s", screen)
+    assert re.search(r"✓ contents of b\.py \(1 more line\) · 0\.[2-9]s", screen)
     assert "Both files are fine." in screen
     assert re.search(r"✔ agent: done in 3 steps · 2 tool calls · \d+\.\ds", screen)
     # the chat shows every step live: no second trace at the end
