@@ -76,3 +76,14 @@ def test_the_time_budget_leaves_files_for_the_next_map(tmp_path: Path) -> None:
     assert (done.how, done.parsed, done.pending) == ("built", 5, 0)
     assert "not parsed yet" not in done.text and "UserAccount" in done.text
     assert build_map(root, tokens=None, seconds=0).how == "cached"  # all parsed: no deadline
+
+
+def test_max_files_keeps_the_working_folder_first_and_says_what_was_left(tmp_path: Path) -> None:
+    files = {f"other/o{i}.py": f"def other_fn_{i}():\n    pass\n" for i in range(4)}
+    files |= {f"here/h{i}.py": f"def here_fn_{i}():\n    pass\n" for i in range(3)}
+    root = make_repo(tmp_path / "r", files)
+    built = build_map(root / "here", tokens=None, max_files=4)
+    assert (built.files, built.left_out) == (4, 3)
+    assert all(f"here_fn_{i}" in built.text for i in range(3))
+    assert sum(f"other_fn_{i}" in built.text for i in range(4)) == 1
+    assert "3 more source files were not mapped ([repomap] max_files)" in built.text
