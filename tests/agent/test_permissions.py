@@ -321,9 +321,8 @@ def test_an_always_answer_is_saved_for_this_project_only(ws, driver) -> None:
     assert _saved() == {root: {"allow": ["edit(src/app.py)"]}}
     path = project_rules_path()
     assert path.parent == ws.user_config.parent and path.stat().st_mode & 0o777 == 0o600
-    assert session.warnings == [f"permissions: saved edit(src/app.py) for this project ({root}) "
-                                f"in {path}; other projects still ask (/permissions lists the "
-                                "rules)"]
+    assert (f"permissions: saved edit(src/app.py) for this project ({root}) in {path}; other "
+            "projects still ask (/permissions lists the rules)") in session.warnings
     later = driver(interactive=True, approver=Recorder())
     assert [n for n, _ in later.turn(("edit", {"path": "src/app.py"})).ran] == ["edit"]
     assert later.turn(("edit", {"path": "src/other.py"})).ran == []
