@@ -49,3 +49,22 @@ def test_a_resumed_conversation_gets_the_same_map(tmp_path: Path) -> None:
         root, SETTINGS, [*opening, Message.assistant("hi"), Message.user("see app/lonely.py")],
         Conversation())
     assert resumed == first
+
+
+def test_what_the_time_budget_left_is_parsed_in_the_background(tmp_path: Path) -> None:
+    import threading
+    import time
+
+    from chatcli_repomap.build import build_map
+    from chatcli_repomap.settings import RepomapOptions
+
+    root = make_repo(tmp_path / "r")
+    plugin = RepomapPlugin()
+    hurried = plugin.make(root, RepomapOptions(seconds=0), ["hello"])
+    assert "5 files are not parsed yet" in hurried
+    deadline = time.monotonic() + 30
+    while any(t.name == "repomap-finish" for t in threading.enumerate()):
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    after = build_map(root, tokens=None)
+    assert after.parsed == 0 and "UserAccount" in after.text  # all parsed by the thread

@@ -43,6 +43,8 @@ class RepomapPlugin:
         self._warned: set[str] = set()
         #: maps made without a conversation, by (workspace, budget)
         self._loose: dict[tuple[str, int], str] = {}
+        #: workspaces whose parsing goes on in the background
+        self._finishing: set[str] = set()
 
     def options(self, settings: Settings | None) -> RepomapOptions:
         from chatcli_repomap.settings import RepomapOptions
@@ -90,12 +92,38 @@ class RepomapPlugin:
                 self.host.warn(f"repomap: the map could not be made ({err}); the prompt goes "
                                "without it")
             return ""
+        if built.pending:
+            self._finish(workspace, options)
         if built.files == 0:
             return ""
         if self._pull_offered():
             return (f"{built.text}\n\nThe whole map (every definition): {pull_call()}; one file "
                     f"or folder: {pull_call(file='PATH')}.")
         return built.text
+
+    def _finish(self, workspace: Path, options: RepomapOptions) -> None:
+        """Parse what the time budget left, on a thread of its own, for the next map (this
+        conversation keeps the one it has: its prompt stays the same bytes). A one-shot run that
+        ends first loses nothing: the cache is written whole or not at all."""
+        import threading
+
+        from chatcli_repomap.build import build_map
+
+        key = str(workspace)
+        if key in self._finishing:
+            return
+        self._finishing.add(key)
+
+        def run() -> None:
+            try:
+                build_map(workspace, tokens=options.tokens, max_files=options.max_files,
+                          max_file_bytes=options.max_file_kb * 1024)
+            except Exception:  # (the next map tries again, and reports)
+                pass
+            finally:
+                self._finishing.discard(key)
+
+        threading.Thread(target=run, name="repomap-finish", daemon=True).start()
 
     def _pull_offered(self) -> bool:
         if self.host is None:
