@@ -305,8 +305,6 @@ def _saved() -> dict:
 def test_an_always_answer_is_saved_for_this_project_only(ws, driver) -> None:
     import os
 
-    from conftest import Driver, Workspace
-
     ws.user_config.write_text('# my settings\n[permissions]\nallow = ["exec(make:*)"]  # keep\n')
     before = ws.user_config.read_text()
     approver = Recorder(answers=[Approval(True, scope="always")])
@@ -333,8 +331,9 @@ def test_an_always_answer_is_saved_for_this_project_only(ws, driver) -> None:
     other = ws.root.parent / "other"
     (other / "src").mkdir(parents=True)
     (other / "src" / "app.py").write_text("x\n")
-    elsewhere = Driver(Workspace(other, ws.home, ws.outside), interactive=True,
-                       approver=Recorder())
+    # (the classes of this folder's conftest: `from conftest import` may find another folder's)
+    elsewhere = type(session)(type(ws)(other, ws.home, ws.outside), interactive=True,
+                              approver=Recorder())
     try:
         assert elsewhere.turn(("edit", {"path": "src/app.py"})).ran == []
         assert len(elsewhere.approver.questions) == 1

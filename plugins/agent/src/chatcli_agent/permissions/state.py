@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -28,7 +27,7 @@ if TYPE_CHECKING:
     from chatcli_agent.permissions.rules import Rule
 
 __all__ = ["PermissionState", "load_state", "project_config_file", "project_rules_path",
-           "save_allow_rules", "save_project_allow_rules", "saved_project_rules"]
+           "save_project_allow_rules", "saved_project_rules"]
 
 USER = "user config"
 PROJECT = "project config"
@@ -406,86 +405,3 @@ def _add_project_rules(path: Path, root: str, rules: list[str]) -> None:
         # is written and read back as it was)
         text = json.dumps({**data, "projects": projects}, indent=1) + "\n"
         atomic_write(path, text, mode=0o600)
-
-
-def save_allow_rules(rules: list[str]) -> None:
-    """Append ``rules`` to ``[permissions] allow`` of the user's config file, atomically.
-
-    Only the ``allow`` line changes (the file's comments and other lines stay); when the file's
-    layout defeats that, chatcli-config-edit's ``set_value`` rewrites it."""
-    import tomllib
-
-    from chatcli import atomic_write, user_config_path
-    from chatcli_config_edit import set_value
-
-    path = user_config_path()
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        text = ""
-    data = tomllib.loads(text)  # a file that cannot be read is left alone (the error says why)
-    table = data.get("permissions", {})
-    current = table.get("allow", []) if isinstance(table, dict) else []
-    if isinstance(current, str):
-        current = [current]
-    if not isinstance(current, list):
-        raise ValueError(f"{path}: [permissions] allow is not a list")
-    new = list(current) + [r for r in rules if r not in current]
-    if new == current:
-        return
-    expected = dict(data)
-    expected["permissions"] = {**(table if isinstance(table, dict) else {}), "allow": new}
-    edited = _edit_allow(text, new)
-    if edited is not None:
-        try:
-            if tomllib.loads(edited) == expected:
-                path.parent.mkdir(parents=True, exist_ok=True)
-                atomic_write(path, edited)
-                return
-        except tomllib.TOMLDecodeError:
-            pass
-    path.parent.mkdir(parents=True, exist_ok=True)
-    set_value(path, "permissions.allow", json.dumps(new))
-
-
-#: A table header line, and the allow line (compiled by ``re``'s cache when an answer saves a
-#: rule, not at import: every session imports this module).
-_HEADER = r"^\s*\[([^\[\]]+)\]\s*(#.*)?$"
-_ALLOW = r"^(\s*)allow\s*="
-
-
-def _edit_allow(text: str, rules: list[str]) -> str | None:
-    """``text`` with ``[permissions] allow`` set to ``rules`` on one line; None when the file's
-    layout is not one this can edit safely."""
-    line = "allow = " + json.dumps(rules) + "\n"
-    lines = text.splitlines(keepends=True)
-    if lines and not lines[-1].endswith("\n"):
-        lines[-1] += "\n"
-    section = None
-    header_at = None
-    for index, current in enumerate(lines):
-        header = re.match(_HEADER, current)
-        if header:
-            section = header.group(1).strip()
-            if section == "permissions":
-                header_at = index
-            continue
-        if current.lstrip().startswith("["):
-            section = None
-            continue
-        match = re.match(_ALLOW, current)
-        if section == "permissions" and match:
-            end = index
-            depth = current.count("[") - current.count("]")
-            while depth > 0 and end + 1 < len(lines):
-                end += 1
-                depth += lines[end].count("[") - lines[end].count("]")
-            comment = re.search(r"\]\s*(#[^\"']*)$", lines[end].rstrip("\n"))
-            tail = f"  {comment.group(1)}" if comment else ""
-            replaced = match.group(1) + line.rstrip("\n") + tail + "\n"
-            return "".join([*lines[:index], replaced, *lines[end + 1:]])
-    if header_at is not None:
-        return "".join([*lines[:header_at + 1], line, *lines[header_at + 1:]])
-    if "permissions" in text and re.search(r"^\s*permissions\s*=", text, re.M):
-        return None  # an inline table
-    return "".join(lines) + ("\n" if lines else "") + "[permissions]\n" + line
