@@ -61,6 +61,11 @@ _GROUPED_MODULES = {"test_sandbox_attacks.py", "test_policy_class_attacks.py",
 SLOW: dict[str, tuple[str, ...]] = {
     "runs chatcli as a real process (a second or more a test)": (
         "agent/test_modes.py",
+        "agent/test_run_economy.py",
+        "context/test_environment.py",
+        "diff/test_diff_oneshot.py",
+        "repomap/test_repomap_cli.py",
+        "sessions/test_projects.py",
         "agent/test_user_hooks.py",
         "cli/test_bad_api_keys.py",
         "cli/test_config_masking.py",

@@ -381,8 +381,10 @@ class Runtime:
 
         def read() -> None:
             parts: list[str] = []
+            # (the provider's own deadline a second later: the wait below decides, and `stop`
+            # ends the call; both at once would race and name the wrong cause)
             stream = session.engine.side_call(request, conversation, use=use, cancel=stop,
-                                              response_timeout=timeout)
+                                              response_timeout=timeout + 1)
             try:
                 for event in stream:
                     if stop.is_set():
