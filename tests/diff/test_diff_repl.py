@@ -95,8 +95,8 @@ def test_an_edit_is_approved_on_its_coloured_diff_and_diff_opens_it_again(
     screen = chat.wait_for(lambda s: title in s and "+    return a + b" in s)
     above = screen.split(title)[0]
     # the diff, whole, above the question — no truncated arguments
-    for line in ("edit would change calc.py:", "--- a/calc.py", "+++ b/calc.py", "@@ -1,2 +1,2 @@", "-    return a - b",
-                 "+    return a + b"):
+    for line in ("edit would change calc.py:", "--- a/calc.py", "+++ b/calc.py", "@@ -1,2 +1,2 @@",
+                 "-    return a - b", "+    return a + b"):
         assert line in above, above
     assert "old='" not in screen and "…)" not in screen
     colours = coloured(chat)

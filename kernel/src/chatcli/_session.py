@@ -46,14 +46,14 @@ class SessionOptions:
 
     ``provider``/``model`` are the ``--provider``/``--model`` flags (already part of the
     settings; kept here because naming one overrides what a resumed conversation used).
-    ``resume`` is ``--resume REF`` (``""`` without REF), ``continue_last`` is ``-c``. ``system`` is ``--system``
-    (part of the settings too). ``allow`` holds what the command line pre-approves: risk class
-    names (``write``: the front ends' approvers read them) and permission rules
-    (``exec(npm test:*)``, read by a policy plugin); ``permission_mode`` is the mode a policy
-    plugin runs in, None when not given. Both are set by a plugin's options of those names
-    (chatcli-agent's ``--allow`` and ``--permission-mode``); ``extra`` holds the values of the
-    other options plugins add (``register_cli_options``), by parameter name, and the root
-    command's ``as_json`` (``--json``) and ``raw`` (``--raw``).
+    ``resume`` is ``--resume REF`` (``""`` without REF), ``continue_last`` is ``-c``. ``system``
+    is ``--system`` (part of the settings too). ``allow`` holds what the command line
+    pre-approves: risk class names (``write``: the front ends' approvers read them) and
+    permission rules (``exec(npm test:*)``, read by a policy plugin); ``permission_mode`` is the
+    mode a policy plugin runs in, None when not given. Both are set by a plugin's options of
+    those names (chatcli-agent's ``--allow`` and ``--permission-mode``); ``extra`` holds the
+    values of the other options plugins add (``register_cli_options``), by parameter name, and
+    the root command's ``as_json`` (``--json``) and ``raw`` (``--raw``).
     """
 
     provider: str | None = None

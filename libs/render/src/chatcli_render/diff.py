@@ -10,13 +10,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Literal, NamedTuple
 
 if TYPE_CHECKING:
     from rich.text import Text
 
 __all__ = ["FileStat", "classify", "fold", "plus_minus", "render", "stat_lines", "stats",
            "unified"]
+
+#: one difflib opcode: what to do, and the ranges of both sides it covers
+_Op = tuple[Literal["replace", "delete", "insert", "equal"], int, int, int, int]
 
 #: the minus sign of ``+4 −1`` (U+2212, as the counts are shown to people)
 MINUS = "\u2212"
@@ -59,7 +62,7 @@ _DIRECT = 2_000
 
 
 def _opcodes(a: list[str], b: list[str], a0: int = 0, b0: int = 0
-             ) -> list[tuple[str, int, int, int, int]]:
+             ) -> list[_Op]:
     """difflib-style opcodes turning ``a`` into ``b`` (offsets ``a0``/``b0`` added)."""
     import difflib
 
@@ -69,7 +72,7 @@ def _opcodes(a: list[str], b: list[str], a0: int = 0, b0: int = 0
     tail = 0
     while tail < len(a) - head and tail < len(b) - head and a[-1 - tail] == b[-1 - tail]:
         tail += 1
-    out: list[tuple[str, int, int, int, int]] = []
+    out: list[_Op] = []
     if head:
         out.append(("equal", a0, a0 + head, b0, b0 + head))
     mid_a, mid_b = a[head:len(a) - tail], b[head:len(b) - tail]
@@ -92,7 +95,7 @@ def _opcodes(a: list[str], b: list[str], a0: int = 0, b0: int = 0
 
 
 def _anchored(a: list[str], b: list[str], a0: int, b0: int
-              ) -> list[tuple[str, int, int, int, int]]:
+              ) -> list[_Op]:
     """Patience: the lines found exactly once on each side, in the longest run that keeps
     their order, are matched; the gaps between them are diffed alone."""
     import bisect
@@ -123,7 +126,7 @@ def _anchored(a: list[str], b: list[str], a0: int, b0: int
     chain.reverse()
     if not chain:  # nothing to anchor on: one block replaced
         return [("replace", a0, a0 + len(a), b0, b0 + len(b))]
-    out: list[tuple[str, int, int, int, int]] = []
+    out: list[_Op] = []
     i = j = 0
     for ai, bj in [*chain, (len(a), len(b))]:
         if ai > i or bj > j:
@@ -134,10 +137,10 @@ def _anchored(a: list[str], b: list[str], a0: int, b0: int
     return _merged(out)
 
 
-def _merged(codes: list[tuple[str, int, int, int, int]]
-            ) -> list[tuple[str, int, int, int, int]]:
+def _merged(codes: list[_Op]
+            ) -> list[_Op]:
     """Neighbouring opcodes of the same kind as one (as difflib gives them)."""
-    out: list[tuple[str, int, int, int, int]] = []
+    out: list[_Op] = []
     for code in codes:
         if code[1] == code[2] and code[3] == code[4]:
             continue

@@ -52,15 +52,15 @@ def since_point(owner: Checkpoints, conversation: Conversation, since: str) -> S
 def diff_since(owner: Checkpoints, conversation: Conversation, since: str) -> str | None:
     """The unified diff from the recorded state ``since`` names to the workspace now ("" when
     nothing differs; None when nothing was recorded)."""
-    from chatcli_checkpoints._core import _GitPlan
+    from chatcli_checkpoints._core import _FilesPlan, _GitPlan
 
     point = since_point(owner, conversation, since)
     if point is None:
         return None
     with owner._lock:
         plans = owner._plans(owner._store(conversation), point)  # type: ignore[arg-type]
-        return "".join(_git_diff(plan) if isinstance(plan, _GitPlan) else _files_diff(plan)
-                       for plan in plans)
+        return "".join(_git_diff(plan) if isinstance(plan, _GitPlan) else
+                       _files_diff(plan) if isinstance(plan, _FilesPlan) else "" for plan in plans)
 
 
 def _git_diff(plan: _GitPlan) -> str:
