@@ -295,7 +295,7 @@ def test_live_output_of_a_running_tool_is_shown_dim_and_capped(
     assert "│ … 6 earlier lines" in screen
     screen = term.wait_for("all lines read")
     assert "│ out-" not in screen  # the live area is gone once the tool finished
-    assert re.search(r"✓ slow done \(\+16 lines\) · \d+\.\ds · 16 lines of output", screen)
+    assert re.search(r"✓ slow done \(16 more lines\) · \d+\.\ds · 16 lines of output", screen)
     # the model got the whole output
     (result,) = tool_results(openai_server.requests[-1])
     assert result.count("out-") == 16
@@ -309,7 +309,7 @@ def test_a_tool_call_in_the_trace_has_its_arguments_result_and_time(
     term.type("go")
     screen = term.wait_for("ok")
     assert "⚙ slow(lines=2)" in screen
-    assert re.search(r"✓ slow done \(\+2 lines\) · 0\.\ds", screen)
+    assert re.search(r"✓ slow done \(2 more lines\) · 0\.\ds", screen)
     wait_until(lambda: "›" in term.screen())
 
 
