@@ -62,6 +62,7 @@ SLOW: dict[str, tuple[str, ...]] = {
     "runs chatcli as a real process (a second or more a test)": (
         "agent/test_modes.py",
         "agent/test_run_economy.py",
+        "cli/test_help_cache.py",
         "context/test_environment.py",
         "diff/test_diff_oneshot.py",
         "repomap/test_repomap_cli.py",
@@ -153,6 +154,9 @@ SLOW: dict[str, tuple[str, ...]] = {
     "waits seconds on purpose (a background worker, a command stopped mid-run)": (
         "coder/test_exec.py::test_stopping_the_turn_kills_the_command",
         "memory/test_worker.py::test_the_worker_never_delays_the_next_prompt",
+        "memory/test_idle_extraction.py",
+        "render/test_held_text.py"
+        "::test_a_steady_stream_is_drawn_by_its_chunks_and_the_timer_adds_no_draw_per_chunk",
     ),
     "starts real MCP servers": (
         "mcp/test_mcp_cli_runs.py",
@@ -161,6 +165,9 @@ SLOW: dict[str, tuple[str, ...]] = {
         "mcp/test_mcp_lifecycle.py",
         "mcp/test_mcp_prompts_resources.py",
         "mcp/test_mcp_serve.py",
+    ),
+    "runs git in hostile repositories, one process per case": (
+        "repomap/test_hostile.py",
     ),
     "starts PostgreSQL servers or many writer processes": (
         "memory_postgres/test_postgres_any_character.py"
@@ -172,6 +179,7 @@ SLOW: dict[str, tuple[str, ...]] = {
         "coder/test_edit.py::test_an_exact_unique_edit_changes_exactly_that_text",
         "coder/test_edit.py::test_trailing_whitespace_differences_still_find_the_one_block",
         "compaction/test_compaction_properties.py",
+        "diff/test_diff_text.py::test_a_large_file_with_scattered_edits_is_diffed_quickly",
         "kernel/test_plugin_order.py::test_any_registration_order_calls_as_the_position_order",
         "context/test_pull_args.py",
         "provider_kit/test_openai_format.py::test_fragmented_arguments_reassemble_exactly",
