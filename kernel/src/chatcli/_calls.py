@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
     from chatcli._config import Settings
     from chatcli._conversation import Conversation
+    from chatcli._engine import Engine
     from chatcli._types import Message, ToolCallPart, Usage
 
 __all__ = [
@@ -268,6 +269,8 @@ class ToolContext:
         tail kept), so a tool that can say more useful things in less should fit it.
     :param confinement: what this call may reach (set by the engine from the policy's
         :class:`Verdict` once the call is authorized).
+    :param engine: the :class:`~chatcli.Engine` running the call (a tool that hands work to a
+        child run branches it: :meth:`~chatcli.Engine.branch`).
     """
 
     workspace: Path
@@ -278,6 +281,7 @@ class ToolContext:
     output: Callable[[str], None] = ignore_output
     max_output: int = 60_000
     confinement: Confinement = field(default_factory=Confinement)
+    engine: Engine | None = None
 
     @property
     def cancelled(self) -> bool:
@@ -301,7 +305,9 @@ class Tool:
     commands inside a sandbox that enforces :class:`Confinement` (see :class:`ToolSpec`).
     ``preview(arguments, context)``, when given, says what the call would change (a unified
     diff) for the question asked before it runs; raising means the call would fail, and it is
-    then refused with that error instead of asked.
+    then refused with that error instead of asked. ``concurrent`` calls run side by side with
+    the step's other concurrent calls (default: read-only tools do; a delegation to a child run
+    that authorizes its own calls may too).
     """
 
     name: str
@@ -313,6 +319,7 @@ class Tool:
     subject: str | None = None
     confined: bool = False
     preview: Callable[[Any, ToolContext], str | None] | None = None
+    concurrent: bool | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not TOOL_NAME_PATTERN.match(self.name):

@@ -46,8 +46,12 @@ class Conversation:
         title: str = "",
         max_checkpoints: int = 20,
         metadata: dict[str, Any] | None = None,
+        parent: Conversation | None = None,
     ) -> None:
         self.id = id or new_id("s_")
+        #: The conversation this one branched from for a child run (a subagent's work, which
+        #: plugins keeping per-conversation state may carry over from it); None for a root.
+        self.parent = parent
         self.title = title
         self.max_checkpoints = max_checkpoints
         #: What a front end or a store keeps about the conversation (a name, where it was forked

@@ -19,7 +19,7 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import threading
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Callable, Collection, Generator, Iterator
 from dataclasses import field
 from pathlib import Path
 from typing import Any
@@ -280,8 +280,11 @@ class Engine:
         sleep: Callable[[float], None] | None = None,
         on_retry: Callable[[Retrying], None] | None = None,
         on_tool_output: Callable[[str], None] | None = None,
+        tool_names: Collection[str] | None = None,
     ) -> None:
         self.host = host
+        #: the tools this engine offers, by name (None: every registered tool)
+        self.tool_names = frozenset(tool_names) if tool_names is not None else None
         #: shows a running tool's live output (a shell command's) to the user
         self.on_tool_output = on_tool_output
         #: The settings turns run with; replace it (``engine.settings = new``), never mutate it.
@@ -311,8 +314,30 @@ class Engine:
 
     @property
     def tools(self) -> dict[str, Tool]:
-        """The tools the next model call offers (plugins may change them during a run)."""
-        return self.host.tools()
+        """The tools the next model call offers (plugins may change them during a run), only
+        those named by ``tool_names`` when it is set."""
+        tools = self.host.tools()
+        if self.tool_names is None:
+            return tools
+        return {name: tool for name, tool in tools.items() if name in self.tool_names}
+
+    def branch(self, *, use: Use | None = None, settings: Settings | None = None,
+               tool_names: Collection[str] | None = None, workspace: Path | None = None,
+               approver: Approver | None = None,
+               on_tool_output: Callable[[str], None] | None = None) -> Engine:
+        """An engine for a child run (a subagent's) on a conversation of its own: the same
+        plugins, retries and person to ask, with ``use``, ``settings``, ``workspace`` and
+        ``approver`` when given, and never a tool this engine does not offer (``tool_names``
+        narrows them further)."""
+        names = set(self.tools) if tool_names is None else set(self.tools) & set(tool_names)
+        current = use or self.current
+        child = Engine(self.host, settings or self.settings, current.provider,
+                       current.provider_name, current.model, workspace=workspace or self.workspace,
+                       approver=approver or self.approver, interactive=self.interactive,
+                       sleep=self._sleep, on_retry=self.on_retry, tool_names=names,
+                       on_tool_output=on_tool_output or self.on_tool_output)
+        child.current = current
+        return child
 
     # ------------------------------------------------------------------ prompt
 
@@ -395,6 +420,7 @@ class Engine:
         (``/retry``). Closing the iterator early cancels the turn cleanly.
         """
         attach_hooks(conversation, self.host)
+        cancel = cancel if cancel is not None else threading.Event()  # set when interrupted
         turn = _Turn(self, conversation)
         if prompt is not None:
             conversation.checkpoint(_first_line(prompt.text))
@@ -427,6 +453,7 @@ class Engine:
                 yield from self._tool_step(turn, answer.tool_calls, cancel)
             yield turn.finished(StopReason.TURN_LIMIT)
         except (KeyboardInterrupt, GeneratorExit) as stop:
+            cancel.set()  # tools still running in the background (child runs) stop too
             turn.interrupt()
             if isinstance(stop, GeneratorExit):
                 return
@@ -541,7 +568,8 @@ class Engine:
         """Run the calls and append their results together, in the calls' order.
 
         Each call is validated and authorized in order (questions to the person come one at a
-        time). Consecutive read-only calls then run concurrently; every other call runs alone,
+        time). Consecutive concurrent calls (``Tool.concurrent``; by default the read-only
+        ones) then run side by side; every other call runs alone,
         in order. ``ToolStarted`` comes only for a call that will run; every call ends with a
         ``ToolFinished`` (errors and denials included). An answer making more than
         ``max_calls_per_step`` calls gets the extra ones refused.
@@ -553,7 +581,9 @@ class Engine:
             context = self.tool_context(turn, cancel)
             ready = self._prepare(call, context) if index < limit else _error(
                 call, f"not run: more than {limit} tool calls in one answer; make fewer at a time")
-            if not isinstance(ready, ToolResultPart) and ready[0].risk == Risk.READ:
+            if not isinstance(ready, ToolResultPart) and (
+                    ready[0].risk == Risk.READ if ready[0].concurrent is None
+                    else ready[0].concurrent):
                 batch.append((call, *ready, context))
                 continue
             yield from self._run_batch(turn, batch, cancel)
@@ -580,7 +610,7 @@ class Engine:
 
         for call, _tool, _args, _context in batch:
             yield ToolStarted(call)
-        pool = ThreadPoolExecutor(max_workers=min(4, len(batch)), thread_name_prefix="chatcli-tool")
+        pool = ThreadPoolExecutor(max_workers=len(batch), thread_name_prefix="chatcli-tool")
         try:
             futures = [pool.submit(self._execute, call, tool, args, context)
                        for call, tool, args, context in batch]
@@ -626,6 +656,7 @@ class Engine:
             conversation=turn.conversation if turn is not None else None, cancel=cancel,
             output=self.on_tool_output or ignore_output,
             max_output=_result_limit(turn) if turn is not None else settings.tool_output_max,
+            engine=self,
         )
 
     def authorize(self, call: ToolCallPart, tool: Tool, context: ToolContext, args: Any = None

@@ -23,9 +23,9 @@ if TYPE_CHECKING:
     from chatcli_plugin_records._compaction import check_compaction as check_compaction
     from chatcli_plugin_records._compaction import describe_messages as describe_messages
 
-__all__ = ["CompactionJob", "CompactionReport", "CompactionStrategy", "PersonaSource",
+__all__ = ["AgentType", "CompactionJob", "CompactionReport", "CompactionStrategy", "PersonaSource",
            "PullKind", "RestorePoint", "SkillSource", "check_compaction", "describe_messages"]
-__version__ = "1.3.0"
+__version__ = "1.4.0"
 
 
 class SkillSource(NamedTuple):
@@ -70,6 +70,29 @@ class RestorePoint(NamedTuple):
 
     summary: str
     restore: Callable[[], str]
+
+
+class AgentType(NamedTuple):
+    """A kind of worker a delegation can start (``register_agent_types``, declared by
+    chatcli-subagents): every persona is one, and so is each ``.claude/agents/*.md``.
+
+    ``prompt`` is the worker's system prompt; ``tools`` the names of the tools it may use (None:
+    the parent's; a worker never gets a tool its parent does not offer); ``model`` and
+    ``provider`` what it answers with (None: the parent's; ``model`` may be a Claude Code alias,
+    ``sonnet``, ``haiku``, ``opus`` or ``inherit``); ``isolation`` ``"worktree"`` to run in a
+    git worktree of its own; ``max_turns`` its model-call limit (None: ``[agents]``'s);
+    ``source`` where it was defined (a file, or the plugin), for ``/agents types``.
+    """
+
+    name: str
+    description: str
+    prompt: str = ""
+    tools: tuple[str, ...] | None = None
+    model: str | None = None
+    provider: str | None = None
+    isolation: str | None = None
+    max_turns: int | None = None
+    source: str = ""
 
 
 #: What :mod:`chatcli_plugin_records._compaction` holds, made when first named (a run that

@@ -73,10 +73,14 @@ class PermissionsPlugin:
 
     def _state(self, context: ToolContext) -> PermissionState:
         conversation = context.conversation
-        if conversation is not None:
-            state = conversation.stash.get(STATE, None)
+        branch = conversation
+        while branch is not None:  # a child run (a subagent's) is judged by its parent's rules
+            state = branch.stash.get(STATE, None)
             if state is not None:
+                if branch is not conversation:
+                    conversation.stash[STATE] = state  # type: ignore[union-attr]
                 return state
+            branch = branch.parent
         if self._last is not None and conversation is None:
             return self._last
         from chatcli_agent.permissions.state import load_state
