@@ -23,6 +23,7 @@ from chatcli_workspace._env import (
 )
 from chatcli_workspace._git import GitMissing, neutral_config, safe_git, safe_git_env
 from chatcli_workspace._glob import glob_regex
+from chatcli_workspace._locks import FileBusy, claim, claims_of, holder, release_claims
 from chatcli_workspace._mask import MASK, looks_secret, mask_secrets
 from chatcli_workspace._programs import control_file_programs
 from chatcli_workspace._record import TRUST_FILE, trust_project, untrust_project
@@ -34,9 +35,10 @@ __all__ += ["KNOWN_SECRETS", "is_secret_variable", "pass_env_names", "scrubbed_e
             "secret_names_in_settings"]
 __all__ += ["GitMissing", "neutral_config", "safe_git", "safe_git_env"]
 __all__ += ["MASK", "looks_secret", "mask_secrets"]
+__all__ += ["FileBusy", "claim", "claims_of", "holder", "release_claims"]
 __all__ += ["control_file_programs", "glob_regex", "trust_summary"]
 __all__ += ["TRUST_FILE", "trust_notice", "trust_project", "trust_waiting", "untrust_project"]
-__version__ = "1.0.0"
+__version__ = "1.1.0"
 
 
 class OutsideWorkspace(ValueError):
