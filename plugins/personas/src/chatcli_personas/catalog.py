@@ -1,12 +1,17 @@
 """Where personas come from, in precedence order, and the loaded set.
 
-1. the project: ``.chatcli/agents/`` in the workspace and every folder above it up to the
-   repository's root (the folder holding ``.git``), nearest first;
-2. the user: ``<config dir>/agents/`` (``~/.config/chatcli/agents``);
+1. the project: ``.chatcli/agents/``, then ``.claude/agents/`` (Claude Code's subagents, read
+   as they are), in the workspace and every folder above it up to the repository's root (the
+   folder holding ``.git``), nearest folder first;
+2. the user: ``<config dir>/agents/`` (``~/.config/chatcli/agents``), then ``~/.claude/agents/``;
 3. packages: the folders persona packs register (``register_persona_sources``), in order.
 
 A name found twice is the first one's. Files are read again only when they change (size and
 modification time), so asking for the set before every model call costs a few ``stat`` calls.
+
+A project's ``.claude/agents/*.md`` are control files (:data:`CONTROL_PATTERNS`, registered
+through ``register_setting_rules``): they are read only once the user trusted the project
+(``chatcli trust``) with those very files; an untrusted project's are skipped with one line.
 """
 
 from __future__ import annotations
@@ -21,7 +26,17 @@ from chatcli_personas.persona import Persona, load_persona
 if TYPE_CHECKING:
     from chatcli import PluginHost
 
-__all__ = ["Catalog", "project_folders", "project_root"]
+__all__ = ["CLAUDE_AGENTS", "CONTROL_PATTERNS", "Catalog", "project_folders", "project_root"]
+
+#: Claude Code's subagent folder, in a project and in the home folder.
+CLAUDE_AGENTS = ".claude/agents"
+
+#: How deep below the project root a folder's ``.claude/agents`` is covered by workspace trust
+#: (a monorepo's ``packages/app/.claude/agents``); deeper ones are never read.
+MAX_DEPTH = 2
+
+#: The project's Claude Code agent files as control files (globs relative to the project root).
+CONTROL_PATTERNS = tuple(f"{'*/' * depth}{CLAUDE_AGENTS}/*.md" for depth in range(MAX_DEPTH + 1))
 
 
 def project_root(workspace: Path) -> Path | None:
@@ -47,11 +62,13 @@ class Catalog:
 
     def __init__(self, host: PluginHost | None = None, workspace: Path | None = None,
                  warn: Callable[[str], None] | None = None,
-                 user_folder: Callable[[], Path] | None = None) -> None:
+                 user_folder: Callable[[], Path] | None = None,
+                 claude_folder: Callable[[], Path] | None = None) -> None:
         self.host = host
         self.workspace = workspace
         self._warn = warn or (lambda line: None)
         self._user_folder = user_folder
+        self._claude_folder = claude_folder
         self._files: dict[Path, tuple[tuple[int, int], Persona | None]] = {}
         self._warned: set[str] = set()
 
@@ -60,9 +77,12 @@ class Catalog:
         from chatcli import config_dir
 
         workspace = (self.workspace or Path.cwd()).resolve()
-        found = [("project", folder) for folder in project_folders(workspace, ".chatcli/agents")]
         user = self._user_folder() if self._user_folder is not None else config_dir() / "agents"
-        found.append(("user", user))
+        claude = self.claude_user_folder()
+        found = [("project", folder) for folder in
+                 project_folders(workspace, ".chatcli/agents", CLAUDE_AGENTS)
+                 if folder not in (user, claude)]
+        found += [("user", user), ("user", claude)]
         if self.host is not None:
             from chatcli_plugin_records import PersonaSource
 
@@ -71,19 +91,52 @@ class Catalog:
             found += [(source.name, Path(source.path)) for source in sources.values()]
         return found
 
+    def claude_user_folder(self) -> Path:
+        """The user's Claude Code agents: ``~/.claude/agents``."""
+        if self._claude_folder is not None:
+            return self._claude_folder()
+        return Path.home() / CLAUDE_AGENTS
+
     def personas(self) -> dict[str, Persona]:
         """Every persona by name, the first of each name in precedence order."""
         chosen: dict[str, Persona] = {}
         seen: set[Path] = set()
+        trusted: set[Path] | None = None  # the project's trusted Claude Code agent files
         for source, folder in self.folders():
-            for path in _markdown_files(folder):
+            claude = _is_claude(folder)
+            files = _markdown_files(folder)
+            if claude and source == "project" and files:
+                if trusted is None:
+                    trusted = self._trusted_files()
+                if any(path not in trusted for path in files):
+                    self._say_once(f"persona {_shown(folder)}: not read — a project's Claude "
+                                   "Code agents act only once you trust the project (chatcli "
+                                   "trust)")
+                files = [path for path in files if path in trusted]
+            for path in files:
                 if path in seen:
                     continue
                 seen.add(path)
-                persona = self._load(path, source)
+                persona = self._load(path, source, claude=claude)
                 if persona is not None:
                     chosen.setdefault(persona.name, persona)
         return chosen
+
+    def _trusted_files(self) -> set[Path]:
+        """The project's files the user trusted as they are now (none when the project is not
+        trusted, or there is no project: the workspace is the home folder)."""
+        from chatcli import project_trust
+
+        workspace = (self.workspace or Path.cwd()).resolve()
+        state = project_trust(workspace, self.host)
+        if state.root is None or not state.trusted:
+            return set()
+        return {state.root / relative for relative in state.files}
+
+    def _say_once(self, line: str) -> None:
+        if line not in self._warned:
+            self._warned.add(line)
+            self._warn(line)
 
     def get(self, name: str) -> Persona | None:
         """The persona called ``name`` (any case; a leading ``@`` is ignored), else None."""
@@ -92,7 +145,7 @@ class Catalog:
             return None
         return self.personas().get(wanted)
 
-    def _load(self, path: Path, source: str) -> Persona | None:
+    def _load(self, path: Path, source: str, *, claude: bool = False) -> Persona | None:
         try:
             info = path.stat()
         except OSError:
@@ -101,14 +154,16 @@ class Catalog:
         cached = self._files.get(path)
         if cached is not None and cached[0] == stamp:
             return cached[1]
-        persona, problems = load_persona(path, source)
+        persona, problems = load_persona(path, source, claude=claude)
         self._files[path] = (stamp, persona)
         for problem in problems:
-            line = f"persona {_shown(path)}: {problem}"
-            if line not in self._warned:
-                self._warned.add(line)
-                self._warn(line)
+            self._say_once(f"persona {_shown(path)}: {problem}")
         return persona
+
+
+def _is_claude(folder: Path) -> bool:
+    """Whether ``folder`` is a ``.claude/agents`` folder (Claude Code's format)."""
+    return folder.parts[-2:] == (".claude", "agents")
 
 
 def _markdown_files(folder: Path) -> list[Path]:

@@ -17,9 +17,16 @@ provider: anthropic              # optional: used while it speaks
 model: claude-sonnet-4-5
 colour: "#FFD700"
 icon: 🛡
+isolation: worktree              # as an agent type: its workers run in a git worktree
+max-turns: 20                    # as an agent type: its workers' model-call limit
 ---
 You are …
 ```
+
+Claude Code's subagent files (``.claude/agents/*.md``: ``name``, ``description``, ``tools``,
+``model``, ``color``) are read as they are (``claude=True``): their ``model`` may be an alias
+(``sonnet``, ``opus``, ``haiku``, ``inherit``), kept as :attr:`Persona.model_alias` for the
+agent type and not used as a model id when the persona answers in the chat.
 """
 
 from __future__ import annotations
@@ -29,9 +36,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from chatcli_personas.claude import MODEL_ALIASES, split_entries
 from chatcli_personas.frontmatter import as_list, as_text, parse
 
-__all__ = ["NAME_PATTERN", "Persona", "load_persona", "slug"]
+__all__ = ["ISOLATIONS", "MAX_TURNS", "NAME_PATTERN", "Persona", "load_persona", "slug"]
 
 #: A persona's name: what follows ``@`` and ``/persona``.
 NAME_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,63}$")
@@ -39,12 +47,20 @@ NAME_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,63}$")
 #: Longest description kept (the rest is cut with an ellipsis).
 MAX_DESCRIPTION = 300
 
+#: What ``isolation`` may say (as an agent type): its workers run in a git worktree.
+ISOLATIONS = ("worktree",)
+#: Largest ``max-turns`` a persona may set.
+MAX_TURNS = 1000
+
 
 @dataclass(frozen=True)
 class Persona:
     """A persona as loaded. ``tools`` is None when the file names no tools (no limit) and a
     tuple (maybe empty: no tools at all) when it does. ``source`` says where it came from
-    (``project``, ``user`` or a package's source name)."""
+    (``project``, ``user`` or a package's source name). ``claude`` is True for a file read in
+    Claude Code's format (``.claude/agents``); ``model_alias`` is a model written as Claude
+    Code's alias (``sonnet``: for the agent type; ``model`` is then None); ``isolation`` and
+    ``max_turns`` are for its workers as an agent type."""
 
     name: str
     title: str
@@ -63,6 +79,10 @@ class Persona:
     model: str | None = None
     colour: str | None = None
     icon: str = ""
+    isolation: str | None = None
+    max_turns: int | None = None
+    model_alias: str | None = None
+    claude: bool = False
 
     @property
     def label(self) -> str:
@@ -105,18 +125,48 @@ def _colour(value: Any, problems: list[str]) -> str | None:
         return None
     from rich.color import Color, ColorParseError
 
-    try:
-        Color.parse(text)
-    except ColorParseError:
-        problems.append(f"colour '{text}' is not a colour (a name like 'gold1' or '#FFD700'); "
-                        "its answers are shown without one")
+    for candidate in (text, f"{text}1"):  # Claude Code's 'orange', 'pink': rich's 'orange1'
+        try:
+            Color.parse(candidate)
+        except ColorParseError:
+            continue
+        return candidate
+    problems.append(f"colour '{text}' is not a colour (a name like 'gold1' or '#FFD700'); "
+                    "its answers are shown without one")
+    return None
+
+
+def _isolation(value: Any, problems: list[str]) -> str | None:
+    text = as_text(value).lower()
+    if not text or text in ("none", "off", "no"):
         return None
-    return text
+    if text in ISOLATIONS:
+        return text
+    problems.append(f"isolation '{as_text(value)}' is not one of: {', '.join(ISOLATIONS)}; "
+                    "ignored")
+    return None
 
 
-def load_persona(path: Path, source: str = "") -> tuple[Persona | None, list[str]]:
+def _max_turns(value: Any, problems: list[str]) -> int | None:
+    if value is None or value == "":
+        return None
+    number: int | None = None
+    if isinstance(value, int) and not isinstance(value, bool):
+        number = value
+    elif isinstance(value, str) and re.fullmatch(r"[0-9]{1,6}", value.strip()):
+        number = int(value.strip())
+    if number is None or not 1 <= number <= MAX_TURNS:
+        problems.append(f"max-turns '{as_text(value)}' is not a whole number from 1 to "
+                        f"{MAX_TURNS}; ignored")
+        return None
+    return number
+
+
+def load_persona(path: Path, source: str = "", *, claude: bool = False
+                 ) -> tuple[Persona | None, list[str]]:
     """The persona in ``path`` and the problems found (one line each). A file that cannot be
-    read, or has no body (the prompt), gives no persona."""
+    read, or has no body (the prompt), gives no persona. ``claude``: the file is Claude Code's
+    (``.claude/agents``), which requires a ``name``."""
     try:
         text = path.read_text(encoding="utf-8", errors="replace")
     except OSError as err:
@@ -127,6 +177,9 @@ def load_persona(path: Path, source: str = "") -> tuple[Persona | None, list[str
         return None, [*problems, "it has no body (the persona's prompt, after the "
                                  "frontmatter); skipped"]
     written = as_text(document.get("name")) or path.stem
+    if claude and not as_text(document.get("name")):
+        problems.append(f"it has no name (Claude Code requires one); it answers to "
+                        f"@{slug(written) or written}")
     name = written if NAME_PATTERN.match(written) else slug(written)
     if not name:
         return None, [*problems, f"its name '{written}' has no letters or digits; skipped"]
@@ -138,8 +191,10 @@ def load_persona(path: Path, source: str = "") -> tuple[Persona | None, list[str
         problems.append("it has no description (shown by /agents)")
     elif len(description) > MAX_DESCRIPTION:
         description = description[: MAX_DESCRIPTION - 1] + "…"
+    model = as_text(document.get("model"))
     tools_value = document.get("tools", "allowed-tools")
-    tools = None if tools_value is None else tuple(as_list(tools_value))
+    tools = (None if tools_value is None else tuple(split_entries(tools_value))
+             if isinstance(tools_value, str) else tuple(as_list(tools_value)))
     persona = Persona(
         name=name,
         title=as_text(document.get("title", "display-name")) or (
@@ -156,8 +211,12 @@ def load_persona(path: Path, source: str = "") -> tuple[Persona | None, list[str
         skills=tuple(as_list(document.get("skills"))),
         tools=tools,
         provider=as_text(document.get("provider")) or None,
-        model=as_text(document.get("model")) or None,
+        model=None if model.lower() in MODEL_ALIASES else model or None,
         colour=_colour(document.get("colour", "color"), problems),
         icon=as_text(document.get("icon", "emoji"))[:8],
+        isolation=_isolation(document.get("isolation"), problems),
+        max_turns=_max_turns(document.get("max-turns", "maxturns"), problems),
+        model_alias=model.lower() if model.lower() in MODEL_ALIASES else None,
+        claude=claude,
     )
     return persona, problems

@@ -13,6 +13,10 @@ pays nothing for this plugin.
   template's ``allowed-tools`` while its answer runs — is denied, with the reason.
 - ``session_start``: a resumed or forked conversation gets its persona back.
 - ``register_slash_commands``: ``/persona``, ``/agents`` and one ``/command`` per template.
+- ``register_agent_types`` (optional: chatcli-subagents declares it): every persona is an agent
+  type (:mod:`chatcli_personas.agents`).
+- ``register_setting_rules``: a project's ``.claude/agents/*.md`` are control files (read only
+  in a trusted project).
 """
 
 from __future__ import annotations
@@ -29,15 +33,18 @@ if TYPE_CHECKING:
     from chatcli import (
         Author,
         ChatRequest,
+        ControlFile,
         Conversation,
         PluginHost,
         Session,
+        SettingRule,
         SlashCommand,
         ToolCallPart,
         ToolContext,
         ToolSpec,
         Verdict,
     )
+    from chatcli_plugin_records import AgentType
 
     from chatcli_personas.catalog import Catalog
     from chatcli_personas.persona import Persona
@@ -109,6 +116,25 @@ class PersonasPlugin:
         self.host, self.workspace = host, workspace
         self._catalog, self._store = None, None
         self._warned.clear()
+
+    @hookimpl
+    def register_setting_rules(self, register: Callable[[SettingRule | ControlFile], None]
+                               ) -> None:
+        """A project's Claude Code agents are control files: workspace trust covers them."""
+        from chatcli import ControlFile
+
+        from chatcli_personas.catalog import CONTROL_PATTERNS
+
+        for pattern in CONTROL_PATTERNS:
+            register(ControlFile(pattern))
+
+    @hookimpl(optionalhook=True)  # chatcli-subagents declares it, when installed
+    def register_agent_types(self, register: Callable[[AgentType], None]) -> None:
+        """Every persona is an agent type (a worker a delegation can start)."""
+        from chatcli_personas.agents import agent_type
+
+        for persona in self.catalog().personas().values():
+            register(agent_type(persona))
 
     @hookimpl
     def register_slash_commands(self, register: Callable[[SlashCommand], None]) -> None:
@@ -214,3 +240,5 @@ session_start = _PLUGIN.session_start
 before_request = _PLUGIN.before_request
 answer_author = _PLUGIN.answer_author
 authorize_tool_call = _PLUGIN.authorize_tool_call
+register_setting_rules = _PLUGIN.register_setting_rules
+register_agent_types = _PLUGIN.register_agent_types

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from chatcli_personas.claude import CLAUDE_TOOL_NAMES as _CLAUDE_TOOL_NAMES
+from chatcli_personas.claude import tool_name as _claude_tool_name
+
 if TYPE_CHECKING:
     from chatcli import Author, PromptSection
 
@@ -17,8 +20,8 @@ SECTION_NAME = "persona"
 SECTION_ORDER = 880
 
 #: Claude Code's tool names, as chatcli's tools are called (for ``tools`` and
-#: ``allowed-tools`` lists written for Claude Code).
-CLAUDE_TOOL_NAMES = {"bash": "exec", "grep": "search", "ls": "tree", "notebookedit": "edit"}
+#: ``allowed-tools`` lists written for Claude Code); the table lives in ``claude.py``.
+CLAUDE_TOOL_NAMES = _CLAUDE_TOOL_NAMES
 
 
 def section_text(persona: Persona) -> str:
@@ -54,8 +57,7 @@ def section(persona: Persona) -> PromptSection:
 
 def tool_name(entry: str) -> str:
     """A tool list's entry as chatcli names the tool: ``Bash(git add:*)`` → ``exec``."""
-    name = entry.split("(", 1)[0].strip().lower()
-    return CLAUDE_TOOL_NAMES.get(name, name)
+    return _claude_tool_name(entry).lower()
 
 
 def allows(tools: tuple[str, ...] | list[str] | None, name: str) -> bool:
