@@ -34,7 +34,7 @@ class Agent:
         self.host = PluginHost()
         assert self.host.register(plugin, "coder")
         self.settings = settings or Settings()
-        self.conversation = conversation or Conversation()
+        self.conversation = conversation if conversation is not None else Conversation()
         self.output: list[str] = []
         #: (time.monotonic(), line) of each line of live output
         self.timed: list[tuple[float, str]] = []

@@ -38,6 +38,7 @@ class FileBusy(RuntimeError):
     def __init__(self, path: str | os.PathLike[str], holder: str, waited: float,
                  cancelled: bool = False) -> None:
         self.path, self.holder, self.waited = os.fspath(path), holder, waited
+        self.cancelled = cancelled
         how = "the turn was stopped while waiting" if cancelled else (
             f"waited {waited:.3g} s" if waited > 0 else "")
         super().__init__(f"'{self.path}' is being edited by {holder}; wait for it to finish "

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from chatcli_render.diff import plus_minus, stats, unified
+from chatcli_workspace import FileBusy, claim, holder
 
 from chatcli_coder._common import (
     HASH_MAX_BYTES,
@@ -133,6 +134,36 @@ def read_file(args: Any, context: ToolContext) -> str:
     return "\n".join(out + notes)
 
 
+# ------------------------------------------------------------------------------ claims
+
+#: How long a write waits for a file another worker holds (``[agents] lock_wait``), seconds.
+LOCK_WAIT = 30.0
+
+
+def lock_wait(context: ToolContext) -> float:
+    """``[agents] lock_wait`` (seconds; :data:`LOCK_WAIT` when unset or not a number)."""
+    value = context.settings.plugin_table("agents").get("lock_wait", LOCK_WAIT)
+    if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+        return LOCK_WAIT
+    return float(value)
+
+
+def claim_file(target: Path, context: ToolContext) -> None:
+    """Claim ``target`` for the call's conversation before it is read for a change (by the
+    preview shown for approval, or by the call) and written: a worker (child conversation)
+    holds it until it ends; another worker's claim makes the call wait, at most ``[agents]
+    lock_wait`` seconds, then fail with :class:`FileBusy` naming the file as the model writes
+    it. (One agent, no worker: a dict truth test.)"""
+    owner = context.conversation
+    if owner is None or (owner.parent is None and holder(target) is None):
+        return  # the user's own agent holds nothing: it only waits while a worker holds it
+    try:
+        claim(target, owner, lock_wait(context), cancel=context.cancel)
+    except FileBusy as err:
+        raise FileBusy(display(target, context), err.holder, err.waited,
+                       cancelled=err.cancelled) from None
+
+
 # ------------------------------------------------------------------------------ write
 
 
@@ -144,8 +175,9 @@ def _summary(text: str) -> str:
 
 def _plan_write(args: Any, context: ToolContext) -> tuple[Path, str, str | None]:
     """(the file, as shown, its text now or None when it does not exist), checked: an
-    existing file must have been read and be unchanged since."""
+    existing file must have been read and be unchanged since (claimed first)."""
     target = resolve_path(args.path, context)
+    claim_file(target, context)
     shown = display(target, context)
     if target.is_dir():
         raise NotAFile(f"'{shown}' is a folder; give the path of a file")
@@ -200,6 +232,7 @@ def _excerpt(text: str, start: int, replacement: str, limit_lines: int = 12) -> 
 
 def _load_for_edit(context: ToolContext, path: str) -> tuple[Path, str, str]:
     target = resolve_path(path, context)
+    claim_file(target, context)
     shown = display(target, context)
     if not target.exists():
         raise missing(path, target, context, "; to create a file use the write tool")
@@ -234,7 +267,8 @@ def edit_file(args: Any, context: ToolContext) -> str:
 
 def _plan_multiedit(args: Any, context: ToolContext
                     ) -> tuple[dict[Path, tuple[str, str, str]], dict[Path, int]]:
-    """Each file's (shown, original text, text after the edits), and its replacements."""
+    """Each file's (shown, original text, text after the edits), and its replacements (each
+    file claimed before it is read; FileBusy is raised as it is)."""
     texts: dict[Path, tuple[str, str, str]] = {}  # target -> (shown, original, current)
     counts: dict[Path, int] = {}
     for number, edit in enumerate(args.edits, 1):
@@ -372,6 +406,8 @@ def apply_patch(args: Any, context: ToolContext) -> str:
 
 
 def _plan_patch(args: Any, context: ToolContext) -> _PatchPlan:
+    """What the patch does (each file it touches, a move's destination too, claimed before it
+    is read)."""
     from chatcli_coder._patch import apply_hunks, parse_patch
 
     files = parse_patch(args.patch)
@@ -397,6 +433,7 @@ def _plan_patch(args: Any, context: ToolContext) -> _PatchPlan:
 
     for patch in files:
         target = resolve_path(patch.path, context)
+        claim_file(target, context)
         shown = shown_of[target] = display(target, context)
         first_touch(target, shown)
         if patch.action == "add":
@@ -419,6 +456,7 @@ def _plan_patch(args: Any, context: ToolContext) -> _PatchPlan:
                 notes.extend(hunk_notes)
             if patch.move_to is not None:
                 destination = resolve_path(patch.move_to, context)
+                claim_file(destination, context)
                 moved = shown_of[destination] = display(destination, context)
                 if destination != target and (state.get(destination) is not None or (
                         destination not in state and destination.exists())):
