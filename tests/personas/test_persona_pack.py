@@ -1,4 +1,4 @@
-"""chatcli-personas-core: fifteen personas that load cleanly, ship in the wheel, and are found
+"""chatcli-personas-core: sixteen personas that load cleanly, ship in the wheel, and are found
 through the entry point; and both packages' entry modules stay light."""
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 PACK = {"code-architect", "security-specialist", "devops-engineer", "data-scientist",
         "product-manager", "creative-designer", "research-scientist", "writer",
-        "learning-agent", "visionary", "kamaji", "hayao", "chihiro", "timbl", "moe"}
+        "learning-agent", "visionary", "kamaji", "hayao", "chihiro", "timbl", "moe", "verifier"}
 
 
 def pack_catalog(tmp_path: Path) -> tuple[Catalog, list[str]]:
@@ -33,7 +33,7 @@ def pack_catalog(tmp_path: Path) -> tuple[Catalog, list[str]]:
     return Catalog(host, tmp_path, warn=warned.append), warned
 
 
-def test_the_pack_has_fifteen_personas_that_load_without_a_warning(tmp_path: Path) -> None:
+def test_the_pack_has_sixteen_personas_that_load_without_a_warning(tmp_path: Path) -> None:
     catalog, warned = pack_catalog(tmp_path)
     personas = catalog.personas()
     assert set(personas) == PACK

@@ -3,7 +3,8 @@
 1. the project: ``.chatcli/agents/``, then ``.claude/agents/`` (Claude Code's subagents, read
    as they are), in the workspace and every folder above it up to the repository's root (the
    folder holding ``.git``), nearest folder first;
-2. the user: ``<config dir>/agents/`` (``~/.config/chatcli/agents``), then ``~/.claude/agents/``;
+2. the user: ``<config dir>/agents/`` (``~/.config/chatcli/agents``), then ``~/.claude/agents/``
+   (``$CLAUDE_CONFIG_DIR/agents``);
 3. packages: the folders persona packs register (``register_persona_sources``), in order.
 
 A name found twice is the first one's. Files are read again only when they change (size and
@@ -92,18 +93,21 @@ class Catalog:
         return found
 
     def claude_user_folder(self) -> Path:
-        """The user's Claude Code agents: ``~/.claude/agents``."""
+        """The user's Claude Code agents: ``~/.claude/agents`` (``$CLAUDE_CONFIG_DIR/agents``
+        when Claude Code's folder is moved)."""
         if self._claude_folder is not None:
             return self._claude_folder()
-        return Path.home() / CLAUDE_AGENTS
+        moved = os.environ.get("CLAUDE_CONFIG_DIR")
+        return Path(moved) / "agents" if moved else Path.home() / CLAUDE_AGENTS
 
     def personas(self) -> dict[str, Persona]:
         """Every persona by name, the first of each name in precedence order."""
         chosen: dict[str, Persona] = {}
         seen: set[Path] = set()
         trusted: set[Path] | None = None  # the project's trusted Claude Code agent files
+        claude_user = self.claude_user_folder()
         for source, folder in self.folders():
-            claude = _is_claude(folder)
+            claude = _is_claude(folder) or folder == claude_user
             files = _markdown_files(folder)
             if claude and source == "project" and files:
                 if trusted is None:

@@ -1,1 +1,2 @@
-"""chatcli-personas-core: chatcli's persona pack — fifteen specialised personalities."""
+"""chatcli-personas-core: chatcli's persona pack — sixteen specialised personalities, a verifier
+among them."""

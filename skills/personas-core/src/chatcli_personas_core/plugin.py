@@ -1,5 +1,5 @@
 """Entry module of chatcli-personas-core (entry point ``personas-core``): registers the folder of
-fifteen personas that ships inside the package (``personas/*.md``, package data)."""
+sixteen personas that ships inside the package (``personas/*.md``, package data)."""
 
 from __future__ import annotations
 
