@@ -47,6 +47,12 @@ class ReplApp(ChatApp):
         self.busy = False
         self.exiting = False
         self.cancel: threading.Event | None = None
+        #: the cancel event of the last turn (kept after it ends: a worker of a stopped turn
+        #: that still asks is refused, not asked)
+        self.turn_cancel: threading.Event | None = None
+        #: held while a question is on screen: approvals asked from several threads at once
+        #: (workers' child runs, on the engine's pool threads) are asked one at a time
+        self.asking = threading.RLock()
         self.ui: Any = None  # the prompt-toolkit Application while a prompt is shown
         self.loop: Any = None  # its asyncio loop
         self._prefill = ""
@@ -85,8 +91,28 @@ class ReplApp(ChatApp):
             return self._pick_without_ui(title, options)
         return self.ask_question(Question(title, list(options)))
 
-    def ask_question(self, question: Question) -> int | None:
-        """Show ``question`` above the input line and wait (worker thread) for its answer."""
+    def ask_question(self, question: Question, cancel: threading.Event | None = None
+                     ) -> int | None:
+        """Show ``question`` above the input line and wait (worker thread) for its answer; a
+        question asked while another is on screen waits for it to be answered first. When
+        ``cancel`` is set (the turn was stopped) the question is dismissed: None."""
+        if not self._wait_turn(cancel):
+            return None
+        try:
+            if cancel is not None and cancel.is_set():
+                return None
+            return self._ask(question, cancel)
+        finally:
+            self.asking.release()
+
+    def _wait_turn(self, cancel: threading.Event | None) -> bool:
+        """Take the question slot (True), or give up when ``cancel`` is set or the chat ends."""
+        while not self.asking.acquire(timeout=0.05):
+            if (cancel is not None and cancel.is_set()) or self.exiting:
+                return False
+        return True
+
+    def _ask(self, question: Question, cancel: threading.Event | None) -> int | None:
         if question.guard and self.loop is not None:  # the line being typed goes aside first
             ready = threading.Event()
 
@@ -100,7 +126,9 @@ class ReplApp(ChatApp):
             ready.wait(2)
         self.view.question = question
         self.invalidate()
-        question.done.wait()
+        while not question.done.wait(0.05):
+            if (cancel is not None and cancel.is_set()) or self.exiting:
+                question.settle(None)  # the turn stopped: nobody waits for this answer
         if self.view.waiting_since is not None:  # the time the user took is not the model's
             self.view.waiting_since = time.monotonic()
         self.view.question = None  # (after the clock: the spinner is back from here on)
@@ -189,24 +217,48 @@ class ReplApp(ChatApp):
 
     def _approve(self, call: Any, tool: Any, verdict: Any) -> Approval:
         """Ask whether a tool call may run: yes once, yes for the session, always (the rule a
-        policy would save), no, or no with a reason that goes back to the model."""
+        policy would save), no, or no with a reason that goes back to the model.
+
+        Any thread may ask, several at once (workers run on the engine's pool threads): they
+        are asked one at a time, each under a header naming the worker that asks. A question
+        still waiting, or on screen, when the turn is stopped is answered "no"."""
+        from chatcli_repl.approval_view import asker
+
         risk = tool.risk.value
+        header, reason = asker(verdict.reason or "")
         # The kernel's own question (no policy plugin spoke) carries neither reason nor rule:
         # only then do risk classes pre-approved with --allow, or allowed for the session here,
         # answer it. A policy that asks with a reason (a dangerous command) is always asked.
-        plain = not verdict.reason and not verdict.rule
+        plain = not reason and not verdict.rule
         if plain and risk in self.allow:
             return Approval(True, "session")
-        if self.ui is None or threading.current_thread() is threading.main_thread():
-            return self._approve_without_ui(call, tool, verdict)
+        cancel = self.turn_cancel
+        if not self._wait_turn(cancel):
+            return Approval(False)
+        try:
+            if (cancel is not None and cancel.is_set()) or self.exiting:
+                return Approval(False)  # a worker of a stopped turn: nobody is asked
+            if plain and risk in self.allow:  # allowed while it waited its turn
+                return Approval(True, "session")
+            if self.loop is None or threading.current_thread() is threading.main_thread():
+                return self._approve_without_ui(call, tool, verdict, header, reason)
+            return self._approve_here(call, tool, verdict, header, reason, cancel)
+        finally:
+            self.asking.release()
+
+    def _approve_here(self, call: Any, tool: Any, verdict: Any, header: str, reason: str,
+                      cancel: threading.Event | None) -> Approval:
+        """The approval menu above the input line (the question slot is this thread's)."""
+        risk = tool.risk.value
+        plain = not reason and not verdict.rule
         if self.flush_answer is not None:  # the question comes under the whole answer
             self.flush_answer()
         from chatcli_repl.approval_view import describe, print_rest
 
         # the diff it would apply (folded) or its arguments whole, printed above the question
         shown = describe(self.console, call.name, call.arguments,
-                         getattr(verdict, "preview", None))
-        why = f" — {verdict.reason}" if verdict.reason else ""
+                         getattr(verdict, "preview", None), header=header)
+        why = f" — {reason}" if reason else ""
         choices: list[tuple[str, str]] = [("once", "yes, once")]
         if verdict.rule:
             choices.append(("session", f"yes, for this session ({verdict.rule})"))
@@ -220,8 +272,9 @@ class ReplApp(ChatApp):
             choices.append(("all", f"show the whole diff ({shown.hidden:,} more lines)"))
         while True:
             question = Question(f"Allow {risk} tool {shown.brief}?{why}",
-                                [label for _, label in choices], guard=APPROVAL_GUARD)
-            answer = self.ask_question(question)
+                                [label for _, label in choices], guard=APPROVAL_GUARD,
+                                header=header)
+            answer = self.ask_question(question, cancel)
             scope = choices[answer][0] if answer is not None else "no"
             if scope != "all":
                 break
@@ -229,8 +282,8 @@ class ReplApp(ChatApp):
             choices.pop()
         if scope == "reason":
             why_not = Question("Why not? Type it in the input line (the model reads it):", [],
-                               free_text=True)
-            self.ask_question(why_not)
+                               free_text=True, header=header)
+            self.ask_question(why_not, cancel)
             return Approval(False, "once", why_not.text.strip() if why_not.answer is not None
                             else "")
         if scope == "no":
@@ -239,14 +292,17 @@ class ReplApp(ChatApp):
             self.allow.add(risk)
         return Approval(True, scope)
 
-    def _approve_without_ui(self, call: Any, tool: Any, verdict: Any) -> Approval:
+    def _approve_without_ui(self, call: Any, tool: Any, verdict: Any, header: str,
+                            reason: str) -> Approval:
         from chatcli_repl.approval_view import describe
 
+        if header:
+            self.console.print(header, style="bold cyan", markup=False, highlight=False)
         describe(self.console, call.name, call.arguments, getattr(verdict, "preview", None),
                  limit=10_000)
         answer = self._pick_without_ui(
-            f"Allow {tool.risk.value} tool {call.name}?"
-            + (f" — {verdict.reason}" if verdict.reason else ""), ["yes, once", "no"])
+            f"Allow {tool.risk.value} tool {call.name}?" + (f" — {reason}" if reason else ""),
+            ["yes, once", "no"])
         return Approval(answer == 0)
 
     def _tool_output(self, line: str) -> None:

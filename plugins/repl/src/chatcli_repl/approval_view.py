@@ -5,14 +5,30 @@ redacted (``chatcli.redact``) in all of it."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
-__all__ = ["FOLD_LINES", "SHORT_ARGS", "Shown", "describe", "fold_limit", "print_rest"]
+__all__ = ["FOLD_LINES", "SHORT_ARGS", "Shown", "asker", "describe", "fold_limit", "print_rest"]
 
 #: Arguments up to this long stay in the question's title (``note(text='a')``).
 SHORT_ARGS = 60
 #: Diff lines shown before the question at most (fewer on a short terminal).
 FOLD_LINES = 40
+
+
+#: A worker's question: chatcli-subagents prefixes the verdict's reason with the worker's id
+#: and type (``w2 explore: the command writes outside the workspace``).
+_WORKER = re.compile(r"(w\d+) ([^\s:]+)(?::[ ]?(.*))?", re.DOTALL)
+
+
+def asker(reason: str) -> tuple[str, str]:
+    """(the header naming the worker that asks — ``worker w2 (explore) asks:`` — or "" when
+    the main conversation asks; the reason without the worker's label)."""
+    found = _WORKER.fullmatch(reason or "")
+    if found is None:
+        return "", reason
+    worker, kind, rest = found.groups()
+    return f"worker {worker} ({kind}) asks:", (rest or "").strip()
 
 
 class Shown:
@@ -40,16 +56,21 @@ def _args_text(arguments: dict[str, Any]) -> str:
 
 
 def describe(console: Any, name: str, arguments: dict[str, Any], preview: str | None,
-             limit: int | None = None) -> Shown:
+             limit: int | None = None, header: str = "") -> Shown:
     """Print what the call would do above the question and say how to name it in the title.
 
     With a diff: the diff (its first ``limit`` lines), the title naming the files and their
     ``+N −M``. Without: short arguments stay in the title; longer ones are printed whole
-    (``$ command`` for a command, ``key: value`` otherwise) and the title says so.
+    (``$ command`` for a command, ``key: value`` otherwise) and the title says so. ``header``
+    (who asks: a worker) comes first, when anything is printed.
     """
     from chatcli import redact
     from chatcli_render.diff import fold, plus_minus, render, stats
 
+    args = redact(_args_text(arguments))
+    short = len(args) <= SHORT_ARGS and "\\n" not in args
+    if header and (preview or not short):  # (the question shows it too)
+        console.print(header, style="bold cyan", markup=False, highlight=False)
     if preview:
         diff = redact(preview)
         found = stats(diff)
@@ -69,8 +90,7 @@ def describe(console: Any, name: str, arguments: dict[str, Any], preview: str | 
             console.print(f"… {hidden:,} more diff lines (the last choice shows them)",
                           style="dim", markup=False, highlight=False)
         return Shown(brief, diff if hidden else "", hidden, lines)
-    args = redact(_args_text(arguments))
-    if len(args) <= SHORT_ARGS and "\\n" not in args:
+    if short:
         return Shown(f"{name}({args})")
     command = arguments.get("command")
     if isinstance(command, str):

@@ -122,12 +122,25 @@ async def _main(app: ReplApp) -> None:
         ticker.cancel()
 
 
+#: Seconds between two refreshes of the status line while tool calls run (the worker thread
+#: waits for them then: what plugins show — workers running, spend — changes meanwhile).
+STATUS_EVERY = 1.0
+
+
 async def _tick(app: ReplApp) -> None:
-    """Redraw the spinner while waiting for an answer."""
+    """Redraw the spinner while waiting for an answer; while tool calls run, work out the
+    status line again now and then (on a thread of its own: hooks never run while drawing)."""
+    refreshing: asyncio.Task[None] | None = None
+    last = 0.0
     while True:
         await asyncio.sleep(0.1)
         if app.busy and app.ui is not None:
             app.ui.invalidate()
+        now = asyncio.get_running_loop().time()
+        if (app.busy and app.view.tools_running and now - last >= STATUS_EVERY
+                and (refreshing is None or refreshing.done())):
+            last = now
+            refreshing = asyncio.create_task(asyncio.to_thread(app.refresh_status))
 
 
 def _work(app: ReplApp) -> None:

@@ -2,8 +2,9 @@
 
 The model is the REPL's own; the rest comes from plugins through the ``status_items`` hook this
 plugin declares (the permission mode from chatcli-agent, context use from chatcli-context, spend
-from its cost plugin). It is worked out on the worker thread when something changed and kept
-as text: drawing the screen (ten times a second while an answer streams) calls no hook.
+from its cost plugin). It is worked out on the worker thread when something changed (and once a
+second while tool calls run, when the worker thread waits for them) and kept as text: drawing
+the screen (ten times a second while an answer streams) calls no hook.
 """
 
 from __future__ import annotations

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 def run_turn(app: ReplApp, prompt: Message | None) -> TurnFinished | None:
     """Run the engine on ``prompt`` (None: answer the last user message) and show the answer."""
     cancel = threading.Event()
-    app.cancel = cancel
+    app.cancel = app.turn_cancel = cancel
     view = app.view
     start = time.monotonic()
     view.waiting_since = start
@@ -75,13 +75,18 @@ def run_turn(app: ReplApp, prompt: Message | None) -> TurnFinished | None:
                 side_by_side = side_by_side or bool(started)
                 started[event.call.id] = time.monotonic()
                 running[event.call.id] = activity(event.call.name, event.call.arguments)
+                view.tools_running = len(running)
                 view.activity = _doing(running)
                 app.console.print(f"⚙ {describe_call(event.call)}", style="cyan", markup=False)
                 stream = MarkdownStream(app.console, plain=plain, preview=view.set_preview)
             elif isinstance(event, ToolFinished):
-                lines = view.clear_tool_output()
                 began = started.pop(event.call.id, None)
                 running.pop(event.call.id, None)
+                view.tools_running = len(running)
+                # the live output of calls side by side is one stream (whose lines are not
+                # told apart): it stays until the last of them ends, and no result counts it
+                lines = 0 if running else view.clear_tool_output()
+                lines = 0 if side_by_side else lines
                 view.activity = _doing(running)  # the model is asked next, once none runs
                 if began is None:  # refused before it ran (denied, bad arguments): say which
                     stream.finish()
@@ -104,6 +109,7 @@ def run_turn(app: ReplApp, prompt: Message | None) -> TurnFinished | None:
         app.flush_answer = None
         view.waiting_since = None
         view.activity = "thinking"
+        view.tools_running = 0
         view.clear_tool_output()
         stream.finish()
         view.set_preview(None)

@@ -26,7 +26,8 @@ class Question:
 
     ``guard`` (seconds): keys arriving that soon after the menu is first drawn are ignored, so
     that typing meant for the input line cannot answer it (tool approvals). ``free_text``: no
-    options; Enter answers with the text typed in the input line (``text``).
+    options; Enter answers with the text typed in the input line (``text``). ``header``: a
+    line above the title saying who asks (``worker w2 (explore) asks:``).
     """
 
     title: str
@@ -39,6 +40,7 @@ class Question:
     free_text: bool = False
     text: str = ""
     drawn_at: float | None = None  # when the menu was first drawn
+    header: str = ""
 
     def settle(self, answer: int | None) -> None:
         """Answer the question (None: cancelled) and wake whoever asked."""
@@ -71,6 +73,9 @@ class View:
         #: the last lines of a running tool's live output (an exec's), drawn dim
         self.tool_output: deque[str] = deque(maxlen=TOOL_OUTPUT_LINES)
         self.tool_output_count = 0
+        #: how many tool calls run now (several side by side: the status line is refreshed
+        #: while they run, see chatcli_repl.loop)
+        self.tools_running = 0
         #: called (on the UI thread) when a guarded menu is first drawn
         self.on_guarded_menu: Any = None
 
@@ -185,6 +190,8 @@ class View:
         question = self.open_question()
         if question is not None:
             self._note_drawn(question)
+            if question.header:
+                status.append(("bold fg:ansicyan", f"{question.header}\n"))
             status.append(("bold", f"{question.title}\n"))
             for index, option in enumerate(question.options):
                 mark = "❯" if index == question.selected else " "
