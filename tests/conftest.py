@@ -96,6 +96,7 @@ SLOW: dict[str, tuple[str, ...]] = {
         "cost/test_cost_command.py",
         "cost/test_cost_side_calls.py",
         "cost/test_cost_model_table.py::test_cost_uses_the_model_tables_prices_through_the_real_cli",
+        "cost/test_cost_workers.py::test_cost_after_resume_in_a_real_process_shows_the_workers",
         "fallback/test_fallback_chain.py",
         "fallback/test_fallback_pool.py",
         "fallback/test_fallback_text_protocol.py",

@@ -1,7 +1,9 @@
 """``/cost``: what the session spent, per provider and model, the budget, and the cache TTL.
 
 Works in the chat and from the shell (``chatcli -c -p "/cost"``): the totals come from the
-conversation's messages, so a resumed session shows everything it ever spent.
+conversation's messages, so a resumed session shows everything it ever spent. When workers
+(subagents) ran, their calls are in the totals (purpose "subagent") and two more tables split
+them per worker and per type.
 """
 
 from __future__ import annotations
@@ -11,13 +13,13 @@ from typing import TYPE_CHECKING, Any
 from chatcli import SlashCommand
 
 if TYPE_CHECKING:
-    from chatcli_context.cost.ledger import Ledger
+    from chatcli_context.cost.ledger import Ledger, Purpose
     from chatcli_context.cost.plugin import CostPlugin
 
-__all__ = ["HELP", "describe", "slash_command", "usd"]
+__all__ = ["HELP", "describe", "slash_command", "type_table", "usd", "worker_table"]
 
-HELP = ("cost: tokens and money per provider and model and per purpose (chat, agent, "
-        "compaction, memory…), the budget and the cache TTL")
+HELP = ("cost: tokens and money per provider and model, per purpose (chat, agent, "
+        "compaction, memory…) and per worker, the budget and the cache TTL")
 _HEADERS = ("provider/model", "calls", "input", "cache read", "cache write", "output", "USD")
 
 
@@ -47,20 +49,40 @@ def table(ledger: Ledger) -> list[str]:
     return _aligned(rows)
 
 
+def _cells(group: Purpose) -> list[str]:
+    """A group's calls, tokens and money, as table cells."""
+    u = group.usage
+    return [f"{group.calls:,}", f"{u.input_tokens:,}", f"{u.cache_read_tokens:,}",
+            f"{u.cache_write_tokens:,}", f"{u.output_tokens:,}",
+            usd(group.money) if group.money is not None else "?"]
+
+
 def purpose_table(ledger: Ledger) -> list[str]:
     """The same calls by purpose (chat, agent, compaction, memory…), as aligned lines."""
     rows = [["purpose", *_HEADERS[1:]]]
-    for kind in ledger.purposes:
-        u = kind.usage
-        rows.append([kind.name, f"{kind.calls:,}", f"{u.input_tokens:,}",
-                     f"{u.cache_read_tokens:,}", f"{u.cache_write_tokens:,}",
-                     f"{u.output_tokens:,}", usd(kind.money) if kind.money is not None else "?"])
+    rows += [[kind.name, *_cells(kind)] for kind in ledger.purposes]
     return _aligned(rows)
 
 
-def _aligned(rows: list[list[str]]) -> list[str]:
+def worker_table(ledger: Ledger) -> list[str]:
+    """The workers' calls per worker (id and type), as aligned lines."""
+    rows = [["worker", "type", *_HEADERS[1:]]]
+    rows += [[worker.name, worker.type, *_cells(worker)] for worker in ledger.workers]
+    return _aligned(rows, left=2)
+
+
+def type_table(ledger: Ledger) -> list[str]:
+    """The workers' calls per worker type, with how many workers each had, as aligned
+    lines."""
+    rows = [["type", "workers", *_HEADERS[1:]]]
+    rows += [[kind.name, f"{kind.workers:,}", *_cells(kind)] for kind in ledger.types]
+    return _aligned(rows)
+
+
+def _aligned(rows: list[list[str]], left: int = 1) -> list[str]:
+    """``rows`` as lines of aligned columns (the first ``left`` ones to the left)."""
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    return ["  ".join(cell.ljust(widths[0]) if i == 0 else cell.rjust(widths[i])
+    return ["  ".join(cell.ljust(widths[i]) if i < left else cell.rjust(widths[i])
                       for i, cell in enumerate(row)).rstrip() for row in rows]
 
 
@@ -90,6 +112,9 @@ def describe(plugin: CostPlugin, app: Any) -> list[str]:
     if ledger.lines:
         lines += table(ledger)
         lines += purpose_table(ledger)
+        if ledger.workers:
+            lines += worker_table(ledger)
+            lines += type_table(ledger)
         lines.append("input counts every prompt token, cache reads and writes included "
                      "(fresh input = input - cache read - cache write)")
     else:

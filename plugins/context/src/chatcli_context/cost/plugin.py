@@ -1,6 +1,12 @@
 """Entry module of the cost plugin (entry point ``cost``): ``/cost``, the session budget and the
 prompt cache's TTL chosen by evidence.
 
+Workers (subagents) run on child conversations (``Conversation(parent=…)``): each of their
+calls is counted in the child's own state (its ``/cost`` shows its own calls, its TTL evidence
+is its own) and once more, as a worker's call, in its root conversation's (walking
+``.parent``), with the worker's id and type from the child's ``metadata["subagent"]``; the
+session's spend, its budget and ``/cost``'s workers tables come from the root.
+
 The hooks delegate to :class:`CostPlugin`; the module keeps one instance for the entry point,
 and tests register instances of their own (with a clock of their own: a pause is simulated,
 not slept). Nothing but the standard library is imported until a hook runs.
@@ -34,7 +40,7 @@ if TYPE_CHECKING:
     from chatcli_context.cost.settings import CostConfig
     from chatcli_context.cost.ttl import TtlState
 
-__all__ = ["COST", "SESSION", "CostPlugin", "Pending", "plugin"]
+__all__ = ["COST", "SESSION", "CostPlugin", "Pending", "plugin", "root_of", "worker_of"]
 
 
 @dataclass
@@ -63,6 +69,33 @@ class ConversationCost:
 COST = StashKey[ConversationCost]()
 #: The session holding a conversation (its settings and provider), in the conversation's stash.
 SESSION: StashKey[Session] = StashKey()
+
+
+def root_of(conversation: Conversation) -> Conversation:
+    """The conversation at the top of ``conversation``'s ``.parent`` chain (itself for a root;
+    a chain that loops ends where it would repeat)."""
+    seen = {id(conversation)}
+    while conversation.parent is not None and id(conversation.parent) not in seen:
+        conversation = conversation.parent
+        seen.add(id(conversation))
+    return conversation
+
+
+def worker_of(conversation: Conversation) -> tuple[str, str]:
+    """The worker a child conversation's calls are attributed to, ``(id, type)``: the nearest
+    conversation of its chain below the root whose ``metadata["subagent"]`` names an id (a
+    subagent's own, even a nested one), else the child itself (its title or id, type "-")."""
+    root = root_of(conversation)
+    cursor: Conversation | None = conversation
+    seen: set[int] = set()
+    while cursor is not None and cursor is not root and id(cursor) not in seen:
+        seen.add(id(cursor))
+        subagent = cursor.metadata.get("subagent") if isinstance(cursor.metadata, dict) else None
+        if isinstance(subagent, dict) and subagent.get("id"):
+            kind = subagent.get("type")
+            return str(subagent["id"]), str(kind) if kind else "-"
+        cursor = cursor.parent
+    return conversation.title.split(":", 1)[0].strip() or conversation.id, "-"
 
 
 class CostPlugin:
@@ -107,7 +140,7 @@ class CostPlugin:
         self.host.warn(line)
 
     def _settings_of(self, conversation: Conversation) -> Settings | None:
-        session = conversation.stash.get(SESSION, None)
+        session = root_of(conversation).stash.get(SESSION, None)
         return session.settings if session is not None else self.settings
 
     def offered_ttls(self, provider: str | None) -> tuple[str, ...]:
@@ -193,14 +226,16 @@ class CostPlugin:
         return (ttl if ttl in offered else offered[0]), (LONG in offered and ttl == SHORT)
 
     def provider_of(self, conversation: Conversation) -> str | None:
-        """The provider answering ``conversation``: its session's, else the last answer's."""
+        """The provider answering ``conversation``: its session's, else the last answer's (a
+        worker's before its first answer: its root's)."""
         session = conversation.stash.get(SESSION, None)
         if session is not None:
             return session.provider_name
         for message in reversed(conversation.messages()):
             if message.provider:
                 return message.provider
-        return None
+        root = root_of(conversation)
+        return self.provider_of(root) if root is not conversation else None
 
     def ledger(self, conversation: Conversation) -> Ledger:
         """What ``conversation`` spent, per provider and model, from its messages."""
@@ -209,10 +244,13 @@ class CostPlugin:
         state = self.state(conversation)
         with self._lock:
             side, purposes = list(state.calls.side), dict(state.calls.purposes)
+            workers = list(state.calls.workers)
+            used = dict(state.ttl.used)
         return ledger(conversation.all_messages(),
                       self.config(self._settings_of(conversation)).prices,
-                      lambda message: state.ttl.used.get(message.id), side=side,
-                      purpose_of=lambda message: purposes.get(message.id, "chat"))
+                      lambda message: used.get(message.id), side=side,
+                      purpose_of=lambda message: purposes.get(message.id, "chat"),
+                      workers=workers)
 
     # ------------------------------------------------------------------ hooks
 
@@ -247,18 +285,25 @@ class CostPlugin:
         state = self.state(conversation)
         if message is not None and message.id not in conversation.log:  # a plugin's side call
             self._side_call(conversation, state, message, purpose)
+            self._worker_call(conversation, message, purpose, None)
+            self._check_budget(conversation)
             return
         pending, state.pending = state.pending, None
-        if message is None or message.usage is None or pending is None:
+        if message is None or message.usage is None:
             return
-        if purpose != "chat":
-            with self._lock:
-                state.calls.purposes[message.id] = purpose
-            self._keep(conversation, {"message": message.id, "purpose": purpose})
-        state.ttl.observe(Call(pending.started, message.usage, message.provider),
-                          pending.may_switch and message.provider == pending.provider,
-                          message.id, pending.asked)
-        self._check_budget(conversation, state)
+        # (counted by the conversation's ledger from its log, with or without a pending
+        # request: so its worker's call too)
+        self._worker_call(conversation, message, purpose,
+                          pending.asked if pending is not None else None)
+        if pending is not None:
+            if purpose != "chat":
+                with self._lock:
+                    state.calls.purposes[message.id] = purpose
+                self._keep(conversation, {"message": message.id, "purpose": purpose})
+            state.ttl.observe(Call(pending.started, message.usage, message.provider),
+                              pending.may_switch and message.provider == pending.provider,
+                              message.id, pending.asked)
+        self._check_budget(conversation)
 
     def _side_call(self, conversation: Conversation, state: ConversationCost,
                    message: Message, purpose: str) -> None:
@@ -272,7 +317,26 @@ class CostPlugin:
         with self._lock:
             state.calls.side.append(call)
         self._keep(conversation, side_entry(call))
-        self._check_budget(conversation, state)
+
+    def _worker_call(self, conversation: Conversation, message: Message, purpose: str,
+                     ttl: str | None) -> None:
+        """Count a child conversation's call once more in its root's calls, as its worker's
+        (nothing for a root's own call)."""
+        root = root_of(conversation)
+        if root is conversation:
+            return
+        from chatcli import Usage
+
+        from chatcli_context.cost.calls import WorkerCall, worker_entry
+
+        worker, kind = worker_of(conversation)
+        call = WorkerCall(worker, kind, conversation.id, purpose, message.provider or "unknown",
+                          message.model or "unknown", message.usage or Usage(), self.clock(),
+                          ttl)
+        state = self.state(root)
+        with self._lock:
+            state.calls.workers.append(call)
+        self._keep(root, worker_entry(call))
 
     def _keep(self, conversation: Conversation, entry: dict[str, object]) -> None:
         """Append ``entry`` to the conversation's calls file (reported once when it fails)."""
@@ -284,10 +348,14 @@ class CostPlugin:
             self._warn(f"cost: the calls of this session could not be kept ({err}); /cost "
                        "after -c will miss them")
 
-    def _check_budget(self, conversation: Conversation, state: ConversationCost) -> None:
+    def _check_budget(self, conversation: Conversation) -> None:
+        """Warn when the session's spend (its root conversation's, workers included) crosses
+        80 % or 100 % of ``[cost] budget``, once each."""
         budget = self.config(self._settings_of(conversation)).budget
         if budget is None:
             return
+        conversation = root_of(conversation)
+        state = self.state(conversation)
         spent = self.ledger(conversation).money
         share = spent / budget
         level = 100 if share >= 1 else 80 if share >= 0.8 else 0
