@@ -193,10 +193,10 @@ def _remove_worktree(top: Path, env: dict[str, str], folder: Path) -> None:
 def worktrees_folder(top: Path) -> Path:
     """Where the worktrees of the repository at ``top`` live: under chatcli's data folder, one
     folder per repository (a hash of its path)."""
-    from chatcli._paths import directory
+    from chatcli import data_dir
 
     digest = hashlib.sha256(os.fsencode(os.path.realpath(top))).hexdigest()[:16]
-    return Path(directory("data")) / "worktrees" / digest
+    return data_dir() / "worktrees" / digest
 
 
 def _start_time(pid: int) -> str | None:
@@ -239,7 +239,7 @@ def _write_marker(folder: Path, branch: str, base: str, top: Path) -> None:
     pid = os.getpid()
     data = {"pid": pid, "started": _start_time(pid), "branch": branch, "base": base,
             "repository": str(top), "path": str(folder), "created": time.time()}
-    from chatcli._paths import atomic_write
+    from chatcli import atomic_write
 
     atomic_write(_marker(folder), json.dumps(data))
 
