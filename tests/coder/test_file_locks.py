@@ -114,6 +114,25 @@ def test_after_the_release_the_waiter_goes_on_and_no_write_is_lost(
     assert notes.read_text() == "ALPHA\nBETA\n"
 
 
+def test_a_waiter_that_read_the_current_text_writes_as_soon_as_the_file_is_free(
+        workspace: Path, workers: Workers) -> None:
+    w1, w2 = workers
+    notes = workspace / "notes.txt"
+    notes.write_text("alpha\nbeta\n")
+    first, second = Agent(workspace, waits(10), w1), Agent(workspace, waits(10), w2)
+    first.ok("read", path="notes.txt")
+    first.ok("edit", path="notes.txt", old="alpha", new="ALPHA")
+    second.ok("read", path="notes.txt")  # reading a claimed file is fine: it sees w1's edit
+    call = Background(second, "edit", path="notes.txt", old="beta", new="BETA")
+    time.sleep(0.3)
+    assert call.thread.is_alive() and notes.read_text() == "ALPHA\nbeta\n"
+    release_claims(w1)
+    result = call.join()
+    assert not result.is_error, result.content
+    assert result.content.startswith("edited notes.txt (1 replacement, +1 −1)")
+    assert notes.read_text() == "ALPHA\nBETA\n"
+
+
 def test_two_workers_creating_the_same_new_file_never_overwrite_each_other(
         workspace: Path, workers: Workers) -> None:
     w1, w2 = workers

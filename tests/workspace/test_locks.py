@@ -215,3 +215,20 @@ def test_two_workers_crossing_two_files_end_in_file_busy_not_a_deadlock(
         thread.join(5)
     assert not any(t.is_alive() for t in threads)
     assert sorted(errors) == ["worker w1 (general)", "worker w2 (explore)"]
+
+
+def test_the_holder_is_named_on_one_line_by_title_or_id(tmp_path: Path, root: Conversation
+                                                        ) -> None:
+    titled = Conversation(parent=root, title="w7 general: fix\nthe parser")
+    untitled = Conversation(parent=root)
+    try:
+        claim(tmp_path / "a", titled, wait=0)
+        claim(tmp_path / "b", untitled, wait=0)
+        assert holder(tmp_path / "a") == "w7 general: fix the parser"
+        assert holder(tmp_path / "b") == untitled.id
+        with pytest.raises(FileBusy) as raised:
+            claim(tmp_path / "a", untitled, wait=0)
+        assert "\n" not in str(raised.value)
+    finally:
+        release_claims(titled)
+        release_claims(untitled)

@@ -50,8 +50,8 @@ def label(owner: Conversation) -> str:
     about = owner.metadata.get("subagent") if isinstance(owner.metadata, dict) else None
     if isinstance(about, dict) and about.get("id"):
         kind = f" ({about['type']})" if about.get("type") else ""
-        return f"worker {about['id']}{kind}"
-    return owner.title or owner.id
+        return " ".join(f"worker {about['id']}{kind}".split())
+    return " ".join((owner.title or owner.id).split())  # one line whatever the title holds
 
 
 def _key(path: str | os.PathLike[str]) -> str:
