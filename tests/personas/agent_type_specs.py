@@ -1,6 +1,7 @@
-"""The hook chatcli-subagents declares, ``register_agent_types``, declared here for the tests
-(chatcli-personas implements it as an optional hook and must work with or without the
-declaring plugin): a module of its own, given to ``add_hookspecs``."""
+"""The hook chatcli-subagents declares, ``register_agent_types``, and the front-end hook
+``route_input`` no front end declares yet, declared here for the tests (chatcli-personas
+implements both as optional hooks and must work with or without a declaring plugin): a module of
+its own, given to ``add_hookspecs``."""
 
 from __future__ import annotations
 
@@ -23,3 +24,9 @@ class Declares:
         import agent_type_specs
 
         add(agent_type_specs)
+
+
+@hookspec(firstresult=True)
+def route_input(app: Any, text: str) -> str | None:
+    """The front-end hook chatcli-personas implements for ``@name task`` (not declared by any
+    front end yet): a sent line to run instead of ``text``, or None."""

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import chatcli_personas.plugin as personas_plugin
+import pytest
 from agent_type_specs import Declares
 from chatcli import PluginHost, Risk, Tool, hookimpl
 from chatcli._trust import forget
@@ -88,6 +89,16 @@ model: claude-haiku-4-5
 
 You research questions and cite your sources.
 """
+
+
+@pytest.fixture(autouse=True)
+def _module_plugin_reset() -> Any:
+    """These tests register the entry module's plugin (as chatcli does): it forgets their host
+    afterwards."""
+    yield
+    plugin = personas_plugin._PLUGIN
+    plugin.host = plugin.workspace = plugin._catalog = plugin._store = None
+    plugin._warned.clear()
 
 
 def host_with(*plugins: Any, declare: bool = True) -> tuple[PluginHost, list[str]]:
@@ -376,3 +387,71 @@ def test_a_claude_code_agent_answers_an_at_mention_with_its_tools(chat: Any, wor
     assert sorted(tool_names(request)) == ["exec", "glob", "read", "search"]
     assert "You are a senior code reviewer" in system_of(request)
     assert request.json["model"] == "m"
+
+
+# ------------------------------------------------------------------------ @name task
+
+
+class Delegate:
+    """``/delegate TYPE TASK`` as chatcli-subagents offers it; records what it was given."""
+
+    def __init__(self) -> None:
+        self.ran: list[str] = []
+
+    @hookimpl
+    def register_slash_commands(self, register: Any) -> None:
+        from chatcli import SlashCommand
+
+        register(SlashCommand(name="delegate", help="hand a task to a worker",
+                              run=lambda app, argument: self.ran.append(argument)))
+
+
+class Settings:
+    def __init__(self, **table: Any) -> None:
+        self.table = table
+
+    def plugin_table(self, name: str) -> dict[str, Any]:
+        return self.table if name == "personas" else {}
+
+
+class App:
+    def __init__(self, host: PluginHost, **table: Any) -> None:
+        self.host, self.settings = host, Settings(**table)
+
+
+def test_an_at_mention_becomes_a_delegation_when_delegate_exists(workspace: Path) -> None:
+    write(workspace, ".chatcli/agents/reviewer.md", persona_file("reviewer", description="d"))
+    delegate = Delegate()
+    host, warned = host_with(delegate)
+    plugin = personas_plugin._PLUGIN
+    app = App(host)
+    assert plugin.route_mention(app, "@Reviewer  check src/app.py\nand the tests") == (
+        "/delegate reviewer check src/app.py\nand the tests")
+    # the front end's hook (declared here as a front end would): the first answer wins
+    assert host.hook.route_input(app=app, text="@reviewer look") == "/delegate reviewer look"
+    for text in ("@reviewer", "@reviewer   ", "@nobody look", "please ask @reviewer",
+                 "@src/app.py look", "look"):
+        assert plugin.route_mention(app, text) is None, text
+    assert plugin.route_mention(App(host, mention="answer"), "@reviewer look") is None
+    assert plugin.route_mention(App(host, mention="loud"), "@reviewer look") == (
+        "/delegate reviewer look")
+    assert warned == ["[personas] mention = 'loud' is not one of: delegate, answer; using "
+                      "'delegate'"]
+
+
+def test_without_delegate_the_persona_answers_as_before(workspace: Path) -> None:
+    write(workspace, ".chatcli/agents/reviewer.md", persona_file("reviewer", description="d"))
+    host, _ = host_with()
+    assert personas_plugin._PLUGIN.route_mention(App(host), "@reviewer look") is None
+
+
+def test_personas_leave_slash_agents_to_the_board_of_chatcli_subagents(workspace: Path) -> None:
+    host, warned = host_with()
+    personas_plugin._PLUGIN.configure(host=host, workspace=workspace)
+    commands = host.slash_commands()
+    assert "personas" in commands and "agents" not in commands  # /agents is the board's
+    alone = PluginHost(warn=warned.append)
+    alone.register(personas_plugin, "personas")
+    personas_plugin._PLUGIN.configure(host=alone, workspace=workspace)
+    assert {"personas", "agents"} <= set(alone.slash_commands())
+    assert warned == []

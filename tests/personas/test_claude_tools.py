@@ -27,6 +27,8 @@ VALUES = st.recursive(
 @example("Read, Bash(git diff:*, git log:*), (, ), ,,")
 @example(")))(((,")
 @example("\x00, \n, \u2028")
+@example("[\n0")
+@example("Bash(git diff:*\nRead")
 def test_any_text_is_read_without_raising(text: str) -> None:
     parsed = parse_tools(text)
     assert parsed.tools is not None
@@ -34,6 +36,7 @@ def test_any_text_is_read_without_raising(text: str) -> None:
     assert all(name and name == name.strip() for name in parsed.tools)
     assert isinstance(parsed.note(), str)
     assert all("\n" not in name for name in parsed.tools)  # a line break ends an entry
+    assert "\n" not in parsed.note()
 
 
 @given(VALUES)
@@ -74,4 +77,5 @@ def test_the_documented_forms() -> None:
     assert parsed.ignored == ("WebFetch",)
     assert parsed.patterns == ("Bash(npm run test:*, npm run lint:*)",)
     assert split_entries("a(b, c), d") == ["a(b, c)", "d"]
+    assert parse_tools("Bash(git diff:*\nRead").tools == ("exec", "read")  # the line ends it
     assert parse_tools("mcp__github__create_issue").tools == ("mcp__github__create_issue",)

@@ -80,7 +80,7 @@ def test_agents_lists_names_icons_and_descriptions_and_marks_the_active_one(chat
     listing = one.command("/agents")
     lines = listing.splitlines()
     names = [line.removeprefix("●").split()[0] for line in lines if line.strip()]
-    assert len([n for n in names if n.startswith("@") and n != "@NAME"]) == 16
+    assert len([n for n in names if n.startswith("@") and n != "@NAME"]) == 17  # 16 + local
     writer = next(line for line in lines if "@writer" in line)
     assert writer.startswith("●") and "📝" in writer and "Writes and edits clear prose" in writer
     local = next(line for line in lines if "@local" in line)
@@ -92,7 +92,7 @@ def test_completion_offers_the_personas_and_off(chat) -> None:
     one = chat()
     command = one.host.slash_commands()["persona"]
     offered = command.complete(one.app, "")
-    assert offered[0] == "off" and "security-specialist" in offered and len(offered) == 16
+    assert offered[0] == "off" and "security-specialist" in offered and len(offered) == 17
     mentions = dict(command.mentions(one.app))
     assert mentions["kamaji"].startswith("🔥 The gruff old keeper")
 

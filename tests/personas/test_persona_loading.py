@@ -166,7 +166,7 @@ def test_the_file_name_and_the_name_give_the_title(workspace: Path) -> None:
     no_frontmatter = write(workspace, "a/plain.md", "Only a body.\n")
     persona, problems = load_persona(no_frontmatter)
     assert persona.name == "plain" and persona.prompt == "Only a body."
-    assert problems == ["it has no description (shown by /agents)"]
+    assert problems == ["it has no description (shown by /personas)"]
 
 
 # ------------------------------------------------------------------------ lenient loading

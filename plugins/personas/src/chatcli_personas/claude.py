@@ -60,7 +60,8 @@ _CHATCLI_SPELLED = frozenset({"read", "write", "edit", "multiedit", "glob"})
 
 def split_entries(text: str) -> list[str]:
     """``"Read, Bash(git diff:*, git log:*), Grep"`` → its entries: commas inside brackets do
-    not split (a Claude Code permission pattern may hold one); blanks around entries go."""
+    not split (a Claude Code permission pattern may hold one), a line break always does (an
+    unclosed bracket ends with its line); blanks around entries go."""
     entries: list[str] = []
     depth, start = 0, 0
     for index, char in enumerate(text):
@@ -68,9 +69,9 @@ def split_entries(text: str) -> list[str]:
             depth += 1
         elif char in ")]}" and depth:
             depth -= 1
-        elif char in ",\n" and depth == 0:
+        elif char == "\n" or (char == "," and depth == 0):
             entries.append(text[start:index])
-            start = index + 1
+            start, depth = index + 1, 0
     entries.append(text[start:])
     return [entry.strip() for entry in entries if entry.strip()]
 

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 __all__ = ["agents_command", "persona_command", "template_command"]
 
 OFF_WORDS = ("off", "none", "-")
-PERSONA_USAGE = "use /persona NAME, /persona off, or /agents to list them"
+PERSONA_USAGE = "use /persona NAME, /persona off, or /personas to list them"
 
 
 def _say(app: Any, text: str, style: str = "dim") -> None:
@@ -40,7 +40,7 @@ def _unknown(plugin: PersonasPlugin, app: Any, name: str) -> Exception:
     close = difflib.get_close_matches(name.lower(), names, n=1, cutoff=0.5)
     hint = f"did you mean /persona {close[0]}? " if close else ""
     return UsageError(f"no persona is called '{name}'",
-                      f"{hint}/agents lists them" if names else
+                      f"{hint}/personas lists them" if names else
                       "add one in .chatcli/agents/NAME.md, or pip install chatcli-personas-core")
 
 
@@ -55,7 +55,7 @@ def _run_persona(plugin: PersonasPlugin, app: Any, argument: str) -> None:
     if not word:
         persona = plugin.catalog().get(current) if current else None
         if persona is None:
-            _say(app, "no persona: chatcli answers as itself — /agents lists the personas, "
+            _say(app, "no persona: chatcli answers as itself — /personas lists the personas, "
                       "/persona NAME picks one, @NAME … sends one message to one")
         else:
             _say(app, f"persona: {persona.label} (@{persona.name}) — /persona off to stop")
@@ -143,11 +143,12 @@ def _run_agents(plugin: PersonasPlugin, app: Any, argument: str) -> None:
               "/persona off stops")
 
 
-def agents_command(plugin: PersonasPlugin) -> SlashCommand:
-    """``/agents``: the personas, with their icon and description."""
+def agents_command(plugin: PersonasPlugin, name: str = "personas") -> SlashCommand:
+    """``/personas`` (and ``/agents`` without chatcli-subagents, whose board that is): the
+    personas, with their icon and description."""
     from chatcli import SlashCommand
 
-    return SlashCommand(name="agents", help="list the personas (@NAME, /persona NAME)",
+    return SlashCommand(name=name, help="list the personas (@NAME, /persona NAME)",
                         run=lambda app, argument: _run_agents(plugin, app, argument))
 
 

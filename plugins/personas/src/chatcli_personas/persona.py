@@ -188,7 +188,7 @@ def load_persona(path: Path, source: str = "", *, claude: bool = False
                         f"'-'); it answers to @{name}")
     description = as_text(document.get("description"))
     if not description:
-        problems.append("it has no description (shown by /agents)")
+        problems.append("it has no description (shown by /personas)")
     elif len(description) > MAX_DESCRIPTION:
         description = description[: MAX_DESCRIPTION - 1] + "…"
     model = as_text(document.get("model"))

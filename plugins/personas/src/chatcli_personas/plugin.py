@@ -12,18 +12,22 @@ pays nothing for this plugin.
 - ``authorize_tool_call`` (tryfirst): a tool outside the persona's list — or outside a command
   template's ``allowed-tools`` while its answer runs — is denied, with the reason.
 - ``session_start``: a resumed or forked conversation gets its persona back.
-- ``register_slash_commands``: ``/persona``, ``/agents`` and one ``/command`` per template.
+- ``register_slash_commands``: ``/persona``, ``/personas`` (also ``/agents`` when chatcli-subagents,
+  whose board that is, is not installed) and one ``/command`` per template.
 - ``register_agent_types`` (optional: chatcli-subagents declares it): every persona is an agent
   type (:mod:`chatcli_personas.agents`).
 - ``register_setting_rules``: a project's ``.claude/agents/*.md`` are control files (read only
   in a trusted project).
+- ``route_input`` (optional, declared by no front end yet — see the README): ``@name task``
+  becomes ``/delegate name task`` when chatcli-subagents offers ``/delegate`` and ``[personas]
+  mention`` is ``"delegate"`` (:meth:`PersonasPlugin.route_mention`).
 """
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from chatcli import hookimpl
 
@@ -50,7 +54,12 @@ if TYPE_CHECKING:
     from chatcli_personas.persona import Persona
     from chatcli_personas.state import ActiveStore
 
-__all__ = ["PersonasPlugin"]
+__all__ = ["MENTION_MODES", "PersonasPlugin"]
+
+#: ``[personas] mention``: what ``@name task`` does when ``/delegate`` exists — ``delegate``
+#: hands the task to a worker of that agent type; ``answer`` lets the persona answer in the
+#: conversation (without chatcli-subagents it always answers).
+MENTION_MODES = ("delegate", "answer")
 
 
 class PersonasPlugin:
@@ -101,6 +110,35 @@ class PersonasPlugin:
             return None
         return speaker(conversation, self.catalog(), self.store())
 
+    def mention_mode(self, settings: Any) -> str:
+        """``[personas] mention`` of ``settings`` (``delegate`` when unset or not understood;
+        the latter is reported once)."""
+        table = settings.plugin_table("personas") if settings is not None else {}
+        value = table.get("mention", MENTION_MODES[0])
+        if value in MENTION_MODES:
+            return str(value)
+        self.warn(f"[personas] mention = {value!r} is not one of: {', '.join(MENTION_MODES)}; "
+                  f"using {MENTION_MODES[0]!r}")
+        return MENTION_MODES[0]
+
+    def route_mention(self, app: Any, text: str) -> str | None:
+        """``/delegate NAME TASK`` for a message ``@NAME TASK`` that names a persona, when the
+        ``/delegate`` command exists (chatcli-subagents) and ``[personas] mention`` is
+        ``delegate``; else None (the persona answers in the conversation, as without it)."""
+        from chatcli_personas.state import mention
+
+        name = mention(text)
+        if name is None:
+            return None
+        task = text.lstrip()[len(name) + 1:].strip()
+        host = getattr(app, "host", None) or self.host
+        if not task or host is None or "delegate" not in host.slash_commands():
+            return None
+        if self.mention_mode(getattr(app, "settings", None)) != "delegate":
+            return None
+        persona = self.catalog().get(name)
+        return f"/delegate {persona.name} {task}" if persona is not None else None
+
     # ------------------------------------------------------------------ set-up
 
     @hookimpl
@@ -128,6 +166,11 @@ class PersonasPlugin:
         for pattern in CONTROL_PATTERNS:
             register(ControlFile(pattern))
 
+    @hookimpl(optionalhook=True)  # no front end declares it yet (README: "@name delegates")
+    def route_input(self, app: Any, text: str) -> str | None:
+        """A sent line to run instead of ``text`` (``@name task`` → ``/delegate name task``)."""
+        return self.route_mention(app, text)
+
     @hookimpl(optionalhook=True)  # chatcli-subagents declares it, when installed
     def register_agent_types(self, register: Callable[[AgentType], None]) -> None:
         """Every persona is an agent type (a worker a delegation can start)."""
@@ -145,6 +188,9 @@ class PersonasPlugin:
 
         register(persona_command(self))
         register(agents_command(self))
+        declared = getattr(self.host.hook, "register_agent_types", None) if self.host else None
+        if declared is None or declared.spec is None:  # chatcli-subagents' board is /agents
+            register(agents_command(self, "agents"))
         workspace = (self.workspace or Path.cwd()).resolve()
         for template in find_templates(template_folders(workspace), self.warn):
             register(template_command(self, template))
@@ -242,3 +288,4 @@ answer_author = _PLUGIN.answer_author
 authorize_tool_call = _PLUGIN.authorize_tool_call
 register_setting_rules = _PLUGIN.register_setting_rules
 register_agent_types = _PLUGIN.register_agent_types
+route_input = _PLUGIN.route_input
