@@ -12,7 +12,9 @@ modification time), so asking for the set before every model call costs a few ``
 
 A project's ``.claude/agents/*.md`` are control files (:data:`CONTROL_PATTERNS`, registered
 through ``register_setting_rules``): they are read only once the user trusted the project
-(``chatcli trust``) with those very files; an untrusted project's are skipped with one line.
+(``chatcli trust``) with those very files; an untrusted project's are skipped (the session's
+trust notice names them), and one deeper than :data:`MAX_DEPTH` folders below the project root
+(which trust cannot cover) is skipped with one line.
 """
 
 from __future__ import annotations
@@ -104,18 +106,21 @@ class Catalog:
         """Every persona by name, the first of each name in precedence order."""
         chosen: dict[str, Persona] = {}
         seen: set[Path] = set()
-        trusted: set[Path] | None = None  # the project's trusted Claude Code agent files
+        trusted: set[Path] | None = None  # the project's trusted files (None: not asked yet)
+        untrusted = False
         claude_user = self.claude_user_folder()
         for source, folder in self.folders():
             claude = _is_claude(folder) or folder == claude_user
             files = _markdown_files(folder)
             if claude and source == "project" and files:
                 if trusted is None:
-                    trusted = self._trusted_files()
-                if any(path not in trusted for path in files):
-                    self._say_once(f"persona {_shown(folder)}: not read — a project's Claude "
-                                   "Code agents act only once you trust the project (chatcli "
-                                   "trust)")
+                    found = self._trusted_files()
+                    trusted, untrusted = found or set(), found is None
+                if not untrusted and any(path not in trusted for path in files):
+                    # (an untrusted project's files are named by the session's one trust notice)
+                    self._say_once(f"persona {_shown(folder)}: not read — workspace trust does "
+                                   f"not cover it (more than {MAX_DEPTH} folders below the "
+                                   "project root, or outside it)")
                 files = [path for path in files if path in trusted]
             for path in files:
                 if path in seen:
@@ -126,15 +131,16 @@ class Catalog:
                     chosen.setdefault(persona.name, persona)
         return chosen
 
-    def _trusted_files(self) -> set[Path]:
-        """The project's files the user trusted as they are now (none when the project is not
-        trusted, or there is no project: the workspace is the home folder)."""
+    def _trusted_files(self) -> set[Path] | None:
+        """The project's files the user trusted as they are now; None when the project is not
+        trusted (chatcli-admin's trust notice names its ignored files as a session starts) or
+        there is no project (the workspace is the home folder)."""
         from chatcli import project_trust
 
         workspace = (self.workspace or Path.cwd()).resolve()
         state = project_trust(workspace, self.host)
         if state.root is None or not state.trusted:
-            return set()
+            return None
         return {state.root / relative for relative in state.files}
 
     def _say_once(self, line: str) -> None:
