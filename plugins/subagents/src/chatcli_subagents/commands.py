@@ -1,0 +1,157 @@
+"""``/agents`` (the board: workers, a worker's transcript, the types) and ``/delegate TYPE
+TASK`` (one worker started from the chat, outside a model turn)."""
+
+from __future__ import annotations
+
+import json
+import threading
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from chatcli import Conversation, Message, SlashCommand
+
+__all__ = ["agents_command", "delegate_command", "transcript_lines"]
+
+
+def _print(app: Any, text: str, style: str = "") -> None:
+    from rich.text import Text
+
+    app.console.print(Text(text, style=style), highlight=False, soft_wrap=True)
+
+
+def agents_command() -> SlashCommand:
+    from chatcli import SlashCommand
+
+    return SlashCommand(
+        name="agents", run=_agents, subcommands=("show", "types"),
+        help="the workers (subagents): /agents (the board), /agents show ID (a worker's "
+             "transcript), /agents types")
+
+
+def delegate_command() -> SlashCommand:
+    from chatcli import SlashCommand
+
+    return SlashCommand(
+        name="delegate", run=_delegate, complete=_complete_types,
+        help="run a worker now: /delegate TYPE TASK (the types: /agents types)")
+
+
+def _complete_types(app: Any, text: str) -> list[str]:
+    from chatcli_subagents.types import agent_types
+
+    return [name for name in agent_types(app.host) if name.startswith(text.strip())]
+
+
+def _agents(app: Any, argument: str) -> None:
+    from chatcli import UsageError
+
+    from chatcli_subagents.board import board_lines, registry
+
+    word, _, rest = argument.strip().partition(" ")
+    board = registry(app.conversation)
+    if not word:
+        for line in board_lines(board.listed()):
+            _print(app, line)
+        return
+    if word == "types":
+        _types(app)
+        return
+    if word == "show":
+        worker = board.find(rest) if rest.strip() else None
+        if worker is None:
+            known = ", ".join(w.id for w in board.listed()) or "none yet"
+            raise UsageError(f"no worker {rest.strip()!r} in this conversation (workers: "
+                             f"{known})", "/agents show ID, with an id /agents lists")
+        _print(app, f"{worker.label}: {worker.description} — {worker.state}", "bold")
+        if worker.conversation is None:
+            _print(app, "(it has no conversation: it never started)")
+            return
+        for line in transcript_lines(worker.conversation):
+            _print(app, line)
+        return
+    raise UsageError(f"unknown /agents argument {word!r}",
+                     "/agents, /agents show ID or /agents types")
+
+
+def _types(app: Any) -> None:
+    from chatcli_subagents.types import agent_types
+
+    types = agent_types(app.host)
+    width = max(len(name) for name in types)
+    for name, agent in types.items():
+        extras = []
+        if agent.model:
+            extras.append(f"model {agent.provider + '/' if agent.provider else ''}{agent.model}")
+        if agent.tools is not None:
+            extras.append("tools " + ", ".join(agent.tools))
+        if agent.isolation:
+            extras.append(f"isolation {agent.isolation}")
+        more = f" [{'; '.join(extras)}]" if extras else ""
+        _print(app, f"{name.ljust(width)}  {agent.source or 'plugin'}  —  "
+                    f"{' '.join(agent.description.split())}{more}")
+
+
+def transcript_lines(conversation: Conversation) -> list[str]:
+    """A worker's conversation, plainly: each message under a heading, tool calls and results
+    in brief."""
+    lines: list[str] = []
+    for message in conversation.messages():
+        lines.extend(_message_lines(message))
+    return lines or ["(no messages)"]
+
+
+def _message_lines(message: Message) -> list[str]:
+    from chatcli import Role
+
+    if message.role == Role.TOOL:
+        lines = []
+        for result in message.tool_results:
+            mark = "✗" if result.is_error else "←"
+            body = result.content.strip().splitlines() or [""]
+            lines.append(f"  {mark} {result.name}: {body[0][:200]}")
+            lines.extend(f"    {line[:200]}" for line in body[1:12])
+            if len(body) > 12:
+                lines.append(f"    … {len(body) - 12} more lines")
+        return lines
+    lines = [f"── {message.role.value} ──"]
+    if message.text.strip():
+        lines.extend(message.text.rstrip().splitlines())
+    for call in message.tool_calls:
+        arguments = call.raw_arguments or json.dumps(call.arguments, ensure_ascii=False)
+        lines.append(f"  → {call.name} {arguments[:300]}")
+    return lines
+
+
+def _delegate(app: Any, argument: str) -> None:
+    from chatcli import UsageError
+
+    from chatcli_subagents.plugin import agents_config
+    from chatcli_subagents.types import agent_types
+    from chatcli_subagents.worker import Delegation, WorkerError, run_worker
+
+    name, _, task = argument.strip().partition(" ")
+    types = agent_types(app.host)
+    if not name or not task.strip():
+        raise UsageError("/delegate needs a type and a task",
+                         f"/delegate TYPE TASK (types: {', '.join(types)})")
+    agent = types.get(name.removeprefix("@"))
+    if agent is None:
+        raise UsageError(f"unknown agent type {name!r}", "the types: " + ", ".join(types))
+    session = app.session
+    engine = session.engine
+    output = engine.on_tool_output or (lambda line: _print(app, line, "dim"))
+    first = task.strip().splitlines()[0]
+    description = first if len(first) <= 60 else first[:59] + "…"
+    cancel = threading.Event()
+    try:
+        report = run_worker(Delegation(
+            engine=engine, conversation=session.conversation, settings=session.settings,
+            agent=agent, task=task.strip(), description=description,
+            config=agents_config(session.settings, app.host), cancel=cancel, output=output))
+    except WorkerError as err:
+        _print(app, str(err), "red")
+        return
+    except KeyboardInterrupt:
+        cancel.set()
+        raise
+    _print(app, report)

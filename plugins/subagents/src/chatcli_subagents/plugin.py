@@ -1,0 +1,162 @@
+"""Entry module of chatcli-subagents (entry point ``subagents``): hook implementations only;
+the tool, the workers and the board load when first used.
+
+- ``add_hookspecs``: declares ``register_agent_types`` (:mod:`.hookspecs`).
+- ``register_tools``: ``delegate`` (its description lists the agent types).
+- ``register_slash_commands``: ``/agents`` (the board) and ``/delegate TYPE TASK``.
+- ``register_setting_rules``: a project's ``[agents]`` limits may only lower the user's.
+- ``prompt_sections``: a worker's conversation gets its type's prompt.
+- ``before_request``: a worker's requests are ``purpose="subagent"`` with ``volatile_last``; a
+  request offering ``delegate`` gets the delegation guide (plan, dispatch, verify).
+- ``after_response``, ``after_tool_call``: a worker's tokens (its ``max_tokens``) and the files
+  its write calls changed.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from chatcli import hookimpl
+
+if TYPE_CHECKING:
+    from chatcli import (
+        ChatRequest,
+        Conversation,
+        Message,
+        PluginHost,
+        PromptSection,
+        Settings,
+        SlashCommand,
+        Tool,
+        ToolCallPart,
+        ToolResultPart,
+    )
+
+    from chatcli_subagents.board import Worker
+    from chatcli_subagents.settings import AgentsConfig
+
+#: the host of the run (set by ``configure``)
+_host: PluginHost | None = None
+_warned: set[str] = set()
+_warn_lock = threading.Lock()
+#: the argument names of a write tool that name the file it changes
+_PATH_KEYS = ("path", "file_path", "file", "filename")
+
+
+def agents_config(settings: Settings, host: PluginHost | None = None) -> AgentsConfig:
+    """``[agents]`` of ``settings``; each wrong value reported once."""
+    from chatcli_subagents.settings import read_config
+
+    def warn(line: str) -> None:
+        with _warn_lock:
+            if line in _warned:
+                return
+            _warned.add(line)
+        target = host or _host
+        if target is not None:
+            target.warn(line)
+
+    return read_config(settings.plugin_table("agents"), warn)
+
+
+def _worker(conversation: Conversation | None) -> Worker | None:
+    if conversation is None:
+        return None
+    from chatcli_subagents.board import WORKER
+
+    return conversation.stash.get(WORKER, None)
+
+
+@hookimpl
+def add_hookspecs(add: Callable[[object], None]) -> None:
+    """Declare register_agent_types: plugins add kinds of workers."""
+    from chatcli_subagents import hookspecs
+
+    add(hookspecs)
+
+
+@hookimpl
+def configure(host: PluginHost) -> None:
+    global _host
+    _host = host
+
+
+@hookimpl
+def register_tools(register: Callable[[Tool], None]) -> None:
+    from chatcli_subagents.tool import delegate_tool
+
+    if _host is not None:
+        register(delegate_tool(_host))
+
+
+@hookimpl
+def register_slash_commands(register: Callable[[SlashCommand], None]) -> None:
+    from chatcli_subagents.commands import agents_command, delegate_command
+
+    register(agents_command())
+    register(delegate_command())
+
+
+@hookimpl
+def register_setting_rules(register: Callable[[Any], None]) -> None:
+    """A project may lower the limits of ``[agents]``, never raise them."""
+    from chatcli import SettingRule
+
+    for key in ("max_workers", "max_depth", "max_turns", "max_seconds", "max_tokens"):
+        register(SettingRule(f"agents.{key}", "always", "min"))
+
+
+@hookimpl
+def prompt_sections(conversation: Conversation | None) -> list[PromptSection] | None:
+    """A worker's instructions and its type's prompt."""
+    worker = _worker(conversation)
+    if worker is None or conversation is None:
+        return None
+    from chatcli_subagents.prompt import worker_section
+    from chatcli_subagents.worker import AGENT
+
+    agent = conversation.stash.get(AGENT, None)
+    return [worker_section(agent, worker)] if agent is not None else None
+
+
+@hookimpl
+def before_request(request: ChatRequest, conversation: Conversation) -> None:
+    worker = _worker(conversation)
+    if worker is not None:
+        worker.turns += 1
+        request.purpose = "subagent"  # /cost and -p --json count a worker's calls apart
+        request.volatile_last = True
+    if _host is not None and any(tool.name == "delegate" for tool in request.tools):
+        from chatcli_subagents.prompt import SECTION, delegation_section
+        from chatcli_subagents.types import agent_types
+
+        if not any(section.name == SECTION for section in request.system):
+            request.system.append(delegation_section(agent_types(_host)))
+
+
+@hookimpl
+def after_response(message: Message | None, conversation: Conversation) -> None:
+    worker = _worker(conversation)
+    if worker is not None and message is not None and message.usage is not None:
+        worker.counted(message.usage.total_tokens)
+
+
+@hookimpl
+def after_tool_call(call: ToolCallPart, result: ToolResultPart,
+                    conversation: Conversation) -> None:
+    """A worker's successful write call: the file it names is one it changed."""
+    worker = _worker(conversation)
+    if worker is None or result.is_error or _host is None:
+        return
+    from chatcli import Risk
+
+    tool = _host.tools().get(call.name)
+    if tool is None or tool.risk != Risk.WRITE:
+        return
+    for key in _PATH_KEYS:
+        value = call.arguments.get(key)
+        if isinstance(value, str) and value and value not in worker.changed:
+            worker.changed.append(value)
+            break

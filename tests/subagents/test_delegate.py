@@ -1,0 +1,306 @@
+"""The delegate tool in a real session: the OpenAI provider (official SDK) against a wire server
+that answers the parent and each worker from their own scripts, by request content."""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from chatcli import Approval, StopReason
+from chatcli_plugin_records import AgentType
+from chatcli_testing import Fault, Reply, ToolCall
+from subagents_support import ContentServer, TypesPlugin, chat, content_text
+
+from chatcli_subagents.board import REGISTRY
+
+
+def delegate(agent: str, task: str, description: str = "a task") -> ToolCall:
+    return ToolCall("delegate", {"agent": agent, "task": task, "description": description})
+
+
+def tool_names(body: dict[str, Any]) -> set[str]:
+    return {tool["function"]["name"] for tool in body.get("tools") or []}
+
+
+def all_text(body: dict[str, Any]) -> str:
+    return "\n".join(content_text(m.get("content")) for m in body.get("messages") or [])
+
+
+def tool_results(body: dict[str, Any]) -> list[str]:
+    return [content_text(m.get("content")) for m in body["messages"] if m["role"] == "tool"]
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Path:
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "notes.txt").write_text("the answer is 42\n")
+    return root
+
+
+def test_three_delegations_run_side_by_side_two_at_a_time(ws: Path) -> None:
+    slow = Reply(text="found it", pauses={0: 0.6})
+    server = ContentServer({
+        "PARENT": [Reply(tool_calls=[delegate("explore", f"TASK-{n} look around", f"part {n}")
+                                     for n in (1, 2, 3)]),
+                   Reply(text="all three reported")],
+        "TASK-1": [slow], "TASK-2": [slow], "TASK-3": [slow]})
+    with server:
+        session = chat(server, ws, agents={"max_workers": 2})
+        started = time.monotonic()
+        finished = session.turn("PARENT: split the work")
+        took = time.monotonic() - started
+    assert finished.text == "all three reported"
+    workers = {"TASK-1", "TASK-2", "TASK-3"}
+    assert all(len(server.of(key)) == 1 for key in workers)
+    assert server.most_at_once(workers) == 2  # side by side, never more than max_workers
+    assert took < 3 * 0.6 + 0.5  # not one after another (two rounds of 0.6 s)
+    results = session.results()
+    assert len(results) == 3 and not any(r.is_error for r in results)
+    assert all("found it" in r.content and " done · 1 turn · " in r.content for r in results)
+
+
+def test_a_worker_gets_its_task_not_the_parents_history(ws: Path) -> None:
+    server = ContentServer({
+        "EARLIER": [Reply(text="noted the secret")],
+        "PARENT": [Reply(tool_calls=[delegate("general", "TASK-A read notes.txt", "read")]),
+                   Reply(text="the worker says 42")],
+        "TASK-A": [Reply(tool_calls=[ToolCall("read_file", {"path": "notes.txt"})]),
+                   Reply(text="The notes say 42.")]})
+    with server:
+        session = chat(server, ws)
+        session.turn("EARLIER: the secret word is PLUGH")
+        finished = session.turn("PARENT: ask a worker")
+    assert finished.text == "the worker says 42"
+    first, second = server.of("TASK-A")
+    for span in (first, second):
+        text = all_text(span.body)
+        assert "TASK-A read notes.txt" in text
+        assert "PLUGH" not in text and "EARLIER" not in text and "PARENT" not in text
+        system = content_text(span.body["messages"][0]["content"])
+        assert "You are worker w1, of type `general`" in system
+        assert "delegate" not in tool_names(span.body)  # depth 1: a worker cannot delegate
+    assert tool_names(first.body) == {"read_file", "write_file"}
+    assert tool_results(second.body) == ["the answer is 42\n"]
+    report = session.results()[0].content
+    assert report.startswith("w1 general done · 2 turns · ")
+    assert report.endswith("The notes say 42.")
+    assert "notes.txt" not in report.split("\n\n", 1)[0]  # it changed nothing
+    parent = server.of("PARENT")[0]
+    assert "delegate" in tool_names(parent.body)
+    system = content_text(parent.body["messages"][0]["content"])
+    assert "## Delegating to workers" in system
+
+
+def test_explore_never_gets_a_write_tool(ws: Path) -> None:
+    server = ContentServer({
+        "PARENT": [Reply(tool_calls=[delegate("explore", "TASK-X change notes.txt")]),
+                   Reply(text="ok")],
+        "TASK-X": [Reply(tool_calls=[ToolCall("write_file", {"path": "notes.txt",
+                                                             "content": "gone"})]),
+                   Reply(text="I could not write.")]})
+    with server:
+        session = chat(server, ws, interactive=True, approver=lambda *a: Approval(True))
+        session.turn("PARENT: go")
+    first, second = server.of("TASK-X")
+    assert tool_names(first.body) == {"read_file"}
+    assert "unknown tool 'write_file'; available tools: read_file" in tool_results(second.body)[0]
+    assert (ws / "notes.txt").read_text() == "the answer is 42\n"
+
+
+def test_a_worker_never_gets_a_tool_its_parent_does_not_offer(ws: Path) -> None:
+    everything = AgentType(name="all", description="every tool", tools=("*",), source="test")
+    server = ContentServer({
+        "PARENT": [Reply(tool_calls=[delegate("all", "TASK-ALL list your tools")]),
+                   Reply(text="ok")],
+        "TASK-ALL": [Reply(text="done")]})
+    with server:
+        session = chat(server, ws, TypesPlugin(everything))
+        session.session.engine.tool_names = frozenset({"read_file", "delegate"})
+        session.turn("PARENT: go")
+    assert tool_names(server.of("TASK-ALL")[0].body) == {"read_file"}
+    assert "write_file" not in tool_names(server.of("PARENT")[0].body)
+
+
+def test_an_unknown_type_is_an_error_naming_the_types(ws: Path) -> None:
+    verifier = AgentType(name="verifier", description="verifies a change", source="test")
+    server = ContentServer({"PARENT": [Reply(tool_calls=[delegate("nobody", "TASK-N")]),
+                                       Reply(text="ok")]})
+    with server:
+        session = chat(server, ws, TypesPlugin(verifier))
+        session.turn("PARENT: go")
+    result = session.results()[0]
+    assert result.is_error
+    assert "unknown agent type 'nobody'; the types are: explore, general, verifier" in (
+        result.content)
+    parent = server.of("PARENT")[0].body
+    description = next(t["function"]["description"] for t in parent["tools"]
+                       if t["function"]["name"] == "delegate")
+    assert "- verifier: verifies a change" in description
+    assert "- explore: a read-only worker" in description
+    assert "delegate to `verifier` to verify it" in content_text(parent["messages"][0]["content"])
+
+
+def test_a_failing_worker_reports_its_error_and_the_other_result_arrives(ws: Path) -> None:
+    server = ContentServer({
+        "PARENT": [Reply(tool_calls=[delegate("explore", "TASK-BAD fail", "bad"),
+                                     delegate("explore", "TASK-GOOD work", "good")]),
+                   Reply(text="one failed")],
+        "TASK-BAD": [Fault(status=400, message="the model refused this request")],
+        "TASK-GOOD": [Reply(text="good result", pauses={0: 0.3})]})
+    with server:
+        session = chat(server, ws)
+        finished = session.turn("PARENT: two")
+    assert finished.text == "one failed"
+    bad, good = session.results()
+    assert bad.is_error and "w1 explore failed" in bad.content
+    assert "the model refused this request" in bad.content
+    assert not good.is_error and good.content.endswith("good result")
+    board = session.conversation.stash[REGISTRY]
+    assert [(w.id, w.state) for w in board.listed()] == [("w1", "failed"), ("w2", "done")]
+
+
+def test_a_deeper_worker_may_delegate_when_max_depth_allows(ws: Path) -> None:
+    server = ContentServer({
+        "PARENT": [Reply(tool_calls=[delegate("general", "TASK-OUTER plan")]), Reply(text="ok")],
+        "TASK-OUTER": [Reply(tool_calls=[delegate("explore", "TASK-INNER look")]),
+                       Reply(text="inner said: seen")],
+        "TASK-INNER": [Reply(text="seen")]})
+    with server:
+        session = chat(server, ws, agents={"max_depth": 2})
+        session.turn("PARENT: nest")
+    assert "delegate" in tool_names(server.of("TASK-OUTER")[0].body)
+    assert "delegate" not in tool_names(server.of("TASK-INNER")[0].body)
+    assert session.results()[0].content.endswith("inner said: seen")
+    workers = session.conversation.stash[REGISTRY].listed()
+    assert [(w.id, w.depth, w.state) for w in workers] == [("w1", 1, "done"), ("w2", 2, "done")]
+    assert workers[1].conversation is not None
+    assert workers[1].conversation.parent is workers[0].conversation
+
+
+def test_the_time_limit_stops_a_worker(ws: Path) -> None:
+    server = ContentServer({
+        "PARENT": [Reply(tool_calls=[delegate("explore", "TASK-SLOW wait")]), Reply(text="ok")],
+        "TASK-SLOW": [Reply(text="too late", pauses={0: 10})]})
+    with server:
+        session = chat(server, ws, agents={"max_seconds": 1})
+        started = time.monotonic()
+        session.turn("PARENT: go")
+        took = time.monotonic() - started
+    assert took < 4
+    result = session.results()[0]
+    assert not result.is_error
+    assert result.content.startswith("w1 explore stopped (the time limit (1 s) passed)")
+    assert session.conversation.stash[REGISTRY].find("w1").state == "stopped"
+
+
+def test_the_turn_limit_of_a_type_stops_a_worker(ws: Path) -> None:
+    looping = AgentType(name="looper", description="loops", max_turns=2, source="test")
+    server = ContentServer({
+        "PARENT": [Reply(tool_calls=[delegate("looper", "TASK-LOOP go")]), Reply(text="ok")],
+        "TASK-LOOP": [Reply(tool_calls=[ToolCall("read_file", {"path": "notes.txt"})]),
+                      Reply(tool_calls=[ToolCall("read_file", {"path": "notes.txt"}),
+                                        ToolCall("read_file", {"path": "notes.txt"})]),
+                      Reply(text="never reached")]})
+    with server:
+        session = chat(server, ws, TypesPlugin(looping))
+        session.turn("PARENT: go")
+    assert len(server.of("TASK-LOOP")) == 2
+    assert "stopped (the turn limit (2) was reached) · 2 turns" in session.results()[0].content
+
+
+def test_approvals_from_workers_are_labelled_with_the_worker(ws: Path) -> None:
+    asked: list[str] = []
+
+    def approver(call: Any, tool: Any, verdict: Any) -> Approval:
+        asked.append(verdict.reason)
+        return Approval(True)
+
+    server = ContentServer({
+        "PARENT": [Reply(tool_calls=[delegate("general", "TASK-W write out.txt")]),
+                   Reply(text="ok")],
+        "TASK-W": [Reply(tool_calls=[ToolCall("write_file", {"path": "out.txt",
+                                                             "content": "hello"})]),
+                   Reply(text="wrote it")]})
+    with server:
+        session = chat(server, ws, interactive=True, approver=approver)
+        session.turn("PARENT: go")
+    assert asked == ["w1 general"]
+    assert (ws / "out.txt").read_text() == "hello"
+    report = session.results()[0].content
+    assert "files changed: out.txt" in report
+    worker = session.conversation.stash[REGISTRY].find("w1")
+    assert worker.changed == ["out.txt"]
+
+
+def test_a_workers_requests_are_subagent_calls(ws: Path) -> None:
+    purposes: list[tuple[str, bool]] = []
+
+    class Watch:
+        from chatcli import hookimpl
+
+        @hookimpl(trylast=True)
+        def before_request(self, request: Any, conversation: Any) -> None:
+            purposes.append((request.purpose, request.volatile_last))
+
+    server = ContentServer({
+        "PARENT": [Reply(tool_calls=[delegate("explore", "TASK-P go")]), Reply(text="ok")],
+        "TASK-P": [Reply(text="done")]})
+    with server:
+        session = chat(server, ws, Watch())
+        session.turn("PARENT: go")
+    assert purposes == [("chat", False), ("subagent", True), ("chat", False)]
+    worker = session.conversation.stash[REGISTRY].find("w1")
+    assert worker.conversation.metadata["subagent"] == {
+        "id": "w1", "type": "explore", "parent": session.conversation.id, "task": "TASK-P go",
+        "description": "a task"}
+    assert worker.conversation.title == "w1 explore: a task"
+
+
+def test_cancelling_the_parent_stops_its_workers(ws: Path) -> None:
+    server = ContentServer({
+        "PARENT": [Reply(tool_calls=[delegate("explore", "TASK-C1 wait", "one"),
+                                     delegate("explore", "TASK-C2 wait", "two")]),
+                   Reply(text="never")],
+        "TASK-C1": [Reply(text="late", pauses={0: 20})],
+        "TASK-C2": [Reply(text="late", pauses={0: 20})]})
+    cancel = threading.Event()
+    with server:
+        session = chat(server, ws)
+        done: list[Any] = []
+        runner = threading.Thread(target=lambda: done.append(
+            session.turn("PARENT: wait", cancel=cancel, check=False)))
+        runner.start()
+        deadline = time.monotonic() + 10
+        while len(server.of("TASK-C1")) + len(server.of("TASK-C2")) < 2:
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+        cancel.set()
+        runner.join(5)
+        assert not runner.is_alive()
+        count = len(server.spans)
+        time.sleep(0.5)
+        assert len(server.spans) == count  # no request after the cancel
+    assert done[0].stop_reason == StopReason.INTERRUPTED
+    workers = session.conversation.stash[REGISTRY].listed()
+    assert [w.state for w in workers] == ["cancelled", "cancelled"]
+    assert all(w.seconds < 5 for w in workers)
+
+
+def test_progress_lines_are_labelled_with_the_worker(ws: Path) -> None:
+    lines: list[str] = []
+    server = ContentServer({
+        "PARENT": [Reply(tool_calls=[delegate("explore", "TASK-L read", "reading notes")]),
+                   Reply(text="ok")],
+        "TASK-L": [Reply(tool_calls=[ToolCall("read_file", {"path": "notes.txt"})]),
+                   Reply(text="read")]})
+    with server:
+        session = chat(server, ws)
+        session.session.engine.on_tool_output = lines.append
+        session.turn("PARENT: go")
+    assert lines[0] == "[w1 explore] started: reading notes"
+    assert lines[1] == '[w1 explore] → read_file(path="notes.txt")'
+    assert lines[2].startswith("[w1 explore] done · 2 turns · ")
