@@ -5,6 +5,8 @@ from __future__ import annotations
 import queue
 import threading
 import time
+from collections import deque
+from collections.abc import Callable
 from typing import Any
 
 from chatcli import (
@@ -26,6 +28,45 @@ WorkItem = tuple[str, str]
 #: Keys arriving this soon after an approval appears are ignored: they were typed for the
 #: input line, not as an answer (ChatCLI's guard is the same 250 ms).
 APPROVAL_GUARD = 0.25
+
+
+class Turns:
+    """The question slot: one thread asks at a time (again and again, re-entrantly), the others
+    wait in the order they came; a waiting thread may give up (its turn was stopped)."""
+
+    def __init__(self) -> None:
+        self._changed = threading.Condition()
+        self._waiting: deque[object] = deque()
+        self._owner: int | None = None
+        self._depth = 0
+
+    def take(self, give_up: Callable[[], bool]) -> bool:
+        """Wait for the slot (True), or until ``give_up()`` (False; checked every 50 ms)."""
+        me = threading.get_ident()
+        with self._changed:
+            if self._owner == me:
+                self._depth += 1
+                return True
+            ticket = object()
+            self._waiting.append(ticket)
+            try:
+                while self._owner is not None or self._waiting[0] is not ticket:
+                    if give_up():
+                        return False
+                    self._changed.wait(0.05)
+                self._owner, self._depth = me, 1
+                return True
+            finally:
+                self._waiting.remove(ticket)
+                self._changed.notify_all()
+
+    def give_back(self) -> None:
+        """Leave the slot (the last of a thread's nested takes frees it for the next)."""
+        with self._changed:
+            self._depth -= 1
+            if self._depth == 0:
+                self._owner = None
+                self._changed.notify_all()
 
 
 class ReplApp(ChatApp):
@@ -52,7 +93,7 @@ class ReplApp(ChatApp):
         self.turn_cancel: threading.Event | None = None
         #: held while a question is on screen: approvals asked from several threads at once
         #: (workers' child runs, on the engine's pool threads) are asked one at a time
-        self.asking = threading.RLock()
+        self.asking = Turns()
         self.ui: Any = None  # the prompt-toolkit Application while a prompt is shown
         self.loop: Any = None  # its asyncio loop
         self._prefill = ""
@@ -103,14 +144,12 @@ class ReplApp(ChatApp):
                 return None
             return self._ask(question, cancel)
         finally:
-            self.asking.release()
+            self.asking.give_back()
 
     def _wait_turn(self, cancel: threading.Event | None) -> bool:
         """Take the question slot (True), or give up when ``cancel`` is set or the chat ends."""
-        while not self.asking.acquire(timeout=0.05):
-            if (cancel is not None and cancel.is_set()) or self.exiting:
-                return False
-        return True
+        return self.asking.take(
+            lambda: (cancel is not None and cancel.is_set()) or self.exiting)
 
     def _ask(self, question: Question, cancel: threading.Event | None) -> int | None:
         if question.guard and self.loop is not None:  # the line being typed goes aside first
@@ -244,7 +283,7 @@ class ReplApp(ChatApp):
                 return self._approve_without_ui(call, tool, verdict, header, reason)
             return self._approve_here(call, tool, verdict, header, reason, cancel)
         finally:
-            self.asking.release()
+            self.asking.give_back()
 
     def _approve_here(self, call: Any, tool: Any, verdict: Any, header: str, reason: str,
                       cancel: threading.Event | None) -> Approval:
