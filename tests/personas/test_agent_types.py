@@ -385,13 +385,14 @@ def test_without_delegate_the_persona_answers_as_before(workspace: Path) -> None
     assert personas_plugin._PLUGIN.route_mention(App(host), "@reviewer look") is None
 
 
-def test_personas_leave_slash_agents_to_the_board_of_chatcli_subagents(workspace: Path) -> None:
-    host, warned = host_with()
-    personas_plugin._PLUGIN.configure(host=host, workspace=workspace)
+def test_slash_agents_is_the_board_of_chatcli_subagents_when_it_is_installed(
+        workspace: Path) -> None:
+    import chatcli_subagents.plugin as subagents
+
+    host, warned = host_with(subagents, declare=False)  # it declares register_agent_types
     commands = host.slash_commands()
-    assert "personas" in commands and "agents" not in commands  # /agents is the board's
-    alone = PluginHost(warn=warned.append)
-    alone.register(personas_plugin, "personas")
-    personas_plugin._PLUGIN.configure(host=alone, workspace=workspace)
-    assert {"personas", "agents"} <= set(alone.slash_commands())
-    assert warned == []
+    assert commands["personas"].aliases == ["agents"]
+    assert commands["agents"].help.startswith("the workers (subagents)")  # a name beats an alias
+    assert warned == []  # no clash reported
+    alone, _ = host_with(declare=False)
+    assert "agents" not in alone.slash_commands()  # the alias answers: /agents lists personas

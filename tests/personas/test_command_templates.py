@@ -156,7 +156,7 @@ def test_templates_are_listed_by_help_and_completed(chat, templates) -> None:
     one = chat(extra_plugins=(repl_plugin,))
     listing = one.command("/help")
     for name in ("/review", "/frontend:review", "/deep:er:one", "/mine", "/home-claude",
-                 "/persona", "/agents"):
+                 "/persona", "/personas"):
         assert name in listing
     assert "Review a file for bugs FILE [FOCUS] (project)" in listing
     completer = ChatCompleter(one.app)

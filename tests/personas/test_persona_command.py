@@ -77,7 +77,7 @@ def test_agents_lists_names_icons_and_descriptions_and_marks_the_active_one(chat
           persona_file("local", description="A project persona.", icon="⭐"))
     one = chat()
     one.command("/persona writer")
-    listing = one.command("/agents")
+    listing = one.command("/personas")
     lines = listing.splitlines()
     names = [line.removeprefix("●").split()[0] for line in lines if line.strip()]
     assert len([n for n in names if n.startswith("@") and n != "@NAME"]) == 17  # 16 + local

@@ -143,12 +143,14 @@ def _run_agents(plugin: PersonasPlugin, app: Any, argument: str) -> None:
               "/persona off stops")
 
 
-def agents_command(plugin: PersonasPlugin, name: str = "personas") -> SlashCommand:
-    """``/personas`` (and ``/agents`` without chatcli-subagents, whose board that is): the
-    personas, with their icon and description."""
+def agents_command(plugin: PersonasPlugin) -> SlashCommand:
+    """``/personas``: the personas, with their icon and description. ``/agents`` is its alias:
+    a command's name beats another's alias, so with chatcli-subagents installed ``/agents`` is
+    its board (no clash is reported), and without it the list answers as before."""
     from chatcli import SlashCommand
 
-    return SlashCommand(name=name, help="list the personas (@NAME, /persona NAME)",
+    return SlashCommand(name="personas", aliases=["agents"],
+                        help="list the personas (@NAME, /persona NAME)",
                         run=lambda app, argument: _run_agents(plugin, app, argument))
 
 

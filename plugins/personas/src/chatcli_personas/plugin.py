@@ -12,8 +12,8 @@ pays nothing for this plugin.
 - ``authorize_tool_call`` (tryfirst): a tool outside the persona's list — or outside a command
   template's ``allowed-tools`` while its answer runs — is denied, with the reason.
 - ``session_start``: a resumed or forked conversation gets its persona back.
-- ``register_slash_commands``: ``/persona``, ``/personas`` (also ``/agents`` when chatcli-subagents,
-  whose board that is, is not installed) and one ``/command`` per template.
+- ``register_slash_commands``: ``/persona``, ``/personas`` (alias ``/agents``: chatcli-subagents'
+  board, when installed, has that name and wins) and one ``/command`` per template.
 - ``register_agent_types`` (optional: chatcli-subagents declares it): every persona is an agent
   type (:mod:`chatcli_personas.agents`).
 - ``register_setting_rules``: a project's ``.claude/agents/*.md`` are control files (read only
@@ -187,10 +187,7 @@ class PersonasPlugin:
         from chatcli_personas.templates import find_templates, template_folders
 
         register(persona_command(self))
-        register(agents_command(self))
-        declared = getattr(self.host.hook, "register_agent_types", None) if self.host else None
-        if declared is None or declared.spec is None:  # chatcli-subagents' board is /agents
-            register(agents_command(self, "agents"))
+        register(agents_command(self))  # /personas, alias /agents
         workspace = (self.workspace or Path.cwd()).resolve()
         for template in find_templates(template_folders(workspace), self.warn):
             register(template_command(self, template))
