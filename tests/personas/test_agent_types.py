@@ -396,3 +396,16 @@ def test_slash_agents_is_the_board_of_chatcli_subagents_when_it_is_installed(
     assert warned == []  # no clash reported
     alone, _ = host_with(declare=False)
     assert "agents" not in alone.slash_commands()  # the alias answers: /agents lists personas
+
+
+def test_slash_persona_speaks_as_a_user_s_claude_code_agent(chat: Any, home: Path,
+                                                             openai_server: Any) -> None:
+    write(home, ".claude/agents/debugger.md", DEBUGGER)
+    one = chat(core=False)
+    said = one.command("/persona debugger")
+    assert "now speaking as Debugger (@debugger)" in said
+    openai_server.script("Found the root cause.")
+    one.turn("the tests fail")
+    assert "You are an expert debugger specializing in root cause analysis." in system_of(
+        openai_server.requests[0])
+    assert openai_server.requests[0].json["model"] == "m"
