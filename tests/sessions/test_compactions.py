@@ -95,5 +95,5 @@ def test_a_database_of_the_first_schema_is_migrated_in_place(home: Path, db_path
     db.execute("PRAGMA user_version = 1")
     db.close()
     with SessionStore(db_path) as store:
-        assert store.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
+        assert store.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 4
         assert store.compactions("s_none") == []

@@ -190,6 +190,15 @@ def show_session(ref: str) -> None:
     store = _store()
     info = store.resolve(ref)
     click.echo(to_markdown(store.load(info.id), info), nl=False)
+    workers = store.workers(info.id)
+    if workers:  # the workers it delegated to: each a session of its own
+        click.echo("\n## Workers\n")
+        for worker, said in workers:
+            kind = said.get("type") or "?"
+            click.echo(f"- {said.get('id') or '?'} ({kind}): {worker.title} — "
+                       f"`chatcli sessions show {worker.id}`")
+    if info.parent is not None:
+        click.echo(f"\n(a worker of session {info.parent})")
 
 
 @sessions.command(name="export")

@@ -28,6 +28,8 @@ class SessionInfo:
     project: str | None = None
     #: the folder chatcli was started in when the session was created
     cwd: str | None = None
+    #: a worker's session: the id of the session that delegated to it (None: a root session)
+    parent: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict."""

@@ -117,9 +117,19 @@ def _migration_3(db: sqlite3.Connection) -> None:
     db.execute("CREATE INDEX sessions_project ON sessions(project, updated_at)")
 
 
+def _migration_4(db: sqlite3.Connection) -> None:
+    """A worker's conversation (a subagent's: ``Conversation.parent``) is a branch of the
+    session that started it: ``parent`` is that session's id, ``worker`` what the delegation
+    said of it (its ``metadata["subagent"]`` as JSON). Lists, ``-c`` and the resume picker show
+    root sessions only; deleting a session deletes its workers' too."""
+    db.execute("ALTER TABLE sessions ADD COLUMN parent TEXT")
+    db.execute("ALTER TABLE sessions ADD COLUMN worker TEXT")
+    db.execute("CREATE INDEX sessions_parent ON sessions(parent)")
+
+
 #: ``MIGRATIONS[i]`` brings a database from ``user_version`` i to i + 1. Append, never edit.
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_migration_1, _migration_2,
-                                                          _migration_3]
+                                                          _migration_3, _migration_4]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -341,7 +341,8 @@ class SessionStore:
             project = current_project(cwd)
         db.execute(
             "INSERT INTO sessions(id, name, title, created_at, updated_at, provider, model,"
-            " head, forked_from, cwd, project) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " head, forked_from, cwd, project, parent, worker)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 conversation.id,
                 safe_text(name) if name is not None else None,
@@ -354,6 +355,8 @@ class SessionStore:
                 forked_from or meta.get("forked_from"),
                 cwd,
                 None if project is None else safe_text(project),
+                conversation.parent.id if conversation.parent is not None else meta.get("parent"),
+                _worker_json(meta.get("subagent")),
             ),
         )
         ordered = sorted(conversation.all_messages(), key=lambda m: m.created_at)
@@ -577,6 +580,7 @@ class SessionStore:
         """Delete a session and everything it holds. False when it did not exist."""
 
         def work(db: sqlite3.Connection) -> bool:
+            db.execute("DELETE FROM sessions WHERE parent = ?", (session_id,))  # its workers'
             cursor = db.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
             return cursor.rowcount > 0
 
@@ -599,17 +603,17 @@ class SessionStore:
     _INFO_SQL = (
         "SELECT s.id, s.name, s.title, s.created_at, s.updated_at, s.provider, s.model, s.head,"
         " (SELECT COUNT(*) FROM messages m WHERE m.session_id = s.id), s.forked_from,"
-        " s.project, s.cwd FROM sessions s"
+        " s.project, s.cwd, s.parent FROM sessions s"
     )
 
     # (below this method, ``list`` in annotations means it: they say ``builtins.list``)
     def list(self, limit: int | None = None, project: str | None = None) -> list[SessionInfo]:
         """Sessions, most recently updated first: those of ``project`` (a project root, as
         :func:`current_project` gives it), or of every project when it is None."""
-        sql = self._INFO_SQL
+        sql = self._INFO_SQL + " WHERE s.parent IS NULL"  # workers' sessions: see workers()
         params: tuple[Any, ...] = ()
         if project is not None:
-            sql += " WHERE s.project = ?"
+            sql += " AND s.project = ?"
             params = (project,)
         sql += " ORDER BY s.updated_at DESC, s.rowid DESC"
         if limit is not None:
@@ -622,9 +626,18 @@ class SessionStore:
     def count(self, project: str | None = None) -> int:
         """How many sessions ``project`` has (every project's when None)."""
         if project is None:
-            return int(self._read("SELECT COUNT(*) FROM sessions")[0][0])
-        return int(self._read("SELECT COUNT(*) FROM sessions WHERE project = ?",
-                              (project,))[0][0])
+            return int(self._read("SELECT COUNT(*) FROM sessions WHERE parent IS NULL")[0][0])
+        return int(self._read("SELECT COUNT(*) FROM sessions WHERE parent IS NULL"
+                              " AND project = ?", (project,))[0][0])
+
+    def workers(self, session_id: str) -> builtins.list[tuple[SessionInfo, dict[str, Any]]]:
+        """The sessions of the workers ``session_id`` delegated to (oldest first), each with
+        what the delegation said of it (``metadata["subagent"]``: id, type, task…)."""
+        from chatcli_sessions.info import SessionInfo
+
+        rows = self._read(self._INFO_SQL.replace(" FROM sessions s", ", s.worker FROM sessions s")
+                          + " WHERE s.parent = ? ORDER BY s.created_at, s.rowid", (session_id,))
+        return [(SessionInfo(*row[:-1]), _worker_dict(row[-1])) for row in rows]
 
     def info(self, session_id: str) -> SessionInfo | None:
         """One session's summary, or None."""
@@ -756,8 +769,14 @@ class SessionStore:
             compactions=compactions,
             # The provider/model to go on with are the last answer's (the kernel reads the log).
             metadata={k: v for k, v in (("session_name", info.name),
-                                        ("forked_from", info.forked_from)) if v is not None},
+                                        ("forked_from", info.forked_from),
+                                        ("parent", info.parent)) if v is not None},
         )
+        if info.parent is not None:
+            worker = _worker_dict(self._read("SELECT worker FROM sessions WHERE id = ?",
+                                             (info.id,))[0][0])
+            if worker:
+                conversation.metadata["subagent"] = worker
         return conversation
 
     def _repair(self, session_id: str, messages: builtins.list[Message], head: str | None,
@@ -1015,3 +1034,24 @@ def _snippet(text: str, word: str, width: int = 60) -> str:
     piece = text[start : start + width].replace("\n", " ")
     return ("…" if start else "") + piece + ("…" if start + width < len(text) else "")
 
+
+def _worker_json(worker: Any) -> str | None:
+    """What a delegation said of a worker (``metadata["subagent"]``) as stored JSON."""
+    if not isinstance(worker, dict):
+        return None
+    import json
+
+    return json.dumps(worker, default=str, ensure_ascii=False)
+
+
+def _worker_dict(stored: str | None) -> dict[str, Any]:
+    """The stored JSON of :func:`_worker_json` read back ({} when absent or unreadable)."""
+    if not stored:
+        return {}
+    import json
+
+    try:
+        value = json.loads(stored)
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
