@@ -12,13 +12,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import chatcli_subagents.plugin as subagents_plugin
 from chatcli import Risk, Tool, hookimpl
 from chatcli_plugin_records import AgentType
 from chatcli_testing import Fault, OpenAIServer, Reply
 from pydantic import BaseModel
 from session_harness import HarnessChat
-
-import chatcli_subagents.plugin as subagents_plugin
 
 __all__ = ["ContentServer", "FileTools", "Span", "TypesPlugin", "chat", "content_text"]
 

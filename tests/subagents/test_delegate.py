@@ -11,10 +11,9 @@ from typing import Any
 import pytest
 from chatcli import Approval, StopReason
 from chatcli_plugin_records import AgentType
+from chatcli_subagents.board import REGISTRY
 from chatcli_testing import Fault, Reply, ToolCall
 from subagents_support import ContentServer, TypesPlugin, chat, content_text
-
-from chatcli_subagents.board import REGISTRY
 
 
 def delegate(agent: str, task: str, description: str = "a task") -> ToolCall:

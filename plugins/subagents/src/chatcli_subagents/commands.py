@@ -125,7 +125,7 @@ def _message_lines(message: Message) -> list[str]:
 def _delegate(app: Any, argument: str) -> None:
     from chatcli import UsageError
 
-    from chatcli_subagents.plugin import agents_config
+    from chatcli_subagents.settings import agents_config
     from chatcli_subagents.types import agent_types
     from chatcli_subagents.worker import Delegation, WorkerError, run_worker
 

@@ -14,7 +14,6 @@ the tool, the workers and the board load when first used.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -27,7 +26,6 @@ if TYPE_CHECKING:
         Message,
         PluginHost,
         PromptSection,
-        Settings,
         SlashCommand,
         Tool,
         ToolCallPart,
@@ -35,30 +33,11 @@ if TYPE_CHECKING:
     )
 
     from chatcli_subagents.board import Worker
-    from chatcli_subagents.settings import AgentsConfig
 
 #: the host of the run (set by ``configure``)
 _host: PluginHost | None = None
-_warned: set[str] = set()
-_warn_lock = threading.Lock()
 #: the argument names of a write tool that name the file it changes
 _PATH_KEYS = ("path", "file_path", "file", "filename")
-
-
-def agents_config(settings: Settings, host: PluginHost | None = None) -> AgentsConfig:
-    """``[agents]`` of ``settings``; each wrong value reported once."""
-    from chatcli_subagents.settings import read_config
-
-    def warn(line: str) -> None:
-        with _warn_lock:
-            if line in _warned:
-                return
-            _warned.add(line)
-        target = host or _host
-        if target is not None:
-            target.warn(line)
-
-    return read_config(settings.plugin_table("agents"), warn)
 
 
 def _worker(conversation: Conversation | None) -> Worker | None:

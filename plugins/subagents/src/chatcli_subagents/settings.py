@@ -7,11 +7,15 @@ it must be, and the command that fixes it) and the default is used. Values from 
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, fields
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["AgentsConfig", "read_config"]
+if TYPE_CHECKING:
+    from chatcli import PluginHost, Settings
+
+__all__ = ["AgentsConfig", "agents_config", "read_config"]
 
 
 @dataclass(frozen=True)
@@ -73,7 +77,7 @@ def read_config(table: dict[str, Any], warn: Callable[[str], None] | None = None
         if value is None or not least <= value <= most:
             default = getattr(defaults, key)
             kind = "a whole number" if whole else "a number"
-            say(f"[agents] {key} must be {kind} from {least:g} to {most:g}, not "
+            say(f"[agents] {key} must be {kind} from {least:,.0f} to {most:,.0f}, not "
                 f"{table[key]!r:.40}; using {default:g} — fix it: chatcli config set "
                 f"agents.{key} {default:g}")
             continue
@@ -83,3 +87,21 @@ def read_config(table: dict[str, Any], warn: Callable[[str], None] | None = None
         say(f"[agents] has no setting {key!r} (known: {', '.join(sorted(known))}); it is "
             f"ignored — remove it: chatcli config unset agents.{key}")
     return AgentsConfig(**values)
+
+
+_warned: set[str] = set()
+_warn_lock = threading.Lock()
+
+
+def agents_config(settings: Settings, host: PluginHost | None = None) -> AgentsConfig:
+    """``[agents]`` of ``settings``; each wrong value reported once (through ``host``)."""
+
+    def warn(line: str) -> None:
+        with _warn_lock:
+            if line in _warned:
+                return
+            _warned.add(line)
+        if host is not None:
+            host.warn(line)
+
+    return read_config(settings.plugin_table("agents"), warn)

@@ -64,7 +64,7 @@ def delegate_tool(host: PluginHost) -> Tool:
 def delegate(args: DelegateArgs, context: ToolContext) -> str:
     """Run the worker; its report (raises: an error result naming the problem)."""
     from chatcli_subagents.board import depth_of
-    from chatcli_subagents.plugin import agents_config
+    from chatcli_subagents.settings import agents_config
     from chatcli_subagents.types import agent_types
     from chatcli_subagents.worker import Delegation, run_worker
 

@@ -1,0 +1,122 @@
+"""The board (``/agents``, ``/agents show``, ``/agents types``), ``/delegate``, the ``[agents]``
+settings and the token limit, in a real session against a wire server."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from chatcli import UsageError
+from chatcli_plugin_records import AgentType
+from chatcli_subagents.settings import AgentsConfig, read_config
+from chatcli_testing import Fault, Reply, ToolCall
+from subagents_support import ContentServer, TypesPlugin, chat
+
+
+def delegate(agent: str, task: str, description: str) -> ToolCall:
+    return ToolCall("delegate", {"agent": agent, "task": task, "description": description})
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Path:
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "notes.txt").write_text("the answer is 42\n")
+    return root
+
+
+def test_the_board_lists_workers_with_their_states_and_shows_a_transcript(ws: Path) -> None:
+    server = ContentServer({
+        "PARENT": [Reply(tool_calls=[delegate("explore", "TASK-1 read the notes", "read notes"),
+                                     delegate("explore", "TASK-2 fail", "doomed")]),
+                   Reply(text="ok")],
+        "TASK-1": [Reply(tool_calls=[ToolCall("read_file", {"path": "notes.txt"})],
+                         usage={"input_tokens": 100, "output_tokens": 20}),
+                   Reply(text="The notes say 42.",
+                         usage={"input_tokens": 150, "output_tokens": 10})],
+        "TASK-2": [Fault(status=400, message="bad request for the worker")]})
+    with server:
+        session = chat(server, ws)
+        assert "no workers yet" in session.slash("/agents")
+        session.turn("PARENT: go")
+        board = session.slash("/agents").splitlines()
+        shown = session.slash("/agents show w1")
+        with pytest.raises(UsageError) as missing:
+            session.slash("/agents show w9")
+    assert board[0].split() == ["ID", "TYPE", "STATE", "TURNS", "TOKENS", "TIME", "TASK"]
+    assert board[1].split()[:5] == ["w1", "explore", "done", "2", "280"]
+    assert board[1].endswith("read notes")
+    assert board[2].split()[:3] == ["w2", "explore", "failed"]
+    assert "failed (OpenAI rejected the request (HTTP 400)" in board[2]
+    assert board[2].endswith("doomed")
+    lines = shown.splitlines()
+    assert lines[0] == "w1 explore: read notes — done"
+    assert lines[1:3] == ["── user ──", "TASK-1 read the notes"]
+    assert '  → read_file {"path": "notes.txt"}' in lines
+    assert "  ← read_file: the answer is 42" in lines
+    assert lines[-2:] == ["── assistant ──", "The notes say 42."]
+    assert "PARENT" not in shown
+    assert "no worker 'w9' in this conversation (workers: w1, w2)" in str(missing.value)
+
+
+def test_agents_types_lists_every_type_and_where_it_comes_from(ws: Path) -> None:
+    reviewer = AgentType(name="reviewer", description="reviews diffs", tools=("read_file",),
+                         model="haiku", source="/home/u/.claude/agents/reviewer.md")
+    with ContentServer({}) as server:
+        shown = chat(server, ws, TypesPlugin(reviewer)).slash("/agents types")
+    lines = shown.splitlines()
+    assert lines[0].startswith("general   built-in  —  a worker with the same tools as you")
+    assert lines[1].startswith("explore   built-in  —  a read-only worker")
+    assert lines[1].endswith("[tools @read]")
+    assert lines[2] == ("reviewer  /home/u/.claude/agents/reviewer.md  —  reviews diffs "
+                        "[model haiku; tools read_file]")
+
+
+def test_delegate_runs_one_worker_from_the_chat_and_prints_its_report(ws: Path) -> None:
+    server = ContentServer({
+        "TASK-D": [Reply(tool_calls=[ToolCall("read_file", {"path": "notes.txt"})]),
+                   Reply(text="It says 42.")]})
+    with server:
+        session = chat(server, ws)
+        printed = session.slash("/delegate explore TASK-D what is in notes.txt?")
+        with pytest.raises(UsageError, match="unknown agent type 'nobody'"):
+            session.slash("/delegate nobody do it")
+        with pytest.raises(UsageError, match="needs a type and a task"):
+            session.slash("/delegate explore")
+        board = session.slash("/agents")
+    assert "[w1 explore] started: TASK-D what is in notes.txt?" in printed
+    assert "w1 explore done · 2 turns · " in printed
+    assert printed.rstrip().endswith("It says 42.")
+    assert session.conversation.messages() == []  # the chat's own log is untouched
+    assert board.splitlines()[1].split()[:3] == ["w1", "explore", "done"]
+
+
+def test_the_token_limit_stops_a_worker(ws: Path) -> None:
+    server = ContentServer({
+        "PARENT": [Reply(tool_calls=[delegate("general", "TASK-T spend", "spend")]),
+                   Reply(text="ok")],
+        "TASK-T": [Reply(tool_calls=[ToolCall("read_file", {"path": "notes.txt"})],
+                         usage={"input_tokens": 900, "output_tokens": 200}),
+                   Reply(text="never")]})
+    with server:
+        session = chat(server, ws, agents={"max_tokens": 1000})
+        session.turn("PARENT: go")
+    assert len(server.of("TASK-T")) == 1  # stopped before its second call
+    report = session.results()[0].content
+    assert report.startswith("w1 general stopped (the token limit (1,000) passed) · 1 turn · "
+                             "1,100 tokens")
+
+
+def test_wrong_agents_settings_are_reported_with_the_fix_and_the_default_used() -> None:
+    said: list[str] = []
+    config = read_config({"max_workers": 0, "max_seconds": "30", "max_depht": 2,
+                          "max_tokens": "lots"}, said.append)
+    assert config == AgentsConfig(max_seconds=30.0)
+    assert said == [
+        "[agents] max_workers must be a whole number from 1 to 64, not 0; using 4 — fix it: "
+        "chatcli config set agents.max_workers 4",
+        "[agents] max_tokens must be a whole number from 1,000 to 100,000,000, not 'lots'; using "
+        "200000 — fix it: chatcli config set agents.max_tokens 200000",
+        "[agents] has no setting 'max_depht' (known: lock_wait, max_depth, max_seconds, "
+        "max_tokens, max_turns, max_workers); it is ignored — remove it: chatcli config unset "
+        "agents.max_depht"]
