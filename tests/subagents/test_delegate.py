@@ -303,3 +303,26 @@ def test_progress_lines_are_labelled_with_the_worker(ws: Path) -> None:
     assert lines[0] == "[w1 explore] started: reading notes"
     assert lines[1] == '[w1 explore] → read_file(path="notes.txt")'
     assert lines[2].startswith("[w1 explore] done · 2 turns · ")
+
+
+def test_a_type_names_its_model_and_an_alias_keeps_the_parents(ws: Path) -> None:
+    cheap = AgentType(name="cheap", description="cheap model", model="tiny-model", source="t")
+    aliased = AgentType(name="aliased", description="an alias", model="haiku", source="t")
+    elsewhere = AgentType(name="elsewhere", description="a provider not installed",
+                          provider="nowhere", model="x", source="t")
+    server = ContentServer({
+        "PARENT": [Reply(tool_calls=[delegate("cheap", "TASK-CHEAP go"),
+                                     delegate("aliased", "TASK-ALIAS go"),
+                                     delegate("elsewhere", "TASK-ELSE go")]),
+                   Reply(text="ok")],
+        "TASK-CHEAP": [Reply(text="cheap done")], "TASK-ALIAS": [Reply(text="alias done")]})
+    with server:
+        session = chat(server, ws, TypesPlugin(cheap, aliased, elsewhere))
+        session.turn("PARENT: go")
+    assert server.of("TASK-CHEAP")[0].body["model"] == "tiny-model"
+    assert server.of("TASK-ALIAS")[0].body["model"] == "m"  # the parent's
+    assert server.of("PARENT")[0].body["model"] == "m"
+    assert server.of("TASK-ELSE") == []
+    failed = session.results()[2]
+    assert failed.is_error and "w3 elsewhere failed" in failed.content
+    assert "nowhere" in failed.content

@@ -66,3 +66,29 @@ def test_delegate_as_a_one_shot_command_prints_the_workers_report(tmp_path: Path
     assert {t["function"]["name"] for t in first["tools"]} <= {
         "read", "search", "glob", "tree", "git", "context_pull"}
     assert json.dumps(first).count("TASK-R") >= 1
+
+
+def test_json_lists_the_workers(tmp_path: Path) -> None:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (workspace / ".git").mkdir()
+    server = ContentServer({
+        "PARENT": [Reply(tool_calls=[
+            ToolCall("delegate", {"agent": "explore", "task": "TASK-J1 look",
+                                  "description": "look"}),
+            ToolCall("delegate", {"agent": "explore", "task": "TASK-J2 look too",
+                                  "description": "look too"})]),
+                   Reply(text="both looked")],
+        "TASK-J1": [Reply(text="seen one", usage={"input_tokens": 30, "output_tokens": 5})],
+        "TASK-J2": [Reply(text="seen two", usage={"input_tokens": 40, "output_tokens": 6})]})
+    with server:
+        done = _run(workspace, server, "-p", "PARENT: look twice", "--json")
+    assert done.returncode == 0, done.stderr
+    payload = json.loads(done.stdout)
+    assert payload["text"] == "both looked"
+    workers = payload["workers"]
+    assert [(w["id"], w["type"], w["description"], w["state"], w["turns"], w["tokens"])
+            for w in workers] == [("w1", "explore", "look", "done", 1, 35),
+                                  ("w2", "explore", "look too", "done", 1, 46)]
+    assert all(w["files_changed"] == [] and w["error"] is None for w in workers)
+    assert payload["usage_by_purpose"]["subagent"]["calls"] == 2

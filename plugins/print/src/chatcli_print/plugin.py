@@ -1,15 +1,24 @@
-"""Entry module of chatcli-print: the ``cmdline_main`` hookimpl only (reading the prompt, the
+"""Entry module of chatcli-print: the ``cmdline_main`` hookimpl (reading the prompt, the
 session, the engine and the renderer load when a prompt is answered, so ``chatcli --help``
-imports none of them)."""
+imports none of them), and ``add_hookspecs`` for its own hook, ``json_report``."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from chatcli import hookimpl
 
 if TYPE_CHECKING:
     from chatcli import PluginHost, SessionOptions, Settings
+
+
+@hookimpl
+def add_hookspecs(add: Callable[[object], None]) -> None:
+    """Declare json_report: plugins add keys to ``-p --json``'s object."""
+    from chatcli_print import hookspecs
+
+    add(hookspecs)
 
 
 @hookimpl

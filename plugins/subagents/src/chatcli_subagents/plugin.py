@@ -10,6 +10,7 @@ the tool, the workers and the board load when first used.
   request offering ``delegate`` gets the delegation guide (plan, dispatch, verify).
 - ``after_response``, ``after_tool_call``: a worker's tokens (its ``max_tokens``) and the files
   its write calls changed.
+- ``json_report`` (chatcli-print's, optional): ``-p --json`` lists the workers (``workers``).
 """
 
 from __future__ import annotations
@@ -139,3 +140,12 @@ def after_tool_call(call: ToolCallPart, result: ToolResultPart,
         if isinstance(value, str) and value and value not in worker.changed:
             worker.changed.append(value)
             break
+
+
+@hookimpl(optionalhook=True)
+def json_report(payload: dict[str, Any], conversation: Conversation) -> None:
+    """``chatcli -p --json`` (chatcli-print's hook): the run's workers."""
+    from chatcli_subagents.board import REGISTRY, root_of
+
+    board = root_of(conversation).stash.get(REGISTRY, None)
+    payload["workers"] = [worker.as_json() for worker in board.listed()] if board else []
