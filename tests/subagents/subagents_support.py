@@ -114,7 +114,8 @@ class _WriteArgs(BaseModel):
 
 
 class FileTools:
-    """``read_file`` (READ) and ``write_file`` (WRITE) in the workspace, for real."""
+    """``read_file`` (READ) and ``write_file`` (WRITE) in the call's workspace (a worktree
+    worker's is its worktree), for real."""
 
     def __init__(self, root: Path) -> None:
         self.root = root
@@ -122,12 +123,12 @@ class FileTools:
     @hookimpl
     def register_tools(self, register: Callable[[Tool], None]) -> None:
         register(Tool(name="read_file", description="read a file", args_model=_PathArgs,
-                      run=lambda a, c: (self.root / a.path).read_text(), risk=Risk.READ))
+                      run=lambda a, c: (c.workspace / a.path).read_text(), risk=Risk.READ))
         register(Tool(name="write_file", description="write a file", args_model=_WriteArgs,
                       run=self._write, risk=Risk.WRITE))
 
     def _write(self, args: _WriteArgs, context: Any) -> str:
-        (self.root / args.path).write_text(args.content)
+        (context.workspace / args.path).write_text(args.content)
         return f"wrote {args.path}"
 
 

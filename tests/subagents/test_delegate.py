@@ -326,3 +326,33 @@ def test_a_type_names_its_model_and_an_alias_keeps_the_parents(ws: Path) -> None
     failed = session.results()[2]
     assert failed.is_error and "w3 elsewhere failed" in failed.content
     assert "nowhere" in failed.content
+
+
+def _git(root: Path, *args: str) -> str:
+    import subprocess
+
+    return subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@e", *args], cwd=root,
+                          check=True, capture_output=True, text=True).stdout
+
+
+def test_a_worktree_worker_edits_its_own_branch_and_reports_it(ws: Path) -> None:
+    pytest.importorskip("chatcli_subagents.worktree")  # the isolation helper's module
+    _git(ws, "init", "-q")
+    _git(ws, "add", ".")
+    _git(ws, "commit", "-qm", "start")
+    server = ContentServer({
+        "PARENT": [Reply(tool_calls=[ToolCall("delegate", {
+            "agent": "general", "task": "TASK-WT write new.txt", "description": "isolated",
+            "isolation": "worktree"})]), Reply(text="ok")],
+        "TASK-WT": [Reply(tool_calls=[ToolCall("write_file", {"path": "new.txt",
+                                                              "content": "made\n"})]),
+                    Reply(text="made new.txt")]})
+    with server:
+        session = chat(server, ws, interactive=True, approver=lambda *a: Approval(True))
+        session.turn("PARENT: go")
+    report = session.results()[0].content
+    worker = session.conversation.stash[REGISTRY].find("w1")
+    assert worker.state == "done" and worker.branch
+    assert f"branch: {worker.branch}" in report and "files changed: new.txt" in report
+    assert not (ws / "new.txt").exists()  # the main tree is untouched until merged
+    assert _git(ws, "show", f"{worker.branch}:new.txt") == "made\n"

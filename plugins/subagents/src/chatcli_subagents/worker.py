@@ -204,9 +204,21 @@ def _run(job: Delegation, worker: Worker, say: Callable[[str], None], depth: int
         say(f"failed: {worker.error}")
         raise WorkerError(f"{worker.label} failed: {worker.error}") from None
     finally:
+        if worker.conversation is not None:
+            _release_claims(worker.conversation)
         if tree is not None:
             _finish_tree(worktree, tree, worker, say)
     return _report(job, worker, finished, turns, say)
+
+
+def _release_claims(conversation: Conversation) -> None:
+    """Give up the files the worker claimed (chatcli-workspace's claims, when it has them):
+    workers waiting for one go on."""
+    import chatcli_workspace
+
+    release = getattr(chatcli_workspace, "release_claims", None)
+    if release is not None:
+        release(conversation)
 
 
 def _finish_tree(worktree: Any, tree: Any, worker: Worker, say: Callable[[str], None]) -> None:
@@ -215,7 +227,8 @@ def _finish_tree(worktree: Any, tree: Any, worker: Worker, say: Callable[[str], 
     except Exception as err:
         say(f"its worktree could not be finished: {type(err).__name__}: {err}")
         return
-    worker.branch, worker.diffstat = result.branch, result.diffstat
+    worker.branch = None if result.empty else result.branch  # an empty branch is deleted
+    worker.diffstat = result.diffstat
     worker.changed = list(result.files)
 
 
