@@ -138,7 +138,9 @@ class RoutedServer(OpenAIServer):
 def last_user(body: dict[str, Any]) -> str:
     users = [m.get("content") for m in body.get("messages", []) if m["role"] == "user"]
     last = users[-1] if users else ""
-    return last if isinstance(last, str) else json.dumps(last)
+    if isinstance(last, list):  # text parts
+        return "".join(part.get("text", "") for part in last if isinstance(part, dict))
+    return last if isinstance(last, str) else ""
 
 
 def results(body: dict[str, Any]) -> list[str]:
@@ -157,10 +159,10 @@ def chat(start_chat: Callable[..., Terminal], server: RoutedServer, tmp_path: Pa
     plugin(tmp_path, "par", PAR)
     (tmp_path / "pids").mkdir()
 
-    def start(*args: str) -> Terminal:
+    def start(*args: str, plugins: str = "openai,repl,par") -> Terminal:
         return start_chat("--provider", "openai", *args, OPENAI_API_KEY="test",
                           OPENAI_BASE_URL=server.url,
-                          CHATCLI_PLUGINS="openai,repl,par", PYTHONPATH=str(tmp_path),
+                          CHATCLI_PLUGINS=plugins, PYTHONPATH=str(tmp_path),
                           NOTE_FILE=str(tmp_path / "notes.txt"),
                           PIDS_DIR=str(tmp_path / "pids"), FAN_FILE=str(tmp_path / "fan.jsonl"))
 
@@ -343,3 +345,105 @@ def test_the_status_line_follows_plugins_while_calls_run_side_by_side(
                                                else "") is not None, timeout=10)
     assert "✓" not in screen  # no call had ended yet
     term.wait_for("stages done")
+
+
+def task_of(body: dict[str, Any]) -> str | None:
+    """The worker a request is from (the name in its ``task NAME`` message), None: the
+    parent's. (A worker's request may carry reminders after its task, in that message or in
+    user messages of their own.)"""
+    for message in reversed(body.get("messages", [])):
+        if message["role"] != "user":
+            continue
+        content = message.get("content")
+        text = content if isinstance(content, str) else "".join(
+            part.get("text", "") for part in content or [] if isinstance(part, dict))
+        if text.startswith("task "):
+            return text.split()[1]
+    return None
+
+
+def delegate_script(body: dict[str, Any]) -> Reply:
+    """The parent delegates two tasks to ``general`` workers (chatcli-subagents' real
+    ``delegate``) in one step; each worker notes its name (a write: asked) and ends."""
+    name = task_of(body)
+    if name is not None:
+        if results(body):  # (slowly: a worker stopped meanwhile does not get to the end)
+            return Reply(text=f"{name} finished ({results(body)[0]})", chunk_size=4,
+                         delay=0.1)
+        return Reply(text=f"{name} notes.", tool_calls=[ToolCall("note", {"text": name})])
+    if results(body):
+        return Reply(text="the workers reported: " + " | ".join(results(body)))
+    return Reply(text="Delegating.", tool_calls=[
+        ToolCall("delegate", {"agent": "general", "task": f"task {name}", "description": name})
+        for name in ("alpha", "beta")])
+
+
+DELEGATING = "openai,repl,par,subagents"
+
+
+@pytest.fixture
+def delegate_available() -> None:
+    pytest.importorskip("chatcli_subagents", reason="chatcli-subagents is not installed")
+
+
+@pytest.mark.usefixtures("delegate_available")
+def test_real_workers_ask_one_at_a_time_under_their_labels(
+        chat: Callable[..., Terminal], server: RoutedServer, tmp_path: Path) -> None:
+    server.answer = delegate_script
+    term = chat(plugins=DELEGATING)
+    term.type("delegate two tasks")
+    screen = term.wait_for("Allow write tool note(text=")
+    wait_until(lambda: sum(task_of(r.json) is not None for r in server.requests) == 2)
+    time.sleep(0.5)
+    screen = term.screen()
+    assert menus_on(screen) == 1, screen
+    found = re.search(r"^worker (w[12]) \(general\) asks: *\nAllow write tool "
+                      r"note\(text='(alpha|beta)'\)\? *$", screen, re.MULTILINE)
+    assert found, screen
+    first = found.group(2)
+    second = "beta" if first == "alpha" else "alpha"
+    time.sleep(0.4)
+    term.type(option(screen, "yes, once"))
+    screen = term.wait_for(f"Allow write tool note(text='{second}')?")
+    assert menus_on(screen) == 1, screen
+    assert re.search(rf"^worker w[12] \(general\) asks: *\nAllow write tool note\(text="
+                     rf"'{second}'\)\? *$", screen, re.MULTILINE), screen
+    time.sleep(0.4)
+    term.type(option(screen, "no"))
+    screen = term.wait_for("the workers reported:")
+    assert (tmp_path / "notes.txt").read_text() == f"note:{first}\n"
+    reported = results(server.requests[-1].json)
+    assert any(f"{first} finished (note noted {first})" in text for text in reported), reported
+    assert any(f"{second} finished (Error: denied by the user)" in text
+               for text in reported), reported
+
+
+@pytest.mark.usefixtures("delegate_available")
+def test_ctrl_c_stops_real_workers_and_their_questions(
+        chat: Callable[..., Terminal], server: RoutedServer, tmp_path: Path) -> None:
+    server.answer = delegate_script
+    term = chat(plugins=DELEGATING)
+    term.type("delegate two tasks")
+    term.wait_for("Allow write tool note(text=")
+    wait_until(lambda: sum(task_of(r.json) is not None for r in server.requests) == 2)
+    time.sleep(0.5)
+    asked = len(server.requests)
+    pressed = time.monotonic()
+    term.send("C-c")
+    term.wait_for("⏹ interrupted", timeout=5)
+    assert time.monotonic() - pressed < 5
+    time.sleep(1.0)  # the other worker's question is not asked after the stop
+    screen = term.screen()
+    assert menus_on(screen.split("⏹ interrupted")[-1]) == 0, screen
+    assert not (tmp_path / "notes.txt").exists()
+    # the parent did not ask the model again (a denied worker may have made one more request
+    # before its own stop flag was up — chatcli-subagents' watcher polls the turn's cancel
+    # event — but it is cut there)
+    assert not any(task_of(r.json) is None for r in server.requests[asked:])
+    term.type("/agents")
+    screen = term.wait_for(lambda s: len(re.findall(r"w[12] +general +cancelled", s)) >= 2,
+                           timeout=10)
+    assert "running" not in screen.split("/agents")[-1]
+    server.answer = lambda body: Reply(text="back at the prompt")
+    term.type("hello")
+    term.wait_for("back at the prompt", timeout=10)
