@@ -120,3 +120,38 @@ def test_wrong_agents_settings_are_reported_with_the_fix_and_the_default_used() 
         "[agents] has no setting 'max_depht' (known: lock_wait, max_depth, max_seconds, "
         "max_tokens, max_turns, max_workers); it is ignored — remove it: chatcli config unset "
         "agents.max_depht"]
+
+
+def test_the_chats_stop_key_stops_a_delegate_command(ws: Path) -> None:
+    import threading
+    import time
+
+    from session_harness import HarnessApp
+
+    class StoppableApp(HarnessApp):
+        """A front end that stops the command in progress through ``app.cancel`` (the
+        chat's Ctrl+C)."""
+
+        cancel: threading.Event | None = None
+        turn_cancel: threading.Event | None = None
+
+    server = ContentServer({"TASK-S": [Reply(text="late", pauses={0: 20})]})
+    with server:
+        session = chat(server, ws)
+        app = StoppableApp(session)
+        app.turn_cancel = threading.Event()
+        app.turn_cancel.set()  # an earlier turn was stopped
+        printed: list[str] = []
+        runner = threading.Thread(target=lambda: printed.append(
+            session.slash("/delegate explore TASK-S wait", app)))
+        runner.start()
+        deadline = time.monotonic() + 10
+        while not server.of("TASK-S"):
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+        assert app.cancel is not None and app.turn_cancel is app.cancel
+        app.cancel.set()
+        runner.join(5)
+        assert not runner.is_alive()
+    assert "w1 explore cancelled after " in printed[0]
+    assert app.cancel is None and app.turn_cancel is not None and app.turn_cancel.is_set()

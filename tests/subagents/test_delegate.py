@@ -356,3 +356,31 @@ def test_a_worktree_worker_edits_its_own_branch_and_reports_it(ws: Path) -> None
     assert f"branch: {worker.branch}" in report and "files changed: new.txt" in report
     assert not (ws / "new.txt").exists()  # the main tree is untouched until merged
     assert _git(ws, "show", f"{worker.branch}:new.txt") == "made\n"
+
+
+def test_a_queued_worker_cancelled_never_reaches_the_model(ws: Path) -> None:
+    server = ContentServer({
+        "PARENT": [Reply(tool_calls=[delegate("explore", "TASK-Q1 wait", "first"),
+                                     delegate("explore", "TASK-Q2 wait", "second")]),
+                   Reply(text="never")],
+        "TASK-Q1": [Reply(text="late", pauses={0: 20})],
+        "TASK-Q2": [Reply(text="late")]})
+    cancel = threading.Event()
+    with server:
+        session = chat(server, ws, agents={"max_workers": 1})
+        runner = threading.Thread(target=lambda: session.turn("PARENT: go", cancel=cancel,
+                                                              check=False))
+        runner.start()
+        deadline = time.monotonic() + 10
+        while not (server.of("TASK-Q1") or server.of("TASK-Q2")):
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+        board = session.conversation.stash[REGISTRY]
+        assert sorted(w.state for w in board.listed()) == ["queued", "running"]
+        cancel.set()
+        runner.join(5)
+        assert not runner.is_alive()
+    assert len(server.of("TASK-Q1")) + len(server.of("TASK-Q2")) == 1
+    assert [w.state for w in board.listed()] == ["cancelled", "cancelled"]
+    assert sorted(w.error for w in board.listed()) == ["cancelled before it started",
+                                                      "its caller was interrupted"]

@@ -143,6 +143,12 @@ def _delegate(app: Any, argument: str) -> None:
     first = task.strip().splitlines()[0]
     description = first if len(first) <= 60 else first[:59] + "…"
     cancel = threading.Event()
+    # a front end that stops its command in progress through ``app.cancel`` (the chat's
+    # Ctrl+C) stops the worker; ``turn_cancel``: the chat refuses questions of a stopped turn's
+    # workers, and this worker's turn is this command
+    held = {name: getattr(app, name) for name in ("cancel", "turn_cancel") if hasattr(app, name)}
+    for name in held:
+        setattr(app, name, cancel)
     try:
         report = run_worker(Delegation(
             engine=engine, conversation=session.conversation, settings=session.settings,
@@ -154,4 +160,8 @@ def _delegate(app: Any, argument: str) -> None:
     except KeyboardInterrupt:
         cancel.set()
         raise
+    finally:
+        for name, value in held.items():
+            if getattr(app, name) is cancel:
+                setattr(app, name, value)
     _print(app, report)
