@@ -88,8 +88,8 @@ class ReplApp(ChatApp):
         self.busy = False
         self.exiting = False
         self.cancel: threading.Event | None = None
-        #: the cancel event of the last turn (kept after it ends: a worker of a stopped turn
-        #: that still asks is refused, not asked)
+        #: the cancel event of the turn in progress (kept after it ends, until the next
+        #: message or command: a worker of a stopped turn that still asks is refused)
         self.turn_cancel: threading.Event | None = None
         #: held while a question is on screen: approvals asked from several threads at once
         #: (workers' child runs, on the engine's pool threads) are asked one at a time

@@ -150,6 +150,9 @@ def _work(app: ReplApp) -> None:
         if item is None or app.exiting:
             return
         app.busy = True
+        # a stopped turn's workers that still ask are refused until the next message or
+        # command starts (a command asking outside a turn is asked)
+        app.turn_cancel = None
         try:
             _handle(app, item)
         except Exception as err:  # never kill the worker: report in one line
