@@ -169,6 +169,7 @@ SLOW: dict[str, tuple[str, ...]] = {
     ),
     "runs git in hostile repositories, one process per case": (
         "repomap/test_hostile.py",
+        "subagents/test_worktree.py::test_a_hostile_repository_config_runs_nothing",
     ),
     "starts PostgreSQL servers or many writer processes": (
         "memory_postgres/test_postgres_any_character.py"

@@ -101,7 +101,7 @@ def test_release_wakes_every_waiter_and_one_of_them_wins_each_file(
 
     def wait_for(worker: Conversation) -> None:
         try:
-            claim(target, worker, wait=1.5)
+            claim(target, worker, wait=0.8)
             outcome = "got"
         except FileBusy as err:
             outcome = err.holder
