@@ -15,11 +15,12 @@ from typing import Any
 import chatcli_subagents.plugin as subagents_plugin
 from chatcli import Risk, Tool, hookimpl
 from chatcli_plugin_records import AgentType
-from chatcli_testing import Fault, OpenAIServer, Reply
+from chatcli_testing import AnthropicServer, Fault, OpenAIServer, Reply
 from pydantic import BaseModel
 from session_harness import HarnessChat
 
-__all__ = ["ContentServer", "FileTools", "Span", "TypesPlugin", "chat", "content_text"]
+__all__ = ["AnthropicContentServer", "ContentServer", "FileTools", "Span", "TypesPlugin", "chat",
+           "content_text", "tool_names"]
 
 
 def content_text(content: Any) -> str:
@@ -41,13 +42,13 @@ class Span:
     body: dict[str, Any] = field(default_factory=dict)
 
 
-class ContentServer(OpenAIServer):
+class ContentScript:
     """Answers each chat request from the script whose key appears in the request's latest user
     message that names one (the parent's prompt, or a worker's task); the step is the number of
     assistant messages after it. Unmatched requests get ``"unscripted"``."""
 
     def __init__(self, scripts: dict[str, list[Reply | Fault]]) -> None:
-        super().__init__()
+        super().__init__()  # type: ignore[call-arg]
         self.scripts = scripts
         self.spans: list[Span] = []
         self._spans = threading.Lock()
@@ -104,6 +105,20 @@ class ContentServer(OpenAIServer):
         return most
 
 
+class ContentServer(ContentScript, OpenAIServer):
+    """OpenAI Chat Completions, answering by request content."""
+
+
+class AnthropicContentServer(ContentScript, AnthropicServer):
+    """Anthropic Messages, answering by request content."""
+
+
+def tool_names(body: dict[str, Any]) -> set[str]:
+    """The names of the tools a recorded OpenAI or Anthropic request offers."""
+    return {tool["function"]["name"] if "function" in tool else tool["name"]
+            for tool in body.get("tools") or []}
+
+
 class _PathArgs(BaseModel):
     path: str
 
@@ -144,7 +159,7 @@ class TypesPlugin:
             register(agent)
 
 
-def chat(server: ContentServer, workspace: Path, *extra: Any, agents: dict[str, Any] | None = None,
+def chat(server: Any, workspace: Path, *extra: Any, agents: dict[str, Any] | None = None,
          **kwargs: Any) -> HarnessChat:
     """A session on ``server`` with chatcli-subagents, the file tools and ``extra`` plugins."""
     settings: dict[str, Any] = {"agents": agents} if agents else {}

@@ -3,6 +3,7 @@ that answers the parent and each worker from their own scripts, by request conte
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from pathlib import Path
@@ -394,3 +395,32 @@ def test_a_queued_worker_cancelled_never_reaches_the_model(ws: Path) -> None:
     assert settled(board) == ["cancelled", "cancelled"]
     assert sorted(w.error for w in board.listed()) == ["cancelled before it started",
                                                       "its caller was interrupted"]
+
+
+def test_workers_on_the_anthropic_wire_format(ws: Path) -> None:
+    from subagents_support import AnthropicContentServer
+    from subagents_support import tool_names as names_of
+
+    server = AnthropicContentServer({
+        "EARLIER": [Reply(text="noted")],
+        "PARENT": [Reply(tool_calls=[delegate("explore", "TASK-A1 read notes.txt", "one"),
+                                     delegate("explore", "TASK-A2 read notes.txt", "two")]),
+                   Reply(text="both read it")],
+        "TASK-A1": [Reply(tool_calls=[ToolCall("read_file", {"path": "notes.txt"})]),
+                    Reply(text="42 (one)", pauses={0: 0.4})],
+        "TASK-A2": [Reply(tool_calls=[ToolCall("read_file", {"path": "notes.txt"})]),
+                    Reply(text="42 (two)", pauses={0: 0.4})]})
+    with server:
+        session = chat(server, ws, provider="anthropic")
+        session.turn("EARLIER: the secret word is XYZZY")
+        finished = session.turn("PARENT: two readers")
+    assert finished.text == "both read it"
+    assert server.most_at_once({"TASK-A1", "TASK-A2"}) == 2
+    for key in ("TASK-A1", "TASK-A2"):
+        first, second = server.of(key)
+        assert names_of(first.body) == {"read_file"}
+        assert "XYZZY" not in json.dumps(first.body) and "PARENT" not in json.dumps(second.body)
+        system = "".join(block["text"] for block in first.body["system"])
+        assert "You are worker w" in system and "of type `explore`" in system
+    reports = sorted(result.content for result in session.results())
+    assert reports[0].endswith("42 (one)") and reports[1].endswith("42 (two)")
