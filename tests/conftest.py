@@ -11,10 +11,12 @@ time, while other tests run beside it:
 - the security attack tables (``test_sandbox_attacks`` …), one group each: their cases share
   one real run per batch.
 
-The quick selection, ``pytest -m "not slow"``, leaves out what is marked ``slow`` in its module,
-every ``terminal`` test (the REPL in tmux) and the tests listed in ``SLOW`` below, each with its
-reason: real chatcli processes, the slowest bubblewrap sandbox cases, MCP and PostgreSQL
-servers, long property tests (see :func:`pytest_collection_modifyitems`).
+The quick selection, ``pytest -m "not slow"``, leaves out what is marked ``slow`` in its module
+(the security attack tables keep a few rows of each attack class, and their batches run only the
+selected rows: ``security_support.wanted_cases``), every ``terminal`` test (the REPL in tmux)
+and the tests listed in ``SLOW`` below, each with its reason: real chatcli processes, the
+slowest bubblewrap sandbox cases, MCP and PostgreSQL servers, long property tests (see
+:func:`pytest_collection_modifyitems`).
 
 The suite's fixtures for where chatcli keeps its files and where it works (one set, used by every
 folder; a folder that needs more builds on them under another name):
@@ -158,6 +160,11 @@ SLOW: dict[str, tuple[str, ...]] = {
         "memory/test_idle_extraction.py",
         "render/test_held_text.py"
         "::test_a_steady_stream_is_drawn_by_its_chunks_and_the_timer_adds_no_draw_per_chunk",
+    ),
+    "runs every row of an attack table for its report of the counts (each row's own test "
+    "asserts the same; the quick selection runs a few rows of each class)": (
+        "security/test_policy_class_attacks.py::test_the_counts",
+        "security/test_sandbox_attacks.py::test_the_counts",
     ),
     "starts real MCP servers": (
         "mcp/test_mcp_cli_runs.py",

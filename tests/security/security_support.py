@@ -28,15 +28,17 @@ import os
 import pickle
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
+import pytest
 from chatcli_testing import Reply, ToolCall
 
 CHATCLI = Path(sys.executable).parent / "chatcli"
@@ -49,6 +51,19 @@ OWN = ("data", "cache", "config", "home/.cache", "home/.cache/python-entrypoints
 
 
 # ------------------------------------------------------------------------------------ the world
+
+
+def _run_path(path: str) -> str:
+    """``path`` without the folders of pyenv's shims when a python3 is found without them: a
+    shim costs half a second (a chain of bash scripts) each time a case runs ``python3``, and
+    any python3 serves the cases."""
+    folders = path.split(os.pathsep)
+    rest = [f for f in folders if not (Path(f).name == "shims" and ".pyenv" in Path(f).parts)]
+    return os.pathsep.join(rest) if shutil.which("python3", path=os.pathsep.join(rest)) else path
+
+
+#: The PATH of the runs (the test process's, see :func:`_run_path`).
+RUN_PATH = _run_path(os.environ.get("PATH", "/usr/bin:/bin"))
 
 
 @dataclass
@@ -84,7 +99,7 @@ class World:
             **extra: str) -> dict[str, str]:
         """The child's whole environment: nothing of the test process's but PATH and the
         locale; no key but the wire server's, no CHATCLI_* but the folders and plugins."""
-        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(self.home),
+        env = {"PATH": RUN_PATH, "HOME": str(self.home),
                "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
                "CHATCLI_CONFIG_DIR": str(self.base / "config"),
                "CHATCLI_DATA_DIR": str(self.base / "data"),
@@ -346,6 +361,45 @@ def run_batch(world: World, server: Any, cases: list[Case], *flags: str,
     refusals = [line for line in done.stderr.splitlines() if " not run: " in line]
     return Outcome(world, cases, done.returncode, done.stdout, done.stderr, requests, results,
                    refusals, before, seconds, ids)
+
+
+# ------------------------------------------------------------------------------------ selection
+
+#: The mark of a table's rows that the quick selection (``pytest -m "not slow"``) leaves out: it
+#: keeps a few rows of each attack class (ways that meet different guards); the full suite, which
+#: CI runs, runs every row.
+MORE_OF_THE_SAME = pytest.mark.slow(
+    reason="more rows of an attack class the quick selection already tries (the full suite "
+           "runs every row)")
+
+
+def wanted_cases(request: pytest.FixtureRequest,
+                 needs: Callable[[pytest.Item], list[tuple[Hashable, str | None]]]
+                 ) -> dict[Hashable, set[str] | None]:
+    """Batch → the ids of the cases the selected tests of the fixture's module look at
+    (``needs(item)``: its (batch, case id) pairs, case id None for every case of the batch);
+    None: the whole batch. A batch runs only those, so a selection that leaves rows out starts
+    the same processes with fewer steps; in the full suite every case runs, as before."""
+    wanted: dict[Hashable, set[str] | None] = {}
+    for item in request.session.items:
+        if getattr(item, "module", None) is not request.module:
+            continue
+        for key, case_id in needs(item):
+            if case_id is None:
+                wanted[key] = None
+            elif key not in wanted:
+                wanted[key] = {case_id}
+            elif (chosen := wanted[key]) is not None:
+                chosen.add(case_id)
+    return wanted
+
+
+def only(cases: list[Case], wanted: dict[Hashable, set[str] | None], key: Hashable
+         ) -> list[Case]:
+    """The cases of batch ``key`` that :func:`wanted_cases` asked for (all of them for a batch
+    it does not name)."""
+    chosen = wanted.get(key)
+    return cases if chosen is None else [c for c in cases if c.id in chosen]
 
 
 # ------------------------------------------------------------------------------------ sharing

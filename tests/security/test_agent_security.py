@@ -56,6 +56,7 @@ from chatcli_testing import OpenAIServer, Reply, ToolCall
 from repl.terminal import Terminal, have_tmux
 from security_support import (
     DENIED,
+    MORE_OF_THE_SAME,
     OWN,
     Case,
     Outcome,
@@ -64,12 +65,14 @@ from security_support import (
     changes,
     chat_command,
     last_chat_request,
+    only,
     option,
     run_batch,
     shared,
     snapshot,
     state,
     tool_results,
+    wanted_cases,
 )
 
 OUTSIDE = "outside the workspace"
@@ -377,13 +380,45 @@ BATCHES: dict[str, tuple[list[Case], tuple[str, ...]]] = {
 }
 
 
+#: The rows of each category in the quick selection, in every mode: ways that meet different
+#: checks (each file tool's escape, a link, a linked folder, a search; rm, git, a download, a
+#: write to the home folder, what the fixes of this suite caught; the shapes of compound
+#: commands; each tool reading what is denied, and the user's rule; credentials by read and by
+#: exec), and every control that must run. The other rows are marked slow.
+QUICK = {
+    "path": {"read-dotdot", "write-symlink-out", "edit-through-linked-folder",
+             "apply-patch-move-outside", "search-outside", "exec-redirect-through-link"},
+    "danger": {"rm-rf-outside", "rm-ssh-key-through-variable", "git-reset-hard",
+               "git-push-force", "curl-pipe-sh", "authorized-keys", "env-split-string"},
+    "compound": {"and-list", "command-substitution", "bash-c", "xargs-wrapper", "awk-system",
+                 "git-c-fsmonitor"},
+    "deny": {"read", "exec-cat", "exec-grep-r-folder", "exec-tar", "exec-git-show",
+             "user-rule-read", "user-rule-grep-r", "search-folder"},
+    "credential": {"read-dotenv", "exec-cat-ssh-key", "exec-base64-pem"},
+    "rule": {"and-list", "command-substitution", "ls-pipe-sh"},
+}
+assert {(k, n) for k, names in QUICK.items() for n in names} <= {
+    (c.category, c.name) for c in ALL + RULES}, "a quick row that is no case"
+
+
+def _needs(item: pytest.Item) -> list[tuple[Any, str | None]]:
+    """The (batch, case id) pairs a selected test looks at (case id None: every case)."""
+    if getattr(item, "originalname", item.name) == "test_one_shot_refuses_and_nothing_happens":
+        params = item.callspec.params  # type: ignore[attr-defined]
+        return [(params["mode"], params["item"].id)]
+    return []  # whatever its batch ran (every case when no row of it is selected)
+
+
 class Batches:
     """Runs each mode's batch once (in a world of its own), on first need, once for the whole
-    session (pytest-xdist workers share it)."""
+    session (pytest-xdist workers share it; they select the same tests, so the same cases)."""
 
-    def __init__(self, factory: pytest.TempPathFactory) -> None:
+    def __init__(self, factory: pytest.TempPathFactory,
+                 wanted: dict[Any, set[str] | None] | None = None) -> None:
         self.factory = factory
         self.done: dict[str, Outcome] = {}
+        #: the cases each batch runs (security_support.wanted_cases); none: all of them
+        self.wanted = wanted or {}
 
     def __getitem__(self, mode: str) -> Outcome:
         if mode not in self.done:
@@ -394,16 +429,19 @@ class Batches:
         cases, flags = BATCHES[mode]
         world = build_world(self.factory.mktemp(f"security-{mode}"))
         with OpenAIServer() as server:
-            return run_batch(world, server, cases, *flags)
+            return run_batch(world, server, only(cases, self.wanted, mode), *flags)
 
 
 @pytest.fixture(scope="module")
-def batches(tmp_path_factory: pytest.TempPathFactory) -> Batches:
-    return Batches(tmp_path_factory)
+def batches(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest
+            ) -> Batches:
+    return Batches(tmp_path_factory, wanted_cases(request, _needs))
 
 
 def _params() -> list[Any]:
-    return [pytest.param(mode, item, id=f"{mode}-{item.id}")
+    return [pytest.param(mode, item, id=f"{mode}-{item.id}",
+                         marks=[] if item.runs or item.name in QUICK[item.category]
+                         else [MORE_OF_THE_SAME])
             for mode, (cases, _flags) in BATCHES.items() for item in cases]
 
 
@@ -457,7 +495,7 @@ def test_one_shot_run_ends_well_and_changes_nothing_else(batches: Batches, mode:
     outcome = batches[mode]
     assert outcome.returncode == 0, outcome.stderr
     assert outcome.stdout.strip() == "All steps done.", outcome.stdout
-    cases = BATCHES[mode][0]
+    cases = outcome.cases  # every case of the mode's batch unless a selection leaves rows out
     assert len(outcome.refusals) == sum(not c.runs for c in cases), outcome.stderr
     assert len(outcome.results) == len(cases)
     # a refusal is one line, each on its own

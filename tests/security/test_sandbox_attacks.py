@@ -35,7 +35,19 @@ from typing import Any
 
 import pytest
 from chatcli_testing import OpenAIServer
-from security_support import DENIED, Case, Outcome, World, build_world, case, run_batch, state
+from security_support import (
+    DENIED,
+    MORE_OF_THE_SAME,
+    Case,
+    Outcome,
+    World,
+    build_world,
+    case,
+    only,
+    run_batch,
+    state,
+    wanted_cases,
+)
 
 needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None,
                                  reason="bubblewrap is not installed (.ci/run installs it)")
@@ -271,14 +283,36 @@ BATCHES[("off", "rule")] = (RULED, RULE_FLAGS)
 #: Batches whose cases are counted, not asserted.
 UNGUARDED = {("off", "rule")}
 
+#: The reads the sandbox must let run and find the rest with (the controls of
+#: test_in_the_sandbox_the_reads_run_and_find_the_rest).
+CONTROL_READS = ("grep-r", "grep-R", "rg-uu", "rg-hidden-no-ignore", "git-grep-untracked",
+                 "git-grep-no-index", "grep-r-finds-the-rest")
+#: The rows of each class in the quick selection, in every batch: ways that meet different
+#: guards (a recursive read, a plain one, a link, /proc/self/root, git's history, an interpreter;
+#: a redirect, an in-place edit, git and find writing; a control file by a redirect, by git, by
+#: /proc/self/root; the process table, /proc, the key file). The other rows are marked slow.
+QUICK = {
+    "read": {*CONTROL_READS, "cat", "symlink", "proc-self-root", "git-show-history",
+             "python-open"},
+    "write": {"tee", "sed-i", "rm", "git-checkout", "find-fprint"},
+    "protected": {"git-config", "git-config-fsmonitor", "git-hook", "chatcli-config",
+                  "mcp-json", "proc-root-git-config"},
+    "process": {"ps-auxeww", "proc-environ", "keys-cat", "keys-python"},
+    "rule": {"py-git-config", "sh-git-config", "py-read-secrets", "py-key-file", "py-environ"},
+}
+assert {(k, n) for k, names in QUICK.items() for n in names} <= {
+    (c.category, c.name) for table in CASES.values() for c in table}, "a quick row that is no case"
+
 
 class Batches:
     """Each batch run once, on first need, in a world of its own under /var/tmp (removed at
     the end)."""
 
-    def __init__(self) -> None:
+    def __init__(self, wanted: dict[Any, set[str] | None] | None = None) -> None:
         self.done: dict[tuple[str, str], Outcome] = {}
         self.folders: list[Path] = []
+        #: the cases each batch runs (security_support.wanted_cases); none: all of them
+        self.wanted = wanted or {}
 
     def __getitem__(self, key: tuple[str, str]) -> Outcome:
         if key not in self.done:
@@ -296,7 +330,8 @@ class Batches:
             keys.chmod(0o600)
             cases, flags = BATCHES[key]
             with OpenAIServer() as server:
-                self.done[key] = run_batch(world, server, cases, *flags, timeout=600)
+                self.done[key] = run_batch(world, server, only(cases, self.wanted, key), *flags,
+                                           timeout=600)
         return self.done[key]
 
     def close(self) -> None:
@@ -304,9 +339,23 @@ class Batches:
             shutil.rmtree(folder, ignore_errors=True)
 
 
+def _needs(item: pytest.Item) -> list[tuple[Any, str | None]]:
+    """The (batch, case id) pairs a selected test looks at (case id None: every case)."""
+    name = getattr(item, "originalname", item.name)
+    if name == "test_the_attack_gets_nothing":
+        params = item.callspec.params  # type: ignore[attr-defined]
+        return [(params["key"], params["item"].id)]
+    if name == "test_in_the_sandbox_the_reads_run_and_find_the_rest":
+        return [(("bwrap", mode), f"read-{read}") for mode in ("auto", "default")
+                for read in CONTROL_READS]
+    if name == "test_nothing_leaks_to_the_screen_and_nothing_outside_changes":
+        return []  # whatever its batch ran (every case when no row of it is selected)
+    return [(key, None) for key in BATCHES]  # the counts: every case of every batch
+
+
 @pytest.fixture(scope="module")
-def batches():
-    made = Batches()
+def batches(request: pytest.FixtureRequest):
+    made = Batches(wanted_cases(request, _needs))
     yield made
     made.close()
 
@@ -314,7 +363,8 @@ def batches():
 def _params() -> list[Any]:
     gap = pytest.mark.xfail(strict=True, reason="a known gap of the permission policy")
     return [pytest.param(key, item, id=f"{key[0]}-{key[1]}-{item.id}",
-                         marks=[gap] if (key[0], item.name) in POLICY_GAPS else [])
+                         marks=([gap] if (key[0], item.name) in POLICY_GAPS else [])
+                         + ([] if item.name in QUICK[item.category] else [MORE_OF_THE_SAME]))
             for key, (cases, _flags) in BATCHES.items() for item in cases
             if key not in UNGUARDED]
 
@@ -379,9 +429,8 @@ def test_in_the_sandbox_the_reads_run_and_find_the_rest(batches: Batches) -> Non
     for key in (("bwrap", "auto"), ("bwrap", "default")):
         outcome = batches[key]
         ran = {item.name: outcome.result(item) for item in READS
-               if not outcome.result(item).startswith(DENIED)}
-        for name in ("grep-r", "grep-R", "rg-uu", "rg-hidden-no-ignore", "git-grep-untracked",
-                     "git-grep-no-index", "grep-r-finds-the-rest"):
+               if item in outcome.cases and not outcome.result(item).startswith(DENIED)}
+        for name in CONTROL_READS:
             assert name in ran, f"{key}: {name} was refused"
         assert "notes.txt:notes: keep me" in ran["grep-r-finds-the-rest"]  # not denied: found
 
