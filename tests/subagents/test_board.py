@@ -155,3 +155,11 @@ def test_the_chats_stop_key_stops_a_delegate_command(ws: Path) -> None:
         assert not runner.is_alive()
     assert "w1 explore cancelled after " in printed[0]
     assert app.cancel is None and app.turn_cancel is not None and app.turn_cancel.is_set()
+
+
+def test_a_wrong_agents_setting_is_reported_when_the_session_opens(ws: Path) -> None:
+    with ContentServer({}) as server:
+        session = chat(server, ws, agents={"max_depth": 0})
+    assert session.warned == [
+        "[agents] max_depth must be a whole number from 1 to 8, not 0; using 1 — fix it: "
+        "chatcli config set agents.max_depth 1"]

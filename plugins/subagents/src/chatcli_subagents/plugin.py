@@ -27,6 +27,7 @@ if TYPE_CHECKING:
         Message,
         PluginHost,
         PromptSection,
+        Settings,
         SlashCommand,
         Tool,
         ToolCallPart,
@@ -58,9 +59,15 @@ def add_hookspecs(add: Callable[[object], None]) -> None:
 
 
 @hookimpl
-def configure(host: PluginHost) -> None:
+def configure(host: PluginHost, settings: Settings) -> None:
+    """Keep the host; a wrong ``[agents]`` value is reported now, once, not at the first
+    delegation."""
     global _host
     _host = host
+    if settings.plugin_table("agents"):
+        from chatcli_subagents.settings import agents_config
+
+        agents_config(settings, host)
 
 
 @hookimpl
