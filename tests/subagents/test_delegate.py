@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import chatcli_subagents.plugin as subagents_plugin
 import pytest
 from chatcli import Approval, StopReason
 from chatcli_plugin_records import AgentType
@@ -388,11 +389,14 @@ def test_a_queued_worker_cancelled_never_reaches_the_model(ws: Path) -> None:
             time.sleep(0.02)
         board = session.conversation.stash[REGISTRY]
         assert sorted(w.state for w in board.listed()) == ["queued", "running"]
+        assert subagents_plugin.status_items(session.session) == {
+            "workers": "1 worker running, 1 queued"}
         cancel.set()
         runner.join(5)
         assert not runner.is_alive()
     assert len(server.of("TASK-Q1")) + len(server.of("TASK-Q2")) == 1
     assert settled(board) == ["cancelled", "cancelled"]
+    assert subagents_plugin.status_items(session.session) is None
     assert sorted(w.error for w in board.listed()) == ["cancelled before it started",
                                                       "its caller was interrupted"]
 

@@ -11,6 +11,7 @@ the tool, the workers and the board load when first used.
 - ``after_response``, ``after_tool_call``: a worker's tokens (its ``max_tokens``) and the files
   its write calls changed.
 - ``json_report`` (chatcli-print's, optional): ``-p --json`` lists the workers (``workers``).
+- ``status_items`` (chatcli-repl's, optional): the chat's status line counts the workers running.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
         Message,
         PluginHost,
         PromptSection,
+        Session,
         Settings,
         SlashCommand,
         Tool,
@@ -156,3 +158,19 @@ def json_report(payload: dict[str, Any], conversation: Conversation) -> None:
 
     board = root_of(conversation).stash.get(REGISTRY, None)
     payload["workers"] = [worker.as_json() for worker in board.listed()] if board else []
+
+
+@hookimpl(optionalhook=True)
+def status_items(session: Session) -> dict[str, str] | None:
+    """The chat's status line (chatcli-repl's hook): workers running and queued, if any."""
+    from chatcli_subagents.board import REGISTRY, root_of
+
+    if not session.is_open:
+        return None
+    board = root_of(session.conversation).stash.get(REGISTRY, None)
+    states = [worker.state for worker in board.listed()] if board is not None else []
+    running, queued = states.count("running"), states.count("queued")
+    if not running and not queued:
+        return None
+    text = f"{running} worker{'s' if running != 1 else ''} running"
+    return {"workers": text + (f", {queued} queued" if queued else "")}
