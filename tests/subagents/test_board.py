@@ -163,3 +163,19 @@ def test_a_wrong_agents_setting_is_reported_when_the_session_opens(ws: Path) -> 
     assert session.warned == [
         "[agents] max_depth must be a whole number from 1 to 8, not 0; using 1 — fix it: "
         "chatcli config set agents.max_depth 1"]
+
+
+def test_the_guide_names_the_verifier_before_a_type_that_only_reviews() -> None:
+    from chatcli_subagents.prompt import delegation_section, verifiers
+    from chatcli_subagents.types import BUILT_IN
+
+    types = {agent.name: agent for agent in BUILT_IN} | {
+        "security-specialist": AgentType(name="security-specialist",
+                                         description="Reviews code the way an attacker would"),
+        "writer": AgentType(name="writer", description="writes prose"),
+        "code-checker": AgentType(name="code-checker", description="lints"),
+        "verifier": AgentType(name="verifier", description="checks a worker's result")}
+    assert verifiers(types) == ["verifier", "code-checker", "security-specialist"]
+    assert "delegate to `verifier` to verify it" in delegation_section(types).text
+    assert "to verify it" not in delegation_section(
+        {agent.name: agent for agent in BUILT_IN}).text

@@ -30,11 +30,20 @@ constraints, what to report).
 
 
 def verifiers(types: dict[str, AgentType]) -> list[str]:
-    """The types whose name or description says they verify (checkers, reviewers, testers)."""
+    """The types that verify (checkers, reviewers, testers), best first: one named
+    ``verifier``, then those whose name says they verify, then those whose description does."""
     words = ("verif", "review", "check")
-    return [name for name, agent in types.items()
-            if any(word in f"{name} {agent.description}".lower() for word in words)
-            and name not in ("general", "explore")]
+
+    def rank(name: str) -> int:
+        description = types[name].description.lower()
+        if name == "verifier":
+            return 0
+        if any(word in name.lower() for word in words):
+            return 1
+        return 2 if any(word in description for word in words) else 3
+
+    found = [name for name in types if name not in ("general", "explore") and rank(name) < 3]
+    return sorted(found, key=rank)
 
 
 def delegation_section(types: dict[str, AgentType]) -> PromptSection:
