@@ -428,3 +428,24 @@ def test_workers_on_the_anthropic_wire_format(ws: Path) -> None:
         assert "You are worker w" in system and "of type `explore`" in system
     reports = sorted(result.content for result in session.results())
     assert reports[0].endswith("42 (one)") and reports[1].endswith("42 (two)")
+
+
+def test_a_worker_gets_no_tool_a_plugin_took_from_its_parents_request(ws: Path) -> None:
+    from chatcli import hookimpl
+
+    class Persona:
+        """Trims the tools of every request of the user's conversation, as a persona does."""
+
+        @hookimpl(tryfirst=True)
+        def before_request(self, request: Any, conversation: Any) -> None:
+            if conversation.parent is None:
+                request.tools = [t for t in request.tools if t.name in ("read_file", "delegate")]
+
+    server = ContentServer({
+        "PARENT": [Reply(tool_calls=[delegate("general", "TASK-PT go")]), Reply(text="ok")],
+        "TASK-PT": [Reply(text="done")]})
+    with server:
+        session = chat(server, ws, Persona())
+        session.turn("PARENT: go")
+    assert tool_names(server.of("PARENT")[0].body) == {"read_file", "delegate"}
+    assert tool_names(server.of("TASK-PT")[0].body) == {"read_file"}

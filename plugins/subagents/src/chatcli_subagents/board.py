@@ -125,6 +125,9 @@ class Registry:
 
 REGISTRY: StashKey[Registry] = StashKey()
 WORKER: StashKey[Worker] = StashKey()
+#: the tools the conversation's last request offered (after plugins trimmed them: a persona's
+#: list): a worker it starts gets none other
+OFFERED: StashKey[frozenset[str]] = StashKey()
 _made = threading.Lock()
 
 

@@ -110,8 +110,15 @@ def prompt_sections(conversation: Conversation | None) -> list[PromptSection] | 
     return [worker_section(agent, worker)] if agent is not None else None
 
 
-@hookimpl
+@hookimpl(trylast=True)
 def before_request(request: ChatRequest, conversation: Conversation) -> None:
+    """A worker's request: ``purpose`` and ``volatile_last``; a request offering ``delegate``:
+    the guide. Last (``trylast``), so that the tools recorded as offered are those left after
+    the other plugins trimmed them (a persona's list)."""
+    if request.tools:
+        from chatcli_subagents.board import OFFERED
+
+        conversation.stash[OFFERED] = frozenset(tool.name for tool in request.tools)
     worker = _worker(conversation)
     if worker is not None:
         worker.turns += 1

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from chatcli import StashKey
 
-from chatcli_subagents.board import WORKER, Worker, depth_of, registry
+from chatcli_subagents.board import OFFERED, WORKER, Worker, depth_of, registry
 
 if TYPE_CHECKING:
     from chatcli import (
@@ -169,7 +169,11 @@ def _run(job: Delegation, worker: Worker, say: Callable[[str], None], depth: int
     tree = None
     try:
         use = resolve_use(agent, parent, job.settings)
-        names = resolve_tools(agent, parent.tools)
+        offered = parent.tools
+        trimmed = job.conversation.stash.get(OFFERED, None)  # what the caller's model was offered
+        if trimmed is not None:
+            offered = {name: tool for name, tool in offered.items() if name in trimmed}
+        names = resolve_tools(agent, offered)
         if depth >= job.config.max_depth:
             names.discard("delegate")
         turns = min(job.config.max_turns, agent.max_turns or job.config.max_turns)
