@@ -495,28 +495,47 @@ def discard(workspace: Path, branch: str) -> str:
     return f"discarded {', '.join(removed)}" if removed else f"nothing left of {branch}"
 
 
+def _stale_markers(workspace: Path) -> list[tuple[Path, dict[str, object]]]:
+    """The markers of worktrees whose process is gone, of repositories holding ``workspace``
+    (read without running git: a start with nothing to clean costs a folder listing)."""
+    from chatcli import data_dir
+
+    root = data_dir() / "worktrees"
+    if not root.is_dir():
+        return []
+    here = Path(os.path.realpath(workspace))
+    found = []
+    for marker in sorted(root.glob("*/*.json")):
+        data = _read_marker(marker)
+        repository = data.get("repository") if data is not None else None
+        if data is None or not isinstance(repository, str) or not here.is_relative_to(
+                repository):
+            continue
+        pid, started = data.get("pid"), data.get("started")
+        if isinstance(pid, int) and _alive(pid, started if isinstance(started, str) else None):
+            continue
+        found.append((marker, data))
+    return found
+
+
 def clean_stale(workspace: Path) -> list[str]:
     """Remove the worktrees of this repository whose chatcli process is gone (a crash, a kill),
     and let git forget worktrees whose folder is gone (``git worktree prune``). A stale
     worktree's uncommitted work is committed on its branch first, and a branch holding work is
-    kept (say so); one without any is deleted. What was done, a line each."""
+    kept (say so); one without any is deleted. What was done, a line each. Meant for every
+    start: with nothing stale it runs no git, it only lists chatcli's worktree markers."""
+    stale = _stale_markers(workspace)
+    if not stale:
+        return []
     try:
         top, env = _top(workspace)
     except WorktreeError:
         return []
-    place = worktrees_folder(top)
     done: list[str] = []
     with _repo_lock(top):
-        for marker in sorted(place.glob("*.json")) if place.is_dir() else ():
-            data = _read_marker(marker)
-            if data is None:
-                continue
-            pid = data.get("pid")
-            started = data.get("started")
-            if isinstance(pid, int) and _alive(pid, started if isinstance(started, str)
-                                               else None):
-                continue
-            done.append(_clean_one(top, env, marker, data, pid))
+        for marker, data in stale:
+            if data.get("repository") == str(top) and marker.exists():
+                done.append(_clean_one(top, env, marker, data, data.get("pid")))
         _git(["worktree", "prune"], top, env, check=False)
     return done
 
