@@ -36,7 +36,7 @@ HEAVY = ("pydantic", "rich", "httpx", "prompt_toolkit")
 GOALS = {"chatcli --version": 2.0, "chatcli --help": 4.0, "chatcli models": 5.0}
 ROOT = Path(__file__).resolve().parents[1]
 #: ``chatcli --help`` without its cached page: the page click makes (no goal; shown for scale).
-CLICK_HELP = "import sys\nfrom chatcli._cli import run\nsys.exit(run(['--help']))"
+CLICK_HELP = "import sys\nfrom chatcli_cli.root import run\nsys.exit(run(['--help']))"
 
 
 def _env(home: Path) -> dict[str, str]:

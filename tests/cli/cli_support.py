@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 from chatcli import PluginHost
-from chatcli._cli import run
 from chatcli_admin import plugin as admin_plugin
 from chatcli_agent.permissions import cli_options
+from chatcli_cli.root import run
 from chatcli_print import plugin as print_plugin
 from chatcli_testing import ScriptedProvider, scripted_plugin
 from process_support import (  # noqa: F401 (the tests import them from here)

@@ -60,8 +60,8 @@ def main() -> int:
     """The real command line with the scripted provider and the tool (and chatcli-agent's
     ``--allow``, not its policy; chatcli-print answers ``-p``)."""
     from chatcli import PluginHost
-    from chatcli._cli import run
     from chatcli_agent.permissions import cli_options
+    from chatcli_cli.root import run
     from chatcli_print import plugin as print_plugin
     from chatcli_testing import ScriptedProvider, scripted_plugin
 

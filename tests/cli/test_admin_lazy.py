@@ -34,7 +34,7 @@ def test_the_root_help_line_is_the_real_commands(name: str, target: str) -> None
 def _imported_by(*args: str) -> set[str]:
     code = ("import io, sys, contextlib\n"
             f"sys.argv = ['chatcli', *{list(args)!r}]\n"
-            "from chatcli._entry import main\n"
+            "from chatcli_cli.main import main\n"
             "with contextlib.redirect_stdout(io.StringIO()), "
             "contextlib.redirect_stderr(io.StringIO()):\n"
             "    try:\n        main()\n    except SystemExit:\n        pass\n"

@@ -1,4 +1,4 @@
-"""``chatcli --help`` is served from a cached page (chatcli._entry through chatcli-click-kit's
+"""``chatcli --help`` is served from a cached page (chatcli_cli.main through chatcli-cli's
 HelpCache) without importing click —
 byte for byte click's page, never a stale one: a plugin installed, edited or disabled, another
 width or a failing plugin all show what click would print now."""
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from chatcli._paths import atomic_write
-from chatcli_click_kit.help_cache import HelpCache
+from chatcli_cli.help_cache import HelpCache
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from process_support import CHATCLI, PYTHON, process_env
@@ -37,7 +37,7 @@ def register_cli_options(register):
 '''
 
 #: click's own page, printed by the command line itself (no console script, no cache).
-CLICK_PAGE = "import sys\nfrom chatcli._cli import run\nsys.exit(run(['--help']))"
+CLICK_PAGE = "import sys\nfrom chatcli_cli.root import run\nsys.exit(run(['--help']))"
 
 
 class Home:

@@ -500,7 +500,7 @@ def test_chatcli_help_imports_none_of_the_answers_code(home):
     import sys
 
     code = ("import sys; sys.argv = ['chatcli', '--help']\n"
-            "from chatcli._cli import run\n"
+            "from chatcli_cli.root import run\n"
             "code = run()\n"
             "import chatcli_print.plugin\n"
             "heavy = sorted(m for m in sys.modules if m.startswith(('chatcli_print.oneshot', "

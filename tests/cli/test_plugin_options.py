@@ -9,15 +9,17 @@ import re
 from pathlib import Path
 
 import chatcli
+import chatcli_cli
 import click
 import pytest
 from chatcli import PluginHost, hookimpl
-from chatcli._cli import run
 from chatcli_agent.permissions import cli_options
+from chatcli_cli.root import run
 from chatcli_print import plugin as print_plugin
 from chatcli_testing import Reply, ScriptedProvider, scripted_plugin
 
-KERNEL_CLI = Path(chatcli.__file__).parent / "_cli"
+#: The front end: the kernel's command-line helpers and chatcli-cli (the root command).
+FRONT_END = (Path(chatcli.__file__).parent / "_cli", Path(chatcli_cli.__file__).parent)
 
 
 class Recorder:
@@ -172,7 +174,7 @@ def test_the_kernels_front_end_names_no_plugin_option() -> None:
     words = re.compile(r"mcp__|permission.mode|accept-edits|PERMISSION_MODES|RISK_CLASSES|"
                        r"--allow\b|\bexec\(")
     found = [f"{path.name}:{number}: {line.strip()}"
-             for path in sorted(KERNEL_CLI.glob("*.py"))
+             for folder in FRONT_END for path in sorted(folder.glob("*.py"))
              for number, line in enumerate(path.read_text().splitlines(), 1)
              if words.search(line)]
     assert found == []

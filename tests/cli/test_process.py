@@ -225,8 +225,8 @@ def test_a_full_disk_is_one_line_naming_it(home, openai_server):
                            "space, or send the output to another disk\n")
 
 
-def test_python_m_chatcli_is_the_chatcli_command(home):
-    module = run_process([PYTHON, "-m", "chatcli", "--version"], home)
+def test_python_m_chatcli_cli_is_the_chatcli_command(home):
+    module = run_process([PYTHON, "-m", "chatcli_cli", "--version"], home)
     script = run_process([CHATCLI, "--version"], home)
     assert module.returncode == 0 and module.stdout == script.stdout
     assert module.stdout.startswith("chatcli ")

@@ -1,4 +1,4 @@
-"""The ``chatcli`` process holds the garbage collector off while it starts (chatcli._entry) and
+"""The ``chatcli`` process holds the garbage collector off while it starts (chatcli_cli.main) and
 turns it back on when a command starts: a chat, ``-p`` or a long sub-command collects its garbage
 as before. An in-process run (tests, embedding) leaves the collector alone."""
 
@@ -10,7 +10,7 @@ import subprocess
 from pathlib import Path
 
 from chatcli import PluginHost, hookimpl
-from chatcli._cli import run
+from chatcli_cli.root import run
 from process_support import CHATCLI, process_env
 
 #: A plugin command that reports the collector's state while it runs, and whether a cycle of

@@ -66,7 +66,7 @@ def test_a_wrong_coder_setting_is_refused_by_name(workspace, capsys):
 
 def test_chatcli_help_imports_none_of_the_tools_code(tmp_path):
     code = ("import sys; sys.argv = ['chatcli', '--help']\n"
-            "from chatcli._cli import run\n"
+            "from chatcli_cli.root import run\n"
             "code = run()\n"
             "import chatcli_coder.plugin\n"
             "heavy = sorted(m for m in sys.modules if m.startswith(('chatcli_coder._', "

@@ -26,7 +26,7 @@ def test_the_strategies_and_the_command_are_registered() -> None:
 
 def test_chatcli_help_imports_none_of_the_strategies(tmp_path: Path) -> None:
     code = ("import sys; sys.argv = ['chatcli', '--help']\n"
-            "from chatcli._cli import run\n"
+            "from chatcli_cli.root import run\n"
             "code = run()\n"
             "import chatcli_compaction.plugin\n"
             "heavy = sorted(m for m in sys.modules if m.startswith('chatcli_compaction.')"

@@ -60,7 +60,7 @@ def run_inprocess(capsys: Any, monkeypatch: Any, *args: str, env: dict[str, str]
                   plugins: str = "fallback,openai,anthropic,print") -> tuple[int, str, str]:
     """The same command line in this process (the real plugins, loaded from their entry
     points): for loops of many requests, without a process start each."""
-    from chatcli._cli import run
+    from chatcli_cli.root import run
 
     monkeypatch.setenv("CHATCLI_PLUGINS", plugins)
     for name, value in (env or {}).items():

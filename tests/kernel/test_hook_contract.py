@@ -365,9 +365,11 @@ def _plugin_hooks(path: Path) -> list[str]:
 
 
 def test_every_declared_hook_is_called() -> None:
-    """A kernel hook is called through host.hooks somewhere in the kernel or the plugins (a
-    historic one by the host); a plugin's own hook by that plugin (host.hook or host.collect)."""
-    files = [*KERNEL.rglob("*.py"), *(ROOT / "plugins").rglob("*.py")]
+    """A kernel hook is called through host.hooks somewhere in the kernel, its command line
+    (chatcli-cli: ``cmdline_main``, ``register_cli_options``) or the plugins (a historic one by
+    the host); a plugin's own hook by that plugin (host.hook or host.collect)."""
+    files = [*KERNEL.rglob("*.py"), *(ROOT / "libs" / "cli").rglob("*.py"),
+             *(ROOT / "plugins").rglob("*.py")]
     source = "\n".join(p.read_text() for p in files if "__pycache__" not in p.parts)
     for hook in _declared_hooks():
         called = re.search(rf"\.hooks\.{hook}\(|_call_historic\(\"{hook}\"", source)

@@ -77,7 +77,7 @@ def test_memory_off(chat: Any, openai_server: Any) -> None:
 
 def test_chatcli_help_imports_no_memory_code(tmp_path: Path) -> None:
     code = ("import sys; sys.argv = ['chatcli', '--help']\n"
-            "from chatcli._cli import run\n"
+            "from chatcli_cli.root import run\n"
             "code = run()\n"
             "import chatcli_memory.plugin\n"
             "heavy = sorted(m for m in sys.modules if m.startswith('chatcli_memory.')"

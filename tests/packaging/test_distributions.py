@@ -1,4 +1,5 @@
-"""Each feature is its own distribution: install the kernel alone, add and remove providers.
+"""Each feature is its own distribution: install the kernel and its command line (chatcli-cli)
+alone, add and remove providers.
 
 These tests build throwaway virtual environments with uv (from the workspace sources, offline
 from uv's cache once the workspace is synced) and drive the installed ``chatcli`` script.
@@ -30,7 +31,11 @@ def uv(*args: str) -> None:
 def kernel_venv(tmp_path_factory) -> Path:
     venv = tmp_path_factory.mktemp("kernel-only") / "venv"
     uv("venv", "-q", "--python", sys.executable, str(venv))
-    uv("pip", "install", "-q", "--python", str(venv / "bin" / "python"), "-e", str(ROOT / "kernel"))
+    python = str(venv / "bin" / "python")
+    uv("pip", "install", "-q", "--python", python, "-e", str(ROOT / "kernel"))
+    assert not (venv / "bin" / "chatcli").exists()  # the kernel is a library: no command
+    # its command line (the `chatcli` script), still without any plugin
+    uv("pip", "install", "-q", "--python", python, "-e", str(ROOT / "libs" / "cli"))
     return venv
 
 

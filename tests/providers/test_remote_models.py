@@ -224,7 +224,7 @@ def test_listing_keyless_servers_only_when_configured(ollama_server, chatcli_hom
 
 
 def test_models_without_remote_asks_no_service_and_imports_no_sdk(chatcli_home):
-    code = ("import sys; from chatcli._cli import run; run(['models']); "
+    code = ("import sys; from chatcli_cli.root import run; run(['models']); "
             "print(sorted(m for m in sys.modules if m.split('.')[0] in "
             "('openai', 'anthropic', 'ollama', 'httpx', 'httpx2')), file=sys.stderr)")
     env = {k: v for k, v in os.environ.items() if not k.startswith("CHATCLI_")}

@@ -77,7 +77,7 @@ def _script() -> list[Any]:
 
 def main() -> int:
     """The real command line: scripted model, echo tool, sessions and print (nothing else)."""
-    from chatcli._cli import run
+    from chatcli_cli.root import run
     from chatcli_print import plugin as print_plugin
     from chatcli_sessions import plugin as sessions_plugin
     from chatcli_testing import ScriptedProvider, scripted_plugin

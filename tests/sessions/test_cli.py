@@ -262,7 +262,7 @@ def test_the_sessions_group_loads_only_when_used_and_its_help_line_is_the_real_o
 
     assert real.sessions.help.splitlines()[0] == SESSIONS_HELP
     code = ("import sys; sys.argv = ['chatcli', '--help']\n"
-            "from chatcli._cli import run\n"
+            "from chatcli_cli.root import run\n"
             "code = run()\n"
             "print('LOADED' if 'chatcli_sessions.cli' in sys.modules else 'LAZY', code)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

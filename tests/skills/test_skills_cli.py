@@ -148,7 +148,7 @@ def test_path_lists_every_folder_in_precedence_order(workspace, user_skills, con
 
 @pytest.mark.parametrize("argv", [["--help"], ["skills", "--help"]])
 def test_help_imports_neither_yaml_nor_the_loader(argv, workspace):
-    code = (f"import sys; from chatcli._cli import run; code = run({argv!r}); "
+    code = (f"import sys; from chatcli_cli.root import run; code = run({argv!r}); "
             "print(sorted(m for m in sys.modules if m.split('.')[0] == 'yaml' or m in "
             "('chatcli_skills.core', 'chatcli_skills.sources', 'chatcli_skills.skill', "
             "'chatcli_skills.frontmatter')))")

@@ -1,8 +1,8 @@
 """The plugin template end to end, the way a plugin author meets it.
 
-Once per module: build the chatcli-kernel, chatcli-admin and chatcli-print wheels (sdist first,
-then the wheel from the sdist, as ``uv build`` does; chatcli-admin carries the template,
-chatcli-print answers ``-p``), install them with
+Once per module: build the chatcli-kernel, chatcli-cli, chatcli-admin and chatcli-print wheels
+(sdist first, then the wheel from the sdist, as ``uv build`` does; chatcli-cli is the ``chatcli``
+command, chatcli-admin carries the template, chatcli-print answers ``-p``), install them with
 pytest into a throwaway virtual environment, render one plugin of every kind with that
 environment's ``chatcli plugins new`` (so the template comes from the wheel), and install the
 rendered packages there. Then: the generated tests pass as generated, ``chatcli plugins list``
@@ -108,11 +108,12 @@ def sandbox(tmp_path_factory) -> Sandbox:
     dist = root / "dist"
     for project in ("kernel", "plugins/admin", "libs/workspace", "libs/config-edit",
                     "libs/plugin-records", "libs/memory-api", "libs/provider-kit",
-                    "libs/testing", "plugins/print", "libs/render", "libs/click-kit",
+                    "libs/testing", "plugins/print", "libs/render", "libs/cli",
                     "libs/records-lite"):
         built = run([*uv, "build", "--quiet", "--out-dir", str(dist), str(REPO / project)])
         assert built.returncode == 0, built.stderr
     (kernel,) = dist.glob("chatcli_kernel-*.whl")
+    (front_end,) = dist.glob("chatcli_cli-*.whl")  # the `chatcli` command (the kernel is a library)
     (wheel,) = dist.glob("chatcli_admin-*.whl")  # `chatcli plugins new` and the template
     (printer,) = dist.glob("chatcli_print-*.whl")  # answers the generated plugins' -p runs
 
@@ -120,7 +121,8 @@ def sandbox(tmp_path_factory) -> Sandbox:
     made = run([*uv, "venv", "--quiet", "--python", sys.executable, str(venv)])
     assert made.returncode == 0, made.stderr
     python = venv / "bin" / "python"
-    uv_install(uv, python, "--find-links", str(dist), str(kernel), str(wheel), str(printer))
+    uv_install(uv, python, "--find-links", str(dist), str(kernel), str(front_end), str(wheel),
+               str(printer))
 
     # The libraries are not on the package index yet: the installer finds them in dist/.
     env = clean_env(root / "home", venv / "bin") | {

@@ -294,7 +294,7 @@ def test_allowed_dirs_as_text_is_named_as_a_list_of_folders(world: World) -> Non
 
 
 def test_settings_read_outside_a_project_never_load_the_trust_machinery(world: World) -> None:
-    code = ("import sys; from chatcli._cli import run; rc = run(sys.argv[1:]); "
+    code = ("import sys; from chatcli_cli.root import run; rc = run(sys.argv[1:]); "
             "print('TRUST' if 'chatcli._trust' in sys.modules else 'NONE', file=sys.stderr)")
     python = str(Path(str(CHATCLI)).parent / "python")
     for args in (["--help"], ["models"]):

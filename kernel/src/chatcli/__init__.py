@@ -52,8 +52,7 @@ _BY_MODULE: dict[str, str] = {
     ),
     "_types": "ImagePart Message Part Role TextPart ToolCallPart ToolResultPart Usage new_id",
     "hookspecs": "hookspec",
-    "_cli.common": "cli_host error_line require_utf8",
-    "_cli.oneshot": "clean_text",
+    "_cli.common": "clean_text cli_host error_line require_utf8",
 }
 _EXPORTS: dict[str, str] = {
     name: f"chatcli.{module}" for module, names in _BY_MODULE.items() for name in names.split()
@@ -81,10 +80,10 @@ if TYPE_CHECKING:
     from chatcli._calls import ToolSpec as ToolSpec
     from chatcli._calls import UsageEvent as UsageEvent
     from chatcli._calls import Verdict as Verdict
+    from chatcli._cli.common import clean_text as clean_text
     from chatcli._cli.common import cli_host as cli_host
     from chatcli._cli.common import error_line as error_line
     from chatcli._cli.common import require_utf8 as require_utf8
-    from chatcli._cli.oneshot import clean_text as clean_text
     from chatcli._compaction import Compaction as Compaction
     from chatcli._compaction import CompactionOutcome as CompactionOutcome
     from chatcli._compaction import TokenCounter as TokenCounter

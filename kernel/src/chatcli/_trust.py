@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 import threading
 from collections.abc import Callable
 from functools import cache
@@ -161,8 +160,9 @@ def _the_host(host: PluginHost | None) -> PluginHost | None:
     global _seen
     if host is not None:
         return host
-    cli = sys.modules.get("chatcli._cli")
-    current = getattr(cli, "current_host", None)
+    from chatcli._cli import running_host
+
+    current = running_host()
     with _lock:
         if current is not _seen:
             _seen = current

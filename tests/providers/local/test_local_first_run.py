@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from chatcli import PluginHost
-from chatcli._cli import run
+from chatcli_cli.root import run
 from chatcli_print import plugin as print_plugin
 from chatcli_provider_local.gguf import bundled_model_path
 from chatcli_testing import Reply, ScriptedProvider, scripted_plugin

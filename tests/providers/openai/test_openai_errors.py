@@ -204,7 +204,8 @@ def test_the_one_shot_cli_hides_a_password_in_openai_base_url(chatcli_home):
     env = {**os.environ, "OPENAI_API_KEY": "test",
            "OPENAI_BASE_URL": f"http://user:hunter2-secret@127.0.0.1:{port}/v1",
            "CHATCLI_PROVIDERS__OPENAI__MAX_RETRIES": "0"}
-    done = subprocess.run([sys.executable, "-m", "chatcli", "-p", "hi", "--provider", "openai"],
+    done = subprocess.run([sys.executable, "-m", "chatcli_cli", "-p", "hi",
+                           "--provider", "openai"],
                           env=env, capture_output=True, text=True, timeout=60)
     assert done.returncode == 1
     assert "hunter2-secret" not in done.stdout + done.stderr

@@ -1,13 +1,12 @@
-"""Small helpers shared by the ``chatcli`` sub-commands: the run state, one-line errors and the
-UTF-8 check of text arguments (``cli_host``, ``error_line`` and ``require_utf8`` are public:
-plugins' commands use them).
+"""Small helpers shared by the ``chatcli`` front end (chatcli-cli) and plugins' sub-commands:
+the run state, one-line errors, the UTF-8 check of text arguments and the cleaning of free text
+(``cli_host``, ``error_line``, ``require_utf8`` and ``clean_text`` are public).
 
 Kept light (click only): ``chatcli --help`` imports this module.
 """
 
 from __future__ import annotations
 
-import os
 import sys
 from typing import TYPE_CHECKING, Any
 
@@ -19,8 +18,8 @@ if TYPE_CHECKING:
 __all__ = [
     "UTF8_TEXT",
     "AppState",
-    "FreeText",
     "Utf8Text",
+    "clean_text",
     "cli_host",
     "error_line",
     "get_state",
@@ -99,25 +98,28 @@ class Utf8Text(click.types.StringParamType):
 UTF8_TEXT = Utf8Text()
 
 
-class FreeText(click.types.StringParamType):
-    """Free text (a prompt) that :func:`require_utf8` leaves alone: the command replaces bytes
-    that are not UTF-8 itself."""
-
-
 def require_utf8(command: click.Command) -> None:
     """Give every plain text parameter (``type=str`` or none) of ``command`` and its
     sub-commands the :class:`Utf8Text` check. A plugin's command opts out of it with any other
-    type: ``click.Path`` for file names, :class:`FreeText`, or its own."""
+    type: ``click.Path`` for file names, or its own (the root's ``-p`` takes free text, whose
+    undecodable bytes :func:`clean_text` replaces)."""
     for param in command.params:
         if type(param.type) is click.types.StringParamType:
             param.type = UTF8_TEXT
-    if hasattr(command, "after_load"):  # a lazy command (chatcli-click-kit): once it is loaded
+    if hasattr(command, "after_load"):  # a lazy command (chatcli-cli): once it is loaded
         command.after_load = require_utf8
     if isinstance(command, click.Group):
         for sub in command.commands.values():
             require_utf8(sub)
 
 
-def debug_enabled() -> bool:
-    """Whether ``CHATCLI_DEBUG`` asks for tracebacks."""
-    return os.environ.get("CHATCLI_DEBUG", "") not in ("", "0", "false", "no")
+def clean_text(text: str) -> str:
+    """``text`` with lone surrogates (undecodable bytes in argv or stdin) replaced by U+FFFD."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        try:  # bytes that the OS decoding escaped: decode them again, replacing bad ones
+            return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+        except UnicodeEncodeError:
+            return text.encode("utf-8", "replace").decode("utf-8")
+    return text

@@ -39,7 +39,7 @@ COMMANDS = (
 @hookimpl
 def register_commands(cli: click.Group) -> None:
     """Add ``config``, ``keys``, ``models``, ``plugins`` and ``trust`` (lazily)."""
-    from chatcli_click_kit import LazyCommand, LazyGroup
+    from chatcli_cli import LazyCommand, LazyGroup
 
     for name, kind, help_line, short_help, target in COMMANDS:
         cli.add_command(LazyGroup(name, help_line, target) if kind == "group"

@@ -180,7 +180,7 @@ def plugins_uninstall(names: tuple[str, ...], dry_run: bool) -> int:
 
 
 #: Distributions that are chatcli rather than plugins of it.
-_CHATCLI_ITSELF = frozenset({"chatcli", "chatcli-kernel"})
+_CHATCLI_ITSELF = frozenset({"chatcli", "chatcli-kernel", "chatcli-cli"})
 
 
 def _declares_plugins(dist: str) -> bool:

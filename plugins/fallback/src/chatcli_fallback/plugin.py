@@ -51,7 +51,7 @@ def register_providers(register: Callable[[ProviderSpec], None]) -> None:
 @hookimpl
 def register_commands(cli: click.Group) -> None:
     """``chatcli providers status|reset`` (imported when used)."""
-    from chatcli_click_kit import LazyGroup
+    from chatcli_cli import LazyGroup
 
     cli.add_command(LazyGroup("providers", PROVIDERS_HELP, "chatcli_fallback.cli:providers"))
 

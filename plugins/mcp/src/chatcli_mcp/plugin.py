@@ -169,7 +169,7 @@ class McpPlugin:
 
     @hookimpl
     def register_commands(self, cli: click.Group) -> None:
-        from chatcli_click_kit import LazyGroup
+        from chatcli_cli import LazyGroup
 
         cli.add_command(LazyGroup("mcp", MCP_HELP, "chatcli_mcp.cli:mcp"))
 

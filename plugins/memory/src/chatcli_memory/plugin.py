@@ -113,7 +113,7 @@ class MemoryPlugin:
 
     @hookimpl
     def register_commands(self, cli: click.Group) -> None:
-        from chatcli_click_kit import LazyGroup
+        from chatcli_cli import LazyGroup
 
         cli.add_command(LazyGroup("memory", MEMORY_HELP, "chatcli_memory.cli:memory"))
 

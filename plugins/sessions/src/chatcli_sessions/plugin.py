@@ -107,7 +107,7 @@ def register_slash_commands(register: Callable[[SlashCommand], None]) -> None:
 @hookimpl
 def register_commands(cli: click.Group) -> None:
     """``chatcli sessions list|show|export|import|delete|search`` (imported when used)."""
-    from chatcli_click_kit import LazyGroup
+    from chatcli_cli import LazyGroup
 
     cli.add_command(LazyGroup("sessions", SESSIONS_HELP, "chatcli_sessions.cli:sessions"))
 

@@ -76,7 +76,7 @@ class SkillsPlugin:
 
     @hookimpl
     def register_commands(self, cli: click.Group) -> None:
-        from chatcli_click_kit import LazyGroup
+        from chatcli_cli import LazyGroup
 
         cli.add_command(LazyGroup("skills", SKILLS_HELP, "chatcli_skills.cli:skills"))
 

@@ -3,12 +3,12 @@ chatcli: the garbage collector held off until a command starts."""
 
 from __future__ import annotations
 
-#: Whether :func:`chatcli._entry.main` holds the garbage collector off until a command starts.
+#: Whether :func:`chatcli_cli.main.main` holds the garbage collector off until a command starts.
 _collector_held = False
 
 
 def hold_collector() -> None:
-    """Hold the garbage collector off while chatcli starts (only :func:`chatcli._entry.main`)."""
+    """Hold the garbage collector off while chatcli starts (only :func:`chatcli_cli.main.main`)."""
     import gc
 
     global _collector_held
@@ -26,7 +26,7 @@ def start_command() -> None:
     collections (``gc.freeze``) without a collection first: its garbage (about 460 objects of
     15,000) stays, and a collection would cost 3 % of ``chatcli models``; the command itself — a
     chat, ``-p``, a server — runs with the collector as usual. Only in the ``chatcli`` process
-    (:func:`chatcli._entry.main`): an in-process :func:`chatcli._cli.run` changes nothing.
+    (:func:`chatcli_cli.main.main`): an in-process :func:`chatcli_cli.root.run` changes nothing.
     """
     global _collector_held
     if _collector_held:

@@ -1,7 +1,7 @@
 """The ``chatcli`` console script. ``--version`` answers here, before click or any plugin loads;
 so does ``--help`` (or ``-h``, alone on the line) when its page is cached: the root help page is
 click's once every installed plugin has added its commands and options (about four times the
-start of Python), kept by :class:`chatcli_click_kit.help_cache.HelpCache` with the files it was
+start of Python), kept by :class:`chatcli_cli.help_cache.HelpCache` with the files it was
 made from and printed again, importing neither click nor any plugin, while none changed.
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 
-from chatcli._startup import hold_collector
+from chatcli_cli._startup import hold_collector
 
 
 def main() -> int:
@@ -22,23 +22,23 @@ def main() -> int:
         return 0
     if args == ["--help"] or args == ["-h"]:
         return _help(args[0])
-    hold_collector()  # until a command starts (chatcli._startup.start_command)
+    hold_collector()  # until a command starts (chatcli_cli._startup.start_command)
     return _run()
 
 
 def _help(flag: str) -> int:
     """``chatcli --help``: the cached page when it is still true, else click's (kept)."""
-    from chatcli_click_kit.help_cache import HelpCache
-
     from chatcli import __version__
     from chatcli._paths import directory
+
+    from chatcli_cli.help_cache import HelpCache
 
     return HelpCache("chatcli", __version__, directory("cache"), "CHATCLI_", _entry_files,
                      _write_page).serve(flag, _run)
 
 
 def _run() -> int:
-    from chatcli._cli import run
+    from chatcli_cli.root import run
 
     return run()
 
@@ -53,6 +53,6 @@ def _entry_files() -> list[str]:
 def _write_page(path: str, data: bytes) -> None:
     from pathlib import Path
 
-    from chatcli._paths import atomic_write
+    from chatcli import atomic_write
 
     atomic_write(Path(path), data, mode=0o600)

@@ -1,10 +1,11 @@
 """The root command without a sub-command: ``chatcli``, ``chatcli -p PROMPT``, piped stdin.
 
-The kernel checks what every front end needs (one session to go on with, a stdout to write to),
-replaces the undecodable bytes of the command line's free text (``-p``, ``--system``) and hands
-the ``-p`` text (None without ``-p``) to the ``cmdline_main`` hook: chatcli-repl runs the chat
-when there is no ``-p`` and stdin is a terminal, chatcli-print answers otherwise (it reads piped
-stdin). When no plugin answers, one line names the plugin to install.
+The front end checks what every root command needs (one session to go on with, a stdout to
+write to), replaces the undecodable bytes of the command line's free text (``-p``,
+``--system``) and hands the ``-p`` text (None without ``-p``) to the ``cmdline_main`` hook:
+chatcli-repl runs the chat when there is no ``-p`` and stdin is a terminal, chatcli-print
+answers otherwise (it reads piped stdin). When no plugin answers, one line names the plugin to
+install.
 """
 
 from __future__ import annotations
@@ -13,10 +14,9 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from chatcli._plugins import PluginHost
-    from chatcli._session import SessionOptions
+    from chatcli import PluginHost, SessionOptions
 
-__all__ = ["clean_text", "main_command"]
+__all__ = ["main_command"]
 
 REPL_HINT = "interactive chat needs chatcli-repl: pip install chatcli-repl"
 PRINT_HINT = "answering a prompt needs chatcli-print: pip install chatcli-print"
@@ -29,25 +29,13 @@ def _stdin_is_tty() -> bool:
         return False
 
 
-def clean_text(text: str) -> str:
-    """``text`` with lone surrogates (undecodable bytes in argv or stdin) replaced by U+FFFD."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        try:  # bytes that the OS decoding escaped: decode them again, replacing bad ones
-            return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
-        except UnicodeEncodeError:
-            return text.encode("utf-8", "replace").decode("utf-8")
-    return text
-
-
 def _session_options(options: dict[str, Any]) -> SessionOptions:
     """The command line's options as the :class:`~chatcli.SessionOptions` of a session: a
     plugin's option named like one of its fields fills it, the others (``--json`` and ``--raw``
     among them) are its ``extra``."""
     from dataclasses import fields
 
-    from chatcli._session import SessionOptions
+    from chatcli import SessionOptions
 
     known = {field.name for field in fields(SessionOptions)} - {"extra"}
     given = {**(options.get("plugin_options") or {}), "as_json": bool(options.get("as_json")),
@@ -64,10 +52,9 @@ def main_command(host: PluginHost, options: dict[str, Any]) -> int:
     """The root command without a sub-command: hand it to the plugin that runs it.
 
     With ``--json`` every failure, a usage error too, is also printed as one JSON object on
-    stdout (by :func:`chatcli._cli.run`), so a script that parses stdout always gets an object.
+    stdout (by :func:`chatcli_cli.root.run`), so a script that parses stdout always gets an object.
     """
-    from chatcli._config import load_settings
-    from chatcli._errors import UsageError
+    from chatcli import UsageError, clean_text, load_settings
 
     if options.get("continue_last") and options.get("resume") is not None:
         raise UsageError("-c and --resume both choose the session to go on with",
