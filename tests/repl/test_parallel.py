@@ -402,6 +402,10 @@ def test_real_workers_ask_one_at_a_time_under_their_labels(
     assert found, screen
     first = found.group(2)
     second = "beta" if first == "alpha" else "alpha"
+    # the status line follows chatcli-subagents' count while the parent waits for them (it is
+    # worked out again every second meanwhile)
+    term.wait_for(lambda s: s.rstrip().splitlines()[-1].endswith("2 workers running"),
+                  timeout=3)
     time.sleep(0.4)
     term.type(option(screen, "yes, once"))
     screen = term.wait_for(f"Allow write tool note(text='{second}')?")
@@ -410,7 +414,9 @@ def test_real_workers_ask_one_at_a_time_under_their_labels(
                      rf"'{second}'\)\? *$", screen, re.MULTILINE), screen
     time.sleep(0.4)
     term.type(option(screen, "no"))
-    screen = term.wait_for("the workers reported:")
+    term.wait_for("the workers reported:")
+    screen = term.wait_for(lambda s: "workers running" not in s.rstrip().splitlines()[-1],
+                           timeout=3)
     assert (tmp_path / "notes.txt").read_text() == f"note:{first}\n"
     reported = results(server.requests[-1].json)
     assert any(f"{first} finished (note noted {first})" in text for text in reported), reported
