@@ -23,9 +23,10 @@ def agents_command() -> SlashCommand:
     from chatcli import SlashCommand
 
     return SlashCommand(
-        name="agents", run=_agents, subcommands=("show", "types"),
+        name="agents", run=_agents, subcommands=("show", "types", "merge", "discard"),
         help="the workers (subagents): /agents (the board), /agents show ID (a worker's "
-             "transcript), /agents types")
+             "transcript), /agents merge|discard ID (a worktree worker's branch), "
+             "/agents types")
 
 
 def delegate_command() -> SlashCommand:
@@ -69,8 +70,18 @@ def _agents(app: Any, argument: str) -> None:
         for line in transcript_lines(worker.conversation):
             _print(app, line)
         return
+    if word in ("merge", "discard"):
+        from pathlib import Path
+
+        from chatcli_subagents.branches import settle
+
+        try:
+            _print(app, settle(app.conversation, Path(app.session.workspace), rest, word))
+        except ValueError as err:
+            raise UsageError(str(err), f"/agents {word} ID, with an id /agents lists") from None
+        return
     raise UsageError(f"unknown /agents argument {word!r}",
-                     "/agents, /agents show ID or /agents types")
+                     "/agents, /agents show ID, /agents merge|discard ID or /agents types")
 
 
 def _types(app: Any) -> None:

@@ -77,7 +77,24 @@ def register_tools(register: Callable[[Tool], None]) -> None:
     from chatcli_subagents.tool import delegate_tool
 
     if _host is not None:
+        from chatcli_subagents.branches import worker_branch_tool
+
         register(delegate_tool(_host))
+        register(worker_branch_tool())
+
+
+@hookimpl
+def session_start(session: Session) -> None:
+    """Remove the worktrees a crashed or killed chatcli left in this repository (their work
+    is committed on their branches first); one line each on stderr."""
+    from chatcli_subagents.worktree import clean_stale
+
+    try:
+        done = clean_stale(session.workspace)
+    except Exception as err:  # a broken repository must not stop the session
+        done = [f"could not check for stale worktrees: {type(err).__name__}: {err}"]
+    for line in done:
+        session.host.warn(f"chatcli-subagents: {line}")
 
 
 @hookimpl

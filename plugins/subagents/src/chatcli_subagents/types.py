@@ -54,9 +54,11 @@ BUILT_IN: tuple[AgentType, ...] = (
 
 def agent_types(host: PluginHost) -> dict[str, AgentType]:
     """The types of this run by name: the built-ins, then those plugins register
-    (``register_agent_types``; a plugin's type replaces a built-in of the same name)."""
+    (``register_agent_types``); no plugin or project file replaces one (a repository's
+    ``explore.md`` must not turn the read-only explorer into a worker with every tool)."""
     types = {agent.name: agent for agent in BUILT_IN}
-    types.update(host.collect("register_agent_types", AgentType, "agent type"))
+    for name, agent in host.collect("register_agent_types", AgentType, "agent type").items():
+        types.setdefault(name, agent)
     return types
 
 

@@ -306,7 +306,8 @@ def _report(job: Delegation, worker: Worker, finished: TurnFinished | None, turn
     if worker.changed:
         lines.append("files changed: " + ", ".join(worker.changed))
     if worker.branch:
-        lines.append(f"branch: {worker.branch}")
+        lines.append(f"branch: {worker.branch} (worker_branch merge or discard; the user: "
+                     f"/agents merge|discard {worker.id})")
         if worker.diffstat:
             lines.append(worker.diffstat.rstrip())
     body = worker.result or "(no answer)"

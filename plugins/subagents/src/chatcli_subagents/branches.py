@@ -1,0 +1,66 @@
+"""What becomes of a worktree worker's branch: merged into the main workspace or discarded —
+by the parent model (the ``worker_branch`` tool, a change asked like any write) or by the user
+(``/agents merge ID``, ``/agents discard ID``). A conflict is reported with its files and
+changes nothing: both lines of work are kept, never resolved silently."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+from pydantic import BaseModel, Field
+
+if TYPE_CHECKING:
+    from chatcli import Conversation, Tool, ToolContext
+
+__all__ = ["BranchArgs", "settle", "worker_branch_tool"]
+
+NAME = "worker_branch"
+
+
+class BranchArgs(BaseModel):
+    """The arguments of ``worker_branch``."""
+
+    worker: str = Field(min_length=1, description="the worker's id (w1, w2…) whose report "
+                                                  "named a branch")
+    action: Literal["merge", "discard"] = Field(
+        description="merge: bring its commits into the current branch (a conflict changes "
+                    "nothing and names the files); discard: drop its branch")
+
+
+def settle(conversation: Conversation, workspace: Path, worker_ref: str, action: str) -> str:
+    """Merge or discard the branch of worker ``worker_ref``; one line (raises ValueError when
+    there is no such worker or it has no branch)."""
+    from chatcli_subagents import worktree
+    from chatcli_subagents.board import registry
+
+    worker = registry(conversation).find(worker_ref)
+    if worker is None or not worker.branch:
+        known = [w.id for w in registry(conversation).listed() if w.branch]
+        raise ValueError(f"no worker {worker_ref!r} with a branch to {action} (workers with "
+                         f"one: {', '.join(known) or 'none'})")
+    if action == "discard":
+        line = worktree.discard(workspace, worker.branch)
+        worker.branch = None
+        return line
+    result = worktree.merge(workspace, worker.branch)
+    if result.merged:
+        worker.branch = None
+    elif result.conflicts:
+        return (f"{result.line} — conflicting files: {', '.join(result.conflicts)}; nothing "
+                f"changed, branch {worker.branch} kept")
+    return result.line
+
+
+def worker_branch_tool() -> Tool:
+    from chatcli import Risk, Tool
+
+    def run(args: BranchArgs, context: ToolContext) -> str:
+        if context.conversation is None:
+            raise RuntimeError("worker_branch runs only inside a model turn")
+        return settle(context.conversation, context.workspace, args.worker, args.action)
+
+    return Tool(name=NAME, args_model=BranchArgs, run=run, risk=Risk.WRITE, subject="worker",
+                description="Merge or discard the branch of a worker that ran in its own git "
+                            "worktree (isolation=\"worktree\"): its report names the branch and "
+                            "the files. A conflict changes nothing and names the files.")
