@@ -133,3 +133,30 @@ def test_an_interrupted_turn_sets_its_cancel_so_background_work_stops() -> None:
     assert events[-1].stop_reason.value == "interrupted"
     assert cancel.is_set()
     assert stopped.wait(2)
+
+
+def test_a_cancelled_turn_stops_waiting_for_tools_that_ignore_cancel() -> None:
+    release = threading.Event()
+    running = threading.Event()
+
+    def stubborn(args, ctx):  # never looks at ctx.cancelled
+        running.set()
+        release.wait(10)
+        return "late"
+
+    tool = _tool("delegate", run=stubborn, concurrent=True)
+    provider = Scripted([call("delegate"), call("delegate"), StopEvent()])
+    engine = Engine(_host(tool), Settings(), provider, "scripted", "m")
+    cancel = threading.Event()
+
+    def stop_key() -> None:  # the chat's Ctrl+C only sets the turn's cancel event
+        if running.wait(5):
+            cancel.set()
+
+    threading.Thread(target=stop_key, daemon=True).start()
+    began = time.monotonic()
+    events = list(engine.run(Conversation(), Message.user("go"), cancel))
+    took = time.monotonic() - began
+    release.set()
+    assert events[-1].stop_reason.value == "interrupted"
+    assert took < 5  # not the 10 s the tools would take

@@ -615,7 +615,7 @@ class Engine:
             futures = [pool.submit(self._execute, call, tool, args, context)
                        for call, tool, args, context in batch]
             for (call, _tool, _args, _context), future in zip(batch, futures, strict=True):
-                yield from self._finish(turn, call, future.result(), cancel)
+                yield from self._finish(turn, call, _outcome(future, cancel), cancel)
         finally:
             pool.shutdown(wait=False, cancel_futures=True)
 
@@ -725,6 +725,19 @@ class Engine:
             return _error(call, safe_text(f"{call.name} failed: {type(err).__name__}: {first}"))
         text = output if isinstance(output, str) else str(output)
         return ToolResultPart(call_id=call.id, name=call.name, content=safe_text(text))
+
+
+def _outcome(future: Any, cancel: threading.Event | None) -> ToolResultPart:
+    """A call's result from the pool; KeyboardInterrupt as soon as the turn is cancelled (the
+    calls still running were told through their context and end in the background): a tool
+    that does not poll ``context.cancelled`` does not keep the turn from stopping."""
+    while True:
+        try:
+            result: ToolResultPart = future.result(timeout=0.05)
+            return result
+        except TimeoutError:
+            if cancel is not None and cancel.is_set():
+                raise KeyboardInterrupt from None
 
 
 def _preview(call: ToolCallPart, tool: Tool, args: Any, context: ToolContext

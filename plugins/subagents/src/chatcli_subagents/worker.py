@@ -99,10 +99,12 @@ def _writer(output: Callable[[str], None], label: str) -> Callable[[str], None]:
     return write
 
 
-def _approver(ask: Callable[..., Approval | bool], worker: Worker
+def _approver(ask: Callable[..., Approval | bool], worker: Worker,
+              stopped: threading.Event | None = None
               ) -> Callable[[ToolCallPart, Tool, Verdict], Approval | bool]:
     """``ask`` (the caller's approver) one question at a time, labelled with the worker; a
-    stopped worker's questions are answered no without asking."""
+    stopped worker's questions are answered no without asking, and a worker whose caller was
+    stopped (``stopped``) while it was asked stops at once, asking the model nothing more."""
 
     def approve(call: ToolCallPart, tool: Tool, verdict: Verdict) -> Approval | bool:
         from chatcli import Approval
@@ -111,7 +113,11 @@ def _approver(ask: Callable[..., Approval | bool], worker: Worker
             if worker.cancel.is_set():
                 return Approval(False, reason="the worker was stopped")
             reason = f"{worker.label}: {verdict.reason}" if verdict.reason else worker.label
-            return ask(call, tool, verdict._replace(reason=reason))
+            answer = ask(call, tool, verdict._replace(reason=reason))
+            if stopped is not None and stopped.is_set():
+                worker.stop("cancelled")
+                return Approval(False, reason="the worker was stopped")
+            return answer
 
     return approve
 
@@ -176,6 +182,7 @@ def _run(job: Delegation, worker: Worker, say: Callable[[str], None], depth: int
         names = resolve_tools(agent, offered)
         if depth >= job.config.max_depth:
             names.discard("delegate")
+        names.discard("worker_branch")  # what becomes of a worker's branch is its caller's say
         turns = min(job.config.max_turns, agent.max_turns or job.config.max_turns)
         workspace = parent.workspace
         if worktree is not None:
@@ -195,7 +202,7 @@ def _run(job: Delegation, worker: Worker, say: Callable[[str], None], depth: int
         child = parent.branch(
             use=use, settings=job.settings.model_copy(update={"max_turns": turns}),
             tool_names=names, workspace=workspace,
-            approver=_approver(ask, worker) if ask is not None else None,
+            approver=_approver(ask, worker, job.cancel) if ask is not None else None,
             on_tool_output=say)
         finished = _drive(job, worker, child, conversation, say,
                           Message.user(job.task))
