@@ -1,7 +1,6 @@
-"""The hook chatcli-subagents declares, ``register_agent_types``, and the front-end hook
-``route_input`` no front end declares yet, declared here for the tests (chatcli-personas
-implements both as optional hooks and must work with or without a declaring plugin): a module of
-its own, given to ``add_hookspecs``."""
+"""The hook chatcli-subagents declares, ``register_agent_types``, declared here for the tests,
+and chatcli-repl's own declaration of ``route_input`` (chatcli-personas implements both as
+optional hooks and must work with or without a declaring plugin)."""
 
 from __future__ import annotations
 
@@ -22,11 +21,7 @@ class Declares:
     @hookimpl
     def add_hookspecs(self, add: Callable[[object], None]) -> None:
         import agent_type_specs
+        import chatcli_repl.hookspecs
 
         add(agent_type_specs)
-
-
-@hookspec(firstresult=True)
-def route_input(app: Any, text: str) -> str | None:
-    """The front-end hook chatcli-personas implements for ``@name task`` (not declared by any
-    front end yet): a sent line to run instead of ``text``, or None."""
+        add(chatcli_repl.hookspecs)  # route_input, as the chat declares it

@@ -367,7 +367,7 @@ def test_an_at_mention_becomes_a_delegation_when_delegate_exists(workspace: Path
     app = App(host)
     assert plugin.route_mention(app, "@Reviewer  check src/app.py\nand the tests") == (
         "/delegate reviewer check src/app.py\nand the tests")
-    # the front end's hook (declared here as a front end would): the first answer wins
+    # the chat's hook (chatcli-repl declares it): the first answer wins
     assert host.hook.route_input(app=app, text="@reviewer look") == "/delegate reviewer look"
     for text in ("@reviewer", "@reviewer   ", "@nobody look", "please ask @reviewer",
                  "@src/app.py look", "look"):

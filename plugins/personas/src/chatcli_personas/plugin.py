@@ -18,7 +18,7 @@ pays nothing for this plugin.
   type (:mod:`chatcli_personas.agents`).
 - ``register_setting_rules``: a project's ``.claude/agents/*.md`` are control files (read only
   in a trusted project).
-- ``route_input`` (optional, declared by no front end yet — see the README): ``@name task``
+- ``route_input`` (optional, declared by chatcli-repl): ``@name task``
   becomes ``/delegate name task`` when chatcli-subagents offers ``/delegate`` and ``[personas]
   mention`` is ``"delegate"`` (:meth:`PersonasPlugin.route_mention`).
 """
@@ -166,7 +166,7 @@ class PersonasPlugin:
         for pattern in CONTROL_PATTERNS:
             register(ControlFile(pattern))
 
-    @hookimpl(optionalhook=True)  # no front end declares it yet (README: "@name delegates")
+    @hookimpl(optionalhook=True)  # chatcli-repl declares it, when installed
     def route_input(self, app: Any, text: str) -> str | None:
         """A sent line to run instead of ``text`` (``@name task`` → ``/delegate name task``)."""
         return self.route_mention(app, text)

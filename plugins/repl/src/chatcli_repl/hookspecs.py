@@ -1,5 +1,6 @@
-"""The hook chatcli-repl offers other plugins (declared through ``add_hookspecs``): what the
-chat's status line shows. A plugin implements it without importing this one::
+"""The hooks chatcli-repl offers other plugins (declared through ``add_hookspecs``): what the
+chat's status line shows, and what a sent line runs. A plugin implements them without
+importing this one::
 
     @chatcli.hookimpl(optionalhook=True)  # chatcli-repl declares it, when installed
     def status_items(session):
@@ -8,7 +9,7 @@ chat's status line shows. A plugin implements it without importing this one::
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from chatcli import hookspec
 
@@ -30,4 +31,19 @@ def status_items(session: Session) -> dict[str, str] | None:
     dropped).
 
     The return value: a dict of texts, or None (or ``{}``) to show nothing.
+    """
+
+
+@hookspec(firstresult=True)
+def route_input(app: Any, text: str) -> str | None:
+    """Another line to run instead of the line the user sent.
+
+    Called by chatcli-repl on its worker thread for each line sent that is not a ``/command``,
+    before it becomes a message, with the chat's ``ChatApp`` and the line as typed. The first
+    plugin returning a text wins: a ``/command`` line runs as that command (chatcli-personas
+    turns ``@reviewer check the diff`` into ``/delegate reviewer check the diff`` when
+    chatcli-subagents is installed), any other text is sent instead. A plugin that raises is
+    reported and the line is sent as typed.
+
+    The return value: the line to run, or None to send ``text`` as it is.
     """

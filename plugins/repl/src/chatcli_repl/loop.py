@@ -175,6 +175,15 @@ def _handle(app: ReplApp, item: WorkItem) -> None:
         if is_command(text):
             dispatch(app, text.strip())
             return
+        try:  # a plugin's hook is guarded (its failure reported); the line then goes as typed
+            routed = app.host.hook.route_input(app=app, text=text)
+        except Exception:
+            routed = None
+        if isinstance(routed, str) and routed.strip():
+            if is_command(routed):
+                dispatch(app, routed.strip())
+                return
+            text = routed
         try:
             message = user_message(text)
         except ChatcliError as err:
