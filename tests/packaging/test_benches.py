@@ -23,6 +23,7 @@ pytestmark = pytest.mark.slow
     ("mcp.py", [], "MCP tool characters in the prompt"),
     ("fallback.py", ["--requests", "5"], "chain [openai]"),
     ("repomap.py", ["--files", "60", "--runs", "1"], "the map's tokens at the default budget"),
+    ("subagents.py", ["--runs", "1", "--latency", "0.05"], "ratio parallel / one after another"),
 ])
 def test_a_bench_script_runs_and_prints_its_table(script, args, expect):
     done = subprocess.run([sys.executable, str(BENCH / script), *args], capture_output=True,
