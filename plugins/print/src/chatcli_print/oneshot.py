@@ -481,9 +481,8 @@ def _report(finished: TurnFinished | None, interrupted: bool, session: Session,
             for f in (finished.failed if finished else [])]
         if error is not None:  # the partial answer the session kept travels with the error
             payload |= {"error": str(error), "type": type(error).__name__}
-        report = getattr(session.host.hook, "json_report", None)  # plugins add their keys
-        if report is not None:
-            report(payload=payload, conversation=conversation)
+        # plugins add their keys (this plugin declares the hook: add_hookspecs)
+        session.host.hook.json_report(payload=payload, conversation=conversation)
         print(json.dumps(payload, ensure_ascii=False), flush=True)
     elif changed:  # the diff stat, on stderr
         from chatcli_print.changes import stat_text
