@@ -135,6 +135,9 @@ def _take_place(places: threading.BoundedSemaphore, cancel: threading.Event | No
     while not places.acquire(timeout=0.05):
         if cancel is not None and cancel.is_set():
             return False
+    if cancel is not None and cancel.is_set():  # the place came free because of the stop
+        places.release()
+        return False
     return True
 
 
@@ -289,10 +292,11 @@ def _report(job: Delegation, worker: Worker, finished: TurnFinished | None, turn
     text = finished.text.strip() if finished is not None else ""
     worker.result = text[:RESULT_CHARS]
     stop = finished.stop_reason if finished is not None else StopReason.INTERRUPTED
-    if finished is not None and finished.error is not None:
-        worker.state, worker.error = "failed", _first_line(str(finished.error))
-    elif worker.stop_reason == "cancelled":
+    if worker.stop_reason == "cancelled" or (job.cancel is not None and job.cancel.is_set()):
+        # stopped with its caller: what failed afterwards (a dropped stream) is the stop's doing
         worker.state, worker.error = "cancelled", "its caller was interrupted"
+    elif finished is not None and finished.error is not None:
+        worker.state, worker.error = "failed", _first_line(str(finished.error))
     elif worker.stop_reason:
         worker.state, worker.error = "stopped", worker.stop_reason
     elif stop == StopReason.INTERRUPTED:
