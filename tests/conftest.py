@@ -37,10 +37,17 @@ helper (``cli_support``…) by its bare name (pytest puts a test's folder on ``s
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
 from hypothesis import settings
+
+# pytest keeps each test module's assertion-rewritten code in __pycache__, unless bytecode is
+# not to be written (PYTHONDONTWRITEBYTECODE=1, as on this machine): then every run — and each
+# xdist worker — rewrites all 465 test modules again, 8 of the quick selection's 17 s of
+# collection per worker. The suite's own caches are wanted (git ignores __pycache__).
+sys.dont_write_bytecode = False
 
 # CI runs the property tests with a fixed seed (`.ci/run` sets HYPOTHESIS_PROFILE=ci): a red CI
 # must mean a change broke something, not that this run drew a new input. Local runs draw new
@@ -62,6 +69,10 @@ _GROUPED_MODULES = {"test_sandbox_attacks.py", "test_policy_class_attacks.py",
 #: checks that each still exists.
 SLOW: dict[str, tuple[str, ...]] = {
     "runs chatcli as a real process (a second or more a test)": (
+        "cli/test_oneshot_imports.py",
+        "personas/test_agent_types.py::test_a_hostile_repository_through_the_real_command_line",
+        "skills/test_skills_cli.py",
+        "subagents/test_subagents_oneshot.py",
         "agent/test_modes.py",
         "agent/test_run_economy.py",
         "cli/test_help_cache.py",
@@ -161,11 +172,6 @@ SLOW: dict[str, tuple[str, ...]] = {
         "render/test_held_text.py"
         "::test_a_steady_stream_is_drawn_by_its_chunks_and_the_timer_adds_no_draw_per_chunk",
     ),
-    "runs every row of an attack table for its report of the counts (each row's own test "
-    "asserts the same; the quick selection runs a few rows of each class)": (
-        "security/test_policy_class_attacks.py::test_the_counts",
-        "security/test_sandbox_attacks.py::test_the_counts",
-    ),
     "starts real MCP servers": (
         "mcp/test_mcp_cli_runs.py",
         "mcp/test_mcp_commands.py",
@@ -178,7 +184,19 @@ SLOW: dict[str, tuple[str, ...]] = {
         "repomap/test_hostile.py",
         "subagents/test_worktree.py::test_a_hostile_repository_config_runs_nothing",
     ),
+    "a real chatcli run per batch of attack cases (the full suite runs every row of every class)":
+    (
+        "security/test_agent_security.py",
+        "security/test_policy_class_attacks.py",
+        "security/test_sandbox_attacks.py",
+    ),
     "starts PostgreSQL servers or many writer processes": (
+        "memory_postgres/test_postgres_contract.py",
+        "memory_postgres/test_postgres_errors.py",
+        "memory_postgres/test_postgres_plugin.py",
+        "memory_postgres/test_postgres_schema.py",
+        "memory_postgres/test_postgres_search.py",
+        "memory_postgres/test_postgres_stems.py",
         "memory_postgres/test_postgres_any_character.py"
         "::test_any_character_is_remembered_on_postgres",
         "memory_postgres/test_postgres_processes.py::test_concurrent_processes_lose_nothing",

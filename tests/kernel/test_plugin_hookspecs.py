@@ -4,6 +4,7 @@ lazily), and an implementation of a hook nobody declares is still refused."""
 
 from __future__ import annotations
 
+import sys
 import textwrap
 import types
 from pathlib import Path
@@ -188,6 +189,9 @@ def test_the_entry_point_cache_remembers_declared_hooks_for_lazy_imports(
     for module, body in (("hs_implementer", IMPLEMENTER), ("hs_declarer", DECLARER)):
         (tmp_path / f"{module}.py").write_text(textwrap.dedent(body))
     monkeypatch.syspath_prepend(str(tmp_path))
+    # importing them must not write tmp_path/__pycache__: the folder's time is part of the
+    # cache's fingerprint (as a plugin folder's is), and it would change between the two runs
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)
     monkeypatch.setenv("CHATCLI_CACHE_DIR", str(tmp_path / "cache"))
     for variable in ("CHATCLI_PLUGINS", "CHATCLI_DISABLE_PLUGINS", "CHATCLI_EAGER_PLUGINS"):
         monkeypatch.delenv(variable, raising=False)
