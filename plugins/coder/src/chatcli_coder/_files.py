@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from chatcli_render.diff import plus_minus, stats, unified
-from chatcli_workspace import FileBusy, claim, holder
 
 from chatcli_coder._common import (
     HASH_MAX_BYTES,
@@ -155,7 +154,11 @@ def claim_file(target: Path, context: ToolContext) -> None:
     lock_wait`` seconds, then fail with :class:`FileBusy` naming the file as the model writes
     it. (One agent, no worker: a dict truth test.)"""
     owner = context.conversation
-    if owner is None or (owner.parent is None and holder(target) is None):
+    if owner is None:
+        return
+    from chatcli_workspace import FileBusy, claim, holder  # when a file is written
+
+    if owner.parent is None and holder(target) is None:
         return  # the user's own agent holds nothing: it only waits while a worker holds it
     try:
         claim(target, owner, lock_wait(context), cancel=context.cancel)

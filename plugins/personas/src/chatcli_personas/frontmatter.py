@@ -9,6 +9,11 @@ read as ``-``, the body stripped) and turns fields into text and lists.
 
 from __future__ import annotations
 
+import contextlib
+import json
+import os
+import threading
+from collections.abc import Callable
 from typing import Any
 
 __all__ = ["Document", "as_list", "as_text", "parse"]
@@ -31,8 +36,89 @@ class Document:
         return None
 
 
+#: What parsing read from each persona text (``docs``, by a digest of the text) and which colour
+#: each colour text names (``colours``), kept in chatcli's cache folder so that a run whose
+#: persona files did not change imports neither a YAML reader nor rich's colour tables: the
+#: personas are read at every start that offers the ``delegate`` tool or answers an ``@name``.
+_CACHE_NAME = "personas-parsed.json"
+_CACHE_MOST = 1000
+_cache: dict[str, dict[str, Any]] | None = None
+_cache_lock = threading.Lock()
+
+
 def parse(text: str) -> Document:
-    """Split ``text`` into frontmatter fields and body; never raises."""
+    """Split ``text`` into frontmatter fields and body; never raises. A text parsed before (in
+    this process or an earlier one) is answered from the cache."""
+    import hashlib
+
+    key = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+    entry = remembered("docs", key, lambda: _as_entry(_parse(text)))
+    return Document(*entry)
+
+
+def _as_entry(document: Document) -> list[Any]:
+    return [document.fields, document.body, document.problems]
+
+
+def remembered(section: str, key: str, compute: Callable[[], Any]) -> Any:
+    """``compute()``'s value for ``key`` in the cache's ``section``: the cached one when there
+    is one, else computed — and kept when JSON gives it back as it is (YAML can read dates,
+    sets…)."""
+    with _cache_lock:
+        table = _load_cache().setdefault(section, {})
+        if key in table:
+            return table[key]
+    value = compute()
+    try:
+        same = json.loads(json.dumps(value)) == value
+    except (TypeError, ValueError):
+        same = False
+    if same:
+        with _cache_lock:
+            table[key] = value
+            while len(table) > _CACHE_MOST:
+                del table[next(iter(table))]
+            _save_cache(_load_cache())
+    return value
+
+
+def _cache_path() -> str:
+    from chatcli import cache_dir
+
+    return os.path.join(cache_dir(), _CACHE_NAME)
+
+
+def _load_cache() -> dict[str, dict[str, Any]]:
+    global _cache
+    if _cache is None:
+        try:
+            with open(_cache_path(), encoding="utf-8") as handle:
+                data = json.load(handle)
+        except (OSError, ValueError):
+            data = None
+        docs = data.get("docs") if isinstance(data, dict) else None
+        colours = data.get("colours") if isinstance(data, dict) else None
+        _cache = {
+            "docs": {k: v for k, v in (docs if isinstance(docs, dict) else {}).items()
+                     if isinstance(v, list) and len(v) == 3 and isinstance(v[0], dict)
+                     and isinstance(v[1], str) and isinstance(v[2], list)},
+            "colours": {k: v for k, v in (colours if isinstance(colours, dict) else {}).items()
+                        if isinstance(v, list) and len(v) == 2
+                        and (v[0] is None or isinstance(v[0], str))},
+        }
+    return _cache
+
+
+def _save_cache(cache: dict[str, dict[str, Any]]) -> None:
+    from pathlib import Path
+
+    from chatcli import atomic_write
+
+    with contextlib.suppress(OSError):  # a read-only cache folder: parsed again next time
+        atomic_write(Path(_cache_path()), json.dumps(cache, ensure_ascii=False), mode=0o600)
+
+
+def _parse(text: str) -> Document:
     from chatcli_frontmatter import FrontmatterError, read, read_lines
 
     text = text.lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n")

@@ -123,6 +123,16 @@ def _colour(value: Any, problems: list[str]) -> str | None:
     text = as_text(value)
     if not text:
         return None
+    from chatcli_personas.frontmatter import remembered
+
+    colour, problem = remembered("colours", text, lambda: _checked_colour(text))
+    if problem:
+        problems.append(problem)
+    return colour  # type: ignore[no-any-return]
+
+
+def _checked_colour(text: str) -> list[str | None]:
+    """[the colour rich knows ``text`` as, the problem] (one of them None)."""
     from rich.color import Color, ColorParseError
 
     for candidate in (text, f"{text}1"):  # Claude Code's 'orange', 'pink': rich's 'orange1'
@@ -130,10 +140,9 @@ def _colour(value: Any, problems: list[str]) -> str | None:
             Color.parse(candidate)
         except ColorParseError:
             continue
-        return candidate
-    problems.append(f"colour '{text}' is not a colour (a name like 'gold1' or '#FFD700'); "
-                    "its answers are shown without one")
-    return None
+        return [candidate, None]
+    return [None, f"colour '{text}' is not a colour (a name like 'gold1' or '#FFD700'); its "
+                  "answers are shown without one"]
 
 
 def _isolation(value: Any, problems: list[str]) -> str | None:

@@ -87,6 +87,10 @@ def register_tools(register: Callable[[Tool], None]) -> None:
 def session_start(session: Session) -> None:
     """Remove the worktrees a crashed or killed chatcli left in this repository (their work
     is committed on their branches first); one line each on stderr."""
+    from chatcli import data_dir
+
+    if not (data_dir() / "worktrees").is_dir():  # no worktree was ever made: nothing to load
+        return
     from chatcli_subagents.worktree import clean_stale
 
     try:
