@@ -66,7 +66,7 @@ def make_server(latency: float) -> Any:
 
         def __init__(self) -> None:
             super().__init__()
-            self.spans: list[tuple[str, float, float]] = []
+            self.spans: list[list[Any]] = []
             self.lock = threading.Lock()
 
         def answer_chat(self, exchange: Any, request: Any, stream: bool) -> None:
@@ -79,15 +79,16 @@ def make_server(latency: float) -> Any:
             step = sum(1 for m in messages if m.get("role") == "assistant")
             key = first.split(":")[0] if first.startswith("TASK-") else "PARENT"
             reply = worker(step) if key != "PARENT" else parent(step, self.workers)
-            start = time.monotonic()
+            span = [key, time.monotonic(), 0.0]
+            with self.lock:  # kept at once: the client may be done before this thread is
+                self.spans.append(span)
             time.sleep(latency)
+            span[2] = time.monotonic()  # the answer's start: the model's time ends here
             model = body.get("model") or self.default_model
             if stream:
                 self.run_stream(exchange, self.stream_events(reply, model, body), reply, None)
             else:
                 self.send_full(exchange, reply, model, body, None)
-            with self.lock:
-                self.spans.append((key, start, time.monotonic()))
 
     return Server()
 
@@ -130,7 +131,7 @@ def delegation_step(server: Any, root: Path, max_workers: int, workers: int) -> 
     return parents[1][1] - parents[0][2]
 
 
-def most_at_once(spans: list[tuple[str, float, float]]) -> int:
+def most_at_once(spans: list[list[Any]]) -> int:
     edges = sorted([(s[1], 1) for s in spans if s[0] != "PARENT"]
                    + [(s[2], -1) for s in spans if s[0] != "PARENT"])
     most = now = 0

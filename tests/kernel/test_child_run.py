@@ -18,11 +18,27 @@ from chatcli import (
     StopEvent,
     TextDelta,
     Tool,
+    ToolCallEvent,
+    ToolCallPart,
     hookimpl,
 )
 from pydantic import BaseModel
 
-from tests.kernel.test_engine import Scripted, call
+
+class Scripted:
+    """A provider that plays scripted event lists, keeping each request."""
+
+    def __init__(self, *scripts):
+        self.scripts = list(scripts)
+        self.requests = []
+
+    def stream(self, request):
+        self.requests.append(request)
+        yield from self.scripts.pop(0)
+
+
+def call(name: str, **arguments) -> ToolCallEvent:
+    return ToolCallEvent(call=ToolCallPart(name=name, arguments=arguments))
 
 
 class NoArgs(BaseModel):
