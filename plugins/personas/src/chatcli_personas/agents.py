@@ -28,17 +28,9 @@ def worker_prompt(persona: Persona) -> str:
     profile (when its frontmatter has one) and then its body."""
     if persona.claude:
         return persona.prompt
-    profile = []
-    if persona.traits:
-        profile.append(f"Traits: {', '.join(persona.traits)}.")
-    if persona.tone:
-        profile.append(f"Tone: {persona.tone}.")
-    if persona.approach:
-        profile.append(f"Approach: {persona.approach}")
-    if persona.specialties:
-        profile.append(f"Specialties: {', '.join(persona.specialties)}.")
-    if persona.capabilities:
-        profile.append("Capabilities:\n" + "\n".join(f"- {c}" for c in persona.capabilities))
+    from chatcli_personas.prompt import profile_lines
+
+    profile = profile_lines(persona)
     if not profile:
         return persona.prompt
     return "\n\n".join([f"You are {persona.title} (@{persona.name}).", "\n".join(profile),

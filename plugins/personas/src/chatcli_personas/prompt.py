@@ -12,7 +12,8 @@ if TYPE_CHECKING:
 
     from chatcli_personas.persona import Persona
 
-__all__ = ["CLAUDE_TOOL_NAMES", "SECTION_NAME", "allows", "author", "section", "section_text"]
+__all__ = ["CLAUDE_TOOL_NAMES", "SECTION_NAME", "allows", "author", "profile_lines", "section",
+           "section_text"]
 
 SECTION_NAME = "persona"
 #: After the other stable sections (skills, project context) and before the user's own
@@ -24,10 +25,9 @@ SECTION_ORDER = 880
 CLAUDE_TOOL_NAMES = _CLAUDE_TOOL_NAMES
 
 
-def section_text(persona: Persona) -> str:
-    """The persona's part of the system prompt: who it is, its profile, then its own prompt."""
-    lines = [f"For this answer you are {persona.title} (@{persona.name}), one of chatcli's "
-             "personas. Stay in this role; the user addressed you by that name."]
+def profile_lines(persona: Persona) -> list[str]:
+    """The persona's profile as its frontmatter gives it (traits, tone, approach, specialties,
+    capabilities), a line each; [] when it has none."""
     profile = []
     if persona.traits:
         profile.append(f"Traits: {', '.join(persona.traits)}.")
@@ -39,6 +39,14 @@ def section_text(persona: Persona) -> str:
         profile.append(f"Specialties: {', '.join(persona.specialties)}.")
     if persona.capabilities:
         profile.append("Capabilities:\n" + "\n".join(f"- {c}" for c in persona.capabilities))
+    return profile
+
+
+def section_text(persona: Persona) -> str:
+    """The persona's part of the system prompt: who it is, its profile, then its own prompt."""
+    lines = [f"For this answer you are {persona.title} (@{persona.name}), one of chatcli's "
+             "personas. Stay in this role; the user addressed you by that name."]
+    profile = profile_lines(persona)
     if persona.tools is not None:
         profile.append("Tools you may use: " + (", ".join(persona.tools) or "none") + ".")
     if profile:
