@@ -109,10 +109,10 @@ def test_nothing_is_written_when_nothing_was_loaded_afresh(user_skills, workspac
     write_skill(user_skills, "notes")
     discover(workspace)
     written: list[object] = []
-    monkeypatch.setattr(sources, "save_cache", lambda: written.append(1))
-    discover(workspace)
+    with monkeypatch.context() as patched:  # (undo() would also drop the fixtures' folders)
+        patched.setattr(sources, "save_cache", lambda: written.append(1))
+        discover(workspace)
     assert written == [1]  # discover asks to save; the save itself finds nothing new
-    monkeypatch.undo()
     mtime = _cache_file().stat().st_mtime_ns
     discover(workspace)
     assert _cache_file().stat().st_mtime_ns == mtime

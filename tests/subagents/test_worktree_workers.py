@@ -112,7 +112,7 @@ def test_the_parent_merges_one_branch_and_the_user_discards_the_conflicting_one(
         # conflicts, names the file, changes nothing and keeps its branch
         merged = [r for r in results if "conflicting files" not in r]
         conflicted = [r for r in results if "conflicting files: notes.txt" in r]
-        assert len(merged) == 1 and len(conflicted) == 1, results
+        assert len(merged) == 1 and len(conflicted) == 1, [r.content for r in session.results()]
         kept = one if one.branch else two
         assert kept.branch and kept.branch in conflicted[0]
         assert (repo / "notes.txt").read_text() in ("ALPHA\nbeta\n", "Alpha\nbeta\n")
