@@ -13,6 +13,7 @@ from typing import Any
 from chatcli import (
     Conversation,
     Engine,
+    FileAccess,
     Message,
     PluginHost,
     Settings,
@@ -29,7 +30,8 @@ class Agent:
     """A conversation whose scripted model makes the tool calls a test asks for."""
 
     def __init__(self, workspace: Path, settings: Settings | None = None,
-                 conversation: Conversation | None = None) -> None:
+                 conversation: Conversation | None = None, files: FileAccess | None = None
+                 ) -> None:
         self.workspace = workspace
         self.host = PluginHost()
         assert self.host.register(plugin, "coder")
@@ -42,7 +44,7 @@ class Agent:
         self.provider = ScriptedProvider()
         self.engine = Engine(self.host, self.settings, self.provider, "scripted", "test-model",
                              workspace=workspace, approver=lambda call, tool, verdict: True,
-                             on_tool_output=self._output)
+                             on_tool_output=self._output, files=files)
 
     def _output(self, line: str) -> None:
         self.output.append(line)
@@ -81,6 +83,24 @@ class Agent:
         assert result.is_error, result.content
         return result.content
 
+
+class Buffers:
+    """An editor's unsaved buffers as :class:`chatcli.FileAccess`: the text it holds for some
+    files, the disk for the others; writes stay in the buffers (until the user saves)."""
+
+    def __init__(self, texts: dict[Path, str] | None = None) -> None:
+        self.texts = dict(texts or {})
+        #: the files written, in order
+        self.written: list[Path] = []
+
+    def read_text(self, path: Path) -> str:
+        if path in self.texts:
+            return self.texts[path]
+        return path.read_bytes().decode("utf-8")
+
+    def write_text(self, path: Path, text: str) -> None:
+        self.written.append(path)
+        self.texts[path] = text
 
 
 def git(cwd: Path, *args: str) -> str:

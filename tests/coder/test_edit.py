@@ -3,9 +3,12 @@ whitespace, indentation), errors quoting the closest lines, all or nothing."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from chatcli_coder._common import AmbiguousMatch, NoMatch, ToolError
 from chatcli_coder._matching import plan_edit, replace_text
+from coder_support import Agent
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
@@ -127,22 +130,26 @@ def test_multiedit_changes_nothing_when_one_edit_fails(agent, workspace):
     assert (workspace / "b.py").read_text() == "B = 2\n"
 
 
-def test_multiedit_restores_every_file_when_a_write_fails(agent, workspace, monkeypatch):
-    import chatcli_coder._files as files
+def test_multiedit_restores_every_file_when_a_write_fails(workspace):
+    class FailingSecondWrite:
+        """The disk, but its second write fails."""
 
+        def __init__(self) -> None:
+            self.calls: list[str] = []
+
+        def read_text(self, path: Path) -> str:
+            return path.read_bytes().decode()
+
+        def write_text(self, path: Path, text: str) -> None:
+            self.calls.append(path.name)
+            if len(self.calls) == 2:
+                raise OSError("no space left on device")
+            path.write_bytes(text.encode())
+
+    agent = Agent(workspace, files=FailingSecondWrite())
     (workspace / "a.py").write_text("A = 1\n")
     (workspace / "b.py").write_text("B = 2\n")
     agent.turn(("read", {"path": "a.py"}), ("read", {"path": "b.py"}))
-    real = files.atomic_write
-    calls = []
-
-    def failing_second(target, data):
-        calls.append(target.name)
-        if len(calls) == 2:
-            raise OSError("no space left on device")
-        real(target, data)
-
-    monkeypatch.setattr(files, "atomic_write", failing_second)
     error = agent.fails("multiedit", edits=[
         {"path": "a.py", "old": "A = 1", "new": "A = 10"},
         {"path": "b.py", "old": "B = 2", "new": "B = 20"},

@@ -14,8 +14,8 @@ __version__ = "2.0.0"
 _BY_MODULE: dict[str, str] = {
     "_app": "ChatApp",
     "_calls": (
-        "Approval ChatRequest Confinement FailedAttempt PromptSection StopEvent StreamEvent "
-        "TextDelta Tool ToolCallEvent ToolContext ToolSpec UsageEvent Verdict"
+        "Approval ChatRequest Confinement FailedAttempt FileAccess PromptSection StopEvent "
+        "StreamEvent TextDelta Tool ToolCallEvent ToolContext ToolSpec UsageEvent Verdict"
     ),
     "_compaction": (
         "Compaction CompactionOutcome TokenCounter apply_compactions"
@@ -70,6 +70,7 @@ if TYPE_CHECKING:
     from chatcli._calls import ChatRequest as ChatRequest
     from chatcli._calls import Confinement as Confinement
     from chatcli._calls import FailedAttempt as FailedAttempt
+    from chatcli._calls import FileAccess as FileAccess
     from chatcli._calls import PromptSection as PromptSection
     from chatcli._calls import StopEvent as StopEvent
     from chatcli._calls import StreamEvent as StreamEvent

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from chatcli_records_lite import NamedTuple, dataclass
 
@@ -32,6 +32,7 @@ __all__ = [
     "Approval",
     "ChatRequest",
     "FailedAttempt",
+    "FileAccess",
     "PromptSection",
     "StopEvent",
     "StreamEvent",
@@ -252,6 +253,49 @@ class Approval(NamedTuple):
     reason: str = ""
 
 
+class FileAccess(Protocol):
+    """Where the file tools read and write text: the disk by default; a front end that holds
+    the user's unsaved buffers (an editor, through ACP) passes its own to the session, so the
+    model reads and edits what the user sees. Both raise :class:`OSError` when they cannot
+    (:class:`FileNotFoundError` for no such file) and :class:`UnicodeDecodeError` for text
+    that is not UTF-8."""
+
+    def read_text(self, path: Path) -> str:
+        """The whole text of ``path`` (UTF-8, line endings as they are)."""
+        ...
+
+    def write_text(self, path: Path, text: str) -> None:
+        """Replace (or create) ``path`` with ``text``."""
+        ...
+
+
+class DiskFiles:
+    """The disk as :class:`FileAccess`: atomic writes; an existing file keeps its permissions,
+    a new one gets the umask's."""
+
+    def read_text(self, path: Path) -> str:
+        """The file's bytes decoded (no newline translation)."""
+        return path.read_bytes().decode("utf-8")
+
+    def write_text(self, path: Path, text: str) -> None:
+        """Written beside ``path``, then renamed over it."""
+        import os
+
+        from chatcli._paths import atomic_write
+
+        try:
+            mode = path.stat().st_mode & 0o7777
+        except FileNotFoundError:
+            umask = os.umask(0)
+            os.umask(umask)
+            mode = 0o666 & ~umask
+        atomic_write(path, text, mode)
+
+
+#: The default :attr:`ToolContext.files`.
+DISK_FILES = DiskFiles()
+
+
 @dataclass
 class ToolContext:
     """What a running tool knows and may use.
@@ -271,6 +315,8 @@ class ToolContext:
         :class:`Verdict` once the call is authorized).
     :param engine: the :class:`~chatcli.Engine` running the call (a tool that hands work to a
         child run branches it: :meth:`~chatcli.Engine.branch`).
+    :param files: where file tools read and write text (:class:`FileAccess`; the disk unless
+        the front end passed its own to the session).
     """
 
     workspace: Path
@@ -282,6 +328,7 @@ class ToolContext:
     max_output: int = 60_000
     confinement: Confinement = field(default_factory=Confinement)
     engine: Engine | None = None
+    files: FileAccess = DISK_FILES
 
     @property
     def cancelled(self) -> bool:

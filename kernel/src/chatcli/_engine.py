@@ -27,10 +27,12 @@ from typing import Any
 from chatcli_records_lite import dataclass
 
 from chatcli._calls import (
+    DISK_FILES,
     Approval,
     ChatRequest,
     Confinement,
     FailedAttempt,
+    FileAccess,
     PromptSection,
     StopEvent,
     TextDelta,
@@ -281,8 +283,11 @@ class Engine:
         on_retry: Callable[[Retrying], None] | None = None,
         on_tool_output: Callable[[str], None] | None = None,
         tool_names: Collection[str] | None = None,
+        files: FileAccess | None = None,
     ) -> None:
         self.host = host
+        #: where the file tools read and write text (see :class:`~chatcli.FileAccess`)
+        self.files = files or DISK_FILES
         #: the tools this engine offers, by name (None: every registered tool)
         self.tool_names = frozenset(tool_names) if tool_names is not None else None
         #: shows a running tool's live output (a shell command's) to the user
@@ -335,7 +340,8 @@ class Engine:
                        current.provider_name, current.model, workspace=workspace or self.workspace,
                        approver=approver or self.approver, interactive=self.interactive,
                        sleep=self._sleep, on_retry=self.on_retry, tool_names=names,
-                       on_tool_output=on_tool_output or self.on_tool_output)
+                       on_tool_output=on_tool_output or self.on_tool_output,
+                       files=self.files)
         child.current = current
         return child
 
@@ -656,7 +662,7 @@ class Engine:
             conversation=turn.conversation if turn is not None else None, cancel=cancel,
             output=self.on_tool_output or ignore_output,
             max_output=_result_limit(turn) if turn is not None else settings.tool_output_max,
-            engine=self,
+            engine=self, files=self.files,
         )
 
     def authorize(self, call: ToolCallPart, tool: Tool, context: ToolContext, args: Any = None

@@ -18,6 +18,7 @@ from typing import Any
 
 from chatcli_records_lite import dataclass
 
+from chatcli._calls import FileAccess
 from chatcli._compaction import CompactionOutcome
 from chatcli._config import Settings
 from chatcli._conversation import Conversation
@@ -90,6 +91,7 @@ class Session:
     :param sleep: the wait between retries (tests pass a recorder).
     :param wrap_provider: applied to every provider the session builds (tests, instrumentation).
     :param on_tool_output: shows a running tool's live output (a shell command's) to the user.
+    :param files: where the file tools read and write text (default: the disk).
     """
 
     def __init__(
@@ -105,6 +107,7 @@ class Session:
         sleep: Callable[[float], None] | None = None,
         wrap_provider: Callable[[Provider], Provider] | None = None,
         on_tool_output: Callable[[str], None] | None = None,
+        files: FileAccess | None = None,
     ) -> None:
         self.host = host
         self.settings = settings
@@ -116,6 +119,7 @@ class Session:
         self._sleep = sleep
         self._wrap = wrap_provider or (lambda provider: provider)
         self._on_tool_output = on_tool_output
+        self._files = files
         self._engine: Engine | None = None
         self._conversation: Conversation | None = None
         self._spec: ProviderSpec | None = None
@@ -182,6 +186,7 @@ class Session:
             context_window=context_window(spec, settings, config.model),
             tools=uses_tools(spec, settings),
             sleep=self._sleep, on_retry=self._on_retry, on_tool_output=self._on_tool_output,
+            files=self._files,
         )
         self._begin(conversation)
         return self

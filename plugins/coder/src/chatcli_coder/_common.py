@@ -23,7 +23,7 @@ from chatcli_coder._settings import (  # re-exported
 )
 
 if TYPE_CHECKING:
-    from chatcli import ToolContext
+    from chatcli import FileAccess, ToolContext
 
 __all__ = [
     "CoderSettings",
@@ -207,8 +207,9 @@ def binary_kind(sample: bytes) -> str:
     return "binary data"
 
 
-def read_text_for_edit(target: Path, shown: str) -> str:
-    """The whole text of an existing file about to be edited."""
+def read_text_for_edit(target: Path, shown: str, files: FileAccess) -> str:
+    """The whole text of an existing file about to be edited, through ``files`` (an editor's
+    unsaved buffer); the size and binary checks are the disk's."""
     if not target.exists():
         raise NoSuchFile(f"no file '{shown}'; create it with the write tool")
     if not target.is_file():
@@ -217,11 +218,13 @@ def read_text_for_edit(target: Path, shown: str) -> str:
     if size > EDIT_MAX_BYTES:
         raise FileTooLarge(f"'{shown}' has {size:,} bytes, more than the "
                            f"{EDIT_MAX_BYTES:,} this tool edits; use exec (sed, a script)")
-    data = target.read_bytes()
-    if b"\x00" in data[:8192]:
-        raise BinaryFile(f"'{shown}' is {binary_kind(data[:64])}, not text; it cannot be edited")
+    with open(target, "rb") as handle:
+        sample = handle.read(8192)
+    if b"\x00" in sample:
+        raise BinaryFile(f"'{shown}' is {binary_kind(sample[:64])}, not text; it cannot be "
+                         "edited")
     try:
-        return data.decode("utf-8")
+        return files.read_text(target)
     except UnicodeDecodeError as err:
         raise BinaryFile(f"'{shown}' is not UTF-8 text (byte {err.start:,}); it cannot be "
                          "edited with this tool") from None

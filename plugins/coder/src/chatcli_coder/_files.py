@@ -1,4 +1,9 @@
-"""The file tools: read, write, edit, multiedit, apply_patch."""
+"""The file tools: read, write, edit, multiedit, apply_patch.
+
+They read and write a file's text through ``context.files`` (the disk, or an editor's unsaved
+buffers): what the model reads, and what its edits are based on, is what the user sees. Whether
+a file exists, is text and is not too large, and the read-before-edit stamps, are the disk's.
+"""
 
 from __future__ import annotations
 
@@ -42,6 +47,21 @@ _RESERVE = 400
 # ------------------------------------------------------------------------------ read
 
 
+def file_bytes(context: ToolContext, target: Path) -> bytes:
+    """The content of an existing file as the model sees it: its text through
+    ``context.files``, or its bytes on disk when they are not UTF-8."""
+    try:
+        return context.files.read_text(target).encode("utf-8", errors="replace")
+    except UnicodeDecodeError:
+        return target.read_bytes()
+
+
+def _remember_written(context: ToolContext, target: Path, data: bytes) -> None:
+    """Stamp a file just written (not when ``context.files`` keeps it off the disk)."""
+    with contextlib.suppress(FileNotFoundError):
+        remember(context, target, data)
+
+
 def _count_lines(target: Path) -> int:
     count = 0
     last = b"\n"
@@ -82,7 +102,7 @@ def read_file(args: Any, context: ToolContext) -> str:
     if looks_binary(sample):
         raise BinaryFile(f"'{shown}' is {binary_kind(sample)} ({size:,} bytes), not text: "
                          "it is not shown")
-    data = target.read_bytes() if size <= HASH_MAX_BYTES else None
+    data = file_bytes(context, target) if size <= HASH_MAX_BYTES else None
     total = (data.count(b"\n") + (not data.endswith(b"\n")) if data else 0) if data is not None \
         else _count_lines(target)
     remember(context, target, data)
@@ -188,7 +208,7 @@ def _plan_write(args: Any, context: ToolContext) -> tuple[Path, str, str | None]
         return target, shown, None
     if not target.is_file():
         raise NotAFile(f"'{shown}' is not a regular file")
-    data = target.read_bytes()
+    data = file_bytes(context, target)
     check_read(context, target, shown, data)
     return target, shown, data.decode("utf-8", errors="replace")
 
@@ -202,9 +222,8 @@ def preview_write(args: Any, context: ToolContext) -> str:
 def write_file(args: Any, context: ToolContext) -> str:
     """The ``write`` tool."""
     target, shown, before = _plan_write(args, context)
-    data = args.content.encode("utf-8")
-    atomic_write(target, data)
-    remember(context, target, data)
+    context.files.write_text(target, args.content)
+    _remember_written(context, target, args.content.encode("utf-8"))
     if before is None:
         return f"created {shown} ({_summary(args.content)})"
     counts = _counts(unified(before, args.content, shown))
@@ -239,7 +258,7 @@ def _load_for_edit(context: ToolContext, path: str) -> tuple[Path, str, str]:
     shown = display(target, context)
     if not target.exists():
         raise missing(path, target, context, "; to create a file use the write tool")
-    text = read_text_for_edit(target, shown)
+    text = read_text_for_edit(target, shown, context.files)
     check_read(context, target, shown, text.encode("utf-8"))
     return target, shown, text
 
@@ -256,9 +275,8 @@ def edit_file(args: Any, context: ToolContext) -> str:
     target, shown, text = _load_for_edit(context, args.path)
     spans, how = plan_edit(text, args.old, args.new, args.replace_all, shown)
     new_text = replace_text(text, spans)
-    data = new_text.encode("utf-8")
-    atomic_write(target, data)
-    remember(context, target, data)
+    context.files.write_text(target, new_text)
+    _remember_written(context, target, new_text.encode("utf-8"))
     found = "" if how == "exact" else f", found {how}"
     count = f"{len(spans)} replacements" if len(spans) > 1 else "1 replacement"
     count += f", {_counts(unified(text, new_text, shown))}"
@@ -305,8 +323,8 @@ def preview_multiedit(args: Any, context: ToolContext) -> str:
 def multiedit_files(args: Any, context: ToolContext) -> str:
     """The ``multiedit`` tool: every edit applies, or none."""
     texts, counts = _plan_multiedit(args, context)
-    changes: list[tuple[Path, bytes | None]] = [
-        (target, current.encode("utf-8")) for target, (_s, original, current) in texts.items()
+    changes: list[tuple[Path, str | None]] = [
+        (target, current) for target, (_s, original, current) in texts.items()
         if current != original]
     write_all(changes, context)
     done = ", ".join(f"{texts[t][0]} ({counts[t]} replacement{'s' * (counts[t] > 1)}, "
@@ -318,31 +336,45 @@ def multiedit_files(args: Any, context: ToolContext) -> str:
 # ------------------------------------------------------------------------------ patches
 
 
-def write_all(changes: list[tuple[Path, bytes | None]], context: ToolContext,
+def write_all(changes: list[tuple[Path, str | None]], context: ToolContext,
               moves: dict[Path, Path] | None = None) -> None:
-    """Write (bytes) or delete (None) every file, restoring all of them if one fails."""
-    saved: list[tuple[Path, bytes | None]] = []
+    """Write (text, through ``context.files``) or delete (None, on disk) every file, restoring
+    all of them if one fails."""
+    saved: list[tuple[Path, str | bytes | None]] = []
     try:
-        for target, data in changes:
-            saved.append((target, target.read_bytes() if target.exists() else None))
-            if data is None:
+        for target, text in changes:
+            if text is None:
+                saved.append((target, target.read_bytes()))
                 target.unlink()
             else:
-                atomic_write(target, data)
+                saved.append((target, _before_write(context, target)))
+                context.files.write_text(target, text)
     except BaseException:
         for target, before in reversed(saved):
             with contextlib.suppress(OSError):
                 if before is None:
                     if target.exists():
                         target.unlink()
-                else:
+                elif isinstance(before, bytes):
                     atomic_write(target, before)
+                else:
+                    context.files.write_text(target, before)
         raise
-    for target, data in changes:
-        if data is None:
+    for target, text in changes:
+        if text is None:
             forget(context, target)
         else:
-            remember(context, target, data)
+            _remember_written(context, target, text.encode("utf-8"))
+
+
+def _before_write(context: ToolContext, target: Path) -> str | bytes | None:
+    """What a file about to be written holds, to restore it (None: it does not exist)."""
+    if not target.exists():
+        return None
+    try:
+        return context.files.read_text(target)
+    except UnicodeDecodeError:
+        return target.read_bytes()
 
 
 class _PatchPlan:
@@ -373,13 +405,13 @@ class _PatchPlan:
         return "".join(parts)
 
 
-def _original(target: Path, shown: str) -> str | None:
+def _original(target: Path, shown: str, context: ToolContext) -> str | None:
     """A file's text before the patch, for its diff (None: absent; unreadable as text: a
     placeholder line)."""
     if not target.is_file():
         return None
     try:
-        return read_text_for_edit(target, shown)
+        return read_text_for_edit(target, shown, context.files)
     except (ToolError, OSError) as err:
         return f"[{err}]\n"
 
@@ -394,13 +426,13 @@ def apply_patch(args: Any, context: ToolContext) -> str:
     """The ``apply_patch`` tool: every file change applies, or none."""
     plan = _plan_patch(args, context)
     state = plan.state
-    changes: list[tuple[Path, bytes | None]] = []
+    changes: list[tuple[Path, str | None]] = []
     for target, final in state.items():
         if final is None:
             if target.exists():
                 changes.append((target, None))
         else:
-            changes.append((target, final.encode("utf-8")))
+            changes.append((target, final))
     write_all(changes, context)
     result = f"applied the patch ({_counts(plan.diff())}): " + ", ".join(plan.done)
     if plan.notes:
@@ -419,7 +451,7 @@ def _plan_patch(args: Any, context: ToolContext) -> _PatchPlan:
 
     def first_touch(target: Path, shown: str) -> None:
         if target not in state and target not in plan.before:
-            plan.before[target] = _original(target, shown)
+            plan.before[target] = _original(target, shown, context)
 
     def current(target: Path, shown: str, path: str) -> str:
         if target in state:
@@ -430,7 +462,7 @@ def _plan_patch(args: Any, context: ToolContext) -> _PatchPlan:
         if not target.exists():
             raise missing(path, target, context, " to update (add a new file with *** Add "
                           "File: or --- /dev/null)")
-        text = read_text_for_edit(target, shown)
+        text = read_text_for_edit(target, shown, context.files)
         check_read(context, target, shown, text.encode("utf-8"))
         return text
 
