@@ -1,0 +1,865 @@
+"""Shared live sessions: what ``chatcli serve`` (and the ACP agent) run turns in.
+
+A :class:`Hub` maps session ids to :class:`LiveSession` objects: a ``chatcli.Session`` opened for
+a workspace, an event log, and its subscribers. One turn (a message or a slash command) runs at
+a time, on a thread of its own; each event is appended to the log under a lock and handed to
+every subscriber's bounded asyncio queue with ``loop.call_soon_threadsafe`` — a subscriber too
+slow to keep up is dropped (it reconnects with Last-Event-ID and replays from the log), the
+engine never waits for one. Tool approvals become ``approval`` events answered by any client
+(the first answer wins); a slash command's menus become ``question`` events.
+
+Event ids are ``"{boot}-{seq}"``: ``boot`` is when the hub started (milliseconds, base 36),
+``seq`` counts the session's events from 1. A Last-Event-ID of another boot, or older than the
+log keeps, gets a ``reset`` event carrying the session's snapshot first.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import re
+import threading
+import time
+from collections import deque
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from chatcli import Approval, ChatcliError, hookimpl
+
+from chatcli_remote.wire import (
+    Event,
+    approval_data,
+    cut,
+    make_event,
+    tool_finished_data,
+    tool_started_data,
+)
+
+if TYPE_CHECKING:
+    from chatcli import (
+        Conversation,
+        Message,
+        PluginHost,
+        Session,
+        Settings,
+        Tool,
+        ToolCallPart,
+        Verdict,
+    )
+
+__all__ = ["Event", "Hub", "LiveSession", "QuestionClosed", "TurnBusy", "base36"]
+
+#: How many events a subscriber's queue holds before the subscriber is dropped.
+QUEUE_SIZE = 1_000
+#: The answers an approval offers (``always`` only with a rule to save).
+APPROVAL_SCOPES = ("once", "session", "always")
+
+#: A worker's question: chatcli-subagents prefixes the verdict's reason with the worker's id and
+#: type (``w2 explore: the command writes outside the workspace``), as the REPL reads it.
+_WORKER = re.compile(r"(w\d+) ([^\s:]+)(?::[ ]?(.*))?", re.DOTALL)
+
+
+class TurnBusy(ChatcliError):
+    """A turn (a message or a command) is already running in this session."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "a turn is already running in this session",
+            "watch it (GET …/events) or cancel it (POST …/cancel)")
+
+
+class QuestionClosed(ChatcliError):
+    """The question was answered already, or there is no such question."""
+
+
+def base36(number: int) -> str:
+    """``number`` (>= 0) in base 36, lower case."""
+    digits = "0123456789abcdefghijklmnopqrstuvwxyz"
+    text = ""
+    while True:
+        number, rest = divmod(number, 36)
+        text = digits[rest] + text
+        if not number:
+            return text
+
+
+def asker(reason: str) -> tuple[str, str]:
+    """(the label of the worker that asks — ``w2 (explore)`` — or "" for the main
+    conversation; the reason without the worker's label)."""
+    found = _WORKER.fullmatch(reason or "")
+    if found is None:
+        return "", reason or ""
+    worker, kind, rest = found.groups()
+    return f"{worker} ({kind})", (rest or "").strip()
+
+
+class _Slot:
+    """The question slot: one thread asks at a time (re-entrantly), the others wait in the
+    order they came; a waiting thread may give up (its turn was stopped)."""
+
+    def __init__(self) -> None:
+        self._changed = threading.Condition()
+        self._waiting: deque[object] = deque()
+        self._owner: int | None = None
+        self._depth = 0
+
+    def take(self, give_up: Callable[[], bool]) -> bool:
+        """Wait for the slot (True), or until ``give_up()`` (False; checked every 50 ms)."""
+        me = threading.get_ident()
+        with self._changed:
+            if self._owner == me:
+                self._depth += 1
+                return True
+            ticket = object()
+            self._waiting.append(ticket)
+            try:
+                while self._owner is not None or self._waiting[0] is not ticket:
+                    if give_up():
+                        return False
+                    self._changed.wait(0.05)
+                self._owner, self._depth = me, 1
+                return True
+            finally:
+                self._waiting.remove(ticket)
+                self._changed.notify_all()
+
+    def give_back(self) -> None:
+        """Leave the slot (the last of a thread's nested takes frees it)."""
+        with self._changed:
+            self._depth -= 1
+            if self._depth == 0:
+                self._owner = None
+                self._changed.notify_all()
+
+
+class _Question:
+    """An open approval or menu: what was asked (the event's data) and, once settled, the
+    answer."""
+
+    def __init__(self, qid: str, kind: str, data: dict[str, object], options: list[str]
+                 ) -> None:
+        self.qid = qid
+        self.kind = kind  # "approval" | "question"
+        self.data = data
+        self.options = options
+        self.done = threading.Event()
+        self.allow = False
+        self.scope = "once"
+        self.reason = ""
+        self.choice: int | None = None
+
+
+class _Subscriber:
+    """A client's bounded queue on its event loop; ``None`` in the queue ends it."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, size: int) -> None:
+        self.loop = loop
+        self.queue: asyncio.Queue[Event | None] = asyncio.Queue(size)
+        self.dropped = False
+
+    def deliver(self, event: Event) -> None:
+        """(On the subscriber's loop.) Queue ``event``; a full queue drops the subscriber."""
+        if self.dropped:
+            return
+        try:
+            self.queue.put_nowait(event)
+        except asyncio.QueueFull:
+            self.dropped = True
+            while not self.queue.empty():
+                self.queue.get_nowait()
+            self.queue.put_nowait(None)
+
+
+class LiveSession:
+    """One open session shared by every client: its turns, event log and open questions.
+
+    ``id`` is the session's id (the conversation's, as chatcli-sessions stores it),
+    ``workspace`` where its tools work, ``session`` the ``chatcli.Session``; ``running`` is
+    True while a turn or a command runs.
+    """
+
+    def __init__(self, hub: Hub, session_id: str | None, workspace: Path) -> None:
+        from chatcli import Session, SessionOptions
+
+        self.hub = hub
+        self.workspace = workspace.resolve()
+        self.running = False
+        self._lock = threading.RLock()
+        self._log: deque[Event] = deque(maxlen=max(1, hub.replay_events))
+        self._seq = 0
+        self._subscribers: list[_Subscriber] = []
+        self._questions: dict[str, _Question] = {}
+        self._qids = itertools.count(1)
+        self._slot = _Slot()
+        self._turn = 0
+        self._cancel: threading.Event | None = None
+        self._thread: threading.Thread | None = None
+        self._closed = False
+        #: risk classes allowed for the rest of the session ("yes, and allow all … tools")
+        self._allow: set[str] = set()
+        #: the diffs of the current turn's calls, by call id (a question's, or Tool.preview's)
+        self._previews: dict[str, str | None] = {}
+        #: the calls running now (a tool's live output names the call when one runs alone)
+        self._running_calls: list[str] = []
+        self.last_active = time.monotonic()
+        options = SessionOptions(resume=session_id) if session_id else SessionOptions()
+        self.session: Session = Session(
+            hub.host, hub.settings, options, interactive=True, approver=self.approve,
+            workspace=self.workspace, on_tool_output=self._tool_output)
+        self.session.open()
+        # chatcli-sessions files a session under the project of the folder it was made in
+        self.session.conversation.metadata.setdefault("cwd", str(self.workspace))
+        self.id: str = self.session.conversation.id
+
+    # ------------------------------------------------------------------ the event log
+
+    def emit(self, kind: str, data: dict[str, Any]) -> Event:
+        """Append an event to the log (any thread) and hand it to every subscriber."""
+        with self._lock:
+            self._seq += 1
+            event = make_event(f"{self.hub.boot}-{self._seq}", kind, data)
+            self._log.append(event)
+            gone: list[_Subscriber] = []
+            for subscriber in self._subscribers:
+                try:
+                    subscriber.loop.call_soon_threadsafe(subscriber.deliver, event)
+                except RuntimeError:  # its loop is closed: the client went away
+                    gone.append(subscriber)
+            for subscriber in gone:
+                self._subscribers.remove(subscriber)
+            self.last_active = time.monotonic()
+        return event
+
+    def _after(self, last_id: str | None) -> tuple[list[Event], bool]:
+        """(Under the lock.) The logged events after ``last_id``; whether a reset is due."""
+        if last_id is None or last_id == "":
+            return list(self._log), False
+        boot, _, seq_text = last_id.partition("-")
+        if boot != self.hub.boot or not seq_text.isdigit():
+            return list(self._log), True
+        seq = int(seq_text)
+        first = self._seq - len(self._log) + 1  # the oldest seq the log still holds
+        if seq > self._seq or seq < first - 1:
+            return list(self._log), True
+        return list(self._log)[seq - first + 1:], False
+
+    def events_after(self, last_id: str | None) -> tuple[list[Event], bool]:
+        """The logged events after ``last_id`` (all of them for None) and whether the client
+        must reset first: True when the id is of another boot, malformed, or older than what
+        the log keeps (the events are then the whole log)."""
+        with self._lock:
+            return self._after(last_id)
+
+    def reset_event(self) -> Event:
+        """A ``reset`` event carrying the snapshot; its id is the newest logged event's (so a
+        reconnect after it replays from there)."""
+        snapshot = self.snapshot()
+        last = str(snapshot.get("last_event") or f"{self.hub.boot}-0")
+        return make_event(last, "reset", {"snapshot": snapshot})
+
+    async def subscribe(self, last_id: str | None) -> AsyncIterator[Event]:
+        """The events after ``last_id`` (a ``reset`` first when it is of another boot or too
+        old; then the kept log), then live ones as they come. Ends when the consumer stops
+        iterating (the turn goes on) or when it fell behind by :data:`QUEUE_SIZE` events."""
+        subscriber = _Subscriber(asyncio.get_running_loop(), QUEUE_SIZE)
+        with self._lock:
+            events, reset = self._after(last_id)
+            if reset:
+                events = []
+            self._subscribers.append(subscriber)
+        try:
+            if reset:
+                yield self.reset_event()
+            for event in events:
+                yield event
+            while True:
+                item = await subscriber.queue.get()
+                if item is None:
+                    return
+                yield item
+        finally:
+            with self._lock, contextlib.suppress(ValueError):
+                self._subscribers.remove(subscriber)
+
+    @property
+    def subscribers(self) -> int:
+        """How many clients are subscribed now."""
+        with self._lock:
+            return len(self._subscribers)
+
+    # ------------------------------------------------------------------ turns
+
+    def _begin(self, kind: str, client: str) -> tuple[Event, threading.Event]:
+        with self._lock:
+            if self.running:
+                raise TurnBusy
+            if self._closed:
+                raise ChatcliError("this session was closed", "open it again")
+            self.running = True
+            self._turn += 1
+            cancel = threading.Event()
+            self._cancel = cancel
+            self._previews.clear()
+            started = self.emit("turn_started", {"turn": self._turn, "client": client,
+                                                 "kind": kind})
+        return started, cancel
+
+    def _start(self, target: Callable[[], None], name: str) -> None:
+        def run() -> None:
+            try:
+                target()
+            finally:
+                with self._lock:
+                    self.running = False
+                    self.last_active = time.monotonic()
+
+        thread = threading.Thread(target=run, name=name, daemon=True)
+        self._thread = thread
+        thread.start()
+
+    def start_turn(self, text: str, client: str = "") -> str:
+        """Send ``text`` as the user's message; the turn runs on its own thread. Returns the id
+        of its ``turn_started`` event; raises :class:`TurnBusy` while a turn runs."""
+        from chatcli import Message
+
+        started, cancel = self._begin("message", client)
+        message = Message.user(text)
+
+        def turn() -> None:
+            finished: Any = None
+            error: str | None = "the turn ended without an answer"
+            try:
+                finished, error = self.run_engine(message, cancel)
+            finally:
+                self._finish(finished, error)
+
+        self._start(turn, f"chatcli-turn-{self.id}")
+        return started.id
+
+    def run_command(self, line: str, *, width: int = 100, color: bool = False,
+                    client: str = "") -> str:
+        """Run the slash command ``line`` (``/cost``) server-side: its console becomes
+        ``output`` events, its menus ``question`` events. Returns the ``turn_started`` id;
+        raises :class:`TurnBusy` while a turn runs."""
+        from chatcli_remote.served_app import ServedApp
+
+        started, cancel = self._begin("command", client)
+
+        def command() -> None:
+            error: str | None = "the command ended unexpectedly"
+            app = ServedApp(self, cancel, width=width, color=color)
+            try:
+                error = app.run_line(line)
+            finally:
+                app.flush()
+                self._finish(None, error)
+
+        self._start(command, f"chatcli-command-{self.id}")
+        return started.id
+
+    def _finish(self, finished: Any, error: str | None) -> None:
+        """End the turn: a ``status`` event, then ``done`` — sent as the session stops running,
+        so a client may send its next message as soon as it reads ``done``."""
+        from chatcli import StopReason
+
+        self._deny_open()  # nothing is left to answer once the turn ended
+        self._emit_status()
+        data: dict[str, object] = {"model": self._model(), "provider": self._provider()}
+        if finished is not None:
+            data["stop_reason"] = finished.stop_reason.value
+            data["model"] = finished.model or data["model"]
+            if getattr(finished, "answered_by", None):
+                data["answered_by"] = finished.answered_by
+            if finished.error is not None:
+                data["error_line"] = str(finished.error)
+        else:
+            data["stop_reason"] = StopReason.ERROR.value if error else StopReason.END_TURN.value
+            if error:
+                data["error_line"] = error
+        with self._lock:
+            self.running = False
+            self.last_active = time.monotonic()
+            self.emit("done", data)
+
+    def _model(self) -> str:
+        try:
+            return self.session.model
+        except Exception:  # not open
+            return ""
+
+    def _provider(self) -> str:
+        try:
+            return self.session.provider_name
+        except Exception:
+            return ""
+
+    def run_engine(self, prompt: Message | None, cancel: threading.Event
+                   ) -> tuple[Any, str | None]:
+        """Run one engine turn on this thread, its events into the log (``done`` excepted).
+        Returns (its ``TurnFinished``, None), or (None, the error's one line) when it failed
+        before it finished."""
+        from chatcli import (
+            Compacted,
+            Retrying,
+            TextDelta,
+            ToolFinished,
+            ToolStarted,
+            TurnFinished,
+        )
+
+        if prompt is not None:
+            self.emit("user", {"text": prompt.text})
+        finished: Any = None
+        try:
+            for event in self.session.run(prompt, cancel):
+                if isinstance(event, TextDelta):
+                    self.emit("text", {"delta": event.text})
+                elif isinstance(event, ToolStarted):
+                    preview = self._preview_of(event.call)
+                    with self._lock:
+                        self._running_calls.append(event.call.id)
+                    self.emit("tool_started", tool_started_data(event.call, preview))
+                elif isinstance(event, ToolFinished):
+                    with self._lock, contextlib.suppress(ValueError):
+                        self._running_calls.remove(event.call.id)
+                    self.emit("tool_finished", tool_finished_data(
+                        event.call, event.result, self._previews.get(event.call.id)))
+                    self._emit_progress()
+                elif isinstance(event, Retrying):
+                    self.emit("retrying", {"reason": _retry_reason(event),
+                                           "delay": round(event.delay, 3)})
+                elif isinstance(event, Compacted):
+                    self.emit("compacted", {"line": f"⟲ {event.report.line()}"})
+                elif isinstance(event, TurnFinished):
+                    finished = event
+        except ChatcliError as err:
+            return None, str(err)
+        except Exception as err:  # a plugin's failure must not end the server
+            return None, f"{type(err).__name__}: {(str(err).splitlines() or [''])[0]}"
+        finally:
+            with self._lock:
+                self._running_calls.clear()
+        if finished is None:
+            return None, "the turn ended without an answer"
+        usage = finished.usage
+        self.emit("usage", {**usage.model_dump(), "context_tokens": self._context_tokens()})
+        return finished, None
+
+    def _context_tokens(self) -> int | None:
+        try:
+            return int(self.session.context_tokens())
+        except Exception:
+            return None
+
+    def _preview_of(self, call: ToolCallPart) -> str | None:
+        """The diff a call is about to apply: the one its question showed, else the tool's
+        ``preview`` worked out now (before it runs); None for tools without one."""
+        if call.id in self._previews:
+            return self._previews[call.id]
+        preview: str | None = None
+        try:
+            tool = self.session.engine.tools.get(call.name)
+            if tool is not None and tool.preview is not None and tool.risk.value != "read" \
+                    and call.raw_arguments is None:
+                args = tool.parse_arguments(call.arguments)
+                preview = tool.preview(args, self.session.engine.tool_context())
+        except Exception:  # the call will fail as it runs and say why
+            preview = None
+        self._previews[call.id] = preview
+        return preview
+
+    def _emit_progress(self) -> None:
+        """A ``progress`` event from the plugins implementing ``progress_items``, if any."""
+        items = progress_items(self.hub.host, self.session)
+        if items is not None:
+            self.emit("progress", {"items": items})
+
+    def _emit_status(self) -> None:
+        """A ``status`` event: the model, then what plugins say (``status_items``)."""
+        items = [f"{self._provider()}/{self._model()}"]
+        hook = getattr(self.hub.host.hook, "status_items", None)
+        if hook is not None:
+            try:
+                results = list(hook(session=self.session) or [])
+            except Exception:  # a display never fails the turn
+                results = []
+            for result in results:
+                if isinstance(result, dict):
+                    items += [" ".join(str(value).split()) for value in result.values()
+                              if str(value).strip()]
+        self.emit("status", {"items": items})
+
+    def _tool_output(self, line: str) -> None:
+        """A running tool's live output line (the call named when only one runs)."""
+        with self._lock:
+            running = list(self._running_calls)
+        data: dict[str, object] = {"line": cut(line.rstrip("\n"), 2_000)}
+        if len(running) == 1:
+            data["call_id"] = running[0]
+        self.emit("tool_output", data)
+
+    # ------------------------------------------------------------------ questions
+
+    def approve(self, call: ToolCallPart, tool: Tool, verdict: Verdict) -> Approval:
+        """The session's approver (engine or worker thread): an ``approval`` event, then wait
+        for :meth:`answer`, the turn's cancel, or ``approval_timeout`` (denied)."""
+        label, reason = asker(getattr(verdict, "reason", "") or "")
+        risk = tool.risk.value
+        rule = getattr(verdict, "rule", None)
+        # the kernel's own question (no policy plugin spoke): a risk class allowed for the
+        # session answers it; a policy's question with a reason or rule is always asked
+        plain = not reason and not rule
+        if plain and risk in self._allow:
+            return Approval(True, "session")
+        cancel = self._cancel
+        if not self._slot.take(lambda: (cancel is not None and cancel.is_set())
+                               or self._closed):
+            return Approval(False)
+        try:
+            if (cancel is not None and cancel.is_set()) or self._closed:
+                return Approval(False)
+            if plain and risk in self._allow:  # allowed while it waited its turn
+                return Approval(True, "session")
+            options = ["once", "session", *(["always"] if rule else []), "no"]
+            qid = f"q{next(self._qids)}"
+            data = approval_data(qid, call, tool, verdict, reason, label, options)
+            question = _Question(qid, "approval", data, options)
+            self._previews[call.id] = getattr(verdict, "preview", None)
+            with self._lock:
+                self._questions[qid] = question
+                self.emit("approval", data)
+            timed_out = not self._wait(question, cancel)
+            if timed_out:
+                return Approval(False, "once", f"nobody answered within "
+                                f"{self.hub.approval_timeout:g} s")
+            if not question.allow:
+                return Approval(False, "once", question.reason)
+            if question.scope == "session" and plain:
+                self._allow.add(risk)
+            return Approval(True, question.scope)
+        finally:
+            self._slot.give_back()
+
+    def _wait(self, question: _Question, cancel: threading.Event | None) -> bool:
+        """Wait for ``question``'s answer; False when ``approval_timeout`` passed first (it is
+        then closed as denied). A cancelled turn or a closed session settle it as denied."""
+        deadline = time.monotonic() + self.hub.approval_timeout
+        while not question.done.wait(0.05):
+            if (cancel is not None and cancel.is_set()) or self._closed:
+                self._settle(question, by="cancel")
+            elif time.monotonic() >= deadline and self._settle(question, by="timeout"):
+                return False
+        return True
+
+    def _settle(self, question: _Question, *, by: str, allow: bool = False, scope: str = "once",
+                reason: str | None = None, choice: int | None = None) -> bool:
+        """Close ``question`` with this answer and say so (``answered``); False when it was
+        closed already."""
+        with self._lock:
+            if question.done.is_set():
+                return False
+            self._questions.pop(question.qid, None)
+            question.allow, question.scope = allow, scope
+            question.reason, question.choice = reason or "", choice
+            question.done.set()
+            data: dict[str, object] = {"qid": question.qid, "by": by}
+            if question.kind == "approval":
+                data["allow"] = allow
+                if allow:
+                    data["scope"] = scope
+            else:
+                data["choice"] = choice
+            self.emit("answered", data)
+        return True
+
+    def answer(self, qid: str, *, allow: bool, scope: str = "once", reason: str | None = None,
+               by: str = "") -> None:
+        """Answer approval ``qid`` (the first answer wins): allow ``once``, for the
+        ``session``, or ``always`` (the rule a policy saves), or deny with ``reason`` (the model
+        reads it). Raises :class:`QuestionClosed` when it is answered already or unknown."""
+        if scope not in APPROVAL_SCOPES:
+            from chatcli import UsageError
+
+            raise UsageError(f"unknown scope {scope!r}", "use once, session or always")
+        with self._lock:
+            question = self._questions.get(qid)
+            if question is None or question.kind != "approval":
+                raise QuestionClosed(f"question {qid} is answered already or does not exist")
+            if scope == "always" and "always" not in question.options:
+                scope = "session"  # no rule to save: the nearest answer
+            if not self._settle(question, by=by, allow=allow, scope=scope, reason=reason):
+                raise QuestionClosed(f"question {qid} is answered already")
+
+    def choose(self, qid: str, index: int | None, by: str = "") -> None:
+        """Answer menu ``qid`` of a slash command: the option's index, or None (cancelled).
+        Raises :class:`QuestionClosed` when it is answered already or unknown."""
+        with self._lock:
+            question = self._questions.get(qid)
+            if question is None or question.kind != "question":
+                raise QuestionClosed(f"question {qid} is answered already or does not exist")
+            if index is not None and not 0 <= index < len(question.options):
+                from chatcli import UsageError
+
+                raise UsageError(f"choice {index} is not one of the "
+                                 f"{len(question.options)} options", "give 0 to "
+                                 f"{len(question.options) - 1}, or null to cancel")
+            if not self._settle(question, by=by, choice=index):
+                raise QuestionClosed(f"question {qid} is answered already")
+
+    def pick(self, title: str, options: list[str], cancel: threading.Event | None) -> int | None:
+        """(The command's thread.) A ``question`` event; the chosen index, or None when
+        cancelled, the turn stopped or nobody answered within ``approval_timeout``."""
+        if not options:
+            return None
+        if not self._slot.take(lambda: (cancel is not None and cancel.is_set())
+                               or self._closed):
+            return None
+        try:
+            qid = f"q{next(self._qids)}"
+            data: dict[str, object] = {"qid": qid, "title": title, "options": list(options)}
+            question = _Question(qid, "question", data, list(options))
+            with self._lock:
+                self._questions[qid] = question
+                self.emit("question", data)
+            self._wait(question, cancel)
+            return question.choice
+        finally:
+            self._slot.give_back()
+
+    def _deny_open(self) -> None:
+        """Close every open question as denied/cancelled (the turn was stopped or ended)."""
+        with self._lock:
+            questions = list(self._questions.values())
+        for question in questions:
+            self._settle(question, by="cancel")
+
+    def cancel(self) -> None:
+        """Stop the running turn (its cancel event) and deny the questions it waits on."""
+        with self._lock:
+            cancel = self._cancel if self.running else None
+        if cancel is not None:
+            cancel.set()
+        self._deny_open()
+
+    # ------------------------------------------------------------------ state
+
+    def snapshot(self) -> dict[str, object]:
+        """The session as a client needs it to start: id, title, workspace, model, provider,
+        the messages of the current path (tool calls and results summarised), whether a turn
+        runs, the open questions, the head and the newest event's id."""
+        with self._lock:
+            questions = [dict(q.data, kind=q.kind) for q in self._questions.values()]
+            last = self._log[-1].id if self._log else None
+            running = self.running
+        conversation = self.session.conversation
+        return {
+            "id": self.id, "title": conversation.title or _title(conversation),
+            "workspace": str(self.workspace), "model": self._model(),
+            "provider": self._provider(), "messages": _messages(conversation),
+            "head": conversation.head, "running": running, "questions": questions,
+            "last_event": last,
+        }
+
+    def close(self) -> None:
+        """Stop any turn, end every subscription and close the session (``session_end``)."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+        self.cancel()
+        thread = self._thread
+        if thread is not None and thread is not threading.current_thread():
+            thread.join(10)
+        with self._lock:
+            subscribers, self._subscribers = self._subscribers, []
+        for subscriber in subscribers:
+            with contextlib.suppress(RuntimeError):
+                subscriber.loop.call_soon_threadsafe(subscriber.queue.put_nowait, None)
+        self.session.close()
+
+    @property
+    def closed(self) -> bool:
+        """Whether :meth:`close` ran."""
+        return self._closed
+
+
+def progress_items(host: PluginHost, session: Session) -> list[dict[str, object]] | None:
+    """What the plugins implementing ``progress_items`` say the session is busy with (their
+    lists joined), as ``{id, title, state}`` dicts; None when no plugin implements it."""
+    hook = getattr(host.hook, "progress_items", None)
+    if hook is None or not hook.get_hookimpls():
+        return None
+    try:
+        results = hook(conversation=session.conversation) or []
+    except Exception:  # a display never fails the turn
+        return None
+    items: list[dict[str, object]] = []
+    for result in results:
+        for item in result or []:
+            items.append({"id": str(getattr(item, "id", "")),
+                          "title": str(getattr(item, "title", "")),
+                          "state": str(getattr(item, "state", ""))})
+    return items
+
+
+def _retry_reason(event: Any) -> str:
+    name = type(event.error).__name__
+    return {"RateLimitError": "rate limited", "ServerError": "server error",
+            "ProviderTimeoutError": "timed out", "NetworkError": "network error"}.get(
+                name, "failed")
+
+
+def _title(conversation: Conversation) -> str:
+    """The first line of the first user message (80 characters), as a title."""
+    from chatcli import Role
+
+    for message in conversation.messages():
+        if message.role == Role.USER and message.text.strip():
+            line = message.text.strip().splitlines()[0]
+            return line if len(line) <= 80 else line[:79] + "…"
+    return ""
+
+
+def _messages(conversation: Conversation) -> list[dict[str, object]]:
+    """The current path's messages, summarised for a client."""
+    shown: list[dict[str, object]] = []
+    for message in conversation.messages():
+        entry: dict[str, object] = {"id": message.id, "role": message.role.value,
+                                    "text": message.text}
+        calls = message.tool_calls
+        if calls:
+            entry["tool_calls"] = [{"call_id": c.id, "name": c.name,
+                                    "args": dict(c.arguments)} for c in calls]
+        results = message.tool_results
+        if results:
+            entry["tool_results"] = [{"call_id": r.call_id, "name": r.name,
+                                      "is_error": r.is_error, "content": cut(r.content)}
+                                     for r in results]
+        if message.interrupted:
+            entry["interrupted"] = True
+        if message.model:
+            entry["model"] = message.model
+        shown.append(entry)
+    return shown
+
+
+class _HubHooks:
+    """The hub's hook implementations: head moves (``/rewind``, undo, clear, retry — by any
+    client, or a plugin) become ``log`` events of the session the conversation belongs to."""
+
+    def __init__(self, hub: Hub) -> None:
+        self.hub = hub
+
+    @hookimpl
+    def head_moved(self, conversation: Conversation, head: str | None, reason: str) -> None:
+        """``log{head, reason}`` in the session showing ``conversation``."""
+        live = self.hub.find(conversation)
+        if live is not None:
+            live.emit("log", {"head": head, "reason": reason})
+
+
+class Hub:
+    """The live sessions of one server (or ACP agent), by id.
+
+    :param host: the plugin host (plugins loaded).
+    :param settings: the settings sessions open with.
+    :param idle_seconds: a session with no turn and no subscriber for this long is closed (its
+        log is on disk already: chatcli-sessions appends as it goes).
+    :param replay_events: how many events each session's log keeps for replays.
+    :param approval_timeout: seconds an approval or menu waits for an answer (then denied).
+    """
+
+    def __init__(self, host: PluginHost, settings: Settings, *, idle_seconds: float = 900,
+                 replay_events: int = 20_000, approval_timeout: float = 600) -> None:
+        self.host = host
+        self.settings = settings
+        self.idle_seconds = idle_seconds
+        self.replay_events = replay_events
+        self.approval_timeout = approval_timeout
+        #: when this hub started, in base 36 (the first part of every event id)
+        self.boot = base36(time.time_ns() // 1_000_000)
+        self._sessions: dict[str, LiveSession] = {}
+        self._lock = threading.RLock()
+        self._stop = threading.Event()
+        self._hooks = _HubHooks(self)
+        self._hooks_name = f"chatcli-remote-hub-{id(self)}"
+        host.register(self._hooks, self._hooks_name)
+        self._reaper = threading.Thread(target=self._reap_loop, name="chatcli-hub-idle",
+                                        daemon=True)
+        self._reaper.start()
+
+    def open(self, session_id: str | None, workspace: Path) -> LiveSession:
+        """The live session ``session_id`` (resumed from chatcli-sessions' store when it is not
+        live), or a new session in ``workspace`` for None. Raises ChatcliError when the id is
+        unknown or no session store is installed."""
+        with self._lock:
+            if session_id:
+                live = self._sessions.get(session_id)
+                if live is not None and not live.closed:
+                    live.last_active = time.monotonic()
+                    return live
+            live = LiveSession(self, session_id or None, workspace)
+            self._sessions[live.id] = live
+            if session_id and session_id != live.id:  # opened by a prefix or a name
+                self._sessions[session_id] = live
+            return live
+
+    def get(self, session_id: str) -> LiveSession | None:
+        """The live session ``session_id``, or None when it is not live."""
+        with self._lock:
+            live = self._sessions.get(session_id)
+            return live if live is not None and not live.closed else None
+
+    def live(self) -> list[LiveSession]:
+        """Every live session (each once)."""
+        with self._lock:
+            seen: dict[int, LiveSession] = {id(s): s for s in self._sessions.values()
+                                            if not s.closed}
+            return list(seen.values())
+
+    def find(self, conversation: Conversation) -> LiveSession | None:
+        """The live session whose current conversation is ``conversation``."""
+        for live in self.live():
+            session = live.session
+            if session.is_open and session.conversation is conversation:
+                return live
+        return None
+
+    def discard(self, session_id: str) -> None:
+        """Close the live session ``session_id`` if there is one (before deleting it)."""
+        with self._lock:
+            live = self._sessions.get(session_id)
+            if live is None:
+                return
+            for key in [k for k, s in self._sessions.items() if s is live]:
+                del self._sessions[key]
+        live.close()
+
+    def close(self) -> None:
+        """Close every live session and stop the idle reaper."""
+        self._stop.set()
+        with self._lock:
+            sessions = self.live()
+            self._sessions.clear()
+        for live in sessions:
+            live.close()
+        with contextlib.suppress(Exception):
+            self.host.unregister(self._hooks_name)
+
+    def reap(self, now: float | None = None) -> list[str]:
+        """Close the sessions idle for ``idle_seconds`` (no turn, no subscriber); their ids."""
+        now = time.monotonic() if now is None else now
+        idle = [live for live in self.live()
+                if not live.running and not live.subscribers
+                and now - live.last_active >= self.idle_seconds]
+        for live in idle:
+            self.discard(live.id)
+        return [live.id for live in idle]
+
+    def _reap_loop(self) -> None:
+        period = max(0.05, min(30.0, self.idle_seconds / 4))
+        while not self._stop.wait(period):
+            with contextlib.suppress(Exception):
+                self.reap()
