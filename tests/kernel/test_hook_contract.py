@@ -367,7 +367,9 @@ def _plugin_hooks(path: Path) -> list[str]:
 def test_every_declared_hook_is_called() -> None:
     """A kernel hook is called through host.hooks somewhere in the kernel, its command line
     (chatcli-cli: ``cmdline_main``, ``register_cli_options``) or the plugins (a historic one by
-    the host); a plugin's own hook by that plugin (host.hook or host.collect)."""
+    the host); a plugin's own hook by that plugin (host.hook, ``getattr(host.hook, "name")``
+    or host.collect), or, for a service the declaring plugin implements itself
+    (``session_catalog``), by another plugin."""
     files = [*KERNEL.rglob("*.py"), *(ROOT / "libs" / "cli").rglob("*.py"),
              *(ROOT / "plugins").rglob("*.py")]
     source = "\n".join(p.read_text() for p in files if "__pycache__" not in p.parts)
@@ -380,8 +382,12 @@ def test_every_declared_hook_is_called() -> None:
         own = "\n".join(p.read_text() for p in package.rglob("*.py") if p != path)
         assert re.search(r"add\(hookspecs\)", own), f"{package.name} never adds {path.name}"
         for hook in _plugin_hooks(path):
-            called = re.search(rf"\.hook\.{hook}\(|collect\(\s*\"{hook}\"", own)
-            assert called, f"{package.name} declares {hook} but never calls it"
+            call = (rf"\.hook\.{hook}\(|getattr\(\s*[\w.]*hook,\s*\"{hook}\""
+                    rf"|collect\(\s*\"{hook}\"")
+            called = re.search(call, own) or (
+                re.search(rf"@hookimpl(?:\([^)]*\))?\ndef {hook}\(", own)
+                and re.search(call, source))
+            assert called, f"{package.name} declares {hook} but nothing calls it"
 
 
 def test_plugin_hooks_are_documented_like_the_kernel_ones_and_are_not_kernel_hooks() -> None:

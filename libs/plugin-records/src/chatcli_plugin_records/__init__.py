@@ -9,10 +9,11 @@ compaction), depending on the kernel and chatcli-records-lite only.
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
-from chatcli_records_lite import NamedTuple
+from chatcli_records_lite import NamedTuple, dataclass
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -24,8 +25,9 @@ if TYPE_CHECKING:
     from chatcli_plugin_records._compaction import describe_messages as describe_messages
 
 __all__ = ["AgentType", "CompactionJob", "CompactionReport", "CompactionStrategy", "PersonaSource",
-           "PullKind", "RestorePoint", "SkillSource", "check_compaction", "describe_messages"]
-__version__ = "1.4.0"
+           "ProgressItem", "PullKind", "RestorePoint", "SessionCatalog", "SessionSummary",
+           "SkillSource", "check_compaction", "describe_messages"]
+__version__ = "1.5.0"
 
 
 class SkillSource(NamedTuple):
@@ -93,6 +95,59 @@ class AgentType(NamedTuple):
     isolation: str | None = None
     max_turns: int | None = None
     source: str = ""
+
+
+@dataclass(frozen=True)
+class ProgressItem:
+    """One step of a conversation's work in progress, for a remote client's plan view
+    (``progress_items``, declared by chatcli-remote): a subagent worker, for instance.
+
+    ``state`` is ``queued``, ``running``, ``done``, ``failed`` or ``cancelled``.
+    """
+
+    id: str
+    title: str
+    state: str
+
+
+@dataclass(frozen=True)
+class SessionSummary:
+    """A stored session as a list shows it (:class:`SessionCatalog`): its ``project`` is the
+    folder it was started in (None: unknown), ``updated`` the time of its last change (seconds
+    since the epoch), ``messages`` how many its log holds, ``model``/``provider`` what last
+    answered (None: nothing yet)."""
+
+    id: str
+    title: str
+    project: str | None
+    updated: float
+    messages: int
+    model: str | None
+    provider: str | None
+
+
+class SessionCatalog(Protocol):
+    """The stored sessions, for a server that lists, exports and deletes them without importing
+    the store (``session_catalog``, declared by chatcli-sessions). Opening one goes through the
+    kernel: ``SessionOptions(resume=id)``."""
+
+    def list(self, project: str | None, limit: int = 100) -> builtins.list[SessionSummary]:
+        """The sessions, newest first, at most ``limit``: every project's (``project`` None) or
+        those whose project is inside the folder ``project``."""
+        ...
+
+    def info(self, session_id: str) -> SessionSummary | None:
+        """One session (None: no such session)."""
+        ...
+
+    def delete(self, session_id: str) -> bool:
+        """Delete a session and what belongs to it; whether there was one."""
+        ...
+
+    def export(self, session_id: str, fmt: str) -> str:
+        """The session as ``"md"`` (markdown) or ``"json"`` text (raises ``chatcli.UsageError``
+        for another format or an unknown session)."""
+        ...
 
 
 #: What :mod:`chatcli_plugin_records._compaction` holds, made when first named (a run that

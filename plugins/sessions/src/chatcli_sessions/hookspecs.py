@@ -1,6 +1,10 @@
 """The hooks chatcli-sessions offers other plugins (declared through ``add_hookspecs``): what
-``/rewind`` can restore besides the conversation. A plugin tracking the workspace's files
-(chatcli-checkpoints) implements them without importing this one.
+``/rewind`` can restore besides the conversation — a plugin tracking the workspace's files
+(chatcli-checkpoints) implements them without importing this one — and the stored sessions as a
+catalog, which this plugin implements for a server (chatcli-remote) that must not import it::
+
+    hook = getattr(host.hook, "session_catalog", None)  # absent without chatcli-sessions
+    catalog = hook() if hook is not None else None
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from chatcli_plugin_records import RestorePoint
 
 if TYPE_CHECKING:
     from chatcli import Checkpoint, Conversation
+    from chatcli_plugin_records import SessionCatalog
 
 
 @hookspec(firstresult=True)
@@ -41,4 +46,21 @@ def workspace_undo(conversation: Conversation) -> str | None:
     Called by ``/rewind undo``, after the conversation's own undo.
 
     :return: one line saying what was put back, or None when there is nothing to undo.
+    """
+
+
+@hookspec(firstresult=True)
+def session_catalog() -> SessionCatalog | None:
+    """The stored sessions: list, describe, export and delete them. First result wins.
+
+    Called by chatcli-remote (``chatcli serve``: its sessions list, export and delete; it
+    refuses to start when nothing answers), on any thread; chatcli-sessions implements it
+    with its SQLite store, and a plugin with another store (PostgreSQL) may answer first
+    (``tryfirst``). Opening a session goes through the kernel (``SessionOptions(resume=id)``
+    and ``open_conversation``), not through the catalog.
+
+    :return: a :class:`chatcli_plugin_records.SessionCatalog` (``list(project, limit)``, the
+        user's own sessions, not subagent workers', newest first, those whose project is
+        inside ``project`` when given; ``info(id)``; ``delete(id)``, with its workers';
+        ``export(id, "md"|"json")``), or None when this plugin keeps no sessions.
     """

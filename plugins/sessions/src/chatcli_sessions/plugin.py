@@ -17,6 +17,7 @@ from chatcli_sessions.stores import close_stores, get_store
 if TYPE_CHECKING:
     import click
     from chatcli import Checkpoint, Conversation, Message, Settings, SlashCommand
+    from chatcli_plugin_records import SessionCatalog
 
 
 # ------------------------------------------------------------------ persistence
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
 @hookimpl
 def add_hookspecs(add: Callable[[object], None]) -> None:
     """Declare this plugin's hooks (workspace_restore_point, workspace_undo: what /rewind
-    restores besides the conversation)."""
+    restores besides the conversation; session_catalog: the stored sessions for a server)."""
     from chatcli_sessions import hookspecs
 
     add(hookspecs)
@@ -90,6 +91,14 @@ def open_conversation(
 
         ref = pick_ref(store) if resume is not None else continue_ref(store)
     return store.load(ref, max_checkpoints=settings.max_checkpoints, resume=True)
+
+
+@hookimpl
+def session_catalog() -> SessionCatalog:
+    """The sessions of this store (listed, exported and deleted by ``chatcli serve``)."""
+    from chatcli_sessions.catalog import StoreCatalog
+
+    return StoreCatalog()
 
 
 # ------------------------------------------------------------------ commands

@@ -607,14 +607,20 @@ class SessionStore:
     )
 
     # (below this method, ``list`` in annotations means it: they say ``builtins.list``)
-    def list(self, limit: int | None = None, project: str | None = None) -> list[SessionInfo]:
+    def list(self, limit: int | None = None, project: str | None = None,
+             under: str | None = None) -> list[SessionInfo]:
         """Sessions, most recently updated first: those of ``project`` (a project root, as
-        :func:`current_project` gives it), or of every project when it is None."""
+        :func:`current_project` gives it), or of every project when it is None; ``under``: only
+        those whose project is that folder or inside it (an absolute, resolved path)."""
         sql = self._INFO_SQL + " WHERE s.parent IS NULL"  # workers' sessions: see workers()
         params: tuple[Any, ...] = ()
         if project is not None:
             sql += " AND s.project = ?"
             params = (project,)
+        if under is not None:
+            prefix = under.rstrip("/") + "/"
+            sql += " AND (s.project = ? OR substr(s.project, 1, ?) = ?)"
+            params = (*params, under, len(prefix), prefix)
         sql += " ORDER BY s.updated_at DESC, s.rowid DESC"
         if limit is not None:
             sql += " LIMIT ?"
