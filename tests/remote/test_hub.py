@@ -6,8 +6,10 @@ provider against chatcli_testing's wire server."""
 from __future__ import annotations
 
 import asyncio
+import json
 import threading
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -15,16 +17,24 @@ import chatcli_context.cost.plugin as cost_plugin
 import chatcli_provider_openai.plugin as openai_plugin
 import chatcli_remote.hub as hub_module
 import chatcli_remote.plugin as remote_plugin
+import chatcli_sessions.plugin as sessions_plugin
 import pytest
 from chatcli import (
+    Approval,
+    ChatcliError,
+    Decision,
     PluginHost,
     ProviderSettings,
     Risk,
     Settings,
     SlashCommand,
     Tool,
+    UsageError,
+    Verdict,
     hookimpl,
+    register_secret,
 )
+from chatcli_remote import catalog
 from chatcli_remote.hub import Event, Hub, LiveSession, QuestionClosed, TurnBusy
 from chatcli_testing import Fault, OpenAIServer, Reply, ToolCall
 from pydantic import BaseModel
@@ -79,14 +89,21 @@ class Commands:
         register(SlashCommand(name="head", help="back to the first message", run=head))
 
 
+@dataclass(frozen=True)
+class Item:
+    """Shaped as chatcli_plugin_records.ProgressItem (the hub reads the three fields)."""
+
+    id: str
+    title: str
+    state: str
+
+
 class Progress:
     """A plugin saying what the session is busy with (as chatcli-subagents does)."""
 
     @hookimpl(optionalhook=True)
     def progress_items(self, conversation: Any) -> list[Any]:
-        from chatcli_plugin_records import ProgressItem
-
-        return [ProgressItem(id="w1", title="explore: the config loader", state="running")]
+        return [Item(id="w1", title="explore: the config loader", state="running")]
 
 
 def make_hub(server: OpenAIServer, *extra: Any, **kwargs: Any) -> Hub:
@@ -472,3 +489,228 @@ def test_the_hub_keeps_live_sessions_and_closes_idle_ones(
     assert hub.reap() == []
     assert hub.reap(now=time.monotonic() + hub.idle_seconds + 1) == [live.id]
     assert hub.get(live.id) is None and live.closed
+
+
+# ---------------------------------------------------------------------- what events carry
+
+
+class Policy:
+    """Asks about ``note`` as chatcli-subagents' workers do (the worker's label in the reason)
+    with a rule an "always" answer saves; records the answers the engine got."""
+
+    def __init__(self, reason: str, rule: str | None) -> None:
+        self.reason, self.rule = reason, rule
+        self.approvals: list[Any] = []
+
+    @hookimpl
+    def authorize_tool_call(self, call: Any, tool: Any, context: Any) -> Any:
+        return Verdict(Decision.ASK, self.reason, self.rule) if tool.name == "note" else None
+
+    @hookimpl
+    def tool_call_decided(self, approval: Any) -> None:
+        self.approvals.append(approval)
+
+
+class Noisy:
+    """``shout`` prints two lines of live output; ``flood`` returns 10,000 characters."""
+
+    @hookimpl
+    def register_tools(self, register: Callable[[Tool], None]) -> None:
+        def shout(args: Any, context: Any) -> str:
+            context.output("line one")
+            context.output("line two")
+            return "shouted"
+
+        empty = {"type": "object", "properties": {}}
+        register(Tool(name="shout", description="shout", run=shout, parameters=empty))
+        register(Tool(name="flood", description="flood", run=lambda a, c: "y" * 10_000,
+                      parameters=empty))
+
+
+def test_a_workers_question_keeps_its_label_and_always_reaches_the_policy(
+        openai_server: OpenAIServer, workspace: Path) -> None:
+    policy = Policy("w2 explore: writes a note", "note(n.txt)")
+    asked = make_hub(openai_server, policy)
+    try:
+        openai_server.script(note_call(), Reply(text="ok"))
+        live = asked.open(None, workspace)
+        started = live.start_turn("write")
+        approval = wait_for(live, "approval", before(started))
+        assert approval.data["label"] == "w2 (explore)"
+        assert approval.data["reason"] == "writes a note"
+        assert approval.data["rule"] == "note(n.txt)"
+        assert approval.data["options"] == ["once", "session", "always", "no"]
+        live.answer(str(approval.data["qid"]), allow=True, scope="always")
+        assert collect(live, approval.id)[-1].kind == "done"
+        assert policy.approvals == [Approval(True, "always")]
+    finally:
+        asked.close()
+
+
+def test_tool_output_names_its_call_and_results_are_cut(
+        openai_server: OpenAIServer, workspace: Path) -> None:
+    noisy = make_hub(openai_server, Noisy())
+    try:
+        openai_server.script(Reply(tool_calls=[ToolCall("shout", {}, id="c1")]),
+                             Reply(tool_calls=[ToolCall("flood", {}, id="c2")]),
+                             Reply(text="done"))
+        live = noisy.open(None, workspace)
+        events = turn(live, "go")
+        assert [e.data for e in events if e.kind == "tool_output"] == [
+            {"line": "line one", "call_id": "c1"}, {"line": "line two", "call_id": "c1"}]
+        started = next(e for e in events if e.kind == "tool_started")
+        assert started.data == {"call_id": "c1", "name": "shout", "args": {},
+                                "activity": "running shout"}
+        flood = [e for e in events if e.kind == "tool_finished"][-1]
+        content = str(flood.data["content"])
+        assert content.startswith("y" * 4_096) and content.endswith("(5,904 more characters)")
+    finally:
+        noisy.close()
+
+
+def test_secrets_are_redacted_in_every_event(
+        hub: Hub, openai_server: OpenAIServer, workspace: Path) -> None:
+    secret = "s3cr3t-hub-value-8472"
+    register_secret(secret)
+    openai_server.script(note_call(f"key {secret}"), Reply(text=f"the key is {secret}",
+                                                          chunk_size=100))
+    live = hub.open(None, workspace)
+    started = live.start_turn(f"store {secret}")
+    approval = wait_for(live, "approval", before(started))
+    live.answer(str(approval.data["qid"]), allow=True)
+    collect(live, approval.id)
+    frames = b"".join(event.sse() for event in live.events_after(None)[0])
+    assert secret.encode() not in frames and b"***" in frames
+    assert secret not in json.dumps(live.snapshot())
+
+
+def test_a_retry_is_an_event(hub: Hub, openai_server: OpenAIServer, workspace: Path) -> None:
+    openai_server.script(Fault(status=500), Reply(text="fine"))
+    live = hub.open(None, workspace)
+    events = turn(live, "hi")
+    retrying = next(e for e in events if e.kind == "retrying")
+    assert retrying.data["reason"] == "server error"
+    assert float(str(retrying.data["delay"])) > 0
+    assert events[-1].data["stop_reason"] == "end_turn"
+
+
+# ---------------------------------------------------------------------- opening and closing
+
+
+def test_a_stored_session_is_resumed_by_id_in_another_hub(
+        openai_server: OpenAIServer, workspace: Path) -> None:
+    first = make_hub(openai_server, sessions_plugin)
+    try:
+        openai_server.script(Reply(text="remembered"))
+        live = first.open(None, workspace)
+        turn(live, "remember this")
+        session_id = live.id
+    finally:
+        first.close()
+    second = make_hub(openai_server, sessions_plugin)
+    try:
+        again = second.open(session_id, workspace)
+        assert again.id == session_id and second.get(session_id) is again
+        messages: Any = again.snapshot()["messages"]
+        assert [(m["role"], m["text"]) for m in messages] == [
+            ("user", "remember this"), ("assistant", "remembered")]
+        assert again.events_after(None) == ([], False)  # a new log: nothing to replay
+        with pytest.raises(ChatcliError):
+            second.open("s_no_such_session", workspace)
+    finally:
+        second.close()
+        sessions_plugin.close_stores()
+
+
+def test_closing_the_hub_denies_waiting_questions_and_ends_the_turn(
+        openai_server: OpenAIServer, workspace: Path) -> None:
+    closing = make_hub(openai_server)
+    openai_server.script(note_call(), Reply(text="never"))
+    live = closing.open(None, workspace)
+    started = live.start_turn("write")
+    approval = wait_for(live, "approval", before(started))
+
+    async def watch() -> list[Event]:
+        async def consume() -> list[Event]:
+            return [event async for event in live.subscribe(approval.id)]
+
+        async with asyncio.timeout(PATIENCE):
+            watching = asyncio.create_task(consume())
+            while live.subscribers < 1:
+                await asyncio.sleep(0)
+            await asyncio.to_thread(closing.close)
+            return await watching  # the stream ends with the session
+
+    got = asyncio.run(watch())
+    assert got[0].data["by"] == "cancel" and got[-1].kind == "done"
+    assert live.closed and closing.get(live.id) is None
+    assert not (workspace / "n.txt").exists()
+    with pytest.raises(ChatcliError):
+        live.start_turn("more")
+
+
+# ---------------------------------------------------------------------- the catalog helper
+
+
+@dataclass(frozen=True)
+class Summary:
+    """Shaped as chatcli_plugin_records.SessionSummary."""
+
+    id: str
+    title: str
+    project: str | None
+    updated: float
+    messages: int
+    model: str | None
+    provider: str | None
+
+
+class FakeCatalog:
+    """Two sessions, one under ``/work/a``; records deletions."""
+
+    def __init__(self) -> None:
+        self.sessions = {
+            "s_a": Summary("s_a", "in a", "/work/a", 2.0, 4, "m", "openai"),
+            "s_b": Summary("s_b", "in b", "/work/b", 1.0, 2, None, None),
+        }
+
+    def list(self, project: str | None, limit: int = 100) -> list[Summary]:
+        return list(self.sessions.values())[:limit]
+
+    def info(self, session_id: str) -> Summary | None:
+        return self.sessions.get(session_id)
+
+    def delete(self, session_id: str) -> bool:
+        return self.sessions.pop(session_id, None) is not None
+
+    def export(self, session_id: str, fmt: str) -> str:
+        return f"{session_id} as {fmt}"
+
+
+class CatalogPlugin:
+    def __init__(self) -> None:
+        self.catalog = FakeCatalog()
+
+    @hookimpl(optionalhook=True)
+    def session_catalog(self) -> FakeCatalog:
+        return self.catalog
+
+
+def test_the_catalog_helpers_go_through_the_hook_and_keep_to_the_root() -> None:
+    host = PluginHost()
+    assert not catalog.available(host)
+    with pytest.raises(UsageError) as missing:
+        catalog.list_sessions(host)
+    assert "chatcli-sessions" in str(missing.value)
+    assert host.register(CatalogPlugin(), "catalog")
+    assert catalog.available(host)
+    assert [s["id"] for s in catalog.list_sessions(host)] == ["s_a", "s_b"]
+    assert [s["id"] for s in catalog.list_sessions(host, Path("/work/a"))] == ["s_a"]
+    assert catalog.info(host, "s_b", Path("/work/a")) is None
+    assert catalog.info(host, "s_b") == {
+        "id": "s_b", "title": "in b", "project": "/work/b", "updated": 1.0, "messages": 2,
+        "model": None, "provider": None}
+    assert catalog.export(host, "s_a", "md") == "s_a as md"
+    with pytest.raises(UsageError):
+        catalog.export(host, "s_a", "pdf")
+    assert catalog.delete(host, "s_a") and not catalog.delete(host, "s_a")

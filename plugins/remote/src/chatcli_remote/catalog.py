@@ -27,7 +27,10 @@ def _catalog_or_none(host: PluginHost) -> Any:
     hook = getattr(host.hook, "session_catalog", None)
     if hook is None:
         return None
-    return hook()
+    found = hook()
+    if isinstance(found, list):  # an implementation without the declaring plugin's spec
+        found = next((item for item in found if item is not None), None)
+    return found
 
 
 def available(host: PluginHost) -> bool:

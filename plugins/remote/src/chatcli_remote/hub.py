@@ -33,6 +33,7 @@ from chatcli_remote.wire import (
     approval_data,
     cut,
     make_event,
+    redacted,
     tool_finished_data,
     tool_started_data,
 )
@@ -40,6 +41,7 @@ from chatcli_remote.wire import (
 if TYPE_CHECKING:
     from chatcli import (
         Conversation,
+        FileAccess,
         Message,
         PluginHost,
         Session,
@@ -180,7 +182,8 @@ class LiveSession:
     True while a turn or a command runs.
     """
 
-    def __init__(self, hub: Hub, session_id: str | None, workspace: Path) -> None:
+    def __init__(self, hub: Hub, session_id: str | None, workspace: Path,
+                 files: FileAccess | None = None) -> None:
         from chatcli import Session, SessionOptions
 
         self.hub = hub
@@ -207,7 +210,7 @@ class LiveSession:
         options = SessionOptions(resume=session_id) if session_id else SessionOptions()
         self.session: Session = Session(
             hub.host, hub.settings, options, interactive=True, approver=self.approve,
-            workspace=self.workspace, on_tool_output=self._tool_output)
+            workspace=self.workspace, on_tool_output=self._tool_output, files=files)
         self.session.open()
         # chatcli-sessions files a session under the project of the folder it was made in
         self.session.conversation.metadata.setdefault("cwd", str(self.workspace))
@@ -648,19 +651,22 @@ class LiveSession:
     def snapshot(self) -> dict[str, object]:
         """The session as a client needs it to start: id, title, workspace, model, provider,
         the messages of the current path (tool calls and results summarised), whether a turn
-        runs, the open questions, the head and the newest event's id."""
+        runs, the open questions, what plugins say it is busy with (``progress``), the head
+        and the newest event's id. Redacted."""
         with self._lock:
             questions = [dict(q.data, kind=q.kind) for q in self._questions.values()]
             last = self._log[-1].id if self._log else None
             running = self.running
         conversation = self.session.conversation
-        return {
+        shown: dict[str, object] = redacted({
             "id": self.id, "title": conversation.title or _title(conversation),
             "workspace": str(self.workspace), "model": self._model(),
             "provider": self._provider(), "messages": _messages(conversation),
             "head": conversation.head, "running": running, "questions": questions,
+            "progress": progress_items(self.hub.host, self.session) or [],
             "last_event": last,
-        }
+        })
+        return shown
 
     def close(self) -> None:
         """Stop any turn, end every subscription and close the session (``session_end``)."""
@@ -790,17 +796,20 @@ class Hub:
                                         daemon=True)
         self._reaper.start()
 
-    def open(self, session_id: str | None, workspace: Path) -> LiveSession:
+    def open(self, session_id: str | None, workspace: Path, *, files: FileAccess | None = None
+             ) -> LiveSession:
         """The live session ``session_id`` (resumed from chatcli-sessions' store when it is not
-        live), or a new session in ``workspace`` for None. Raises ChatcliError when the id is
-        unknown or no session store is installed."""
+        live), or a new session in ``workspace`` for None. ``files`` is where its file tools
+        read and write text (an editor's buffers, for ACP; default: the disk) — for a session
+        opened now. Raises ChatcliError when the id is unknown or no session store is
+        installed."""
         with self._lock:
             if session_id:
                 live = self._sessions.get(session_id)
                 if live is not None and not live.closed:
                     live.last_active = time.monotonic()
                     return live
-            live = LiveSession(self, session_id or None, workspace)
+            live = LiveSession(self, session_id or None, workspace, files)
             self._sessions[live.id] = live
             if session_id and session_id != live.id:  # opened by a prefix or a name
                 self._sessions[session_id] = live
