@@ -12,6 +12,8 @@ the tool, the workers and the board load when first used.
   its write calls changed.
 - ``json_report`` (chatcli-print's, optional): ``-p --json`` lists the workers (``workers``).
 - ``status_items`` (chatcli-repl's, optional): the chat's status line counts the workers running.
+- ``progress_items`` (chatcli-remote's, optional): one item per worker, for a remote client's
+  plan view.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ if TYPE_CHECKING:
         ToolCallPart,
         ToolResultPart,
     )
+    from chatcli_plugin_records import ProgressItem
 
     from chatcli_subagents.board import Worker
 
@@ -202,3 +205,23 @@ def status_items(session: Session) -> dict[str, str] | None:
         return None
     text = f"{running} worker{'s' if running != 1 else ''} running"
     return {"workers": text + (f", {queued} queued" if queued else "")}
+
+
+#: a worker's state as a progress item's (a limit that stopped it is a failure)
+_PROGRESS_STATE = {"stopped": "failed"}
+
+
+@hookimpl(optionalhook=True)
+def progress_items(conversation: Conversation) -> list[ProgressItem] | None:
+    """What a served or ACP session is busy with (chatcli-remote's hook): one item per worker
+    of the conversation's board, ``w1`` with ``explore: find the loader`` and its state."""
+    from chatcli_plugin_records import ProgressItem
+
+    from chatcli_subagents.board import REGISTRY, root_of
+
+    board = root_of(conversation).stash.get(REGISTRY, None)
+    if board is None:
+        return None
+    return [ProgressItem(id=worker.id, title=f"{worker.type}: {worker.description}",
+                         state=_PROGRESS_STATE.get(worker.state, worker.state))
+            for worker in board.listed()]
