@@ -39,7 +39,10 @@ def register_commands(cli: click.Group) -> None:
     """``chatcli serve`` and ``chatcli acp`` (imported when used)."""
     from chatcli_cli import LazyCommand, LazyGroup
 
-    cli.add_command(LazyGroup("serve", SERVE_HELP, "chatcli_remote.serve.cli:serve"))
+    serve = LazyGroup("serve", SERVE_HELP, "chatcli_remote.serve.cli:serve")
+    # `chatcli serve` alone runs the server (LazyGroup copies no group flags from the real one)
+    serve.invoke_without_command, serve.no_args_is_help = True, False
+    cli.add_command(serve)
     cli.add_command(LazyCommand("acp", ACP_HELP, "chatcli_remote.acp.cli:acp"))
 
 

@@ -1,0 +1,143 @@
+"""``chatcli serve``: the HTTP server (``chatcli serve [--host H] [--port P] …``) and its tokens
+(``chatcli serve token create|list|revoke``).
+
+The server binds its own socket (``--port 0`` picks a free port, written to ``--port-file``),
+listens on 127.0.0.1 unless told otherwise — another address needs ``--cert/--key`` (TLS) — and
+refuses to start without a token or without chatcli-sessions' ``session_catalog``. uvicorn runs
+it; SIGINT/SIGTERM stop it cleanly, closing every live session.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+from pathlib import Path
+from typing import Any
+
+import click
+from chatcli import ChatcliError, UsageError, atomic_write, cli_host, error_line, load_settings
+
+from chatcli_remote.serve.tokens import TokenStore, token
+
+__all__ = ["serve"]
+
+#: ``limit_concurrency``: connections (SSE watchers included) before uvicorn answers 503.
+DEFAULT_MAX_CONNECTIONS = 1000
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` names this machine only (``127.0.0.1``, ``::1``, ``localhost``)."""
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host.strip("[]"), port))
+    except OSError as err:
+        sock.close()
+        raise UsageError(f"cannot listen on {host}:{port}: {err.strerror or err}",
+                         "pick another --port (0 takes a free one)") from None
+    sock.listen(2048)
+    sock.set_inheritable(True)
+    return sock
+
+
+def _refusals(host: str, cert: Path | None, key: Path | None, store: TokenStore) -> None:
+    if (cert is None) != (key is None):
+        raise UsageError("--cert and --key go together", "give both files (PEM) or neither")
+    if not is_loopback(host) and cert is None:
+        raise UsageError(f"--host {host} would serve over plain HTTP to the network",
+                         "add --cert FILE --key FILE (TLS), or keep the default 127.0.0.1")
+    if not store.usable():
+        raise UsageError("no token can use this server yet",
+                         "create one: chatcli serve token create --name NAME --root DIR")
+
+
+def _run(ctx: click.Context, host: str, port: int, port_file: Path | None, cert: Path | None,
+         key: Path | None, workspace: Path | None) -> None:
+    store = TokenStore()
+    _refusals(host, cert, key, store)
+    plugin_host = cli_host(ctx)
+    caller = getattr(plugin_host.hook, "session_catalog", None)
+    catalog = caller() if caller is not None else None
+    if catalog is None:
+        raise UsageError("chatcli serve needs saved sessions, and chatcli-sessions is not loaded",
+                         "install or enable it: pip install chatcli-sessions")
+    folder = (workspace or Path.cwd()).expanduser().resolve()
+    settings = load_settings(cwd=folder)
+    table = settings.plugin_table("serve")
+
+    from chatcli_remote.hub import Hub
+    from chatcli_remote.serve.app import Limits, build_app
+    from chatcli_remote.serve.limits import settings_int
+
+    hub = Hub(plugin_host, settings,
+              idle_seconds=float(settings_int(table, "idle_seconds", 900)),
+              replay_events=settings_int(table, "replay_events", 20_000))
+    app = build_app(hub, catalog, plugin_host, store, Limits.from_table(table))
+    sock = _bind(host, port)
+    try:
+        _serve(app, sock, host, port_file, cert, key,
+               settings_int(table, "max_connections", DEFAULT_MAX_CONNECTIONS))
+    finally:
+        sock.close()
+        hub.close()
+
+
+def _serve(app: Any, sock: socket.socket, host: str, port_file: Path | None, cert: Path | None,
+           key: Path | None, max_connections: int) -> None:
+    import uvicorn
+
+    config = uvicorn.Config(
+        app, ssl_certfile=str(cert) if cert else None, ssl_keyfile=str(key) if key else None,
+        limit_concurrency=max_connections, log_level="warning", access_log=False,
+        timeout_graceful_shutdown=3, lifespan="off")
+    try:
+        config.load()  # reads the certificate now: a bad file is one line, not a traceback
+    except (OSError, ValueError) as err:
+        raise UsageError(f"cannot use --cert/--key: {err}",
+                         "give a PEM certificate and its private key") from None
+    server = uvicorn.Server(config)
+    port = sock.getsockname()[1]
+    shown = f"[{host}]" if ":" in host else host
+    if port_file is not None:
+        atomic_write(port_file, f"{port}\n")
+    click.echo(f"chatcli serve: listening on {'https' if cert else 'http'}://{shown}:{port}")
+    server.run(sockets=[sock])
+
+
+@click.group("serve", invoke_without_command=True)
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address to listen on; anything but loopback needs --cert/--key.")
+@click.option("--port", default=8765, show_default=True, type=click.IntRange(0, 65535),
+              help="Port to listen on (0: a free one, see --port-file).")
+@click.option("--port-file", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Write the port listened on to this file once the server is up.")
+@click.option("--cert", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              default=None, help="TLS certificate (PEM).")
+@click.option("--key", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              default=None, help="TLS private key (PEM).")
+@click.option("--workspace", type=click.Path(exists=True, file_okay=False, path_type=Path),
+              default=None, help="Folder whose settings the server reads (default: here).")
+@click.pass_context
+def serve(ctx: click.Context, host: str, port: int, port_file: Path | None, cert: Path | None,
+          key: Path | None, workspace: Path | None) -> None:
+    """Serve chatcli over HTTP: an API with SSE streams, tokens and a web page."""
+    if ctx.invoked_subcommand is not None:
+        return
+    try:
+        _run(ctx, host, port, port_file, cert, key, workspace)
+    except ChatcliError as err:
+        error_line(str(err))
+        ctx.exit(getattr(err, "exit_code", 1))
+
+
+serve.add_command(token)

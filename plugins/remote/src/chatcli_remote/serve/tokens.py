@@ -1,0 +1,241 @@
+"""The server's bearer tokens: ``chatcli serve token create|list|revoke`` and their file.
+
+A token is ``ccs_`` + 43 URL-safe characters (32 random bytes), printed once when created. The
+file ``config_dir()/serve-tokens.json`` (mode 0600, written atomically) keeps for each token its
+``id``, ``name``, the SHA-256 of the secret (hex; no salt is needed for 256 random bits: there is
+nothing to guess faster), the ``root`` folder it may work in, ``created``, ``expires`` (or null)
+and ``revoked``. The server reads the file again whenever its mtime, inode or size changes, so a
+token revoked from another process is refused from the next request on.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import os
+import re
+import secrets
+import threading
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import click
+from chatcli import ChatcliError, UsageError, atomic_write, config_dir
+
+__all__ = ["PREFIX", "TokenRecord", "TokenStore", "parse_duration", "token", "tokens_path"]
+
+#: Every secret starts with this (so a leaked one is recognisable and greppable).
+PREFIX = "ccs_"
+
+_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
+
+
+def tokens_path() -> Path:
+    """Where the tokens are kept."""
+    return config_dir() / "serve-tokens.json"
+
+
+def parse_duration(text: str) -> float:
+    """``30d``, ``12h``, ``90m``, ``2w``, ``45s`` -> seconds."""
+    match = re.fullmatch(r"\s*(\d+)\s*([smhdw])\s*", text.lower())
+    if not match or int(match.group(1)) == 0:
+        raise UsageError(f"--expires '{text}' is not a duration",
+                         "give a number and a unit: 30d, 12h, 90m, 2w")
+    return int(match.group(1)) * _UNITS[match.group(2)]
+
+
+def _hash(secret: str) -> str:
+    return hashlib.sha256(secret.encode("utf-8", "surrogateescape")).hexdigest()
+
+
+@dataclass(frozen=True)
+class TokenRecord:
+    """One token as stored (never its secret)."""
+
+    id: str
+    name: str
+    sha256: str
+    root: str
+    created: float
+    expires: float | None = None
+    revoked: bool = False
+
+    def usable(self, now: float | None = None) -> bool:
+        """Neither revoked nor expired."""
+        when = time.time() if now is None else now
+        return not self.revoked and (self.expires is None or when < self.expires)
+
+    def state(self) -> str:
+        """``active``, ``revoked`` or ``expired``."""
+        if self.revoked:
+            return "revoked"
+        return "active" if self.usable() else "expired"
+
+
+class TokenStore:
+    """The token file, read again when it changes on disk (thread-safe)."""
+
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = path or tokens_path()
+        self._lock = threading.Lock()
+        self._stamp: tuple[int, int, int] | None = None
+        self._records: list[TokenRecord] = []
+
+    # ------------------------------------------------------------------ reading
+
+    def records(self) -> list[TokenRecord]:
+        """Every token in the file (re-read when its mtime, inode or size changed)."""
+        with self._lock:
+            try:
+                st = os.stat(self.path)
+            except FileNotFoundError:
+                self._stamp, self._records = None, []
+                return []
+            stamp = (st.st_mtime_ns, st.st_ino, st.st_size)
+            if stamp != self._stamp:
+                self._records = self._read()
+                self._stamp = stamp
+            return list(self._records)
+
+    def _read(self) -> list[TokenRecord]:
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as err:
+            raise ChatcliError(f"cannot read {self.path}: {err}",
+                               "fix or remove the file, then create the tokens again") from None
+        found: list[TokenRecord] = []
+        for item in data.get("tokens", []) if isinstance(data, dict) else []:
+            try:
+                found.append(TokenRecord(
+                    id=str(item["id"]), name=str(item["name"]), sha256=str(item["sha256"]),
+                    root=str(item["root"]), created=float(item["created"]),
+                    expires=None if item.get("expires") is None else float(item["expires"]),
+                    revoked=bool(item.get("revoked", False))))
+            except (KeyError, TypeError, ValueError):
+                continue  # a damaged entry grants nothing
+        return found
+
+    def usable(self) -> list[TokenRecord]:
+        """The tokens that may be used now."""
+        now = time.time()
+        return [r for r in self.records() if r.usable(now)]
+
+    def lookup(self, secret: str) -> TokenRecord | None:
+        """The usable token whose secret is ``secret`` (compared in constant time), or None."""
+        digest = _hash(secret)
+        match: TokenRecord | None = None
+        for record in self.usable():
+            if hmac.compare_digest(record.sha256, digest):
+                match = record
+        return match
+
+    # ------------------------------------------------------------------ writing
+
+    def _write(self, records: list[TokenRecord]) -> None:
+        body = json.dumps({"tokens": [asdict(r) for r in records]}, indent=2) + "\n"
+        atomic_write(self.path, body, mode=0o600)
+
+    def create(self, name: str, root: Path, expires_in: float | None = None
+               ) -> tuple[TokenRecord, str]:
+        """A new token for ``root``: its record and its secret (shown once, never stored)."""
+        name = name.strip()
+        if not name:
+            raise UsageError("--name is empty", "give the token a name: --name laptop")
+        if not root.is_dir():
+            raise UsageError(f"--root {root} is not a folder",
+                             "give the folder the token may work in")
+        records = self.records()
+        if any(r.name == name and r.usable() for r in records):
+            raise UsageError(f"a token named '{name}' exists already",
+                             f"pick another name or revoke it: chatcli serve token revoke {name}")
+        secret = PREFIX + secrets.token_urlsafe(32)
+        now = time.time()
+        record = TokenRecord(id="tok_" + secrets.token_hex(4), name=name, sha256=_hash(secret),
+                             root=str(root.resolve()), created=now,
+                             expires=None if expires_in is None else now + expires_in)
+        self._write([*records, record])
+        return record, secret
+
+    def revoke(self, which: str) -> list[TokenRecord]:
+        """Revoke the tokens whose id or name is ``which``; the ones revoked."""
+        records = self.records()
+        hit = [r for r in records if (r.id == which or r.name == which) and not r.revoked]
+        if not hit:
+            raise UsageError(f"no active token '{which}'",
+                             "see the ids and names with `chatcli serve token list`")
+        ids = {r.id for r in hit}
+        self._write([TokenRecord(**{**asdict(r), "revoked": True}) if r.id in ids else r
+                     for r in records])
+        return hit
+
+
+# ---------------------------------------------------------------------- commands
+
+
+def _when(stamp: float | None) -> str:
+    if stamp is None:
+        return "never"
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(stamp))
+
+
+def _errors_as_click(func: Any) -> Any:
+    import functools
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except ChatcliError as err:
+            exc = click.ClickException(str(err))
+            exc.exit_code = getattr(err, "exit_code", 1)  # type: ignore[misc]
+            raise exc from None
+
+    return wrapper
+
+
+@click.group("token")
+def token() -> None:
+    """Tokens for `chatcli serve`: create, list and revoke them."""
+
+
+@token.command("create")
+@click.option("--name", required=True, help="A name to recognise the token by (laptop, phone).")
+@click.option("--root", required=True, type=click.Path(file_okay=False, path_type=Path),
+              help="The folder the token may work in: its sessions' projects must be inside.")
+@click.option("--expires", default=None, metavar="DURATION",
+              help="Expire after this long: 30d, 12h, 90m, 2w (default: never).")
+@_errors_as_click
+def create(name: str, root: Path, expires: str | None) -> None:
+    """Create a token; its secret is printed once and never stored."""
+    seconds = parse_duration(expires) if expires else None
+    record, secret = TokenStore().create(name, root.expanduser(), seconds)
+    click.echo(secret)
+    click.echo(f"chatcli serve: token '{record.name}' ({record.id}) for {record.root}, expires "
+               f"{_when(record.expires)}; this is the only time it is shown — keep it now",
+               err=True)
+
+
+@token.command("list")
+@_errors_as_click
+def list_tokens() -> None:
+    """The tokens (ids, names, roots, dates and states; never the secrets)."""
+    records = TokenStore().records()
+    if not records:
+        click.echo("no tokens — create one: chatcli serve token create --name NAME --root DIR")
+        return
+    click.echo(f"{'ID':<13} {'NAME':<16} {'STATE':<8} {'CREATED':<16} {'EXPIRES':<16} ROOT")
+    for r in records:
+        click.echo(f"{r.id:<13} {r.name:<16} {r.state():<8} {_when(r.created):<16} "
+                   f"{_when(r.expires):<16} {r.root}")
+
+
+@token.command("revoke")
+@click.argument("which", metavar="ID|NAME")
+@_errors_as_click
+def revoke(which: str) -> None:
+    """Revoke a token by its id or name (a running server refuses it from the next request)."""
+    for record in TokenStore().revoke(which):
+        click.echo(f"revoked {record.id} ({record.name})")

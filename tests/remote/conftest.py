@@ -1,0 +1,60 @@
+"""Shared set-up of the chatcli-remote tests: an isolated user home (tests/conftest.py's
+``user_home``), a wire server speaking OpenAI, a project under a token's root, a token made by
+the real ``chatcli serve token create`` and a real ``chatcli serve`` process (see
+remote_support.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from chatcli_testing import OpenAIServer
+from remote_support import FAKE_KEY, ServeProcess, create_token, serve_env
+
+
+@pytest.fixture(autouse=True)
+def _isolated(user_home: Path) -> None:
+    """No real key, setting or session leaks in."""
+
+
+@pytest.fixture
+def wire() -> Iterator[OpenAIServer]:
+    """The model: a started OpenAI wire server (script it with ``wire.script(...)``)."""
+    with OpenAIServer() as server:
+        yield server
+
+
+@pytest.fixture
+def root(home: Path) -> Path:
+    """The token's root: a folder holding the project ``root/project`` (a git root)."""
+    folder = home / "roots" / "main"
+    (folder / ".git").mkdir(parents=True)
+    return folder
+
+
+@pytest.fixture
+def env(home: Path, wire: OpenAIServer) -> dict[str, str]:
+    """The served chatcli's environment."""
+    return serve_env(home, wire)
+
+
+@pytest.fixture
+def token(env: dict[str, str], root: Path) -> str:
+    """A token for ``root``, made through ``chatcli serve token create``."""
+    secret, _ = create_token(env, "tests", root)
+    return secret
+
+
+@pytest.fixture
+def server(home: Path, env: dict[str, str], root: Path, token: str) -> Iterator[ServeProcess]:
+    """A running ``chatcli serve --port 0 --port-file F`` (stopped with SIGTERM at the end);
+    no response it gave may hold the provider key or the token."""
+    process = ServeProcess(home, env, root).start()
+    try:
+        yield process
+    finally:
+        process.stop()
+    seen = process.all_bodies()
+    assert FAKE_KEY.encode() not in seen
+    assert token.encode() not in seen
