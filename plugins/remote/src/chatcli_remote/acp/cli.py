@@ -1,0 +1,69 @@
+"""``chatcli acp``: serve the Agent Client Protocol on stdin/stdout.
+
+stdout belongs to JSON-RPC: the command keeps a private copy of it for the protocol and points
+file descriptor 1 (and ``sys.stdout``) at stderr, so nothing a plugin or a library prints can
+corrupt the stream. The engine runs on worker threads; the asyncio loop only moves messages.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from typing import IO, TYPE_CHECKING, Any, cast
+
+import click
+
+if TYPE_CHECKING:
+    from chatcli import PluginHost
+
+__all__ = ["acp"]
+
+
+def _protocol_stdout() -> IO[bytes]:
+    """A private stdout for the protocol; fd 1 and ``sys.stdout`` become stderr."""
+    sys.stdout.flush()
+    private = os.fdopen(os.dup(1), "wb", buffering=0)
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    return private
+
+
+async def _serve(host: PluginHost, out: IO[bytes]) -> None:
+    from acp import run_agent
+
+    from chatcli_remote.acp.agent import ChatcliAgent
+
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader(limit=50 * 1024 * 1024)
+    protocol = asyncio.StreamReaderProtocol(reader)
+    await loop.connect_read_pipe(lambda: protocol, sys.stdin)
+    transport, writer_protocol = await loop.connect_write_pipe(asyncio.streams.FlowControlMixin,
+                                                               out)
+    writer = asyncio.StreamWriter(transport, writer_protocol, None, loop)
+    agent = ChatcliAgent(host)
+    try:
+        await run_agent(cast(Any, agent), writer, reader)
+    finally:
+        await agent.close_all()
+
+
+@click.command("acp")
+@click.pass_context
+def acp(ctx: click.Context) -> None:
+    """Run as an Agent Client Protocol agent on stdin/stdout (for editors such as Zed).
+
+    The editor starts `chatcli acp` and speaks JSON-RPC with it: sessions (new ones, or
+    chatcli's own, loaded), prompts, tool calls with diffs, approvals, permission modes and
+    slash commands. Diagnostics go to stderr.
+    """
+    from chatcli import cli_host
+
+    host = cli_host(ctx)
+    out = _protocol_stdout()
+    try:
+        asyncio.run(_serve(host, out))
+    except KeyboardInterrupt:
+        pass
+    finally:
+        out.close()
