@@ -17,6 +17,7 @@ import chatcli_context.cost.plugin as cost_plugin
 import chatcli_provider_openai.plugin as openai_plugin
 import chatcli_remote.hub as hub_module
 import chatcli_remote.plugin as remote_plugin
+import chatcli_repl.plugin as repl_plugin
 import chatcli_sessions.plugin as sessions_plugin
 import pytest
 from chatcli import (
@@ -714,3 +715,42 @@ def test_the_catalog_helpers_go_through_the_hook_and_keep_to_the_root() -> None:
     with pytest.raises(UsageError):
         catalog.export(host, "s_a", "pdf")
     assert catalog.delete(host, "s_a") and not catalog.delete(host, "s_a")
+
+
+# ---------------------------------------------------------------------- the chat's own commands
+
+
+def test_retry_answers_the_last_message_again_in_the_commands_stream(
+        openai_server: OpenAIServer, workspace: Path) -> None:
+    chat = make_hub(openai_server, repl_plugin)
+    try:
+        openai_server.script(Reply(text="first try"), Reply(text="second try"))
+        live = chat.open(None, workspace)
+        turn(live, "question")
+        events = collect(live, before(live.run_command("/retry")))
+        assert "".join(str(e.data["delta"]) for e in events if e.kind == "text") == \
+            "second try"
+        assert events[-1].data["stop_reason"] == "end_turn"
+        messages: Any = live.snapshot()["messages"]
+        assert [m["text"] for m in messages] == ["question", "second try"]
+    finally:
+        chat.close()
+
+
+def test_a_fork_goes_on_under_the_new_id_after_a_reset(
+        openai_server: OpenAIServer, workspace: Path) -> None:
+    forking = make_hub(openai_server, sessions_plugin)
+    try:
+        openai_server.script(Reply(text="answer"))
+        live = forking.open(None, workspace)
+        old = live.id
+        turn(live, "question")
+        events = collect(live, before(live.run_command("/fork")))
+        reset = next(e for e in events if e.kind == "reset")
+        snapshot: Any = reset.data["snapshot"]
+        assert snapshot["id"] == live.id != old
+        assert [m["text"] for m in snapshot["messages"]] == ["question", "answer"]
+        assert forking.get(live.id) is live and forking.get(old) is None
+    finally:
+        forking.close()
+        sessions_plugin.close_stores()

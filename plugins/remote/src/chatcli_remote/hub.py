@@ -200,6 +200,9 @@ class LiveSession:
         self._cancel: threading.Event | None = None
         self._thread: threading.Thread | None = None
         self._closed = False
+        #: the id it is filed under (``session`` is set at the end: a conversation replaced
+        #: while it opens is not a switch)
+        self.id: str = ""
         #: risk classes allowed for the rest of the session ("yes, and allow all … tools")
         self._allow: set[str] = set()
         #: the diffs of the current turn's calls, by call id (a question's, or Tool.preview's)
@@ -214,7 +217,7 @@ class LiveSession:
         self.session.open()
         # chatcli-sessions files a session under the project of the folder it was made in
         self.session.conversation.metadata.setdefault("cwd", str(self.workspace))
-        self.id: str = self.session.conversation.id
+        self.id = self.session.conversation.id
 
     # ------------------------------------------------------------------ the event log
 
@@ -717,11 +720,26 @@ def _retry_reason(event: Any) -> str:
                 name, "failed")
 
 
+def _path(conversation: Conversation) -> list[Message]:
+    """The messages from the root to the head, walked from the log without the conversation's
+    path cache (which only the turn's thread may update: a snapshot runs on another)."""
+    log, cursor = conversation.log, conversation.head
+    path: list[Message] = []
+    while cursor is not None and len(path) <= len(log):
+        message = log.get(cursor)
+        if message is None:
+            break
+        path.append(message)
+        cursor = message.parent_id
+    path.reverse()
+    return path
+
+
 def _title(conversation: Conversation) -> str:
     """The first line of the first user message (80 characters), as a title."""
     from chatcli import Role
 
-    for message in conversation.messages():
+    for message in _path(conversation):
         if message.role == Role.USER and message.text.strip():
             line = message.text.strip().splitlines()[0]
             return line if len(line) <= 80 else line[:79] + "…"
@@ -731,7 +749,7 @@ def _title(conversation: Conversation) -> str:
 def _messages(conversation: Conversation) -> list[dict[str, object]]:
     """The current path's messages, summarised for a client."""
     shown: list[dict[str, object]] = []
-    for message in conversation.messages():
+    for message in _path(conversation):
         entry: dict[str, object] = {"id": message.id, "role": message.role.value,
                                     "text": message.text}
         calls = message.tool_calls
@@ -764,6 +782,12 @@ class _HubHooks:
         live = self.hub.find(conversation)
         if live is not None:
             live.emit("log", {"head": head, "reason": reason})
+
+    @hookimpl
+    def session_start(self, session: Session, conversation: Conversation) -> None:
+        """A live session's conversation was replaced (``/fork``, ``/session load|new``): the
+        live session goes on under the new id, and a ``reset`` event carries its snapshot."""
+        self.hub.switched(session, conversation)
 
 
 class Hub:
@@ -835,6 +859,20 @@ class Hub:
             if session.is_open and session.conversation is conversation:
                 return live
         return None
+
+    def switched(self, session: Session, conversation: Conversation) -> None:
+        """(``session_start``.) When ``session`` is a live session's and ``conversation`` is
+        another than the one it was known by: file it under the new id (the old id, no longer
+        live, resumes from the store if opened again) and log a ``reset`` with the snapshot."""
+        with self._lock:
+            live = next((s for s in self._sessions.values() if s.session is session), None)
+            if live is None or live.id == conversation.id:
+                return
+            for key in [k for k, s in self._sessions.items() if s is live]:
+                del self._sessions[key]
+            live.id = conversation.id
+            self._sessions[live.id] = live
+        live.emit("reset", {"snapshot": live.snapshot()})
 
     def discard(self, session_id: str) -> None:
         """Close the live session ``session_id`` if there is one (before deleting it)."""

@@ -87,7 +87,10 @@ class ServedApp(ChatApp):
             return f"unknown command /{name}"
         error: str | None = None
         try:
-            command.run(self, argument.strip())
+            if command.name == "retry" and not argument.strip():
+                self.retry()  # (the chat's own /retry drives the chat's screen)
+            else:
+                command.run(self, argument.strip())
         except ChatcliError as err:
             error = str(err)
             self.say(f"✗ {err}", "red")
@@ -145,3 +148,4 @@ class ServedApp(ChatApp):
 
     def exit(self) -> None:
         """Nothing to leave: the session stays live on the server (a client closes itself)."""
+        self.say("the session stays open on the server (close the client to leave)", "dim")
