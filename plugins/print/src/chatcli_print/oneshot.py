@@ -52,7 +52,13 @@ def run_prompt(host: PluginHost, settings: Settings, options: SessionOptions,
     command = _slash_command(host, prompt)
     run = OneShot(host, settings, options)
     try:
-        if command is None:
+        remote = getattr(run.session, "remote_command", None)
+        name = prompt.strip()[1:].split(" ", 1)[0] if prompt.strip().startswith("/") else ""
+        if remote is not None and name and "/" not in name:
+            for text in remote(prompt.strip()):  # a server's session runs its commands
+                sys.stdout.write(text)
+                sys.stdout.flush()
+        elif command is None:
             from chatcli import Message
 
             run.turn(Message.user(prompt))
@@ -104,7 +110,8 @@ class OneShot(ChatApp):
         self.waiting = Spinner(sys.stderr, "waiting…")  # also prints retry lines above itself
         self.spend = Spend()
         host.register(self.spend, f"print-spend-{id(self.spend)}")
-        self.session = Session(
+        remote = run.extra.get("remote")  # --remote (chatcli-remote): a server's session
+        self.session = (Session if remote is None else remote.session)(
             host, settings, run,
             approver=_make_approver(run.allow, self.waiting.stop),
             on_retry=lambda event: self.waiting.say(f"chatcli: {_retry_text(event)}"),

@@ -101,9 +101,12 @@ class ReplApp(ChatApp):
         #: prints the answer streamed so far in full (set by run_turn while a turn runs)
         self.flush_answer: Any = None
         # Ctrl+C stops a turn even while the provider is silent or between two retries: the
-        # engine watches the turn's cancel event (see run_turn).
-        self.session = Session(host, settings, options, interactive=True, approver=self._approve,
-                               on_tool_output=self._tool_output)
+        # engine watches the turn's cancel event (see run_turn). With --remote (chatcli-remote)
+        # the session is a server's, offered as a Session is.
+        remote = options.extra.get("remote")
+        self.session = (Session if remote is None else remote.session)(
+            host, settings, options, interactive=True, approver=self._approve,
+            on_tool_output=self._tool_output)
 
     # ---------------------------------------------------------------- ChatApp
     # (settings, conversation and set_conversation come from ChatApp, through the session)

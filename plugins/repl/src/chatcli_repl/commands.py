@@ -24,8 +24,14 @@ def is_command(text: str) -> bool:
 
 
 def dispatch(app: Any, line: str) -> None:
-    """Run ``/name args`` from ``app.host.slash_commands()``; unknown names get a suggestion."""
+    """Run ``/name args`` from ``app.host.slash_commands()``; unknown names get a suggestion.
+    A server's session (``--remote``: it has ``remote_command``) runs every command but
+    ``/exit`` there."""
     name, _, argument = line[1:].partition(" ")
+    remote = getattr(app.session, "remote_command", None)
+    if remote is not None and name not in ("exit", "quit"):
+        _run_remote(app, remote, line)
+        return
     commands = app.host.slash_commands()
     command = commands.get(name) or next(
         (c for c in commands.values() if name in c.aliases), None)
@@ -42,6 +48,19 @@ def dispatch(app: Any, line: str) -> None:
     except Exception as err:  # a plugin's command must not end the chat
         app.console.print(f"✗ /{command.name} failed: {type(err).__name__}: {err}",
                           style="red", markup=False)
+
+
+def _run_remote(app: Any, remote: Any, line: str) -> None:
+    """A command on the server: its output printed as it comes (raw: the server's colours),
+    its menus asked here."""
+    console = app.console
+    color = console.color_system is not None and not console.no_color
+    try:
+        for text in remote(line, width=console.width, color=color, pick=app.pick):
+            console.file.write(text)
+            console.file.flush()
+    except ChatcliError as err:
+        console.print(f"✗ {err}", style="red", markup=False)
 
 
 def _help(app: Any, argument: str) -> None:

@@ -27,7 +27,8 @@ def run(options: SessionOptions, host: PluginHost, settings: Settings) -> int:
     from chatcli_repl.trust import ask_trust
 
     console = Console(highlight=False)
-    settings = ask_trust(console, host, settings, options)  # before anything reads them
+    if options.extra.get("remote") is None:  # (a server's workspace is the server's to trust)
+        settings = ask_trust(console, host, settings, options)  # before anything reads them
     app = ReplApp(host, settings, console, options)
     with app.session.open():
         asyncio.run(_main(app))

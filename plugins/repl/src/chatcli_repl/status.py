@@ -32,6 +32,10 @@ def status_line(app: ReplApp) -> str:
     """The status line's text now (model first, then what plugins say)."""
     session = app.session
     parts = [f"{session.provider_name}/{session.model}"]
+    remote = getattr(session, "remote_status", None)  # a server's session says its own
+    if remote is not None:
+        return " · ".join([*parts, *(item for item in map(_clean, remote)
+                                     if item and item not in parts)])
     items: dict[str, str] = {}
     try:
         results: list[Any] = list(app.host.hook.status_items(session=session) or [])

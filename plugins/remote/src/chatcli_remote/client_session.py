@@ -1,0 +1,431 @@
+"""A session on a ``chatcli serve`` server, offered as chatcli-repl and chatcli-print use
+``chatcli.Session``: ``open``/``close`` (and ``with``), ``run(prompt, cancel)`` yielding the
+kernel's events, ``provider_name``, ``model``, ``settings``, ``switch``, ``update_settings``,
+``context_tokens``, ``workspace``, ``stash``, ``host`` and ``conversation`` — a read-only local
+mirror of the server's, rebuilt after each turn. ``remote_command`` runs a slash command on the
+server (the chat sends every ``/line`` there).
+
+A turn: ``POST /api/sessions/{id}/messages`` answers with the turn's events as SSE; approvals
+are asked here (the front end's approver: the chat's menu, ``-p``'s ``--allow``) and answered
+with ``POST …/questions/{qid}``; the turn's cancel event becomes ``POST …/cancel``. A stream
+the connection cut is followed again from the last event seen (``GET …/events`` with
+``Last-Event-ID``), a few times, before the turn ends with the error.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import threading
+from collections.abc import Callable, Generator, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
+
+from chatcli import (
+    Approval,
+    ChatcliError,
+    Decision,
+    Risk,
+    Stash,
+    StopReason,
+    ToolCallPart,
+    TurnFinished,
+    UsageError,
+    Verdict,
+)
+
+from chatcli_remote.client_events import (
+    Output,
+    Translator,
+    error_from,
+    mirror,
+    stop_reason,
+)
+from chatcli_remote.client_http import Connection, RemoteBusy, RemoteError, RemoteUnreachable
+
+if TYPE_CHECKING:
+    from chatcli import Conversation, Message, PluginHost, Retrying, SessionOptions, Settings
+
+    from chatcli_remote.client_sse import SseEvent
+
+__all__ = ["RemoteSession", "RemoteTool"]
+
+#: Times a turn's cut stream is followed again before the turn ends with the error.
+RECONNECTS = 3
+
+#: A worker's label as the server sends it (``w2 (explore)``): the chat's approval names it
+#: when the reason starts with ``w2 explore:`` (chatcli-subagents' own words).
+_WORKER_LABEL = re.compile(r"(w\d+) \(([^\s:()]+)\)")
+
+
+class RemoteTool:
+    """What an approver reads of the tool a server asks about: its name and risk."""
+
+    def __init__(self, name: str, risk: str) -> None:
+        self.name = name
+        try:
+            self.risk = Risk(risk)
+        except ValueError:
+            self.risk = Risk.EXECUTE  # an unknown risk is asked as the strongest
+
+
+class RemoteSession:
+    """One session of a ``chatcli serve`` server (see the module's text)."""
+
+    def __init__(self, url: str, token: str, host: PluginHost, settings: Settings,
+                 options: SessionOptions | None = None, *, interactive: bool = False,
+                 approver: Callable[..., Any] | None = None,
+                 on_tool_output: Callable[[str], None] | None = None,
+                 on_retry: Callable[[Retrying], None] | None = None) -> None:
+        from chatcli import SessionOptions
+
+        self.url = url
+        self._token = token
+        self.host = host
+        self.settings = settings
+        self.options = options or SessionOptions()
+        self.interactive = interactive
+        self._approver = approver
+        self._on_tool_output = on_tool_output
+        self._on_retry = on_retry
+        #: the server's folder for this session (its path on the server's machine)
+        self.workspace = Path.cwd()
+        #: plugins' state for this session (not persisted)
+        self.stash = Stash()
+        #: the server's status line items (``status`` events)
+        self.remote_status: list[str] = []
+        #: the server's session id (after :meth:`open`)
+        self.id = ""
+        self.snapshot: dict[str, Any] = {}
+        self._connection: Connection | None = None
+        self._conversation: Conversation | None = None
+        self._provider = ""
+        self._model = ""
+        self._context_tokens: int | None = None
+
+    # ------------------------------------------------------------------ state
+
+    @property
+    def conversation(self) -> Conversation:
+        """The local mirror of the server's conversation (after :meth:`open`)."""
+        if self._conversation is None:
+            raise RuntimeError("the session is not open")
+        return self._conversation
+
+    @property
+    def provider_name(self) -> str:
+        """The provider answering on the server."""
+        return self._provider or "?"
+
+    @property
+    def model(self) -> str:
+        """The model answering on the server."""
+        return self._model or "?"
+
+    @property
+    def is_open(self) -> bool:
+        """Between :meth:`open` and :meth:`close`."""
+        return self._connection is not None
+
+    def _http(self) -> Connection:
+        if self._connection is None:
+            raise RuntimeError("the session is not open")
+        return self._connection
+
+    def _path(self, *parts: str) -> str:
+        return "/".join(["/api/sessions", quote(self.id, safe=""), *parts])
+
+    # ------------------------------------------------------------------ opening and closing
+
+    def open(self) -> RemoteSession:
+        """Pick the server's session (``--resume ID``, ``-c``: the most recent one, else a new
+        one) and read it. Raises :class:`chatcli.ChatcliError` (unreachable, refused token,
+        unknown session) with nothing left open."""
+        if self._connection is not None:
+            return self
+        connection = Connection(self.url, self._token)
+        self._connection = connection
+        try:
+            self.id = self._choose(connection)
+            self.refresh()
+        except BaseException:
+            self._connection = None
+            connection.close()
+            raise
+        return self
+
+    def _choose(self, connection: Connection) -> str:
+        resume = self.options.resume
+        if resume:
+            return resume
+        if resume is not None or self.options.continue_last:
+            listed = connection.request("GET", "/api/sessions")
+            sessions = [s for s in (listed or {}).get("sessions", []) if isinstance(s, dict)]
+            sessions.sort(key=lambda s: float(s.get("updated") or 0), reverse=True)
+            if not sessions:
+                raise UsageError(f"the chatcli server at {self.url} has no session to go on "
+                                 "with", "start one: leave out -c and --resume")
+            if resume is None:  # -c: the most recent one
+                return str(sessions[0]["id"])
+            recent = ", ".join(str(s.get("id")) for s in sessions[:5])
+            raise UsageError("--resume needs the session's ID with --remote",
+                             f"the most recent: {recent}")
+        created = connection.request("POST", "/api/sessions", {})
+        session = created.get("session", created) if isinstance(created, dict) else {}
+        if not isinstance(session, dict) or not session.get("id"):
+            raise RemoteError(f"the chatcli server at {self.url} created no session")
+        return str(session["id"])
+
+    def refresh(self) -> None:
+        """Read the server's session again (``GET /api/sessions/{id}``): the mirror, the model
+        and the workspace."""
+        try:
+            snapshot = self._http().request("GET", self._path())
+        except RemoteError as err:
+            if err.status == 404:
+                raise UsageError(f"the chatcli server at {self.url} has no session {self.id}",
+                                 "list them with `curl -H 'Authorization: Bearer …' "
+                                 f"{self.url}/api/sessions`") from None
+            raise
+        if not isinstance(snapshot, dict):
+            snapshot = {}
+        snapshot = snapshot.get("session", snapshot) if "messages" not in snapshot else snapshot
+        self.snapshot = snapshot
+        self._conversation = mirror({"id": self.id, **snapshot})
+        self._provider = str(snapshot.get("provider") or self._provider)
+        self._model = str(snapshot.get("model") or self._model)
+        if snapshot.get("workspace"):
+            self.workspace = Path(str(snapshot["workspace"]))
+
+    def close(self) -> None:
+        """Close the connection (the session goes on on the server; later calls do nothing)."""
+        connection, self._connection = self._connection, None
+        if connection is not None:
+            connection.close()
+
+    def __enter__(self) -> RemoteSession:
+        return self if self.is_open else self.open()
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ------------------------------------------------------------------ turns
+
+    def run(self, prompt: Message | None, cancel: threading.Event | None = None
+            ) -> Generator[object, None, None]:
+        """One turn on the server: ``prompt``'s text sent as the message (None: answer the last
+        user message again, the server's ``/retry``), its events as the kernel's."""
+        if prompt is None:
+            stream = self._http().stream("POST", self._path("commands"),
+                                         {"line": "/retry", "width": 100, "color": False})
+        else:
+            stream = self._http().stream("POST", self._path("messages"), {"text": prompt.text})
+        return self._turn(stream, cancel, None)
+
+    def _turn(self, stream: Iterator[SseEvent], cancel: threading.Event | None,
+              pick: Callable[[str, list[str]], int | None] | None,
+              outputs: bool = False) -> Generator[Any, None, None]:
+        before = len(self._conversation or ())
+        translator = Translator(
+            on_tool_output=self._on_tool_output, on_retry=self._on_retry,
+            on_approval=lambda data: self._approve(data, cancel),
+            on_question=lambda data: self._choose_for(data, pick),
+            on_status=self._status)
+        ended = threading.Event()
+        if cancel is not None:
+            threading.Thread(target=self._watch, args=(cancel, ended), daemon=True,
+                             name="chatcli-remote-cancel").start()
+        failure: ChatcliError | None = None
+        try:
+            tries = 0
+            while True:
+                try:
+                    for event in stream:
+                        for item in translator.events(event):
+                            if outputs or not isinstance(item, Output):
+                                yield item
+                        if translator.done is not None:
+                            break
+                except RemoteUnreachable as err:
+                    failure = err
+                if translator.done is not None or tries >= RECONNECTS or not translator.last_id:
+                    break
+                tries += 1  # the stream was cut before the turn ended: follow it again
+                stream = self._http().stream("GET", self._path("events"),
+                                             headers={"Last-Event-ID": translator.last_id})
+        except BaseException:  # the consumer went away (Ctrl+C in -p, the chat's end)
+            if translator.done is None:
+                self._post_quietly(self._path("cancel"), None)
+            raise
+        finally:
+            ended.set()
+        yield self._finished(translator, before, failure)
+
+    def _finished(self, translator: Translator, before: int,
+                  failure: ChatcliError | None) -> TurnFinished:
+        done = translator.done
+        try:
+            self.refresh()
+        except ChatcliError as err:
+            failure = failure or err
+        messages = self.conversation.messages()[before:]
+        if done is None:
+            return TurnFinished(StopReason.ERROR, translator.usage, messages,
+                                error=failure or RemoteUnreachable(
+                                    f"the chatcli server at {self.url} ended the turn's "
+                                    "stream early"), model=self._model or None)
+        error = None
+        if done.get("error_line"):
+            error = error_from(str(done["error_line"]), str(done.get("error_type") or ""))
+        self._provider = str(done.get("provider") or self._provider)
+        model = str(done.get("model") or "") or None
+        if translator.context_tokens is not None:
+            self._context_tokens = translator.context_tokens
+        usage = translator.usage
+        answered_by = done.get("answered_by")
+        return TurnFinished(stop_reason(done.get("stop_reason")), usage, messages, error=error,
+                            model=model,
+                            answered_by=str(answered_by) if answered_by else None)
+
+    def _watch(self, cancel: threading.Event, ended: threading.Event) -> None:
+        """Tell the server when the turn's cancel event is set (Ctrl+C)."""
+        while not ended.wait(0.05):
+            if cancel.is_set():
+                self._post_quietly(self._path("cancel"), None)
+                return
+
+    def _post_quietly(self, path: str, body: dict[str, Any] | None) -> None:
+        # answered already, the turn ended, the connection is gone: nothing to do
+        with contextlib.suppress(ChatcliError, RuntimeError):
+            self._http().request("POST", path, body)
+
+    def _status(self, items: list[str]) -> None:
+        self.remote_status = items
+
+    # ------------------------------------------------------------------ questions
+
+    def _approve(self, data: dict[str, Any], cancel: threading.Event | None) -> None:
+        """An ``approval`` event: ask the front end's approver, send the answer."""
+        qid = str(data.get("qid") or "")
+        args = data.get("args")
+        call = ToolCallPart(
+            name=str(data.get("tool") or "?"),
+            arguments=args if isinstance(args, dict) else {},
+            raw_arguments=args if isinstance(args, str) else None,
+            **({"id": str(data["call_id"])} if data.get("call_id") else {}))
+        tool = RemoteTool(call.name, str(data.get("risk") or ""))
+        reason = str(data.get("reason") or "")
+        label = str(data.get("label") or "")
+        worker = _WORKER_LABEL.fullmatch(label)
+        if worker is not None:
+            label = f"{worker[1]} {worker[2]}"
+            reason = f"{label}: {reason}" if reason else label
+        verdict = Verdict(Decision.ASK, reason, str(data["rule"]) if data.get("rule") else None,
+                          None, str(data["preview"]) if data.get("preview") else None)
+        answer: Approval
+        if self._approver is None or (cancel is not None and cancel.is_set()):
+            answer = Approval(False)
+        else:
+            given = self._approver(call, tool, verdict)
+            answer = given if isinstance(given, Approval) else Approval(bool(given))
+        body: dict[str, Any] = {"allow": answer.allow,
+                                "scope": answer.scope if answer.allow else "once"}
+        if not answer.allow and answer.reason:
+            body["reason"] = answer.reason
+        self._answer(qid, body)
+
+    def _choose_for(self, data: dict[str, Any],
+                    pick: Callable[[str, list[str]], int | None] | None) -> None:
+        """A ``question`` event (a slash command's menu): the front end's pick, sent back."""
+        options = [str(option) for option in data.get("options") or []]
+        choice = pick(str(data.get("title") or ""), options) if pick is not None else None
+        self._answer(str(data.get("qid") or ""), {"choice": choice})
+
+    def _answer(self, qid: str, body: dict[str, Any]) -> None:
+        with contextlib.suppress(RemoteBusy):  # another client answered first: its answer stands
+            self._http().request("POST", self._path("questions", quote(qid, safe="")), body)
+
+    # ------------------------------------------------------------------ slash commands
+
+    def remote_command(self, line: str, width: int = 100, color: bool = False,
+                       pick: Callable[[str, list[str]], int | None] | None = None,
+                       cancel: threading.Event | None = None) -> Iterator[str]:
+        """Run the slash command ``line`` on the server; yields the text to print (the
+        command's console output, raw — with colour codes when ``color`` — and any answer it
+        runs, in brief). Menus are asked through ``pick``; approvals through the approver.
+        Raises :class:`chatcli.ChatcliError` when the server refuses (a turn runs: 409)."""
+        from chatcli import TextDelta, ToolFinished, ToolStarted
+
+        stream = self._http().stream("POST", self._path("commands"),
+                                     {"line": line, "width": width, "color": color})
+        text = ""
+        for item in self._turn(stream, cancel, pick, outputs=True):
+            if isinstance(item, TextDelta):
+                text += item.text
+                continue
+            if text:
+                yield text if text.endswith("\n") else text + "\n"
+                text = ""
+            if isinstance(item, Output):
+                yield item.text
+            elif isinstance(item, ToolStarted):
+                yield f"⚙ {item.call.name}\n"
+            elif isinstance(item, ToolFinished):
+                first = (item.result.content.strip().splitlines() or ["(no output)"])[0]
+                yield f"  {'✗' if item.result.is_error else '✓'} {first[:90]}\n"
+            elif isinstance(item, TurnFinished) and item.error is not None:
+                yield f"✗ {item.error}\n"
+        if text:
+            yield text if text.endswith("\n") else text + "\n"
+
+    def command_output(self, line: str) -> str:
+        """All that :meth:`remote_command` yields for ``line``, as one text."""
+        return "".join(self.remote_command(line))
+
+    # ------------------------------------------------------------------ during the session
+
+    def switch(self, provider: str | None = None, model: str | None = None) -> None:
+        """Answer with another provider and/or model on the server (its ``/switch``). Raises
+        :class:`chatcli.ChatcliError` with the server's words when nothing changed."""
+        target = provider or ""
+        if model:
+            target = f"{target}/{model}" if provider else f"--model {model}"
+        if not target:
+            return
+        before = (self._provider, self._model)
+        said = self.command_output(f"/switch {target}")
+        if (self._provider, self._model) == before and (
+                (provider and provider != self._provider) or (model and model != self._model)):
+            raise ChatcliError(" ".join(said.split()) or "the server did not switch")
+
+    def update_settings(self, **changes: Any) -> Settings:
+        """Settings of this side (how answers are shown) for the rest of the session; the
+        server keeps its own."""
+        from chatcli import ConfigError, Settings
+        from pydantic import ValidationError
+
+        try:
+            settings = Settings.model_validate({**self.settings.model_dump(), **changes})
+        except ValidationError as err:
+            first = err.errors()[0]
+            key = ".".join(str(part) for part in first["loc"])
+            raise ConfigError(f"invalid value for '{key}': {first['msg']}") from None
+        self.settings = settings
+        return settings
+
+    def context_tokens(self) -> int:
+        """The server's estimate of the next request's input tokens (when it says; else a
+        rough count of the mirror's text)."""
+        if self._context_tokens is not None:
+            return self._context_tokens
+        return sum(len(m.text) for m in self.conversation.messages()) // 4
+
+    def compact(self, instruction: str | None = None) -> None:
+        """Compact the server's view (its ``/compact``)."""
+        self.command_output(f"/compact {instruction}".strip() if instruction else "/compact")
+
+    def set_conversation(self, conversation: Conversation) -> None:
+        """Loading another conversation is the server's: not from here."""
+        raise UsageError("the conversation is the server's over --remote",
+                         "use --resume ID to open another of its sessions")
