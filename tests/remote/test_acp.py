@@ -17,6 +17,7 @@ import pytest
 from acp import PROTOCOL_VERSION, spawn_agent_process, text_block
 from acp.schema import (
     AgentMessageChunk,
+    AgentPlanUpdate,
     AllowedOutcome,
     AvailableCommandsUpdate,
     ClientCapabilities,
@@ -347,3 +348,46 @@ def test_a_session_goes_from_chatcli_p_to_the_editor_and_back(
     wire.script(Reply(text="ANSWER-THREE"))
     assert chatcli("-c", "-p", "QUESTION-THREE").stdout.strip() == "ANSWER-THREE"
     assert "QUESTION-TWO" in said(wire) and "ANSWER-TWO" in said(wire)
+
+
+def test_a_command_shows_its_output_in_its_tool_call(
+        project: Path, env: dict[str, str], wire: OpenAIServer) -> None:
+    wire.script(Reply(tool_calls=[ToolCall("exec", {"command": "echo OUT-ONE; echo OUT-TWO"})]),
+                Reply(text="Ran."))
+    client = RecordingClient(answers=["once"])
+
+    async def scenario(conn: Any, client: RecordingClient) -> None:
+        session = await conn.new_session(cwd=str(project), mcp_servers=[])
+        await conn.prompt(session_id=session.session_id, prompt=[text_block("run it")])
+
+    drive(project, env, client, scenario)
+    [start] = client.of(ToolCallStart)
+    assert start.kind == "execute" and start.title == "exec echo OUT-ONE; echo OUT-TWO"
+    updates = [u for u in client.of(ToolCallProgress) if u.tool_call_id == start.tool_call_id]
+    live = [u for u in updates if u.status is None]  # output while it runs
+    assert "OUT-ONE" in live[0].content[0].content.text
+    assert live[-1].content[0].content.text.splitlines()[-2:] == ["OUT-ONE", "OUT-TWO"]
+    assert updates[-1].status == "completed"
+    assert "OUT-TWO" in updates[-1].content[-1].content.text
+
+
+def test_workers_are_shown_as_a_plan(
+        project: Path, env: dict[str, str], wire: OpenAIServer) -> None:
+    wire.script(Reply(tool_calls=[ToolCall("delegate", {
+        "agent": "general", "task": "say hi", "description": "greet the user"})]),
+        Reply(text="The worker's report."), Reply(text="The worker said hi."))
+    client = RecordingClient()
+
+    async def scenario(conn: Any, client: RecordingClient) -> None:
+        session = await conn.new_session(cwd=str(project), mcp_servers=[])
+        answer = await conn.prompt(session_id=session.session_id,
+                                   prompt=[text_block("have a worker greet")])
+        assert answer.stop_reason == "end_turn"
+
+    drive(project, env, client, scenario)
+    plans = client.of(AgentPlanUpdate)
+    assert plans, client.updates
+    [entry] = plans[-1].entries
+    assert "greet the user" in entry.content
+    assert entry.status == "completed"
+    assert client.text().endswith("The worker said hi.")

@@ -167,7 +167,8 @@ class ChatcliAgent:
         """The slash commands as available commands (sent after the response)."""
         commands = [AvailableCommand(
             name=command.name, description=_first(command.help),
-            input=AvailableCommandInput(root=UnstructuredCommandInput(hint="arguments")))
+            input=AvailableCommandInput(root=UnstructuredCommandInput(
+                hint=" | ".join(command.subcommands[:8]) or "arguments")))
             for command in sorted(self.host.slash_commands().values(), key=lambda c: c.name)]
         live.outbox.send(lambda: self._later(live, commands))
 

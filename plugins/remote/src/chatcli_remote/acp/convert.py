@@ -175,12 +175,14 @@ def _apply(before: str, hunks: list[tuple[int, list[str]]]) -> str | None:
             return None
         out += lines[at:begin]
         at = begin
+        last = ""
         for row in body:
             kind, text = row[:1], row[1:]
-            if kind == "\\":  # "\ No newline at end of file": the line before has no end
-                if out and out[-1].endswith("\n"):
-                    out[-1] = out[-1][:-1]
+            if kind == "\\":  # "\ No newline at end of file", of the line before: an added
+                if last == "+" and out[-1].endswith("\n"):  # one loses its end (the old
+                    out[-1] = out[-1][:-1]  # side's lines are the file's own)
                 continue
+            last = kind
             if kind in (" ", "-"):
                 if at >= len(lines) or lines[at].rstrip("\r\n") != text.rstrip("\r\n"):
                     return None

@@ -35,6 +35,7 @@ from acp.schema import AllowedOutcome, PermissionOption, ToolCallUpdate
 from chatcli import ChatApp
 
 from chatcli_remote.acp.convert import (
+    ToolKindName,
     diff_contents,
     plan_entries,
     result_content,
@@ -76,6 +77,8 @@ MODES: dict[str, tuple[str, str]] = {
 WIDTH = 100
 #: the most output lines a running command keeps in its tool call
 OUTPUT_LINES = 200
+#: seconds between two looks at ``progress_items`` while a turn runs
+PROGRESS_SECONDS = 1.0
 
 
 class LiveSession(ChatApp):
@@ -227,6 +230,28 @@ class LiveSession(ChatApp):
 
     def _turn(self, message: Message | None) -> TurnFinished | None:
         """Run one turn, streaming what it does; returns how it ended."""
+        self._flush_console()
+        finished: TurnFinished | None = None
+        ended = threading.Event()
+        ticker = threading.Thread(target=self._tick, args=(ended,), daemon=True,
+                                  name="chatcli-acp-progress")
+        ticker.start()
+        try:
+            finished = self._stream(message)
+        finally:
+            ended.set()
+            ticker.join()
+        self._progress()
+        if finished is not None and finished.error is not None:
+            self.say(f"\n\nchatcli: error: {_one_line(finished.error)}\n")
+        return finished
+
+    def _tick(self, ended: threading.Event) -> None:
+        """Look at the ``progress_items`` while a turn runs (workers move during one call)."""
+        while not ended.wait(PROGRESS_SECONDS):
+            self._progress()
+
+    def _stream(self, message: Message | None) -> TurnFinished | None:
         from chatcli import (
             Compacted,
             Retrying,
@@ -236,7 +261,6 @@ class LiveSession(ChatApp):
             TurnFinished,
         )
 
-        self._flush_console()
         finished: TurnFinished | None = None
         for event in self.session.run(message, self.cancel_event):
             if isinstance(event, TextDelta):
@@ -253,8 +277,6 @@ class LiveSession(ChatApp):
                 self._send(update_agent_thought_text(f"{event.report.line()}\n"))
             elif isinstance(event, TurnFinished):
                 finished = event
-        if finished is not None and finished.error is not None:
-            self.say(f"\n\nchatcli: error: {_one_line(finished.error)}\n")
         return finished
 
     def _tool(self, name: str) -> Tool | None:
@@ -269,11 +291,7 @@ class LiveSession(ChatApp):
         with self._lock:
             known = call.id in self._started
             self._started.add(call.id)
-        tool = self._tool(call.name)
-        kind = tool_kind(call.name, str(tool.risk) if tool is not None else None)
-        if kind == "execute":
-            with self._lock:
-                self._running_exec.append(call.id)
+        kind = self._kind(call)
         if known:
             self._send(update_tool_call(call.id, status=status,  # type: ignore[arg-type]
                                         content=content))
@@ -283,7 +301,14 @@ class LiveSession(ChatApp):
             content=content, locations=tool_locations(call, self.workspace),
             raw_input=_jsonable(call.arguments)))
 
+    def _kind(self, call: ToolCallPart) -> ToolKindName:
+        tool = self._tool(call.name)
+        return tool_kind(call.name, str(tool.risk) if tool is not None else None)
+
     def _tool_started(self, call: ToolCallPart) -> None:
+        if self._kind(call) == "execute":  # its output lines are shown in its tool call
+            with self._lock:
+                self._running_exec.append(call.id)
         content = self._diffs.get(call.id)
         if content is None:
             content = self._preview(call)
@@ -336,9 +361,11 @@ class LiveSession(ChatApp):
         except Exception:
             return
         items = [item for answer in answers or [] for item in (answer or [])]
-        if items and items != self._plan:
+        with self._lock:
+            if not items or items == self._plan:
+                return
             self._plan = items
-            self._send(update_plan(plan_entries(items)))
+        self._send(update_plan(plan_entries(items)))
 
     def _read(self, path: Path) -> str | None:
         try:
