@@ -591,6 +591,7 @@ def test_a_retry_is_an_event(hub: Hub, openai_server: OpenAIServer, workspace: P
     events = turn(live, "hi")
     retrying = next(e for e in events if e.kind == "retrying")
     assert retrying.data["reason"] == "server error"
+    assert retrying.data["error_type"] == "ServerError" and retrying.data["attempt"] == 1
     assert float(str(retrying.data["delay"])) > 0
     assert events[-1].data["stop_reason"] == "end_turn"
 

@@ -32,10 +32,9 @@ from chatcli_remote.wire import (
     Event,
     approval_data,
     cut,
+    engine_event,
     make_event,
     redacted,
-    tool_finished_data,
-    tool_started_data,
 )
 
 if TYPE_CHECKING:
@@ -291,8 +290,9 @@ class LiveSession:
 
     @property
     def subscribers(self) -> int:
-        """How many clients are subscribed now."""
+        """How many clients are subscribed now (those whose event loop closed are dropped)."""
         with self._lock:
+            self._subscribers = [s for s in self._subscribers if not s.loop.is_closed()]
             return len(self._subscribers)
 
     # ------------------------------------------------------------------ turns
@@ -406,40 +406,28 @@ class LiveSession:
         """Run one engine turn on this thread, its events into the log (``done`` excepted).
         Returns (its ``TurnFinished``, None), or (None, the error's one line) when it failed
         before it finished."""
-        from chatcli import (
-            Compacted,
-            Retrying,
-            TextDelta,
-            ToolFinished,
-            ToolStarted,
-            TurnFinished,
-        )
+        from chatcli import ToolFinished, ToolStarted, TurnFinished
 
         if prompt is not None:
             self.emit("user", {"text": prompt.text})
         finished: Any = None
         try:
             for event in self.session.run(prompt, cancel):
-                if isinstance(event, TextDelta):
-                    self.emit("text", {"delta": event.text})
-                elif isinstance(event, ToolStarted):
-                    preview = self._preview_of(event.call)
+                if isinstance(event, TurnFinished):
+                    finished = event
+                    continue
+                if isinstance(event, ToolStarted):
+                    self._preview_of(event.call)  # worked out before the call runs
                     with self._lock:
                         self._running_calls.append(event.call.id)
-                    self.emit("tool_started", tool_started_data(event.call, preview))
                 elif isinstance(event, ToolFinished):
                     with self._lock, contextlib.suppress(ValueError):
                         self._running_calls.remove(event.call.id)
-                    self.emit("tool_finished", tool_finished_data(
-                        event.call, event.result, self._previews.get(event.call.id)))
+                shown = engine_event(event, lambda call: self._previews.get(call.id))
+                if shown is not None:
+                    self.emit(*shown)
+                if isinstance(event, ToolFinished):
                     self._emit_progress()
-                elif isinstance(event, Retrying):
-                    self.emit("retrying", {"reason": _retry_reason(event),
-                                           "delay": round(event.delay, 3)})
-                elif isinstance(event, Compacted):
-                    self.emit("compacted", {"line": f"⟲ {event.report.line()}"})
-                elif isinstance(event, TurnFinished):
-                    finished = event
         except ChatcliError as err:
             return None, str(err)
         except Exception as err:  # a plugin's failure must not end the server
@@ -713,13 +701,6 @@ def progress_items(host: PluginHost, session: Session) -> list[dict[str, object]
     return items
 
 
-def _retry_reason(event: Any) -> str:
-    name = type(event.error).__name__
-    return {"RateLimitError": "rate limited", "ServerError": "server error",
-            "ProviderTimeoutError": "timed out", "NetworkError": "network error"}.get(
-                name, "failed")
-
-
 def _path(conversation: Conversation) -> list[Message]:
     """The messages from the root to the head, walked from the log without the conversation's
     path cache (which only the turn's thread may update: a snapshot runs on another)."""
@@ -843,7 +824,10 @@ class Hub:
         """The live session ``session_id``, or None when it is not live."""
         with self._lock:
             live = self._sessions.get(session_id)
-            return live if live is not None and not live.closed else None
+            if live is None or live.closed:
+                return None
+            live.last_active = time.monotonic()  # a client still uses it
+            return live
 
     def live(self) -> list[LiveSession]:
         """Every live session (each once)."""

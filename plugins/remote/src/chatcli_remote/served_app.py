@@ -51,7 +51,7 @@ class ServedApp(ChatApp):
         self.color = color
         self._buffer = io.StringIO()
         self.console: Console = Console(
-            file=self._buffer, width=max(20, min(int(width), 400)), highlight=False,
+            file=self._buffer, width=max(20, min(int(width), 500)), highlight=False,
             force_terminal=color, color_system="truecolor" if color else None,
             no_color=not color, soft_wrap=False, emoji=False)
         self._queued: list[str] = []

@@ -9,7 +9,7 @@ kinds and their fields are the list in plugins/remote/README.md.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,8 +20,10 @@ __all__ = [
     "approval_data",
     "cut",
     "diff_counts",
+    "engine_event",
     "make_event",
     "redacted",
+    "retry_reason",
     "tool_finished_data",
     "tool_started_data",
 ]
@@ -149,6 +151,36 @@ def tool_finished_data(call: Any, result: Any, preview: str | None) -> dict[str,
     if counts is not None:
         data["added"], data["removed"] = counts
     return data
+
+
+def retry_reason(error: object) -> str:
+    """A retry's cause in words (``rate limited``, ``server error``…)."""
+    return {"RateLimitError": "rate limited", "ServerError": "server error",
+            "ProviderTimeoutError": "timed out", "NetworkError": "network error"}.get(
+                type(error).__name__, "failed")
+
+
+def engine_event(event: object, preview: Callable[[Any], str | None]
+                 ) -> tuple[str, dict[str, object]] | None:
+    """The wire's ``(kind, data)`` for one engine event, None for ``TurnFinished`` (the turn's
+    end is ``usage`` then ``done``, sent by whoever ran it) and for kinds it does not know.
+    ``preview(call)`` gives the diff a call applies (None without one)."""
+    from chatcli import Compacted, Retrying, TextDelta, ToolFinished, ToolStarted
+
+    if isinstance(event, TextDelta):
+        return "text", {"delta": event.text}
+    if isinstance(event, ToolStarted):
+        return "tool_started", tool_started_data(event.call, preview(event.call))
+    if isinstance(event, ToolFinished):
+        return "tool_finished", tool_finished_data(event.call, event.result,
+                                                   preview(event.call))
+    if isinstance(event, Retrying):
+        return "retrying", {"reason": retry_reason(event.error), "delay": round(event.delay, 3),
+                            "attempt": event.attempt,
+                            "error_type": type(event.error).__name__}
+    if isinstance(event, Compacted):
+        return "compacted", {"line": f"⟲ {event.report.line()}"}
+    return None
 
 
 def approval_data(qid: str, call: Any, tool: Any, verdict: Any, reason: str, label: str,
