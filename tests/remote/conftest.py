@@ -54,7 +54,8 @@ def server(home: Path, env: dict[str, str], root: Path, token: str) -> Iterator[
     try:
         yield process
     finally:
-        process.stop()
+        stopped = process.stop()
+    assert stopped == 0, process.log()
     seen = process.all_bodies()
     assert FAKE_KEY.encode() not in seen
     assert token.encode() not in seen

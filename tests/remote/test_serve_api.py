@@ -4,6 +4,7 @@ server killed mid-turn)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -229,6 +230,53 @@ def test_an_approval_is_answered_by_a_second_client(
         assert "answered" in kinds and "tool_finished" in kinds
         assert _text(rest) == "written."
     assert (root / "notes.txt").read_text() == "hi\n"
+
+
+def test_a_slash_command_streams_its_output_until_done(
+        server: ServeProcess, token: str, wire: OpenAIServer) -> None:
+    wire.script(Reply(text="hello", usage={"input_tokens": 1200, "output_tokens": 30}))
+    with server.client(token) as client:
+        sid = _open(client)
+        _turn(client, sid, "hi")
+        with client.stream("POST", f"/api/sessions/{sid}/commands",
+                           json={"line": "/cost", "width": 80, "color": False}) as r:
+            assert r.status_code == 200
+            events = until(frames(r.iter_lines()))
+        assert events[0].event == "turn_started" and events[0].data["kind"] == "command"
+        output = "".join(str(f.data["text"]) for f in events if f.event == "output")
+        assert "1,200" in output or "1200" in output, output
+        assert all(f.data["ansi"] is False for f in events if f.event == "output")
+        _error(client.post(f"/api/sessions/{sid}/commands", json={"line": "cost"}), 400)
+        _error(client.post(f"/api/sessions/{sid}/commands", json={"line": "/cost",
+                                                                  "width": 5}), 400)
+        _error(client.get("/api/sessions/no-such-session"), 404)
+        _error(client.get("/api/sessions/..%2f..%2fetc"), 404)
+
+
+def test_sigint_stops_the_server_cleanly_while_a_watcher_streams(
+        home: Path, env: dict[str, str], root: Path, token: str) -> None:
+    server = ServeProcess(home, env, root).start()
+    with server.client(token) as client:
+        sid = _open(client)
+        ready, ended = threading.Event(), threading.Event()
+
+        def watch() -> None:  # the stream ends (cut: the client reconnects with its last id)
+            with contextlib.suppress(httpx.RemoteProtocolError), server.client(token) as watcher, \
+                    watcher.stream("GET", f"/api/sessions/{sid}/events") as r:
+                ready.set()
+                for _ in r.iter_lines():
+                    pass
+            ended.set()
+
+        thread = threading.Thread(target=watch, daemon=True)
+        thread.start()
+        assert ready.wait(30)
+        assert server.process is not None
+        server.process.send_signal(signal.SIGINT)
+        assert server.process.wait(30) == 0
+        thread.join(30)
+    assert ended.is_set()
+    assert "Traceback" not in server.log()
 
 
 # ---------------------------------------------------------------------- refusals and limits

@@ -12,6 +12,7 @@ from __future__ import annotations
 import ipaddress
 import socket
 from pathlib import Path
+from types import FrameType
 from typing import Any
 
 import click
@@ -92,6 +93,25 @@ def _run(ctx: click.Context, host: str, port: int, port_file: Path | None, cert:
         hub.close()
 
 
+def _server_class() -> type[Any]:
+    import uvicorn
+
+    class Server(uvicorn.Server):
+        """uvicorn's server, except that a SIGINT/SIGTERM is not raised again once the server
+        stopped (uvicorn does, which would kill the process before the hub closes)."""
+
+        def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+            from sse_starlette.sse import AppStatus
+
+            AppStatus.should_exit = True  # the SSE streams end, so the shutdown is not held
+            if self.should_exit:
+                self.force_exit = True
+            else:
+                self.should_exit = True
+
+    return Server
+
+
 def _serve(app: Any, sock: socket.socket, host: str, port_file: Path | None, cert: Path | None,
            key: Path | None, max_connections: int) -> None:
     import uvicorn
@@ -105,7 +125,7 @@ def _serve(app: Any, sock: socket.socket, host: str, port_file: Path | None, cer
     except (OSError, ValueError) as err:
         raise UsageError(f"cannot use --cert/--key: {err}",
                          "give a PEM certificate and its private key") from None
-    server = uvicorn.Server(config)
+    server = _server_class()(config)
     port = sock.getsockname()[1]
     shown = f"[{host}]" if ":" in host else host
     if port_file is not None:
