@@ -71,7 +71,7 @@ def test_write_multiedit_and_apply_patch_go_through_the_buffers(workspace):
 
 
 def test_the_previews_show_the_change_to_the_buffer(workspace):
-    agent, buffers, target = _buffered(workspace)
+    agent, buffers, _target = _buffered(workspace)
     agent.ok("read", path="a.py")
     context = ToolContext(workspace=workspace.resolve(), settings=agent.settings,
                           conversation=agent.conversation, files=buffers)
@@ -100,3 +100,14 @@ def test_the_disk_default_keeps_a_files_permissions_and_its_line_endings(workspa
     assert target.read_bytes() == b"echo one\r\necho three\r\n"
     assert target.stat().st_mode & 0o777 == 0o750
     assert ToolContext(workspace=workspace, settings=agent.settings).files is not None
+
+
+def test_a_buffer_changed_since_the_read_must_be_read_again(workspace):
+    agent, buffers, target = _buffered(workspace)
+    agent.ok("read", path="a.py")
+    buffers.texts[target.resolve()] = "def f():\n    return 2  # typed since\n"  # the user typed
+    error = agent.fails("edit", path="a.py", old="return 2", new="return 8")
+    assert "ChangedSinceRead" in error
+    assert "# typed since" in agent.ok("read", path="a.py")
+    agent.ok("edit", path="a.py", old="return 2", new="return 8")
+    assert buffers.texts[target.resolve()] == "def f():\n    return 8  # typed since\n"

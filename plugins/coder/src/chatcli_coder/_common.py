@@ -293,18 +293,22 @@ def forget(context: ToolContext, target: Path) -> None:
 
 
 def check_read(context: ToolContext, target: Path, shown: str, data: bytes) -> None:
-    """Refuse to change ``target`` unless the model read it and it is unchanged since."""
+    """Refuse to change ``target`` unless the model read it and it is unchanged since:
+    ``data`` (its content now, through ``context.files``) is what was read (size and time for a
+    file too large to hash)."""
     with _seen_lock:
         stamp = _book(context).files.get(target)
     if stamp is None:
         raise NotReadYet(
             f"'{shown}' has not been read in this conversation (a resumed conversation starts "
             "with nothing read): read it first with the read tool, then edit it")
-    info = target.stat()
-    if (info.st_size, info.st_mtime_ns) == (stamp.size, stamp.mtime_ns):
-        return
-    if stamp.digest is not None and stamp.digest == _digest(data):
-        return  # touched, not changed
+    if stamp.digest is not None:  # the text as read (an editor's buffer may change alone)
+        if stamp.digest == _digest(data):
+            return  # touched, not changed
+    else:  # a file too large to hash
+        info = target.stat()
+        if (info.st_size, info.st_mtime_ns) == (stamp.size, stamp.mtime_ns):
+            return
     raise ChangedSinceRead(
         f"'{shown}' changed on disk since you read it (by the user, a command or another "
         "tool): read it again first, then edit the current text")
