@@ -82,7 +82,8 @@ def _run(ctx: click.Context, host: str, port: int, port_file: Path | None, cert:
 
     hub = Hub(plugin_host, settings,
               idle_seconds=float(settings_int(table, "idle_seconds", 900)),
-              replay_events=settings_int(table, "replay_events", 20_000))
+              replay_events=settings_int(table, "replay_events", 20_000),
+              approval_timeout=float(settings_int(table, "approval_timeout", 600)))
     app = build_app(hub, catalog, plugin_host, store, Limits.from_table(table))
     sock = _bind(host, port)
     try:
@@ -119,6 +120,7 @@ def _serve(app: Any, sock: socket.socket, host: str, port_file: Path | None, cer
     config = uvicorn.Config(
         app, ssl_certfile=str(cert) if cert else None, ssl_keyfile=str(key) if key else None,
         limit_concurrency=max_connections, log_level="warning", access_log=False,
+        server_header=False,
         timeout_graceful_shutdown=3, lifespan="off")
     try:
         config.load()  # reads the certificate now: a bad file is one line, not a traceback
