@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import chatcli_agent.permissions.plugin as permissions_plugin
 import chatcli_context.cost.plugin as cost_plugin
 import chatcli_provider_openai.plugin as openai_plugin
 import chatcli_remote.hub as hub_module
@@ -309,7 +310,8 @@ def test_an_approval_allowed_from_another_thread_runs_the_tool(
     assert data["args"] == {"path": "n.txt", "text": "hello"}
     assert "+hello" in str(data["preview"])
     assert data["options"] == ["once", "session", "no"]
-    assert live.snapshot()["questions"][0]["qid"] == data["qid"]  # type: ignore[index]
+    questions: Any = live.snapshot()["questions"]
+    assert questions[0]["qid"] == data["qid"]
     answering = threading.Thread(
         target=lambda: live.answer(str(data["qid"]), allow=True, by="alice"))
     answering.start()
@@ -755,3 +757,46 @@ def test_a_fork_goes_on_under_the_new_id_after_a_reset(
     finally:
         forking.close()
         sessions_plugin.close_stores()
+
+
+def test_rewind_asks_through_a_question_and_logs_the_head_move(
+        openai_server: OpenAIServer, workspace: Path) -> None:
+    rewinding = make_hub(openai_server, sessions_plugin)
+    try:
+        openai_server.script(Reply(text="one"), Reply(text="two"))
+        live = rewinding.open(None, workspace)
+        turn(live, "first")
+        turn(live, "second")
+        started = live.run_command("/rewind")
+        question = wait_for(live, "question", before(started))
+        assert question.data["title"] == "Rewind to before which message?"
+        options: Any = question.data["options"]
+        assert [str(o).split("  ", 1)[1] for o in options] == ["second", "first"]
+        live.choose(str(question.data["qid"]), 0, by="dave")
+        rest = collect(live, question.id)
+        log = next(e for e in rest if e.kind == "log")
+        assert log.data["reason"] == "rewind"
+        assert next(e for e in rest if e.kind == "prefill").data == {"text": "second"}
+        assert "Rewound to before" in "".join(
+            str(e.data["text"]) for e in rest if e.kind == "output")
+        messages: Any = live.snapshot()["messages"]
+        assert [m["text"] for m in messages] == ["first", "one"]
+        undone = collect(live, before(live.run_command("/rewind undo")))
+        assert next(e for e in undone if e.kind == "log").data["reason"] == "undo"
+    finally:
+        rewinding.close()
+        sessions_plugin.close_stores()
+
+
+def test_permissions_switches_the_mode_and_the_status_says_so(
+        openai_server: OpenAIServer, workspace: Path) -> None:
+    guarded = make_hub(openai_server, permissions_plugin)
+    try:
+        live = guarded.open(None, workspace)
+        events = collect(live, before(live.run_command("/permissions plan")))
+        assert "plan" in "".join(str(e.data["text"]) for e in events if e.kind == "output")
+        status = next(e for e in events if e.kind == "status")
+        items: Any = status.data["items"]
+        assert any("plan" in str(item) for item in items)
+    finally:
+        guarded.close()
