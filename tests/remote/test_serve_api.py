@@ -17,7 +17,7 @@ from typing import Any
 
 import httpx
 import pytest
-from chatcli_testing import OpenAIServer, Reply, ToolCall
+from chatcli_testing import Fault, OpenAIServer, Reply, ToolCall
 from process_support import CHATCLI
 from remote_support import FAKE_KEY, Frame, ServeProcess, create_token, frames, until
 
@@ -142,6 +142,19 @@ def test_sessions_are_created_listed_exported_and_deleted(
         assert client.get("/api/sessions").json()["sessions"] == []
 
 
+def test_a_provider_error_ends_the_turn_with_one_line_and_no_key(
+        server: ServeProcess, token: str, wire: OpenAIServer) -> None:
+    wire.script(Fault(status=401, message=f"Incorrect API key provided: {FAKE_KEY}"))
+    with server.client(token) as client:
+        sid = _open(client)
+        done = _turn(client, sid, "hello")[-1]
+        assert done.event == "done" and done.data["stop_reason"] == "error"
+        line = str(done.data["error_line"])
+        assert "\n" not in line and line
+        assert not client.get(f"/api/sessions/{sid}").json()["running"]
+    # the server fixture then checks that no body or header ever held the key
+
+
 def _watch(server: ServeProcess, token: str, sid: str, out: list[Frame],
            ready: threading.Event, **headers: str) -> None:
     with server.client(token) as client, client.stream(
@@ -251,6 +264,32 @@ def test_a_slash_command_streams_its_output_until_done(
                                                                   "width": 5}), 400)
         _error(client.get("/api/sessions/no-such-session"), 404)
         _error(client.get("/api/sessions/..%2f..%2fetc"), 404)
+
+
+def test_a_commands_menu_is_answered_by_another_client(
+        server: ServeProcess, token: str, wire: OpenAIServer) -> None:
+    wire.script(Reply(text="first answer"), Reply(text="second answer"))
+    with server.client(token) as client, server.client(token) as other:
+        sid = _open(client)
+        _turn(client, sid, "first question")
+        _turn(client, sid, "second question")
+        with client.stream("POST", f"/api/sessions/{sid}/commands",
+                           json={"line": "/rewind"}) as r:
+            stream = frames(r.iter_lines())
+            question = until(stream, "question")[-1]
+            assert len(question.data["options"]) == 2
+            qid = question.data["qid"]
+            pick = next(i for i, label in enumerate(question.data["options"])
+                        if "second question" in label)
+            _error(other.post(f"/api/sessions/{sid}/questions/{qid}", json={"choice": "1"}), 400)
+            answered = other.post(f"/api/sessions/{sid}/questions/{qid}", json={"choice": pick})
+            assert answered.status_code == 204, answered.text
+            rest = until(stream)
+        assert {"qid": qid, "by": "tests", "choice": pick}.items() <= next(
+            f.data for f in rest if f.event == "answered").items()
+        assert "log" in [f.event for f in rest]
+        messages = json.dumps(client.get(f"/api/sessions/{sid}").json()["messages"])
+        assert "first answer" in messages and "second question" not in messages
 
 
 def test_sigint_stops_the_server_cleanly_while_a_watcher_streams(
