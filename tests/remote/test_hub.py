@@ -800,3 +800,54 @@ def test_permissions_switches_the_mode_and_the_status_says_so(
         assert any("plan" in str(item) for item in items)
     finally:
         guarded.close()
+
+
+def state(event: Event) -> str:
+    """The first item's state of a ``progress`` event ("" for other events)."""
+    items: Any = event.data.get("items") or [{"state": ""}]
+    return str(items[0]["state"])
+
+
+class Board:
+    """A worker board: ``wait_workers`` runs until the hub has looked at the board while the
+    call runs, then the worker is done."""
+
+    def __init__(self) -> None:
+        self.state = "running"
+        self.looked = threading.Event()
+
+    @hookimpl(optionalhook=True)
+    def progress_items(self, conversation: Any) -> list[Any]:
+        if self.state == "running":
+            self.looked.set()
+        return [Item(id="w1", title="explore: the tests", state=self.state)]
+
+    @hookimpl
+    def register_tools(self, register: Callable[[Tool], None]) -> None:
+        def wait(args: Any, context: Any) -> str:
+            assert self.looked.wait(PATIENCE)
+            self.state = "done"
+            return "the workers are done"
+
+        register(Tool(name="wait_workers", description="wait", run=wait,
+                      parameters={"type": "object", "properties": {}}))
+
+
+def test_progress_changes_are_sent_while_a_tool_call_runs(
+        openai_server: OpenAIServer, workspace: Path) -> None:
+    watched = make_hub(openai_server, Board(), progress_every=0.02)
+    try:
+        openai_server.script(Reply(tool_calls=[ToolCall("wait_workers", {})]),
+                             Reply(text="all done"))
+        live = watched.open(None, workspace)
+        events = turn(live, "delegate")
+        shown = [(e.kind, state(e)) for e in events
+                 if e.kind in ("tool_started", "tool_finished", "progress")]
+        # "running" was sent while the call ran; "done" (seen by the watcher or after the
+        # call) ends the list
+        assert shown[:2] == [("tool_started", ""), ("progress", "running")]
+        assert ("tool_finished", "") in shown and shown[-1] == ("progress", "done")
+        assert [s for k, s in shown if k == "progress"] in (["running", "done"],
+                                                             ["running", "done", "done"])
+    finally:
+        watched.close()

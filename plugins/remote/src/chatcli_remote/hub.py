@@ -208,6 +208,8 @@ class LiveSession:
         self._previews: dict[str, str | None] = {}
         #: the calls running now (a tool's live output names the call when one runs alone)
         self._running_calls: list[str] = []
+        #: the items of the last ``progress`` event
+        self._last_progress: list[dict[str, object]] | None = None
         self.last_active = time.monotonic()
         options = SessionOptions(resume=session_id) if session_id else SessionOptions()
         self.session: Session = Session(
@@ -411,6 +413,10 @@ class LiveSession:
         if prompt is not None:
             self.emit("user", {"text": prompt.text})
         finished: Any = None
+        stop = threading.Event()
+        if has_progress(self.hub.host):
+            threading.Thread(target=self._watch_progress, args=(stop,), daemon=True,
+                             name=f"chatcli-progress-{self.id}").start()
         try:
             for event in self.session.run(prompt, cancel):
                 if isinstance(event, TurnFinished):
@@ -433,6 +439,7 @@ class LiveSession:
         except Exception as err:  # a plugin's failure must not end the server
             return None, f"{type(err).__name__}: {(str(err).splitlines() or [''])[0]}"
         finally:
+            stop.set()
             with self._lock:
                 self._running_calls.clear()
         if finished is None:
@@ -464,11 +471,27 @@ class LiveSession:
         self._previews[call.id] = preview
         return preview
 
-    def _emit_progress(self) -> None:
-        """A ``progress`` event from the plugins implementing ``progress_items``, if any."""
+    def _emit_progress(self, only_changed: bool = False) -> None:
+        """A ``progress`` event from the plugins implementing ``progress_items``, if any
+        (``only_changed``: unless the items are those of the last one)."""
         items = progress_items(self.hub.host, self.session)
-        if items is not None:
+        if items is None:
+            return
+        with self._lock:
+            if only_changed and items == self._last_progress:
+                return
+            self._last_progress = items
             self.emit("progress", {"items": items})
+
+    def _watch_progress(self, stop: threading.Event) -> None:
+        """(Its own thread, while a turn runs.) While a tool call runs — a delegation waits
+        for its workers — a ``progress`` event whenever the items change, checked every
+        :attr:`Hub.progress_every` seconds."""
+        while not stop.wait(self.hub.progress_every):
+            with self._lock:
+                busy = bool(self._running_calls)
+            if busy:
+                self._emit_progress(only_changed=True)
 
     def _emit_status(self) -> None:
         """A ``status`` event: the model, then what plugins say (``status_items``)."""
@@ -682,12 +705,18 @@ class LiveSession:
         return self._closed
 
 
+def has_progress(host: PluginHost) -> bool:
+    """Whether a plugin implements ``progress_items``."""
+    hook = getattr(host.hook, "progress_items", None)
+    return hook is not None and bool(hook.get_hookimpls())
+
+
 def progress_items(host: PluginHost, session: Session) -> list[dict[str, object]] | None:
     """What the plugins implementing ``progress_items`` say the session is busy with (their
     lists joined), as ``{id, title, state}`` dicts; None when no plugin implements it."""
-    hook = getattr(host.hook, "progress_items", None)
-    if hook is None or not hook.get_hookimpls():
+    if not has_progress(host):
         return None
+    hook = host.hook.progress_items
     try:
         results = hook(conversation=session.conversation) or []
     except Exception:  # a display never fails the turn
@@ -780,15 +809,20 @@ class Hub:
         log is on disk already: chatcli-sessions appends as it goes).
     :param replay_events: how many events each session's log keeps for replays.
     :param approval_timeout: seconds an approval or menu waits for an answer (then denied).
+    :param progress_every: seconds between two looks at ``progress_items`` while a tool call
+        runs (a ``progress`` event when the items changed).
     """
 
     def __init__(self, host: PluginHost, settings: Settings, *, idle_seconds: float = 900,
-                 replay_events: int = 20_000, approval_timeout: float = 600) -> None:
+                 replay_events: int = 20_000, approval_timeout: float = 600,
+                 progress_every: float = 1.0) -> None:
         self.host = host
         self.settings = settings
         self.idle_seconds = idle_seconds
         self.replay_events = replay_events
         self.approval_timeout = approval_timeout
+        #: seconds between two looks at ``progress_items`` while a tool call runs
+        self.progress_every = progress_every
         #: when this hub started, in base 36 (the first part of every event id)
         self.boot = base36(time.time_ns() // 1_000_000)
         self._sessions: dict[str, LiveSession] = {}
