@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from acp import PROTOCOL_VERSION, spawn_agent_process, text_block
+from acp import PROTOCOL_VERSION, RequestError, spawn_agent_process, text_block
 from acp.schema import (
     AgentMessageChunk,
     AgentPlanUpdate,
@@ -102,13 +102,14 @@ Scenario = Callable[[Any, RecordingClient], Awaitable[None]]
 
 
 def drive(workspace: Path, env: dict[str, str], client: RecordingClient, scenario: Scenario,
-          *, fs: bool = True) -> None:
-    """Start ``chatcli acp`` in ``workspace``, initialize (offering the file system when
-    ``fs``) and run ``scenario(conn, client)``."""
+          *, fs: bool = True, flags: tuple[str, ...] = ()) -> None:
+    """Start ``chatcli [flags] acp`` in ``workspace``, initialize (offering the file system
+    when ``fs``) and run ``scenario(conn, client)``."""
 
     async def main() -> None:
         async with spawn_agent_process(lambda _agent: client, sys.executable, "-m",
-                                       "chatcli_cli", "acp", env=env, cwd=workspace) as (
+                                       "chatcli_cli", *flags, "acp", env=env,
+                                       cwd=workspace) as (
                 conn, _process):
             await conn.initialize(
                 protocol_version=PROTOCOL_VERSION,
@@ -162,8 +163,9 @@ def test_a_prompt_streams_message_chunks_and_ends_the_turn(
         seen["answer"] = await conn.prompt(session_id=session.session_id,
                                            prompt=[text_block("say hello")])
 
-    drive(project, env, client, scenario)
+    drive(project, env, client, scenario, flags=("--model", "model-from-the-flag"))
     assert seen["answer"].stop_reason == "end_turn"
+    assert wire.requests[-1].json["model"] == "model-from-the-flag"
     chunks = client.of(AgentMessageChunk)
     assert len(chunks) > 1  # streamed, not sent whole
     assert client.text() == "Hello from the wire server."
@@ -174,6 +176,20 @@ def test_a_prompt_streams_message_chunks_and_ends_the_turn(
     commands = client.of(AvailableCommandsUpdate)
     names = {c.name for c in commands[0].available_commands}
     assert {"permissions", "cost"} <= names
+
+
+def test_a_session_that_cannot_open_is_an_error_with_chatclis_line(
+        project: Path, env: dict[str, str]) -> None:
+    seen: dict[str, Any] = {}
+
+    async def scenario(conn: Any, client: RecordingClient) -> None:
+        with pytest.raises(RequestError) as raised:
+            await conn.load_session(cwd=str(project), session_id="s_nosuchsession",
+                                    mcp_servers=[])
+        seen["error"] = raised.value
+
+    drive(project, env, RecordingClient(), scenario)
+    assert "s_nosuchsession" in json.dumps(seen["error"].data)
 
 
 def _edit_script(wire: OpenAIServer) -> None:
@@ -318,13 +334,35 @@ def test_a_prompt_naming_a_slash_command_runs_it(
     assert wire.requests == []  # no model call
 
 
+def _chatcli(project: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    done = subprocess.run([str(CHATCLI), *args], cwd=project, env=env, capture_output=True,
+                          text=True, timeout=60, stdin=subprocess.DEVNULL)
+    assert done.returncode == 0, done.stderr
+    return done
+
+
+def test_a_command_that_asks_for_a_choice_asks_the_editor(
+        project: Path, env: dict[str, str], wire: OpenAIServer) -> None:
+    wire.script(Reply(text="ANSWER-ONE"))
+    _chatcli(project, env, "-p", "QUESTION-ONE")
+    [listed] = json.loads(_chatcli(project, env, "sessions", "list", "--json").stdout)
+    client = RecordingClient(answers=["0"])
+
+    async def scenario(conn: Any, client: RecordingClient) -> None:
+        session = await conn.new_session(cwd=str(project), mcp_servers=[])
+        await conn.prompt(session_id=session.session_id, prompt=[text_block("/session load")])
+
+    drive(project, env, client, scenario)
+    [(asked, options)] = client.permissions
+    assert asked.title == "Load which session?"
+    assert "QUESTION-ONE" in options[0].name
+    assert f"Loaded session {listed['id']}" in client.text()
+
+
 def test_a_session_goes_from_chatcli_p_to_the_editor_and_back(
         project: Path, env: dict[str, str], wire: OpenAIServer) -> None:
     def chatcli(*args: str) -> subprocess.CompletedProcess[str]:
-        done = subprocess.run([str(CHATCLI), *args], cwd=project, env=env, capture_output=True,
-                              text=True, timeout=60, stdin=subprocess.DEVNULL)
-        assert done.returncode == 0, done.stderr
-        return done
+        return _chatcli(project, env, *args)
 
     wire.script(Reply(text="ANSWER-ONE"))
     chatcli("-p", "QUESTION-ONE")
@@ -391,3 +429,25 @@ def test_workers_are_shown_as_a_plan(
     assert "greet the user" in entry.content
     assert entry.status == "completed"
     assert client.text().endswith("The worker said hi.")
+
+
+def test_a_workers_question_is_asked_in_the_editor(
+        project: Path, env: dict[str, str], wire: OpenAIServer) -> None:
+    wire.script(Reply(tool_calls=[ToolCall("delegate", {
+        "agent": "general", "task": "write out.txt", "description": "write a file"})]),
+        Reply(tool_calls=[ToolCall("write", {"path": "out.txt", "content": "from the worker\n"})]),
+        Reply(text="Wrote it."), Reply(text="The worker wrote out.txt."))
+    client = RecordingClient(answers=["once"])
+
+    async def scenario(conn: Any, client: RecordingClient) -> None:
+        session = await conn.new_session(cwd=str(project), mcp_servers=[])
+        await conn.prompt(session_id=session.session_id, prompt=[text_block("delegate it")])
+
+    drive(project, env, client, scenario)
+    [(asked, _options)] = client.permissions
+    assert asked.title == "write out.txt"
+    assert (project / "out.txt").read_text(encoding="utf-8") == "from the worker\n"
+    closing = [u.status for u in client.of(ToolCallProgress)
+               if u.tool_call_id == asked.tool_call_id and u.status]
+    assert closing[-1] == "completed"
+    assert client.text().endswith("The worker wrote out.txt.")

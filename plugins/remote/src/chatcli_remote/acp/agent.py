@@ -68,10 +68,12 @@ class ChatcliAgent:
     """chatcli as an ACP agent (one per ``chatcli acp`` process).
 
     :param host: the plugin host of the ``chatcli`` command line (plugins loaded).
+    :param flags: the root command's ``--provider``/``--model``/``--system`` given.
     """
 
-    def __init__(self, host: PluginHost) -> None:
+    def __init__(self, host: PluginHost, flags: dict[str, Any] | None = None) -> None:
         self.host = host
+        self.flags = dict(flags or {})
         self.conn: Client | None = None
         self.sessions: dict[str, LiveSession] = {}
         self.read_files = False
@@ -137,15 +139,21 @@ class ChatcliAgent:
         outbox = Outbox(loop)
         files = None
         try:
-            settings = await loop.run_in_executor(None, lambda: load_settings(cwd=workspace))
+            settings = await loop.run_in_executor(
+                None, lambda: load_settings(self.flags, cwd=workspace))
             live_id = resume or ""
             if self.read_files or self.write_files:
                 files = ClientFiles(self.conn, outbox, live_id, read=self.read_files,
                                     write=self.write_files)
             live = LiveSession(self.conn, outbox, self.host, settings,
-                               SessionOptions(resume=resume), workspace, files)
-            await loop.run_in_executor(live.worker, live.open)
+                               SessionOptions(resume=resume, provider=self.flags.get("provider"),
+                                              model=self.flags.get("model")), workspace, files)
         except ChatcliError as err:
+            raise RequestError.invalid_params({"message": _line(err)}) from None
+        try:
+            await loop.run_in_executor(live.worker, live.open)
+        except ChatcliError as err:  # no such session, no provider or key…: the CLI's line
+            live.worker.shutdown(wait=False)
             raise RequestError.invalid_params({"message": _line(err)}) from None
         if files is not None:
             files.session_id = live.id

@@ -29,7 +29,7 @@ def _protocol_stdout() -> IO[bytes]:
     return private
 
 
-async def _serve(host: PluginHost, out: IO[bytes]) -> None:
+async def _serve(host: PluginHost, out: IO[bytes], flags: dict[str, Any]) -> None:
     from acp import run_agent
 
     from chatcli_remote.acp.agent import ChatcliAgent
@@ -41,7 +41,7 @@ async def _serve(host: PluginHost, out: IO[bytes]) -> None:
     transport, writer_protocol = await loop.connect_write_pipe(asyncio.streams.FlowControlMixin,
                                                                out)
     writer = asyncio.StreamWriter(transport, writer_protocol, None, loop)
-    agent = ChatcliAgent(host)
+    agent = ChatcliAgent(host, flags)
     try:
         await run_agent(cast(Any, agent), writer, reader)
     finally:
@@ -55,14 +55,17 @@ def acp(ctx: click.Context) -> None:
 
     The editor starts `chatcli acp` and speaks JSON-RPC with it: sessions (new ones, or
     chatcli's own, loaded), prompts, tool calls with diffs, approvals, permission modes and
-    slash commands. Diagnostics go to stderr.
+    slash commands. Diagnostics go to stderr. `chatcli --provider P --model M acp` answers
+    with that model.
     """
     from chatcli import cli_host
 
     host = cli_host(ctx)
+    root = ctx.find_root().params  # `chatcli --model M acp`: the root's flags apply
+    flags = {key: root[key] for key in ("provider", "model", "system") if root.get(key)}
     out = _protocol_stdout()
     try:
-        asyncio.run(_serve(host, out))
+        asyncio.run(_serve(host, out, flags))
     except KeyboardInterrupt:
         pass
     finally:

@@ -77,6 +77,8 @@ MODES: dict[str, tuple[str, str]] = {
 WIDTH = 100
 #: the most output lines a running command keeps in its tool call
 OUTPUT_LINES = 200
+#: the name of the threads turns run on
+TURN_THREAD = "chatcli-acp-turn"
 #: seconds between two looks at ``progress_items`` while a turn runs
 PROGRESS_SECONDS = 1.0
 
@@ -101,7 +103,7 @@ class LiveSession(ChatApp):
         self.outbox = outbox
         self.host = host
         self.files = files
-        self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="chatcli-acp-turn")
+        self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix=TURN_THREAD)
         self.cancel_event = threading.Event()
         self.running = False
         self.id = ""
@@ -408,10 +410,28 @@ class LiveSession(ChatApp):
             return Approval(False, reason=f"the editor did not answer ({err})")
         outcome = answer.outcome
         if not isinstance(outcome, AllowedOutcome) or outcome.option_id == "no":
-            return Approval(False)
-        if outcome.option_id == "always":
-            return Approval(True, "always" if verdict.rule else "session")
-        return Approval(True)
+            approval = Approval(False)
+        elif outcome.option_id == "always":
+            approval = Approval(True, "always" if verdict.rule else "session")
+        else:
+            approval = Approval(True)
+        if not self._own_call(call):
+            # a worker's call (chatcli-subagents): its run is not in this turn's events, so
+            # the question's card is closed here, with the answer
+            self._diffs.pop(call.id, None)
+            self._send(update_tool_call(call.id, status="completed" if approval.allow
+                                        else "failed"))
+        return approval
+
+    def _own_call(self, call: ToolCallPart) -> bool:
+        """Whether ``call`` is one of the session's own answer (not a worker's)."""
+        from chatcli import Role
+
+        try:
+            answer = self.session.conversation.last(Role.ASSISTANT)
+        except Exception:
+            return True
+        return answer is None or any(c.id == call.id for c in answer.tool_calls)
 
     # ------------------------------------------------------------------ modes
 
