@@ -8,7 +8,9 @@ slow part runs the real command line against a real server process (tests/remote
 from __future__ import annotations
 
 import subprocess
+import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from chatcli import (
@@ -25,7 +27,7 @@ from chatcli import (
 from chatcli_remote.client import RemoteTarget, check_url
 from chatcli_remote.client_events import Output, Translator, error_from, mirror
 from chatcli_remote.client_sse import SseEvent, decode
-from chatcli_testing import Reply, ToolCall
+from chatcli_testing import Fault, Reply, ToolCall
 from process_support import CHATCLI, process_env
 
 # ---------------------------------------------------------------------- SSE, as the client reads it
@@ -293,25 +295,34 @@ def test_a_server_that_is_not_there_is_one_line(home, wire):
 # ---------------------------------------------------------------------- the chat, in a terminal
 
 
-@pytest.mark.terminal
-def test_the_chat_against_the_server_answers_and_runs_commands_there(home, server, token, wire):
+def chat(home: Path, url: str, token: str) -> Any:
+    """``chatcli --remote URL`` in a tmux terminal, once its input line is there."""
     from repl.terminal import Terminal, have_tmux
 
     if not have_tmux():
-        pytest.skip("tmux is not installed")
-    wire.script(Reply(text="Hello from afar.", usage={"input_tokens": 1200, "output_tokens": 34}))
+        pytest.skip("tmux is not installed: the chat is driven in a real terminal")
     env = client_env(home, token, TERM="xterm-256color")
     keep = ("CHATCLI_CONFIG_DIR", "CHATCLI_DATA_DIR", "CHATCLI_CACHE_DIR", "CHATCLI_REMOTE_TOKEN",
             "HOME", "PATH", "TERM")
     folder = home / "client" / "work"
     folder.mkdir(parents=True, exist_ok=True)
-    terminal = Terminal(f"{CHATCLI} --remote {server.url}", {k: env[k] for k in keep},
-                        cwd=folder)
+    terminal = Terminal(f"{CHATCLI} --remote {url}", {k: env[k] for k in keep}, cwd=folder)
     try:
-        screen = terminal.wait_for("›", timeout=30)
-        assert "openai/gpt-test" in screen  # the server's model, in the greeting
+        terminal.wait_for("›", timeout=30)
+    except BaseException:
+        terminal.close()
+        raise
+    return terminal
+
+
+@pytest.mark.terminal
+def test_the_chat_against_the_server_answers_and_runs_commands_there(home, server, token, wire):
+    wire.script(Reply(text="Hello from afar.", usage={"input_tokens": 1200, "output_tokens": 34}))
+    terminal = chat(home, server.url, token)
+    try:
+        assert "openai/gpt-test" in terminal.screen()  # the server's model, in the greeting
         terminal.type("say hello")
-        screen = terminal.wait_for("Hello from afar.", timeout=30)
+        terminal.wait_for("Hello from afar.", timeout=30)
         terminal.wait_for(lambda s: "1,200 in" in s, timeout=30)  # the turn's footer
         terminal.type("/cost")
         # the server's spend table: the turn above, counted there
@@ -322,5 +333,36 @@ def test_the_chat_against_the_server_answers_and_runs_commands_there(home, serve
         assert wire.requests[0].json["messages"][-1]["content"] == "say hello"
         terminal.type("/exit")
         terminal.wait_for("EXIT=0", timeout=30)
+    finally:
+        terminal.close()
+
+
+@pytest.mark.terminal
+def test_the_chats_approval_menu_answers_the_servers_question(home, server, token, wire, root):
+    write = ToolCall("write", {"path": "menu.txt", "content": "from the menu\n"})
+    wire.script(Reply(text="I will write it.", tool_calls=[write]), Reply(text="wrote it"))
+    terminal = chat(home, server.url, token)
+    try:
+        terminal.type("write menu.txt")
+        terminal.wait_for("1. yes, once", timeout=30)
+        time.sleep(0.4)  # (keys within 250 ms of the question are taken as typed before it)
+        terminal.send("Enter")  # the first option: yes, once
+        terminal.wait_for("wrote it", timeout=30)
+        assert (root / "menu.txt").read_text() == "from the menu\n"
+    finally:
+        terminal.close()
+
+
+@pytest.mark.terminal
+def test_ctrl_c_in_the_chat_stops_the_servers_turn(home, server, token, wire):
+    wire.script(Fault(stall=30), Reply(text="second answer"))
+    terminal = chat(home, server.url, token)
+    try:
+        terminal.type("first question")
+        terminal.wait_for("thinking…", timeout=30)
+        terminal.send("C-c")
+        terminal.wait_for("⏹ stopped before any answer arrived", timeout=15)
+        terminal.type("/retry")
+        terminal.wait_for("second answer", timeout=30)
     finally:
         terminal.close()
