@@ -38,6 +38,7 @@ from chatcli import (
 )
 from chatcli_remote import catalog
 from chatcli_remote.hub import Event, Hub, LiveSession, QuestionClosed, TurnBusy
+from chatcli_remote.wire import make_event
 from chatcli_testing import Fault, OpenAIServer, Reply, ToolCall
 from pydantic import BaseModel
 
@@ -851,3 +852,21 @@ def test_progress_changes_are_sent_while_a_tool_call_runs(
                                                              ["running", "done", "done"])
     finally:
         watched.close()
+
+
+def test_a_coloured_console_sends_ansi_and_says_so(hub: Hub, workspace: Path) -> None:
+    live = hub.open(None, workspace)
+    events = collect(live, before(live.run_command("/cots", width=60, color=True)))
+    output = next(e for e in events if e.kind == "output")
+    assert output.data["ansi"] is True and "\x1b[" in str(output.data["text"])
+
+
+def test_an_sse_frame_is_one_data_line_whatever_the_text_holds() -> None:
+    event = make_event("b-7", "text", {"delta": "two\nlines\r\nand\u2028more\x85"})
+    frame = event.sse().decode()
+    assert frame.count("\n") == 4 and frame.endswith("\n\n")
+    assert len(frame.splitlines()) == 4  # no character a line splitter breaks on
+    lines = frame.split("\n")
+    assert lines[:2] == ["id: b-7", "event: text"]
+    assert json.loads(lines[2].removeprefix("data: ")) == {
+        "delta": "two\nlines\r\nand\u2028more\x85"}

@@ -30,6 +30,8 @@ __all__ = [
 
 #: The most characters of a tool result an event carries (the model got it whole).
 CONTENT_LIMIT = 4_096
+#: What JSON leaves raw that a line splitter may break on: written as \\uXXXX escapes.
+_LINE_ENDS = {ord(ch): f"\\u{ord(ch):04x}" for ch in "\x85\u2028\u2029"}
 #: Arguments longer than this (as JSON) are cut in ``approval`` and ``tool_started`` events.
 ARGS_LIMIT = 16_384
 
@@ -47,6 +49,8 @@ class Event:
 
     def __post_init__(self) -> None:
         payload = json.dumps(self.data, ensure_ascii=False, separators=(",", ":"), default=str)
+        # characters some readers take for line ends (Python's splitlines) stay escaped
+        payload = payload.translate(_LINE_ENDS)
         frame = f"id: {self.id}\nevent: {self.kind}\ndata: {payload}\n\n".encode()
         object.__setattr__(self, "_frame", frame)
 
