@@ -870,3 +870,24 @@ def test_an_sse_frame_is_one_data_line_whatever_the_text_holds() -> None:
     assert lines[:2] == ["id: b-7", "event: text"]
     assert json.loads(lines[2].removeprefix("data: ")) == {
         "delta": "two\nlines\r\nand\u2028more\x85"}
+
+
+def test_subscribers_on_event_loops_of_their_own_threads_see_the_same_events(
+        hub: Hub, openai_server: OpenAIServer, workspace: Path) -> None:
+    openai_server.script(Reply(text="a fairly long answer, streamed two by two", chunk_size=2))
+    live = hub.open(None, workspace)
+    results: list[list[str]] = [[], [], []]
+
+    def watch(index: int) -> None:
+        results[index] = [e.id for e in asyncio.run(_collect(live, None))]
+
+    threads = [threading.Thread(target=watch, args=(i,)) for i in range(3)]
+    for thread in threads:
+        thread.start()
+    while live.subscribers < 3:
+        threading.Event().wait(0.01)
+    live.start_turn("go")
+    for thread in threads:
+        thread.join(PATIENCE)
+    assert results[0] and results[0] == results[1] == results[2]
+    assert live.events_after(None)[0][-1].id == results[0][-1]
