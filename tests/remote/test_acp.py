@@ -314,6 +314,9 @@ def test_session_modes_are_chatcli_permission_modes(
     drive(project, env, client, scenario)
     assert client.permissions == []
     assert (project / "new.txt").read_text(encoding="utf-8") == "x\n"
+    [start] = client.of(ToolCallStart)  # an edit that is not asked about still shows its diff
+    assert [(c.path, c.old_text, c.new_text) for c in start.content] == [
+        (str(project / "new.txt"), None, "x\n")]
     assert [u.current_mode_id for u in client.of(CurrentModeUpdate)] == ["accept-edits"]
 
 
