@@ -381,7 +381,8 @@ def test_malformed_and_oversized_bodies(server: ServeProcess, token: str) -> Non
         _error(client.post(f"/api/sessions/{sid}/messages", content=chunks()), 413)
         assert client.get(f"/api/sessions/{sid}").status_code == 200
         _error(client.get("/api/nothing"), 404)
-        _error(client.put("/api/sessions"), 405)
+        assert set(_error(client.put("/api/sessions"), 405) and client.put(
+            "/api/sessions").headers["allow"].replace(" ", "").split(",")) >= {"GET", "POST"}
 
 
 def test_the_rate_limit_answers_429_with_retry_after(
@@ -396,6 +397,10 @@ def test_the_rate_limit_answers_429_with_retry_after(
             limited = client.get("/api/commands")
             assert "Retry-After" in _error(limited, 429)
             assert int(limited.headers["retry-after"]) >= 1
+        with server.client("ccs_guess") as guesser:  # guesses are limited by address
+            codes = [guesser.get("/api/commands").status_code for _ in range(3)]
+            assert codes == [401, 401, 401]
+            assert _error(guesser.get("/api/commands"), 429)
     finally:
         server.stop()
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import re
 import sys
 import traceback
@@ -144,6 +145,14 @@ class Api:
                 self.limiter.check(token.id)
                 return await handler(request, token)
             except ApiError as err:
+                if err.status == 401:  # guesses are rate-limited too, by address
+                    address = request.client.host if request.client else ""
+                    wait = self.limiter.take(f"address {address}")
+                    if wait > 0:
+                        return ApiError(
+                            429, "RateLimited", "too many requests without a valid token from "
+                            "this address — wait (Retry-After), then send a valid token",
+                            headers={"Retry-After": str(max(1, math.ceil(wait)))}).response()
                 return err.response()
             except ChatcliError as err:
                 return ApiError.from_chatcli(_chatcli_status(err), err).response()
@@ -269,7 +278,8 @@ class Api:
     def _stream(self, events: AsyncIterator[bytes]) -> Response:
         from sse_starlette import EventSourceResponse
 
-        return EventSourceResponse(events, ping=15, headers=_SSE_HEADERS)
+        # a client that stops reading is let go after a minute (the turn goes on regardless)
+        return EventSourceResponse(events, ping=15, headers=_SSE_HEADERS, send_timeout=60)
 
     async def _turn_events(self, live: Any, first: str) -> AsyncIterator[bytes]:
         """The turn's events, from ``first`` (its ``turn_started``) to its ``done``."""
@@ -430,7 +440,9 @@ async def _http_error(request: Request, exc: Exception) -> Response:
     kind, message = _STATUS_TEXT.get(status, ("HTTPError", "the request failed"))
     if isinstance(exc, ApiError):
         return exc.response()
-    return error_response(status, kind, message)
+    headers = dict(exc.headers or {}) if isinstance(exc, HTTPException) else {}
+    return error_response(status, kind, message, {k: v for k, v in headers.items()
+                                                  if k.lower() == "allow"})
 
 
 async def _api_error(request: Request, exc: Exception) -> Response:
@@ -443,6 +455,15 @@ async def _server_error(request: Request, exc: Exception) -> Response:
     return error_response(500, "InternalError", "the server failed on this request — see its log")
 
 
+def _by_method(path: str, **endpoints: Callable[[Request], Awaitable[Response]]) -> Route:
+    """One route for a path served by several methods (so a 405 lists them all in Allow)."""
+
+    async def endpoint(request: Request) -> Response:
+        return await endpoints[request.method if request.method != "HEAD" else "GET"](request)
+
+    return Route(path, endpoint, methods=list(endpoints))
+
+
 def routes(api: Api) -> list[BaseRoute]:
     """Every route of the server (``tests/remote`` keeps ``openapi.json`` equal to them)."""
     a = api.authed
@@ -452,10 +473,8 @@ def routes(api: Api) -> list[BaseRoute]:
         Route("/openapi.json", openapi, methods=["GET"]),
         Mount("/static", app=StaticFiles(directory=WEB_DIR, check_dir=False), name="static"),
         Route("/api/commands", a(api.commands), methods=["GET"]),
-        Route("/api/sessions", a(api.list_sessions), methods=["GET"]),
-        Route("/api/sessions", a(api.create_session), methods=["POST"]),
-        Route(sid, a(api.get_session), methods=["GET"]),
-        Route(sid, a(api.delete_session), methods=["DELETE"]),
+        _by_method("/api/sessions", GET=a(api.list_sessions), POST=a(api.create_session)),
+        _by_method(sid, GET=a(api.get_session), DELETE=a(api.delete_session)),
         Route(sid + "/export", a(api.export_session), methods=["GET"]),
         Route(sid + "/messages", a(api.post_message), methods=["POST"]),
         Route(sid + "/commands", a(api.post_command), methods=["POST"]),
