@@ -14,7 +14,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from acp import PROTOCOL_VERSION, RequestError, spawn_agent_process, text_block
+from acp import (
+    PROTOCOL_VERSION,
+    RequestError,
+    embedded_text_resource,
+    image_block,
+    resource_block,
+    spawn_agent_process,
+    text_block,
+)
 from acp.schema import (
     AgentMessageChunk,
     AgentPlanUpdate,
@@ -36,6 +44,9 @@ from process_support import CHATCLI
 
 pytestmark = pytest.mark.slow
 
+#: a 1x1 PNG, as an editor sends a pasted image
+PIXEL = ("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5"
+         "ErkJggg==")
 #: the longest a scenario may take before it is a failure (a hung agent must not hang the suite)
 LIMIT = 90.0
 
@@ -148,6 +159,7 @@ def test_initialize_offers_sessions_that_load_and_prompts_with_files(
     assert answer.protocol_version == PROTOCOL_VERSION
     assert answer.agent_capabilities.load_session is True
     assert answer.agent_capabilities.prompt_capabilities.embedded_context is True
+    assert answer.agent_capabilities.prompt_capabilities.image is True
     assert answer.agent_info.name == "chatcli"
 
 
@@ -160,12 +172,15 @@ def test_a_prompt_streams_message_chunks_and_ends_the_turn(
     async def scenario(conn: Any, client: RecordingClient) -> None:
         session = await conn.new_session(cwd=str(project), mcp_servers=[])
         seen["session"] = session
-        seen["answer"] = await conn.prompt(session_id=session.session_id,
-                                           prompt=[text_block("say hello")])
+        seen["answer"] = await conn.prompt(session_id=session.session_id, prompt=[
+            text_block("say hello"), image_block(PIXEL, "image/png"),
+            resource_block(embedded_text_resource("file:///elsewhere/spec.md", "EMBEDDED-SPEC"))])
 
     drive(project, env, client, scenario, flags=("--model", "model-from-the-flag"))
     assert seen["answer"].stop_reason == "end_turn"
     assert wire.requests[-1].json["model"] == "model-from-the-flag"
+    assert f"data:image/png;base64,{PIXEL}" in said(wire)
+    assert "EMBEDDED-SPEC" in said(wire)
     chunks = client.of(AgentMessageChunk)
     assert len(chunks) > 1  # streamed, not sent whole
     assert client.text() == "Hello from the wire server."

@@ -43,17 +43,22 @@ if TYPE_CHECKING:
     from acp.schema import ClientCapabilities
     from chatcli import PluginHost
 
-__all__ = ["ChatcliAgent", "prompt_text"]
+__all__ = ["ChatcliAgent", "prompt_parts"]
 
 
-def prompt_text(blocks: list[Any]) -> str:
-    """A prompt's content blocks as one message: text as it is, an embedded file as its path
-    and text, a link as its URI."""
+def prompt_parts(blocks: list[Any]) -> tuple[str, list[str]]:
+    """A prompt's content blocks as one message: its text (an embedded file as its path and
+    text, a link as its URI) and its images (``data:`` URLs, or their http(s) URI)."""
     parts: list[str] = []
+    images: list[str] = []
     for block in blocks:
         kind = getattr(block, "type", "")
         if kind == "text":
             parts.append(block.text)
+        elif kind == "image":
+            uri = block.uri or ""
+            images.append(uri if uri.startswith(("http://", "https://"))
+                          else f"data:{block.mime_type};base64,{block.data}")
         elif kind == "resource":
             resource = block.resource
             text = getattr(resource, "text", None)
@@ -61,7 +66,7 @@ def prompt_text(blocks: list[Any]) -> str:
                 parts.append(f"\n<file uri=\"{resource.uri}\">\n{text}\n</file>\n")
         elif kind == "resource_link":
             parts.append(f" {block.uri} ")
-    return "".join(parts).strip()
+    return "".join(parts).strip(), images
 
 
 class ChatcliAgent:
@@ -100,7 +105,7 @@ class ChatcliAgent:
             protocol_version=PROTOCOL_VERSION,
             agent_capabilities=AgentCapabilities(
                 load_session=True,
-                prompt_capabilities=PromptCapabilities(image=False, audio=False,
+                prompt_capabilities=PromptCapabilities(image=True, audio=False,
                                                        embedded_context=True)),
             agent_info=Implementation(name="chatcli", title="chatcli",
                                       version=chatcli.__version__))
@@ -200,8 +205,8 @@ class ChatcliAgent:
         if live.running:
             raise RequestError.invalid_request(
                 {"message": "a turn is already running in this session; cancel it first"})
-        text = prompt_text(prompt)
-        reason = await live.prompt(text)
+        text, images = prompt_parts(prompt)
+        reason = await live.prompt(text, images)
         return PromptResponse(stop_reason=reason)
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:

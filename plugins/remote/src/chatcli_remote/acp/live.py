@@ -156,9 +156,9 @@ class LiveSession(ChatApp):
 
     # ------------------------------------------------------------------ a prompt
 
-    async def prompt(self, text: str) -> str:
-        """Run ``text`` (a message, or ``/name args`` for a slash command) on the worker
-        thread; returns the ACP stop reason once every update before it was sent."""
+    async def prompt(self, text: str, images: list[str] | None = None) -> str:
+        """Run ``text`` (a message with ``images``, or ``/name args`` for a slash command) on
+        the worker thread; returns the ACP stop reason once every update before it was sent."""
         loop = asyncio.get_running_loop()
         done: asyncio.Future[str] = loop.create_future()
         self.cancel_event = threading.Event()
@@ -171,7 +171,7 @@ class LiveSession(ChatApp):
         def work() -> None:
             reason = "end_turn"
             try:
-                reason = self._handle(text)
+                reason = self._handle(text, images or [])
             except Exception as err:  # a failing command or plugin: its one line, as the CLI
                 self.say(f"\n\nchatcli: error: {_one_line(err)}\n")
             finally:
@@ -190,14 +190,14 @@ class LiveSession(ChatApp):
         self.cancel_event.set()
         self.outbox.cancel_requests()
 
-    def _handle(self, text: str) -> str:
+    def _handle(self, text: str, images: list[str]) -> str:
         command, argument = self._command(text)
-        if command is not None:
+        if command is not None and not images:
             self._run_command(command, argument)
             return "cancelled" if self.cancel_event.is_set() else "end_turn"
         from chatcli import Message
 
-        finished = self._turn(Message.user(text))
+        finished = self._turn(Message.user(text, *images))
         return stop_reason(str(finished.stop_reason)) if finished is not None else "end_turn"
 
     def _command(self, text: str) -> tuple[Any, str]:
