@@ -8,6 +8,7 @@ import contextlib
 import json
 import os
 import signal
+import socket
 import stat
 import subprocess
 import sys
@@ -100,6 +101,14 @@ def test_the_server_refuses_to_start_without_a_token_or_tls_off_loopback(
                          cwd=root, capture_output=True, text=True, timeout=60)
     assert run.returncode == 2 and "--cert" in run.stderr and run.stderr.count("\n") == 1
 
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = str(taken.getsockname()[1])
+        run = subprocess.run([str(CHATCLI), "serve", "--port", port], env=env, cwd=root,
+                             capture_output=True, text=True, timeout=60)
+    assert run.returncode == 2 and "--port" in run.stderr and run.stderr.count("\n") == 1
+
 
 # ---------------------------------------------------------------------- the API
 
@@ -113,7 +122,7 @@ def test_sessions_are_created_listed_exported_and_deleted(
         events = _turn(client, sid, "capital of France?")
         kinds = [f.event for f in events]
         assert kinds[0] == "turn_started" and kinds[-1] == "done"
-        assert kinds.index("user") < kinds.index("text")
+        assert kinds.index("user") < kinds.index("text") < kinds.index("usage")
         assert _text(events) == "Paris is the capital."
         assert events[-1].data["stop_reason"] == "end_turn"
         seqs = [int(str(f.id).rsplit("-", 1)[1]) for f in events]
@@ -241,6 +250,11 @@ def test_an_approval_is_answered_by_a_second_client(
             rest = until(stream)
         kinds = [f.event for f in rest]
         assert "answered" in kinds and "tool_finished" in kinds
+        assert "+hi" in str(approval.data["preview"])  # the diff the user is asked about
+        started = next(f for f in rest if f.event == "tool_started")
+        assert "+hi" in str(started.data["preview"]) and started.data["name"] == "write"
+        finished = next(f for f in rest if f.event == "tool_finished")
+        assert finished.data["is_error"] is False and finished.data["added"] == 1
         assert _text(rest) == "written."
     assert (root / "notes.txt").read_text() == "hi\n"
 
