@@ -160,6 +160,7 @@ def test_initialize_offers_sessions_that_load_and_prompts_with_files(
     assert answer.agent_capabilities.load_session is True
     assert answer.agent_capabilities.prompt_capabilities.embedded_context is True
     assert answer.agent_capabilities.prompt_capabilities.image is True
+    assert answer.agent_capabilities.session_capabilities.list is not None
     assert answer.agent_info.name == "chatcli"
 
 
@@ -389,6 +390,9 @@ def test_a_session_goes_from_chatcli_p_to_the_editor_and_back(
     client = RecordingClient()
 
     async def scenario(conn: Any, client: RecordingClient) -> None:
+        found = await conn.list_sessions(cwd=str(project))
+        assert [(s.session_id, s.title) for s in found.sessions] == [(listed["id"],
+                                                                      "QUESTION-ONE")]
         await conn.load_session(cwd=str(project), session_id=listed["id"], mcp_servers=[])
         client.updates.append("prompted")
         answer = await conn.prompt(session_id=listed["id"], prompt=[text_block("QUESTION-TWO")])

@@ -23,10 +23,14 @@ from acp.schema import (
     AvailableCommandInput,
     Implementation,
     InitializeResponse,
+    ListSessionsResponse,
     LoadSessionResponse,
     NewSessionResponse,
     PromptCapabilities,
     PromptResponse,
+    SessionCapabilities,
+    SessionInfo,
+    SessionListCapabilities,
     SessionMode,
     SessionModeState,
     SetSessionModeResponse,
@@ -43,7 +47,10 @@ if TYPE_CHECKING:
     from acp.schema import ClientCapabilities
     from chatcli import PluginHost
 
-__all__ = ["ChatcliAgent", "prompt_parts"]
+__all__ = ["LIST_LIMIT", "ChatcliAgent", "prompt_parts"]
+
+#: the most sessions ``session/list`` answers with
+LIST_LIMIT = 100
 
 
 def prompt_parts(blocks: list[Any]) -> tuple[str, list[str]]:
@@ -101,10 +108,11 @@ class ChatcliAgent:
         fs = client_capabilities.fs if client_capabilities is not None else None
         self.read_files = bool(fs is not None and fs.read_text_file)
         self.write_files = bool(fs is not None and fs.write_text_file)
+        listing = SessionCapabilities(list=SessionListCapabilities()) if self._catalog() else None
         return InitializeResponse(
             protocol_version=PROTOCOL_VERSION,
             agent_capabilities=AgentCapabilities(
-                load_session=True,
+                load_session=True, session_capabilities=listing,
                 prompt_capabilities=PromptCapabilities(image=True, audio=False,
                                                        embedded_context=True)),
             agent_info=Implementation(name="chatcli", title="chatcli",
@@ -113,6 +121,26 @@ class ChatcliAgent:
     async def authenticate(self, method_id: str, **kwargs: Any) -> None:
         """Nothing to authenticate: chatcli uses the keys it has (``chatcli keys``)."""
         return None
+
+    def _catalog(self) -> Any:
+        """chatcli-sessions' catalog (its ``session_catalog`` hook), or None."""
+        ask = getattr(self.host.hook, "session_catalog", None)
+        return ask() if ask is not None else None
+
+    async def list_sessions(self, cwd: str | None = None, cursor: str | None = None,
+                            **kwargs: Any) -> ListSessionsResponse:
+        """chatcli's saved sessions (of ``cwd``'s project when given), newest first."""
+        from datetime import UTC, datetime
+
+        catalog = self._catalog()
+        if catalog is None:
+            return ListSessionsResponse(sessions=[])
+        loop = asyncio.get_running_loop()
+        found = await loop.run_in_executor(None, lambda: catalog.list(cwd, LIST_LIMIT))
+        return ListSessionsResponse(sessions=[SessionInfo(
+            session_id=s.id, cwd=s.project or cwd or "", title=s.title or None,
+            updated_at=datetime.fromtimestamp(s.updated, UTC).isoformat().replace("+00:00", "Z"))
+            for s in found])
 
     async def new_session(self, cwd: str, additional_directories: list[str] | None = None,
                           mcp_servers: list[Any] | None = None, **kwargs: Any
