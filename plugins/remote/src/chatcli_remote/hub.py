@@ -199,8 +199,8 @@ class LiveSession:
         self._cancel: threading.Event | None = None
         self._thread: threading.Thread | None = None
         self._closed = False
-        #: the id it is filed under (``session`` is set at the end: a conversation replaced
-        #: while it opens is not a switch)
+        #: the id it is filed under: its conversation's, set once the session is open (until
+        #: then a session_start is not a switch of conversation)
         self.id: str = ""
         #: risk classes allowed for the rest of the session ("yes, and allow all … tools")
         self._allow: set[str] = set()
