@@ -468,31 +468,6 @@ def test_tls_with_a_self_signed_certificate(
 # ---------------------------------------------------------------------- the document and the page
 
 
-def _documented() -> set[tuple[str, str]]:
-    from chatcli_remote.serve.app import OPENAPI_PATH
-
-    doc = json.loads(OPENAPI_PATH.read_text())
-    assert doc["openapi"].startswith("3.1")
-    return {(path, method.upper()) for path, item in doc["paths"].items()
-            for method in item if method in ("get", "post", "put", "patch", "delete")}
-
-
-def test_the_openapi_document_lists_exactly_the_routes() -> None:
-    from chatcli_remote.serve.app import Api, routes
-    from chatcli_remote.serve.tokens import TokenStore
-    from starlette.routing import Mount, Route
-
-    api = Api(hub=None, catalog=None, host=None, tokens=TokenStore(Path("unused.json")))
-    served: set[tuple[str, str]] = set()
-    for route in routes(api):
-        if isinstance(route, Mount):
-            served.add((route.path + "/{path}", "GET"))
-        else:
-            assert isinstance(route, Route) and route.methods
-            served |= {(route.path, m) for m in route.methods if m != "HEAD"}
-    assert served == _documented()
-
-
 def test_the_page_and_the_document_need_no_token(server: ServeProcess) -> None:
     from chatcli_remote.serve.app import OPENAPI_PATH, WEB_DIR
 
