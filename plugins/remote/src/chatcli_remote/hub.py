@@ -10,7 +10,14 @@ engine never waits for one. Tool approvals become ``approval`` events answered b
 
 Event ids are ``"{boot}-{seq}"``: ``boot`` is when the hub started (milliseconds, base 36),
 ``seq`` counts the session's events from 1. A Last-Event-ID of another boot, or older than the
-log keeps, gets a ``reset`` event carrying the session's snapshot first.
+log keeps, gets a ``reset`` event carrying the session's snapshot first. The log keeps the last
+``replay_events`` events (a turn longer than that loses its beginning to a late reader, who
+then resets).
+
+One plugin host serves every session: the kernel configures plugins once per process (the first
+session's workspace and settings), so plugins that keep a workspace of their own (checkpoints)
+see that one whichever session calls them. A server is meant for one project tree: open sessions
+inside the workspace the host was configured with.
 """
 
 from __future__ import annotations

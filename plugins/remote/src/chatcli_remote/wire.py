@@ -3,7 +3,26 @@
 Every string an event carries is redacted (``chatcli.redact``) when the event is made; tool
 results are cut at :data:`CONTENT_LIMIT` characters; diffs come from ``Verdict.preview`` (a
 call that was asked) or ``Tool.preview`` (an auto-allowed one, worked out before it runs). The
-kinds and their fields are the list in plugins/remote/README.md.
+kinds and their fields (plugins/remote/README.md lists them for clients):
+
+- ``turn_started{turn, client, kind: message|command}``, ``user{text}``, ``text{delta}``
+- ``retrying{reason, delay, attempt, error_type}``, ``compacted{line}``
+- ``tool_started{call_id, name, args, activity, preview?}``, ``tool_output{line, call_id?}``
+  (the call named when only one runs), ``tool_finished{call_id, name, is_error, content,
+  added?, removed?}``
+- ``approval{qid, call_id, tool, risk, args, options, preview?, reason?, rule?, label?}``
+  (``options``: once, session, always — only with a rule to save — and no; ``label`` names the
+  worker that asks: ``w2 (explore)``), ``question{qid, title, options}`` (a command's menu),
+  ``answered{qid, by, allow, scope?}`` or ``answered{qid, by, choice}`` (``by`` is the client,
+  or ``cancel``/``timeout``)
+- ``output{text, ansi}`` (a command's console), ``prefill{text}`` (for the input line, after
+  ``/rewind``), ``log{head, reason}`` (the head moved: rewind, undo, clear, retry)
+- ``progress{items: [{id, title, state}]}``, ``status{items: [str]}``,
+  ``usage{input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, context_tokens}``
+- ``done{stop_reason, model, provider, error_line?, answered_by?}``
+- ``reset{snapshot}``: first, for a Last-Event-ID of another boot or older than the log; and
+  logged when the session's conversation is replaced (``/fork``, ``/session load``), the
+  snapshot then naming the new id.
 """
 
 from __future__ import annotations
