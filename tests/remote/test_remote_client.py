@@ -26,7 +26,7 @@ from chatcli import (
 )
 from chatcli_remote.client import RemoteTarget, check_url
 from chatcli_remote.client_events import Output, Translator, error_from, mirror
-from chatcli_remote.client_sse import SseEvent, decode
+from chatcli_remote.client_sse import SseEvent, decode, split_lines
 from chatcli_testing import Fault, Reply, ToolCall
 from process_support import CHATCLI, process_env
 
@@ -52,6 +52,16 @@ def test_sse_without_a_space_after_the_colon_and_without_an_event_name():
     assert list(decode(["data:{\"a\":1}", ""])) == [SseEvent("", "message", {"a": 1})]
     assert list(decode(["data: not json", ""])) == [SseEvent("", "message",
                                                              {"text": "not json"})]
+
+
+@pytest.mark.parametrize("cut", [1, 2, 3, 7, 1000])
+def test_sse_lines_split_only_at_cr_and_lf_however_the_stream_is_cut(cut):
+    text = ('id: a-1\r\nevent: text\r\ndata: {"delta": "x\u2028y\x85z\x0c"}\r\n\r\n'
+            'event: done\rdata: {}\r\r: ping\n\n')
+    pieces = [text[i:i + cut] for i in range(0, len(text), cut)]
+    assert list(decode(split_lines(pieces))) == [
+        SseEvent("a-1", "text", {"delta": "x\u2028y\x85z\x0c"}),
+        SseEvent("a-1", "done", {})]
 
 
 # ---------------------------------------------------------------------- server events -> kernel's
@@ -255,6 +265,60 @@ def test_c_continues_the_servers_latest_session(home, server, token, wire):
                  if r.json["messages"][-1].get("content") == "what was it?")
     sent = [m.get("content") for m in asked.json["messages"]]
     assert "remember PLUM" in sent and "Noted: the code word is PLUM." in sent
+
+
+@pytest.mark.slow
+def test_resume_id_goes_on_with_that_session_and_an_unknown_one_is_a_usage_error(
+        home, server, token, wire):
+    import json
+
+    wire.script(Reply(text="first session"), Reply(text="second session"),
+                Reply(text="back in the first"))
+    first = remote(home, server.url, token, "-p", "one", "--json")
+    remote(home, server.url, token, "-p", "two")  # the most recent is another one now
+    session_id = json.loads(first.stdout)["conversation_id"]
+    again = remote(home, server.url, token, "--resume", session_id, "-p", "three")
+    assert again.returncode == 0, again.stderr
+    assert again.stdout == "back in the first\n"
+    asked = next(r for r in wire.requests if r.json["messages"][-1].get("content") == "three")
+    sent = [m.get("content") for m in asked.json["messages"]]
+    assert "one" in sent and "two" not in sent
+    unknown = remote(home, server.url, token, "--resume", "s_nosuchsession", "-p", "hi")
+    assert unknown.returncode == 2
+    assert unknown.stderr.startswith("chatcli: error: ") and unknown.stderr.count("\n") == 1
+
+
+@pytest.mark.slow
+def test_a_model_failure_on_the_server_is_its_one_line_and_exit_code_1(home, server, token,
+                                                                        wire):
+    wire.script(Fault(status=400, message="this request is malformed somehow"))
+    done = remote(home, server.url, token, "-p", "hi")
+    assert done.returncode == 1
+    assert done.stdout == ""
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("chatcli: error: ")
+    assert "malformed" in lines[0]
+
+
+@pytest.mark.slow
+def test_p_runs_a_slash_command_on_the_server(home, server, token, wire):
+    wire.script(Reply(text="counted", usage={"input_tokens": 777, "output_tokens": 3}))
+    assert remote(home, server.url, token, "-p", "count me").returncode == 0
+    done = remote(home, server.url, token, "-c", "-p", "/cost")
+    assert done.returncode == 0, done.stderr
+    assert "provider/model" in done.stdout and "777" in done.stdout
+
+
+@pytest.mark.slow
+def test_model_switches_the_servers_session(home, server, token, wire):
+    import json
+
+    wire.script(Reply(text="from the other model"))
+    done = remote(home, server.url, token, "-m", "gpt-other", "-p", "hi", "--json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["model"] == "gpt-other"
+    asked = next(r for r in wire.requests if r.json["messages"][-1].get("content") == "hi")
+    assert asked.json["model"] == "gpt-other"
 
 
 @pytest.mark.slow

@@ -14,7 +14,7 @@ from typing import Any
 import httpx
 from chatcli import ChatcliError
 
-from chatcli_remote.client_sse import SseEvent, decode
+from chatcli_remote.client_sse import SseEvent, decode, split_lines
 
 __all__ = ["Connection", "RemoteAuthError", "RemoteBusy", "RemoteError", "RemoteUnreachable"]
 
@@ -102,7 +102,7 @@ class Connection:
                 if response.status_code >= 400:
                     response.read()
                     raise self._error(response)
-                yield from decode(response.iter_lines())
+                yield from decode(split_lines(response.iter_text()))
         except httpx.HTTPError as err:
             raise self._unreachable(err) from None
 

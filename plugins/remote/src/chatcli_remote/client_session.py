@@ -140,8 +140,9 @@ class RemoteSession:
 
     def open(self) -> RemoteSession:
         """Pick the server's session (``--resume ID``, ``-c``: the most recent one, else a new
-        one) and read it. Raises :class:`chatcli.ChatcliError` (unreachable, refused token,
-        unknown session) with nothing left open."""
+        one) and read it; ``--provider``/``--model`` switch it. Raises
+        :class:`chatcli.ChatcliError` (unreachable, refused token, unknown session) with
+        nothing left open."""
         if self._connection is not None:
             return self
         connection = Connection(self.url, self._token)
@@ -149,6 +150,8 @@ class RemoteSession:
         try:
             self.id = self._choose(connection)
             self.refresh()
+            if self.options.provider or self.options.model:  # --provider/--model: there too
+                self.switch(self.options.provider, self.options.model)
         except BaseException:
             self._connection = None
             connection.close()
@@ -361,8 +364,11 @@ class RemoteSession:
                                      {"line": line, "width": width, "color": color})
         text = ""
         for item in self._turn(stream, cancel, pick, outputs=True):
-            if isinstance(item, TextDelta):
+            if isinstance(item, TextDelta):  # an answer the command runs: whole lines
                 text += item.text
+                lines, newline, text = text.rpartition("\n")
+                if newline:
+                    yield lines + newline
                 continue
             if text:
                 yield text if text.endswith("\n") else text + "\n"

@@ -10,7 +10,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["SseEvent", "decode"]
+__all__ = ["SseEvent", "decode", "split_lines"]
 
 
 @dataclass(frozen=True)
@@ -26,12 +26,36 @@ class SseEvent:
 def _parse(kind: str, lines: list[str], event_id: str) -> SseEvent:
     raw = "\n".join(lines)
     try:
-        data = json.loads(raw) if raw else {}
+        data = json.loads(raw, strict=False) if raw else {}  # (control characters: kept)
     except ValueError:
         data = {"text": raw}
     if not isinstance(data, dict):
         data = {"value": data}
     return SseEvent(event_id, kind or "message", data)
+
+
+def split_lines(chunks: Iterable[str]) -> Iterator[str]:
+    """The lines of a stream given in pieces, split only where SSE splits them (CR LF, LF or
+    CR): not at the other line breaks Python's ``splitlines`` knows (U+2028, U+0085, form
+    feed…), which JSON may hold unescaped."""
+    buffer = ""
+    for chunk in chunks:
+        buffer += chunk
+        start = 0
+        while True:
+            cut = min((i for i in (buffer.find("\n", start), buffer.find("\r", start))
+                       if i >= 0), default=-1)
+            if cut < 0 or (buffer[cut] == "\r" and cut == len(buffer) - 1):
+                break  # no end yet (a CR last: its LF may come in the next piece)
+            yield buffer[start:cut]
+            start = cut + (2 if buffer.startswith("\r\n", cut) else 1)
+        buffer = buffer[start:]
+    if buffer.endswith("\r"):
+        buffer = buffer[:-1]
+        yield buffer
+        buffer = ""
+    if buffer:
+        yield buffer
 
 
 def decode(lines: Iterable[str]) -> Iterator[SseEvent]:
