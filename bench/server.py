@@ -20,7 +20,7 @@ crowd). The bench process runs the wire server and every client, so its own load
 the baseline and the served figures. Printed, never asserted. Loopback only; a hard timeout
 (``--timeout``, 300 s) stops everything; the temporary home and the server go away at the end.
 
-Run: .venv/bin/python bench/server.py [--tokens 2000] [--delay 0.004] [--sessions 20]
+Run: .venv/bin/python bench/server.py [--tokens 2000] [--delay 0.01] [--sessions 20]
 [--watchers 50] [--idle 200]
 """
 

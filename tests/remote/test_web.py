@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 from chatcli_testing import OpenAIServer, Reply, ToolCall
-from remote_support import ServeProcess
+from remote_support import ServeProcess, frames, until
 
 pytestmark = pytest.mark.slow
 
@@ -44,6 +44,30 @@ See [the docs](https://example.com/docs) but not [this](javascript:alert(1)).
 
 
 # ------------------------------------------------------------------------------ the model
+
+
+class Wire(OpenAIServer):
+    """The OpenAI wire server, answering chatcli-memory's background extraction requests
+    (after a turn, whenever they come) with nothing to keep, so the script is the chat's."""
+
+    def answer_chat(self, exchange: Any, request: Any, stream: bool) -> None:
+        system = json.dumps((request.json or {}).get("messages", [{}])[0])
+        if "long-term memory" in system:
+            reply = Reply(text="{}")
+            if stream:
+                self.run_stream(exchange, self.stream_events(reply, "gpt-test", request.json),
+                                reply, None)
+            else:
+                self.send_full(exchange, reply, "gpt-test", request.json, None)
+            return
+        super().answer_chat(exchange, request, stream)
+
+
+@pytest.fixture
+def wire() -> Iterator[OpenAIServer]:
+    """The model (conftest's, with the memory plugin's requests kept out of the script)."""
+    with Wire() as server:
+        yield server
 
 
 def script(wire: OpenAIServer) -> None:
@@ -247,3 +271,90 @@ def test_the_page_runs_a_turn_with_an_approval(server: ServeProcess, token: str,
     assert not severe, severe
     # the model got the edit's result
     assert any("edited notes.txt" in json.dumps(r.json) for r in wire.requests)
+
+
+def _sign_in(driver: Any, server: ServeProcess, token: str) -> None:
+    driver.get(server.url + "/")
+    _wait(driver, "the token field", lambda d: _css(d, "#token")[0].is_displayed())
+    driver.find_element("id", "token").send_keys(token)
+    driver.find_element("id", "token-save").click()
+    _wait(driver, "the sessions view", lambda d: _css(d, "#new-session")[0].is_displayed())
+
+
+def _open_listed(driver: Any, sid: str) -> None:
+    button = _wait(driver, "the session in the list",
+                   lambda d: (_css(d, f"#sessions button[data-id='{sid}']") or [None])[0])
+    button.click()
+    _wait(driver, "the prompt", lambda d: d.find_element("id", "prompt").is_enabled())
+
+
+def test_the_page_follows_another_clients_turn_and_survives_a_reload(
+        server: ServeProcess, token: str, root: Path, wire: OpenAIServer, browser: Any) -> None:
+    wire.script(
+        Reply(text="The first answer, with **bold** text."),
+        Reply(text="Let me change it.", tool_calls=[ToolCall("write", {
+            "path": "bye.txt", "content": "bye\n"})]),
+        Reply(text="Not written: *denied*."),
+        Reply(text="word " * 400, chunk_size=5, delay=0.05),
+    )
+    driver = browser
+    with server.client(token) as other:
+        made = other.post("/api/sessions", json={})
+        assert made.status_code == 201, made.text
+        sid = made.json()["id"]
+        with other.stream("POST", f"/api/sessions/{sid}/messages",
+                          json={"text": "first question"}) as response:
+            until(frames(response.iter_lines()))
+
+        # a session made elsewhere: listed, and opened from its snapshot
+        _sign_in(driver, server, token)
+        _open_listed(driver, sid)
+        assert [m.text for m in _css(driver, ".msg.user")] == ["first question"]
+        first = _css(driver, ".msg.assistant")[0]
+        assert first.find_element("css selector", "strong").text == "bold"
+
+        # another client's turn shows up live (the page's events stream), its approval too;
+        # the other client answers it and the page's buttons go
+        with other.stream("POST", f"/api/sessions/{sid}/messages",
+                          json={"text": "second question"}) as response:
+            stream = frames(response.iter_lines())
+            approval = until(stream, "approval")[-1]
+            card = _wait(driver, "the approval card",
+                         lambda d: (_css(d, f".card.approval[data-qid='{approval.data['qid']}']")
+                                    or [None])[0])
+            assert [s.text for s in card.find_elements("css selector", "pre.diff .add")] == [
+                "+bye"]
+            answered = other.post(f"/api/sessions/{sid}/questions/{approval.data['qid']}",
+                                  json={"allow": False})
+            assert answered.status_code == 204, answered.text
+            until(stream)
+        _wait(driver, "the turn's end", lambda d: len(_css(d, ".turn-end")) == 1)
+        assert "denied" in card.get_attribute("class")
+        assert all(not b.is_enabled() for b in card.find_elements("css selector", "button"))
+        assert [m.text for m in _css(driver, ".msg.user")] == ["first question",
+                                                                "second question"]
+        assert _css(driver, ".msg.assistant em")[-1].text == "denied"
+        assert not (root / "bye.txt").exists()
+
+    # a reload keeps the token (sessionStorage) and shows the same conversation once
+    driver.refresh()
+    _wait(driver, "the sessions view", lambda d: _css(d, "#new-session")[0].is_displayed())
+    _open_listed(driver, sid)
+    assert [m.text for m in _css(driver, ".msg.user")] == ["first question", "second question"]
+    assert len(_css(driver, ".msg.assistant")) == 3
+
+    # a long answer stopped with Cancel
+    driver.find_element("id", "prompt").send_keys("talk for a while")
+    driver.find_element("id", "send").click()
+    _wait(driver, "the answer to start", lambda d: "word" in (
+        (_css(d, ".msg.assistant") or [None])[-1].text if len(_css(d, ".msg.assistant")) > 3
+        else ""))
+    driver.find_element("id", "cancel").click()
+    end = _wait(driver, "the cancelled turn's end",
+                lambda d: (_css(d, ".turn-end") or [None])[-1])
+    assert end.get_attribute("data-stop-reason") not in ("", "end_turn")
+    assert len(_css(driver, ".msg.assistant")[-1].text.split()) < 400
+    assert driver.execute_script("return document.body.dataset.turn") == "idle"
+    severe = [entry["message"] for entry in driver.get_log("browser")
+              if entry["level"] == "SEVERE"]
+    assert not severe, severe
