@@ -37,6 +37,7 @@ from acp.schema import (
     RequestPermissionResponse,
     ToolCallProgress,
     ToolCallStart,
+    UsageUpdate,
     UserMessageChunk,
 )
 from chatcli_testing import OpenAIServer, Reply, ToolCall
@@ -166,7 +167,8 @@ def test_initialize_offers_sessions_that_load_and_prompts_with_files(
 
 def test_a_prompt_streams_message_chunks_and_ends_the_turn(
         project: Path, env: dict[str, str], wire: OpenAIServer) -> None:
-    wire.script(Reply(text="Hello from the wire server.", chunk_size=5))
+    wire.script(Reply(text="Hello from the wire server.", chunk_size=5,
+                      usage={"input_tokens": 120, "output_tokens": 7}))
     client = RecordingClient()
     seen: dict[str, Any] = {}
 
@@ -179,6 +181,10 @@ def test_a_prompt_streams_message_chunks_and_ends_the_turn(
 
     drive(project, env, client, scenario, flags=("--model", "model-from-the-flag"))
     assert seen["answer"].stop_reason == "end_turn"
+    usage = seen["answer"].usage
+    assert (usage.input_tokens, usage.output_tokens, usage.total_tokens) == (120, 7, 127)
+    [meter] = client.of(UsageUpdate)
+    assert meter.used > 0 and meter.size > meter.used
     assert wire.requests[-1].json["model"] == "model-from-the-flag"
     assert f"data:image/png;base64,{PIXEL}" in said(wire)
     assert "EMBEDDED-SPEC" in said(wire)

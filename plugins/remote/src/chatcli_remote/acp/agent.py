@@ -35,6 +35,7 @@ from acp.schema import (
     SessionModeState,
     SetSessionModeResponse,
     UnstructuredCommandInput,
+    Usage,
 )
 
 from chatcli_remote.acp.convert import history_updates
@@ -235,7 +236,12 @@ class ChatcliAgent:
                 {"message": "a turn is already running in this session; cancel it first"})
         text, images = prompt_parts(prompt)
         reason = await live.prompt(text, images)
-        return PromptResponse(stop_reason=reason)
+        used = live.usage
+        return PromptResponse(stop_reason=reason, usage=None if used is None else Usage(
+            input_tokens=used.input_tokens, output_tokens=used.output_tokens,
+            total_tokens=used.input_tokens + used.output_tokens,
+            cached_read_tokens=used.cache_read_tokens or None,
+            cached_write_tokens=used.cache_write_tokens or None))
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
         """Stop the session's turn (its prompt answers ``cancelled``)."""

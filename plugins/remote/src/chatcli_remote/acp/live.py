@@ -31,7 +31,7 @@ from acp import (
     update_tool_call,
 )
 from acp.helpers import update_current_mode
-from acp.schema import AllowedOutcome, PermissionOption, ToolCallUpdate
+from acp.schema import AllowedOutcome, PermissionOption, ToolCallUpdate, UsageUpdate
 from chatcli import ChatApp
 
 from chatcli_remote.acp.convert import (
@@ -60,6 +60,7 @@ if TYPE_CHECKING:
         Tool,
         ToolCallPart,
         TurnFinished,
+        Usage,
         Verdict,
     )
     from rich.console import Console
@@ -119,6 +120,8 @@ class LiveSession(ChatApp):
         self._running_exec: list[str] = []
         self._plan: list[Any] = []
         self.mode = "default"
+        #: the tokens of the last turn (the prompt's answer reports them)
+        self.usage: Usage | None = None
 
     # ------------------------------------------------------------------ life
 
@@ -145,7 +148,7 @@ class LiveSession(ChatApp):
 
     # ------------------------------------------------------------------ sending
 
-    def _send(self, update: SessionUpdate) -> None:
+    def _send(self, update: SessionUpdate | UsageUpdate) -> None:
         session_id = self.id
         self.outbox.send(lambda: self.conn.session_update(session_id=session_id, update=update))
 
@@ -163,6 +166,7 @@ class LiveSession(ChatApp):
         done: asyncio.Future[str] = loop.create_future()
         self.cancel_event = threading.Event()
         self.running = True
+        self.usage = None
 
         async def finish(reason: str) -> None:
             if not done.done():
@@ -244,9 +248,21 @@ class LiveSession(ChatApp):
             ended.set()
             ticker.join()
         self._progress()
+        if finished is not None:
+            self.usage = finished.usage
+            self._context_use()
         if finished is not None and finished.error is not None:
             self.say(f"\n\nchatcli: error: {_one_line(finished.error)}\n")
         return finished
+
+    def _context_use(self) -> None:
+        """How full the context window is (``usage_update``: the editor's context meter)."""
+        try:
+            used = self.session.context_tokens()
+            size = self.session.engine.current.context_window
+        except Exception:
+            return
+        self._send(UsageUpdate(session_update="usage_update", used=used, size=size))
 
     def _tick(self, ended: threading.Event) -> None:
         """Look at the ``progress_items`` while a turn runs (workers move during one call)."""
