@@ -101,6 +101,14 @@ def test_the_server_refuses_to_start_without_a_token_or_tls_off_loopback(
                          cwd=root, capture_output=True, text=True, timeout=60)
     assert run.returncode == 2 and "--cert" in run.stderr and run.stderr.count("\n") == 1
 
+    config = root.parent.parent / "config" / "config.toml"
+    config.write_text("[serve]\nmax_request_bytes = \"big\"\n")
+    run = subprocess.run([str(CHATCLI), "serve", "--port", "0"], env=env, cwd=root,
+                         capture_output=True, text=True, timeout=60)
+    assert run.returncode == 2 and run.stderr.count("\n") == 1
+    assert "[serve] max_request_bytes must be a positive whole number" in run.stderr
+    config.unlink()
+
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen(1)

@@ -62,11 +62,15 @@ class Limits:
     def from_table(cls, table: dict[str, Any]) -> Limits:
         """From the user's ``[serve]`` table (``max_request_bytes``, ``[serve.rate]``
         ``per_minute`` and ``burst``)."""
-        rate = table.get("rate") if isinstance(table.get("rate"), dict) else {}
-        assert isinstance(rate, dict)
+        rate = table.get("rate", {})
+        if not isinstance(rate, dict):
+            from chatcli import ConfigError
+
+            raise ConfigError("[serve] rate must be a table ([serve.rate] per_minute, burst)",
+                              "fix it in your config file (`chatcli config path` shows where)")
         return cls(max_request_bytes=settings_int(table, "max_request_bytes", 1 << 20),
-                   rate_per_minute=settings_int(rate, "per_minute", 600),
-                   rate_burst=settings_int(rate, "burst", 120))
+                   rate_per_minute=settings_int(rate, "per_minute", 600, "serve.rate"),
+                   rate_burst=settings_int(rate, "burst", 120, "serve.rate"))
 
 
 def _json(data: Any, status: int = 200) -> Response:

@@ -80,15 +80,17 @@ def _run(ctx: click.Context, host: str, port: int, port_file: Path | None, cert:
     from chatcli_remote.serve.app import Limits, build_app
     from chatcli_remote.serve.limits import settings_int
 
-    hub = Hub(plugin_host, settings,
-              idle_seconds=float(settings_int(table, "idle_seconds", 900)),
-              replay_events=settings_int(table, "replay_events", 20_000),
-              approval_timeout=float(settings_int(table, "approval_timeout", 600)))
-    app = build_app(hub, catalog, plugin_host, store, Limits.from_table(table))
+    limits = Limits.from_table(table)  # every setting checked before anything starts
+    connections = settings_int(table, "max_connections", DEFAULT_MAX_CONNECTIONS)
+    idle = float(settings_int(table, "idle_seconds", 900))
+    replay = settings_int(table, "replay_events", 20_000)
+    approval_timeout = float(settings_int(table, "approval_timeout", 600))
     sock = _bind(host, port)
+    hub = Hub(plugin_host, settings, idle_seconds=idle, replay_events=replay,
+              approval_timeout=approval_timeout)
+    app = build_app(hub, catalog, plugin_host, store, limits)
     try:
-        _serve(app, sock, host, port_file, cert, key,
-               settings_int(table, "max_connections", DEFAULT_MAX_CONNECTIONS))
+        _serve(app, sock, host, port_file, cert, key, connections)
     finally:
         sock.close()
         hub.close()

@@ -99,8 +99,13 @@ class RateLimiter:
                            headers={"Retry-After": str(seconds)})
 
 
-def settings_int(table: dict[str, Any], key: str, default: int) -> int:
-    """``table[key]`` as a positive int, else ``default``."""
+def settings_int(table: dict[str, Any], key: str, default: int, where: str = "serve") -> int:
+    """``table[key]`` (a positive whole number), ``default`` when it is not set; any other
+    value is a :class:`chatcli.ConfigError` naming the setting."""
     value = table.get(key, default)
-    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 \
-        else default
+    if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+        return value
+    from chatcli import ConfigError
+
+    raise ConfigError(f"[{where}] {key} must be a positive whole number, not {value!r:.40}",
+                      "fix it in your config file (`chatcli config path` shows where)")
