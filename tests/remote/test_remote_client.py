@@ -322,6 +322,34 @@ def test_model_switches_the_servers_session(home, server, token, wire):
 
 
 @pytest.mark.slow
+def test_ctrl_c_in_p_stops_the_servers_turn_and_keeps_what_came(home, server, token, wire):
+    import signal
+
+    text = "Once upon a time " + "there was a long answer, " * 40
+    wire.script(Reply(text=text, delay=0.05), Reply(text="next one"))
+    folder = home / "client" / "work"
+    folder.mkdir(parents=True, exist_ok=True)
+    proc = subprocess.Popen([str(CHATCLI), "--remote", server.url, "-p", "tell a story"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            stdin=subprocess.DEVNULL, env=client_env(home, token), cwd=folder)
+    assert proc.stdout is not None
+    first = proc.stdout.read(8)  # blocks until the answer has started
+    proc.send_signal(signal.SIGINT)
+    rest, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    output = (first + rest).decode()
+    assert output.startswith("Once upo") and len(output) < len(text)
+    assert "Traceback" not in err.decode() and "interrupted" in err.decode()
+    # the server's turn ended (no 409 for the next message) and kept the partial answer
+    again = remote(home, server.url, token, "-c", "-p", "go on")
+    assert again.returncode == 0, again.stderr
+    assert again.stdout == "next one\n"
+    asked = next(r for r in wire.requests if r.json["messages"][-1].get("content") == "go on")
+    kept = [m for m in asked.json["messages"] if m["role"] == "assistant"]
+    assert kept and kept[-1]["content"].startswith("Once upo")
+
+
+@pytest.mark.slow
 def test_a_wrong_token_is_one_line_and_a_usage_exit(home, server, token, wire):
     done = remote(home, server.url, "ccs_not_a_token_0000", "-p", "hi")
     assert done.returncode == 2, done.stderr
@@ -359,7 +387,7 @@ def test_a_server_that_is_not_there_is_one_line(home, wire):
 # ---------------------------------------------------------------------- the chat, in a terminal
 
 
-def chat(home: Path, url: str, token: str) -> Any:
+def chat(home: Path, url: str, token: str, *args: str) -> Any:
     """``chatcli --remote URL`` in a tmux terminal, once its input line is there."""
     from repl.terminal import Terminal, have_tmux
 
@@ -370,7 +398,8 @@ def chat(home: Path, url: str, token: str) -> Any:
             "HOME", "PATH", "TERM")
     folder = home / "client" / "work"
     folder.mkdir(parents=True, exist_ok=True)
-    terminal = Terminal(f"{CHATCLI} --remote {url}", {k: env[k] for k in keep}, cwd=folder)
+    terminal = Terminal(" ".join([str(CHATCLI), "--remote", url, *args]),
+                        {k: env[k] for k in keep}, cwd=folder)
     try:
         terminal.wait_for("›", timeout=30)
     except BaseException:
@@ -428,5 +457,20 @@ def test_ctrl_c_in_the_chat_stops_the_servers_turn(home, server, token, wire):
         terminal.wait_for("⏹ stopped before any answer arrived", timeout=15)
         terminal.type("/retry")
         terminal.wait_for("second answer", timeout=30)
+    finally:
+        terminal.close()
+
+
+@pytest.mark.terminal
+def test_the_chat_resumes_the_servers_session_with_its_recap(home, server, token, wire):
+    wire.script(Reply(text="The code word is PLUM."), Reply(text="Still PLUM."))
+    assert remote(home, server.url, token, "-p", "pick a code word").returncode == 0
+    terminal = chat(home, server.url, token, "-c")
+    try:
+        screen = terminal.wait_for("The code word is PLUM.", timeout=30)
+        assert "resumed 2 messages" in screen
+        assert "› pick a code word" in screen and "The code word is PLUM." in screen
+        terminal.type("and now?")
+        terminal.wait_for("Still PLUM.", timeout=30)
     finally:
         terminal.close()
