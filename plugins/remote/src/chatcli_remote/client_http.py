@@ -108,6 +108,10 @@ class Connection:
 
     def _unreachable(self, err: httpx.HTTPError) -> RemoteUnreachable:
         reason = " ".join(str(err).split())[:160] or type(err).__name__
+        if "CERTIFICATE_VERIFY_FAILED" in reason:
+            return RemoteUnreachable(
+                f"the chatcli server at {self.url} has a certificate this machine does not "
+                f"trust ({reason})", "for a self-signed one, set SSL_CERT_FILE to its PEM file")
         if isinstance(err, httpx.ConnectError):
             return RemoteUnreachable(f"cannot reach the chatcli server at {self.url} ({reason})",
                                      "is `chatcli serve` running there?")
