@@ -4,6 +4,7 @@
 - :mod:`.agent`: :class:`~.agent.ChatcliAgent`, the protocol's methods.
 - :mod:`.live`: one editor session: a chatcli :class:`chatcli.Session` whose turns and slash
   commands run on a worker thread, approvals asked through ``session/request_permission``.
+- :mod:`.toolcalls`: tool calls as ACP tool call cards, and the approver (permission requests).
 - :mod:`.outbox`: the ordered bridge from the worker thread to the asyncio loop.
 - :mod:`.files`: the editor's buffers as chatcli's file access (``fs/read_text_file``…).
 - :mod:`.convert`: chatcli's records as ACP updates (tool calls, diffs, plans, history).

@@ -2,10 +2,8 @@
 
 Turns and slash commands run on the session's worker thread (one at a time); what they produce
 goes to the editor through the :class:`~.outbox.Outbox` in order: text as
-``agent_message_chunk``, each tool call as ``tool_call`` then ``tool_call_update`` (an edit's
-preview as diff content, a command's output as it comes), ``plan`` updates from the
-``progress_items`` hook. The approver asks the editor (``session/request_permission``); the
-editor's answer becomes chatcli's :class:`~chatcli.Approval`, a cancelled one a no.
+``agent_message_chunk``, tool calls and questions through :class:`~.toolcalls.ToolCalls`,
+``plan`` updates from the ``progress_items`` hook, a ``usage_update`` after each turn.
 
 :class:`LiveSession` is also the :class:`~chatcli.ChatApp` slash commands see: its console is a
 text buffer sent as message chunks after the command, ``pick`` asks the editor to choose.
@@ -15,53 +13,32 @@ from __future__ import annotations
 
 import asyncio
 import io
-import json
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from acp import (
-    start_tool_call,
-    text_block,
-    tool_content,
-    update_agent_message_text,
-    update_agent_thought_text,
-    update_plan,
-    update_tool_call,
-)
+from acp import update_agent_message_text, update_agent_thought_text, update_plan
 from acp.helpers import update_current_mode
 from acp.schema import AllowedOutcome, PermissionOption, ToolCallUpdate, UsageUpdate
 from chatcli import ChatApp
 
-from chatcli_remote.acp.convert import (
-    ToolKindName,
-    diff_contents,
-    plan_entries,
-    result_content,
-    stop_reason,
-    tool_kind,
-    tool_locations,
-    tool_title,
-)
-from chatcli_remote.acp.outbox import Outbox, WaitCancelled
+from chatcli_remote.acp.convert import plan_entries, stop_reason
+from chatcli_remote.acp.outbox import Outbox
+from chatcli_remote.acp.toolcalls import ToolCalls
 
 if TYPE_CHECKING:
-    from acp.helpers import SessionUpdate, ToolCallContentVariant
+    from acp.helpers import SessionUpdate
     from acp.interfaces import Client
     from chatcli import (
-        Approval,
         FileAccess,
         Message,
         PluginHost,
         Session,
         SessionOptions,
         Settings,
-        Tool,
-        ToolCallPart,
         TurnFinished,
         Usage,
-        Verdict,
     )
     from rich.console import Console
 
@@ -76,8 +53,6 @@ MODES: dict[str, tuple[str, str]] = {
 }
 #: the console width slash commands print at (message chunks in the editor)
 WIDTH = 100
-#: the most output lines a running command keeps in its tool call
-OUTPUT_LINES = 200
 #: the name of the threads turns run on
 TURN_THREAD = "chatcli-acp-turn"
 #: seconds between two looks at ``progress_items`` while a turn runs
@@ -110,14 +85,11 @@ class LiveSession(ChatApp):
         self.id = ""
         self._buffer = io.StringIO()
         self.console = _console(self._buffer)
+        self.calls = ToolCalls(self)
         self.session: Session = Session(
-            host, settings, options, interactive=True, approver=self._approve,
-            workspace=workspace, on_tool_output=self._tool_output, files=files)
+            host, settings, options, interactive=True, approver=self.calls.approve,
+            workspace=workspace, on_tool_output=self.calls.output, files=files)
         self._lock = threading.Lock()
-        self._started: set[str] = set()  # tool calls the editor knows
-        self._diffs: dict[str, list[ToolCallContentVariant]] = {}
-        self._output: dict[str, list[str]] = {}
-        self._running_exec: list[str] = []
         self._plan: list[Any] = []
         self.mode = "default"
         #: the tokens of the last turn (the prompt's answer reports them)
@@ -148,14 +120,15 @@ class LiveSession(ChatApp):
 
     # ------------------------------------------------------------------ sending
 
-    def _send(self, update: SessionUpdate | UsageUpdate) -> None:
+    def send(self, update: SessionUpdate | UsageUpdate) -> None:
+        """Queue a session update (from any thread; sent in order)."""
         session_id = self.id
         self.outbox.send(lambda: self.conn.session_update(session_id=session_id, update=update))
 
     def say(self, text: str) -> None:
         """``text`` as an agent message chunk."""
         if text:
-            self._send(update_agent_message_text(text))
+            self.send(update_agent_message_text(text))
 
     # ------------------------------------------------------------------ a prompt
 
@@ -223,7 +196,7 @@ class LiveSession(ChatApp):
             mode = self.read_mode()
             if mode != self.mode:
                 self.mode = mode
-                self._send(update_current_mode(mode))
+                self.send(update_current_mode(mode))
 
     def _flush_console(self) -> None:
         text = self._buffer.getvalue()
@@ -262,7 +235,7 @@ class LiveSession(ChatApp):
             size = self.session.engine.current.context_window
         except Exception:
             return
-        self._send(UsageUpdate(session_update="usage_update", used=used, size=size))
+        self.send(UsageUpdate(session_update="usage_update", used=used, size=size))
 
     def _tick(self, ended: threading.Event) -> None:
         """Look at the ``progress_items`` while a turn runs (workers move during one call)."""
@@ -284,90 +257,18 @@ class LiveSession(ChatApp):
             if isinstance(event, TextDelta):
                 self.say(event.text)
             elif isinstance(event, ToolStarted):
-                self._tool_started(event.call)
+                self.calls.started(event.call)
             elif isinstance(event, ToolFinished):
-                self._tool_finished(event.call, event.result.content, event.result.is_error)
+                self.calls.finished(event.call, event.result.content, event.result.is_error)
                 self._progress()
             elif isinstance(event, Retrying):
-                self._send(update_agent_thought_text(
+                self.send(update_agent_thought_text(
                     f"{event.error}; retrying in {event.delay:.1f} s\n"))
             elif isinstance(event, Compacted):
-                self._send(update_agent_thought_text(f"{event.report.line()}\n"))
+                self.send(update_agent_thought_text(f"{event.report.line()}\n"))
             elif isinstance(event, TurnFinished):
                 finished = event
         return finished
-
-    def _tool(self, name: str) -> Tool | None:
-        try:
-            return self.session.engine.tools.get(name)
-        except Exception:
-            return None
-
-    def _start(self, call: ToolCallPart, status: str,
-               content: list[ToolCallContentVariant] | None = None) -> None:
-        """Tell the editor of ``call`` (once; later: a status update)."""
-        with self._lock:
-            known = call.id in self._started
-            self._started.add(call.id)
-        kind = self._kind(call)
-        if known:
-            self._send(update_tool_call(call.id, status=status,  # type: ignore[arg-type]
-                                        content=content))
-            return
-        self._send(start_tool_call(
-            call.id, tool_title(call), kind=kind, status=status,  # type: ignore[arg-type]
-            content=content, locations=tool_locations(call, self.workspace),
-            raw_input=_jsonable(call.arguments)))
-
-    def _kind(self, call: ToolCallPart) -> ToolKindName:
-        tool = self._tool(call.name)
-        return tool_kind(call.name, str(tool.risk) if tool is not None else None)
-
-    def _tool_started(self, call: ToolCallPart) -> None:
-        if self._kind(call) == "execute":  # its output lines are shown in its tool call
-            with self._lock:
-                self._running_exec.append(call.id)
-        content = self._diffs.get(call.id)
-        if content is None:
-            content = self._preview(call)
-            self._diffs[call.id] = content
-        self._start(call, "in_progress", content or None)
-
-    def _preview(self, call: ToolCallPart) -> list[ToolCallContentVariant]:
-        """The diff an edit that was not asked about will make (the tool's preview)."""
-        tool = self._tool(call.name)
-        if tool is None or tool.preview is None:
-            return []
-        try:
-            args = tool.parse_arguments(call.arguments)
-            context = self.session.engine.tool_context()
-            return list(diff_contents(tool.preview(args, context), self.workspace,
-                                      self._read))
-        except Exception:
-            return []
-
-    def _tool_finished(self, call: ToolCallPart, content: str, is_error: bool) -> None:
-        if call.id not in self._started:
-            self._start(call, "pending")
-        with self._lock:
-            if call.id in self._running_exec:
-                self._running_exec.remove(call.id)
-            self._output.pop(call.id, None)
-        shown = [*self._diffs.pop(call.id, []), *result_content(content)]
-        self._send(update_tool_call(call.id, status="failed" if is_error else "completed",
-                                    content=shown, raw_output=content[:4000]))
-
-    def _tool_output(self, line: str) -> None:
-        """A running command's output line: shown in its tool call."""
-        with self._lock:
-            if not self._running_exec:
-                return
-            call_id = self._running_exec[-1]
-            lines = self._output.setdefault(call_id, [])
-            lines.append(line.rstrip("\n"))
-            del lines[:-OUTPUT_LINES]
-            text = "\n".join(lines)
-        self._send(update_tool_call(call_id, content=[tool_content(text_block(text))]))
 
     def _progress(self) -> None:
         """A ``plan`` update when the ``progress_items`` hook's answer changed."""
@@ -383,71 +284,7 @@ class LiveSession(ChatApp):
             if not items or items == self._plan:
                 return
             self._plan = items
-        self._send(update_plan(plan_entries(items)))
-
-    def _read(self, path: Path) -> str | None:
-        try:
-            if self.files is not None:
-                return self.files.read_text(path)
-            return path.read_bytes().decode("utf-8")
-        except (OSError, UnicodeDecodeError):
-            return None
-
-    # ------------------------------------------------------------------ approvals
-
-    def _approve(self, call: ToolCallPart, tool: Tool, verdict: Verdict) -> Approval:
-        """Ask the editor whether ``call`` may run (any thread; blocks until it answers)."""
-        from chatcli import Approval
-
-        content: list[ToolCallContentVariant] = list(
-            diff_contents(verdict.preview, self.workspace, self._read))
-        self._diffs[call.id] = content
-        shown = [*content]
-        if verdict.reason:
-            shown.append(tool_content(text_block(verdict.reason)))
-        self._start(call, "pending", shown or None)
-        always = f"Always allow ({verdict.rule})" if verdict.rule else "Allow for this session"
-        options = [
-            PermissionOption(option_id="once", name="Allow once", kind="allow_once"),
-            PermissionOption(option_id="always", name=always, kind="allow_always"),
-            PermissionOption(option_id="no", name="Reject", kind="reject_once"),
-        ]
-        request = ToolCallUpdate(
-            tool_call_id=call.id, title=tool_title(call), status="pending",
-            kind=tool_kind(call.name, str(tool.risk)), content=shown or None,
-            locations=tool_locations(call, self.workspace), raw_input=_jsonable(call.arguments))
-        session_id = self.id
-        try:
-            answer = self.outbox.ask(lambda: self.conn.request_permission(
-                session_id=session_id, tool_call=request, options=options), self.cancel_event)
-        except WaitCancelled:
-            return Approval(False, reason="the turn was cancelled")
-        except Exception as err:
-            return Approval(False, reason=f"the editor did not answer ({err})")
-        outcome = answer.outcome
-        if not isinstance(outcome, AllowedOutcome) or outcome.option_id == "no":
-            approval = Approval(False)
-        elif outcome.option_id == "always":
-            approval = Approval(True, "always" if verdict.rule else "session")
-        else:
-            approval = Approval(True)
-        if not self._own_call(call):
-            # a worker's call (chatcli-subagents): its run is not in this turn's events, so
-            # the question's card is closed here, with the answer
-            self._diffs.pop(call.id, None)
-            self._send(update_tool_call(call.id, status="completed" if approval.allow
-                                        else "failed"))
-        return approval
-
-    def _own_call(self, call: ToolCallPart) -> bool:
-        """Whether ``call`` is one of the session's own answer (not a worker's)."""
-        from chatcli import Role
-
-        try:
-            answer = self.session.conversation.last(Role.ASSISTANT)
-        except Exception:
-            return True
-        return answer is None or any(c.id == call.id for c in answer.tool_calls)
+        self.send(update_plan(plan_entries(items)))
 
     # ------------------------------------------------------------------ modes
 
@@ -561,10 +398,6 @@ def _console(buffer: io.StringIO) -> Console:
 
     return Console(file=buffer, width=WIDTH, no_color=True, color_system=None, highlight=False,
                    soft_wrap=True, force_terminal=False)
-
-
-def _jsonable(value: Any) -> Any:
-    return json.loads(json.dumps(value, default=str))
 
 
 def _one_line(err: BaseException) -> str:
