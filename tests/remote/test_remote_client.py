@@ -25,7 +25,13 @@ from chatcli import (
     UsageError,
 )
 from chatcli_remote.client import RemoteTarget, check_url
-from chatcli_remote.client_events import Output, Translator, error_from, mirror
+from chatcli_remote.client_events import (
+    Output,
+    Translator,
+    approval_parts,
+    error_from,
+    mirror,
+)
 from chatcli_remote.client_sse import SseEvent, decode, split_lines
 from chatcli_testing import Fault, Reply, ToolCall
 from process_support import CHATCLI, process_env
@@ -126,6 +132,20 @@ def test_a_commands_output_questions_approvals_and_status_go_where_they_belong()
     assert events == [Output("spent $0.01\n", False)]
     assert [a["qid"] for a in asked] == ["q2"] and [m["qid"] for m in menus] == ["q1"]
     assert status == [["openai/gpt-test", "ctx 3%"]]
+
+
+def test_an_approval_event_is_asked_as_the_kernels_question_with_the_worker_named():
+    call, tool, verdict = approval_parts({
+        "qid": "q1", "call_id": "c9", "tool": "exec", "risk": "execute",
+        "args": {"command": "make"}, "reason": "runs a build", "label": "w2 (explore)",
+        "rule": "exec(make:*)", "preview": "--- a\n+++ b\n", "options": ["once", "no"]})
+    assert (call.id, call.name, call.arguments) == ("c9", "exec", {"command": "make"})
+    assert tool.name == "exec" and tool.risk.value == "execute"
+    assert verdict.reason == "w2 explore: runs a build"  # as chatcli-subagents words it
+    assert verdict.rule == "exec(make:*)" and verdict.preview == "--- a\n+++ b\n"
+    raw, unknown, plain = approval_parts({"tool": "write", "risk": "??", "args": "{not json"})
+    assert raw.raw_arguments == "{not json" and unknown.risk.value == "execute"
+    assert plain.reason == "" and plain.rule is None
 
 
 def test_the_servers_error_line_keeps_its_exit_code_when_its_kind_is_named():

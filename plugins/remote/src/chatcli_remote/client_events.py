@@ -9,6 +9,7 @@ terminal (a slash command's ``output``) is the front end's to print raw or not.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -17,12 +18,14 @@ from chatcli import (
     ChatcliError,
     Compacted,
     Conversation,
+    Decision,
     Message,
     NetworkError,
     ProviderError,
     ProviderTimeoutError,
     RateLimitError,
     Retrying,
+    Risk,
     Role,
     ServerError,
     StopReason,
@@ -33,12 +36,13 @@ from chatcli import (
     ToolResultPart,
     ToolStarted,
     Usage,
+    Verdict,
 )
 
 from chatcli_remote.client_sse import SseEvent
 
-__all__ = ["Output", "RemoteCompaction", "Translator", "error_from", "mirror", "stop_reason",
-           "usage_from"]
+__all__ = ["Output", "RemoteCompaction", "RemoteTool", "Translator", "approval_parts",
+           "error_from", "mirror", "stop_reason", "usage_from"]
 
 
 @dataclass(frozen=True)
@@ -244,3 +248,40 @@ def mirror(snapshot: dict[str, Any]) -> Conversation:
         if message is not None:
             conversation.append(message)  # (no hooks: nothing local observes the mirror)
     return conversation
+
+
+class RemoteTool:
+    """What an approver reads of the tool a server asks about: its name and risk."""
+
+    def __init__(self, name: str, risk: str) -> None:
+        self.name = name
+        try:
+            self.risk = Risk(risk)
+        except ValueError:
+            self.risk = Risk.EXECUTE  # an unknown risk is asked as the strongest
+
+
+#: A worker's label as the server sends it (``w2 (explore)``): the chat's approval names the
+#: worker when the reason starts with ``w2 explore:`` (chatcli-subagents' own words).
+_WORKER_LABEL = re.compile(r"(w\d+) \(([^\s:()]+)\)")
+
+
+def approval_parts(data: dict[str, Any]) -> tuple[ToolCallPart, RemoteTool, Verdict]:
+    """What the front end's approver is asked for an ``approval`` event: the call, the tool
+    (name and risk) and the verdict (reason — with the asking worker's label as the
+    subagents write it —, the rule an "always" would save, the diff)."""
+    args = data.get("args")
+    call = ToolCallPart(
+        name=str(data.get("tool") or "?"),
+        arguments=args if isinstance(args, dict) else {},
+        raw_arguments=args if isinstance(args, str) else None,
+        **({"id": str(data["call_id"])} if data.get("call_id") else {}))
+    tool = RemoteTool(call.name, str(data.get("risk") or ""))
+    reason = str(data.get("reason") or "")
+    worker = _WORKER_LABEL.fullmatch(str(data.get("label") or ""))
+    if worker is not None:
+        label = f"{worker[1]} {worker[2]}"
+        reason = f"{label}: {reason}" if reason else label
+    verdict = Verdict(Decision.ASK, reason, str(data["rule"]) if data.get("rule") else None,
+                      None, str(data["preview"]) if data.get("preview") else None)
+    return call, tool, verdict

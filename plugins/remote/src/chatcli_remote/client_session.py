@@ -15,7 +15,6 @@ the connection cut is followed again from the last event seen (``GET …/events`
 from __future__ import annotations
 
 import contextlib
-import re
 import threading
 from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
@@ -25,19 +24,16 @@ from urllib.parse import quote
 from chatcli import (
     Approval,
     ChatcliError,
-    Decision,
-    Risk,
     Stash,
     StopReason,
-    ToolCallPart,
     TurnFinished,
     UsageError,
-    Verdict,
 )
 
 from chatcli_remote.client_events import (
     Output,
     Translator,
+    approval_parts,
     error_from,
     mirror,
     stop_reason,
@@ -49,25 +45,10 @@ if TYPE_CHECKING:
 
     from chatcli_remote.client_sse import SseEvent
 
-__all__ = ["RemoteSession", "RemoteTool"]
+__all__ = ["RemoteSession"]
 
 #: Times a turn's cut stream is followed again before the turn ends with the error.
 RECONNECTS = 3
-
-#: A worker's label as the server sends it (``w2 (explore)``): the chat's approval names it
-#: when the reason starts with ``w2 explore:`` (chatcli-subagents' own words).
-_WORKER_LABEL = re.compile(r"(w\d+) \(([^\s:()]+)\)")
-
-
-class RemoteTool:
-    """What an approver reads of the tool a server asks about: its name and risk."""
-
-    def __init__(self, name: str, risk: str) -> None:
-        self.name = name
-        try:
-            self.risk = Risk(risk)
-        except ValueError:
-            self.risk = Risk.EXECUTE  # an unknown risk is asked as the strongest
 
 
 class RemoteSession:
@@ -311,21 +292,7 @@ class RemoteSession:
     def _approve(self, data: dict[str, Any], cancel: threading.Event | None) -> None:
         """An ``approval`` event: ask the front end's approver, send the answer."""
         qid = str(data.get("qid") or "")
-        args = data.get("args")
-        call = ToolCallPart(
-            name=str(data.get("tool") or "?"),
-            arguments=args if isinstance(args, dict) else {},
-            raw_arguments=args if isinstance(args, str) else None,
-            **({"id": str(data["call_id"])} if data.get("call_id") else {}))
-        tool = RemoteTool(call.name, str(data.get("risk") or ""))
-        reason = str(data.get("reason") or "")
-        label = str(data.get("label") or "")
-        worker = _WORKER_LABEL.fullmatch(label)
-        if worker is not None:
-            label = f"{worker[1]} {worker[2]}"
-            reason = f"{label}: {reason}" if reason else label
-        verdict = Verdict(Decision.ASK, reason, str(data["rule"]) if data.get("rule") else None,
-                          None, str(data["preview"]) if data.get("preview") else None)
+        call, tool, verdict = approval_parts(data)
         answer: Approval
         if self._approver is None or (cancel is not None and cancel.is_set()):
             answer = Approval(False)
