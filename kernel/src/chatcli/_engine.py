@@ -287,7 +287,7 @@ class Engine:
     ) -> None:
         self.host = host
         #: where the file tools read and write text (see :class:`~chatcli.FileAccess`)
-        self.files = files or DISK_FILES
+        self.files = files if files is not None else DISK_FILES
         #: the tools this engine offers, by name (None: every registered tool)
         self.tool_names = frozenset(tool_names) if tool_names is not None else None
         #: shows a running tool's live output (a shell command's) to the user
