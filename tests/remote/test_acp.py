@@ -479,3 +479,27 @@ def test_a_workers_question_is_asked_in_the_editor(
                if u.tool_call_id == asked.tool_call_id and u.status]
     assert closing[-1] == "completed"
     assert client.text().endswith("The worker wrote out.txt.")
+
+
+def test_a_script_gets_every_answer_and_stdout_holds_only_json_rpc(
+        project: Path, env: dict[str, str], home: Path) -> None:
+    requests = home / "requests.jsonl"
+    answers = home / "answers.jsonl"
+    requests.write_text(
+        "not json at all\n"
+        + json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                      "params": {"protocolVersion": PROTOCOL_VERSION}}) + "\n"
+        + json.dumps({"jsonrpc": "2.0", "id": "two", "method": "session/new",
+                      "params": {"cwd": str(project), "mcpServers": []}}) + "\n",
+        encoding="utf-8")
+    with requests.open("rb") as stdin, answers.open("wb") as stdout:
+        done = subprocess.run([sys.executable, "-m", "chatcli_cli", "acp"], stdin=stdin,
+                              stdout=stdout, stderr=subprocess.PIPE, env=env, cwd=project,
+                              timeout=LIMIT, text=True)
+    assert done.returncode == 0, done.stderr
+    messages = [json.loads(line) for line in answers.read_text(encoding="utf-8").splitlines()]
+    answers_by_id = {m["id"]: m["result"] for m in messages if "id" in m}
+    assert answers_by_id[1]["agentInfo"]["name"] == "chatcli"
+    assert answers_by_id["two"]["sessionId"].startswith("s_")  # answered before the end
+    assert "chatcli acp: Error parsing JSON-RPC message" in done.stderr
+    assert "Traceback" not in done.stderr

@@ -1,6 +1,7 @@
 """``chatcli acp``: chatcli as an Agent Client Protocol agent on stdin/stdout (for editors).
 
 - :mod:`.cli`: the click command (stdout kept for JSON-RPC, everything else on stderr).
+- :mod:`.streams`: stdin and the private stdout as asyncio streams (pipes or files).
 - :mod:`.agent`: :class:`~.agent.ChatcliAgent`, the protocol's methods.
 - :mod:`.live`: one editor session: a chatcli :class:`chatcli.Session` whose turns and slash
   commands run on a worker thread, approvals asked through ``session/request_permission``.

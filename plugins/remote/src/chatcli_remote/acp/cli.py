@@ -8,6 +8,7 @@ corrupt the stream. The engine runs on worker threads; the asyncio loop only mov
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import sys
 from typing import IO, TYPE_CHECKING, Any, cast
@@ -18,6 +19,23 @@ if TYPE_CHECKING:
     from chatcli import PluginHost
 
 __all__ = ["acp"]
+
+
+class _OneLine(logging.Formatter):
+    """``chatcli acp: <message>`` on stderr; the traceback only with ``CHATCLI_DEBUG``."""
+
+    def formatException(self, ei: Any) -> str:
+        return super().formatException(ei) if os.environ.get("CHATCLI_DEBUG") else ""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return "chatcli acp: " + super().format(record).rstrip()
+
+
+def _log_to_stderr() -> None:
+    """The protocol package logs bad messages and failed tasks: one line each, on stderr."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(_OneLine("%(message)s"))
+    logging.basicConfig(level=logging.WARNING, handlers=[handler], force=True)
 
 
 def _protocol_stdout() -> IO[bytes]:
@@ -33,14 +51,9 @@ async def _serve(host: PluginHost, out: IO[bytes], flags: dict[str, Any]) -> Non
     from acp import run_agent
 
     from chatcli_remote.acp.agent import ChatcliAgent
+    from chatcli_remote.acp.streams import protocol_streams
 
-    loop = asyncio.get_running_loop()
-    reader = asyncio.StreamReader(limit=50 * 1024 * 1024)
-    protocol = asyncio.StreamReaderProtocol(reader)
-    await loop.connect_read_pipe(lambda: protocol, sys.stdin)
-    transport, writer_protocol = await loop.connect_write_pipe(asyncio.streams.FlowControlMixin,
-                                                               out)
-    writer = asyncio.StreamWriter(transport, writer_protocol, None, loop)
+    reader, writer = await protocol_streams(out)
     agent = ChatcliAgent(host, flags)
     try:
         await run_agent(cast(Any, agent), writer, reader)
@@ -64,6 +77,7 @@ def acp(ctx: click.Context) -> None:
     root = ctx.find_root().params  # `chatcli --model M acp`: the root's flags apply
     flags = {key: root[key] for key in ("provider", "model", "system") if root.get(key)}
     out = _protocol_stdout()
+    _log_to_stderr()
     try:
         asyncio.run(_serve(host, out, flags))
     except KeyboardInterrupt:
