@@ -64,7 +64,7 @@ def register_cli_options(register: Callable[[click.Option], None]) -> None:
     register(click.Option(
         ["--remote"], metavar="URL", callback=_remote_target, expose_value=True,
         help="Talk to a chatcli server (chatcli serve) instead of running the model here; "
-             "the token comes from CHATCLI_REMOTE_TOKEN or `chatcli keys set remote`."))
+             "the token comes from CHATCLI_REMOTE_TOKEN or `chatcli keys set remote --force`."))
 
 
 @hookimpl
