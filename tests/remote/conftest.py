@@ -47,9 +47,18 @@ def token(env: dict[str, str], root: Path) -> str:
 
 
 @pytest.fixture
-def server(home: Path, env: dict[str, str], root: Path, token: str) -> Iterator[ServeProcess]:
+def serve_config() -> str:
+    """The user's config file (TOML) the ``server`` starts with (a module overrides it)."""
+    return ""
+
+
+@pytest.fixture
+def server(home: Path, env: dict[str, str], root: Path, token: str,
+           serve_config: str) -> Iterator[ServeProcess]:
     """A running ``chatcli serve --port 0 --port-file F`` (stopped with SIGTERM at the end);
     no response it gave may hold the provider key or the token."""
+    if serve_config:
+        (home / "config" / "config.toml").write_text(serve_config)
     process = ServeProcess(home, env, root).start()
     try:
         yield process

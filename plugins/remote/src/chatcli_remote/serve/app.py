@@ -492,10 +492,12 @@ def build_app(hub: Any, catalog: Any, host: Any, tokens: TokenStore,
               limits: Limits | None = None) -> Starlette:
     """The application: the API over ``hub`` (live sessions) and ``catalog`` (saved ones)."""
     api = Api(hub=hub, catalog=catalog, host=host, tokens=tokens, limits=limits or Limits())
-    return Starlette(
+    app = Starlette(
         routes=routes(api),
         middleware=[Middleware(SecurityHeaders),
                     Middleware(BodyLimit, limit=api.limits.max_request_bytes)],
         exception_handlers={HTTPException: _http_error, ApiError: _api_error,
                             Exception: _server_error},
     )
+    app.router.redirect_slashes = False  # a trailing "/" is no route: 404, not a redirect
+    return app
