@@ -381,6 +381,8 @@ def test_a_token_sees_nothing_outside_its_root(
         _error(theirs.post("/api/sessions", json={"workspace": str(home / "roots" / "main")}),
                404)
         _error(theirs.post("/api/sessions", json={"workspace": "../main"}), 404)
+        (other_root / "escape").symlink_to(home / "roots" / "main")
+        _error(theirs.post("/api/sessions", json={"workspace": "escape"}), 404)
         assert mine.get(f"/api/sessions/{sid}").status_code == 200
 
 
