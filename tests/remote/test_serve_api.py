@@ -81,10 +81,16 @@ def test_tokens_are_created_once_listed_without_secrets_and_revoked(
                            timeout=60)
     assert again.returncode == 2 and "exists already" in again.stderr
 
+    assert "warning" not in done.stderr
+    (root / "src").mkdir()
+    _, inside = create_token(env, "src", root / "src")
+    assert f"inside the project {root.resolve()}" in inside.stderr
+    assert f"give --root {root.resolve()}" in inside.stderr
+
     revoked = subprocess.run([str(CHATCLI), "serve", "token", "revoke", "laptop"], env=env,
                              capture_output=True, text=True, timeout=60)
     assert revoked.returncode == 0 and stored[0]["id"] in revoked.stdout
-    assert json.loads(path.read_text())["tokens"][0]["revoked"] is True
+    assert [t["revoked"] for t in json.loads(path.read_text())["tokens"]] == [True, False]
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
 
 

@@ -216,6 +216,21 @@ def create(name: str, root: Path, expires: str | None) -> None:
     click.echo(f"chatcli serve: token '{record.name}' ({record.id}) for {record.root}, expires "
                f"{_when(record.expires)}; this is the only time it is shown — keep it now",
                err=True)
+    project = _project_above(Path(record.root))
+    if project is not None:
+        click.echo(f"chatcli serve: warning: {record.root} is inside the project {project}, and "
+                   "sessions are filed under their project: this token will not see its own "
+                   f"sessions once they are saved — give --root {project} instead", err=True)
+
+
+def _project_above(root: Path) -> str | None:
+    """The project root of ``root`` when it is above it (a folder inside a repository)."""
+    from chatcli import project_root
+
+    found = project_root(root)
+    if found is None or Path(found).resolve() == root.resolve():
+        return None
+    return found
 
 
 @token.command("list")
