@@ -159,8 +159,10 @@ def baseline(server: Any, root: Path, mark: str) -> list[float]:
 
 
 @contextmanager
-def served(root: Path, server: Any) -> Iterator[tuple[str, str, int]]:
-    """A real ``chatcli serve`` in a temporary home: (its URL, a token, its process id)."""
+def served(root: Path, server: Any, profile: Path | None = None
+           ) -> Iterator[tuple[str, str, int]]:
+    """A real ``chatcli serve`` in a temporary home: (its URL, a token, its process id);
+    under cProfile (its main thread: the event loop) when ``profile`` is a file."""
     home, project = root / "home", root / "project"
     (home / "config").mkdir(parents=True)
     (project / ".git").mkdir(parents=True)
@@ -181,7 +183,10 @@ def served(root: Path, server: Any) -> Iterator[tuple[str, str, int]]:
     token = next(word for word in made.stdout.split() if word.startswith("ccs_"))
     port_file = root / "port"
     log = (root / "serve.log").open("wb")
-    process = subprocess.Popen([str(CHATCLI), "serve", "--port", "0", "--port-file",
+    command = [str(CHATCLI)]
+    if profile is not None:
+        command = [sys.executable, "-m", "cProfile", "-o", str(profile), "-m", "chatcli_cli"]
+    process = subprocess.Popen([*command, "serve", "--port", "0", "--port-file",
                                 str(port_file), "--workspace", str(project)], env=env,
                                cwd=project, stdout=log, stderr=subprocess.STDOUT,
                                stdin=subprocess.DEVNULL)
@@ -362,7 +367,7 @@ def run(args: argparse.Namespace, root: Path) -> int:
     with make_server(args.tokens, args.delay) as server:
         baseline(server, root, "BENCH-WARM")
         base = baseline(server, root, "BENCH-BASE")
-        with served(root, server) as (url, token, pid):
+        with served(root, server, args.profile) as (url, token, pid):
             asyncio.run(alone(url, token, "BENCH-WARM2"))  # imports, the provider's client
             before, after = asyncio.run(idle_memory(url, token, pid, args.idle))
             single = asyncio.run(alone(url, token, "BENCH-A"))
@@ -400,6 +405,11 @@ def run(args: argparse.Namespace, root: Path) -> int:
     print(f"  memory per idle session: {(after - before) / args.idle:.1f} KiB "
           f"(VmRSS {before / 1024:.1f} -> {after / 1024:.1f} MiB for {args.idle} sessions; "
           f"{rss_end / 1024:.1f} MiB after the crowd)")
+    if args.profile is not None and args.profile.exists():
+        import pstats
+
+        print(f"\nthe server's event loop, heaviest by own time ({args.profile}):")
+        pstats.Stats(str(args.profile)).sort_stats("tottime").print_stats(25)
     return 0
 
 
@@ -411,6 +421,9 @@ def main() -> int:
     parser.add_argument("--watchers", type=int, default=50)
     parser.add_argument("--idle", type=int, default=200)
     parser.add_argument("--timeout", type=float, default=300)
+    parser.add_argument("--profile", type=Path, default=None, metavar="FILE",
+                        help="run the server under cProfile (its event loop's thread), the "
+                             "stats written to FILE; the heaviest functions are printed")
     args = parser.parse_args()
 
     def expired(_signum: int, _frame: Any) -> None:

@@ -358,3 +358,34 @@ def test_the_page_follows_another_clients_turn_and_survives_a_reload(
     severe = [entry["message"] for entry in driver.get_log("browser")
               if entry["level"] == "SEVERE"]
     assert not severe, severe
+
+
+def test_a_slash_command_from_the_page_asks_its_menu_and_redraws_the_history(
+        server: ServeProcess, token: str, wire: OpenAIServer, browser: Any) -> None:
+    wire.script(Reply(text="the first answer"), Reply(text="the second answer"))
+    driver = browser
+    _sign_in(driver, server, token)
+    driver.find_element("id", "new-session").click()
+    for text in ("first question", "second question"):
+        _wait(driver, "the prompt", lambda d: d.find_element("id", "send").is_enabled())
+        driver.find_element("id", "prompt").send_keys(text)
+        driver.find_element("id", "send").click()
+        count = 1 if text.startswith("first") else 2
+        _wait(driver, "the turn's end", lambda d, n=count: len(_css(d, ".turn-end")) == n)
+
+    # /rewind runs at the server; its menu is a card whose buttons answer it
+    _wait(driver, "the prompt", lambda d: d.find_element("id", "send").is_enabled())
+    driver.find_element("id", "prompt").send_keys("/rewind")
+    driver.find_element("id", "send").click()
+    menu = _wait(driver, "the menu", lambda d: (_css(d, ".card.question") or [None])[0])
+    choice = next(b for b in menu.find_elements("css selector", "button.choice")
+                  if "second question" in b.text)
+    choice.click()
+    # the history is drawn again without the second exchange; its text is back in the prompt
+    _wait(driver, "the history without the second question",
+          lambda d: [m.text for m in _css(d, ".msg.user")] == ["first question"])
+    assert [m.text for m in _css(driver, ".msg.assistant")] == ["the first answer"]
+    assert driver.find_element("id", "prompt").get_attribute("value") == "second question"
+    severe = [entry["message"] for entry in driver.get_log("browser")
+              if entry["level"] == "SEVERE"]
+    assert not severe, severe

@@ -14,6 +14,7 @@ const state = {
   answer: null,           // the assistant block being streamed (StreamedMarkdown)
   tools: new Map(),       // call_id -> tool card
   questions: new Map(),   // qid -> card
+  stale: false,           // the history changed under the page: redraw it after the turn
 };
 
 // ---------------------------------------------------------------- HTTP
@@ -540,7 +541,15 @@ const HANDLERS = {
     scrollDown();
   },
   compacted(data) { notice(data.line, "muted"); },
-  log(data) { notice(`history changed: ${data.reason || ""}`, "muted"); },
+  log(data) {
+    // the head moved (/rewind, undo… by any client): shown again from a snapshot at the end
+    notice(`history changed: ${data.reason || ""}`, "muted");
+    state.stale = true;
+  },
+  prefill(data) {
+    const prompt = $("prompt");
+    if (!prompt.value.trim()) prompt.value = data.text || "";
+  },
   status(data) { $("turn-state").textContent = (data.items || []).join(" · "); },
   progress(data) {
     const items = (data.items || []).map((i) => `${i.title}: ${i.state}`);
@@ -559,6 +568,7 @@ const HANDLERS = {
     end.dataset.stopReason = data.stop_reason || "";
     setTurn("idle");
     scrollDown();
+    if (state.stale) reloadSnapshot().catch(() => {});
   },
   reset(data) {
     showSnapshot(data.snapshot || {});
@@ -652,6 +662,12 @@ function showSnapshot(snapshot) {
   scrollDown();
 }
 
+async function reloadSnapshot() {
+  state.stale = false;
+  const snapshot = await apiJson("GET", `/api/sessions/${enc(state.session)}`);
+  showSnapshot(snapshot);
+}
+
 async function loadSessions() {
   const data = await apiJson("GET", "/api/sessions");
   const list = $("sessions");
@@ -673,6 +689,7 @@ async function openSession(id) {
   stopWatching();
   state.session = id;
   state.lastId = null;
+  state.stale = false;
   const snapshot = await apiJson("GET", `/api/sessions/${enc(id)}`);
   showSnapshot(snapshot);
   if (snapshot.last_event) state.lastId = String(snapshot.last_event);
