@@ -711,9 +711,11 @@ async function newSession() {
 
 async function send(text) {
   const id = state.session;
+  // "/cost" is a slash command (run at the server); "//etc" sends the message "/etc"
   const command = text.startsWith("/") && !text.startsWith("//");
   const path = command ? "commands" : "messages";
-  const body = command ? { line: text, width: 100, color: false } : { text };
+  const body = command ? { line: text, width: 100, color: false }
+    : { text: text.startsWith("//") ? text.slice(1) : text };
   setTurn("running");
   try {
     const response = await api("POST", `/api/sessions/${enc(id)}/${path}`, body);
