@@ -148,6 +148,12 @@ def test_an_approval_event_is_asked_as_the_kernels_question_with_the_worker_name
     assert plain.reason == "" and plain.rule is None
 
 
+def test_a_reset_while_following_a_turn_says_whether_it_still_runs():
+    _, running = translate(("reset", {"snapshot": {"running": True}}))
+    _, gone = translate(("reset", {"snapshot": {"running": False}}))
+    assert not running.lost and gone.lost
+
+
 def test_the_servers_error_line_keeps_its_exit_code_when_its_kind_is_named():
     assert error_from("no such model — pick another", "ModelNotFoundError").exit_code == 2
     plain = error_from("the model's service failed")
@@ -414,6 +420,30 @@ def test_https_with_a_certificate_the_client_is_told_to_trust(home, env, root, t
         assert done.stdout == "over TLS\n"
     finally:
         server.stop()
+
+
+@pytest.mark.slow
+def test_a_server_killed_mid_turn_ends_p_with_one_line_and_what_came(home, env, root, token,
+                                                                      wire):
+    from remote_support import ServeProcess
+
+    server = ServeProcess(home, env, root).start()  # (not the fixture's: this one is killed)
+    text = "Once upon a time " + "there was a long answer, " * 40
+    wire.script(Reply(text=text, delay=0.05))
+    folder = home / "client" / "work"
+    folder.mkdir(parents=True, exist_ok=True)
+    proc = subprocess.Popen([str(CHATCLI), "--remote", server.url, "-p", "tell a story"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            stdin=subprocess.DEVNULL, env=client_env(home, token), cwd=folder)
+    assert proc.stdout is not None
+    first = proc.stdout.read(8)  # blocks until the answer has started
+    server.kill()
+    rest, err = proc.communicate(timeout=60)
+    assert proc.returncode == 1, err
+    assert (first + rest).decode().startswith("Once upo")
+    lines = err.decode().strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("chatcli: error: ")
+    assert "chatcli server" in lines[0] and "Traceback" not in err.decode()
 
 
 @pytest.mark.slow

@@ -132,6 +132,8 @@ class Translator:
         self.attempt = 0
         self.done: dict[str, Any] | None = None
         self.context_tokens: int | None = None
+        #: a ``reset`` said no turn runs any more (the server restarted, the log moved on)
+        self.lost = False
         self.last_id = ""
 
     def events(self, event: SseEvent) -> Iterator[object]:
@@ -177,7 +179,10 @@ class Translator:
                 self.context_tokens = int(data["context_tokens"])
         elif kind == "done":
             self.done = dict(data)
-        # turn_started, user, answered, progress, log, reset: nothing to show in a turn
+        elif kind == "reset":  # followed after a cut: the server lost the events in between
+            snapshot = data.get("snapshot")
+            self.lost = not (isinstance(snapshot, dict) and snapshot.get("running"))
+        # turn_started, user, answered, progress, log: nothing to show in a turn
 
     def _call(self, data: dict[str, Any]) -> ToolCallPart:
         call_id = str(data.get("call_id") or "")

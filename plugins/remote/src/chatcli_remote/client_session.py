@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
+import time
 from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -47,8 +48,10 @@ if TYPE_CHECKING:
 
 __all__ = ["RemoteSession"]
 
-#: Times a turn's cut stream is followed again before the turn ends with the error.
+#: Times a turn's cut stream is followed again before the turn ends with the error, and the
+#: first pause before that (doubled each time).
 RECONNECTS = 3
+RECONNECT_PAUSE = 0.5
 
 
 class RemoteSession:
@@ -229,13 +232,25 @@ class RemoteSession:
                         for item in translator.events(event):
                             if outputs or not isinstance(item, Output):
                                 yield item
-                        if translator.done is not None:
+                        if translator.done is not None or translator.lost:
                             break
                 except RemoteUnreachable as err:
                     failure = err
+                except RemoteError as err:
+                    if not tries:
+                        raise  # the request itself was refused (409, 404…): the caller's
+                    failure = err  # following the cut stream was refused: the turn is lost
+                    break
+                if translator.lost:
+                    failure = RemoteUnreachable(
+                        f"the chatcli server at {self.url} no longer runs this turn (it was "
+                        "restarted?)", "what the turn had done so far is in its log")
+                    break
                 if translator.done is not None or tries >= RECONNECTS or not translator.last_id:
                     break
-                tries += 1  # the stream was cut before the turn ended: follow it again
+                # the stream was cut before the turn ended: follow it again, after a pause
+                time.sleep(RECONNECT_PAUSE * 2 ** tries)
+                tries += 1
                 stream = self._http().stream("GET", self._path("events"),
                                              headers={"Last-Event-ID": translator.last_id})
         except BaseException:  # the consumer went away (Ctrl+C in -p, the chat's end)
