@@ -201,8 +201,14 @@ class RemoteSession:
 
     def run(self, prompt: Message | None, cancel: threading.Event | None = None
             ) -> Generator[object, None, None]:
-        """One turn on the server: ``prompt``'s text sent as the message (None: answer the last
-        user message again, the server's ``/retry``), its events as the kernel's."""
+        """One turn on the server: ``prompt``'s text sent as the message — the typed text and
+        the local files its ``@path`` words attached (images cannot go yet: a usage error) —
+        or, for None, the last user message answered again (the server's ``/retry``); its
+        events as the kernel's."""
+        if prompt is not None and any(getattr(p, "type", "") == "image" for p in prompt.parts):
+            raise UsageError("images cannot be sent to a chatcli server yet",
+                             "send the message without the image, or run chatcli on this "
+                             "machine")
         if prompt is None:
             stream = self._http().stream("POST", self._path("commands"),
                                          {"line": "/retry", "width": 100, "color": False})
