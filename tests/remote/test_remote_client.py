@@ -447,6 +447,29 @@ def test_a_server_killed_mid_turn_ends_p_with_one_line_and_what_came(home, env, 
 
 
 @pytest.mark.slow
+def test_c_after_a_server_restart_opens_the_saved_session(home, env, root, token, wire):
+    from remote_support import ServeProcess
+
+    server = ServeProcess(home, env, root).start()
+    try:
+        wire.script(Reply(text="Noted: APPLE."))
+        assert remote(home, server.url, token, "-p", "remember APPLE").returncode == 0
+    finally:
+        assert server.stop() == 0
+    server.start()  # a new server process: no session is live, the saved one is on disk
+    try:
+        wire.script(Reply(text="It was APPLE."))
+        again = remote(home, server.url, token, "-c", "-p", "what was it?")
+        assert again.returncode == 0, again.stderr
+        assert again.stdout == "It was APPLE.\n"
+        asked = next(r for r in wire.requests
+                     if r.json["messages"][-1].get("content") == "what was it?")
+        assert "remember APPLE" in [m.get("content") for m in asked.json["messages"]]
+    finally:
+        server.stop()
+
+
+@pytest.mark.slow
 def test_a_wrong_token_is_one_line_and_a_usage_exit(home, server, token, wire):
     done = remote(home, server.url, "ccs_not_a_token_0000", "-p", "hi")
     assert done.returncode == 2, done.stderr
