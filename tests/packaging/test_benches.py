@@ -24,6 +24,8 @@ pytestmark = pytest.mark.slow
     ("fallback.py", ["--requests", "5"], "chain [openai]"),
     ("repomap.py", ["--files", "60", "--runs", "1"], "the map's tokens at the default budget"),
     ("subagents.py", ["--runs", "1", "--latency", "0.05"], "ratio parallel / one after another"),
+    ("server.py", ["--tokens", "200", "--sessions", "3", "--watchers", "5", "--idle", "20"],
+     "added latency p95 under the crowd"),
 ])
 def test_a_bench_script_runs_and_prints_its_table(script, args, expect):
     done = subprocess.run([sys.executable, str(BENCH / script), *args], capture_output=True,
