@@ -216,6 +216,26 @@ def test_two_subscribers_see_the_same_events_with_the_same_ids(
     assert first[0].data["client"] == "a"
 
 
+def test_batches_hold_every_event_once_in_order_and_join_what_was_waiting(
+        hub: Hub, openai_server: OpenAIServer, workspace: Path) -> None:
+    openai_server.script(Reply(text="abcdefghijkl", chunk_size=1))
+    live = hub.open(None, workspace)
+    events = turn(live, "hi")  # the turn is over: its events all wait in the log
+
+    async def batches() -> list[list[Event]]:
+        got: list[list[Event]] = []
+        async with asyncio.timeout(PATIENCE):
+            async for batch in live.subscribe_batches(before(events[0].id)):
+                got.append(batch)
+                if batch[-1].kind == "done":
+                    break
+        return got
+
+    got = asyncio.run(batches())
+    assert [e.id for batch in got for e in batch] == [e.id for e in events]
+    assert len(got) < len(events)  # what was waiting came together, not one by one
+
+
 def test_a_reconnect_replays_after_its_last_event_id(
         hub: Hub, openai_server: OpenAIServer, workspace: Path) -> None:
     openai_server.script(Reply(text="abcdefgh", chunk_size=2))

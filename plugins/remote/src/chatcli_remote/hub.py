@@ -29,7 +29,7 @@ import re
 import threading
 import time
 from collections import deque
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -180,6 +180,12 @@ class _Subscriber:
             self.queue.put_nowait(None)
 
 
+def _deliver_all(subscribers: list[_Subscriber], event: Event) -> None:
+    """(On the subscribers' loop.) Queue ``event`` for each of them."""
+    for subscriber in subscribers:
+        subscriber.deliver(event)
+
+
 class LiveSession:
     """One open session shared by every client: its turns, event log and open questions.
 
@@ -235,14 +241,15 @@ class LiveSession:
             self._seq += 1
             event = make_event(f"{self.hub.boot}-{self._seq}", kind, data)
             self._log.append(event)
-            gone: list[_Subscriber] = []
+            by_loop: dict[asyncio.AbstractEventLoop, list[_Subscriber]] = {}
             for subscriber in self._subscribers:
-                try:
-                    subscriber.loop.call_soon_threadsafe(subscriber.deliver, event)
-                except RuntimeError:  # its loop is closed: the client went away
-                    gone.append(subscriber)
-            for subscriber in gone:
-                self._subscribers.remove(subscriber)
+                by_loop.setdefault(subscriber.loop, []).append(subscriber)
+            for loop, subscribers in by_loop.items():
+                try:  # one wake-up of a loop for all its subscribers (the server has one loop)
+                    loop.call_soon_threadsafe(_deliver_all, subscribers, event)
+                except RuntimeError:  # its loop is closed: those clients went away
+                    for subscriber in subscribers:
+                        self._subscribers.remove(subscriber)
             self.last_active = time.monotonic()
         return event
 
@@ -273,7 +280,7 @@ class LiveSession:
         last = str(snapshot.get("last_event") or f"{self.hub.boot}-0")
         return make_event(last, "reset", {"snapshot": snapshot})
 
-    async def subscribe(self, last_id: str | None) -> AsyncIterator[Event]:
+    async def subscribe(self, last_id: str | None) -> AsyncGenerator[Event, None]:
         """The events after ``last_id`` (a ``reset`` first when it is of another boot or too
         old; then the kept log), then live ones as they come. Ends when the consumer stops
         iterating (the turn goes on) or when it fell behind by :data:`QUEUE_SIZE` events."""
@@ -296,6 +303,41 @@ class LiveSession:
         finally:
             with self._lock, contextlib.suppress(ValueError):
                 self._subscribers.remove(subscriber)
+
+    async def subscribe_batches(self, last_id: str | None) -> AsyncGenerator[list[Event], None]:
+        """:meth:`subscribe`'s events, those already waiting together in one list: a server
+        writes a batch to its client at once (one send, not one per event, when a stream runs
+        faster than the client is served)."""
+        stream = self.subscribe(last_id)
+        waiting = asyncio.Queue[Event | None]()
+
+        async def pump() -> None:
+            try:
+                async for event in stream:
+                    waiting.put_nowait(event)
+            finally:
+                waiting.put_nowait(None)
+
+        task = asyncio.get_running_loop().create_task(pump())
+        try:
+            while True:
+                first = await waiting.get()
+                if first is None:
+                    return
+                batch = [first]
+                while not waiting.empty():
+                    item = waiting.get_nowait()
+                    if item is None:
+                        yield batch
+                        return
+                    batch.append(item)
+                yield batch
+        finally:
+            task.cancel()
+            with contextlib.suppress(BaseException):
+                await task
+            with contextlib.suppress(Exception):
+                await stream.aclose()
 
     @property
     def subscribers(self) -> int:

@@ -288,14 +288,22 @@ class Api:
     async def _turn_events(self, live: Any, first: str) -> AsyncIterator[bytes]:
         """The turn's events, from ``first`` (its ``turn_started``) to its ``done``."""
         boot, seq = _seq(first)
-        stream = live.subscribe(f"{boot}-{seq - 1}")
+        stream = live.subscribe_batches(f"{boot}-{seq - 1}")
         try:
-            async for event in stream:
-                ev_boot, ev_seq = _seq(event.id)
-                if ev_boot != boot or ev_seq < seq:
-                    continue  # a reset or what came before the turn
-                yield event.sse()
-                if event.kind == "done":
+            async for batch in stream:
+                frames: list[bytes] = []
+                done = False
+                for event in batch:
+                    ev_boot, ev_seq = _seq(event.id)
+                    if ev_boot != boot or ev_seq < seq:
+                        continue  # a reset or what came before the turn
+                    frames.append(event.sse())
+                    if event.kind == "done":
+                        done = True
+                        break
+                if frames:
+                    yield b"".join(frames)  # the events waiting, in one write
+                if done:
                     break
         finally:
             with contextlib.suppress(Exception):
@@ -335,10 +343,10 @@ class Api:
         last = request.headers.get("last-event-id") or request.query_params.get("after") or None
 
         async def frames() -> AsyncIterator[bytes]:
-            stream = live.subscribe(last)
+            stream = live.subscribe_batches(last)
             try:
-                async for event in stream:
-                    yield event.sse()
+                async for batch in stream:
+                    yield b"".join(event.sse() for event in batch)  # one write
             finally:
                 with contextlib.suppress(Exception):
                     await stream.aclose()
