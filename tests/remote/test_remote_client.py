@@ -533,7 +533,8 @@ def test_the_chat_against_the_server_answers_and_runs_commands_there(home, serve
     wire.script(Reply(text="Hello from afar.", usage={"input_tokens": 1200, "output_tokens": 34}))
     terminal = chat(home, server.url, token)
     try:
-        assert "openai/gpt-test" in terminal.screen()  # the server's model, in the greeting
+        greeting = terminal.screen().splitlines()[0]  # the server's model and address
+        assert "openai/gpt-test" in greeting and f"on {server.url}" in greeting
         terminal.type("say hello")
         terminal.wait_for("Hello from afar.", timeout=30)
         terminal.wait_for(lambda s: "1,200 in" in s, timeout=30)  # the turn's footer

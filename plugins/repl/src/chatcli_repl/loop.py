@@ -36,9 +36,13 @@ def run(options: SessionOptions, host: PluginHost, settings: Settings) -> int:
 
 
 def _greeting(app: ReplApp) -> None:
+    from rich.markup import escape
+
     session = app.session
     count = len(app.conversation)
     resumed = f" · resumed {count} messages" if count else ""
+    if getattr(session, "remote_command", None) is not None:  # --remote: a server's session
+        resumed += f" · on {escape(str(getattr(session, 'url', 'a server')))}"
     app.console.print(
         f"[bold]chatcli[/] · {session.provider_name}/{session.model}{resumed} · "
         "/help for commands, Alt+Enter for a new line, Ctrl+D to quit", style="dim",
