@@ -21,6 +21,18 @@ def test_errors_never_show_keys(monkeypatch) -> None:
     assert redact("") == ""
 
 
+def test_a_secret_put_in_the_environment_later_is_redacted_at_once(monkeypatch) -> None:
+    text = "the token is late-arriving-secret-7"
+    assert redact(text) == text  # nothing secret yet (and the environment as seen is kept)
+    monkeypatch.setenv("LATE_SERVICE_TOKEN", "late-arriving-secret-7")
+    assert redact(text) == "the token is ***"
+    monkeypatch.setenv("LATE_SERVICE_TOKEN", "changed-secret-value-8")
+    assert redact(text) == text and redact("x changed-secret-value-8") == "x ***"
+    monkeypatch.delenv("LATE_SERVICE_TOKEN")
+    assert redact("x changed-secret-value-8") == "x changed-secret-value-8"
+    assert redact("sk-ab") == "sk-ab"  # shorter than anything redacted: as it is
+
+
 def flaky(failures: list[Exception], items: list[str]):
     opened = []
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ipaddress
 import socket
+import sys
 from pathlib import Path
 from types import FrameType
 from typing import Any
@@ -24,6 +25,8 @@ __all__ = ["serve"]
 
 #: ``limit_concurrency``: connections (SSE watchers included) before uvicorn answers 503.
 DEFAULT_MAX_CONNECTIONS = 1000
+#: seconds a thread may hold the GIL while another waits (CPython: 0.005)
+SWITCH_INTERVAL = 0.0005
 
 
 def is_loopback(host: str) -> bool:
@@ -130,6 +133,10 @@ def _serve(app: Any, sock: socket.socket, host: str, port_file: Path | None, cer
         raise UsageError(f"cannot use --cert/--key: {err}",
                          "give a PEM certificate and its private key") from None
     server = _server_class()(config)
+    # Turns run on threads of their own; the event loop that writes every client's stream gives
+    # up the GIL at each socket write and must get it back from them. At CPython's default
+    # switch interval (5 ms) a loop among 20 busy turns waited up to that long per write.
+    sys.setswitchinterval(SWITCH_INTERVAL)
     port = sock.getsockname()[1]
     shown = f"[{host}]" if ":" in host else host
     if port_file is not None:
