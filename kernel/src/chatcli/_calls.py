@@ -271,6 +271,8 @@ class ToolContext:
         :class:`Verdict` once the call is authorized).
     :param engine: the :class:`~chatcli.Engine` running the call (a tool that hands work to a
         child run branches it: :meth:`~chatcli.Engine.branch`).
+    :param call: the model's call being run (its id ties what the tool does to the call that
+        hooks such as ``tool_call_decided`` saw, in the model's order); None outside a turn.
     """
 
     workspace: Path
@@ -282,6 +284,7 @@ class ToolContext:
     max_output: int = 60_000
     confinement: Confinement = field(default_factory=Confinement)
     engine: Engine | None = None
+    call: ToolCallPart | None = None
 
     @property
     def cancelled(self) -> bool:
