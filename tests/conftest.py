@@ -218,11 +218,37 @@ SLOW: dict[str, tuple[str, ...]] = {
         "providers/q/test_q_clean.py::test_ordinary_text_is_kept_whatever_its_colour",
         "skills/test_properties.py",
         "trust/test_trust_question_text.py::test_any_json_gives_bounded_printable_lines",
+        "agent/test_shell.py::test_a_compound_command_is_allowed_only_when_every_part_is",
+        "coder/test_patch.py::test_a_generated_begin_patch_applies_exactly",
+        "coder/test_patch.py::test_a_generated_unified_diff_applies_exactly",
+        "coder/test_patch.py::test_the_parser_and_applier_raise_nothing_but_patch_errors",
+        "config_edit/test_config_edit.py::test_any_text_set_for_a_text_setting_is_stored_as_typed",
+        "context/test_frontmatter.py::test_globs_read_back_the_same_in_every_style",
+        "fallback/test_fallback_units.py::test_entries_read_back_from_text_and_arrays",
+        "frontmatter/test_frontmatter_reader.py::test_what_yaml_writes_reads_back_as_yaml_reads_it",
+        "frontmatter/test_frontmatter_reader.py"
+        "::test_any_text_is_read_or_refused_with_the_readers_own_one_line_error",
+        "kernel/test_compaction_view.py::test_the_linked_view_equals_the_definition",
+        "kernel/test_stash_historic.py::test_a_stash_behaves_like_a_dict_keyed_by_key_objects",
+        "memory/test_extraction_parsing.py::test_well_formed_answers_round_trip",
+        "memory/test_extraction_parsing.py::test_any_json_value_parses_or_is_an_extraction_error",
+        "personas/test_claude_tools.py::test_chatcli_names_round_trip_as_a_string_and_as_a_list",
+        "personas/test_claude_tools.py::test_any_yaml_value_is_read_without_raising",
+        "provider_kit/test_util.py::test_tool_arguments_round_trip",
+        "providers/anthropic/test_anthropic_convert.py::test_conversion_invariants",
+        "providers/local/test_local_repetition.py::test_any_piece_repeated_far_enough_is_caught",
+        "render/test_stream.py::test_any_chunking_gives_the_same_output",
+        "workspace/test_paths.py::test_whatever_resolves_is_inside_or_refused",
     ),
-    "runs a tool on the code (pytest, mypy) or 200 full garbage collections": (
+    "feeds inputs large enough to show a cost that grows too fast": (
+        "render/test_stream.py::test_a_long_growing_code_block_is_not_parsed_again_on_every_line",
+        "providers/openai/test_openai_wire.py::test_a_long_history_is_sent_as_create_sends_it",
+    ),
+    "runs a tool on the code (pytest, mypy, a wheel build) or 200 full garbage collections": (
         "kernel/test_safe_message_memo.py"
         "::test_a_dead_messages_memory_goes_with_it_and_its_id_proves_nothing",
         "packaging/test_typed_api.py::test_mypy_sees_the_real_type_of_every_public_name",
+        "personas/test_persona_pack.py::test_the_wheel_ships_the_persona_files",
         "testing/test_contract.py::test_an_incomplete_subclass_fails_with_a_clear_message",
         "testing/test_memory_contract.py"
         "::test_the_contract_fails_exactly_where_a_backend_breaks_a_rule",

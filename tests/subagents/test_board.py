@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from chatcli import UsageError
 from chatcli_plugin_records import AgentType
+from chatcli_subagents.board import REGISTRY
 from chatcli_subagents.settings import AgentsConfig, read_config
 from chatcli_testing import Fault, Reply, ToolCall
 from subagents_support import ContentServer, TypesPlugin, chat
@@ -179,3 +180,38 @@ def test_the_guide_names_the_verifier_before_a_type_that_only_reviews() -> None:
     assert "delegate to `verifier` to verify it" in delegation_section(types).text
     assert "to verify it" not in delegation_section(
         {agent.name: agent for agent in BUILT_IN}).text
+
+
+def test_worker_ids_follow_the_models_order_of_calls_whichever_starts_first(
+        ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import threading
+    import time
+
+    import chatcli_subagents.worker as worker_module
+
+    real_depth_of = worker_module.depth_of
+    arrived: list[str] = []
+    lock = threading.Lock()
+
+    def first_one_dawdles(conversation):  # the first worker thread to start waits a little
+        with lock:
+            arrived.append(threading.current_thread().name)
+            first = len(arrived) == 1
+        if first:
+            time.sleep(0.4)
+        return real_depth_of(conversation)
+
+    monkeypatch.setattr(worker_module, "depth_of", first_one_dawdles)
+    server = ContentServer({
+        "PARENT": [Reply(tool_calls=[delegate("explore", f"TASK-{n} look", f"look {n}")
+                                     for n in (1, 2, 3)]),
+                   Reply(text="ok")],
+        **{f"TASK-{n}": [Reply(text=f"found {n}")] for n in (1, 2, 3)}})
+    with server:
+        session = chat(server, ws)
+        session.turn("PARENT: go")
+        board = session.conversation.stash[REGISTRY]
+        assert len(arrived) == 3
+        assert [(w.id, w.task) for w in sorted(board.listed(), key=lambda w: w.id)] == [
+            ("w1", "TASK-1 look"), ("w2", "TASK-2 look"), ("w3", "TASK-3 look")]
+        assert "no worker" not in session.slash("/agents show w3")

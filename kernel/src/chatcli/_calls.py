@@ -317,6 +317,8 @@ class ToolContext:
         child run branches it: :meth:`~chatcli.Engine.branch`).
     :param files: where file tools read and write text (:class:`FileAccess`; the disk unless
         the front end passed its own to the session).
+    :param call: the model's call being run (its id ties what the tool does to the call that
+        hooks such as ``tool_call_decided`` saw, in the model's order); None outside a turn.
     """
 
     workspace: Path
@@ -329,6 +331,7 @@ class ToolContext:
     confinement: Confinement = field(default_factory=Confinement)
     engine: Engine | None = None
     files: FileAccess = DISK_FILES
+    call: ToolCallPart | None = None
 
     @property
     def cancelled(self) -> bool:

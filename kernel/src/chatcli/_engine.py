@@ -585,6 +585,7 @@ class Engine:
         batch: list[tuple[ToolCallPart, Tool, Any, ToolContext]] = []
         for index, call in enumerate(calls):
             context = self.tool_context(turn, cancel)
+            context.call = call
             ready = self._prepare(call, context) if index < limit else _error(
                 call, f"not run: more than {limit} tool calls in one answer; make fewer at a time")
             if not isinstance(ready, ToolResultPart) and (

@@ -94,12 +94,30 @@ class Registry:
         self.lock = threading.Lock()
         self.workers: dict[str, Worker] = {}
         self._places: dict[int, threading.BoundedSemaphore] = {}
+        self._given = 0
+        #: tool call id -> the worker id kept for it (ids follow the model's order of calls)
+        self._reserved: dict[str, str] = {}
 
-    def add(self, type_name: str, description: str, task: str, depth: int) -> Worker:
-        """A new worker record with the next id."""
+    def reserve(self, call_id: str) -> str:
+        """Keep the next id for the ``delegate`` call ``call_id`` (on the turn's thread, in the
+        model's order), so its worker is ``w1`` when it is the first call, whichever worker
+        thread starts first."""
         with self.lock:
-            worker = Worker(id=f"w{len(self.workers) + 1}", type=type_name,
-                            description=description, task=task, depth=depth)
+            if call_id not in self._reserved:
+                self._given += 1
+                self._reserved[call_id] = f"w{self._given}"
+            return self._reserved[call_id]
+
+    def add(self, type_name: str, description: str, task: str, depth: int,
+            call_id: str | None = None) -> Worker:
+        """A new worker record: the id kept for its call, else the next id."""
+        with self.lock:
+            worker_id = self._reserved.pop(call_id, None) if call_id else None
+            if worker_id is None:
+                self._given += 1
+                worker_id = f"w{self._given}"
+            worker = Worker(id=worker_id, type=type_name, description=description, task=task,
+                            depth=depth)
             self.workers[worker.id] = worker
         return worker
 

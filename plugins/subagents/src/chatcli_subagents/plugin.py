@@ -8,6 +8,8 @@ the tool, the workers and the board load when first used.
 - ``prompt_sections``: a worker's conversation gets its type's prompt.
 - ``before_request``: a worker's requests are ``purpose="subagent"`` with ``volatile_last``; a
   request offering ``delegate`` gets the delegation guide (plan, dispatch, verify).
+- ``tool_call_decided``: an allowed ``delegate`` call keeps its worker id (w1, w2… in the
+  model's order of calls, whichever worker starts first).
 - ``after_response``, ``after_tool_call``: a worker's tokens (its ``max_tokens``) and the files
   its write calls changed.
 - ``json_report`` (chatcli-print's, optional): ``-p --json`` lists the workers (``workers``).
@@ -161,6 +163,17 @@ def after_response(message: Message | None, conversation: Conversation) -> None:
     worker = _worker(conversation)
     if worker is not None and message is not None and message.usage is not None:
         worker.counted(message.usage.total_tokens)
+
+
+@hookimpl
+def tool_call_decided(call: ToolCallPart, allowed: bool,
+                      conversation: Conversation | None) -> None:
+    """An allowed ``delegate`` call keeps the next worker id, in the model's order of calls
+    (the workers of one answer start side by side, in any order)."""
+    if allowed and conversation is not None and call.name == "delegate":
+        from chatcli_subagents.board import registry
+
+        registry(conversation).reserve(call.id)
 
 
 @hookimpl

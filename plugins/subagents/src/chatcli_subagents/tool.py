@@ -84,4 +84,5 @@ def delegate(args: DelegateArgs, context: ToolContext) -> str:
     return run_worker(Delegation(
         engine=engine, conversation=conversation, settings=context.settings, agent=agent,
         task=args.task, description=" ".join(args.description.split()), config=config,
-        cancel=context.cancel, output=context.output, isolation=args.isolation))
+        cancel=context.cancel, output=context.output, isolation=args.isolation,
+        call_id=context.call.id if context.call is not None else None))

@@ -71,6 +71,8 @@ class Delegation:
     cancel: threading.Event | None = None
     output: Callable[[str], None] = lambda line: None
     isolation: str | None = None
+    #: the ``delegate`` call's id (its worker takes the id kept for it, in the model's order)
+    call_id: str | None = None
 
 
 def _brief(call: ToolCallPart, limit: int = 70) -> str:
@@ -147,7 +149,7 @@ def run_worker(job: Delegation) -> str:
     reports what it had."""
     depth = depth_of(job.conversation) + 1
     board = registry(job.conversation)
-    worker = board.add(job.agent.name, job.description, job.task, depth)
+    worker = board.add(job.agent.name, job.description, job.task, depth, job.call_id)
     worker.max_tokens = job.config.max_tokens
     say = _writer(job.output, worker.label)
     isolation = job.isolation or job.agent.isolation
