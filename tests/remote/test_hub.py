@@ -619,6 +619,16 @@ def test_a_retry_is_an_event(hub: Hub, openai_server: OpenAIServer, workspace: P
     assert events[-1].data["stop_reason"] == "end_turn"
 
 
+def test_a_failed_turns_done_names_the_errors_kind(
+        hub: Hub, openai_server: OpenAIServer, workspace: Path) -> None:
+    openai_server.script(Fault(status=404, message="The model `m` does not exist"))
+    live = hub.open(None, workspace)
+    done = turn(live, "hi")[-1]
+    assert done.kind == "done" and done.data["stop_reason"] == "error"
+    assert done.data["error_type"] == "ModelNotFoundError"  # a client exits 2, as a local run
+    assert "does not exist" in str(done.data["error_line"])
+
+
 # ---------------------------------------------------------------------- opening and closing
 
 

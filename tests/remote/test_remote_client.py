@@ -327,6 +327,15 @@ def test_a_model_failure_on_the_server_is_its_one_line_and_exit_code_1(home, ser
 
 
 @pytest.mark.slow
+def test_a_model_the_servers_service_does_not_know_exits_2_as_locally(home, server, token,
+                                                                       wire):
+    wire.script(Fault(status=404, message="The model `nope` does not exist"))
+    done = remote(home, server.url, token, "-p", "hi")
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.startswith("chatcli: error: ") and "does not exist" in done.stderr
+
+
+@pytest.mark.slow
 def test_p_runs_a_slash_command_on_the_server(home, server, token, wire):
     wire.script(Reply(text="counted", usage={"input_tokens": 777, "output_tokens": 3}))
     assert remote(home, server.url, token, "-p", "count me").returncode == 0

@@ -431,6 +431,8 @@ class LiveSession:
                 data["answered_by"] = finished.answered_by
             if finished.error is not None:
                 data["error_line"] = str(finished.error)
+                # the kind, so a remote client exits as a local run would (2 for usage errors)
+                data["error_type"] = type(finished.error).__name__
         else:
             data["stop_reason"] = StopReason.ERROR.value if error else StopReason.END_TURN.value
             if error:
