@@ -27,6 +27,7 @@ from chatcli_workspace._locks import FileBusy, claim, claims_of, holder, release
 from chatcli_workspace._mask import MASK, looks_secret, mask_secrets
 from chatcli_workspace._programs import control_file_programs
 from chatcli_workspace._record import TRUST_FILE, trust_project, untrust_project
+from chatcli_workspace._slot import QuestionSlot
 from chatcli_workspace._summary import trust_notice, trust_summary, trust_waiting
 
 __all__ = ["CONTROL_NAMES", "OutsideWorkspace", "control_paths", "is_control_file",
@@ -35,10 +36,10 @@ __all__ += ["KNOWN_SECRETS", "is_secret_variable", "pass_env_names", "scrubbed_e
             "secret_names_in_settings"]
 __all__ += ["GitMissing", "neutral_config", "safe_git", "safe_git_env"]
 __all__ += ["MASK", "looks_secret", "mask_secrets"]
-__all__ += ["FileBusy", "claim", "claims_of", "holder", "release_claims"]
+__all__ += ["FileBusy", "QuestionSlot", "claim", "claims_of", "holder", "release_claims"]
 __all__ += ["control_file_programs", "glob_regex", "trust_summary"]
 __all__ += ["TRUST_FILE", "trust_notice", "trust_project", "trust_waiting", "untrust_project"]
-__version__ = "1.1.0"
+__version__ = "1.2.0"
 
 
 class OutsideWorkspace(ValueError):

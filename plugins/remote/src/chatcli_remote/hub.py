@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from chatcli import Approval, ChatcliError, hookimpl
+from chatcli_workspace import QuestionSlot
 
 from chatcli_remote.wire import (
     Event,
@@ -103,45 +104,6 @@ def asker(reason: str) -> tuple[str, str]:
     return f"{worker} ({kind})", (rest or "").strip()
 
 
-class _Slot:
-    """The question slot: one thread asks at a time (re-entrantly), the others wait in the
-    order they came; a waiting thread may give up (its turn was stopped)."""
-
-    def __init__(self) -> None:
-        self._changed = threading.Condition()
-        self._waiting: deque[object] = deque()
-        self._owner: int | None = None
-        self._depth = 0
-
-    def take(self, give_up: Callable[[], bool]) -> bool:
-        """Wait for the slot (True), or until ``give_up()`` (False; checked every 50 ms)."""
-        me = threading.get_ident()
-        with self._changed:
-            if self._owner == me:
-                self._depth += 1
-                return True
-            ticket = object()
-            self._waiting.append(ticket)
-            try:
-                while self._owner is not None or self._waiting[0] is not ticket:
-                    if give_up():
-                        return False
-                    self._changed.wait(0.05)
-                self._owner, self._depth = me, 1
-                return True
-            finally:
-                self._waiting.remove(ticket)
-                self._changed.notify_all()
-
-    def give_back(self) -> None:
-        """Leave the slot (the last of a thread's nested takes frees it)."""
-        with self._changed:
-            self._depth -= 1
-            if self._depth == 0:
-                self._owner = None
-                self._changed.notify_all()
-
-
 class _Question:
     """An open approval or menu: what was asked (the event's data) and, once settled, the
     answer."""
@@ -207,7 +169,7 @@ class LiveSession:
         self._subscribers: list[_Subscriber] = []
         self._questions: dict[str, _Question] = {}
         self._qids = itertools.count(1)
-        self._slot = _Slot()
+        self._slot = QuestionSlot()
         self._turn = 0
         self._cancel: threading.Event | None = None
         self._thread: threading.Thread | None = None
