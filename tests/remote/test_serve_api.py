@@ -20,7 +20,15 @@ import httpx
 import pytest
 from chatcli_testing import Fault, OpenAIServer, Reply, ToolCall
 from process_support import CHATCLI
-from remote_support import FAKE_KEY, Frame, ServeProcess, create_token, frames, until
+from remote_support import (
+    FAKE_KEY,
+    Frame,
+    ServeProcess,
+    create_token,
+    frames,
+    self_signed,
+    until,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -435,39 +443,11 @@ def test_the_rate_limit_answers_429_with_retry_after(
         server.stop()
 
 
-def _self_signed(folder: Path) -> tuple[Path, Path]:
-    import datetime
-
-    from cryptography import x509
-    from cryptography.hazmat.primitives import hashes, serialization
-    from cryptography.hazmat.primitives.asymmetric import ec
-    from cryptography.x509.oid import NameOID
-
-    key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
-    now = datetime.datetime.now(datetime.UTC)
-    import ipaddress
-
-    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name)
-            .public_key(key.public_key()).serial_number(x509.random_serial_number())
-            .not_valid_before(now - datetime.timedelta(minutes=5))
-            .not_valid_after(now + datetime.timedelta(days=1))
-            .add_extension(x509.SubjectAlternativeName(
-                [x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]), critical=False)
-            .sign(key, hashes.SHA256()))
-    cert_path, key_path = folder / "cert.pem", folder / "key.pem"
-    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
-    key_path.write_bytes(key.private_bytes(serialization.Encoding.PEM,
-                                           serialization.PrivateFormat.PKCS8,
-                                           serialization.NoEncryption()))
-    return cert_path, key_path
-
-
 def test_tls_with_a_self_signed_certificate(
         home: Path, env: dict[str, str], root: Path, token: str) -> None:
     import ssl
 
-    cert, key = _self_signed(home)
+    cert, key = self_signed(home)
     server = ServeProcess(home, env, root, ("--cert", str(cert), "--key", str(key)),
                           scheme="https").start()
     try:

@@ -2,34 +2,11 @@
 
 from __future__ import annotations
 
-import functools
 import sys
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any
 
 import click
-from chatcli import ChatcliError
-
-if TYPE_CHECKING:
-    pass
-
-F = TypeVar("F", bound=Callable[..., Any])
-
-
-def _one_line_errors(func: F) -> F:
-    """Turn chatcli errors into click's one-line ``Error: …`` (exit code 2 for usage, else 1)."""
-
-    @functools.wraps(func)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return func(*args, **kwargs)
-        except ChatcliError as err:
-            exc = click.ClickException(str(err))
-            # click declares exit_code a ClassVar, yet reads it from the instance it catches
-            exc.exit_code = getattr(err, "exit_code", 1)  # type: ignore[misc]
-            raise exc from None
-
-    return wrapper  # type: ignore[return-value]
+from chatcli_cli import one_line_errors
 
 
 class _Utf8Text(click.types.StringParamType):
@@ -151,7 +128,7 @@ def sessions() -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (one array) for scripts.")
 @click.option("-n", "--limit", type=click.IntRange(min=1), default=None,
               help="Show at most this many (newest first).")
-@_one_line_errors
+@one_line_errors
 def list_sessions(every: bool, as_json: bool, limit: int | None) -> None:
     """List this project's sessions (--all: every project's), most recently used first."""
     from chatcli_sessions.project import current_project, shown_folder
@@ -182,7 +159,7 @@ def list_sessions(every: bool, as_json: bool, limit: int | None) -> None:
 
 @sessions.command(name="show")
 @click.argument("ref", type=TEXT)
-@_one_line_errors
+@one_line_errors
 def show_session(ref: str) -> None:
     """Print a session as markdown (REF: id, unique id prefix, or name)."""
     from chatcli_sessions.export import to_markdown
@@ -207,7 +184,7 @@ def show_session(ref: str) -> None:
               show_default=True, help="markdown: the conversation as read; json: the whole log.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,
               help="Write to this file instead of standard output.")
-@_one_line_errors
+@one_line_errors
 def export_session(ref: str, fmt: str, output: str | None) -> None:
     """Export a session (REF: id, unique id prefix, or name)."""
     from chatcli import UsageError, atomic_write
@@ -234,7 +211,7 @@ def export_session(ref: str, fmt: str, output: str | None) -> None:
 @click.option("--new-id", is_flag=True,
               help="Import under a new id (a copy), e.g. when the session already exists.")
 @click.option("--name", type=TEXT, default=None, help="Name the imported session NAME.")
-@_one_line_errors
+@one_line_errors
 def import_session(file: str, new_id: bool, name: str | None) -> None:
     """Import a session from FILE, written by `sessions export ID --format json` ('-': stdin)."""
     from chatcli import UsageError
@@ -265,7 +242,7 @@ def import_session(file: str, new_id: bool, name: str | None) -> None:
 
 @sessions.command(name="delete")
 @click.argument("refs", nargs=-1, required=True, type=TEXT)
-@_one_line_errors
+@one_line_errors
 def delete_session(refs: tuple[str, ...]) -> None:
     """Delete sessions (REFS: ids, unique id prefixes, or names)."""
     store = _store()
@@ -279,7 +256,7 @@ def delete_session(refs: tuple[str, ...]) -> None:
 @click.argument("text", nargs=-1, required=True, type=TEXT)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (one array) for scripts.")
 @click.option("-n", "--limit", type=click.IntRange(min=1), default=20, show_default=True)
-@_one_line_errors
+@one_line_errors
 def search_sessions(text: tuple[str, ...], as_json: bool, limit: int) -> None:
     """Find messages containing every word of TEXT (full-text), newest first."""
     hits = _store().search(" ".join(text), limit=limit)

@@ -20,10 +20,10 @@ import threading
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
 
 import click
 from chatcli import ChatcliError, UsageError, atomic_write, config_dir
+from chatcli_cli import one_line_errors
 
 __all__ = ["PREFIX", "TokenRecord", "TokenStore", "parse_duration", "token", "tokens_path"]
 
@@ -181,21 +181,6 @@ def _when(stamp: float | None) -> str:
     return time.strftime("%Y-%m-%d %H:%M", time.localtime(stamp))
 
 
-def _errors_as_click(func: Any) -> Any:
-    import functools
-
-    @functools.wraps(func)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return func(*args, **kwargs)
-        except ChatcliError as err:
-            exc = click.ClickException(str(err))
-            exc.exit_code = getattr(err, "exit_code", 1)  # type: ignore[misc]
-            raise exc from None
-
-    return wrapper
-
-
 @click.group("token")
 def token() -> None:
     """Tokens for `chatcli serve`: create, list and revoke them."""
@@ -207,7 +192,7 @@ def token() -> None:
               help="The folder the token may work in: its sessions' projects must be inside.")
 @click.option("--expires", default=None, metavar="DURATION",
               help="Expire after this long: 30d, 12h, 90m, 2w (default: never).")
-@_errors_as_click
+@one_line_errors
 def create(name: str, root: Path, expires: str | None) -> None:
     """Create a token; its secret is printed once and never stored."""
     seconds = parse_duration(expires) if expires else None
@@ -234,7 +219,7 @@ def _project_above(root: Path) -> str | None:
 
 
 @token.command("list")
-@_errors_as_click
+@one_line_errors
 def list_tokens() -> None:
     """The tokens (ids, names, roots, dates and states; never the secrets)."""
     records = TokenStore().records()
@@ -249,7 +234,7 @@ def list_tokens() -> None:
 
 @token.command("revoke")
 @click.argument("which", metavar="ID|NAME")
-@_errors_as_click
+@one_line_errors
 def revoke(which: str) -> None:
     """Revoke a token by its id or name (a running server refuses it from the next request)."""
     for record in TokenStore().revoke(which):
