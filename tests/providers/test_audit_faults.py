@@ -187,19 +187,29 @@ def _request_size(data: bytes) -> int:
     return len(head) + 4 + (int(length.group(1)) if length else 0)
 
 
-def raw_server(answer: bytes) -> tuple[str, socket.socket]:
-    """A server that answers every request with ``answer`` and closes the connection."""
+@contextlib.contextmanager
+def raw_server(answer: bytes) -> Iterator[str]:
+    """A server that answers every request with ``answer`` and closes the connection; its URL.
+
+    Its thread is stopped and joined before the listening socket is closed: a thread still
+    looping on ``accept`` when the socket closes can call it on the next socket given the same
+    file descriptor, and so answer a later test's server's clients with this cut answer."""
     listener = socket.socket()
     listener.bind(("127.0.0.1", 0))
     listener.listen(16)
+    listener.settimeout(0.05)
+    stop = threading.Event()
 
     def serve() -> None:
-        while True:
+        while not stop.is_set():
             try:
                 conn, _ = listener.accept()
+            except TimeoutError:
+                continue
             except OSError:
                 return
             with conn:
+                conn.settimeout(10)
                 data = b""
                 while b"\r\n\r\n" not in data or len(data) < _request_size(data):
                     chunk = conn.recv(65536)
@@ -208,8 +218,14 @@ def raw_server(answer: bytes) -> tuple[str, socket.socket]:
                     data += chunk
                 conn.sendall(answer)
 
-    threading.Thread(target=serve, daemon=True).start()
-    return f"http://127.0.0.1:{listener.getsockname()[1]}", listener
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{listener.getsockname()[1]}"
+    finally:
+        stop.set()
+        thread.join(timeout=10)
+        listener.close()
 
 
 CUT_WORDS = {"anthropic": "Anthropic", "ollama": "Ollama", "openai": "OpenAI"}
@@ -243,8 +259,7 @@ def cut_env(name: str, url: str) -> dict[str, str]:
 def test_a_cut_answer_is_named_the_same_by_every_provider(name, cut, tmp_path):
     head, words = RAW_CUTS[cut]
     kind = "application/x-ndjson" if name == "ollama" else "text/event-stream"
-    url, listener = raw_server(head.format(type=kind).encode())
-    with listener:
+    with raw_server(head.format(type=kind).encode()) as url:
         done = chatcli(tmp_path, "-p", "hi", "--provider", name, **cut_env(name, url))
     assert done.returncode == 1
     assert done.stderr == f"chatcli: error: {words.format(who=CUT_WORDS[name])}\n"
@@ -267,8 +282,7 @@ def test_a_stream_cut_by_the_wire_server_is_a_cut_answer(name, after, tmp_path):
 @pytest.mark.parametrize("name", sorted(SERVERS))
 @pytest.mark.parametrize("answer", sorted(NO_RESPONSE))
 def test_a_server_closing_before_a_whole_response_is_not_unreachable(name, answer, tmp_path):
-    url, listener = raw_server(NO_RESPONSE[answer].format(type="text/event-stream").encode())
-    with listener:
+    with raw_server(NO_RESPONSE[answer].format(type="text/event-stream").encode()) as url:
         done = chatcli(tmp_path, "-p", "hi", "--provider", name, **cut_env(name, url))
     assert done.returncode == 1
     [line] = done.stderr.splitlines()

@@ -121,6 +121,26 @@ class Exchange:
 Route = Callable[[Exchange, RecordedRequest], None]
 
 
+class _HTTPServer(ThreadingHTTPServer):
+    """``ThreadingHTTPServer`` that never blocks in ``accept``: its listening socket is
+    non-blocking, so a connection the poll saw that is gone by the time it is accepted makes one
+    empty turn of the loop instead of a server stuck until the next client (a test's ``with
+    server:`` then waited forever in ``shutdown``); and a backlog for many clients at once
+    (parallel workers, a crowd of streams) instead of 5."""
+
+    daemon_threads = True
+    request_queue_size = 128
+
+    def server_activate(self) -> None:
+        super().server_activate()
+        self.socket.setblocking(False)
+
+    def get_request(self) -> tuple[socket.socket, Any]:
+        conn, address = self.socket.accept()
+        conn.setblocking(True)
+        return conn, address
+
+
 class ScriptedServer:
     """Base of the wire servers: lifecycle, request recording, the script queue, routing, faults.
 
@@ -139,7 +159,7 @@ class ScriptedServer:
         self._queue: deque[Reply | Fault] = deque()
         self._stopping = threading.Event()
         self._connections: set[socket.socket] = set()
-        self._httpd: ThreadingHTTPServer | None = None
+        self._httpd: _HTTPServer | None = None
         self._thread: threading.Thread | None = None
         self.requests: list[RecordedRequest] = []
         self.models: list[str] = [self.default_model]
@@ -151,8 +171,7 @@ class ScriptedServer:
         if self._httpd is not None:
             return self
         self._stopping.clear()
-        httpd = ThreadingHTTPServer((self._host, self._port), _make_handler(self))
-        httpd.daemon_threads = True
+        httpd = _HTTPServer((self._host, self._port), _make_handler(self))
         self._httpd = httpd
         self._thread = threading.Thread(
             target=httpd.serve_forever, kwargs={"poll_interval": 0.05},
