@@ -110,10 +110,13 @@ def browser(tmp_path: Path) -> Iterator[Any]:
 
 
 def _wait(driver: Any, what: str, check: Any, timeout: float = 60) -> Any:
+    from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.support.ui import WebDriverWait
 
-    try:
-        return WebDriverWait(driver, timeout, poll_frequency=0.1).until(lambda d: check(d))
+    try:  # an element the page redrew between finding and reading it: look again
+        return WebDriverWait(driver, timeout, poll_frequency=0.1,
+                             ignored_exceptions=[StaleElementReferenceException]
+                             ).until(lambda d: check(d))
     except Exception as err:  # TimeoutException: say what was awaited and what the page shows
         body = driver.find_element("tag name", "body").text
         raise AssertionError(f"waited for {what}; the page shows:\n{body}") from err

@@ -246,60 +246,46 @@ class LiveSession:
         """The events after ``last_id`` (a ``reset`` first when it is of another boot or too
         old; then the kept log), then live ones as they come. Ends when the consumer stops
         iterating (the turn goes on) or when it fell behind by :data:`QUEUE_SIZE` events."""
+        batches = self.subscribe_batches(last_id)
+        try:
+            async for batch in batches:
+                for event in batch:
+                    yield event
+        finally:
+            await batches.aclose()
+
+    async def subscribe_batches(self, last_id: str | None
+                                ) -> AsyncGenerator[list[Event], None]:
+        """:meth:`subscribe`'s events, those already waiting together in one list: a server
+        writes a batch to its client at once (one send, not one per event, when a stream runs
+        faster than the client is served)."""
         subscriber = _Subscriber(asyncio.get_running_loop(), QUEUE_SIZE)
         with self._lock:
             events, reset = self._after(last_id)
             if reset:
                 events = []
             self._subscribers.append(subscriber)
+        queue = subscriber.queue
         try:
-            if reset:
-                yield self.reset_event()
-            for event in events:
-                yield event
+            replay = [self.reset_event()] if reset else []
+            replay.extend(events)
+            if replay:
+                yield replay
             while True:
-                item = await subscriber.queue.get()
+                item = await queue.get()
                 if item is None:
                     return
-                yield item
+                batch = [item]
+                while not queue.empty():
+                    waiting = queue.get_nowait()
+                    if waiting is None:
+                        yield batch
+                        return
+                    batch.append(waiting)
+                yield batch
         finally:
             with self._lock, contextlib.suppress(ValueError):
                 self._subscribers.remove(subscriber)
-
-    async def subscribe_batches(self, last_id: str | None) -> AsyncGenerator[list[Event], None]:
-        """:meth:`subscribe`'s events, those already waiting together in one list: a server
-        writes a batch to its client at once (one send, not one per event, when a stream runs
-        faster than the client is served)."""
-        stream = self.subscribe(last_id)
-        waiting = asyncio.Queue[Event | None]()
-
-        async def pump() -> None:
-            try:
-                async for event in stream:
-                    waiting.put_nowait(event)
-            finally:
-                waiting.put_nowait(None)
-
-        task = asyncio.get_running_loop().create_task(pump())
-        try:
-            while True:
-                first = await waiting.get()
-                if first is None:
-                    return
-                batch = [first]
-                while not waiting.empty():
-                    item = waiting.get_nowait()
-                    if item is None:
-                        yield batch
-                        return
-                    batch.append(item)
-                yield batch
-        finally:
-            task.cancel()
-            with contextlib.suppress(BaseException):
-                await task
-            with contextlib.suppress(Exception):
-                await stream.aclose()
 
     @property
     def subscribers(self) -> int:

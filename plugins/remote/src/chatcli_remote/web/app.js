@@ -568,7 +568,7 @@ const HANDLERS = {
     end.dataset.stopReason = data.stop_reason || "";
     setTurn("idle");
     scrollDown();
-    if (state.stale) reloadSnapshot().catch(() => {});
+    if (state.stale) reloadSnapshot();
   },
   reset(data) {
     showSnapshot(data.snapshot || {});
@@ -664,8 +664,16 @@ function showSnapshot(snapshot) {
 
 async function reloadSnapshot() {
   state.stale = false;
-  const snapshot = await apiJson("GET", `/api/sessions/${enc(state.session)}`);
-  showSnapshot(snapshot);
+  // a busy server may refuse a moment (429) or drop the request: try again before saying so
+  for (const pause of [0, 500, 1000, 2000, 4000]) {
+    if (pause) await new Promise((done) => setTimeout(done, pause));
+    try {
+      showSnapshot(await apiJson("GET", `/api/sessions/${enc(state.session)}`));
+      return;
+    } catch (err) {
+      if (pause === 4000) notice(`the history could not be reloaded: ${err.message || err}`, "error");
+    }
+  }
 }
 
 async function loadSessions() {
