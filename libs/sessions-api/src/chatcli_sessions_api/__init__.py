@@ -1,1 +1,304 @@
-"""Placeholder."""
+"""The session store's contract: what every store of chatcli's conversations must do.
+
+chatcli-sessions keeps conversations in a store: the embedded SQLite one it ships (``sqlite``),
+or another a plugin registers (``postgres``: chatcli-sessions-postgres, for teams). The
+``[sessions] backend`` setting names the one used. Stores are plugins of chatcli-sessions: its
+``register_session_stores`` hook (``chatcli_sessions/hookspecs.py``) takes a
+:class:`SessionStoreSpec`. Every store must pass the same contract suite
+(``chatcli_testing.SessionStoreContract``).
+
+The data model (the same in every store):
+
+* a **session** is one conversation: an id (``s_…``), an optional unique ``name``, a ``title``,
+  times, the provider/model of its newest answer, its ``head``, ``forked_from``, the
+  ``project`` (root folder) and ``cwd`` it was started in, and for a subagent worker's session
+  the ``parent`` session and what the delegation said of it (``worker``: a JSON object);
+* its **log** is append-only: every message ever appended (all branches) with its
+  ``parent_id`` (the log is a tree) and a per-session ``seq`` 1, 2, 3… in append order with no
+  gap and no duplicate; a message id is stored once per session (appending it again is a no-op);
+* the **head** is the message the conversation stands on (None: empty);
+* **checkpoints** are rewind points (the newest ``max_checkpoints`` are kept);
+* **head events** are the head moves (rewind/undo/clear/retry) in order, from which
+  :meth:`SessionStore.head_history` rebuilds the undo stack;
+* **compactions** are the view's compactions, in order.
+
+Concurrency: several processes (and several store objects — "replicas" — on one database) may
+write one session at once. No message is ever lost, duplicated or reordered; the head is moved
+by compare-and-set (see :class:`HeadMoved`).
+
+Records and errors live here so that every store returns the same ones: :class:`SessionInfo`,
+:class:`SearchHit` (made when first used: importing this module does not build them),
+:class:`StoreError`, :class:`HeadMoved`. Store-neutral helpers every store may reuse are in
+:mod:`chatcli_sessions_api.common`.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, runtime_checkable
+
+from chatcli import ChatcliError
+
+if TYPE_CHECKING:
+    from chatcli import Checkpoint, Compaction, Conversation, Message, Settings
+
+    from chatcli_sessions_api.records import SearchHit, SessionInfo
+
+__all__ = [
+    "HERE",
+    "UNCHECKED",
+    "HeadMoved",
+    "Here",
+    "SearchHit",
+    "SessionInfo",
+    "SessionStore",
+    "SessionStoreSpec",
+    "StoreError",
+    "Unchecked",
+]
+
+
+class StoreError(ChatcliError):
+    """The session store cannot be used (unreadable, unreachable, newer schema, disk full…).
+    One line naming the cause and the fix; never a password or a URL's secret."""
+
+
+class HeadMoved(ChatcliError):
+    """The stored head of ``session_id`` is no longer what the writer expected: another process
+    (or another store object) moved it meanwhile. ``current`` is the head now stored, ``wanted``
+    the head the writer asked for.
+
+    Raised by :meth:`SessionStore.append` *after* the message is stored (it is never lost: it is
+    a branch of the log) and by :meth:`SessionStore.move_head` with ``expected`` (nothing is
+    written then). The caller reloads the session to see the other writer's turns, or goes on
+    with its own branch.
+    """
+
+    def __init__(self, session_id: str, current: str | None, wanted: str | None) -> None:
+        super().__init__(
+            f"session {session_id} was moved on by another chatcli (its head is now "
+            f"{current or 'empty'})",
+            f"resume it again to see the other turns: chatcli -r {session_id}",
+        )
+        self.session_id = session_id
+        self.current = current
+        self.wanted = wanted
+
+
+class Here:
+    """The type of :data:`HERE`."""
+
+    def __repr__(self) -> str:
+        return "HERE"
+
+
+#: "the project of the current folder", where a project can be given.
+HERE = Here()
+
+
+class Unchecked:
+    """The type of :data:`UNCHECKED`."""
+
+    def __repr__(self) -> str:
+        return "UNCHECKED"
+
+
+#: ``move_head(..., expected=UNCHECKED)``: move the head whatever it is now.
+UNCHECKED = Unchecked()
+
+
+def __getattr__(name: str) -> Any:
+    """``SessionInfo`` and ``SearchHit``, made on first use (a run that only writes its session
+    never builds their dataclasses)."""
+    if name in ("SessionInfo", "SearchHit"):
+        from chatcli_sessions_api import records
+
+        return getattr(records, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+@runtime_checkable
+class SessionStore(Protocol):
+    """Where conversations live. Safe to share between the threads of one process; several
+    processes and several store objects may share one backing database. Every write is one
+    transaction: durable once the method returns, all or nothing when it raises.
+
+    Errors: :class:`StoreError` when the store cannot be reached, read or written;
+    :class:`chatcli.UsageError` (one line with a hint) for a bad reference or a name clash;
+    :class:`HeadMoved` for a lost compare-and-set on the head.
+    """
+
+    # ------------------------------------------------------------------ writing
+
+    def append(self, conversation: Conversation, message: Message) -> None:
+        """Persist ``message`` (just appended to ``conversation``: it is its head) and move the
+        stored head to ``conversation.head``.
+
+        * The first append of a conversation that holds an answer (an assistant message)
+          creates the session and writes everything the conversation holds: its whole log
+          (parents first), checkpoints, compactions, metadata (``session_name`` is not read;
+          ``forked_from``, ``parent``, ``cwd``, ``subagent`` are), ``project`` = the project of
+          ``metadata["cwd"]`` or of the current folder
+          (:func:`chatcli_sessions_api.common.current_project`), provider/model of the newest
+          message naming them, ``title`` = ``conversation.title`` or the first user message's
+          first line. Before an answer exists nothing is written (no session is left behind by
+          a question whose answer never came).
+        * Later appends store ``message`` with its ``parent_id`` and the next ``seq``. Ancestors
+          of ``message`` present in ``conversation`` but missing from the store (an earlier
+          append failed) are written first, in the same transaction: a message is never stored
+          without its parent. A message id already stored is not stored again.
+        * The head is compare-and-set: it moves to ``conversation.head`` only if the stored
+          head is the parent of the first message this call writes (usually
+          ``message.parent_id``), or already is ``conversation.head``. Otherwise the messages
+          are still stored (committed) and :class:`HeadMoved` is raised with the stored head.
+        * ``updated_at`` is now; provider/model become the message's when it names them; an
+          empty title becomes the first line of a user message.
+        """
+        ...
+
+    def add_checkpoint(self, conversation: Conversation, checkpoint: Checkpoint) -> bool:
+        """Persist ``checkpoint`` (an id already stored is kept as it is) and drop the oldest
+        beyond ``conversation.max_checkpoints`` (at least one is kept). Returns False, writing
+        nothing, when the session does not exist yet (it is written with its first answer)."""
+        ...
+
+    def move_head(self, conversation: Conversation, head: str | None, reason: str, *,
+                  expected: str | Unchecked | None = UNCHECKED) -> bool:
+        """Persist a head move without an append (``reason``: "rewind", "undo", "clear",
+        "retry") and record it as a head event (the previous stored head with it), so
+        :meth:`head_history` can rebuild the undo stack.
+
+        With ``expected`` (a message id or None), the move is compare-and-set: when the stored
+        head is not ``expected`` nothing is written and :class:`HeadMoved` is raised. A session
+        not stored yet is written whole when the conversation holds an answer (True), else
+        nothing is written (False).
+        """
+        ...
+
+    def save_compactions(self, conversation: Conversation) -> bool:
+        """Make the stored compactions those of ``conversation.compactions``, in order (the
+        shared prefix stays, the rest is rewritten). A session not stored yet is written whole
+        when it holds an answer; False when there is nothing to write."""
+        ...
+
+    def save(self, conversation: Conversation, name: str | None = None) -> None:
+        """Write ``conversation`` now, even without an answer (as :meth:`append` would create
+        it), and/or give it ``name`` (stripped; names are unique: another session's name raises
+        :class:`chatcli.UsageError`)."""
+        ...
+
+    def fork(self, conversation: Conversation) -> Conversation:
+        """A new stored session (new id) holding ``conversation``'s current path (root to
+        head: same message ids and parents), the checkpoints on that path, its compactions;
+        title ``fork of <title>``, ``forked_from`` the original's id, no name. Returns it."""
+        ...
+
+    def import_session(self, conversation: Conversation, *, name: str | None,
+                       created_at: float, updated_at: float, provider: str | None,
+                       model: str | None, forked_from: str | None,
+                       project: str | Here | None = None) -> None:
+        """Store ``conversation`` as a new session exactly as given, all or nothing: its whole
+        log (all branches, parents first, in ``created_at`` order), head, checkpoints,
+        head history (``conversation``'s undo stack, as head events), compactions, title,
+        times, provider/model, ``forked_from``; ``metadata["parent"]``/``["subagent"]``/
+        ``["cwd"]`` as :meth:`append` reads them. ``project``: None (no project), a root
+        folder, or :data:`HERE` (the current folder's). Used by ``sessions import`` and
+        ``sessions migrate``.
+
+        Raises :class:`chatcli.UsageError` when the id or ``name`` is already taken.
+        """
+        ...
+
+    def delete(self, session_id: str) -> bool:
+        """Delete a session with everything it holds, and its workers' sessions (those whose
+        ``parent`` is it). False when it did not exist."""
+        ...
+
+    def append_raw(self, session_id: str, message: Message, head: str | None) -> None:
+        """Append ``message`` to a stored session and set its head to ``head`` without
+        comparing (a repair made from a state just read: the closing message of a resumed
+        session whose tool calls were left unanswered)."""
+        ...
+
+    # ------------------------------------------------------------------ reading
+
+    def list(self, limit: int | None = None, project: str | None = None,
+             under: str | None = None) -> list[SessionInfo]:
+        """Root sessions (not workers'), most recently updated first (ties: newest created
+        first): those of ``project`` (exactly), or of every project when None; ``under``: only
+        those whose project is that folder or inside it (an absolute path)."""
+        ...
+
+    def count(self, project: str | None = None) -> int:
+        """How many root sessions ``project`` has (every project's when None)."""
+        ...
+
+    def workers(self, session_id: str) -> builtins.list[tuple[SessionInfo, dict[str, Any]]]:
+        """The sessions of the workers ``session_id`` delegated to, oldest first, each with
+        what the delegation said of it (its ``metadata["subagent"]``; {} when none)."""
+        ...
+
+    def info(self, session_id: str) -> SessionInfo | None:
+        """One session's summary (root or worker) by exact id, or None."""
+        ...
+
+    def latest(self, project: str | None = None) -> SessionInfo | None:
+        """The most recently updated root session of ``project`` (of any when None)."""
+        ...
+
+    def resolve(self, ref: str) -> SessionInfo:
+        """The session named by ``ref`` (stripped): an exact id or name, else a unique id
+        prefix (with or without the ``s_``). Raises :class:`chatcli.UsageError` (one line)
+        when ``ref`` is empty, not UTF-8, matches nothing or several sessions."""
+        ...
+
+    def messages(self, session_id: str) -> builtins.list[Message]:
+        """Every message of the session's log (all branches), in ``seq`` order."""
+        ...
+
+    def checkpoints(self, session_id: str) -> builtins.list[Checkpoint]:
+        """The session's checkpoints, oldest first."""
+        ...
+
+    def compactions(self, session_id: str) -> builtins.list[Compaction]:
+        """The session's compactions, in order (unreadable ones left out)."""
+        ...
+
+    def head_history(self, session_id: str) -> builtins.list[str | None]:
+        """The undo stack rebuilt from the head events: an "undo" event pops, any other pushes
+        the head stored before it."""
+        ...
+
+    def load(self, ref: str, max_checkpoints: int = 20, resume: bool = False) -> Conversation:
+        """The session named by ``ref`` (see :meth:`resolve`) as a conversation: log, head,
+        the newest ``max_checkpoints`` checkpoints, undo stack, compactions, title, metadata
+        (``session_name``, ``forked_from``, ``parent``, ``subagent`` when set), read from one
+        consistent state. Messages whose chain of parents does not reach the root are dropped
+        with one warning on stderr. With ``resume``, a head whose tool calls have no results
+        gets error results appended (:meth:`append_raw`) and the repair is written.
+        :func:`chatcli_sessions_api.common.assemble` does the store-neutral part."""
+        ...
+
+    def search(self, text: str, limit: int = 20) -> builtins.list[SearchHit]:
+        """Messages whose text (or tool results' text) holds every word of ``text`` (case
+        insensitive; the last word may be a prefix), newest first, at most ``limit``; [] for
+        blank text; :class:`chatcli.UsageError` for text that is not UTF-8."""
+        ...
+
+    def integrity(self) -> str:
+        """"ok" when the backing storage is healthy, else a one-line description."""
+        ...
+
+    def close(self) -> None:
+        """Release connections (idempotent)."""
+        ...
+
+
+class SessionStoreSpec(NamedTuple):
+    """A session store as a plugin registers it (``register_session_stores``):
+    ``factory(settings)`` opens it — import its driver there, never at start-up."""
+
+    name: str
+    factory: Callable[[Settings], SessionStore]
+    description: str = ""
