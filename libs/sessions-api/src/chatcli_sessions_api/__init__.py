@@ -35,7 +35,7 @@ Records and errors live here so that every store returns the same ones: :class:`
 from __future__ import annotations
 
 import builtins
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, runtime_checkable
 
 from chatcli import ChatcliError
@@ -197,14 +197,16 @@ class SessionStore(Protocol):
     def import_session(self, conversation: Conversation, *, name: str | None,
                        created_at: float, updated_at: float, provider: str | None,
                        model: str | None, forked_from: str | None,
-                       project: str | Here | None = None) -> None:
+                       project: str | Here | None = None,
+                       head_history: Sequence[str | None] = ()) -> None:
         """Store ``conversation`` as a new session exactly as given, all or nothing: its whole
-        log (all branches, parents first, in ``created_at`` order), head, checkpoints,
-        head history (``conversation``'s undo stack, as head events), compactions, title,
-        times, provider/model, ``forked_from``; ``metadata["parent"]``/``["subagent"]``/
-        ``["cwd"]`` as :meth:`append` reads them. ``project``: None (no project), a root
-        folder, or :data:`HERE` (the current folder's). Used by ``sessions import`` and
-        ``sessions migrate``.
+        log (all branches, in ``conversation.all_messages()`` order with parents first: ``seq``
+        follows it), head, checkpoints (all of them), compactions, title
+        (``conversation.title``, else derived), times, provider/model, ``forked_from``; ``metadata["parent"]``/
+        ``["subagent"]``/``["cwd"]`` as :meth:`append` reads them; ``head_history`` (an undo
+        stack, oldest first) as head events, so :meth:`head_history` returns it. ``project``:
+        None (no project), a root folder, or :data:`HERE` (the current folder's). Used by
+        ``sessions import`` and ``sessions migrate``.
 
         Raises :class:`chatcli.UsageError` when the id or ``name`` is already taken.
         """
