@@ -202,11 +202,11 @@ class SessionStore(Protocol):
         """Store ``conversation`` as a new session exactly as given, all or nothing: its whole
         log (all branches, in ``conversation.all_messages()`` order with parents first: ``seq``
         follows it), head, checkpoints (all of them), compactions, title
-        (``conversation.title``, else derived), times, provider/model, ``forked_from``; ``metadata["parent"]``/
-        ``["subagent"]``/``["cwd"]`` as :meth:`append` reads them; ``head_history`` (an undo
-        stack, oldest first) as head events, so :meth:`head_history` returns it. ``project``:
-        None (no project), a root folder, or :data:`HERE` (the current folder's). Used by
-        ``sessions import`` and ``sessions migrate``.
+        (``conversation.title``, else derived), times, provider/model, ``forked_from``;
+        ``metadata["parent"]``/``["subagent"]``/``["cwd"]`` as :meth:`append` reads them;
+        ``head_history`` (an undo stack, oldest first) as head events, so :meth:`head_history`
+        returns it. ``project``: None (no project), a root folder, or :data:`HERE` (the current
+        folder's). Used by ``sessions import`` and ``sessions migrate``.
 
         Raises :class:`chatcli.UsageError` when the id or ``name`` is already taken.
         """
