@@ -1,0 +1,74 @@
+"""Who or what decided a tool call, from what the engine passes to ``tool_call_decided``.
+
+The values of ``decided_by``:
+
+- ``user``: a person was asked and answered (``approval`` is set);
+- ``managed``: the administrator's managed policy (the verdict's rule or reason names it);
+- ``rule``: a permission rule — a ``deny`` rule named in the refusal, or (for an allowed call
+  that is not a read) an ``allow`` rule or ``--allow``;
+- ``mode``: the permission mode — plan mode refusing a change, ``auto`` or ``accept-edits``
+  letting it run;
+- ``unattended``: the call would have asked, and nobody could be asked (``chatcli -p``), so it
+  was refused;
+- ``hook``: a user hook (``PreToolUse``) refused it;
+- ``policy``: the policy's own judgement (reads inside the workspace run; a tool the policy
+  refuses for another reason).
+
+The permission policy's allowed verdicts carry no reason, so for an allowed call the mode and
+the tool's risk class tell ``mode`` from ``rule``: the same way the policy itself decides
+(:mod:`chatcli_agent.permissions.policy`: reads run in every mode but plan's refusals;
+``accept-edits`` runs edits, ``auto`` everything but what is dangerous).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+__all__ = ["Decided", "decided_by"]
+
+#: "… is denied by the rule exec(rm:*) (~/.config/chatcli/config.toml)"
+_DENY_RULE = re.compile(r"denied by the rule (?P<rule>\S+?(?:\([^)]*\))?) \((?P<source>[^)]*)\)")
+_MANAGED = re.compile(r"\bmanaged\b", re.IGNORECASE)
+
+
+class Decided(NamedTuple):
+    """Who decided, and the rule involved (None when no rule was)."""
+
+    by: str
+    rule: str | None
+
+
+def decided_by(decision: str, reason: str, rule: str | None, approved: bool | None,
+               risk: str, mode: str) -> Decided:
+    """Who decided a call.
+
+    :param decision: the verdict's decision (``allow``, ``deny``, ``ask``).
+    :param reason: the verdict's reason.
+    :param rule: the verdict's rule (for an ask: the rule an "always" answer would save).
+    :param approved: the person's answer when they were asked, else None.
+    :param risk: the tool's risk class (``read``, ``write``, ``execute``, ``network``…).
+    :param mode: the session's permission mode.
+    """
+    if approved is not None:
+        return Decided("user", rule)
+    found = _DENY_RULE.search(reason)
+    if (rule is not None and rule.lower().startswith("managed")) or _MANAGED.search(reason):
+        return Decided("managed", found.group("rule") if found else rule)
+    if decision == "deny":
+        if found is not None:
+            return Decided("rule", found.group("rule"))
+        if reason.startswith("plan mode"):
+            return Decided("mode", None)
+        if "nobody can be asked" in reason:
+            return Decided("unattended", rule)
+        if "hook" in reason.lower():
+            return Decided("hook", None)
+        return Decided("policy", rule)
+    if decision == "allow":
+        if risk == "read":
+            return Decided("policy", None)
+        if mode == "auto" or (mode == "accept-edits" and risk == "write"):
+            return Decided("mode", None)
+        return Decided("rule", rule)
+    return Decided("policy", rule)
