@@ -34,6 +34,7 @@ _BY_MODULE: dict[str, str] = {
     ),
     "_keys": "stored_keys",
     "_layers": "parse_bool project_config_path raw_settings",
+    "_managed": "check_managed managed_error managed_list managed_policy",
     "_paths": "atomic_write cache_dir config_dir data_dir",
     "_plugins": "HookCalls PluginFailure PluginHost hookimpl",
     "_providers": "build_provider choose_provider find_provider provider_key",
@@ -124,6 +125,10 @@ if TYPE_CHECKING:
     from chatcli._layers import parse_bool as parse_bool
     from chatcli._layers import project_config_path as project_config_path
     from chatcli._layers import raw_settings as raw_settings
+    from chatcli._managed import check_managed as check_managed
+    from chatcli._managed import managed_error as managed_error
+    from chatcli._managed import managed_list as managed_list
+    from chatcli._managed import managed_policy as managed_policy
     from chatcli._paths import atomic_write as atomic_write
     from chatcli._paths import cache_dir as cache_dir
     from chatcli._paths import config_dir as config_dir

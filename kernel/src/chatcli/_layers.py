@@ -42,6 +42,7 @@ _NOT_SETTINGS = {
     "CHATCLI_DISABLE_PLUGINS",
     "CHATCLI_TRACE_HOOKS",
     "CHATCLI_DEBUG",
+    "CHATCLI_MANAGED_CONFIG",
 }
 
 
@@ -107,13 +108,25 @@ def layers(flags: dict[str, Any] | None = None, cwd: Path | None = None,
     what a project may set (:mod:`chatcli._trust`): until the user trusts the project, only what
     tightens (deny rules, smaller budgets, merged with the user file's values); once trusted,
     every key but those no project may set (endpoints, keys, programs, whatever loosens
-    security). The other layers are never filtered."""
+    security). The other layers are never filtered. The managed policy's file, when there is
+    one, is the last layer, and a layer that loosens one of its values is a ConfigError
+    (:mod:`chatcli._managed`)."""
     environ = dict(os.environ if environ is None else environ)
     user_path = user_file()  # text, not Path: `chatcli models` must not pay for pathlib
     layers = [(user_path, read_toml(user_path))]
+    from chatcli._managed import check_managed, managed_layer, managed_policy
+
+    policy = managed_policy()  # (no file: one stat)
+
+    def check(where: str, data: dict[str, Any]) -> None:
+        if policy:
+            check_managed(where, data)
+
+    check(user_path, layers[0][1])
     project_path = _project_file(cwd)
     if project_path:
         data = read_toml(project_path)
+        check(project_path, data)  # what it tries, before the trust filter takes its part
         if data:  # filtered with the command line's host (its plugins' rules)
             from chatcli._trust import filter_project_layer, project_trust, setting_rules
 
@@ -123,6 +136,10 @@ def layers(flags: dict[str, Any] | None = None, cwd: Path | None = None,
         layers.append((project_path, data))
     layers.append((ENV_SOURCE, _env_layer(environ)))
     layers.append(("command line", {k: v for k, v in (flags or {}).items() if v is not None}))
+    if policy:  # the managed file: on top, and nothing below may loosen it
+        for source, data in layers[-2:]:
+            check(source, data)
+        layers.append((policy[0], managed_layer(*policy, merge_layers(layers))))
     return layers
 
 

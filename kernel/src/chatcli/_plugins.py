@@ -275,13 +275,24 @@ class PluginHost:
         hooks (every plugin at once with ``CHATCLI_EAGER_PLUGINS=1``)."""
         allowed = _names_from_env("CHATCLI_PLUGINS")
         blocked = _names_from_env("CHATCLI_DISABLE_PLUGINS") or set()
+        from chatcli._managed import managed_error, managed_list
+
+        only = managed_list("policy.plugins")  # the managed policy's: nothing loosens them
+        refused = managed_list("policy.refused_plugins")
+        for chosen, loose in ((only, (allowed or set()) - set(only[1] if only else allowed or ())),
+                              (refused, (allowed or set()) & set(refused[1] if refused else ()))):
+            if chosen is not None and loose:
+                raise managed_error("policy." + ("plugins" if chosen is only else
+                                                 "refused_plugins"),
+                                    f"CHATCLI_PLUGINS ({', '.join(sorted(loose))})", chosen[0])
+        refusing = blocked | set(refused[1] if refused else ())
         eager = os.environ.get("CHATCLI_EAGER_PLUGINS", "") not in ("", "0", "false", "no")
         found = find_entry_points()
         installed = {ep.name for ep in found}
         now = []
         for position, entry_point in enumerate(found):
             if (allowed is not None and entry_point.name not in allowed) or (
-                    entry_point.name in blocked):
+                    entry_point.name in refusing) or (only and entry_point.name not in only[1]):
                 self.skipped.append(entry_point.name)
                 self._skipped_entry_points.append(entry_point)
                 continue
@@ -638,7 +649,8 @@ class PluginHost:
                     guard(impl, caller.name, self._check(caller), self._report,
                           (Exception,) if caller.name == "cmdline_main" else
                           (ChatcliError,) if caller.name in _RAISING_HOOKS else
-                          (ConfigError,) if caller.name == "session_start" else (), firstresult)
+                          (ConfigError,) if caller.name in ("session_start", "before_request")
+                          else (), firstresult)
 
     def _check(self, caller: pluggy.HookCaller) -> ResultCheck:
         check = self._checks.get(caller.name)

@@ -78,6 +78,10 @@ def choose_provider(host: PluginHost, settings: Settings) -> ProviderSpec:
                          "chatcli-provider-ollama")
     if settings.provider:
         return find_provider(host, settings.provider)
+    from chatcli._managed import managed_list
+
+    if (only := managed_list("policy.providers")) is not None:  # the managed policy's choice
+        specs = {name: spec for name, spec in specs.items() if name in only[1]} or specs
     keyed = [s for s in specs.values()
              if s.requires_key and s.auto_select and has_key(s, settings)]
     if keyed:
@@ -187,6 +191,7 @@ def build_provider(
             f"run `chatcli keys set {spec.name}` or export {' or '.join(spec.env_keys) or 'a key'}",
         )
     base_url = table.base_url or (os.environ.get(spec.base_url_env) if spec.base_url_env else None)
+    _check_policy(spec.name, base_url or spec.base_url)
     config = ProviderConfig(
         name=spec.name,
         model=chosen,
@@ -198,6 +203,23 @@ def build_provider(
         native_tools=native_tools(spec, settings),
     )
     return _start(spec, config), config
+
+
+def _check_policy(name: str, url: str | None) -> None:
+    """Refuse a provider or a service URL the managed policy does not allow (``[policy]
+    providers``, and ``base_urls``: patterns a provider's URL must match when it has one)."""
+    from fnmatch import fnmatchcase
+
+    from chatcli._managed import managed_list
+
+    for key, value in (("policy.providers", name), ("policy.base_urls", url)):
+        if value is not None and (found := managed_list(key)) is not None and not any(
+                fnmatchcase(value, pattern) for pattern in found[1]):
+            from chatcli._errors import redact
+
+            what = f"provider '{name}'" if key == "policy.providers" else f"URL {redact(value)}"
+            raise ConfigError(f"{what} is not allowed by the managed policy {found[0]}",
+                              f"use one of {key.split('.')[1]} {', '.join(found[1]) or '(none)'}")
 
 
 def native_tools(spec: ProviderSpec, settings: Settings) -> bool:

@@ -531,6 +531,7 @@ def kernel_rules() -> list[SettingRule]:
                       "max_retries")),
         SettingRule("allowed_dirs", "trusted", "union", keep=_inside),
         SettingRule("plugins", "never"),  # no enable/disable lists from a project
+        SettingRule("policy", "never"),  # the managed policy's own keys (chatcli._managed)
         SettingRule("system", "trusted"),
     ]
     rules.extend(SettingRule(key, "always", "min") for key in KERNEL_MIN_DEFAULTS)

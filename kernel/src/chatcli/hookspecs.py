@@ -404,7 +404,8 @@ def before_request(request: ChatRequest, conversation: Conversation) -> None:
         (add a section, set an option, trim tools).
     :param conversation: the conversation it answers.
 
-    The return value is ignored.
+    The return value is ignored. A :class:`chatcli.ConfigError` raised here refuses the call
+    and ends the turn with it (a managed spend limit); any other exception is reported.
     """
 
 

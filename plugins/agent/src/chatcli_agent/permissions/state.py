@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from chatcli_agent.permissions.cli_options import EFFECTS, MODES
+from chatcli_agent.permissions.managed import disabled_modes, mode_off, refuse_denied_allows
 
 if TYPE_CHECKING:
     from chatcli import Settings
@@ -69,6 +70,8 @@ class PermissionState:
         self.rules: list[Rule] = []
         self._mode = "default"
         self._policy: Policy | None = None
+        #: modes that are off (``[permissions] disabled_modes``) → what turned each off
+        self.disabled: dict[str, str] = {}
 
     @property
     def policy(self) -> Policy:
@@ -87,8 +90,12 @@ class PermissionState:
         return self._policy.mode if self._policy is not None else self._mode
 
     def set_mode(self, mode: str, source: str = "/permissions") -> None:
+        """Switch to ``mode``; ValueError for an unknown one, :class:`chatcli.ConfigError` for
+        one that is off (the managed policy's ``disabled_modes``)."""
         if mode not in MODES:
             raise ValueError(f"unknown mode '{mode}' (choose {', '.join(MODES)})")
+        if mode in self.disabled:
+            raise mode_off(mode, f"{source} {mode}", self.disabled[mode])
         self._mode = mode
         if self._policy is not None:
             self._policy.mode = mode
@@ -100,7 +107,7 @@ class PermissionState:
         order = ["default", "accept-edits", "plan"]
         if "auto" in (self.start_mode, self.mode):
             order.append("auto")
-        return order
+        return [mode for mode in order if mode not in self.disabled or mode == self.mode]
 
     def cycle(self) -> str:
         order = self.cycle_order()
@@ -276,7 +283,12 @@ def load_state(settings: Settings, workspace: Path, allow: frozenset[str] | set[
         if value is not None and value != user.get(effect) and value != project.get(effect):
             state.add_rules(_texts(value, f"{effect} in the settings", notes), effect, SETTINGS)
     state.add_rules(sorted(a for a in allow if a not in _RISK_CLASSES), "allow", FLAG)
+    state.disabled = disabled_modes(merged)
     mode, source = _mode(permission_mode, merged, user, project, project_path, notes)
+    if mode in state.disabled:  # the flag, a file or a variable asks for a mode that is off
+        where = {USER: str(user_path), PROJECT: str(project_path)}.get(source, source)
+        raise mode_off(mode, f"{where} ({mode})", state.disabled[mode])
+    refuse_denied_allows(state.rules)
     state._mode = mode
     state.mode_source = source
     state.start_mode = mode

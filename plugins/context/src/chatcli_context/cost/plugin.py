@@ -267,6 +267,11 @@ class CostPlugin:
 
     @hookimpl(trylast=True)
     def before_request(self, request: ChatRequest, conversation: Conversation) -> None:
+        limit = self.config(self._settings_of(conversation)).limit
+        if limit is not None:  # spent: the call is refused (a ConfigError ends the turn)
+            from chatcli_context.cost.limit import check_limit
+
+            check_limit(self.ledger(root_of(conversation)).money, limit)
         state = self.state(conversation)
         provider = self.provider_of(conversation)
         asked: str | None
@@ -388,6 +393,15 @@ session_start = plugin.session_start
 before_request = plugin.before_request
 after_response = plugin.after_response
 register_slash_commands = plugin.register_slash_commands
+
+
+@hookimpl
+def register_setting_rules(register: Callable[[Any], None]) -> None:
+    """``[cost] limit``: a project's (even untrusted) may only lower it, and so may every layer
+    under the managed policy's."""
+    from chatcli import SettingRule
+
+    register(SettingRule("cost.limit", "always", "min"))
 
 
 @hookimpl(optionalhook=True)  # chatcli-repl declares it, when installed

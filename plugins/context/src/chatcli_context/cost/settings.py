@@ -3,6 +3,7 @@
 ```toml
 [cost]
 budget = 5.0            # USD per session: a warning at 80 % and at 100 %
+limit = 20.0            # USD per session: no model call once it is spent (managed: only lower)
 cache_ttl = "1h"        # "5m" or "1h": fixed; absent (or "auto"): chosen by evidence
 
 [cost.prices."anthropic/claude-sonnet-5-5"]   # USD per million tokens; * patterns work too
@@ -18,6 +19,7 @@ cache_write = 3.75      # five-minute writes; cache_write_1h for one-hour ones
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Mapping
 from typing import Any
@@ -33,7 +35,7 @@ __all__ = ["ENV_TTL", "CostConfig", "read_config"]
 ENV_TTL = "CHATCLI_PROMPT_CACHE_TTL"
 _TTLS = ("5m", "1h")
 _NOT_FIXED = ("", "auto")
-_KEYS = ("budget", "cache_ttl", "prices")
+_KEYS = ("budget", "cache_ttl", "limit", "prices")
 
 
 class CostConfig(NamedTuple):
@@ -44,6 +46,8 @@ class CostConfig(NamedTuple):
     cache_ttl: tuple[str, str] | None = None
     prices: PriceTable = PriceTable()
     problems: tuple[str, ...] = ()
+    #: USD a session may spend: no model call once it is spent (``[cost] limit``)
+    limit: float | None = None
 
 
 def _ttl(value: Any, where: str, problems: list[str]) -> tuple[str, str] | None:
@@ -65,11 +69,7 @@ def read_config(settings: Settings, environ: Mapping[str, str] | None = None) ->
     table = settings.plugin_table("cost")
     problems: list[str] = [f"[cost]: unknown key {key!r} (use {', '.join(_KEYS)})"
                            for key in sorted(set(table) - set(_KEYS))]
-    budget = table.get("budget")
-    if budget is not None and (isinstance(budget, bool) or not isinstance(budget, int | float)
-                               or budget <= 0):
-        problems.append(f"[cost] budget = {budget!r} must be a positive number of USD")
-        budget = None
+    budget, limit = (_usd(table.get(key), key, problems) for key in ("budget", "limit"))
     # CHATCLI_PROMPT_CACHE_TTL reaches the settings as a top-level key; read the variable too
     # for settings built without the environment
     extra = (settings.model_extra or {}).get("prompt_cache_ttl", environ.get(ENV_TTL))
@@ -87,8 +87,19 @@ def read_config(settings: Settings, environ: Mapping[str, str] | None = None) ->
         else:
             problems.append(str(problem))
     models = _model_table(settings, problems)
-    return CostConfig(float(budget) if budget is not None else None, ttl,
-                      PriceTable(prices, models), tuple(problems))
+    return CostConfig(budget, ttl, PriceTable(prices, models), tuple(problems), limit)
+
+
+def _usd(value: Any, key: str, problems: list[str]) -> float | None:
+    """A positive amount of USD (a variable's text too), else None and a problem."""
+    if isinstance(value, str):
+        with contextlib.suppress(ValueError):
+            value = float(value)
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int | float)
+                              or not 0 < value < float("inf")):
+        problems.append(f"[cost] {key} = {value!r} must be a positive number of USD")
+        return None
+    return float(value) if value is not None else None
 
 
 def _model_table(settings: Settings, problems: list[str]) -> ModelTable | None:

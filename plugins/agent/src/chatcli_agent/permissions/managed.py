@@ -1,0 +1,73 @@
+"""What the managed policy (``/etc/chatcli/managed.toml``, :func:`chatcli.managed_policy`) means
+for permissions.
+
+- ``[permissions] deny`` and ``ask``: the kernel keeps the managed rules whatever the layers below
+  say (they merge by ``union``); an allow rule that is exactly a managed deny rule is refused
+  here, wherever it comes from (a file, a variable, ``--allow``);
+- ``[permissions] disabled_modes``: modes no flag, file, variable or ``/permissions`` may choose
+  (``["auto"]``); ``/permissions cycle`` skips them;
+- ``[permissions] mode``: fixed by the kernel like any other managed value.
+
+Light: imported with the permissions' state; it reads the managed file through the kernel
+(cached, one ``stat`` when there is none).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from chatcli_agent.permissions.cli_options import MODES
+
+if TYPE_CHECKING:
+    from chatcli import ConfigError
+
+    from chatcli_agent.permissions.rules import Rule
+
+__all__ = ["disabled_modes", "mode_off", "refuse_denied_allows"]
+
+#: what a mode turned off by the user's own settings (not the managed file) names
+SETTINGS = "the settings ([permissions] disabled_modes)"
+
+
+def disabled_modes(merged: dict[str, Any]) -> dict[str, str]:
+    """The modes that are off → what turned each off (the managed file's path, or
+    :data:`SETTINGS`): ``disabled_modes`` of the merged ``[permissions]`` table (the managed
+    file's items are in it whatever other layers say). A value that is no list of modes is a
+    :class:`chatcli.ConfigError`."""
+    from chatcli import ConfigError, managed_list
+
+    managed = managed_list("permissions.disabled_modes")  # (a bad one names the file)
+    value = merged.get("disabled_modes")
+    if value is None:
+        return {}
+    items = [value] if isinstance(value, str) else value
+    if not isinstance(items, list) or not all(item in MODES for item in items):
+        raise ConfigError(f"[permissions] disabled_modes must be a list of modes, not "
+                          f"{value!r:.60}", f"choose among {', '.join(MODES)}")
+    return {mode: managed[0] if managed and mode in managed[1] else SETTINGS
+            for mode in items}
+
+
+def mode_off(mode: str, where: str, by: str) -> ConfigError:
+    """The one-line error for ``where`` (a flag, a file, a slash command) asking for ``mode``,
+    which ``by`` (the managed file) turned off."""
+    from chatcli import ConfigError
+
+    policy = "" if by == SETTINGS else "the managed policy "
+    others = ", ".join(m for m in MODES if m != mode)
+    return ConfigError(f"{where}: the permission mode '{mode}' is turned off by {policy}{by}",
+                       f"choose another mode ({others})")
+
+
+def refuse_denied_allows(rules: list[Rule]) -> None:
+    """Raise :class:`chatcli.ConfigError` for an allow rule that is a managed deny rule (the deny
+    rule would win anyway: saying so beats a rule that silently does nothing)."""
+    from chatcli import managed_error, managed_list
+
+    managed = managed_list("permissions.deny")
+    if managed is None:
+        return
+    for rule in rules:
+        if rule.effect == "allow" and rule.text in managed[1]:
+            raise managed_error(f"permissions.deny ({rule.text})",
+                                f"the allow rule {rule.text!r} ({rule.source})", managed[0])
