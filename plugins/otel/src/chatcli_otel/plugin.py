@@ -1,1 +1,145 @@
-"""Placeholder."""
+"""Entry module of chatcli-otel (entry point ``otel``): OpenTelemetry traces and metrics of
+chatcli's turns, model calls and tool calls, exported over OTLP/HTTP.
+
+Off, it costs nothing: this module imports only the standard library and ``chatcli`` (itself
+lazy); each hook looks at one attribute and returns. On (an endpoint in the environment or
+``[otel]``), the first session imports OpenTelemetry (:mod:`chatcli_otel.setup`), every
+session's hooks make spans (:mod:`chatcli_otel.spans`), and the end of the last session sends
+what is left within ``[otel] timeout`` seconds. A collector that is down never fails or holds
+chatcli: it says so in one line on stderr at the end.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from chatcli import hookimpl
+
+if TYPE_CHECKING:
+    from chatcli import (
+        Approval,
+        ChatcliError,
+        ChatRequest,
+        Conversation,
+        Message,
+        PluginHost,
+        Session,
+        SettingRule,
+        Settings,
+        ToolCallPart,
+        ToolResultPart,
+        ToolSpec,
+        Verdict,
+    )
+
+    from chatcli_otel.spans import Tracker
+
+__all__ = ["OtelPlugin", "plugin"]
+
+#: The settings a project's ``.chatcli/config.toml`` may never set: where telemetry goes and
+#: its credentials, and whether message content goes along.
+NEVER_FROM_A_PROJECT = ("otel.endpoint", "otel.headers", "otel.capture_content")
+
+
+class OtelPlugin:
+    """The plugin's hooks; the tracker exists while telemetry is on and a session is open."""
+
+    def __init__(self) -> None:
+        self.host: PluginHost | None = None
+        #: the spans of the open sessions, or None (telemetry off, or no session yet)
+        self.tracker: Tracker | None = None
+        self._lock = threading.Lock()
+
+    @hookimpl
+    def configure(self, host: PluginHost, settings: Settings, workspace: Path) -> None:
+        self.host = host
+
+    @hookimpl
+    def session_start(self, session: Session, conversation: Conversation,
+                      settings: Settings) -> None:
+        from chatcli_otel.config import read_config
+
+        config = read_config(settings.plugin_table("otel"))
+        if not config.enabled:
+            return
+        with self._lock:
+            if self.tracker is None:
+                import chatcli
+
+                from chatcli_otel.cost import CostReader
+                from chatcli_otel.setup import Telemetry
+                from chatcli_otel.spans import Tracker
+
+                self.tracker = Tracker(Telemetry(config, chatcli.__version__),
+                                       CostReader(self.host))
+            tracker = self.tracker
+        tracker.begin(conversation, session)
+
+    @hookimpl
+    def session_end(self, session: Session, conversation: Conversation) -> None:
+        tracker = self.tracker
+        if tracker is None:
+            return
+        tracker.end(conversation)
+        with self._lock:
+            if tracker.open_conversations() or self.tracker is not tracker:
+                return
+            self.tracker = None
+        problem = tracker.telemetry.shutdown()
+        if problem is not None and self.host is not None:
+            self.host.warn(problem)
+
+    @hookimpl
+    def user_prompt_submitted(self, conversation: Conversation, message: Message) -> None:
+        if self.tracker is not None:
+            self.tracker.turn_started(conversation, message)
+
+    @hookimpl(trylast=True)  # after the cost plugin has counted the call
+    def before_request(self, request: ChatRequest, conversation: Conversation) -> None:
+        if self.tracker is not None:
+            self.tracker.chat_started(conversation, request)
+
+    @hookimpl(trylast=True)  # after the cost plugin has counted the call
+    def after_response(self, message: Message | None, error: ChatcliError | None,
+                       conversation: Conversation, purpose: str) -> None:
+        if self.tracker is not None:
+            self.tracker.chat_ended(conversation, message, error, purpose)
+
+    @hookimpl
+    def tool_call_decided(self, call: ToolCallPart, tool: ToolSpec, allowed: bool,
+                          approval: Approval | None, verdict: Verdict,
+                          conversation: Conversation | None) -> None:
+        if self.tracker is not None and conversation is not None:
+            self.tracker.tool_decided(conversation, call, tool, allowed, approval, verdict)
+
+    @hookimpl
+    def after_tool_call(self, call: ToolCallPart, result: ToolResultPart,
+                        conversation: Conversation) -> None:
+        if self.tracker is not None:
+            self.tracker.tool_finished(conversation, call, result)
+
+    @hookimpl
+    def register_setting_rules(self, register: Callable[[SettingRule], None]) -> None:
+        """A project never says where telemetry goes, with which credentials, nor that message
+        content goes along: the user's config and the environment only."""
+        from chatcli import SettingRule
+
+        for key in NEVER_FROM_A_PROJECT:
+            register(SettingRule(key, "never"))
+
+
+#: The instance behind the entry point.
+plugin = OtelPlugin()
+
+configure = plugin.configure
+session_start = plugin.session_start
+session_end = plugin.session_end
+user_prompt_submitted = plugin.user_prompt_submitted
+before_request = plugin.before_request
+after_response = plugin.after_response
+tool_call_decided = plugin.tool_call_decided
+after_tool_call = plugin.after_tool_call
+register_setting_rules = plugin.register_setting_rules

@@ -1,0 +1,206 @@
+"""The OpenTelemetry side: a tracer and a meter exporting over OTLP/HTTP, the instruments, the
+parent context from ``TRACEPARENT``, and a shutdown that never waits longer than it was told.
+
+Imported only when telemetry is on (at the first session that has it), so chatcli without a
+collector never loads OpenTelemetry. The providers are this plugin's own, never the global ones
+(``trace.set_tracer_provider``): chatcli embedded in a program with its own telemetry leaves it
+alone. Nothing here registers an ``atexit`` handler (the SDK's own would flush for 30 s into a
+dead collector): :meth:`Telemetry.shutdown` is called at the end of the last session.
+
+The SDK reports export failures through :mod:`logging`; with nobody listening, Python would print
+them (tracebacks included) on stderr. Its loggers are silenced here unless the program set up
+handlers for them, and a failure is said once, in one line, by :meth:`Telemetry.shutdown`.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from opentelemetry import trace
+from opentelemetry.context import Context
+from opentelemetry.exporter.otlp.proto.http.metric_exporter import OTLPMetricExporter
+from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+from opentelemetry.sdk.metrics import MeterProvider
+from opentelemetry.sdk.metrics.export import MetricExportResult, PeriodicExportingMetricReader
+from opentelemetry.sdk.resources import Resource
+from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
+from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExportResult
+from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
+
+from chatcli_otel.config import OtelConfig
+
+__all__ = ["Telemetry"]
+
+#: The semantic conventions' bucket boundaries for gen_ai.client.token.usage.
+TOKEN_BUCKETS = [1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304,
+                 16777216, 67108864]
+#: ... and for durations in seconds (gen_ai.client.operation.duration).
+SECONDS_BUCKETS = [0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48,
+                   40.96, 81.92]
+
+
+def _quiet_sdk_logs() -> None:
+    """Keep the SDK's export errors off stderr (unless the program listens to them)."""
+    sdk = logging.getLogger("opentelemetry")
+    if not sdk.handlers:
+        sdk.addHandler(logging.NullHandler())
+        sdk.propagate = False
+
+
+class _Failures:
+    """How many exports failed (spans and metric batches), counted by the exporters."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self._lock = threading.Lock()
+
+    def add(self) -> None:
+        with self._lock:
+            self.count += 1
+
+
+class _SpanExporter(OTLPSpanExporter):
+    """The OTLP/HTTP span exporter, counting failed exports."""
+
+    def __init__(self, failures: _Failures, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._failures = failures
+
+    def export(self, spans: Sequence[ReadableSpan]) -> SpanExportResult:
+        result = super().export(spans)
+        if result is not SpanExportResult.SUCCESS:
+            self._failures.add()
+        return result
+
+
+class _MetricExporter(OTLPMetricExporter):
+    """The OTLP/HTTP metric exporter, counting failed exports."""
+
+    def __init__(self, failures: _Failures, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._failures = failures
+
+    def export(self, metrics_data: Any, timeout_millis: float | None = 10_000,
+               **kwargs: Any) -> MetricExportResult:
+        result = super().export(metrics_data, timeout_millis=timeout_millis, **kwargs)
+        if result is not MetricExportResult.SUCCESS:
+            self._failures.add()
+        return result
+
+
+def _resource(version: str) -> Resource:
+    attributes: dict[str, Any] = {"service.version": version}
+    if not os.environ.get("OTEL_SERVICE_NAME", "").strip():
+        attributes["service.name"] = "chatcli"
+    return Resource.create(attributes)
+
+
+def parent_from_environment() -> Context | None:
+    """The context ``TRACEPARENT`` (and ``TRACESTATE``) carry, as a CI job passes its trace to
+    the programs it runs; None when there is none or it is malformed."""
+    carrier = {name.lower(): os.environ[name] for name in ("TRACEPARENT", "TRACESTATE")
+               if os.environ.get(name)}
+    if "traceparent" not in carrier:
+        return None
+    context = TraceContextTextMapPropagator().extract(carrier)
+    span = trace.get_current_span(context)
+    return context if span.get_span_context().is_valid else None
+
+
+class Telemetry:
+    """The tracer, the meter and its instruments, for one stretch of sessions.
+
+    :param config: where to export, and how long it may take.
+    :param version: chatcli's version (``service.version``).
+    """
+
+    def __init__(self, config: OtelConfig, version: str) -> None:
+        _quiet_sdk_logs()
+        self.config = config
+        self.failures = _Failures()
+        resource = _resource(version)
+        headers = dict(config.headers) or None
+        base = config.endpoint
+        self._spans = BatchSpanProcessor(_SpanExporter(
+            self.failures, endpoint=f"{base}/v1/traces" if base else None, headers=headers,
+            timeout=config.timeout))
+        self._tracer_provider = TracerProvider(resource=resource, shutdown_on_exit=False)
+        self._tracer_provider.add_span_processor(self._spans)
+        self.tracer = self._tracer_provider.get_tracer("chatcli", version)
+        #: the parent of every turn that has no other (TRACEPARENT's, else none: a new trace)
+        self.root: Context | None = parent_from_environment()
+        self._meter_provider: MeterProvider | None = None
+        if config.metrics:
+            reader = PeriodicExportingMetricReader(_MetricExporter(
+                self.failures, endpoint=f"{base}/v1/metrics" if base else None,
+                headers=headers, timeout=config.timeout))
+            self._meter_provider = MeterProvider(resource=resource, metric_readers=[reader],
+                                                 shutdown_on_exit=False)
+        meter = (self._meter_provider.get_meter("chatcli", version) if self._meter_provider
+                 else None)
+        self.meter = meter
+        self.instruments = _Instruments(meter) if meter is not None else None
+
+    def shutdown(self) -> str | None:
+        """Send what is left and stop, traces and metrics side by side, within
+        ``config.timeout`` seconds (an export still hanging then is given up: its thread is a
+        daemon). Returns one line for the person when telemetry was lost, else None."""
+        timeout_ms = self.config.timeout * 1000
+        stops = [self._stop_traces]
+        if self._meter_provider is not None:
+            meter_provider = self._meter_provider
+            stops.append(lambda: meter_provider.shutdown(timeout_millis=timeout_ms))
+        workers = [threading.Thread(target=self._guarded, args=(stop,), daemon=True,
+                                    name="chatcli-otel-shutdown") for stop in stops]
+        for worker in workers:
+            worker.start()
+        deadline = time.monotonic() + self.config.timeout + 0.5
+        for worker in workers:
+            worker.join(max(0.0, deadline - time.monotonic()))
+        if any(worker.is_alive() for worker in workers) or self.failures.count:
+            return ("otel: the collector did not take this run's telemetry (unreachable or "
+                    "refused); check [otel] endpoint or OTEL_EXPORTER_OTLP_ENDPOINT")
+        return None
+
+    def _stop_traces(self) -> None:
+        # the exporter's own timeout (config.timeout) bounds the last export
+        self._spans.shutdown()  # type: ignore[no-untyped-call]
+        self._tracer_provider.shutdown()
+
+    def _guarded(self, stop: Any) -> None:
+        try:
+            stop()
+        except Exception:  # the collector's trouble is never chatcli's
+            self.failures.add()
+
+
+class _Instruments:
+    """The metrics: GenAI's token usage and operation duration, and chatcli's cost, tool calls,
+    tool durations and turns."""
+
+    def __init__(self, meter: Any) -> None:
+        self.tokens = meter.create_histogram(
+            "gen_ai.client.token.usage", unit="{token}",
+            description="Tokens used by a model call, by gen_ai.token.type (input, output)",
+            explicit_bucket_boundaries_advisory=TOKEN_BUCKETS)
+        self.duration = meter.create_histogram(
+            "gen_ai.client.operation.duration", unit="s",
+            description="How long a model call took, until its answer ended",
+            explicit_bucket_boundaries_advisory=SECONDS_BUCKETS)
+        self.cost = meter.create_counter(
+            "chatcli.cost", unit="USD",
+            description="What model calls cost, as chatcli's cost plugin prices them")
+        self.tool_calls = meter.create_counter(
+            "chatcli.tool.calls", unit="{call}",
+            description="Tool calls, by tool, decision and outcome")
+        self.tool_duration = meter.create_histogram(
+            "chatcli.tool.duration", unit="s", description="How long a tool call took",
+            explicit_bucket_boundaries_advisory=SECONDS_BUCKETS)
+        self.turns = meter.create_histogram(
+            "chatcli.turn.duration", unit="s", description="How long a turn took",
+            explicit_bucket_boundaries_advisory=SECONDS_BUCKETS)
