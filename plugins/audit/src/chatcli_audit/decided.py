@@ -23,6 +23,7 @@ the tool's risk class tell ``mode`` from ``rule``: the same way the policy itsel
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import NamedTuple
 
 __all__ = ["Decided", "decided_by"]
@@ -40,7 +41,8 @@ class Decided(NamedTuple):
 
 
 def decided_by(decision: str, reason: str, rule: str | None, approved: bool | None,
-               risk: str, mode: str) -> Decided:
+               risk: str, mode: str, tool: str = "",
+               allow_rules: Iterable[str] | None = None) -> Decided:
     """Who decided a call.
 
     :param decision: the verdict's decision (``allow``, ``deny``, ``ask``).
@@ -49,6 +51,11 @@ def decided_by(decision: str, reason: str, rule: str | None, approved: bool | No
     :param approved: the person's answer when they were asked, else None.
     :param risk: the tool's risk class (``read``, ``write``, ``execute``, ``network``…).
     :param mode: the session's permission mode.
+    :param tool: the tool's name.
+    :param allow_rules: the session's allow rules and ``--allow`` values, when known: an
+        allowed call that is not a read is put down to a rule only when one of them could
+        cover it (it names the tool, ``exec`` for a command, the risk class or ``all``), else
+        to the policy (a read-only command, ``ls``, runs without a rule).
     """
     if approved is not None:
         return Decided("user", rule)
@@ -70,5 +77,13 @@ def decided_by(decision: str, reason: str, rule: str | None, approved: bool | No
             return Decided("policy", None)
         if mode == "auto" or (mode == "accept-edits" and risk == "write"):
             return Decided("mode", None)
+        if allow_rules is not None and not _could_allow(allow_rules, tool, risk):
+            return Decided("policy", None)
         return Decided("rule", rule)
     return Decided("policy", rule)
+
+
+def _could_allow(rules: Iterable[str], tool: str, risk: str) -> bool:
+    """Whether one of ``rules`` could allow a call of ``tool`` (of class ``risk``)."""
+    names = {tool, risk, "all", "*"} | ({"exec"} if risk == "execute" else set())
+    return any(text.strip().split("(", 1)[0].strip() in names for text in rules)

@@ -54,7 +54,7 @@ def recorder() -> Recorder:
 
 @hookimpl
 def configure(host: PluginHost, settings: Settings, workspace: Path) -> None:
-    """Read ``[audit]`` (a wrong value is a one-line error naming the key)."""
+    """Keep the run's settings (``[audit]`` is read when a session starts)."""
     recorder().configure(host, settings, workspace)
 
 

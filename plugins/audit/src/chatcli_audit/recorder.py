@@ -112,10 +112,11 @@ class Recorder:
     # ------------------------------------------------------------------ set-up
 
     def configure(self, host: PluginHost, settings: Settings, workspace: Path) -> None:
-        """Keep the host, the settings and the workspace; the ``[audit]`` table is checked
-        here, so a wrong value stops the run with its one-line error."""
+        """Keep the host, the settings and the workspace. The ``[audit]`` table is read when
+        a session starts (``session_start`` may stop the run with a :class:`ConfigError`: a
+        wrong value is one line naming the key, exit 2)."""
         self.host, self.settings, self.workspace = host, settings, workspace
-        self._config = read_config(settings)
+        self._config = None
         self._sink = None
 
     @property
@@ -200,6 +201,20 @@ class Recorder:
         mode = table.get("mode")
         return mode if isinstance(mode, str) and mode else "default"
 
+    def _allow_rules(self, state: ConversationAudit | None) -> list[str] | None:
+        """The session's ``--allow`` values and ``[permissions] allow`` rules (None when the
+        session is not known)."""
+        session = state.session if state is not None else None
+        if session is None:
+            return None
+        rules = [str(item) for item in session.options.allow]
+        configured = session.settings.plugin_table("permissions").get("allow")
+        if isinstance(configured, str):
+            configured = [configured]
+        if isinstance(configured, list):
+            rules.extend(str(item) for item in configured)
+        return rules
+
     # ------------------------------------------------------------------ hooks
 
     def session_start(self, session: Session, conversation: Conversation) -> None:
@@ -250,7 +265,8 @@ class Recorder:
         decision = _value(verdict.decision)
         risk = _value(tool.risk)
         who = decided_by(decision, verdict.reason or "", verdict.rule,
-                         approval.allow if approval is not None else None, risk, mode)
+                         approval.allow if approval is not None else None, risk, mode,
+                         tool.name, self._allow_rules(state))
         fields: dict[str, Any] = {
             "call": call.id, "tool": tool.name, "risk": risk,
             "decision": "allow" if allowed else "deny", "verdict": decision,
