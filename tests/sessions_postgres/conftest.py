@@ -111,3 +111,16 @@ def no_database_url(monkeypatch: pytest.MonkeyPatch, chatcli_home: Path) -> Path
     for name in ("DATABASE_URL", "CHATCLI_SESSIONS_POSTGRES_URL"):
         monkeypatch.delenv(name, raising=False)
     return chatcli_home
+
+
+@pytest.fixture(scope="module")
+def open_store_once(pg_server: PostgresServer, pg_shared_database: str
+                    ) -> Iterator[tuple[PostgresSessionStore, PostgresSessionStore]]:
+    """Two replicas on one schema of the shared database for a whole module (property tests
+    make a session per example)."""
+    schema = f"m_{uuid.uuid4().hex[:12]}"
+    stores = [PostgresSessionStore.open(PostgresConfig(url=pg_server.team_url(
+        pg_shared_database), schema=schema)) for _ in range(2)]
+    yield stores[0], stores[1]
+    for store in stores:
+        store.close()

@@ -134,6 +134,8 @@ class PostgresSessionStore:
                 with self._pool.connection() as conn:
                     return work(conn)
             except CONNECTION_ERRORS as err:
+                if self._pool.nested():  # the outer operation (a snapshot) decides
+                    raise
                 if retry:
                     continue
                 raise connection_error(err, self.target) from None
@@ -684,18 +686,24 @@ class PostgresSessionStore:
         """Restore the session named by ``ref`` from one consistent state; with ``resume``,
         repairs are written and unanswered tool calls get error results."""
         self._closed_check()
-        try:
-            with self._pool.snapshot():  # another replica may be appending to this session
-                info = self.resolve(ref)
-                messages = self.messages(info.id)
-                checkpoints = self.checkpoints(info.id)
-                history = self.head_history(info.id)
-                compactions = self.compactions(info.id)
-                worker = self._worker(info.id) if info.parent is not None else {}
-        except CONNECTION_ERRORS as err:  # the snapshot's own BEGIN/COMMIT
-            raise connection_error(err, self.target) from None
-        except psycopg.Error as err:
-            raise query_error(err, self.target, "read the session") from None
+        for attempt in range(2):  # a connection found dead is replaced once
+            try:
+                with self._pool.snapshot():  # another replica may be appending to it
+                    info = self.resolve(ref)
+                    messages = self.messages(info.id)
+                    checkpoints = self.checkpoints(info.id)
+                    history = self.head_history(info.id)
+                    compactions = self.compactions(info.id)
+                    worker = self._worker(info.id) if info.parent is not None else {}
+                break
+            except CONNECTION_ERRORS as err:
+                if attempt == 0:
+                    continue
+                raise connection_error(err, self.target) from None
+            except psycopg.Error as err:
+                raise query_error(err, self.target, "read the session") from None
+        else:  # pragma: no cover
+            raise AssertionError("unreachable")
         head = info.head
         dropped = c.unreachable(messages)
         if dropped:
