@@ -99,5 +99,5 @@ def test_the_entry_module_is_light_and_registers_its_hooks():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True)
     assert json.loads(out.stdout) == [["chatcli_context.cost.plugin"], [
-        "after_response", "before_request", "configure", "register_slash_commands",
-        "session_start", "status_items"]]
+        "after_response", "before_request", "configure", "register_setting_rules",
+        "register_slash_commands", "session_start", "status_items"]]

@@ -138,6 +138,7 @@ def managed_layer(path: str, data: dict[str, Any], below: dict[str, Any]) -> dic
         if merge == "min" and lower is not None:
             continue
         if merge == "union" and isinstance(value, list) and lower is not None:
+            lower = _read(lower, value)  # a variable's '["a"]'
             base = lower if isinstance(lower, list) else [lower]
             value = [*base, *(item for item in value if item not in base)]
         cursor = layer

@@ -108,6 +108,7 @@ def config_set(key: str, value: str, project: bool) -> int:
 
     _check_key(key)
     path = _target(project)
+    _check_managed(key, value, path)
     stored = set_value(path, key, value)
     click.echo(f"{key} = {format_value(mask_secrets(stored, _secret_key(key)))}  ({path})")
     return 0
@@ -147,14 +148,48 @@ def _flatten(data: dict[str, Any], prefix: str = "") -> list[tuple[str, Any]]:
     return items
 
 
+def _check_managed(key: str, raw: str, path: Path) -> None:
+    """Refuse (one line naming the managed file) a value that loosens a managed one."""
+    from chatcli import check_managed, managed_policy
+
+    if managed_policy() is None:
+        return
+    import tomllib
+
+    try:  # as `config set` reads it: a TOML value, else text
+        value: Any = tomllib.loads(f"v = {raw}")["v"]
+    except tomllib.TOMLDecodeError:
+        value = raw
+    data: dict[str, Any] = {}
+    parts = key.split(".")
+    cursor = data
+    for part in parts[:-1]:
+        cursor = cursor.setdefault(part, {})
+    cursor[parts[-1]] = value
+    check_managed(f"chatcli config set {key} (for {path})", data)
+
+
+def _managed_keys() -> tuple[str, list[str]] | None:
+    """The managed file and the dotted keys it sets, or None."""
+    from chatcli import managed_policy
+
+    policy = managed_policy()
+    return (policy[0], [key for key, _ in _flatten(policy[1])]) if policy else None
+
+
 @config_group.command("list")
 def config_list() -> int:
-    """Print every effective setting as KEY = VALUE (unset ones are left out).
+    """Print every effective setting as KEY = VALUE (unset ones are left out); a value the
+    managed policy sets is marked `# managed (FILE)`.
 
     Secrets show as *** (names like api_key, token, password at any depth, and key-shaped
     values); `chatcli config get --reveal KEY` prints one.
     """
     settings = load_settings()
+    managed = _managed_keys()
     for key, value in _flatten(mask_secrets(settings.model_dump(exclude_none=True))):
-        click.echo(f"{key} = {format_value(value)}")
+        mark = ""
+        if managed and any(key == m or key.startswith(m + ".") for m in managed[1]):
+            mark = f"  # managed ({managed[0]})"
+        click.echo(f"{key} = {format_value(value)}{mark}")
     return 0

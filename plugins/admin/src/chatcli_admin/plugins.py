@@ -91,8 +91,16 @@ def plugin_infos(host: PluginHost) -> list[PluginInfo]:
         elif info.status == "loaded":
             info.status = "misbehaving"
         info.reason = info.reason or f"{failure.stage}: {failure.reason}"
+    from chatcli import managed_list
+
+    refused, only = managed_list("policy.refused_plugins"), managed_list("policy.plugins")
     for name in host.skipped:
-        infos.setdefault(name, PluginInfo(name=name, module="?")).status = "disabled"
+        info = infos.setdefault(name, PluginInfo(name=name, module="?"))
+        info.status = "disabled"
+        by = (refused if refused and name in refused[1] else
+              only if only and name not in only[1] else None)
+        if by is not None:
+            info.reason = f"refused by the managed policy {by[0]}"
     return sorted(infos.values(), key=lambda i: i.name)
 
 

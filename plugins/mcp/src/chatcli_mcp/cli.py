@@ -137,6 +137,14 @@ def add_command(name: str, command: tuple[str, ...], url: str | None, transport:
         parse_server(name, entry, environ={"__never__": ""} | _placeholders(entry))
     except BadConfig as err:
         raise UsageError(str(err), err.fix) from None
+    from chatcli_mcp.settings import allowed_servers, not_allowed
+
+    allowed = allowed_servers(_settings().plugin_table("mcp"))
+    if allowed is not None and name not in allowed[1]:
+        from chatcli import ConfigError
+
+        raise ConfigError(not_allowed(name, "chatcli mcp add", allowed[0]),
+                          f"allowed: {', '.join(allowed[1]) or 'none'}")
     path = _write_project(name, entry, force) if project else _write_user(name, entry, force)
     click.echo(f"added MCP server {name} to {path}; `chatcli mcp test {name}` checks it")
     return 0

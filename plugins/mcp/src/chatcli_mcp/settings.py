@@ -70,7 +70,7 @@ _SERVER_KEYS = frozenset({
 })
 _OPTION_KEYS = frozenset({
     "servers", "trust_project", "tool_mode", "max_tool_share", "search_results", "project_files",
-    "import", "max_restarts", "serve", "prompt_wait",
+    "import", "max_restarts", "serve", "prompt_wait", "allowed_servers",
 })
 
 DEFAULT_INIT_TIMEOUT = 30.0
@@ -492,9 +492,13 @@ def load(settings: Any, workspace: Path, environ: dict[str, str] | None = None,
         else:  # its problems are not the user's to read until they trust it
             waiting = _from_json(mcp_json, Loaded(), project=True, environ=_Unexpanded())
             loaded.untrusted.extend(s for s in waiting if s.name not in servers)
+    allowed = allowed_servers(table)
     for server in candidates:
         if server.name in loaded.servers:
             continue  # chatcli's own table first, then imports, then the project's file
+        if allowed is not None and server.name not in allowed[1]:  # never started
+            loaded.problems.append(not_allowed(server.name, server.origin, allowed[0]))
+            continue
         if server.project and not trust:
             loaded.untrusted.append(server)
             continue
@@ -503,6 +507,28 @@ def load(settings: Any, workspace: Path, environ: dict[str, str] | None = None,
             server = replace(server, allow=())
         loaded.servers[server.name] = server
     return loaded
+
+
+def allowed_servers(table: dict[str, Any]) -> tuple[str, list[str]] | None:
+    """``(what says so, the servers that may start)`` when ``[mcp] allowed_servers`` is set —
+    by the managed policy (named by its file: no other layer can change it) or the user —
+    else None."""
+    from chatcli import managed_list
+
+    managed = managed_list("mcp.allowed_servers")
+    if managed is not None:
+        return managed[0], managed[1]
+    value = table.get("allowed_servers")
+    if value is None:
+        return None
+    return "[mcp] allowed_servers", [str(v) for v in value] if isinstance(value, list) else []
+
+
+def not_allowed(name: str, origin: str, by: str) -> str:
+    """The one line for a server ``allowed_servers`` leaves out."""
+    policy = "" if by.startswith("[") else "the managed policy "
+    return (f"MCP server '{name}' ({origin}) is not started: it is not in the allowed servers "
+            f"of {policy}{by}")
 
 
 class _Unexpanded(dict):  # type: ignore[type-arg]
