@@ -39,9 +39,12 @@ if TYPE_CHECKING:
 
 __all__ = ["OtelPlugin", "plugin"]
 
-#: The settings a project's ``.chatcli/config.toml`` may never set: where telemetry goes and
-#: its credentials, and whether message content goes along.
-NEVER_FROM_A_PROJECT = ("otel.endpoint", "otel.headers", "otel.capture_content")
+
+def _only_off(value: object, project_root: Path) -> object:
+    """What a project may say of ``[otel] enabled``: false (telemetry off), never true."""
+    from chatcli import parse_bool
+
+    return False if parse_bool(value) is False else None
 
 
 class OtelPlugin:
@@ -123,12 +126,13 @@ class OtelPlugin:
 
     @hookimpl
     def register_setting_rules(self, register: Callable[[SettingRule], None]) -> None:
-        """A project never says where telemetry goes, with which credentials, nor that message
-        content goes along: the user's config and the environment only."""
+        """A project never sets ``[otel]`` — where telemetry goes, its credentials, whether
+        message content goes along: the user's config and the environment only — except to
+        turn telemetry off (``enabled = false``, taken even from an untrusted project)."""
         from chatcli import SettingRule
 
-        for key in NEVER_FROM_A_PROJECT:
-            register(SettingRule(key, "never"))
+        register(SettingRule("otel", "never"))
+        register(SettingRule("otel.enabled", "always", keep=_only_off))
 
 
 #: The instance behind the entry point.
