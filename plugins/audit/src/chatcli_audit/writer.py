@@ -101,12 +101,12 @@ class JsonlWriter:
         if size == 0 or size + adding <= self.max_bytes:
             return
         numbered = rotated_files(self.file, self.keep)
+        for stale in rotated_files(self.file):  # beyond keep (keep was lowered)
+            if stale not in numbered:
+                stale.unlink(missing_ok=True)
         if not numbered:
             os.unlink(self.file)
         else:
-            for stale in rotated_files(self.file):  # beyond keep (keep was lowered)
-                if stale not in numbered:
-                    stale.unlink(missing_ok=True)
             for older, newer in zip(reversed(numbered), reversed(numbered[:-1]), strict=False):
                 if newer.exists():
                     os.replace(newer, older)
