@@ -70,7 +70,7 @@ def test_a_chatcli_variable_cannot_loosen_it(world: World, case: str) -> None:
     managed, key, _line, (variable, value), _shown = CASES[case]
     world.write_managed(managed)
     error = one_line_error(world.chatcli("config", "list", **{variable: value}), world)
-    assert variable in error
+    assert variable in error and key in error
 
 
 @pytest.mark.parametrize("case", sorted(CASES))

@@ -41,9 +41,11 @@ def disabled_modes(merged: dict[str, Any]) -> dict[str, str]:
     if value is None:
         return {}
     items = [value] if isinstance(value, str) else value
-    if not isinstance(items, list) or not all(item in MODES for item in items):
-        raise ConfigError(f"[permissions] disabled_modes must be a list of modes, not "
-                          f"{value!r:.60}", f"choose among {', '.join(MODES)}")
+    for where, listed in ((managed[0] if managed else "", managed[1] if managed else []),
+                          ("the settings", items)):
+        if not isinstance(listed, list) or not all(item in MODES for item in listed):
+            raise ConfigError(f"{where}: [permissions] disabled_modes must be a list of "
+                              f"modes, not {listed!r:.60}", f"choose among {', '.join(MODES)}")
     return {mode: managed[0] if managed and mode in managed[1] else SETTINGS
             for mode in items}
 
