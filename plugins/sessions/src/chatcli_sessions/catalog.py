@@ -14,7 +14,7 @@ from chatcli_plugin_records import SessionSummary
 from chatcli_sessions.stores import get_store
 
 if TYPE_CHECKING:
-    from chatcli_sessions.info import SessionInfo
+    from chatcli_sessions_api.records import SessionInfo
 
 __all__ = ["StoreCatalog"]
 

@@ -12,8 +12,8 @@ from chatcli import UsageError
 from chatcli_sessions.project import age, current_project, shown_folder
 
 if TYPE_CHECKING:
-    from chatcli_sessions.info import SessionInfo
-    from chatcli_sessions.store import SessionStore
+    from chatcli_sessions_api import SessionStore
+    from chatcli_sessions_api.records import SessionInfo
 
 __all__ = ["MAX_SHOWN", "continue_ref", "describe", "pick_ref"]
 

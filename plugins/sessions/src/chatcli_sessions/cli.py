@@ -216,9 +216,9 @@ def import_session(file: str, new_id: bool, name: str | None) -> None:
     """Import a session from FILE, written by `sessions export ID --format json` ('-': stdin)."""
     from chatcli import UsageError
     from chatcli import new_id as make_id
+    from chatcli_sessions_api import HERE
 
     from chatcli_sessions.restore import read_export
-    from chatcli_sessions.store import HERE
 
     shown = "standard input" if file == "-" else click.format_filename(file)
     try:

@@ -17,9 +17,8 @@ from chatcli_sessions.export import FORMATS, render
 
 if TYPE_CHECKING:
     from chatcli import ChatApp, Checkpoint, Conversation, Message
-
-    from chatcli_sessions.info import SessionInfo
-    from chatcli_sessions.store import SessionStore
+    from chatcli_sessions_api import SessionStore
+    from chatcli_sessions_api.records import SessionInfo
 
 __all__ = ["SESSION_SUBCOMMANDS", "complete_session", "slash_commands"]
 

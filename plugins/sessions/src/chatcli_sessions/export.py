@@ -9,8 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from chatcli import Conversation
-
-    from chatcli_sessions.info import SessionInfo
+    from chatcli_sessions_api.records import SessionInfo
 
 __all__ = ["FORMATS", "close_fences", "render", "to_json", "to_markdown"]
 

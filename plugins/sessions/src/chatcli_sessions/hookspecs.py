@@ -5,10 +5,18 @@ catalog, which this plugin implements for a server (chatcli-remote) that must no
 
     hook = getattr(host.hook, "session_catalog", None)  # absent without chatcli-sessions
     catalog = hook() if hook is not None else None
+
+and where sessions are stored: a store (PostgreSQL) implements ``register_session_stores``
+without importing this plugin::
+
+    @chatcli.hookimpl
+    def register_session_stores(register):
+        register(chatcli_sessions_api.SessionStoreSpec("mine", factory))
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from chatcli import hookspec
@@ -19,6 +27,7 @@ from chatcli_plugin_records import RestorePoint
 if TYPE_CHECKING:
     from chatcli import Checkpoint, Conversation
     from chatcli_plugin_records import SessionCatalog
+    from chatcli_sessions_api import SessionStoreSpec
 
 
 @hookspec(firstresult=True)
@@ -63,4 +72,24 @@ def session_catalog() -> SessionCatalog | None:
         user's own sessions, not subagent workers', newest first, those whose project is
         inside ``project`` when given; ``info(id)``; ``delete(id)``, with its workers';
         ``export(id, "md"|"json")``), or None when this plugin keeps no sessions.
+    """
+
+
+@hookspec
+def register_session_stores(register: Callable[[SessionStoreSpec], None]) -> None:
+    """Register stores for conversations (sessions).
+
+    Called by chatcli-sessions through ``host.collect``, when a store other than the built-in
+    ``sqlite`` one is first needed in a process (the ``[sessions] backend`` setting names it),
+    and by ``chatcli sessions migrate --to NAME``.
+
+    :param register: call ``register(SessionStoreSpec(name, factory))``; ``factory(settings)``
+        opens a :class:`chatcli_sessions_api.SessionStore` (import its driver there, not at
+        start-up) and raises :class:`chatcli.ChatcliError` (one line: cause and fix) when it
+        cannot. chatcli-sessions registers ``sqlite`` (its own file; the name always means it).
+        The store named by ``[sessions] backend`` is used; one that is not registered or fails
+        to open is a one-line :class:`chatcli.ConfigError` naming the setting and the fix. Two
+        stores with one name: the one pluggy calls first wins and the other is reported.
+
+    The return value is ignored.
     """

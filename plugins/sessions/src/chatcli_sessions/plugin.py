@@ -3,21 +3,52 @@
 Every change to a conversation is written as it happens — the message_appended,
 checkpoint_created, head_moved and view_changed hooks each commit one transaction before
 returning — so a killed process loses at most the answer that was still streaming.
+
+The store is the one ``[sessions] backend`` names (:mod:`chatcli_sessions.stores`). Its head
+is compare-and-set: when another process moved a session on, this one's messages are still
+saved (a branch), the head stays with the other process, and one warning says so.
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from chatcli import hookimpl
+from chatcli import StashKey, hookimpl
 
 from chatcli_sessions.stores import close_stores, get_store
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     import click
-    from chatcli import Checkpoint, Conversation, Message, Settings, SlashCommand
+    from chatcli import (
+        Checkpoint,
+        Conversation,
+        Message,
+        PluginHost,
+        SettingRule,
+        Settings,
+        SlashCommand,
+    )
     from chatcli_plugin_records import SessionCatalog
+    from chatcli_sessions_api import HeadMoved, SessionStore, SessionStoreSpec
+
+#: the head this process last knew the store to hold for a conversation (the ``expected`` of
+#: a head move); unset: not known, the move is not compared
+STORED_HEAD: StashKey[str | None] = StashKey()
+#: set once the person was told another process moved the session on
+WARNED: StashKey[bool] = StashKey()
+
+
+def _moved_on(conversation: Conversation, err: HeadMoved) -> None:
+    """Remember the head another process stored; tell the person once."""
+    conversation.stash[STORED_HEAD] = err.current
+    if not conversation.stash.get(WARNED, False):
+        conversation.stash[WARNED] = True
+        print(f"chatcli: warning: {err.message}; this chat goes on as a branch of it, every "
+              f"message saved — {err.hint}", file=sys.stderr, flush=True)
 
 
 # ------------------------------------------------------------------ persistence
@@ -33,6 +64,35 @@ def add_hookspecs(add: Callable[[object], None]) -> None:
 
 
 @hookimpl
+def configure(host: PluginHost, settings: Settings, workspace: Path) -> None:
+    """Remember the host and settings: which store ``[sessions] backend`` names, and the
+    plugins that register stores."""
+    from chatcli_sessions import stores
+
+    stores.configure(host, settings)
+
+
+@hookimpl
+def register_session_stores(register: Callable[[SessionStoreSpec], None]) -> None:
+    """``sqlite``: the embedded store in the data folder (the default)."""
+    from chatcli_sessions_api import SessionStoreSpec
+
+    from chatcli_sessions.stores import sqlite_factory
+
+    register(SessionStoreSpec("sqlite", sqlite_factory,
+                              "an embedded SQLite file in the data folder (the default)"))
+
+
+@hookimpl
+def register_setting_rules(register: Callable[[SettingRule], None]) -> None:
+    """A project's config never chooses where conversations are stored (``[sessions]
+    backend``): a cloned repository must not send them to another store."""
+    from chatcli import SettingRule
+
+    register(SettingRule("sessions.backend", "never"))
+
+
+@hookimpl
 def session_start(conversation: Conversation, settings: Settings) -> None:
     """Apply the ``max_checkpoints`` setting to the conversation."""
     conversation.max_checkpoints = settings.max_checkpoints
@@ -41,7 +101,14 @@ def session_start(conversation: Conversation, settings: Settings) -> None:
 @hookimpl
 def message_appended(conversation: Conversation, message: Message) -> None:
     """Write the message (and, the first time, the session row) in one transaction."""
-    get_store().append(conversation, message)
+    from chatcli_sessions_api import HeadMoved
+
+    try:
+        get_store().append(conversation, message)
+    except HeadMoved as err:
+        _moved_on(conversation, err)
+        return
+    conversation.stash[STORED_HEAD] = conversation.head
 
 
 @hookimpl
@@ -52,8 +119,17 @@ def checkpoint_created(conversation: Conversation, checkpoint: Checkpoint) -> No
 
 @hookimpl
 def head_moved(conversation: Conversation, head: str | None, reason: str) -> None:
-    """Write the new head (rewind, undo, clear) and remember the move for undo."""
-    get_store().move_head(conversation, head, reason)
+    """Write the new head (rewind, undo, clear) and remember the move for undo; compared with
+    the head this process last stored, when it knows it."""
+    from chatcli_sessions_api import UNCHECKED, HeadMoved
+
+    try:
+        get_store().move_head(conversation, head, reason,
+                              expected=conversation.stash.get(STORED_HEAD, UNCHECKED))
+    except HeadMoved as err:
+        _moved_on(conversation, err)
+        return
+    conversation.stash[STORED_HEAD] = head
 
 
 @hookimpl
@@ -83,14 +159,16 @@ def open_conversation(
     except UnicodeEncodeError:  # undecodable bytes in argv arrive as lone surrogates
         raise UsageError("--resume: the session id holds bytes that are not UTF-8",
                          "give the id as `chatcli sessions list` shows it") from None
-    store = get_store()
+    store: SessionStore = get_store(settings=settings)
     if resume:
         ref = resume
     else:
         from chatcli_sessions.choose import continue_ref, pick_ref
 
         ref = pick_ref(store) if resume is not None else continue_ref(store)
-    return store.load(ref, max_checkpoints=settings.max_checkpoints, resume=True)
+    conversation = store.load(ref, max_checkpoints=settings.max_checkpoints, resume=True)
+    conversation.stash[STORED_HEAD] = conversation.head
+    return conversation
 
 
 @hookimpl

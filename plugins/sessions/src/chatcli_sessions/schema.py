@@ -9,13 +9,9 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable
 
-from chatcli import ChatcliError
+from chatcli_sessions_api import StoreError
 
 __all__ = ["MIGRATIONS", "SCHEMA_VERSION", "StoreError", "migrate"]
-
-
-class StoreError(ChatcliError):
-    """The session database cannot be used (unreadable, newer schema, disk full...)."""
 
 
 def _migration_1(db: sqlite3.Connection) -> None:

@@ -37,7 +37,6 @@ import os
 import random
 import sqlite3
 import stat
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -45,18 +44,41 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from chatcli import UsageError, safe_message, safe_text
+from chatcli_sessions_api import HERE, UNCHECKED, HeadMoved, Here, StoreError
+from chatcli_sessions_api.common import (
+    UNSTORABLE_ARGUMENTS,
+    answered,
+    assemble,
+    closing_message,
+    current_project,
+    cwd,
+    derive_title,
+    fork_of,
+    is_utf8,
+    message_json,
+    message_text,
+    parents_first,
+    repair,
+    snippet,
+    title_of,
+    unreachable,
+    worker_dict,
+    worker_json,
+)
 
-from chatcli_sessions.project import current_project
-from chatcli_sessions.schema import SCHEMA_VERSION, StoreError, migrate
+from chatcli_sessions.schema import SCHEMA_VERSION, migrate
 
 if TYPE_CHECKING:
-    from chatcli import Checkpoint, Compaction, Conversation, Message
+    from collections.abc import Sequence
 
-    from chatcli_sessions.info import SearchHit, SessionInfo
+    from chatcli import Checkpoint, Compaction, Conversation, Message
+    from chatcli_sessions_api import SearchHit, SessionInfo, Unchecked
 
 __all__ = [
     "HERE",
     "SCHEMA_VERSION",
+    "UNSTORABLE_ARGUMENTS",
+    "HeadMoved",
     "SearchHit",
     "SessionInfo",
     "SessionStore",
@@ -74,23 +96,13 @@ BUSY_TIMEOUT_MS = 10_000
 BUSY_RETRIES = 8
 
 
-class _Here:
-    """The type of :data:`HERE`."""
-
-    def __repr__(self) -> str:
-        return "HERE"
-
-
-#: "the project of the current folder", where a project can be given.
-HERE = _Here()
-
-
 def __getattr__(name: str) -> Any:
     """``SessionInfo`` and ``SearchHit``, still importable from here (they live in
-    :mod:`chatcli_sessions.info`, imported when a list or a search makes one: a run that only
-    writes its session never makes their dataclasses, which costs about a millisecond each)."""
+    :mod:`chatcli_sessions_api.records`, imported when a list or a search makes one: a run that
+    only writes its session never makes their dataclasses, which costs about a millisecond
+    each)."""
     if name in ("SessionInfo", "SearchHit"):
-        from chatcli_sessions import info
+        from chatcli_sessions_api import records as info
 
         return getattr(info, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
@@ -115,23 +127,6 @@ def fts_query(text: str) -> str:
     if quoted:
         quoted[-1] += "*"
     return " ".join(quoted)
-
-
-def _is_utf8(text: str) -> bool:
-    """False for text holding lone surrogates (undecodable bytes from argv or a file name)."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
-def _message_text(message: Message) -> str:
-    """What the full-text index holds of a message: its text, or its tool results' text."""
-    text = message.text
-    if not text and message.tool_results:
-        text = "\n".join(r.content for r in message.tool_results)[:4000]
-    return text
 
 
 # ------------------------------------------------------------------------------------ store
@@ -280,8 +275,8 @@ class SessionStore:
                 message.parent_id,
                 seq,
                 message.role.value,
-                _message_text(message),
-                _message_json(message),
+                message_text(message),
+                message_json(message),
                 message.created_at,
             ),
         )
@@ -327,18 +322,22 @@ class SessionStore:
         updated_at: float | None = None,
         provider: str | None = None,
         model: str | None = None,
-        project: str | _Here | None = HERE,
+        project: str | Here | None = HERE,
+        log_order: bool = False,
+        head_history: Sequence[str | None] = (),
     ) -> None:
         """Write the whole conversation (row, log in append order, checkpoints).
 
         ``provider``/``model`` default to those of the newest message that names them;
-        ``project`` to the project of the current folder (:func:`current_project`).
+        ``project`` to the project of the current folder (:func:`current_project`). The log is
+        written in ``created_at`` order, or with ``log_order`` in the conversation's own order
+        (an import: ``seq`` as it was); ``head_history`` becomes head events (an undo stack).
         """
         now = time.time()
         meta = conversation.metadata
-        cwd = meta.get("cwd") or _cwd()
-        if isinstance(project, _Here):
-            project = current_project(cwd)
+        folder = meta.get("cwd") or cwd()
+        if isinstance(project, Here):
+            project = current_project(folder)
         db.execute(
             "INSERT INTO sessions(id, name, title, created_at, updated_at, provider, model,"
             " head, forked_from, cwd, project, parent, worker)"
@@ -346,22 +345,31 @@ class SessionStore:
             (
                 conversation.id,
                 safe_text(name) if name is not None else None,
-                safe_text(conversation.title or _derive_title(conversation)),
+                safe_text(conversation.title or derive_title(conversation)),
                 now if created_at is None else created_at,
                 now if updated_at is None else updated_at,
                 provider,
                 model,
                 conversation.head,
                 forked_from or meta.get("forked_from"),
-                cwd,
+                folder,
                 None if project is None else safe_text(project),
                 conversation.parent.id if conversation.parent is not None else meta.get("parent"),
-                _worker_json(meta.get("subagent")),
+                worker_json(meta.get("subagent")),
             ),
         )
-        ordered = sorted(conversation.all_messages(), key=lambda m: m.created_at)
-        for message in _parents_first(ordered):
+        ordered = conversation.all_messages()
+        if not log_order:
+            ordered = sorted(ordered, key=lambda m: m.created_at)
+        for message in parents_first(ordered):
             self._insert_message(db, conversation.id, message)
+        stored = created_at if created_at is not None else now
+        for previous in head_history:  # replayed as rewinds: head_history() rebuilds the stack
+            db.execute(
+                "INSERT INTO head_events(session_id, reason, head, previous, created_at)"
+                " VALUES (?, ?, ?, ?, ?)",
+                (conversation.id, "rewind", None, previous, stored),
+            )
         for checkpoint in conversation.checkpoints:
             self._insert_checkpoint(db, conversation.id, checkpoint)
         self._write_compactions(db, conversation.id, conversation.compactions)
@@ -402,28 +410,39 @@ class SessionStore:
         A conversation is written once it has an answer: a first question whose answer never
         came (the network failed, the key was wrong) leaves no session behind; it is written
         with the first answer, the question included.
+
+        The head is compare-and-set: it moves only if the stored head is the parent of the
+        first message written (or already is the conversation's head); else the messages stay
+        stored and :class:`~chatcli_sessions_api.HeadMoved` is raised with the stored head.
         """
 
-        def work(db: sqlite3.Connection) -> None:
-            if not self._exists(db, conversation.id):
-                if _answered(conversation):
+        def work(db: sqlite3.Connection) -> tuple[str | None, bool]:
+            row = db.execute("SELECT head FROM sessions WHERE id = ?",
+                             (conversation.id,)).fetchone()
+            if row is None:
+                if answered(conversation):
                     self._create(db, conversation)
-                return
-            for missing in _unsaved_ancestors(db, conversation, message):
+                return None, True
+            chain = [*_unsaved_ancestors(db, conversation, message), message]
+            for missing in chain:
                 self._insert_message(db, conversation.id, missing)
-            self._insert_message(db, conversation.id, message)
             if message.role.value == "user":
                 self._relabel_checkpoint(db, conversation, message)
-            title = _title_of(message.text) if message.role.value == "user" else ""
+            stored = row[0]
+            moves = stored in (chain[0].parent_id, conversation.head)
+            title = title_of(message.text) if message.role.value == "user" else ""
             db.execute(
-                "UPDATE sessions SET head = ?, updated_at = ?,"
+                "UPDATE sessions SET head = CASE WHEN ? THEN ? ELSE head END, updated_at = ?,"
                 " provider = COALESCE(?, provider), model = COALESCE(?, model),"
                 " title = CASE WHEN title = '' THEN ? ELSE title END WHERE id = ?",
-                (conversation.head, time.time(), message.provider, message.model, title,
+                (moves, conversation.head, time.time(), message.provider, message.model, title,
                  conversation.id),
             )
+            return stored, moves
 
-        self.transaction(work)
+        stored, moved = self.transaction(work)
+        if not moved:
+            raise HeadMoved(conversation.id, stored, conversation.head)
 
     def add_checkpoint(self, conversation: Conversation, checkpoint: Checkpoint) -> bool:
         """Persist ``checkpoint``, keeping the newest ``conversation.max_checkpoints``.
@@ -440,18 +459,24 @@ class SessionStore:
 
         return self.transaction(work)
 
-    def move_head(self, conversation: Conversation, head: str | None, reason: str) -> bool:
-        """Persist a head move (rewind, undo, clear). False when the session has no row yet."""
+    def move_head(self, conversation: Conversation, head: str | None, reason: str, *,
+                  expected: str | Unchecked | None = UNCHECKED) -> bool:
+        """Persist a head move (rewind, undo, clear). False when the session has no row yet.
 
-        def work(db: sqlite3.Connection) -> bool:
+        With ``expected``: compare-and-set (a stored head that is not ``expected`` raises
+        :class:`~chatcli_sessions_api.HeadMoved`, nothing written)."""
+
+        def work(db: sqlite3.Connection) -> bool | tuple[str | None]:
             row = db.execute(
                 "SELECT head FROM sessions WHERE id = ?", (conversation.id,)
             ).fetchone()
             if row is None:
-                if not _answered(conversation):
+                if not answered(conversation):
                     return False
                 self._create(db, conversation)
                 return True
+            if expected is not UNCHECKED and row[0] != expected:
+                return (row[0],)
             db.execute(
                 "INSERT INTO head_events(session_id, reason, head, previous, created_at)"
                 " VALUES (?, ?, ?, ?, ?)",
@@ -463,7 +488,10 @@ class SessionStore:
             )
             return True
 
-        return self.transaction(work)
+        done = self.transaction(work)
+        if isinstance(done, tuple):
+            raise HeadMoved(conversation.id, done[0], head)
+        return done
 
     def save_compactions(self, conversation: Conversation) -> bool:
         """Persist ``conversation.compactions`` (after ``view_changed``). A conversation with no
@@ -471,7 +499,7 @@ class SessionStore:
 
         def work(db: sqlite3.Connection) -> bool:
             if not self._exists(db, conversation.id):
-                if not _answered(conversation):
+                if not answered(conversation):
                     return False
                 self._create(db, conversation)
                 return True
@@ -513,26 +541,7 @@ class SessionStore:
         The copy starts where ``conversation`` stands (root to head); checkpoints that lie on
         that path come along, so the fork can be rewound too.
         """
-        from chatcli import Conversation as _Conversation
-
-        path = [m.model_copy(deep=True) for m in conversation.messages()]
-        on_path = {m.id for m in path} | {None}
-        checkpoints = [
-            c.model_copy(deep=True) for c in conversation.checkpoints if c.head in on_path
-        ]
-        base_title = conversation.title or _derive_title(conversation) or "untitled"
-        title = base_title if base_title.startswith("fork of ") else f"fork of {base_title}"
-        forked = _Conversation.restore(
-            id=_new_session_id(),
-            messages=path,
-            head=path[-1].id if path else None,
-            checkpoints=checkpoints,
-            title=title[:80],
-            max_checkpoints=conversation.max_checkpoints,
-            metadata={**{k: v for k, v in conversation.metadata.items() if k != "session_name"},
-                      "forked_from": conversation.id},
-            compactions=[c.model_copy(deep=True) for c in conversation.compactions],
-        )
+        forked = fork_of(conversation)
         self.transaction(lambda db: self._create(db, forked, forked_from=conversation.id))
         return forked
 
@@ -546,9 +555,11 @@ class SessionStore:
         provider: str | None,
         model: str | None,
         forked_from: str | None,
-        project: str | _Here | None = None,
+        project: str | Here | None = None,
+        head_history: Sequence[str | None] = (),
     ) -> None:
-        """Store ``conversation`` (read from an export) as a new session, all or nothing.
+        """Store ``conversation`` (read from an export, or another store) as a new session, all
+        or nothing: the log in the conversation's order, ``head_history`` as head events.
 
         ``project`` is the project the export names (None: no project; :data:`HERE`: the
         current folder's).
@@ -572,7 +583,8 @@ class SessionStore:
                     )
             self._create(db, conversation, name=name, forked_from=forked_from,
                          created_at=created_at, updated_at=updated_at,
-                         provider=provider, model=model, project=project)
+                         provider=provider, model=model, project=project, log_order=True,
+                         head_history=head_history)
 
         self.transaction(work)
 
@@ -625,7 +637,7 @@ class SessionStore:
         if limit is not None:
             sql += " LIMIT ?"
             params = (*params, limit)
-        from chatcli_sessions.info import SessionInfo
+        from chatcli_sessions_api.records import SessionInfo
 
         return [SessionInfo(*row) for row in self._read(sql, params)]
 
@@ -639,15 +651,15 @@ class SessionStore:
     def workers(self, session_id: str) -> builtins.list[tuple[SessionInfo, dict[str, Any]]]:
         """The sessions of the workers ``session_id`` delegated to (oldest first), each with
         what the delegation said of it (``metadata["subagent"]``: id, type, task…)."""
-        from chatcli_sessions.info import SessionInfo
+        from chatcli_sessions_api.records import SessionInfo
 
         rows = self._read(self._INFO_SQL.replace(" FROM sessions s", ", s.worker FROM sessions s")
                           + " WHERE s.parent = ? ORDER BY s.created_at, s.rowid", (session_id,))
-        return [(SessionInfo(*row[:-1]), _worker_dict(row[-1])) for row in rows]
+        return [(SessionInfo(*row[:-1]), worker_dict(row[-1])) for row in rows]
 
     def info(self, session_id: str) -> SessionInfo | None:
         """One session's summary, or None."""
-        from chatcli_sessions.info import SessionInfo
+        from chatcli_sessions_api.records import SessionInfo
 
         rows = self._read(self._INFO_SQL + " WHERE s.id = ?", (session_id,))
         return SessionInfo(*rows[0]) if rows else None
@@ -666,7 +678,7 @@ class SessionStore:
         ref = ref.strip()
         if not ref:
             raise UsageError("no session given", "see `chatcli sessions list`")
-        if not _is_utf8(ref):
+        if not is_utf8(ref):
             raise UsageError("the session id holds bytes that are not UTF-8",
                              "give it as `chatcli sessions list` shows it")
         rows = self._read("SELECT id FROM sessions WHERE id = ? OR name = ?", (ref, ref))
@@ -745,45 +757,26 @@ class SessionStore:
         With ``resume`` (the conversation will continue), tool calls left without results by
         a killed process get error results appended, so the next request is valid.
         """
-        from chatcli import Conversation as _Conversation
-
         with self.snapshot():  # another process may be appending to this very session
             info = self.resolve(ref)
             messages = self.messages(info.id)
             checkpoints = self.checkpoints(info.id)
             history = self.head_history(info.id)
             compactions = self.compactions(info.id)
+            worker = worker_dict(self._read("SELECT worker FROM sessions WHERE id = ?",
+                                            (info.id,))[0][0]) if info.parent else {}
         head = info.head
-        dropped = _unreachable(messages)
+        dropped = unreachable(messages)
         if dropped:
             messages, head, checkpoints = self._repair(info.id, messages, head, checkpoints,
                                                        dropped, persist=resume)
-        checkpoints = checkpoints[-max_checkpoints:]
-        closing = _closing_message(messages, head) if resume else None
+        closing = closing_message(messages, head) if resume else None
         if closing is not None:
             self.append_raw(info.id, closing, closing.id)
             messages.append(closing)
             head = closing.id
-        conversation = _Conversation.restore(
-            id=info.id,
-            messages=messages,
-            head=head,
-            checkpoints=checkpoints,
-            title=info.title,
-            max_checkpoints=max_checkpoints,
-            head_history=history,
-            compactions=compactions,
-            # The provider/model to go on with are the last answer's (the kernel reads the log).
-            metadata={k: v for k, v in (("session_name", info.name),
-                                        ("forked_from", info.forked_from),
-                                        ("parent", info.parent)) if v is not None},
-        )
-        if info.parent is not None:
-            worker = _worker_dict(self._read("SELECT worker FROM sessions WHERE id = ?",
-                                             (info.id,))[0][0])
-            if worker:
-                conversation.metadata["subagent"] = worker
-        return conversation
+        return assemble(info, messages, head, checkpoints, history, compactions, worker,
+                        max_checkpoints)
 
     def _repair(self, session_id: str, messages: builtins.list[Message], head: str | None,
                 checkpoints: builtins.list[Checkpoint], dropped: builtins.list[Message], *,
@@ -794,19 +787,7 @@ class SessionStore:
         save). The head moves to the newest message kept from before them; one line on
         stderr says what was dropped. With ``persist`` (the session goes on) the repair is
         written, so it is made and told once."""
-        gone = {m.id for m in dropped}
-        kept = [m for m in messages if m.id not in gone]
-        if head is not None and (head in gone or head not in {m.id for m in kept}):
-            first = next(i for i, m in enumerate(messages) if m.id in gone)
-            before = [m for m in messages[:first] if m.id not in gone]
-            head = before[-1].id if before else (kept[-1].id if kept else None)
-        checkpoints = [c for c in checkpoints if c.head is None or c.head not in gone]
-        shown = ", ".join(m.id for m in dropped[:3]) + (" …" if len(dropped) > 3 else "")
-        roles = ", ".join(sorted({m.role.value for m in dropped}))
-        print(f"chatcli: warning: session {session_id}: dropped {len(dropped)} saved "
-              f"message{'s' if len(dropped) != 1 else ''} ({roles}: {shown}) whose earlier "
-              "message was never saved (a fault of an older chatcli); the rest of the "
-              "session is kept", file=sys.stderr, flush=True)
+        kept, head, checkpoints = repair(session_id, messages, head, checkpoints, dropped)
         if persist:
             def work(db: sqlite3.Connection) -> None:
                 db.executemany("DELETE FROM messages WHERE session_id = ? AND id = ?",
@@ -822,9 +803,9 @@ class SessionStore:
         """Messages whose text contains every word of ``text``, newest first."""
         if not text.strip():
             return []
-        from chatcli_sessions.info import SearchHit
+        from chatcli_sessions_api.records import SearchHit
 
-        if not _is_utf8(text):
+        if not is_utf8(text):
             raise UsageError("the search text holds bytes that are not UTF-8",
                              "type it again as UTF-8 text")
         if self.has_fts:
@@ -852,7 +833,7 @@ class SessionStore:
             " ORDER BY m.created_at DESC LIMIT ?",
             (*params, limit),
         )
-        return [SearchHit(r[0], r[1], r[2], r[3], _snippet(r[4], words[0]), r[5]) for r in rows]
+        return [SearchHit(r[0], r[1], r[2], r[3], snippet(r[4], words[0]), r[5]) for r in rows]
 
     def integrity(self) -> str:
         """``PRAGMA integrity_check``: "ok" for a healthy database."""
@@ -860,19 +841,6 @@ class SessionStore:
 
 
 # ------------------------------------------------------------------------------------ helpers
-
-
-def _cwd() -> str:
-    """The current folder (the filesystem root when it was deleted under us)."""
-    try:
-        return os.getcwd()
-    except OSError:
-        return os.sep
-
-
-def _answered(conversation: Conversation) -> bool:
-    """Whether the conversation holds an answer (a session is written from its first one)."""
-    return any(m.role.value == "assistant" for m in conversation.all_messages())
 
 
 def _make_folder(folder: Path) -> None:
@@ -906,66 +874,6 @@ def _make_private(path: Path) -> None:
         pass
 
 
-def _closing_message(messages: list[Message], head: str | None) -> Message | None:
-    """Error results for the tool calls of the head message, when a killed process left them
-    unanswered; None when the head needs nothing."""
-    from chatcli import Message as _Message
-    from chatcli import Role, ToolResultPart
-
-    last = next((m for m in messages if m.id == head), None)
-    if last is None or last.role != Role.ASSISTANT or not last.tool_calls:
-        return None
-    return _Message(
-        role=Role.TOOL,
-        parent_id=last.id,
-        parts=[
-            ToolResultPart(call_id=c.id, name=c.name, is_error=True,
-                           content="not run: chatcli stopped before the tool finished")
-            for c in last.tool_calls
-        ],
-    )
-
-
-def _new_session_id() -> str:
-    from chatcli import new_id
-
-    return new_id("s_")
-
-
-def _title_of(text: str) -> str:
-    """A session title from a message: its first line, shortened."""
-    lines = text.strip().splitlines()
-    if not lines:
-        return ""
-    return lines[0] if len(lines[0]) <= 60 else lines[0][:59] + "…"
-
-
-def _derive_title(conversation: Conversation) -> str:
-    """The title from the first user message of the conversation's log."""
-    for message in sorted(conversation.all_messages(), key=lambda m: m.created_at):
-        if message.role.value == "user" and message.text.strip():
-            return _title_of(message.text)
-    return ""
-
-
-#: What a tool call's arguments become in the file when JSON cannot hold them.
-UNSTORABLE_ARGUMENTS = "(arguments not stored: nested too deeply to write as JSON)"
-
-
-def _message_json(message: Message) -> str:
-    """The message as pydantic JSON. Arguments nested deeper than JSON serialisers go are stored
-    as a note instead (the rest of the message is kept): a message that could never be written
-    would stop every later one, which is written after its parents."""
-    try:
-        return message.model_dump_json()
-    except ValueError:  # PydanticSerializationError: maximum serialization depth exceeded
-        from chatcli import ToolCallPart
-
-        parts = [p.model_copy(update={"arguments": {}, "raw_arguments": UNSTORABLE_ARGUMENTS})
-                 if isinstance(p, ToolCallPart) else p for p in message.parts]
-        return message.model_copy(update={"parts": parts}).model_dump_json()
-
-
 def _unsaved_ancestors(db: sqlite3.Connection, conversation: Conversation,
                        message: Message) -> list[Message]:
     """The ancestors of ``message`` in ``conversation`` that the database does not hold yet,
@@ -984,45 +892,6 @@ def _unsaved_ancestors(db: sqlite3.Connection, conversation: Conversation,
     return missing
 
 
-def _unreachable(messages: list[Message]) -> list[Message]:
-    """The messages whose chain of parents does not end at a first message (a parent that is
-    not stored, or a loop), in log order; usually none."""
-    children: dict[str | None, list[str]] = {}
-    for message in messages:
-        children.setdefault(message.parent_id, []).append(message.id)
-    reached: set[str] = set()
-    stack = list(children.get(None, []))
-    while stack:
-        current = stack.pop()
-        if current not in reached:
-            reached.add(current)
-            stack.extend(children.get(current, []))
-    return [m for m in messages if m.id not in reached]
-
-
-def _parents_first(messages: list[Message]) -> list[Message]:
-    """Order messages so every parent precedes its children (ties keep ``messages`` order)."""
-    ids = {m.id for m in messages}
-    done: set[str] = set()
-    result: list[Message] = []
-    pending = list(messages)
-    while pending:
-        rest = []
-        for message in pending:
-            if message.parent_id is None or message.parent_id not in ids or (
-                message.parent_id in done
-            ):
-                result.append(message)
-                done.add(message.id)
-            else:
-                rest.append(message)
-        if len(rest) == len(pending):  # a cycle cannot happen; keep everything anyway
-            result.extend(rest)
-            break
-        pending = rest
-    return result
-
-
 def _record_provider(db: sqlite3.Connection, session_id: str, messages: list[Message]) -> None:
     for message in reversed(messages):
         if message.provider or message.model:
@@ -1033,31 +902,3 @@ def _record_provider(db: sqlite3.Connection, session_id: str, messages: list[Mes
             )
             return
 
-
-def _snippet(text: str, word: str, width: int = 60) -> str:
-    at = text.lower().find(word.lower())
-    start = max(at - width // 2, 0)
-    piece = text[start : start + width].replace("\n", " ")
-    return ("…" if start else "") + piece + ("…" if start + width < len(text) else "")
-
-
-def _worker_json(worker: Any) -> str | None:
-    """What a delegation said of a worker (``metadata["subagent"]``) as stored JSON."""
-    if not isinstance(worker, dict):
-        return None
-    import json
-
-    return json.dumps(worker, default=str, ensure_ascii=False)
-
-
-def _worker_dict(stored: str | None) -> dict[str, Any]:
-    """The stored JSON of :func:`_worker_json` read back ({} when absent or unreadable)."""
-    if not stored:
-        return {}
-    import json
-
-    try:
-        value = json.loads(stored)
-    except ValueError:
-        return {}
-    return value if isinstance(value, dict) else {}
