@@ -180,7 +180,7 @@ def test_a_turns_events_come_in_order_and_end_with_done(
     live = hub.open(None, workspace)
     events = turn(live, "hi")
     assert kinds(events)[:2] == ["turn_started", "user"]
-    assert events[0].data == {"turn": 1, "client": "", "kind": "message"}
+    assert events[0].data == {"turn": 1, "client": "", "kind": "message", "session": live.id}
     assert events[1].data == {"text": "hi"}
     assert "".join(str(e.data["delta"]) for e in events if e.kind == "text") == \
         "Hello there, world"
@@ -432,7 +432,7 @@ def test_cost_runs_server_side_and_its_console_is_output(
     live = hub.open(None, workspace)
     turn(live, "hello")
     events = collect(live, before(live.run_command("/cost", width=120, client="c")))
-    assert events[0].data == {"turn": 2, "client": "c", "kind": "command"}
+    assert events[0].data == {"turn": 2, "client": "c", "kind": "command", "session": live.id}
     output = "".join(str(e.data["text"]) for e in events if e.kind == "output")
     assert "1,200" in output and "\x1b[" not in output
     assert events[-1].kind == "done" and "error_line" not in events[-1].data

@@ -115,7 +115,10 @@ class SessionSummary:
     """A stored session as a list shows it (:class:`SessionCatalog`): its ``project`` is the
     folder it was started in (None: unknown), ``updated`` the time of its last change (seconds
     since the epoch), ``messages`` how many its log holds, ``model``/``provider`` what last
-    answered (None: nothing yet)."""
+    answered (None: nothing yet). ``head`` is the id of the message the session's head points
+    at — what a server replica compares with its live copy to know another replica moved the
+    session (None: an empty session, or a catalog that does not tell; a server then reads the
+    session again before each turn)."""
 
     id: str
     title: str
@@ -124,6 +127,7 @@ class SessionSummary:
     messages: int
     model: str | None
     provider: str | None
+    head: str | None = None
 
 
 class SessionCatalog(Protocol):

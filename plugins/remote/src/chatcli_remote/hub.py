@@ -58,7 +58,8 @@ if TYPE_CHECKING:
         Verdict,
     )
 
-__all__ = ["Event", "Hub", "LiveSession", "QuestionClosed", "TurnBusy", "base36"]
+__all__ = ["Event", "Hub", "LiveSession", "MessageSent", "QuestionClosed", "TurnBusy",
+           "base36", "check_message_id"]
 
 #: How many events a subscriber's queue holds before the subscriber is dropped.
 QUEUE_SIZE = 1_000
@@ -81,6 +82,29 @@ class TurnBusy(ChatcliError):
 
 class QuestionClosed(ChatcliError):
     """The question was answered already, or there is no such question."""
+
+
+class MessageSent(ChatcliError):
+    """A message sent again under its id (a client retrying after a cut stream) that needs no
+    turn: it was answered already, or it is no longer on the session's current path."""
+
+
+#: What a client's own message id may look like (``POST …/messages`` ``{"id": …}``).
+_MESSAGE_ID = re.compile(r"[A-Za-z0-9_\-]{8,64}")
+
+
+def check_message_id(value: object) -> str | None:
+    """``value`` when it is a valid client message id (8-64 letters, digits, ``_`` or ``-``),
+    None for None; raises :class:`chatcli.UsageError` otherwise."""
+    if value is None:
+        return None
+    if not isinstance(value, str) or not _MESSAGE_ID.fullmatch(value):
+        from chatcli import UsageError
+
+        raise UsageError("'id' must be 8 to 64 letters, digits, '_' or '-'",
+                         "give each message a random id (a UUID's hex) and reuse it only to "
+                         "send that same message again")
+    return value
 
 
 def base36(number: int) -> str:
@@ -174,6 +198,11 @@ class LiveSession:
         self._cancel: threading.Event | None = None
         self._thread: threading.Thread | None = None
         self._closed = False
+        #: held while a turn is decided and begun, and while the session is read again from the
+        #: store (another replica moved it): never both at once, never during a turn
+        self._gate = threading.Lock()
+        #: how many times the session was read again from the store (another replica moved it)
+        self.reloads = 0
         #: the id it is filed under: its conversation's, set once the session is open (until
         #: then a session_start is not a switch of conversation)
         self.id: str = ""
@@ -308,8 +337,69 @@ class LiveSession:
             self._cancel = cancel
             self._previews.clear()
             started = self.emit("turn_started", {"turn": self._turn, "client": client,
-                                                 "kind": kind})
+                                                 "kind": kind, "session": self.id})
         return started, cancel
+
+    # ------------------------------------------------------------------ several replicas
+
+    def _stale(self) -> bool:
+        """Whether the store holds another head for this session than the live copy (another
+        replica appended or moved it). A session the store does not hold yet (no answer so
+        far) is never stale; a catalog that does not tell heads makes every stored session
+        stale (read again before each turn: slower, never wrong)."""
+        stored = self.hub.stored_head(self.id)
+        if stored is None:
+            return False
+        head = self.session.conversation.head
+        return stored[0] != head
+
+    def _reload(self) -> None:
+        """(Under the gate, no turn running.) Read the session again from the store, keep it
+        under the same live session (its subscribers and event log stay) and tell watchers
+        with a ``reset`` carrying the new snapshot."""
+        conversation = self.hub.host.hooks.open_conversation(
+            settings=self.session.settings, resume=self.id, continue_last=False)
+        if conversation is None:
+            raise ChatcliError(f"session {self.id} cannot be read again from the store",
+                               "check that chatcli-sessions is installed and its store is "
+                               "reachable")
+        conversation.metadata.setdefault("cwd", str(self.workspace))
+        self.session.set_conversation(conversation)
+        self.reloads += 1
+        self.emit("reset", {"snapshot": self.snapshot()})
+
+    def sync(self) -> bool:
+        """Read the session again from the store when another replica moved it (nothing while
+        a turn runs here: this replica's copy is the one moving). Whether it was read."""
+        with self._gate:
+            if self.running or self._closed or not self._stale():
+                return False
+            self._reload()
+            return True
+
+    def _prompt(self, text: str, message_id: str | None) -> Message | None:
+        """(Under the gate, synced.) The user message to send, or None when the message with
+        ``message_id`` is in the session already and still waits for its answer (its turn was
+        cut: the replica running it died): the turn then answers it. Raises
+        :class:`MessageSent` when that message was answered already or is no longer on the
+        current path."""
+        from chatcli import Message, Role, TextPart
+
+        if message_id is None:
+            return Message.user(text)
+        conversation = self.session.conversation
+        if message_id not in conversation.log:
+            return Message(id=message_id, role=Role.USER, parts=[TextPart(text=text)])
+        path = _path(conversation)
+        index = next((i for i, m in enumerate(path) if m.id == message_id), None)
+        if index is None:
+            raise MessageSent(f"message {message_id} was sent already and is no longer on "
+                              "the session's current path",
+                              "GET the session to see where it stands")
+        if any(m.role == Role.ASSISTANT and not m.tool_calls for m in path[index + 1:]):
+            raise MessageSent(f"message {message_id} was sent and answered already",
+                              "GET the session to read the answer")
+        return None
 
     def _start(self, target: Callable[[], None], name: str) -> None:
         def run() -> None:
@@ -324,19 +414,27 @@ class LiveSession:
         self._thread = thread
         thread.start()
 
-    def start_turn(self, text: str, client: str = "") -> str:
+    def start_turn(self, text: str, client: str = "", message_id: str | None = None) -> str:
         """Send ``text`` as the user's message; the turn runs on its own thread. Returns the id
-        of its ``turn_started`` event; raises :class:`TurnBusy` while a turn runs."""
-        from chatcli import Message
+        of its ``turn_started`` event; raises :class:`TurnBusy` while a turn runs.
 
-        started, cancel = self._begin("message", client)
-        message = Message.user(text)
+        The live copy is first read again from the store when another replica moved the
+        session. ``message_id`` (the client's id for this message) makes sending again safe:
+        a message already in the session is not appended twice — its turn answers it when the
+        answer is missing, and :class:`MessageSent` is raised when it is there."""
+        with self._gate:
+            if self.running:
+                raise TurnBusy
+            if not self._closed and self._stale():
+                self._reload()
+            prompt = self._prompt(text, message_id)
+            started, cancel = self._begin("message", client)
 
         def turn() -> None:
             finished: Any = None
             error: str | None = "the turn ended without an answer"
             try:
-                finished, error = self.run_engine(message, cancel)
+                finished, error = self.run_engine(prompt, cancel, again=text)
             finally:
                 self._finish(finished, error)
 
@@ -350,7 +448,12 @@ class LiveSession:
         raises :class:`TurnBusy` while a turn runs."""
         from chatcli_remote.served_app import ServedApp
 
-        started, cancel = self._begin("command", client)
+        with self._gate:
+            if self.running:
+                raise TurnBusy
+            if not self._closed and self._stale():
+                self._reload()
+            started, cancel = self._begin("command", client)
 
         def command() -> None:
             error: str | None = "the command ended unexpectedly"
@@ -402,15 +505,18 @@ class LiveSession:
         except Exception:
             return ""
 
-    def run_engine(self, prompt: Message | None, cancel: threading.Event
-                   ) -> tuple[Any, str | None]:
+    def run_engine(self, prompt: Message | None, cancel: threading.Event,
+                   again: str | None = None) -> tuple[Any, str | None]:
         """Run one engine turn on this thread, its events into the log (``done`` excepted).
-        Returns (its ``TurnFinished``, None), or (None, the error's one line) when it failed
-        before it finished."""
+        ``again`` is the ``user`` event's text when ``prompt`` is None (a message sent again
+        whose answer is missing). Returns (its ``TurnFinished``, None), or (None, the error's
+        one line) when it failed before it finished."""
         from chatcli import ToolFinished, ToolStarted, TurnFinished
 
         if prompt is not None:
             self.emit("user", {"text": prompt.text})
+        elif again is not None:
+            self.emit("user", {"text": again, "again": True})
         finished: Any = None
         stop = threading.Event()
         if has_progress(self.hub.host):
@@ -810,12 +916,17 @@ class Hub:
     :param approval_timeout: seconds an approval or menu waits for an answer (then denied).
     :param progress_every: seconds between two looks at ``progress_items`` while a tool call
         runs (a ``progress`` event when the items changed).
+    :param catalog: the stored sessions (chatcli-sessions' ``SessionCatalog``): with one, a
+        live session is read again from the store before a turn when the store's head moved
+        (another server process — a replica — appended to it). None: this process is the
+        only writer (ACP, tests).
     """
 
     def __init__(self, host: PluginHost, settings: Settings, *, idle_seconds: float = 900,
                  replay_events: int = 20_000, approval_timeout: float = 600,
-                 progress_every: float = 1.0) -> None:
+                 progress_every: float = 1.0, catalog: Any = None) -> None:
         self.host = host
+        self.catalog = catalog
         self.settings = settings
         self.idle_seconds = idle_seconds
         self.replay_events = replay_events
@@ -833,6 +944,17 @@ class Hub:
         self._reaper = threading.Thread(target=self._reap_loop, name="chatcli-hub-idle",
                                         daemon=True)
         self._reaper.start()
+
+    def stored_head(self, session_id: str) -> tuple[str | None] | None:
+        """``(head,)``: the store's head of ``session_id`` (None inside: empty, or a catalog
+        that does not tell heads); None when there is no catalog or the store does not hold
+        the session (not answered yet)."""
+        if self.catalog is None:
+            return None
+        info = self.catalog.info(session_id)
+        if info is None:
+            return None
+        return (getattr(info, "head", None),)
 
     def open(self, session_id: str | None, workspace: Path, *, files: FileAccess | None = None
              ) -> LiveSession:

@@ -32,6 +32,7 @@ from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from chatcli_remote.hub import check_message_id
 from chatcli_remote.serve.errors import ApiError, error_response
 from chatcli_remote.serve.limits import BodyLimit, RateLimiter, settings_int
 from chatcli_remote.serve.tokens import TokenRecord, TokenStore
@@ -47,7 +48,7 @@ _SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:\-]{0,127}")
 _SSE_HEADERS = {"X-Accel-Buffering": "no", "Cache-Control": "no-store"}
 _NO_TOKEN = ("create one with `chatcli serve token create --name NAME --root DIR` and send it as "
              "'Authorization: Bearer <token>'")
-_HANDLED = ("TurnBusy", "QuestionClosed")
+_HANDLED = ("TurnBusy", "QuestionClosed", "MessageSent")
 
 
 @dataclass(frozen=True)
@@ -198,11 +199,15 @@ class Api:
             raise _not_found()
         return Path(info.project)
 
-    async def _live(self, token: TokenRecord, sid: str) -> Any:
-        """The live session ``sid`` (resumed in the hub when it is not live yet)."""
+    async def _live(self, token: TokenRecord, sid: str, sync: bool = False) -> Any:
+        """The live session ``sid`` (resumed in the hub when it is not live yet); with
+        ``sync``, a live one is first read again from the store if another replica moved it
+        (a turn checks that itself)."""
         project = await self._project(token, sid)
         live = self.hub.get(sid)
         if live is not None:
+            if sync:
+                await run_in_threadpool(live.sync)
             return live
         try:
             return await run_in_threadpool(self.hub.open, sid, project)
@@ -236,20 +241,32 @@ class Api:
         return _json({"sessions": found})
 
     async def create_session(self, request: Request, token: TokenRecord) -> Response:
-        """``POST /api/sessions``: a new live session in a folder under the token's root."""
+        """``POST /api/sessions``: a new live session in a folder under the token's root; with
+        ``text``, its first turn too, streamed as SSE (``Location`` names the session): behind
+        a load balancer the next request may reach another replica, which finds a session in
+        the store only once it holds an answer."""
         body = await _body(request, required=False)
         given = body.get("workspace")
         if given is not None and not isinstance(given, str):
             raise ApiError(400, "BadRequest", "'workspace' must be a folder's path (text)")
+        text = body.get("text")
+        if text is not None and (not isinstance(text, str) or not text.strip()):
+            raise ApiError(400, "BadRequest", "'text' must be the first message (non-empty "
+                                              "text), or left out")
+        message_id = check_message_id(body.get("id"))
         folder = Path(token.root) / given if given else Path(token.root)
         if not _inside(folder, token.root) or not folder.is_dir():
             raise _not_found("folder")
         live = await run_in_threadpool(self.hub.open, None, folder.resolve())
-        return _json(await run_in_threadpool(live.snapshot), 201)
+        if text is None:
+            return _json(await run_in_threadpool(live.snapshot), 201)
+        first = await run_in_threadpool(live.start_turn, text, token.name, message_id)
+        return self._stream(self._turn_events(live, first), status=201,
+                            headers={"Location": f"/api/sessions/{live.id}"})
 
     async def get_session(self, request: Request, token: TokenRecord) -> Response:
         """``GET /api/sessions/{id}``: the session's snapshot."""
-        live = await self._live(token, request.path_params["id"])
+        live = await self._live(token, request.path_params["id"], sync=True)
         return _json(await run_in_threadpool(live.snapshot))
 
     async def delete_session(self, request: Request, token: TokenRecord) -> Response:
@@ -279,11 +296,14 @@ class Api:
 
     # ------------------------------------------------------------------ turns and events
 
-    def _stream(self, events: AsyncIterator[bytes]) -> Response:
+    def _stream(self, events: AsyncIterator[bytes], status: int = 200,
+                headers: dict[str, str] | None = None) -> Response:
         from sse_starlette import EventSourceResponse
 
         # a client that stops reading is let go after a minute (the turn goes on regardless)
-        return EventSourceResponse(events, ping=15, headers=_SSE_HEADERS, send_timeout=60)
+        return EventSourceResponse(events, status_code=status, ping=15,
+                                   headers={**_SSE_HEADERS, **(headers or {})},
+                                   send_timeout=60)
 
     async def _turn_events(self, live: Any, first: str) -> AsyncIterator[bytes]:
         """The turn's events, from ``first`` (its ``turn_started``) to its ``done``."""
@@ -315,8 +335,9 @@ class Api:
         text = body.get("text")
         if not isinstance(text, str) or not text.strip():
             raise ApiError(400, "BadRequest", "'text' must be the message (non-empty text)")
+        message_id = check_message_id(body.get("id"))
         live = await self._live(token, request.path_params["id"])
-        first = await run_in_threadpool(live.start_turn, text, token.name)
+        first = await run_in_threadpool(live.start_turn, text, token.name, message_id)
         return self._stream(self._turn_events(live, first))
 
     async def post_command(self, request: Request, token: TokenRecord) -> Response:
@@ -339,7 +360,7 @@ class Api:
     async def events(self, request: Request, token: TokenRecord) -> Response:
         """``GET /api/sessions/{id}/events``: replay after ``Last-Event-ID`` (or ``?after=``),
         then live."""
-        live = await self._live(token, request.path_params["id"])
+        live = await self._live(token, request.path_params["id"], sync=True)
         last = request.headers.get("last-event-id") or request.query_params.get("after") or None
 
         async def frames() -> AsyncIterator[bytes]:

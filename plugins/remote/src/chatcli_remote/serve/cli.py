@@ -18,6 +18,7 @@ from typing import Any
 
 import click
 from chatcli import ChatcliError, UsageError, atomic_write, cli_host, error_line, load_settings
+from chatcli_cli import one_line_errors
 
 from chatcli_remote.serve.tokens import TokenStore, token
 
@@ -90,7 +91,7 @@ def _run(ctx: click.Context, host: str, port: int, port_file: Path | None, cert:
     approval_timeout = float(settings_int(table, "approval_timeout", 600))
     sock = _bind(host, port)
     hub = Hub(plugin_host, settings, idle_seconds=idle, replay_events=replay,
-              approval_timeout=approval_timeout)
+              approval_timeout=approval_timeout, catalog=catalog)
     app = build_app(hub, catalog, plugin_host, store, limits)
     try:
         _serve(app, sock, host, port_file, cert, key, connections)
@@ -172,3 +173,18 @@ def serve(ctx: click.Context, host: str, port: int, port_file: Path | None, cert
 
 
 serve.add_command(token)
+
+
+@serve.command("nginx-config")
+@click.option("--upstream", "upstreams", multiple=True, required=True, metavar="HOST:PORT",
+              help="A chatcli serve replica (repeat for each).")
+@click.option("--listen", default="8080", show_default=True,
+              help="What nginx listens on: a port, or ADDRESS:PORT.")
+@click.option("--server-name", default="_", show_default=True, help="nginx's server_name.")
+@one_line_errors
+def nginx_config(upstreams: tuple[str, ...], listen: str, server_name: str) -> None:
+    """Print nginx's configuration for several replicas (round robin, SSE passed through):
+    put it in /etc/nginx/conf.d/chatcli.conf."""
+    from chatcli_remote.serve.nginx import http_block
+
+    click.echo(http_block(list(upstreams), listen, server_name=server_name), nl=False)
