@@ -64,6 +64,16 @@ class _Failures:
             self.count += 1
 
 
+def _last_try(exporter: object) -> None:
+    """Let ``exporter``'s next export try once, without the SDK's retries a second apart: at
+    the end of a session a collector that refuses the connection is down, and waiting for it
+    would only hold chatcli (its HTTP client's retry loop gives up when its shutdown event is
+    set; an SDK without that event keeps its retries, within the same bound)."""
+    event = getattr(getattr(exporter, "_client", None), "_shutdown_event", None)
+    if isinstance(event, threading.Event):
+        event.set()
+
+
 class _SpanExporter(OTLPSpanExporter):
     """The OTLP/HTTP span exporter, counting failed exports."""
 
@@ -126,9 +136,10 @@ class Telemetry:
         resource = _resource(version)
         headers = dict(config.headers) or None
         base = config.endpoint
-        self._spans = BatchSpanProcessor(_SpanExporter(
+        self._exporters: list[object] = [_SpanExporter(
             self.failures, endpoint=f"{base}/v1/traces" if base else None, headers=headers,
-            timeout=config.timeout))
+            timeout=config.timeout)]
+        self._spans = BatchSpanProcessor(self._exporters[0])  # type: ignore[arg-type]
         self._tracer_provider = TracerProvider(resource=resource, shutdown_on_exit=False)
         self._tracer_provider.add_span_processor(self._spans)
         self.tracer = self._tracer_provider.get_tracer("chatcli", version)
@@ -136,9 +147,11 @@ class Telemetry:
         self.root: Context | None = parent_from_environment()
         self._meter_provider: MeterProvider | None = None
         if config.metrics:
-            reader = PeriodicExportingMetricReader(_MetricExporter(
+            exporter = _MetricExporter(
                 self.failures, endpoint=f"{base}/v1/metrics" if base else None,
-                headers=headers, timeout=config.timeout))
+                headers=headers, timeout=config.timeout)
+            self._exporters.append(exporter)
+            reader = PeriodicExportingMetricReader(exporter)
             self._meter_provider = MeterProvider(resource=resource, metric_readers=[reader],
                                                  shutdown_on_exit=False)
         meter = (self._meter_provider.get_meter("chatcli", version) if self._meter_provider
@@ -151,6 +164,8 @@ class Telemetry:
         ``config.timeout`` seconds (an export still hanging then is given up: its thread is a
         daemon). Returns one line for the person when telemetry was lost, else None."""
         timeout_ms = self.config.timeout * 1000
+        for exporter in self._exporters:
+            _last_try(exporter)
         stops = [self._stop_traces]
         if self._meter_provider is not None:
             meter_provider = self._meter_provider
