@@ -9,7 +9,7 @@ from typing import Any
 import click
 from chatcli_cli import one_line_errors
 
-from chatcli_audit.query import DECISIONS, Filters, read_records
+from chatcli_audit.query import DECISIONS, Filters, Reading, read_records
 from chatcli_audit.records import KINDS
 
 __all__ = ["audit", "row"]
@@ -80,9 +80,13 @@ def row(record: dict[str, Any]) -> tuple[str, str, str, str, str, str]:
 @click.option("--limit", type=click.IntRange(min=1), metavar="N",
               help="Only the last N records kept.")
 @click.option("--json", "as_json", is_flag=True, help="The records as a JSON array.")
+@click.option("--file", "local", is_flag=True,
+              help="This machine's log file, even where sessions (and the audit) live in "
+                   "PostgreSQL.")
 @one_line_errors
 def audit(session: str | None, since: str | None, until: str | None, tool: str | None,
-          decision: str | None, kind: str | None, limit: int | None, as_json: bool) -> None:
+          decision: str | None, kind: str | None, limit: int | None, as_json: bool,
+          local: bool) -> None:
     """The audit log: tool calls and who decided them, commands, files, model calls.
 
     Every tool call with its decision and who made it (a rule, the mode, the user, the managed
@@ -94,10 +98,21 @@ def audit(session: str | None, since: str | None, until: str | None, tool: str |
 
     from chatcli_audit.settings import read_config
 
-    config = read_config(load_settings())
+    settings = load_settings()
+    config = read_config(settings)
     filters = Filters(session=session, since=_when(since, "--since"),
                       until=_when(until, "--until"), tool=tool, decision=decision, kind=kind)
-    reading = read_records(config.file, filters)
+    place = None
+    if not local and config.postgres:
+        from chatcli_audit.postgres import table_config
+
+        place = table_config(settings)
+    if place is not None:
+        from chatcli_audit.postgres import read_table
+
+        reading = Reading(read_table(place, filters, limit))
+    else:
+        reading = read_records(config.file, filters)
     records = reading.records[-limit:] if limit else reading.records
     if reading.skipped:
         click.echo(f"chatcli: warning: {reading.skipped} line(s) of the audit log are not "
@@ -106,7 +121,8 @@ def audit(session: str | None, since: str | None, until: str | None, tool: str |
         sys.stdout.write(json.dumps(records, ensure_ascii=False) + "\n")
         return
     if not records:
-        where = "" if config.file.exists() else f" ({config.file} does not exist yet)"
+        where = "" if place is not None or config.file.exists() else \
+            f" ({config.file} does not exist yet)"
         click.echo(f"No audit records{' match' if _filtered(filters) else ''}{where}.")
         return
     from rich.console import Console

@@ -55,16 +55,23 @@ __all__ = ["Recorder", "Sink"]
 
 
 class Sink:
-    """Where records go: the JSON-lines file (and, when configured, other stores)."""
+    """Where records go: the JSON-lines file, and the PostgreSQL table when there is one
+    (:class:`chatcli_audit.postgres.PostgresSink`)."""
 
-    def __init__(self, config: AuditConfig) -> None:
+    def __init__(self, config: AuditConfig, table: Any = None) -> None:
         self.config = config
         self.writer = JsonlWriter(config.file, config.max_bytes, config.keep)
+        self.table = table
 
     def write(self, record: dict[str, Any]) -> None:
-        """Append ``record`` as one line."""
+        """Append ``record`` as one line (an :class:`OSError` is raised after the table, if
+        any, got it)."""
         line = json.dumps(record, ensure_ascii=False, separators=(",", ":"), default=str)
-        self.writer.append(line.encode("utf-8", errors="replace") + b"\n")
+        try:
+            self.writer.append(line.encode("utf-8", errors="replace") + b"\n")
+        finally:
+            if self.table is not None:
+                self.table.write(json.loads(line))  # (what the file has: plain JSON values)
 
 
 class ConversationAudit:
@@ -132,8 +139,18 @@ class Recorder:
             return None
         with self._lock:
             if self._sink is None:
-                self._sink = Sink(self.config)
+                self._sink = Sink(self.config, self._table())
             return self._sink
+
+    def _table(self) -> Any:
+        """The PostgreSQL sink, where sessions live in PostgreSQL (and ``[audit] postgres``
+        is not false), else None."""
+        if not self.config.postgres:
+            return None
+        from chatcli_audit.postgres import PostgresSink, table_config
+
+        place = table_config(self.settings)
+        return PostgresSink(place, self._warn) if place is not None else None
 
     def _warn(self, line: str) -> None:
         if line in self._reported or self.host is None:

@@ -8,6 +8,7 @@ path = "~/audit"        # the folder (default: chatcli's data folder, audit/)
 excerpt = 200           # characters of a command or of a call's arguments kept (redacted)
 max_bytes = 10000000    # the file is rotated before it would pass this size
 keep = 5                # rotated files kept (audit.jsonl.1 … audit.jsonl.5)
+postgres = true         # also the chatcli_audit table where sessions live in PostgreSQL
 ```
 
 No key of the table comes from a project's ``.chatcli/config.toml`` (the plugin declares
@@ -35,7 +36,7 @@ FILE_NAME = "audit.jsonl"
 DEFAULT_EXCERPT = 200
 DEFAULT_MAX_BYTES = 10_000_000
 DEFAULT_KEEP = 5
-_KEYS = ("enabled", "path", "excerpt", "max_bytes", "keep")
+_KEYS = ("enabled", "path", "excerpt", "max_bytes", "keep", "postgres")
 
 
 @dataclass(frozen=True)
@@ -47,6 +48,8 @@ class AuditConfig:
     :param excerpt: characters kept of a command, of a call's arguments, of a reason.
     :param max_bytes: the size past which the file is rotated.
     :param keep: how many rotated files are kept (0: the old records are dropped).
+    :param postgres: whether records also go to the PostgreSQL table where sessions live in
+        PostgreSQL.
     """
 
     enabled: bool = True
@@ -54,6 +57,7 @@ class AuditConfig:
     excerpt: int = DEFAULT_EXCERPT
     max_bytes: int = DEFAULT_MAX_BYTES
     keep: int = DEFAULT_KEEP
+    postgres: bool = True
 
     @property
     def file(self) -> Path:
@@ -79,13 +83,8 @@ def read_config(settings: Settings | None) -> AuditConfig:
     if unknown:
         raise ConfigError(f"audit: unknown setting [audit] {unknown[0]}",
                           f"the [audit] keys are {', '.join(_KEYS)}")
-    enabled = table.get("enabled", True)
-    if isinstance(enabled, str) and enabled.strip().lower() in ("true", "false", "1", "0",
-                                                                "yes", "no", "on", "off"):
-        enabled = enabled.strip().lower() in ("true", "1", "yes", "on")
-    if not isinstance(enabled, bool):
-        raise ConfigError(f"audit: [audit] enabled must be true or false, not {enabled!r}",
-                          "chatcli config set audit.enabled false")
+    enabled = _flag(table, "enabled")
+    postgres = _flag(table, "postgres")
     folder = None
     raw_path = table.get("path")
     if raw_path is not None:
@@ -97,10 +96,21 @@ def read_config(settings: Settings | None) -> AuditConfig:
             raise ConfigError(f"audit: [audit] path must be absolute, not {raw_path!r}",
                               "give the whole path (~/… works)")
     return AuditConfig(
-        enabled=enabled, folder=folder,
+        enabled=enabled, folder=folder, postgres=postgres,
         excerpt=_number(table, "excerpt", DEFAULT_EXCERPT, 0, 100_000),
         max_bytes=_number(table, "max_bytes", DEFAULT_MAX_BYTES, 4096, 10**12),
         keep=_number(table, "keep", DEFAULT_KEEP, 0, 1000))
+
+
+def _flag(table: dict[str, Any], key: str) -> bool:
+    value = table.get(key, True)
+    if isinstance(value, str) and value.strip().lower() in ("true", "false", "1", "0", "yes",
+                                                            "no", "on", "off"):
+        value = value.strip().lower() in ("true", "1", "yes", "on")
+    if not isinstance(value, bool):
+        raise ConfigError(f"audit: [audit] {key} must be true or false, not {value!r}",
+                          f"chatcli config set audit.{key} false")
+    return value
 
 
 def _number(table: dict[str, Any], key: str, default: int, low: int, high: int) -> int:
