@@ -183,3 +183,23 @@ def test_an_mcp_server_not_allowed_never_starts(world: World) -> None:
                            world)
     assert "'other'" in error
     assert "other" not in world.user_config.read_text()
+
+
+@pytest.mark.parametrize("how", ["flag", "user file", "variable", "slash command"])
+def test_a_managed_mode_is_the_only_one(world: World, server: OpenAIServer, how: str) -> None:
+    world.write_managed('[permissions]\nmode = "plan"\n')
+    args, extra = list(RUN), {}
+    if how == "flag":
+        args += ["--permission-mode", "auto"]
+    elif how == "user file":
+        world.write_user('[permissions]\nmode = "default"\n')
+    elif how == "variable":
+        extra["CHATCLI_PERMISSIONS__MODE"] = "accept-edits"
+    else:
+        args[1] = "/permissions default"
+    error = one_line_error(world.chatcli(*args, url=server.url, **extra), world)
+    assert "permissions.mode" in error
+    world.write_user("")
+    server.script(Reply(text="planned"))
+    done = world.chatcli(*RUN, "--permission-mode", "plan", url=server.url)
+    assert done.returncode == 0 and "planned" in done.stdout, done.stderr

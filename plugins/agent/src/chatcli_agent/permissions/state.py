@@ -96,6 +96,9 @@ class PermissionState:
             raise ValueError(f"unknown mode '{mode}' (choose {', '.join(MODES)})")
         if mode in self.disabled:
             raise mode_off(mode, f"{source} {mode}", self.disabled[mode])
+        from chatcli import check_managed
+
+        check_managed(f"{source} {mode}", {"permissions": {"mode": mode}})  # a managed mode
         self._mode = mode
         if self._policy is not None:
             self._policy.mode = mode
@@ -107,7 +110,8 @@ class PermissionState:
         order = ["default", "accept-edits", "plan"]
         if "auto" in (self.start_mode, self.mode):
             order.append("auto")
-        return [mode for mode in order if mode not in self.disabled or mode == self.mode]
+        return [mode for mode in order if mode == self.mode
+                or (mode not in self.disabled and _managed_allows(mode))]
 
     def cycle(self) -> str:
         order = self.cycle_order()
@@ -131,6 +135,18 @@ class PermissionState:
                 self.rules.append(rule)
                 added.append(rule)
         return added
+
+
+def _managed_allows(mode: str) -> bool:
+    """Whether the managed policy lets the session switch to ``mode`` (no managed mode, or
+    this one)."""
+    from chatcli import ConfigError, check_managed
+
+    try:
+        check_managed("cycle", {"permissions": {"mode": mode}})
+    except ConfigError:
+        return False
+    return True
 
 
 def _read(path: Path | None, notes: list[str]) -> dict[str, Any]:
@@ -284,6 +300,10 @@ def load_state(settings: Settings, workspace: Path, allow: frozenset[str] | set[
             state.add_rules(_texts(value, f"{effect} in the settings", notes), effect, SETTINGS)
     state.add_rules(sorted(a for a in allow if a not in _RISK_CLASSES), "allow", FLAG)
     state.disabled = disabled_modes(merged)
+    if permission_mode:  # (not a settings layer: the kernel has not seen it)
+        from chatcli import check_managed
+
+        check_managed("--permission-mode", {"permissions": {"mode": permission_mode}})
     mode, source = _mode(permission_mode, merged, user, project, project_path, notes)
     if mode in state.disabled:  # the flag, a file or a variable asks for a mode that is off
         where = {USER: str(user_path), PROJECT: str(project_path)}.get(source, source)
