@@ -66,6 +66,9 @@ class _State:
     tools: dict[str, _Open] = field(default_factory=dict)
     #: when the turn last did something (ns since the epoch), to end it late at that time
     last: int = 0
+    #: the tokens of the turn's model calls so far
+    input_tokens: int = 0
+    output_tokens: int = 0
 
     @property
     def provider(self) -> str:
@@ -153,10 +156,15 @@ class Tracker:
             tools, state.tools = list(state.tools.values()), {}
         if turn is None:
             return
-        end = state.last if late else None
-        for open_span in ([chat] if chat else []) + tools:
+        unfinished = ([chat] if chat else []) + tools
+        # late, at the turn's last event; unless something of it never finished: then now
+        end = state.last if late and not unfinished else None
+        for open_span in unfinished:
             open_span.span.set_status(Status(StatusCode.ERROR, "not finished"))
             open_span.span.end(end_time=end)
+        turn.span.set_attributes({attrs.INPUT_TOKENS: state.input_tokens,
+                                  attrs.OUTPUT_TOKENS: state.output_tokens})
+        state.input_tokens = state.output_tokens = 0
         if error is not None:
             turn.span.set_attribute(attrs.ERROR_TYPE, error)
             turn.span.set_status(Status(StatusCode.ERROR, error))
@@ -183,7 +191,6 @@ class Tracker:
             attributes=attributes)
         with self._lock:
             state.chat = _Open(span, time.monotonic(), attributes)
-            state.last = time.time_ns()
 
     def chat_ended(self, conversation: Conversation, message: Message | None,
                    error: ChatcliError | None, purpose: str) -> None:
@@ -197,7 +204,6 @@ class Tracker:
             return
         with self._lock:
             chat, state.chat = state.chat, None
-            state.last = time.time_ns()
         if chat is not None:
             chat.span.set_attributes(attrs.chat_end(message, error, self.capture))
             if cost is not None:
@@ -205,6 +211,10 @@ class Tracker:
             if error is not None:
                 chat.span.set_status(Status(StatusCode.ERROR, type(error).__name__))
             chat.span.end()
+        state.last = time.time_ns()  # after the span's end: a turn ended late holds it
+        if message is not None and message.usage is not None:
+            state.input_tokens += message.usage.input_tokens
+            state.output_tokens += message.usage.output_tokens
         self._record_call(state, chat, message, error, purpose, cost)
         if error is not None:
             if type(error).__name__ != "ContextTooLongError":  # that one may be retried
@@ -252,7 +262,6 @@ class Tracker:
             attributes=attributes)
         with self._lock:
             state.tools[call.id] = _Open(span, time.monotonic(), attributes)
-            state.last = time.time_ns()
 
     def tool_finished(self, conversation: Conversation, call: ToolCallPart,
                       result: ToolResultPart) -> None:
@@ -261,7 +270,6 @@ class Tracker:
         state = self._state(conversation)
         with self._lock:
             tool = state.tools.pop(call.id, None)
-            state.last = time.time_ns()
         if tool is None:
             attributes = {attrs.OPERATION: "execute_tool", attrs.TOOL_NAME: call.name,
                           "gen_ai.tool.call.id": call.id, "gen_ai.tool.type": "function",
@@ -276,6 +284,7 @@ class Tracker:
         if result.is_error:
             tool.span.set_status(Status(StatusCode.ERROR, "tool_error"))
         tool.span.end()
+        state.last = time.time_ns()
         instruments = self.telemetry.instruments
         if instruments is not None:
             labels = {attrs.TOOL_NAME: call.name,
