@@ -240,3 +240,28 @@ def test_a_configured_folder_is_used_and_a_bad_value_is_one_line(tmp_path: Path)
     assert done.returncode == 2
     assert "[audit] keep must be a whole number from 0 to 1000, not -1" in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_the_managed_policys_rule_and_mode_are_the_managed_policys(tmp_path: Path) -> None:
+    home, repo = tmp_path / "home", git_repo(tmp_path / "repo")
+    managed = tmp_path / "etc" / "managed.toml"
+    managed.parent.mkdir()
+    managed.write_text('[permissions]\nmode = "plan"\ndeny = ["exec(curl:*)"]\n')
+    with OpenAIServer() as server:
+        server.script(
+            Reply(tool_calls=[ToolCall("exec", {"command": "curl http://127.0.0.1:9/"}),
+                              ToolCall("write", {"path": "x.txt", "content": "x\n"}),
+                              ToolCall("read", {"path": "notes.txt"})]),
+            Reply(text="Blocked."))
+        env = environment(home, server.url, CHATCLI_MANAGED_CONFIG=str(managed))
+        (home / "config" / "config.toml").write_text('[permissions]\ndeny = ["exec(rm:*)"]\n')
+        done = chatcli(repo, env, "--provider", "openai", "--model", "gpt-4o",
+                       "-p", "/coder try")
+    assert done.returncode in (0, 3), done.stderr
+    calls = _calls(records(log_file(home)))
+    assert [(c["tool"], c["decision"], c["decided_by"], c.get("rule"), c.get("managed_file"))
+            for c in calls] == [
+        ("exec", "deny", "managed", "exec(curl:*)", str(managed)),
+        ("write", "deny", "managed", None, str(managed)),  # plan mode, fixed by the file
+        ("read", "allow", "policy", None, None),
+    ]

@@ -3,7 +3,9 @@
 The values of ``decided_by``:
 
 - ``user``: a person was asked and answered (``approval`` is set);
-- ``managed``: the administrator's managed policy (the verdict's rule or reason names it);
+- ``managed``: the administrator's managed policy — the managed file holds the deny rule that
+  refused the call or fixes the mode that decided it (:func:`managed`), or the verdict's rule or
+  reason names the managed policy;
 - ``rule``: a permission rule — a ``deny`` rule named in the refusal, or (for an allowed call
   that is not a read) an ``allow`` rule or ``--allow``;
 - ``mode``: the permission mode — plan mode refusing a change, ``auto`` or ``accept-edits``
@@ -26,7 +28,7 @@ import re
 from collections.abc import Iterable
 from typing import NamedTuple
 
-__all__ = ["Decided", "decided_by"]
+__all__ = ["Decided", "decided_by", "managed"]
 
 #: "… is denied by the rule exec(rm:*) (~/.config/chatcli/config.toml)"
 _DENY_RULE = re.compile(r"denied by the rule (?P<rule>\S+?(?:\([^)]*\))?) \((?P<source>[^)]*)\)")
@@ -81,6 +83,31 @@ def decided_by(decision: str, reason: str, rule: str | None, approved: bool | No
             return Decided("policy", None)
         return Decided("rule", rule)
     return Decided("policy", rule)
+
+
+def managed(who: Decided) -> tuple[Decided, str | None]:
+    """``who`` made the managed policy's when the managed file (:func:`chatcli.managed_list`)
+    holds the deny rule that refused the call, or fixes the permission mode that decided it;
+    with the file's path (None when the managed policy had no part)."""
+    if who.by not in ("rule", "mode", "managed"):
+        return who, None
+    from chatcli import managed_list, managed_policy
+
+    try:
+        if who.by in ("rule", "managed") and who.rule:
+            denied = managed_list("permissions.deny")
+            if denied is not None and who.rule in denied[1]:
+                return Decided("managed", who.rule), denied[0]
+        policy = managed_policy()
+        if who.by == "mode" and policy is not None:
+            permissions = policy[1].get("permissions")
+            if isinstance(permissions, dict) and "mode" in permissions:
+                return Decided("managed", None), policy[0]
+        if who.by == "managed" and policy is not None:
+            return who, policy[0]
+    except Exception:  # (a broken managed file stops the run elsewhere, with its error)
+        return who, None
+    return who, None
 
 
 def _could_allow(rules: Iterable[str], tool: str, risk: str) -> bool:

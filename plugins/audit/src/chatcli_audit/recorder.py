@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from chatcli import StashKey
 
 from chatcli_audit.cost import CostReader
-from chatcli_audit.decided import decided_by
+from chatcli_audit.decided import decided_by, managed
 from chatcli_audit.records import (
     changed_paths,
     command_of,
@@ -284,6 +284,7 @@ class Recorder:
         who = decided_by(decision, verdict.reason or "", verdict.rule,
                          approval.allow if approval is not None else None, risk, mode,
                          tool.name, self._allow_rules(state))
+        who, managed_file = managed(who)
         fields: dict[str, Any] = {
             "call": call.id, "tool": tool.name, "risk": risk,
             "decision": "allow" if allowed else "deny", "verdict": decision,
@@ -291,6 +292,8 @@ class Recorder:
             "arguments": shown_arguments(call.arguments, call.raw_arguments, limit)}
         if who.rule:
             fields["rule"] = excerpt(who.rule, limit)
+        if managed_file is not None:
+            fields["managed_file"] = managed_file
         if verdict.reason:
             fields["reason"] = excerpt(verdict.reason, limit)
         if approval is not None:
