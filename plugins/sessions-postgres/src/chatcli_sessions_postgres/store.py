@@ -36,6 +36,7 @@ import builtins
 import random
 import time
 from collections.abc import Callable, Iterable, Sequence
+from functools import partial
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import psycopg
@@ -59,6 +60,12 @@ T = TypeVar("T")
 
 #: Times a whole transaction is run again after PostgreSQL aborted it (deadlock, conflict).
 WRITE_RETRIES = 8
+
+
+def _fetch(statement: sql.Composed, params: list[Any],
+           conn: Connection) -> list[dict[str, Any]]:
+    """Every row of ``statement`` (never prepared: the words change every time)."""
+    return conn.execute(statement, params, prepare=False).fetchall()
 
 
 class _Again(Exception):
@@ -755,15 +762,25 @@ class PostgresSessionStore:
         for literal in query.literals:
             conditions.append("strpos(m.text, %s) > 0")
             params.append(safe_text(literal))
-        statement = ("SELECT m.session_id, s.title, m.id, m.role, m.text, m.created_at"
-                     " FROM {messages} m JOIN {sessions} s ON s.id = m.session_id WHERE "
-                     + " AND ".join(conditions) + " ORDER BY m.created_at DESC, m.seq DESC"
-                     " LIMIT %s")
-        params.append(int(limit))
-        rows = self._read("search the sessions", lambda conn: conn.execute(
-            self._q(statement), params, prepare=False).fetchall())
-        return [SearchHit(r["session_id"], r["title"], r["id"], r["role"],
-                          snippet(r["text"], query), r["created_at"]) for r in rows]
+        statement = self._q(
+            "SELECT m.session_id, s.title, m.id, m.role, m.text, m.created_at"
+            " FROM {messages} m JOIN {sessions} s ON s.id = m.session_id WHERE "
+            + " AND ".join(conditions) + " ORDER BY m.created_at DESC, m.seq DESC"
+            " LIMIT %s OFFSET %s")
+        # a phrase (``foo-bar``) is checked on the rows the index gives: read on until enough
+        batch = int(limit) if not query.phrases else max(4 * int(limit), 100)
+        hits: builtins.list[SearchHit] = []
+        offset = 0
+        while len(hits) < limit:
+            rows = self._read("search the sessions",
+                              partial(_fetch, statement, [*params, batch, offset]))
+            hits += [SearchHit(r["session_id"], r["title"], r["id"], r["role"],
+                               snippet(r["text"], query), r["created_at"])
+                     for r in rows if query.holds_phrases(r["text"])]
+            if len(rows) < batch:
+                break
+            offset += batch
+        return hits[:limit]
 
     def integrity(self) -> str:
         """"ok" when the server answers and every message's session and parent are stored,

@@ -7,7 +7,9 @@ words are therefore cut here, the way the SQLite store's FTS5 ``unicode61`` toke
 them — runs of letters and digits (``_`` separates), lower-cased, accents removed — and
 stored as a ``tsvector`` of exactly those lexemes (``array_to_tsvector``: no parser, no
 stemming); a query becomes a ``tsquery`` of the same lexemes, every word required and the last
-one a prefix, as the SQLite store's ``fts_query`` asks FTS5.
+one a prefix, as the SQLite store's ``fts_query`` asks FTS5; a word cut into several lexemes
+(``foo-bar``) is a phrase, its lexemes next to each other (checked on the candidates the index
+gives).
 
 The fallback for any character: a query word holding no letter or digit at all (``→``,
 ``🙂``, ``::``) cannot be a lexeme; it must then appear in the message's text as it is
@@ -21,7 +23,8 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 
-__all__ = ["MAX_LEXEME_BYTES", "Query", "lexemes", "parse_query", "snippet", "tsquery_text"]
+__all__ = ["MAX_LEXEME_BYTES", "Query", "fold", "lexemes", "parse_query", "snippet",
+           "tsquery_text"]
 
 #: PostgreSQL's limit for one lexeme is 2,047 bytes; longer words are not indexed.
 MAX_LEXEME_BYTES = 2_000
@@ -70,15 +73,41 @@ def lexemes(text: str) -> list[str]:
 
 @dataclass
 class Query:
-    """A search: the lexemes every match holds (``prefix``: the last one is a prefix), and the
-    words without letters or digits, each of which the text must contain as given."""
+    """A search: the lexemes every match holds (``prefix``: the last one is a prefix), the
+    words cut into several lexemes (``phrases``: ``foo-bar``, ``file.py``), whose lexemes must
+    follow each other in the text as FTS5 phrases do, and the words without letters or digits,
+    each of which the text must contain as given."""
 
     tokens: list[str] = field(default_factory=list)
     prefix: bool = False
     literals: list[str] = field(default_factory=list)
+    phrases: list[list[str]] = field(default_factory=list)
+    #: whether the last phrase ends the query (its last lexeme is then a prefix)
+    last_phrase_prefix: bool = False
 
     def __bool__(self) -> bool:
         return bool(self.tokens or self.literals)
+
+    def holds_phrases(self, text: str) -> bool:
+        """Whether every phrase's lexemes follow each other somewhere in ``text``."""
+        if not self.phrases:
+            return True
+        words = _tokens(text)
+        for index, phrase in enumerate(self.phrases):
+            prefix = self.last_phrase_prefix and index == len(self.phrases) - 1
+            if not _follows(words, phrase, prefix):
+                return False
+        return True
+
+
+def _follows(words: list[str], phrase: list[str], prefix: bool) -> bool:
+    size = len(phrase)
+    for start in range(len(words) - size + 1):
+        if words[start:start + size - 1] == phrase[:-1]:
+            last = words[start + size - 1]
+            if last == phrase[-1] or (prefix and last.startswith(phrase[-1])):
+                return True
+    return False
 
 
 def parse_query(text: str) -> Query:
@@ -91,6 +120,9 @@ def parse_query(text: str) -> Query:
         if tokens:
             found.extend(tokens)
             query.prefix = index == len(words) - 1
+            if len(tokens) > 1:
+                query.phrases.append(tokens)
+                query.last_phrase_prefix = query.prefix
         elif word.strip('"*'):
             query.literals.append(word)
     query.tokens = list(dict.fromkeys(found))
