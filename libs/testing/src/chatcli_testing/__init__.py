@@ -2,8 +2,8 @@
 
 Local HTTP servers speaking the real wire formats of OpenAI, Anthropic and Ollama (drive the
 official SDKs against them), a scripted in-process provider, the ``chatcli_home`` fixture, and
-``ProviderContract`` (conformance tests for provider plugins) and ``MemoryBackendContract`` (for
-memory backends).
+``ProviderContract`` (conformance tests for provider plugins), ``MemoryBackendContract`` (for
+memory backends) and ``SessionStoreContract`` (for session stores).
 Names are imported lazily, so importing this package imports no SDK and no server code.
 See README.md next to this file.
 """
@@ -30,6 +30,7 @@ _EXPORTS: dict[str, str] = {
     "isolate_environment": "chatcli_testing.pytest_plugin",
     "ProviderContract": "chatcli_testing.contract",
     "MemoryBackendContract": "chatcli_testing.memory_contract",
+    "SessionStoreContract": "chatcli_testing.sessions_contract",
 }
 
 __all__ = [
@@ -44,6 +45,7 @@ __all__ = [
     "Reply",
     "ScriptedProvider",
     "ScriptedServer",
+    "SessionStoreContract",
     "ToolCall",
     "fault_error",
     "isolate_environment",
@@ -81,3 +83,4 @@ if TYPE_CHECKING:
         scripted_plugin,
     )
     from chatcli_testing.server_base import RecordedRequest, ScriptedServer
+    from chatcli_testing.sessions_contract import SessionStoreContract
