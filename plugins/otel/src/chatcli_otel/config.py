@@ -73,7 +73,7 @@ def read_config(table: Mapping[str, Any], environ: Mapping[str, str] | None = No
     env = os.environ if environ is None else environ
     unknown = sorted(set(table) - set(_KEYS))
     if unknown:
-        raise ConfigError(f"[otel] has no setting '{unknown[0]}'",
+        raise ConfigError(f"[otel] has no setting {unknown[0][:40]!r}",
                           f"the [otel] settings are {', '.join(_KEYS)}")
     endpoint = table.get("endpoint")
     if endpoint is not None and (not isinstance(endpoint, str)

@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from chatcli import hookimpl
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from chatcli import (
         Approval,
         ChatcliError,
