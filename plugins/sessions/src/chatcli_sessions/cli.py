@@ -270,3 +270,44 @@ def search_sessions(text: tuple[str, ...], as_json: bool, limit: int) -> None:
         return
     for hit in hits:
         click.echo(f"{hit.session_id}  {hit.role:<9} {hit.snippet}")
+
+
+def _host() -> Any:
+    """The plugin host of the command line (it finds the stores plugins register)."""
+    context = click.get_current_context(silent=True)
+    state = context.find_root().obj if context is not None else None
+    return getattr(state, "host", None)
+
+
+@sessions.command(name="migrate")
+@click.option("--to", "target", required=True, type=TEXT,
+              help="The store to copy into: a name a plugin registers (postgres).")
+@click.option("--from", "source", default="sqlite", show_default=True, type=TEXT,
+              help="The store to copy from.")
+@one_line_errors
+def migrate_sessions(target: str, source: str) -> None:
+    """Copy every session into another store (e.g. --to postgres), then read each one back and
+    compare. Sessions already there with the same content are skipped; run it again at will."""
+    from chatcli import UsageError, load_settings
+
+    from chatcli_sessions.migrate import migrate
+    from chatcli_sessions.stores import open_named
+
+    if target.strip() == source.strip():
+        raise UsageError(f"--to and --from name the same store ({target!r})",
+                         "give the store to copy into: --to postgres")
+    settings, host = load_settings(), _host()
+    origin = open_named(source.strip(), host, settings, flag="--from")
+    try:
+        destination = open_named(target.strip(), host, settings, flag="--to")
+        try:
+            result = migrate(origin, destination)
+        finally:
+            destination.close()
+    finally:
+        origin.close()
+    for problem in result.problems:
+        click.echo(f"chatcli: {problem}", err=True)
+    click.echo(result.summary())
+    if not result.ok:
+        sys.exit(1)

@@ -83,33 +83,33 @@ def store_specs(host: PluginHost | None) -> dict[str, SessionStoreSpec]:
 
 
 def open_named(name: str, host: PluginHost | None, settings: Settings, *,
-               setting: str = "[sessions] backend") -> SessionStore:
-    """Open the store registered as ``name``.
+               flag: str | None = None) -> SessionStore:
+    """Open the store registered as ``name`` (named by ``[sessions] backend``, or by the
+    command-line ``flag`` given).
 
-    :raises chatcli.ConfigError: one line naming ``setting`` and the fix, when no store has
-        that name or it fails to open.
+    :raises chatcli.ConfigError: one line naming the setting (or flag) and the fix, when no
+        store has that name or it fails to open.
     """
     from chatcli import ChatcliError, ConfigError, redact
 
-    spec = store_specs(host).get(name)
+    where = f"{flag} {name!r}" if flag else f"[sessions] backend = {name!r}"
+    back = "" if flag else ", or chatcli config set sessions.backend sqlite"
+    specs = store_specs(host)
+    spec = specs.get(name)
     if spec is None:
-        have = ", ".join(sorted(store_specs(host)))
-        raise ConfigError(f"{setting} = {name!r}: no session store of that name is installed "
-                          f"(installed: {have})",
-                          f"pip install chatcli-sessions-{name}, or chatcli config set "
-                          "sessions.backend sqlite")
+        raise ConfigError(f"{where}: no session store of that name is installed "
+                          f"(installed: {', '.join(sorted(specs))})",
+                          f"pip install chatcli-sessions-{name}{back}")
     try:
         return spec.factory(settings)
     except ChatcliError as err:
-        raise ConfigError(f"{setting} = {name!r}: the store failed to open: {err.message}",
-                          err.hint or "fix its settings, or chatcli config set "
-                          "sessions.backend sqlite") from None
+        raise ConfigError(f"{where}: the store failed to open: {err.message}",
+                          err.hint or f"fix its settings{back}") from None
     except Exception as err:  # a store plugin's own failure
         text = str(err).strip().splitlines()
         cause = f"{type(err).__name__}: {text[0]}" if text else type(err).__name__
-        raise ConfigError(f"{setting} = {name!r}: the store failed to open: {redact(cause)}",
-                          "fix its settings, or chatcli config set sessions.backend "
-                          "sqlite") from None
+        raise ConfigError(f"{where}: the store failed to open: {redact(cause)}",
+                          f"fix its settings{back}") from None
 
 
 def get_store(host: PluginHost | None = None, settings: Settings | None = None) -> SessionStore:
