@@ -30,7 +30,7 @@ from chatcli_sessions_postgres.settings import PostgresConfig
 __all__ = ["CONNECTION_ERRORS", "MAX_IDLE", "Connection", "Connections"]
 
 #: Idle connections kept open per store.
-MAX_IDLE = 4
+MAX_IDLE = 8
 
 CONNECTION_ERRORS = (psycopg.OperationalError, psycopg.InterfaceError)
 
