@@ -27,10 +27,18 @@ class _Utf8Text(click.types.StringParamType):
 TEXT = _Utf8Text()
 
 
+def _host() -> Any:
+    """The plugin host of the command line (it finds the stores plugins register)."""
+    context = click.get_current_context(silent=True)
+    state = context.find_root().obj if context is not None else None
+    return getattr(state, "host", None)
+
+
 def _store() -> Any:
+    """The store ``[sessions] backend`` names (the command line's host finds the plugins')."""
     from chatcli_sessions.stores import get_store
 
-    return get_store()
+    return get_store(host=_host())
 
 
 def _time(timestamp: float) -> str:
@@ -270,13 +278,6 @@ def search_sessions(text: tuple[str, ...], as_json: bool, limit: int) -> None:
         return
     for hit in hits:
         click.echo(f"{hit.session_id}  {hit.role:<9} {hit.snippet}")
-
-
-def _host() -> Any:
-    """The plugin host of the command line (it finds the stores plugins register)."""
-    context = click.get_current_context(silent=True)
-    state = context.find_root().obj if context is not None else None
-    return getattr(state, "host", None)
 
 
 @sessions.command(name="migrate")
