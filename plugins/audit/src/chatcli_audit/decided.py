@@ -26,7 +26,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import NamedTuple
+
+from chatcli_records_lite import NamedTuple
 
 __all__ = ["Decided", "decided_by", "managed"]
 

@@ -19,11 +19,11 @@ history or make it keep more of what the agent saw.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from chatcli import ConfigError
+from chatcli_records_lite import NamedTuple
 
 if TYPE_CHECKING:
     from chatcli import Settings
@@ -39,8 +39,7 @@ DEFAULT_KEEP = 5
 _KEYS = ("enabled", "path", "excerpt", "max_bytes", "keep", "postgres")
 
 
-@dataclass(frozen=True)
-class AuditConfig:
+class AuditConfig(NamedTuple):
     """The ``[audit]`` settings in force.
 
     :param enabled: whether records are written.
