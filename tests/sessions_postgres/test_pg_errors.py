@@ -5,6 +5,7 @@ traceback or the password."""
 from __future__ import annotations
 
 import socket
+import threading
 
 import pytest
 from chatcli import ChatcliError, ConfigError, Message, redact
@@ -124,3 +125,34 @@ def test_closed_store_refuses_politely(open_store) -> None:
     store.close()
     with pytest.raises(StoreError, match="closed"):
         store.list()
+
+
+def test_every_call_after_the_server_cut_all_connections_works(
+        pg_server: PostgresServer, pg_database: str, pg_url: str) -> None:
+    store = PostgresSessionStore.open(PostgresConfig(url=pg_url))
+    try:
+        conversation = wired(store)
+        turn(conversation, "before the cut")
+        barrier = threading.Barrier(4)
+
+        def reader() -> None:  # several threads at once: several pooled connections
+            barrier.wait()
+            for _ in range(10):
+                assert store.info(conversation.id) is not None
+
+        threads = [threading.Thread(target=reader) for _ in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        pg_server.psql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                       f"WHERE datname = '{pg_database}' AND pid <> pg_backend_pid()")
+        assert [i.id for i in store.list()] == [conversation.id]
+        assert store.search("cut")[0].session_id == conversation.id
+        pg_server.psql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                       f"WHERE datname = '{pg_database}' AND pid <> pg_backend_pid()")
+        after = Message.user("after the cut")
+        conversation.append(after)  # a write whose connection died before BEGIN: run again
+        assert store.load(conversation.id).head == after.id
+    finally:
+        store.close()

@@ -129,6 +129,17 @@ class Connections:
             conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
             yield conn
 
+    def discard_idle(self) -> None:
+        """Close the idle connections (one turned out dead: the server restarted or cut them,
+        so the others are likely dead too); new ones are opened on demand."""
+        with self._lock:
+            idle, self._idle = self._idle, []
+            forked = os.getpid() != self._pid
+        if not forked:
+            for conn in idle:
+                with contextlib.suppress(psycopg.Error):
+                    conn.close()
+
     def close(self) -> None:
         """Close the idle connections; those in use close when given back (idempotent)."""
         with self._lock:

@@ -143,6 +143,7 @@ class PostgresSessionStore:
             except CONNECTION_ERRORS as err:
                 if self._pool.nested():  # the outer operation (a snapshot) decides
                     raise
+                self._pool.discard_idle()
                 if retry:
                     continue
                 raise connection_error(err, self.target) from None
@@ -179,6 +180,8 @@ class PostgresSessionStore:
                 if last:
                     raise query_error(err, self.target, action) from None
             except CONNECTION_ERRORS as err:
+                if not self._pool.nested():
+                    self._pool.discard_idle()
                 if committing or last or self._pool.nested():
                     raise connection_error(err, self.target) from None
             except psycopg.Error as err:
@@ -704,6 +707,7 @@ class PostgresSessionStore:
                     worker = self._worker(info.id) if info.parent is not None else {}
                 break
             except CONNECTION_ERRORS as err:
+                self._pool.discard_idle()
                 if attempt == 0:
                     continue
                 raise connection_error(err, self.target) from None
