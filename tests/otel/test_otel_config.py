@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 from chatcli import ConfigError
-from chatcli_otel.config import DEFAULT_TIMEOUT, OtelConfig, read_config
+from chatcli_otel.config import DEFAULT_TIMEOUT, OtelConfig, header_values, read_config
 from hypothesis import example, given
 from hypothesis import strategies as st
 
@@ -67,3 +67,12 @@ def test_any_table_is_a_configuration_or_a_one_line_error(table: dict[str, Any])
     assert isinstance(config, OtelConfig)
     assert 0 < config.timeout <= 60
     assert config.endpoint is None or config.endpoint.startswith(("http://", "https://"))
+
+
+def test_every_header_value_is_known_as_a_secret() -> None:
+    config = read_config({"headers": {"x-api": "cfg-header-secret-1"}}, {})
+    environ = {"OTEL_EXPORTER_OTLP_HEADERS": "authorization=Bearer%20env-token-42,x-empty=",
+               "OTEL_EXPORTER_OTLP_TRACES_HEADERS": "x-trace=trace-secret-7"}
+    values = header_values(config, environ)
+    assert set(values) == {"cfg-header-secret-1", "Bearer%20env-token-42",
+                           "Bearer env-token-42", "trace-secret-7"}

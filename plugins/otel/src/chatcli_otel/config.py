@@ -15,10 +15,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["ENDPOINT_VARIABLES", "OtelConfig", "read_config"]
+__all__ = ["ENDPOINT_VARIABLES", "OtelConfig", "header_values", "read_config"]
 
 #: The variables whose presence turns telemetry on (the exporters read them themselves).
 ENDPOINT_VARIABLES = ("OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
+
+#: The variables holding request headers (``key=value,key2=value2``, values URL-encoded).
+HEADER_VARIABLES = ("OTEL_EXPORTER_OTLP_HEADERS", "OTEL_EXPORTER_OTLP_TRACES_HEADERS",
+                    "OTEL_EXPORTER_OTLP_METRICS_HEADERS")
 
 #: Seconds the end of a session may wait for the last spans and metrics to leave.
 DEFAULT_TIMEOUT = 2.0
@@ -103,3 +107,19 @@ def read_config(table: Mapping[str, Any], environ: Mapping[str, str] | None = No
         timeout=float(timeout),
         metrics=bool(_flag(table, "metrics", True)),
     )
+
+
+def header_values(config: OtelConfig, environ: Mapping[str, str] | None = None) -> list[str]:
+    """The values of every header telemetry sends (``[otel] headers`` and the ``OTEL_*_HEADERS``
+    variables): tokens, mostly, for :func:`chatcli.register_secret` (the variables' names do
+    not say KEY or TOKEN, so :func:`chatcli.redact` would not know them otherwise)."""
+    from urllib.parse import unquote
+
+    env = os.environ if environ is None else environ
+    values = [value for _name, value in config.headers]
+    for variable in HEADER_VARIABLES:
+        for pair in env.get(variable, "").split(","):
+            _name, equals, value = pair.partition("=")
+            if equals and value.strip():
+                values.extend({value.strip(), unquote(value.strip())})
+    return values

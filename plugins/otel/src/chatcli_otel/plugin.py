@@ -36,6 +36,7 @@ if TYPE_CHECKING:
         Verdict,
     )
 
+    from chatcli_otel.config import OtelConfig
     from chatcli_otel.spans import Tracker
 
 __all__ = ["OtelPlugin", "plugin"]
@@ -69,27 +70,21 @@ class OtelPlugin:
         config = read_config(settings.plugin_table("otel"))
         if not config.enabled:
             return
-        with self._lock:
+        with self._lock:  # a session ending on another thread never shuts this one's down
             if self.tracker is None:
-                import chatcli
-
-                from chatcli_otel.cost import CostReader
-                from chatcli_otel.setup import Telemetry
-                from chatcli_otel.spans import Tracker
-
-                self.tracker = Tracker(Telemetry(config, chatcli.__version__),
-                                       CostReader(self.host))
-            tracker = self.tracker
-        tracker.begin(conversation, session)
+                self.tracker = _start(config, self.host)
+            self.tracker.begin(conversation, session)
 
     @hookimpl
     def session_end(self, session: Session, conversation: Conversation) -> None:
-        tracker = self.tracker
-        if tracker is None:
+        if self.tracker is None:
             return
-        tracker.end(conversation)
         with self._lock:
-            if tracker.open_conversations() or self.tracker is not tracker:
+            tracker: Tracker | None = self.tracker  # another thread may have stopped it
+            if tracker is None:
+                return
+            tracker.end(conversation)
+            if tracker.open_conversations():
                 return
             self.tracker = None
         problem = tracker.telemetry.shutdown()
@@ -134,6 +129,20 @@ class OtelPlugin:
 
         register(SettingRule("otel", "never"))
         register(SettingRule("otel.enabled", "always", keep=_only_off))
+
+
+def _start(config: OtelConfig, host: PluginHost | None) -> Tracker:
+    """Import OpenTelemetry and start exporting; the header values become secrets first."""
+    import chatcli
+
+    from chatcli_otel.config import header_values
+    from chatcli_otel.cost import CostReader
+    from chatcli_otel.setup import Telemetry
+    from chatcli_otel.spans import Tracker
+
+    for value in header_values(config):
+        chatcli.register_secret(value)
+    return Tracker(Telemetry(config, chatcli.__version__), CostReader(host))
 
 
 #: The instance behind the entry point.
