@@ -29,6 +29,11 @@ CASES = {
 }
 
 
+#: a process per case: the quick selection keeps one (``min number``), the others are slow
+PARAMS = [pytest.param(case, marks=() if case == "min number" else pytest.mark.slow)
+          for case in sorted(CASES)]
+
+
 def _in_table(key: str, line: str) -> str:
     """The loosening line in the key's table (``[coder]``), as a file would hold it."""
     table = key.rsplit(".", 1)[0] if "." in key else ""
@@ -41,7 +46,7 @@ def _effective(world: World, key: str) -> str:
     return done.stdout.strip()
 
 
-@pytest.mark.parametrize("case", sorted(CASES))
+@pytest.mark.parametrize("case", PARAMS)
 def test_the_user_file_cannot_loosen_it(world: World, case: str) -> None:
     managed, key, line, _variable, shown = CASES[case]
     world.write_managed(managed)
@@ -53,7 +58,7 @@ def test_the_user_file_cannot_loosen_it(world: World, case: str) -> None:
 
 
 @pytest.mark.parametrize("trusted", [False, True], ids=["untrusted", "trusted"])
-@pytest.mark.parametrize("case", sorted(CASES))
+@pytest.mark.parametrize("case", PARAMS)
 def test_the_project_file_cannot_loosen_it_trusted_or_not(world: World, case: str,
                                                           trusted: bool) -> None:
     managed, key, line, _variable, _shown = CASES[case]
@@ -65,7 +70,7 @@ def test_the_project_file_cannot_loosen_it_trusted_or_not(world: World, case: st
     assert str(world.project_config) in error and key in error
 
 
-@pytest.mark.parametrize("case", sorted(CASES))
+@pytest.mark.parametrize("case", PARAMS)
 def test_a_chatcli_variable_cannot_loosen_it(world: World, case: str) -> None:
     managed, key, _line, (variable, value), _shown = CASES[case]
     world.write_managed(managed)
@@ -73,7 +78,7 @@ def test_a_chatcli_variable_cannot_loosen_it(world: World, case: str) -> None:
     assert variable in error and key in error
 
 
-@pytest.mark.parametrize("case", sorted(CASES))
+@pytest.mark.parametrize("case", PARAMS)
 def test_config_set_refuses_to_write_it(world: World, case: str) -> None:
     managed, key, line, _variable, shown = CASES[case]
     world.write_managed(managed)
