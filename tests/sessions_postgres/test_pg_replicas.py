@@ -85,6 +85,7 @@ def test_two_replicas_interleaved_by_threads(open_store) -> None:
     _check(second, session_id, start, outcomes)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("writers", [2, 3])
 def test_replicas_in_separate_processes(open_store, pg_schema_url: str, writers: int) -> None:
     store = open_store()
