@@ -176,19 +176,24 @@ def test_plan_mode_refusals_are_put_down_to_the_mode(tmp_path: Path) -> None:
         server.script(
             Reply(tool_calls=[ToolCall("read", {"path": "notes.txt"}),
                               ToolCall("exec", {"command": "ls"})]),
-            Reply(tool_calls=[ToolCall("write", {"path": "x.txt", "content": "x\n"})]),
+            Reply(tool_calls=[ToolCall("write", {"path": "x.txt", "content": "x\n"}),
+                              ToolCall("read", {"paht": "notes.txt"}),
+                              ToolCall("no_such_tool", {})]),
             Reply(text="Here is the plan."))
         env = environment(home, server.url)
         done = chatcli(repo, env, "--provider", "openai", "--model", "gpt-4o",
                        "--permission-mode", "plan", "-p", "/coder plan it")
     assert done.returncode in (0, 3), done.stderr
     calls = _calls(records(log_file(home)))
-    assert [(c["tool"], c["decision"], c["decided_by"], c["mode"]) for c in calls] == [
+    assert [(c["tool"], c["decision"], c["decided_by"], c.get("mode")) for c in calls] == [
         ("read", "allow", "policy", "plan"),
         ("exec", "allow", "policy", "plan"),  # a read-only command: no rule allowed it
         ("write", "deny", "mode", "plan"),
+        ("read", "deny", "invalid", None),  # arguments that do not validate: never decided
+        ("no_such_tool", "deny", "invalid", None),
     ]
     assert calls[2]["reason"].startswith("plan mode is read-only")
+    assert "path" in calls[3]["reason"] and "no_such_tool" in calls[4]["reason"]
 
 
 def _plain_run(tmp_path: Path, repo: Path, home: Path) -> None:

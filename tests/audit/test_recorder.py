@@ -197,3 +197,16 @@ def test_disabled_writes_nothing(tmp_path: Path) -> None:
     recorder, _host, conversation = _recorder(tmp_path / "audit", enabled=False)
     recorder.after_response(None, None, conversation, "chat")
     assert not (tmp_path / "audit").exists()
+
+
+def test_a_call_never_decided_is_recorded_as_invalid(tmp_path: Path) -> None:
+    recorder, _host, conversation = _recorder(tmp_path)
+    call = ToolCallPart(name="exec", raw_arguments='{"command": "ls', arguments={})
+    recorder.after_tool_call(call, ToolResultPart(
+        call_id=call.id, name="exec", content="the arguments are not valid JSON: …",
+        is_error=True), conversation)
+    record = _records(tmp_path)[-1]
+    assert (record["kind"], record["decision"], record["decided_by"]) == (
+        "tool_call", "deny", "invalid")
+    assert record["arguments"] == '{"command": "ls'
+    assert record["reason"].startswith("the arguments are not valid JSON")

@@ -84,6 +84,8 @@ class ConversationAudit:
         self.session: Session | None = None
         self.turn: str | None = None
         self.running: dict[str, ToolSpec] = {}
+        #: the calls decided whose result has not come yet
+        self.decided: set[str] = set()
 
 
 #: The audit's state of a conversation, in its stash.
@@ -300,21 +302,32 @@ class Recorder:
             fields["approval"] = {"allow": approval.allow, "scope": approval.scope}
             if approval.reason:
                 fields["approval"]["reason"] = excerpt(approval.reason, limit)
-        if allowed and state is not None:
-            state.running[call.id] = tool
+        if state is not None:
+            state.decided.add(call.id)
+            if allowed:
+                state.running[call.id] = tool
         self.emit(conversation, "tool_call", **fields)
 
     def after_tool_call(self, call: ToolCallPart, result: ToolResultPart,
                         conversation: Conversation) -> None:
         """For a call that ran: a ``command`` record (a shell tool's), ``file_change`` records
-        (a file tool's that succeeded)."""
+        (a file tool's that succeeded). For a call that was never decided (an unknown tool,
+        arguments that did not validate): its ``tool_call`` record, ``decided_by`` ``invalid``
+        (the reason is the error the model was sent)."""
         if not self.config.enabled:
             return
         state = self.state(conversation)
+        limit = self.config.excerpt
+        if call.id not in state.decided:  # never decided: an unknown tool, bad arguments
+            self.emit(conversation, "tool_call", call=call.id, tool=call.name, risk=None,
+                      decision="deny", verdict=None, decided_by="invalid",
+                      arguments=shown_arguments(call.arguments, call.raw_arguments, limit),
+                      reason=excerpt(result.content, limit))
+            return
+        state.decided.discard(call.id)
         tool = state.running.pop(call.id, None)
         if tool is None:
             return
-        limit = self.config.excerpt
         risk = _value(tool.risk)
         command = command_of(call.arguments, tool.subject)
         if command is not None and risk in ("execute", "network"):
