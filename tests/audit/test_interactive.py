@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import chatcli
 import chatcli_audit.plugin
 import pytest
 from chatcli import (
@@ -79,3 +80,59 @@ def test_a_persons_answers_are_recorded_as_the_users(tmp_path: Path,
     commands = [r for r in found if r["kind"] == "command"]
     assert [(c["command"], c["exit_code"]) for c in commands] == [("make build", 0)]
     assert [r["kind"] for r in found].count("model_call") == 3
+
+
+class StatusSpecs:
+    """Declares ``status_items`` as chatcli-repl does."""
+
+    @staticmethod
+    @chatcli.hookspec
+    def status_items(session: Any) -> dict[str, str] | None:
+        """What the status line shows."""
+
+
+class Shown:
+    """A front end's status line: the permission mode now (switched mid-session)."""
+
+    mode = "default"
+
+    @hookimpl
+    def add_hookspecs(self, add: Any) -> None:
+        add(StatusSpecs)
+
+    @hookimpl
+    def status_items(self, session: Any) -> dict[str, str] | None:
+        return {"mode": f"{self.mode} mode"}
+
+    @hookimpl
+    def authorize_tool_call(self, call: Any, tool: Any, context: Any) -> Any:
+        """Auto mode lets it run (a stand-in for the permission policy)."""
+        return chatcli.Decision.ALLOW if self.mode == "auto" else None
+
+
+def test_the_mode_a_chat_shows_is_the_mode_recorded(tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """In the chat the mode changes under the session (Shift+Tab): the audit asks what the
+    status line shows, when a front end declares it."""
+    monkeypatch.setattr(chatcli_audit.plugin, "_recorder", None)
+    monkeypatch.chdir(tmp_path)
+    shown = Shown()
+    provider = ScriptedProvider([
+        Reply(tool_calls=[ToolCall("exec", {"command": "make build"})]), Reply(text="done")])
+    host = PluginHost(warn=lambda line: None)
+    host.register(scripted_plugin(provider), "scripted")
+    host.register(Shell(), "shell")
+    host.register(shown, "shown")
+    host.register(chatcli_audit.plugin, "audit")
+    folder = tmp_path / "audit"
+    session = Session(host, Settings(provider="scripted", audit={"path": str(folder)}),
+                      SessionOptions(), workspace=tmp_path).open()
+    try:
+        shown.mode = "auto"
+        list(session.run(Message.user("build")))
+    finally:
+        session.close()
+    found = [json.loads(line) for line in (folder / "audit.jsonl").read_text().splitlines()]
+    assert found[0]["mode"] == "default"  # at the start
+    call = next(r for r in found if r["kind"] == "tool_call")
+    assert (call["mode"], call["decided_by"]) == ("auto", "mode")
