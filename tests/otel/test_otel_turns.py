@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from chatcli import Conversation, Message, Risk, Tool, ToolContext, hookimpl
+from chatcli import ChatRequest, Conversation, Message, Risk, Tool, ToolContext, hookimpl
 from chatcli_otel.plugin import OtelPlugin
 from chatcli_testing import Fault, OpenAIServer, Reply, ToolCall
 from otel_support import Receiver, Span, receiver
@@ -60,8 +60,17 @@ class Tools:
         worker.join()
         return "worker done"
 
+    def summarize(self, args: Task, context: ToolContext) -> str:
+        """A model call of the tool's own (as memory's extraction makes): a side call."""
+        assert context.engine is not None and context.conversation is not None
+        request = ChatRequest(model="m", messages=[Message.user(args.task)], purpose="memory")
+        list(context.engine.side_call(request, context.conversation))
+        return "summarized"
+
     @hookimpl
     def register_tools(self, register: Callable[[Tool], None]) -> None:
+        register(Tool(name="summarize", description="summarize with a side call",
+                      args_model=Task, run=self.summarize, risk=Risk.READ))
         register(Tool(name="look", description="look at a file", args_model=Path_,
                       run=self.look, risk=Risk.READ, subject="path"))
         register(Tool(name="change", description="change a file", args_model=Path_,
@@ -235,3 +244,32 @@ def test_captured_content_is_redacted(chat, collector, monkeypatch):
     assert look.attributes["gen_ai.tool.call.result"] == "contents of notes"
     received = b"".join(r.SerializeToString() for r in collector.traces)
     assert secret.encode() not in received
+
+
+@pytest.mark.parametrize(("traceparent", "parent"), [
+    ("00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01", "b7ad6b7169203331"),
+    ("00-not-a-trace-context", ""),  # malformed: ignored, each turn a trace of its own
+])
+def test_traceparent_from_the_environment(chat, collector, monkeypatch, traceparent, parent):
+    monkeypatch.setenv("TRACEPARENT", traceparent)
+    session = chat(Reply(text="hi"))
+    session.turn("hello")
+    session.close()
+    (turn,) = _named(collector.spans(), "invoke_agent chatcli")
+    assert turn.parent_id == parent
+    if parent:
+        assert turn.trace_id == "0af7651916cd43dd8448eb211c80319c"
+
+
+def test_a_side_call_counts_in_the_metrics_without_a_span(chat, collector):
+    session = chat(Reply(tool_calls=[ToolCall("summarize", {"task": "the notes"})]),
+                   Reply(text="summary", usage={"input_tokens": 300, "output_tokens": 40}),
+                   Reply(text="done"))
+    session.turn("summarize")
+    session.close()
+    spans = collector.spans()
+    assert len(_named(spans, "chat m")) == 2  # the turn's two calls only
+    tokens = collector.data_points("gen_ai.client.token.usage")
+    memory = {a["gen_ai.token.type"]: p.sum for a, p in tokens
+              if a["chatcli.purpose"] == "memory"}
+    assert memory == {"input": 300, "output": 40}
