@@ -273,3 +273,21 @@ def test_a_side_call_counts_in_the_metrics_without_a_span(chat, collector):
     memory = {a["gen_ai.token.type"]: p.sum for a, p in tokens
               if a["chatcli.purpose"] == "memory"}
     assert memory == {"input": 300, "output": 40}
+
+
+def test_an_sdk_that_cannot_start_costs_one_warning_and_nothing_else(chat, collector,
+                                                                     monkeypatch):
+    import chatcli_otel.setup
+
+    def broken(self: object, *args: object) -> None:
+        raise RuntimeError("no exporter today")
+
+    monkeypatch.setattr(chatcli_otel.setup.Telemetry, "__init__", broken)
+    session = chat(Reply(text="still here"), Reply(text="and here"))
+    assert session.turn("hello").text == "still here"
+    session.set_conversation(Conversation())  # another session_start: not tried again
+    assert session.turn("again").text == "and here"
+    session.close()
+    assert session.warned == [
+        "otel: telemetry is off for this run: could not start OpenTelemetry (RuntimeError)"]
+    assert collector.paths == []

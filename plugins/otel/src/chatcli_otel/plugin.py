@@ -56,7 +56,13 @@ class OtelPlugin:
         self.host: PluginHost | None = None
         #: the spans of the open sessions, or None (telemetry off, or no session yet)
         self.tracker: Tracker | None = None
+        #: OpenTelemetry could not start in this process: not tried again
+        self.failed = False
         self._lock = threading.Lock()
+
+    def _warn(self, line: str) -> None:
+        if self.host is not None:
+            self.host.warn(line)
 
     @hookimpl
     def configure(self, host: PluginHost, settings: Settings, workspace: Path) -> None:
@@ -71,8 +77,16 @@ class OtelPlugin:
         if not config.enabled:
             return
         with self._lock:  # a session ending on another thread never shuts this one's down
+            if self.failed:
+                return
             if self.tracker is None:
-                self.tracker = _start(config, self.host)
+                try:
+                    self.tracker = _start(config, self.host)
+                except Exception as err:  # an SDK that cannot start: chatcli goes on without
+                    self.failed = True
+                    self._warn(f"otel: telemetry is off for this run: could not start "
+                               f"OpenTelemetry ({type(err).__name__})")
+                    return
             self.tracker.begin(conversation, session)
 
     @hookimpl
@@ -88,15 +102,15 @@ class OtelPlugin:
                 return
             self.tracker = None
         problem = tracker.telemetry.shutdown()
-        if problem is not None and self.host is not None:
-            self.host.warn(problem)
+        if problem is not None:
+            self._warn(problem)
 
     @hookimpl
     def user_prompt_submitted(self, conversation: Conversation, message: Message) -> None:
         if self.tracker is not None:
             self.tracker.turn_started(conversation, message)
 
-    @hookimpl(trylast=True)  # after the cost plugin has counted the call
+    @hookimpl(trylast=True)  # after the plugins that change the request or refuse the call
     def before_request(self, request: ChatRequest, conversation: Conversation) -> None:
         if self.tracker is not None:
             self.tracker.chat_started(conversation, request)
