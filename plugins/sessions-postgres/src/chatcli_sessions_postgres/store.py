@@ -19,6 +19,11 @@ How two replicas appending to one session at once never lose, duplicate or reord
   under the row lock); otherwise the message is committed as a branch and
   :class:`~chatcli_sessions_api.HeadMoved` tells the caller, who reloads to see the other
   replica's turns. Nothing is lost either way.
+* The row is locked by its own statement, and what is stored already is read by the next one:
+  under ``READ COMMITTED`` each statement sees the data committed before it started, so once
+  the lock is ours the reads after it see everything the writer we waited for committed (a
+  read folded into the locking statement would use the snapshot taken before the wait, and
+  could miss that writer's message and store it again).
 * A transaction that PostgreSQL aborts (a deadlock, a serialization failure), or whose
   connection turned out dead before anything was sent for commit, is run again from the start.
 
@@ -197,9 +202,11 @@ class PostgresSessionStore:
     # ------------------------------------------------------------------ writing: parts
 
     def _insert_messages(self, conn: Connection, session_id: str,
-                         messages: list[Message], next_seq: int) -> int:
+                         messages: list[Message], next_seq: int, *,
+                         write_counter: bool = True) -> int:
         """Store ``messages`` (not stored yet: checked under the row lock) with the seqs from
-        ``next_seq`` on; returns the next free seq (written to the row)."""
+        ``next_seq`` on; returns the next free seq (written to the row, unless the caller
+        writes it with its own UPDATE: ``write_counter`` False)."""
         if not messages:
             return next_seq
         rows = []
@@ -215,8 +222,9 @@ class PostgresSessionStore:
                 "INSERT INTO {messages} (session_id, seq, id, parent_id, role, text, json,"
                 " created_at, words) VALUES (%s, %s, %s, %s, %s, %s, %s, %s,"
                 " array_to_tsvector(%s::text[]))"), rows)
-        self._exec(conn, "UPDATE {sessions} SET next_seq = %s WHERE id = %s",
-                   [next_seq, session_id])
+        if write_counter:
+            self._exec(conn, "UPDATE {sessions} SET next_seq = %s WHERE id = %s",
+                       [next_seq, session_id])
         return next_seq
 
     def _stored_ids(self, conn: Connection, session_id: str, ids: list[str]) -> set[str]:
@@ -359,7 +367,8 @@ class PostgresSessionStore:
                     self._create(conn, conversation)
                 return UNCHECKED
             chain = self._to_write(conn, conversation, message)
-            self._insert_messages(conn, sid, chain, int(row["next_seq"]))
+            next_seq = self._insert_messages(conn, sid, chain, int(row["next_seq"]),
+                                             write_counter=False)
             if message.role.value == "user":
                 self._relabel_checkpoint(conn, conversation, message)
             expected = _t(chain[0].parent_id) if chain else _t(message.parent_id)
@@ -368,10 +377,10 @@ class PostgresSessionStore:
                 conn, "UPDATE {sessions} SET head = CASE WHEN head IS NOT DISTINCT FROM %s"
                 " OR head IS NOT DISTINCT FROM %s THEN %s ELSE head END, updated_at = %s,"
                 " provider = COALESCE(%s, provider), model = COALESCE(%s, model),"
-                " title = CASE WHEN title = '' THEN %s ELSE title END WHERE id = %s"
-                " RETURNING head",
+                " title = CASE WHEN title = '' THEN %s ELSE title END, next_seq = %s"
+                " WHERE id = %s RETURNING head",
                 [expected, wanted, wanted, time.time(), _t(message.provider),
-                 _t(message.model), _t(title), sid]).fetchone()
+                 _t(message.model), _t(title), next_seq, sid]).fetchone()
             current = moved["head"] if moved else None
             return UNCHECKED if current == wanted else current
 
