@@ -179,6 +179,9 @@ def _first_line(err: BaseException) -> str:
     """The error's first line, keys and passwords redacted."""
     from chatcli import redact
 
+    if isinstance(err, ModuleNotFoundError) and err.name == "psycopg":
+        return "psycopg is not installed: pip install 'chatcli-audit[postgres]'"
+
     lines = redact(str(err)).strip().splitlines()
     return f"{type(err).__name__}: {lines[0]}" if lines else type(err).__name__
 
