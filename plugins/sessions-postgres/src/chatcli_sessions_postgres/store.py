@@ -571,9 +571,9 @@ class PostgresSessionStore:
             where += " AND (s.project = %s OR starts_with(s.project, %s))"
             params += [_t(under), _t(prefix)]
         where += " ORDER BY s.updated_at DESC, s.ord DESC"
-        if limit is not None:
+        if limit is not None and limit >= 0:  # a negative limit is none (as SQLite reads it)
             where += " LIMIT %s"
-            params.append(max(0, int(limit)))
+            params.append(int(limit))
         statement = self._info_sql(where)
         rows = self._read("list the sessions",
                           lambda conn: self._exec(conn, statement, params).fetchall())
@@ -765,7 +765,9 @@ class PostgresSessionStore:
         from chatcli_sessions_api import SearchHit
 
         query = parse_query(text)
-        if not query or limit <= 0:
+        if limit < 0:  # none (as SQLite reads a negative LIMIT)
+            limit = 2**62
+        if not query or limit == 0:
             return []
         conditions: builtins.list[str] = []
         params: builtins.list[Any] = []
@@ -781,7 +783,7 @@ class PostgresSessionStore:
             + " AND ".join(conditions) + " ORDER BY m.created_at DESC, m.seq DESC"
             " LIMIT %s OFFSET %s")
         # a phrase (``foo-bar``) is checked on the rows the index gives: read on until enough
-        batch = int(limit) if not query.phrases else max(4 * int(limit), 100)
+        batch = int(limit) if not query.phrases else min(max(4 * int(limit), 100), 2**62)
         hits: builtins.list[SearchHit] = []
         offset = 0
         while len(hits) < limit:
