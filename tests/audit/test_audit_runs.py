@@ -225,6 +225,11 @@ def test_a_trusted_project_can_neither_turn_it_off_nor_move_it(tmp_path: Path) -
     kinds = [r["kind"] for r in records(log_file(home))]
     assert kinds == ["session", "model_call", "session"]
     assert not elsewhere.exists()
+    # nor point chatcli audit at a log of its own
+    elsewhere.mkdir()
+    (elsewhere / "audit.jsonl").write_text('{"kind": "session", "session": "s_planted"}\n')
+    shown = chatcli(repo, environment(home, "http://127.0.0.1:9"), "audit", "--json")
+    assert [r["kind"] for r in json.loads(shown.stdout)] == kinds
 
 
 def test_a_configured_folder_is_used_and_a_bad_value_is_one_line(tmp_path: Path) -> None:
