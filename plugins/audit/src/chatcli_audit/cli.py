@@ -91,8 +91,9 @@ def audit(session: str | None, since: str | None, until: str | None, tool: str |
 
     Every tool call with its decision and who made it (a rule, the mode, the user, the managed
     policy), commands with their exit codes, files changed, model calls with tokens and cost,
-    oldest first. The log is ``audit.jsonl`` in ``[audit] path`` (default: chatcli's data
-    folder, audit/), with its rotated files.
+    oldest first. The log is audit.jsonl in [audit] path (default: chatcli's data folder,
+    audit/) with its rotated files, or the chatcli_audit table where sessions live in
+    PostgreSQL.
     """
     from chatcli import load_settings
 
