@@ -153,3 +153,62 @@ def test_any_interleaving_of_two_replicas_keeps_every_message(open_store_once, s
             assert moved.value.current == head and moved.value.wanted == message.id
         assert [m.id for m in first.messages(session_id)] == log
         assert second.info(session_id).head == head  # type: ignore[union-attr]
+
+
+def test_one_store_shared_by_many_threads(open_store) -> None:
+    """A server's threads share one store (its connections, one per thread at a time)."""
+    store = open_store()
+    barrier = threading.Barrier(6)
+    failures: list[BaseException] = []
+
+    def worker(n: int) -> None:
+        try:
+            conversation = wired(store)
+            barrier.wait()
+            for k in range(8):
+                turn(conversation, f"thread {n} turn {k}")
+            assert [m.text for m in store.load(conversation.id).messages()] == \
+                [m.text for m in conversation.messages()]
+        except BaseException as err:  # reported by the test's thread
+            failures.append(err)
+
+    threads = [threading.Thread(target=worker, args=(n,)) for n in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert failures == []
+    assert sorted(i.messages for i in store.list()) == [16] * 6
+
+
+def test_a_load_during_appends_sees_one_consistent_state(open_store) -> None:
+    """``load`` reads in one snapshot: whatever another replica commits meanwhile, the session
+    read is whole (its head in its log, every parent before its child, the count right)."""
+    writer_store, reader = open_store(), open_store()
+    session_id = _started(writer_store)
+    done = threading.Event()
+
+    def writer() -> None:
+        conversation = writer_store.load(session_id)
+        wired(writer_store, conversation)
+        for n in range(60):
+            turn(conversation, f"appended while read {n}")
+        done.set()
+
+    thread = threading.Thread(target=writer)
+    thread.start()
+    loads = 0
+    try:
+        while not done.is_set() or loads == 0:
+            conversation = reader.load(session_id)
+            log = conversation.all_messages()
+            seen: set[str] = set()
+            for message in log:
+                assert message.parent_id is None or message.parent_id in seen
+                seen.add(message.id)
+            assert conversation.head in seen
+            assert [m.id for m in conversation.messages()][-1] == conversation.head
+            loads += 1
+    finally:
+        thread.join()
+    assert reader.info(session_id).messages == 2 + 120  # type: ignore[union-attr]
