@@ -79,6 +79,19 @@ class Tools:
                       run=self.delegate, risk=Risk.READ, concurrent=False))
 
 
+class Chat(HarnessChat):
+    """A session with the plugin: closing it also waits for its telemetry to leave (what the
+    plugin does when the process exits)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self.otel = OtelPlugin()
+        super().__init__(*args, plugins=[("otel", self.otel)], **kwargs)
+
+    def close(self) -> None:
+        super().close()
+        self.otel.finish()
+
+
 @pytest.fixture
 def collector() -> Iterator[Receiver]:
     with receiver() as received:
@@ -100,8 +113,7 @@ def chat(user_home: Path, workspace: Path, collector: Receiver, monkeypatch: pyt
         servers.append(server)
         server.script(*replies)
         otel = {"endpoint": collector.url, **settings.pop("otel", {})}
-        made.append(HarnessChat(server, workspace, plugins=[("otel", OtelPlugin())],
-                                extra_plugins=[Tools()], otel=otel, **settings))
+        made.append(Chat(server, workspace, extra_plugins=[Tools()], otel=otel, **settings))
         return made[-1]
 
     yield make
@@ -291,3 +303,15 @@ def test_an_sdk_that_cannot_start_costs_one_warning_and_nothing_else(chat, colle
     assert session.warned == [
         "otel: telemetry is off for this run: could not start OpenTelemetry (RuntimeError)"]
     assert collector.paths == []
+
+
+def test_a_new_conversation_in_the_chat_goes_on_exporting(chat, collector):
+    session = chat(Reply(text="one"), Reply(text="two"))
+    session.turn("first")
+    first = session.conversation.id
+    session.set_conversation(Conversation())  # /session new: session_end, then session_start
+    session.turn("second")
+    second = session.conversation.id
+    session.close()
+    turns = _named(collector.spans(), "invoke_agent chatcli")
+    assert [t.attributes["session.id"] for t in turns] == [first, second]

@@ -4,9 +4,10 @@ chatcli's turns, model calls and tool calls, exported over OTLP/HTTP.
 Off, it costs nothing: this module imports only the standard library and ``chatcli`` (itself
 lazy); each hook looks at one attribute and returns. On (an endpoint in the environment or
 ``[otel]``), the first session imports OpenTelemetry (:mod:`chatcli_otel.setup`), every
-session's hooks make spans (:mod:`chatcli_otel.spans`), and the end of the last session sends
-what is left within ``[otel] timeout`` seconds. A collector that is down never fails or holds
-chatcli: it says so in one line on stderr at the end.
+session's hooks make spans (:mod:`chatcli_otel.spans`), the end of the last session starts
+sending what is left, and the process waits for it at exit, ``[otel] timeout`` seconds at
+most. A collector that is down never fails or holds chatcli: it says so in one line on stderr
+at the end.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ if TYPE_CHECKING:
     )
 
     from chatcli_otel.config import OtelConfig
+    from chatcli_otel.setup import Telemetry
     from chatcli_otel.spans import Tracker
 
 __all__ = ["OtelPlugin", "plugin"]
@@ -58,6 +60,9 @@ class OtelPlugin:
         self.tracker: Tracker | None = None
         #: OpenTelemetry could not start in this process: not tried again
         self.failed = False
+        #: the telemetry of ended sessions, still sending what is left
+        self._stopping: list[Telemetry] = []
+        self._waits_at_exit = False
         self._lock = threading.Lock()
 
     def _warn(self, line: str) -> None:
@@ -101,8 +106,24 @@ class OtelPlugin:
             if tracker.open_conversations():
                 return
             self.tracker = None
-        problem = tracker.telemetry.shutdown()
-        if problem is not None:
+            self._stopping.append(tracker.telemetry)
+            if not self._waits_at_exit:
+                import atexit
+
+                atexit.register(self.finish)
+                self._waits_at_exit = True
+        tracker.telemetry.stop()
+
+    def finish(self) -> None:
+        """Wait for the telemetry of the sessions that ended to leave — each no longer than
+        ``[otel] timeout`` seconds after its session ended — and say in one line when some was
+        lost. Called when the process exits (``atexit``), so neither a session ending in the
+        middle of a chat (``/session new``, ``/fork``) nor one of ``chatcli serve``'s waits for
+        the collector; tests call it after closing a session."""
+        with self._lock:
+            stopping, self._stopping = self._stopping, []
+        problems = {telemetry.wait() for telemetry in stopping} - {None}
+        for problem in sorted(p for p in problems if p is not None):
             self._warn(problem)
 
     @hookimpl

@@ -5,11 +5,12 @@ Imported only when telemetry is on (at the first session that has it), so chatcl
 collector never loads OpenTelemetry. The providers are this plugin's own, never the global ones
 (``trace.set_tracer_provider``): chatcli embedded in a program with its own telemetry leaves it
 alone. Nothing here registers an ``atexit`` handler (the SDK's own would flush for 30 s into a
-dead collector): :meth:`Telemetry.shutdown` is called at the end of the last session.
+dead collector): :meth:`Telemetry.stop` is called at the end of the last session and
+:meth:`Telemetry.wait` before the process exits.
 
 The SDK reports export failures through :mod:`logging`; with nobody listening, Python would print
 them (tracebacks included) on stderr. Its loggers are silenced here unless the program set up
-handlers for them, and a failure is said once, in one line, by :meth:`Telemetry.shutdown`.
+handlers for them, and a failure is said once, in one line, by :meth:`Telemetry.wait`.
 """
 
 from __future__ import annotations
@@ -158,11 +159,14 @@ class Telemetry:
                  else None)
         self.meter = meter
         self.instruments = _Instruments(meter) if meter is not None else None
+        self._stopping: list[threading.Thread] = []
+        self._deadline = 0.0
 
-    def shutdown(self) -> str | None:
-        """Send what is left and stop, traces and metrics side by side, within
-        ``config.timeout`` seconds (an export still hanging then is given up: its thread is a
-        daemon). Returns one line for the person when telemetry was lost, else None."""
+    def stop(self) -> None:
+        """Start sending what is left and stopping, traces and metrics side by side, on daemon
+        threads; :meth:`wait` says how it went. Called once; later calls do nothing."""
+        if self._stopping:
+            return
         timeout_ms = self.config.timeout * 1000
         for exporter in self._exporters:
             _last_try(exporter)
@@ -170,14 +174,20 @@ class Telemetry:
         if self._meter_provider is not None:
             meter_provider = self._meter_provider
             stops.append(lambda: meter_provider.shutdown(timeout_millis=timeout_ms))
-        workers = [threading.Thread(target=self._guarded, args=(stop,), daemon=True,
-                                    name="chatcli-otel-shutdown") for stop in stops]
-        for worker in workers:
+        self._stopping = [threading.Thread(target=self._guarded, args=(stop,), daemon=True,
+                                           name="chatcli-otel-shutdown") for stop in stops]
+        for worker in self._stopping:
             worker.start()
-        deadline = time.monotonic() + self.config.timeout + 0.5
-        for worker in workers:
-            worker.join(max(0.0, deadline - time.monotonic()))
-        if any(worker.is_alive() for worker in workers) or self.failures.count:
+        self._deadline = time.monotonic() + self.config.timeout + 0.5
+
+    def wait(self) -> str | None:
+        """Wait for :meth:`stop` to finish, until ``config.timeout`` seconds after it started
+        (an export still hanging then is given up: its thread is a daemon). Returns one line
+        for the person when telemetry was lost, else None."""
+        self.stop()
+        for worker in self._stopping:
+            worker.join(max(0.0, self._deadline - time.monotonic()))
+        if any(worker.is_alive() for worker in self._stopping) or self.failures.count:
             return ("otel: the collector did not take this run's telemetry (unreachable or "
                     "refused); check [otel] endpoint or OTEL_EXPORTER_OTLP_ENDPOINT")
         return None
