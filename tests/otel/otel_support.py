@@ -53,6 +53,7 @@ class Span:
     resource: dict[str, Any]
     start: int
     end: int
+    trace_state: str = ""
 
     @property
     def seconds(self) -> float:
@@ -85,7 +86,8 @@ class Receiver:
                             span.name, span.trace_id.hex(), span.span_id.hex(),
                             span.parent_span_id.hex(), span.kind, span.status.code,
                             {kv.key: value_of(kv.value) for kv in span.attributes},
-                            resource, span.start_time_unix_nano, span.end_time_unix_nano))
+                            resource, span.start_time_unix_nano, span.end_time_unix_nano,
+                            span.trace_state))
         return found
 
     def data_points(self, name: str) -> list[tuple[dict[str, Any], Any]]:

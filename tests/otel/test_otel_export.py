@@ -78,6 +78,7 @@ def test_the_turn_holds_its_model_calls_and_its_tool_call(run):
     turn = next(s for s in spans if s.name == "invoke_agent chatcli")
     for span in spans:
         assert span.trace_id == CI_TRACE
+        assert span.trace_state == "vendor=ci"  # TRACESTATE goes along
         assert span.end >= span.start
         if span is not turn:
             assert span.parent_id == turn.span_id
