@@ -1,20 +1,49 @@
 """Fixtures of the team-deployment tests: an isolated chatcli home, the model (an OpenAI wire
 server answering each message by name) and a team — three ``chatcli serve`` replicas sharing
-one sessions store behind Debian's nginx (see team_support.py). nginx missing fails the tests
-(``.ci/run`` installs ``nginx-light``)."""
+one sessions store behind Debian's nginx (see team_support.py), once on SQLite (one data folder
+shared by the processes) and once on PostgreSQL (a throwaway server per xdist worker, a database
+per test). nginx missing fails the tests (``.ci/run`` installs ``nginx-light``); PostgreSQL's
+binaries missing skips the PostgreSQL half, or fails it with ``CHATCLI_REQUIRE_POSTGRES=1``
+(``.ci/run``)."""
 
 from __future__ import annotations
 
+import os
+import shutil
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from chatcli_testing.postgres_server import PostgresServer, PostgresUnavailable
 from team_support import FAKE_KEY, EchoModel, Team, nginx_binary, start_team, stop_team
+
+#: Where the PostgreSQL server keeps its files when it has room (as tests/memory_postgres).
+MEMORY = Path("/dev/shm")
 
 
 @pytest.fixture(autouse=True)
 def _isolated(user_home: Path) -> None:
     """No real key, setting or session leaks in."""
+
+
+@pytest.fixture(scope="session")
+def team_pg_server() -> Iterator[PostgresServer]:
+    """A PostgreSQL server for this worker's team tests (removed at the end)."""
+    saved = tempfile.tempdir
+    try:
+        if MEMORY.is_dir() and os.access(MEMORY, os.W_OK) and \
+                shutil.disk_usage(MEMORY).free > 2 * 1024**3:
+            tempfile.tempdir = str(MEMORY)
+        server = PostgresServer().start()
+    except PostgresUnavailable as err:
+        if os.environ.get("CHATCLI_REQUIRE_POSTGRES") == "1":
+            pytest.fail(str(err))
+        pytest.skip(str(err))
+    finally:
+        tempfile.tempdir = saved
+    yield server
+    server.stop()
 
 
 @pytest.fixture
@@ -25,12 +54,30 @@ def model() -> Iterator[EchoModel]:
         server.release.set()
 
 
+#: The stores the team runs on. PostgreSQL waits for chatcli-sessions to stop closing the
+#: process's store at each session's end (many sessions share it in a server: E-to-A1.md).
+STORES = ("sqlite",)
+
+
+@pytest.fixture(params=STORES)
+def store_config(request: pytest.FixtureRequest) -> str:
+    """The user config naming the replicas' sessions store: SQLite (the default: one data
+    folder) or a new database on the worker's PostgreSQL server."""
+    if request.param == "sqlite":
+        return ""
+    from chatcli_testing.postgres_server import PASSWORD_ROLE
+
+    server: PostgresServer = request.getfixturevalue("team_pg_server")
+    url = server.team_url(server.create_database(owner=PASSWORD_ROLE))
+    return f'[sessions]\nbackend = "postgres"\npostgres_url = "{url}"\n'
+
+
 @pytest.fixture
-def team(home: Path, model: EchoModel) -> Iterator[Team]:
-    """Three replicas on one SQLite store (one data folder) behind nginx; at the end every
-    replica still running stops cleanly on SIGTERM."""
+def team(home: Path, model: EchoModel, store_config: str) -> Iterator[Team]:
+    """Three replicas on one store behind nginx; at the end every replica still running stops
+    cleanly on SIGTERM and none wrote the provider key in its log."""
     assert nginx_binary() is not None, "nginx is not installed: apt-get install nginx-light"
-    started = start_team(home, model)
+    started = start_team(home, model, config=store_config)
     try:
         yield started
     finally:

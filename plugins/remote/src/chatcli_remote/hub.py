@@ -343,15 +343,19 @@ class LiveSession:
     # ------------------------------------------------------------------ several replicas
 
     def _stale(self) -> bool:
-        """Whether the store holds another head for this session than the live copy (another
-        replica appended or moved it). A session the store does not hold yet (no answer so
-        far) is never stale; a catalog that does not tell heads makes every stored session
-        stale (read again before each turn: slower, never wrong)."""
-        stored = self.hub.stored_head(self.id)
+        """Whether the store holds another state of this session than the live copy (another
+        replica appended or moved it): its head differs, or — from a catalog that does not tell
+        heads — its number of messages differs from the live log's (a head moved without a new
+        message then goes unseen). A session the store does not hold yet (no answer so far) is
+        never stale."""
+        stored = self.hub.stored_state(self.id)
         if stored is None:
             return False
-        head = self.session.conversation.head
-        return stored[0] != head
+        head, count = stored
+        conversation = self.session.conversation
+        if head is not None:
+            return head != conversation.head
+        return count != len(conversation.log)
 
     def _reload(self) -> None:
         """(Under the gate, no turn running.) Read the session again from the store, keep it
@@ -945,16 +949,16 @@ class Hub:
                                         daemon=True)
         self._reaper.start()
 
-    def stored_head(self, session_id: str) -> tuple[str | None] | None:
-        """``(head,)``: the store's head of ``session_id`` (None inside: empty, or a catalog
-        that does not tell heads); None when there is no catalog or the store does not hold
-        the session (not answered yet)."""
+    def stored_state(self, session_id: str) -> tuple[str | None, int] | None:
+        """(the store's head of ``session_id`` — None: empty, or a catalog that does not tell
+        heads —, how many messages its log holds); None when there is no catalog or the store
+        does not hold the session (not answered yet)."""
         if self.catalog is None:
             return None
         info = self.catalog.info(session_id)
         if info is None:
             return None
-        return (getattr(info, "head", None),)
+        return getattr(info, "head", None), int(getattr(info, "messages", 0) or 0)
 
     def open(self, session_id: str | None, workspace: Path, *, files: FileAccess | None = None
              ) -> LiveSession:

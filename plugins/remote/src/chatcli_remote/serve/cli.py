@@ -89,6 +89,10 @@ def _run(ctx: click.Context, host: str, port: int, port_file: Path | None, cert:
     idle = float(settings_int(table, "idle_seconds", 900))
     replay = settings_int(table, "replay_events", 20_000)
     approval_timeout = float(settings_int(table, "approval_timeout", 600))
+    # plugins get the server's settings now, not at the first session: the session store a
+    # plugin registers ([sessions] backend = "postgres") is then known to the catalog from the
+    # first request on (a replica's first request may list or continue a stored session)
+    plugin_host.configure(settings, folder)
     sock = _bind(host, port)
     hub = Hub(plugin_host, settings, idle_seconds=idle, replay_events=replay,
               approval_timeout=approval_timeout, catalog=catalog)
