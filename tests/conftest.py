@@ -61,7 +61,7 @@ _GROUPS_BY_FOLDER = {"template": "template", "packaging": "packaging"}
 #: worker, in a row, each batch runs once instead of once per worker and again whenever the
 #: worker comes back to the module.
 _GROUPED_MODULES = {"test_sandbox_attacks.py", "test_policy_class_attacks.py",
-                    "test_agent_security.py"}
+                    "test_agent_security.py", "test_otel_export.py"}
 
 #: What ``-m "not slow"`` leaves out besides the tests marked ``slow`` in their own module and the
 #: ``terminal`` ones, by reason: tests that take a second or more each (measured). An entry is a
@@ -201,6 +201,15 @@ SLOW: dict[str, tuple[str, ...]] = {
         "::test_any_character_is_remembered_on_postgres",
         "memory_postgres/test_postgres_processes.py::test_concurrent_processes_lose_nothing",
         "sessions/test_concurrency.py",
+        "sessions_postgres/test_pg_any_character.py",
+        "sessions_postgres/test_pg_catalog.py",
+        "sessions_postgres/test_pg_contract.py",
+        "sessions_postgres/test_pg_errors.py",
+        "sessions_postgres/test_pg_plugin.py",
+        "sessions_postgres/test_pg_replicas.py",
+        "sessions_postgres/test_pg_same_as_sqlite.py",
+        "sessions_postgres/test_pg_smoke.py",
+        "audit/test_audit_postgres.py",
     ),
     "draws hundreds of property-test examples": (
         "coder/test_edit.py::test_an_exact_unique_edit_changes_exactly_that_text",
