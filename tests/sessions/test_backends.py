@@ -107,7 +107,7 @@ def test_a_chat_whose_session_moved_on_goes_on_as_a_branch(
     assert warned == [
         f"chatcli: warning: session {first.id} was moved on by another chatcli (its head is "
         f"now {first.head}); this chat goes on as a branch of it, every message saved — resume "
-        f"it again to see the other turns: chatcli -r {first.id}"]
+        f"it again to see the other turns: chatcli --resume {first.id}"]
     assert not host.failures
     with SessionStore(db_path) as store:
         assert store.info(first.id).head == first.head  # type: ignore[union-attr]
@@ -116,3 +116,21 @@ def test_a_chat_whose_session_moved_on_goes_on_as_a_branch(
             stored)
     other.append(Message.user("rewound by hand"))  # the same warning is not repeated
     assert capsys.readouterr().err == ""
+
+
+def test_the_store_stays_open_until_the_last_conversation_ends(host: PluginHost,
+                                                               db_path: Path) -> None:
+    """A server holds many conversations: one ending must not close the store another's turn
+    is writing with (its answer would be lost)."""
+    first, second = new_conversation(host), new_conversation(host)
+    for conversation in (first, second):
+        host.hook.session_start(session=None, conversation=conversation, settings=Settings())
+    turn(first, "first")
+    store = stores.get_store()
+    host.hook.session_end(session=None, conversation=first)
+    assert stores.get_store() is store
+    turn(second, "second goes on")  # the host fails the test on any plugin failure
+    with SessionStore(db_path) as other:
+        assert len(other.messages(second.id)) == 2
+    host.hook.session_end(session=None, conversation=second)
+    assert stores.get_store() is not store  # closed with the last one, opened again

@@ -69,6 +69,7 @@ def test_info_describes_a_root_session_and_not_a_worker(
     assert alpha.title == "alpha question"
     assert alpha.project == str((tmp_path / "work" / "alpha").resolve())
     assert (alpha.messages, alpha.model, alpha.provider) == (2, "m1", "scripted")
+    assert alpha.head == projects["alpha"].head  # a server compares it to see another's turn
     assert catalog.info(projects["worker"].id) is None
     assert catalog.info("s_no_such_session") is None
 

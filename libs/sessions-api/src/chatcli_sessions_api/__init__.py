@@ -76,7 +76,7 @@ class HeadMoved(ChatcliError):
         super().__init__(
             f"session {session_id} was moved on by another chatcli (its head is now "
             f"{current or 'empty'})",
-            f"resume it again to see the other turns: chatcli -r {session_id}",
+            f"resume it again to see the other turns: chatcli --resume {session_id}",
         )
         self.session_id = session_id
         self.current = current

@@ -22,7 +22,7 @@ __all__ = ["StoreCatalog"]
 def _summary(info: SessionInfo) -> SessionSummary:
     return SessionSummary(id=info.id, title=info.name or info.title, project=info.project,
                           updated=info.updated_at, messages=info.messages, model=info.model,
-                          provider=info.provider)
+                          provider=info.provider, head=info.head)
 
 
 class StoreCatalog:

@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING
 
 from chatcli import StashKey, hookimpl
 
-from chatcli_sessions.stores import close_stores, get_store
+from chatcli_sessions.stores import close_stores as close_stores  # (tests close the stores)
+from chatcli_sessions.stores import get_store
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -94,8 +95,12 @@ def register_setting_rules(register: Callable[[SettingRule], None]) -> None:
 
 @hookimpl
 def session_start(conversation: Conversation, settings: Settings) -> None:
-    """Apply the ``max_checkpoints`` setting to the conversation."""
+    """Apply the ``max_checkpoints`` setting to the conversation; the store stays open until
+    the last conversation of the process ends."""
+    from chatcli_sessions import stores
+
     conversation.max_checkpoints = settings.max_checkpoints
+    stores.retain()
 
 
 @hookimpl
@@ -140,8 +145,12 @@ def view_changed(conversation: Conversation, reason: str) -> None:
 
 @hookimpl
 def session_end(conversation: Conversation) -> None:
-    """Release the database connection; it reopens if the process goes on."""
-    close_stores()
+    """Release the store when this was the process's last open conversation (a server holds
+    many: closing it under another's turn would lose that turn's messages); it reopens if the
+    process goes on."""
+    from chatcli_sessions import stores
+
+    stores.release()
 
 
 @hookimpl

@@ -18,8 +18,8 @@ if TYPE_CHECKING:
     from chatcli import PluginHost, Settings
     from chatcli_sessions_api import SessionStore, SessionStoreSpec
 
-__all__ = ["backend_name", "close_stores", "configure", "get_store", "open_named",
-           "sqlite_factory", "store_specs"]
+__all__ = ["backend_name", "close_stores", "configure", "get_store", "open_named", "release",
+           "retain", "sqlite_factory", "store_specs"]
 
 #: the built-in store's name (always this plugin's SQLite file)
 SQLITE = "sqlite"
@@ -31,6 +31,9 @@ _lock = threading.Lock()
 #: when nothing configured them (forgotten by :func:`close_stores`)
 _configured: dict[str, Any] = {}
 _loaded: dict[str, Any] = {}
+#: conversations of this process between their session_start and session_end (a server holds
+#: many at once: the stores close when the last one ends, never under another's turn)
+_open = {"count": 0}
 
 
 def configure(host: PluginHost | None, settings: Settings | None) -> None:
@@ -138,9 +141,26 @@ def get_store(host: PluginHost | None = None, settings: Settings | None = None) 
         return store
 
 
-def close_stores() -> None:
-    """Close this process's stores (they reopen on next use)."""
+def retain() -> None:
+    """A conversation of this process starts (``session_start``)."""
     with _lock:
+        _open["count"] += 1
+
+
+def release() -> None:
+    """A conversation of this process ends (``session_end``): the stores are closed when it was
+    the last one open (they reopen on next use)."""
+    with _lock:
+        _open["count"] = max(_open["count"] - 1, 0)
+        if _open["count"]:
+            return
+    close_stores()
+
+
+def close_stores() -> None:
+    """Close this process's stores now (they reopen on next use)."""
+    with _lock:
+        _open["count"] = 0
         for key, (pid, store) in list(_stores.items()):
             if pid == os.getpid():
                 store.close()
