@@ -54,9 +54,8 @@ def model() -> Iterator[EchoModel]:
         server.release.set()
 
 
-#: The stores the team runs on. PostgreSQL waits for chatcli-sessions to stop closing the
-#: process's store at each session's end (many sessions share it in a server: E-to-A1.md).
-STORES = ("sqlite",)
+#: The stores the team runs on.
+STORES = ("sqlite", "postgres")
 
 
 @pytest.fixture(params=STORES)
