@@ -201,6 +201,8 @@ SLOW: dict[str, tuple[str, ...]] = {
         "::test_any_character_is_remembered_on_postgres",
         "memory_postgres/test_postgres_processes.py::test_concurrent_processes_lose_nothing",
         "sessions/test_concurrency.py",
+        "sessions/test_migrate.py::test_the_real_command_line_names_an_unknown_store",
+        "sessions/test_backends.py::test_the_user_config_names_the_store_and_a_project_cannot",
         "sessions_postgres/test_pg_any_character.py",
         "sessions_postgres/test_pg_catalog.py",
         "sessions_postgres/test_pg_contract.py",

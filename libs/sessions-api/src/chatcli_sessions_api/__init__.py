@@ -38,6 +38,8 @@ from typing import TYPE_CHECKING, Any
 
 from chatcli import ChatcliError
 
+from chatcli_sessions_api.markers import HERE, UNCHECKED, Here, Unchecked
+
 if TYPE_CHECKING:
     from chatcli_sessions_api.protocol import SessionStore, SessionStoreSpec
     from chatcli_sessions_api.records import SearchHit, SessionInfo
@@ -81,28 +83,6 @@ class HeadMoved(ChatcliError):
         self.session_id = session_id
         self.current = current
         self.wanted = wanted
-
-
-class Here:
-    """The type of :data:`HERE`."""
-
-    def __repr__(self) -> str:
-        return "HERE"
-
-
-#: "the project of the current folder", where a project can be given.
-HERE = Here()
-
-
-class Unchecked:
-    """The type of :data:`UNCHECKED`."""
-
-    def __repr__(self) -> str:
-        return "UNCHECKED"
-
-
-#: ``move_head(..., expected=UNCHECKED)``: move the head whatever it is now.
-UNCHECKED = Unchecked()
 
 
 #: where the names made on first use live

@@ -8,7 +8,7 @@ import builtins
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, runtime_checkable
 
-from chatcli_sessions_api import UNCHECKED, Here, Unchecked
+from chatcli_sessions_api.markers import UNCHECKED, Here, Unchecked
 
 if TYPE_CHECKING:
     from chatcli import Checkpoint, Compaction, Conversation, Message, Settings
