@@ -232,6 +232,9 @@ class Stats:
     turns: int = 0
     errors: list[str] = field(default_factory=list)
     retries: int = 0
+    #: messages sent again whose answer had been stored before their stream was cut (409
+    #: MessageSent: answered, not counted in ``turns``)
+    answered_before: int = 0
     sessions: dict[str, list[str]] = field(default_factory=dict)  # id -> messages sent
     boots: dict[str, set[str]] = field(default_factory=dict)  # id -> replicas that answered
     wall: float = 0.0
@@ -270,6 +273,7 @@ async def one_turn(client: Any, sid: str | None, text: str, mid: str, stats: Sta
                 if response.status_code == 409:
                     body = json.loads(await response.aread() or b"{}")
                     if body.get("error", {}).get("type") == "MessageSent":
+                        stats.answered_before += 1
                         return sid  # an earlier try was answered after all
                     continue
                 if response.status_code == 404 and sid:
@@ -437,8 +441,9 @@ def run(args: argparse.Namespace, root: Path) -> int:
         went_on = [sid for sid in hit if len(fault.boots[sid] - {killed.boot})
                    and len(fault.sessions.get(sid, [])) == args.turns]
         print(f"  fault: {killed.name} killed (kill -9) after {args.clients * args.turns // 2} "
-              f"turns; {fault.retries} turns sent again; {len(hit)} sessions it had answered, "
-              f"{len(went_on)} of them continued by the others to their last turn")
+              f"turns; {fault.retries} turns sent again ({fault.answered_before} of them answered "
+              f"already: 409 MessageSent); {len(hit)} sessions it had answered, {len(went_on)} "
+              f"of them continued by the others to their last turn")
     print(f"  load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs (the bench's "
           f"clients and wire server share them)")
     return 0
