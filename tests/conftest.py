@@ -56,7 +56,7 @@ settings.register_profile("ci", derandomize=True, print_blob=True)
 if os.environ.get("HYPOTHESIS_PROFILE"):
     settings.load_profile(os.environ["HYPOTHESIS_PROFILE"])
 
-_GROUPS_BY_FOLDER = {"template": "template", "packaging": "packaging"}
+_GROUPS_BY_FOLDER = {"template": "template", "packaging": "packaging", "team": "team"}
 #: Attack tables whose cases share one real chatcli run per batch (a module fixture): in one
 #: worker, in a row, each batch runs once instead of once per worker and again whenever the
 #: worker comes back to the module.

@@ -26,6 +26,8 @@ pytestmark = pytest.mark.slow
     ("subagents.py", ["--runs", "1", "--latency", "0.05"], "ratio parallel / one after another"),
     ("server.py", ["--tokens", "200", "--sessions", "3", "--watchers", "5", "--idle", "20"],
      "added latency p95 under the crowd"),
+    ("team.py", ["--clients", "3", "--turns", "2", "--tokens", "10"],
+     "sessions answered by more than one replica"),
 ])
 def test_a_bench_script_runs_and_prints_its_table(script, args, expect):
     done = subprocess.run([sys.executable, str(BENCH / script), *args], capture_output=True,
