@@ -280,10 +280,10 @@ class Api:
     # ------------------------------------------------------------------ turns and events
 
     def _stream(self, events: AsyncIterator[bytes]) -> Response:
-        from sse_starlette import EventSourceResponse
+        from chatcli_remote.serve.sse import StreamResponse
 
         # a client that stops reading is let go after a minute (the turn goes on regardless)
-        return EventSourceResponse(events, ping=15, headers=_SSE_HEADERS, send_timeout=60)
+        return StreamResponse(events, ping=15, stall_seconds=60, headers=_SSE_HEADERS)
 
     async def _turn_events(self, live: Any, first: str) -> AsyncIterator[bytes]:
         """The turn's events, from ``first`` (its ``turn_started``) to its ``done``."""
