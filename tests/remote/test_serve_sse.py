@@ -44,12 +44,12 @@ def test_every_frame_is_written_in_order_then_the_end() -> None:
 
     async def main() -> None:
         response = StreamResponse(_body(frames, closed), ping=15, stall_seconds=60,
-                                  headers={"X-Accel-Buffering": "no"})
+                                  headers={"X-Accel-Buffering": "no"}, status=201)
         with anyio.fail_after(20):
             await response(SCOPE, _never_disconnects, send)
 
     anyio.run(main)
-    assert sent[0]["type"] == "http.response.start" and sent[0]["status"] == 200
+    assert sent[0]["type"] == "http.response.start" and sent[0]["status"] == 201
     headers = dict(sent[0]["headers"])
     assert headers[b"content-type"].startswith(b"text/event-stream")
     assert headers[b"x-accel-buffering"] == b"no"

@@ -27,11 +27,12 @@ class StreamResponse(EventSourceResponse):
     :param ping: seconds between keep-alive comments.
     :param stall_seconds: how long one write may wait for a client that stopped reading.
     :param headers: extra response headers.
+    :param status: the HTTP status (201 when the request created what streams).
     """
 
     def __init__(self, events: AsyncIterator[bytes], *, ping: float, stall_seconds: float,
-                 headers: Mapping[str, str]) -> None:
-        super().__init__(events, ping=ping, headers=dict(headers),
+                 headers: Mapping[str, str], status: int = 200) -> None:
+        super().__init__(events, status_code=status, ping=ping, headers=dict(headers),
                          data_sender_callable=self._watch_writes)
         self.stall_seconds = stall_seconds
         self._writing_since: float | None = None
