@@ -21,8 +21,12 @@ prints the heaviest imports and functions — where the own cost goes. ``--instr
 counts the instructions of one run of each under valgrind's callgrind, which the load of a
 shared machine does not move (wall-time medians do).
 
-Bytecode is compiled first for the workspace sources (as ``bench/startup.py`` does), so the
-figures are those of an installed chatcli.
+Bytecode is compiled first for the workspace sources (as ``bench/startup.py`` does). The
+workspace's environment is an editable install: each of its ~45 distributions adds a folder to
+``sys.path``, and every import that is not found early walks them all. ``--installed`` measures
+what a user gets instead: the same lock installed as regular wheels (``uv sync --no-editable
+--no-dev`` into a folder under the cache, rebuilt when ``uv.lock`` or a source changes), both
+commands run by that environment's interpreter.
 """
 
 from __future__ import annotations
@@ -61,6 +65,34 @@ def _compile_sources(python: str) -> None:
                if p.is_dir() and "plugin-template" not in p.parts]
     subprocess.run([python, "-m", "compileall", "-q", *sources], check=False,
                    capture_output=True, env={**os.environ, "PYTHONDONTWRITEBYTECODE": ""})
+
+
+def _installed_python() -> str:
+    """The interpreter of a regular (non-editable) install of this workspace's lock, built
+    when missing or older than ``uv.lock`` and the sources (takes a minute)."""
+    import hashlib
+
+    sources = sorted(p for p in ROOT.glob("*/*/src/**/*.py") if "plugin-template" not in p.parts)
+    sources += sorted((ROOT / "kernel" / "src").glob("**/*.py"))
+    digest = hashlib.sha256((ROOT / "uv.lock").read_bytes())
+    for path in sources:
+        digest.update(str(path).encode() + path.read_bytes())
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "chatcli-bench"
+    folder = cache / f"installed-{digest.hexdigest()[:16]}"
+    python = folder / "bin" / "python"
+    if not python.exists():
+        print(f"installing the workspace as wheels into {folder} (once per change) …",
+              file=sys.stderr)
+        import shutil
+
+        uv = [found] if (found := shutil.which("uv")) else ["python3", "-m", "uv"]
+        done = subprocess.run(
+            [*uv, "sync", "-q", "--frozen", "--no-editable", "--no-dev"],
+            cwd=ROOT, env={**os.environ, "UV_PROJECT_ENVIRONMENT": str(folder)},
+            capture_output=True, text=True)
+        if done.returncode != 0 or not python.exists():
+            raise SystemExit(f"uv sync --no-editable failed: {done.stderr[-2000:]}")
+    return str(python)
 
 
 def _env(home: Path, url: str) -> dict[str, str]:
@@ -152,14 +184,18 @@ def main() -> int:
     parser.add_argument("--instructions", action="store_true",
                         help="also count the instructions of one run of each under valgrind "
                              "(independent of the load; takes a few minutes)")
+    parser.add_argument("--installed", action="store_true",
+                        help="measure a regular install of the workspace (wheels, as a user "
+                             "has it) instead of this editable environment")
     options = parser.parse_args()
 
-    python = sys.executable
+    python = _installed_python() if options.installed else sys.executable
     chatcli = str(Path(python).with_name("chatcli"))
     if not Path(chatcli).exists():
         print(f"no chatcli next to {python}; run with the environment's python", file=sys.stderr)
         return 2
-    _compile_sources(python)
+    if not options.installed:
+        _compile_sources(python)
     from chatcli_testing import OpenAIServer
 
     with tempfile.TemporaryDirectory(prefix="chatcli-bench-oneshot-") as tmp, \
@@ -183,8 +219,10 @@ def main() -> int:
         medians = {label: statistics.median(run[0] for run in runs)
                    for label, runs in times.items()}
         sdk, own = medians["openai SDK"], medians["chatcli -p"]
-        print(f"one-shot answer from the OpenAI wire server, median of {options.runs} fresh "
-              f"processes each (load average {load_before:.2f} -> {load_after:.2f})")
+        layout = "installed as wheels" if options.installed else "this editable environment"
+        print(f"one-shot answer from the OpenAI wire server ({layout}), median of "
+              f"{options.runs} fresh processes each (load average {load_before:.2f} -> "
+              f"{load_after:.2f})")
         for label, runs in times.items():
             walls = [run[0] for run in runs]
             user = statistics.median(run[1] for run in runs)

@@ -6,6 +6,7 @@
   converted again on every call);
 - :func:`status_error`, one table from an HTTP error status to chatcli's error taxonomy;
 - :class:`CancellableStream`, a stream with ``cancel()`` (stop a subprocess or a socket now);
+- :func:`shared_tls_context`, one TLS context per process for every SDK client;
 - ``Retry-After`` parsing, image loading, tool-argument parsing, one-line error text;
 - :func:`remote_models`, what a provider's service serves now (``chatcli models --remote``);
 - :mod:`chatcli_provider_kit.textcalls`, the text tool-call protocol for models without native
@@ -30,6 +31,7 @@ from chatcli_provider_kit._openai_format import (
     usage_from,
 )
 from chatcli_provider_kit._stream import CancellableStream
+from chatcli_provider_kit._tls import shared_tls_context
 from chatcli_provider_kit._util import (
     MAX_ARGUMENT_DEPTH,
     MAX_IMAGE_BYTES,
@@ -70,6 +72,7 @@ __all__ = [
     "read_image",
     "remote_models",
     "retry_after_from_headers",
+    "shared_tls_context",
     "status_error",
     "stop_reason",
     "tool_call",

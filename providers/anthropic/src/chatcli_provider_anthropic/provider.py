@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import anthropic
+import httpx2
 from anthropic.types import Message as WireMessage
 from anthropic.types import RawMessageStreamEvent
 from chatcli import (
@@ -26,12 +27,21 @@ from chatcli import (
     UsageEvent,
     register_secret,
 )
-from chatcli_provider_kit import MessageCache, check_base_url, parse_tool_arguments
+from chatcli_provider_kit import (
+    MessageCache,
+    check_base_url,
+    parse_tool_arguments,
+    shared_tls_context,
+)
 
 from chatcli_provider_anthropic.convert import build_params, request_body
 from chatcli_provider_anthropic.errormap import map_error
 
 __all__ = ["AnthropicProvider", "stop_reason"]
+
+
+def _tls_context() -> Any:
+    return httpx2.create_ssl_context()
 
 _STOP_REASONS = {
     "end_turn": StopReason.END_TURN,
@@ -114,6 +124,9 @@ class AnthropicProvider:
             base_url=config.base_url,
             timeout=anthropic.Timeout(timeout, connect=min(timeout, 15.0)),
             max_retries=0,
+            # the process's one TLS context (loading the CA bundle per client cost ~40 ms of
+            # CPU and most of an idle served session's memory)
+            http_client=anthropic.DefaultHttpxClient(verify=shared_tls_context(_tls_context)),
         )
         self.base_url = str(self.client.base_url).rstrip("/")
         self._messages = MessageCache()

@@ -16,7 +16,7 @@ import openai
 from chatcli import ConfigError, ProviderConfig
 
 from chatcli_provider_openai.presets import AZURE_API_VERSION, Preset
-from chatcli_provider_openai.provider import OpenAIProvider
+from chatcli_provider_openai.provider import OpenAIProvider, http_client
 
 __all__ = ["AzureOpenAIProvider"]
 
@@ -56,4 +56,5 @@ class AzureOpenAIProvider(OpenAIProvider):
             timeout=self.config.timeout,
             max_retries=0,
             default_headers=headers,
+            http_client=http_client(),
         )

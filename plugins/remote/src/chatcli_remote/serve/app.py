@@ -298,12 +298,11 @@ class Api:
 
     def _stream(self, events: AsyncIterator[bytes], status: int = 200,
                 headers: dict[str, str] | None = None) -> Response:
-        from sse_starlette import EventSourceResponse
+        from chatcli_remote.serve.sse import StreamResponse
 
         # a client that stops reading is let go after a minute (the turn goes on regardless)
-        return EventSourceResponse(events, status_code=status, ping=15,
-                                   headers={**_SSE_HEADERS, **(headers or {})},
-                                   send_timeout=60)
+        return StreamResponse(events, ping=15, stall_seconds=60, status=status,
+                              headers={**_SSE_HEADERS, **(headers or {})})
 
     async def _turn_events(self, live: Any, first: str) -> AsyncIterator[bytes]:
         """The turn's events, from ``first`` (its ``turn_started``) to its ``done``."""
