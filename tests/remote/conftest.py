@@ -5,11 +5,13 @@ remote_support.py)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
-from chatcli_testing import OpenAIServer
+from chatcli_testing import OpenAIServer, Reply
 from remote_support import FAKE_KEY, ServeProcess, create_token, serve_env
 
 
@@ -18,10 +20,29 @@ def _isolated(user_home: Path) -> None:
     """No real key, setting or session leaks in."""
 
 
+class Wire(OpenAIServer):
+    """The OpenAI wire server, answering chatcli-memory's background extraction requests
+    (after a turn — a subagent worker's too — whenever they come) with nothing to keep, so the
+    script is the chat's: an extraction that came first took the answer a test scripted."""
+
+    def answer_chat(self, exchange: Any, request: Any, stream: bool) -> None:
+        system = json.dumps((request.json or {}).get("messages", [{}])[0])
+        if "long-term memory" in system:
+            reply = Reply(text="{}")
+            if stream:
+                self.run_stream(exchange, self.stream_events(reply, "gpt-test", request.json),
+                                reply, None)
+            else:
+                self.send_full(exchange, reply, "gpt-test", request.json, None)
+            return
+        super().answer_chat(exchange, request, stream)
+
+
 @pytest.fixture
 def wire() -> Iterator[OpenAIServer]:
-    """The model: a started OpenAI wire server (script it with ``wire.script(...)``)."""
-    with OpenAIServer() as server:
+    """The model: a started OpenAI wire server (script it with ``wire.script(...)``);
+    chatcli-memory's extraction requests are answered apart (:class:`Wire`)."""
+    with Wire() as server:
         yield server
 
 

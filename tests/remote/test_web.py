@@ -43,33 +43,6 @@ See [the docs](https://example.com/docs) but not [this](javascript:alert(1)).
 """
 
 
-# ------------------------------------------------------------------------------ the model
-
-
-class Wire(OpenAIServer):
-    """The OpenAI wire server, answering chatcli-memory's background extraction requests
-    (after a turn, whenever they come) with nothing to keep, so the script is the chat's."""
-
-    def answer_chat(self, exchange: Any, request: Any, stream: bool) -> None:
-        system = json.dumps((request.json or {}).get("messages", [{}])[0])
-        if "long-term memory" in system:
-            reply = Reply(text="{}")
-            if stream:
-                self.run_stream(exchange, self.stream_events(reply, "gpt-test", request.json),
-                                reply, None)
-            else:
-                self.send_full(exchange, reply, "gpt-test", request.json, None)
-            return
-        super().answer_chat(exchange, request, stream)
-
-
-@pytest.fixture
-def wire() -> Iterator[OpenAIServer]:
-    """The model (conftest's, with the memory plugin's requests kept out of the script)."""
-    with Wire() as server:
-        yield server
-
-
 def script(wire: OpenAIServer) -> None:
     """An answer in markdown that reads notes.txt, then the coder's edit, then a last word."""
     wire.script(

@@ -107,8 +107,8 @@ def sandbox(tmp_path_factory) -> Sandbox:
 
     dist = root / "dist"
     for project in ("kernel", "plugins/admin", "libs/workspace", "libs/config-edit",
-                    "libs/plugin-records", "libs/memory-api", "libs/provider-kit",
-                    "libs/testing", "plugins/print", "libs/render", "libs/cli",
+                    "libs/plugin-records", "libs/memory-api", "libs/sessions-api",
+                    "libs/provider-kit", "libs/testing", "plugins/print", "libs/render", "libs/cli",
                     "libs/records-lite"):
         built = run([*uv, "build", "--quiet", "--out-dir", str(dist), str(REPO / project)])
         assert built.returncode == 0, built.stderr
