@@ -141,3 +141,33 @@ def test_a_replica_killed_mid_turn_leaves_the_session_to_the_others(
         after = post_turn(client, f"/api/sessions/{sid}/messages", {"text": "after", "id": _mid()})
         assert after.done, (after, team.logs())
         assert session_messages(client, sid) == _expected([*texts, held, "after"])
+
+
+def test_chatcli_remote_through_the_balancer_starts_and_continues_sessions(
+        team: Team, model: EchoModel) -> None:
+    """``chatcli --remote`` makes its session empty on one replica and sends the first message
+    through the balancer to another: that one has never seen it (the store keeps a session
+    once answered), so the client starts it there with its message. Then ``-c`` goes on with it
+    from any replica."""
+    import subprocess
+
+    from process_support import CHATCLI, process_env
+
+    client = team.home / "client"
+    (client / "work").mkdir(parents=True, exist_ok=True)
+    env = process_env(client, CHATCLI_REMOTE_TOKEN=team.token, HOME=str(client),
+                      CHATCLI_CACHE_DIR=str(client / "cache"))
+
+    def remote(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([str(CHATCLI), "--remote", team.url, *args], env=env,
+                              cwd=client / "work", capture_output=True, text=True, timeout=120)
+
+    for number in range(3):  # round robin: each start lands its two requests differently
+        done = remote("-p", f"new {number}")
+        assert done.returncode == 0, (done.stderr, team.logs())
+        assert done.stdout == answer_for(f"new {number}") + "\n"
+    following = remote("-c", "-p", "and then")
+    assert following.returncode == 0, (following.stderr, team.logs())
+    assert following.stdout == answer_for("and then") + "\n"
+    sent = next(s for s in model.seen if s and s[-1] == ("user", "and then"))
+    assert sent == [("user", "new 2"), ("assistant", answer_for("new 2")), ("user", "and then")]

@@ -87,6 +87,9 @@ class RemoteSession:
         self._provider = ""
         self._model = ""
         self._context_tokens: int | None = None
+        #: the session was made empty by this client and has had no turn yet
+        self._made_empty = False
+        self._created: Any = None
 
     # ------------------------------------------------------------------ state
 
@@ -133,7 +136,12 @@ class RemoteSession:
         self._connection = connection
         try:
             self.id = self._choose(connection)
-            self.refresh()
+            if self._made_empty:
+                # the creation's answer is the snapshot (behind a load balancer, reading it
+                # again could reach a replica that never saw the session)
+                self._take(self._created)
+            else:
+                self.refresh()
             if self.options.provider or self.options.model:  # --provider/--model: there too
                 self.switch(self.options.provider, self.options.model)
         except BaseException:
@@ -162,6 +170,7 @@ class RemoteSession:
         session = created.get("session", created) if isinstance(created, dict) else {}
         if not isinstance(session, dict) or not session.get("id"):
             raise RemoteError(f"the chatcli server at {self.url} created no session")
+        self._made_empty, self._created = True, created
         return str(session["id"])
 
     def refresh(self) -> None:
@@ -175,6 +184,10 @@ class RemoteSession:
                                  "list them with `curl -H 'Authorization: Bearer …' "
                                  f"{self.url}/api/sessions`") from None
             raise
+        self._take(snapshot)
+
+    def _take(self, snapshot: Any) -> None:
+        """Mirror the server's ``snapshot`` of the session (its messages, model, workspace)."""
         if not isinstance(snapshot, dict):
             snapshot = {}
         snapshot = snapshot.get("session", snapshot) if "messages" not in snapshot else snapshot
@@ -213,8 +226,30 @@ class RemoteSession:
             stream = self._http().stream("POST", self._path("commands"),
                                          {"line": "/retry", "width": 100, "color": False})
         else:
-            stream = self._http().stream("POST", self._path("messages"), {"text": prompt.text})
+            stream = self._message(prompt.text)
         return self._turn(stream, cancel, None)
+
+    def _message(self, text: str) -> Iterator[SseEvent]:
+        """The turn of ``text`` (``POST …/messages``). Behind a load balancer a session made
+        empty lives only in the replica that made it (the store keeps a session once it has an
+        answer): when another replica answers 404 to its first message, the session is started
+        again with that message (``POST /api/sessions {"text"}``), on whichever replica gets
+        it, and this client follows the new id (``turn_started``'s ``session``)."""
+        answered = False
+        try:
+            for event in self._http().stream("POST", self._path("messages"), {"text": text}):
+                answered = True
+                yield event
+            self._made_empty = False
+            return
+        except RemoteError as err:
+            if answered or err.status != 404 or not self._made_empty:
+                raise
+        for event in self._http().stream("POST", "/api/sessions", {"text": text}):
+            if event.kind == "turn_started" and event.data.get("session"):
+                self.id = str(event.data["session"])
+                self._made_empty = False
+            yield event
 
     def _turn(self, stream: Iterator[SseEvent], cancel: threading.Event | None,
               pick: Callable[[str, list[str]], int | None] | None,
