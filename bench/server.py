@@ -183,6 +183,7 @@ def served(root: Path, server: Any, profile: Path | None = None
     token = next(word for word in made.stdout.split() if word.startswith("ccs_"))
     port_file = root / "port"
     log = (root / "serve.log").open("wb")
+    _LOG["path"] = root / "serve.log"
     command = [str(CHATCLI)]
     if profile is not None:
         command = [sys.executable, "-m", "cProfile", "-o", str(profile), "-m", "chatcli_cli"]
@@ -268,6 +269,15 @@ async def new_session(client: Any) -> str:
     return str((data.get("session") or data)["id"])
 
 
+def _server_log() -> str:
+    """The tail of the running server's log (where a 500 is explained)."""
+    log = _LOG.get("path")
+    return log.read_text(errors="replace")[-4000:] if log is not None and log.exists() else ""
+
+
+_LOG: dict[str, Path] = {}
+
+
 async def post_turn(client: Any, session: str, mark: str) -> Stream:
     """One message, its answer's SSE stream read to ``done`` (then the session's events, if
     the server dropped the stream)."""
@@ -276,7 +286,8 @@ async def post_turn(client: Any, session: str, mark: str) -> Stream:
                              json={"text": f"{mark}: write it all"}) as response:
         if response.status_code != 200:
             await response.aread()
-            raise SystemExit(f"POST messages: {response.status_code} {response.text}")
+            raise SystemExit(f"POST messages: {response.status_code} {response.text}\n"
+                             + _server_log())
         await read_events(response, stream)
     if not stream.done:
         stream.reconnects += 1
