@@ -1,15 +1,15 @@
-"""psycopg's failures as chatcli's one-line errors: the cause, the fix, never a password."""
+"""psycopg's failures as chatcli's one-line errors (chatcli-postgres-kit's, worded for the
+session store): the cause, the fix, never a password."""
 
 from __future__ import annotations
 
-import re
-
-import psycopg
-from chatcli import ConfigError, redact, register_secret
+import chatcli_postgres_kit as kit
+from chatcli import ConfigError
 from chatcli_sessions_api import StoreError
-from psycopg.conninfo import conninfo_to_dict
 
 __all__ = ["Target", "UnusableServer", "connection_error", "query_error"]
+
+_README = "chatcli-sessions-postgres"
 
 
 class UnusableServer(StoreError, ConfigError):
@@ -18,77 +18,19 @@ class UnusableServer(StoreError, ConfigError):
     settings or on the server; exit code 2)."""
 
 
-class Target:
-    """The server a URL names, printable without its password (which is registered as a
-    secret, so :func:`chatcli.redact` hides it wherever else it might appear)."""
+class Target(kit.Target):
+    """The server a URL names, printable without its password (errors say ``sessions:``)."""
 
     def __init__(self, url: str, source: str) -> None:
-        self.url = url
-        self.source = source
-        try:
-            params = conninfo_to_dict(url)
-        except psycopg.ProgrammingError as err:
-            register_secret(_password_of(url))
-            raise ConfigError(
-                f"sessions: {source} is not a PostgreSQL URL ({_detail(err)})",
-                "use postgresql://USER@HOST:5432/DBNAME") from None
-        register_secret(str(params.get("password") or "") or None)
-        self.params = params
-
-    def __str__(self) -> str:
-        p = self.params
-        host = str(p.get("host") or p.get("hostaddr") or "localhost")
-        port = f":{p['port']}" if p.get("port") else ""
-        user = f"{p['user']}@" if p.get("user") else ""
-        dbname = f"/{p['dbname']}" if p.get("dbname") else ""
-        return f"postgresql://{user}{host}{port}{dbname}"
-
-
-def _password_of(url: str) -> str | None:
-    """The password of a URL's userinfo, best effort (to hide it even from a bad URL)."""
-    head, at, _ = url.rpartition("@")
-    if not at or ":" not in head.partition("://")[2]:
-        return None
-    return head.partition("://")[2].partition(":")[2] or None
-
-
-def _detail(err: BaseException) -> str:
-    """psycopg's message as one line, without its ``connection failed:`` prefixes."""
-    lines = [line.strip() for line in str(err).splitlines() if line.strip()]
-    text = lines[0] if lines else type(err).__name__
-    for prefix in ("connection failed:", "connection is bad:"):
-        if text.lower().startswith(prefix):
-            text = text[len(prefix):].strip()
-    # 'connection to server at "HOST", port N failed: WHY': the target is named already
-    text = re.sub(r'^connection to server (?:at|on) .*? failed:\s*', "", text) or text
-    return redact(text)[:300]
+        super().__init__(url, source, "sessions")
 
 
 def connection_error(err: BaseException, target: Target) -> UnusableServer:
     """The one line for a server that cannot be reached, refuses us, or lacks the database."""
-    detail = _detail(err)
-    low = detail.lower()
-    fix = f"fix {target.source}"
-    if "password authentication failed" in low or "no password supplied" in low:
-        hint = f"check the user and password, then {fix}"
-    elif "does not exist" in low and "database" in low:
-        name = target.params.get("dbname", "")
-        hint = f"create it on the server (createdb {name}) or {fix}" if name else fix
-    elif "role" in low and "does not exist" in low:
-        hint = f"create the role on the server (see chatcli-sessions-postgres's README) or {fix}"
-    elif "timeout" in low or "timed out" in low:
-        hint = f"check that the server is up and reachable from here, or {fix}"
-    else:
-        hint = f"start the server, or {fix} to one that answers"
-    return UnusableServer(f"sessions: cannot use PostgreSQL at {target}: {detail}", hint)
+    return kit.connection_error(err, target, readme=_README, make=UnusableServer)
 
 
 def query_error(err: BaseException, target: Target, action: str) -> StoreError:
     """The one line for a statement the server refused (a permission, a broken schema)."""
-    detail = _detail(err)
-    if isinstance(err, psycopg.errors.InsufficientPrivilege):
-        hint = ("grant the role CREATE on the database and USAGE, SELECT, INSERT, UPDATE, "
-                "DELETE on the session tables (see chatcli-sessions-postgres's README)")
-    else:
-        hint = "check the server's log; the session tables may have been changed by hand"
-    return StoreError(f"sessions: PostgreSQL at {target} refused to {action}: {detail}", hint)
+    return kit.query_error(err, target, action, readme=_README, tables="the session tables",
+                           make=StoreError)
