@@ -40,6 +40,10 @@ import os
 import sys
 from pathlib import Path
 
+# The suite speaks English (a test of another language sets CHATCLI_LANG itself): set before
+# any chatcli module is imported, since messages made at import take the language then.
+os.environ["CHATCLI_LANG"] = "en"
+
 import pytest
 from hypothesis import settings
 

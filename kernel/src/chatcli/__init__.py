@@ -32,6 +32,7 @@ _BY_MODULE: dict[str, str] = {
         "ModelNotFoundError NetworkError ProviderError ProviderTimeoutError RateLimitError "
         "ServerError StreamCutError UsageError redact register_secret"
     ),
+    "_i18n": "Translation answer_instruction language translation",
     "_keys": "stored_keys",
     "_layers": "parse_bool project_config_path raw_settings",
     "_managed": "check_managed managed_error managed_list managed_policy",
@@ -121,6 +122,10 @@ if TYPE_CHECKING:
     from chatcli._errors import UsageError as UsageError
     from chatcli._errors import redact as redact
     from chatcli._errors import register_secret as register_secret
+    from chatcli._i18n import Translation as Translation
+    from chatcli._i18n import answer_instruction as answer_instruction
+    from chatcli._i18n import language as language
+    from chatcli._i18n import translation as translation
     from chatcli._keys import stored_keys as stored_keys
     from chatcli._layers import parse_bool as parse_bool
     from chatcli._layers import project_config_path as project_config_path

@@ -102,6 +102,14 @@ class Settings(BaseModel):
     provider: str | None = Field(None, description="Provider to use (see `chatcli models`).")
     model: str | None = Field(None, description="Model to use with that provider.")
     system: str | None = Field(None, description="Extra system prompt text.")
+    language: str | None = Field(
+        None, pattern=r"^[a-zA-Z]{2,3}([_-]([a-zA-Z]{2}|[0-9]{3}))?$",
+        description="chatcli's language (pt_BR, en) when CHATCLI_LANG and the locale "
+                    "(LC_ALL, LC_MESSAGES, LANG) name none.")
+    answer_language: str = Field(
+        "auto", pattern=r"^(auto|off|[a-zA-Z]{2,3}([_-]([a-zA-Z]{2}|[0-9]{3}))?)$",
+        description="The language the model is asked to answer in: auto (the user's), off, "
+                    "or a language code.")
     max_turns: int = Field(20, ge=1, le=500, description="Model calls allowed in one turn.")
     max_tokens: int | None = Field(None, gt=0, description="Limit on output tokens per call.")
     temperature: float | None = Field(None, ge=0, le=2, description="Sampling temperature.")

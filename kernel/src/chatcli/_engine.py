@@ -47,6 +47,7 @@ from chatcli._compaction import CompactionOutcome, TokenCounter
 from chatcli._config import Settings
 from chatcli._conversation import Conversation
 from chatcli._errors import ChatcliError, ContextTooLongError
+from chatcli._i18n import answer_instruction
 from chatcli._plugins import PluginHost
 from chatcli._safetext import safe_message, safe_text, unsafe_text
 from chatcli._specs import Decision, Provider, Risk, StopReason
@@ -357,6 +358,8 @@ class Engine:
         sections.extend(self.host.hooks.prompt_sections(
             settings=settings, workspace=self.workspace, messages=messages,
             provider=use.provider_name, model=use.model, conversation=conversation))
+        if answer := answer_instruction(settings.answer_language):
+            sections.append(PromptSection(name="language", text=answer, order=1, essential=True))
         if settings.system:
             sections.append(PromptSection(name="user-system", text=settings.system, order=900,
                                           essential=True))

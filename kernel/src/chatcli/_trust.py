@@ -533,6 +533,7 @@ def kernel_rules() -> list[SettingRule]:
         SettingRule("plugins", "never"),  # no enable/disable lists from a project
         SettingRule("policy", "never"),  # the managed policy's own keys (chatcli._managed)
         SettingRule("system", "trusted"),
+        SettingRule("language", "never"),  # the user's language, not a repository's
     ]
     rules.extend(SettingRule(key, "always", "min") for key in KERNEL_MIN_DEFAULTS)
     return rules

@@ -13,12 +13,16 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
+from chatcli import translation
+
 if TYPE_CHECKING:
     from pathlib import Path
 
     from chatcli import Settings
 
 __all__ = ["get_value", "set_value", "unset_value"]
+
+_, ngettext = translation(__name__)
 
 
 def get_value(settings: Settings, key: str) -> Any:
@@ -28,7 +32,8 @@ def get_value(settings: Settings, key: str) -> Any:
     data: Any = settings.model_dump(exclude_none=False)
     for part in key.split("."):
         if not isinstance(data, dict) or part not in data:
-            raise ConfigError(f"unknown setting '{key}'", "see `chatcli config list`")
+            raise ConfigError(_("unknown setting '{key}'").format(key=key),
+                              _("see `chatcli config list`"))
         data = data[part]
     return data
 
@@ -71,8 +76,8 @@ def _read_for_edit(path: Path) -> dict[str, Any]:
     try:
         return read_toml(path)
     except ConfigError as err:
-        raise ConfigError(err.message, f"{err.hint}, then run the command again (the file was "
-                                       "not changed)") from None
+        raise ConfigError(err.message, _("{hint}, then run the command again (the file was not "
+                                         "changed)").format(hint=err.hint)) from None
 
 
 def _write(path: Path, text: str) -> None:
@@ -83,8 +88,8 @@ def _write(path: Path, text: str) -> None:
         atomic_write(path, text)
     except OSError as err:
         raise ConfigError(
-            f"{path}: cannot write ({err.strerror})",
-            "check the permissions of its folder, or point CHATCLI_CONFIG_DIR elsewhere",
+            _("{path}: cannot write ({reason})").format(path=path, reason=err.strerror),
+            _("check the permissions of its folder, or point CHATCLI_CONFIG_DIR elsewhere"),
         ) from None
 
 

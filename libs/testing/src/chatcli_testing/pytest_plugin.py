@@ -8,7 +8,7 @@ start-up; the servers load when a fixture is first used.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -46,7 +46,8 @@ LEAKY_VARIABLES = (
 
 def isolate_environment(monkeypatch: pytest.MonkeyPatch, home: Path) -> Path:
     """Point chatcli's config, data and cache dirs at ``home``/config, /data and /cache (made
-    here) and clear provider keys, base URLs and CHATCLI_*; returns ``home``."""
+    here), clear provider keys, base URLs and CHATCLI_*, and speak English (``CHATCLI_LANG=en``:
+    a test of another language sets it); returns ``home``."""
     for name in list(os.environ):
         if (name in LEAKY_VARIABLES or name.startswith("CHATCLI_")
                 or name.endswith("_API_KEY")):
@@ -57,6 +58,7 @@ def isolate_environment(monkeypatch: pytest.MonkeyPatch, home: Path) -> Path:
     monkeypatch.setenv("CHATCLI_CACHE_DIR", str(cache))
     monkeypatch.setenv("CHATCLI_CONFIG_DIR", str(config))
     monkeypatch.setenv("CHATCLI_DATA_DIR", str(data))
+    monkeypatch.setenv("CHATCLI_LANG", "en")
     return home
 
 
@@ -66,6 +68,23 @@ def chatcli_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     = ``<home>/data``, ``CHATCLI_CACHE_DIR`` = ``<home>/cache`` (all three made); provider keys,
     base URLs and other ``CHATCLI_*`` variables are cleared."""
     return isolate_environment(monkeypatch, tmp_path / "chatcli-home")
+
+
+@pytest.fixture
+def chatcli_language(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[str], None]]:
+    """``chatcli_language("pt_BR")``: chatcli speaks that language from then on in the test
+    (``CHATCLI_LANG`` set, catalogs read again). Text made when a module was imported (click's
+    help, constants) keeps the language it was made in: run the command line in a subprocess
+    with ``CHATCLI_LANG`` to see those."""
+    from chatcli._i18n import _forget
+
+    def use(code: str) -> None:
+        monkeypatch.setenv("CHATCLI_LANG", code)
+        _forget()
+
+    yield use
+    monkeypatch.setenv("CHATCLI_LANG", "en")
+    _forget()
 
 
 @pytest.fixture

@@ -1,0 +1,137 @@
+"""Translations: chatcli's messages in the user's language, one gettext catalog per distribution.
+
+A distribution ships ``<package>/locale/<lang>/LC_MESSAGES/messages.mo`` in its import package
+(compiled from ``messages.po`` when its wheel is built). A module marks its messages::
+
+    _, ngettext = translation(__name__)
+    raise ConfigError(_("unknown model {name}").format(name=name), _("run `chatcli models`"))
+
+The language is ``CHATCLI_LANG``, else the locale (``LC_ALL``, ``LC_MESSAGES``, ``LANG``; ``C``
+and ``POSIX`` name none), else ``language`` in the user's settings file; English when no
+catalog matches. A domain's catalog is read on its first message, never at start-up.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+__all__ = ["Translation", "answer_instruction", "language", "translation"]
+
+_CODE = re.compile(r"([a-zA-Z]{2,3})(?:[_-]([a-zA-Z]{2}|[0-9]{3}))?")
+_NAMES = {"pt_BR": "Brazilian Portuguese", "pt_PT": "European Portuguese", "pt": "Portuguese",
+          "es": "Spanish", "fr": "French", "de": "German", "it": "Italian", "nl": "Dutch",
+          "pl": "Polish", "ru": "Russian", "uk": "Ukrainian", "tr": "Turkish", "ja": "Japanese",
+          "ko": "Korean", "zh_CN": "Simplified Chinese", "zh_TW": "Traditional Chinese",
+          "zh": "Chinese", "hi": "Hindi", "ar": "Arabic", "id": "Indonesian"}
+_state: dict[str, str] = {}
+_translations: dict[str, Translation] = {}
+
+
+def _code(value: object) -> str:
+    """``pt_BR.UTF-8`` → ``pt_BR``; ``""`` for C, POSIX, nothing or something else."""
+    match = _CODE.fullmatch(str(value or "").split(".")[0].split("@")[0].strip())
+    if not match:
+        return ""
+    lang, region = match.group(1).lower(), match.group(2)
+    return f"{lang}_{region.upper()}" if region else lang
+
+
+def language() -> str:
+    """The user's language as a locale code (``pt_BR``, ``de``, ``en``): what chatcli's
+    messages are in when a catalog has it, and what the model is asked to answer in."""
+    if "language" not in _state:
+        found = next((c for v in ("CHATCLI_LANG", "LC_ALL", "LC_MESSAGES", "LANG")
+                      if (c := _code(os.environ.get(v)))), "")
+        if not found:
+            from chatcli._errors import ChatcliError
+            from chatcli._tomlfile import read_toml, user_file
+
+            try:
+                found = _code(read_toml(user_file()).get("language"))
+            except ChatcliError:  # the settings' own load reports a broken file
+                found = ""
+        _state["language"] = found or "en"
+    return _state["language"]
+
+
+def answer_instruction(setting: str = "auto") -> str | None:
+    """The system prompt's sentence naming the language to answer in: ``setting`` is
+    ``answer_language`` (``auto``: the user's, ``off``, or a code); None for English or off."""
+    code = language() if setting == "auto" else _code(setting)
+    name = _NAMES.get(code) or _NAMES.get(code.split("_")[0])
+    if setting == "off" or not code or code.startswith("en") or name is None:
+        return None
+    return (f"The user's language is {name}: answer in {name} unless they ask otherwise, "
+            "keeping code, commands, paths and identifiers as they are.")
+
+
+class _Untranslated:
+    """English: each message as written."""
+
+    def gettext(self, message: str) -> str:
+        return message
+
+    def ngettext(self, singular: str, plural: str, n: int) -> str:
+        return singular if n == 1 else plural
+
+
+class Translation:
+    """The messages of one distribution (its import package's catalogs) in the user's language.
+
+    Messages keep their ``{name}`` placeholders for :meth:`str.format`, so a catalog can be
+    checked against them.
+    """
+
+    __slots__ = ("_catalog", "package")
+
+    def __init__(self, package: str) -> None:
+        self.package = package
+        self._catalog: Any = None
+
+    def _load(self) -> Any:
+        code = language()
+        catalog: Any = _Untranslated()
+        module = sys.modules.get(self.package)
+        if code != "en" and module is not None and getattr(module, "__file__", None):
+            import gettext
+
+            folder = os.path.join(os.path.dirname(str(module.__file__)), "locale")
+            tried = [code, code.split("_")[0]] + (["pt_BR"] if code.startswith("pt") else [])
+            try:
+                catalog = gettext.translation("messages", folder, tried, fallback=True)
+            except (OSError, ValueError, LookupError):  # a damaged catalog: English
+                catalog = _Untranslated()
+        self._catalog = catalog
+        return catalog
+
+    def gettext(self, message: str) -> str:
+        """``message`` in the user's language (as written when the catalog lacks it)."""
+        return str((self._catalog or self._load()).gettext(message))
+
+    def ngettext(self, singular: str, plural: str, n: int) -> str:
+        """The form of a message for the count ``n`` (the language's plural rules)."""
+        return str((self._catalog or self._load()).ngettext(singular, plural, n))
+
+
+def _forget() -> None:
+    """Resolve the language again and reread catalogs on the next message (the test kit's
+    ``chatcli_language`` fixture; text made at import keeps its language)."""
+    _state.clear()
+    for found in _translations.values():
+        found._catalog = None
+
+
+def translation(name: str) -> tuple[Callable[[str], str], Callable[[str, str, int], str]]:
+    """``(gettext, ngettext)`` of the distribution whose import package holds the module
+    ``name`` (pass ``__name__``): its :class:`Translation`, one per package."""
+    package = name.partition(".")[0]
+    found = _translations.get(package)
+    if found is None:
+        found = _translations[package] = Translation(package)
+    return found.gettext, found.ngettext

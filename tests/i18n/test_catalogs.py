@@ -1,0 +1,54 @@
+"""Each distribution that marks messages ships a complete Brazilian Portuguese catalog: the
+template matches the sources, every message is translated and keeps its placeholders, code,
+options and markup, the wheel build compiles it (hatch-babel), and the compiled catalog says
+what the source catalog says."""
+
+from __future__ import annotations
+
+import gettext
+import tomllib
+
+import pytest
+from chatcli_catalogs import extract, problems
+from i18n_support import translated_distributions
+
+LANGUAGE = "pt_BR"
+MARKING = [d for d in translated_distributions() if len(extract(d))]
+
+
+def test_most_distributions_mark_messages():
+    assert len(MARKING) >= 20, [d.name for d in MARKING]
+
+
+@pytest.mark.parametrize("dist", MARKING, ids=[d.name for d in MARKING])
+def test_catalog_is_complete(dist):
+    assert problems(dist, LANGUAGE) == []
+
+
+@pytest.mark.parametrize("dist", MARKING, ids=[d.name for d in MARKING])
+def test_wheel_build_compiles_the_catalogs(dist):
+    data = tomllib.loads((dist.root / "pyproject.toml").read_text(encoding="utf-8"))
+    assert any(r.startswith("hatch-babel") for r in data["build-system"]["requires"])
+    hook = data["tool"]["hatch"]["build"]["hooks"]["babel"]
+    assert dist.root / hook["locale_dir"] == dist.locale
+
+
+@pytest.mark.parametrize("dist", MARKING, ids=[d.name for d in MARKING])
+def test_compiled_catalog_matches_its_source(dist):
+    from babel.messages.pofile import read_po
+
+    po = dist.po(LANGUAGE)
+    with po.open("rb") as handle:
+        catalog = read_po(handle, locale=LANGUAGE)
+    mo = po.with_suffix(".mo")
+    assert mo.exists(), f"{mo}: not compiled; run `chatcli-catalogs compile` (uv sync does)"
+    with mo.open("rb") as handle:
+        compiled = gettext.GNUTranslations(handle)
+    for message in catalog:
+        if not message.id:
+            continue
+        if isinstance(message.id, tuple):
+            for n, form in ((1, message.string[0]), (2, message.string[1])):
+                assert compiled.ngettext(*message.id, n) == form
+        else:
+            assert compiled.gettext(message.id) == message.string
