@@ -41,6 +41,7 @@ def process_env(home: Path, **extra: str) -> dict[str, str]:
     env["CHATCLI_CONFIG_DIR"] = str(home / "config")
     env["CHATCLI_DATA_DIR"] = str(home / "data")
     env.pop("PYTHONPROFILEIMPORTTIME", None)
+    env["CHATCLI_LANG"] = "en"  # another language: CHATCLI_LANG="pt_BR" (or "" and LANG=…)
     env.update(extra)
     return env
 
