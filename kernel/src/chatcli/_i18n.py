@@ -105,7 +105,7 @@ class Translation:
             tried = [code, code.split("_")[0]] + (["pt_BR"] if code.startswith("pt") else [])
             try:
                 catalog = gettext.translation("messages", folder, tried, fallback=True)
-            except (OSError, ValueError, LookupError):  # a damaged catalog: English
+            except Exception:  # a damaged catalog (any error of its reader): English
                 catalog = _Untranslated()
         self._catalog = catalog
         return catalog
