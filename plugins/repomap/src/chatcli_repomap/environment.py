@@ -148,7 +148,7 @@ def shell_name() -> str:
 
 
 def describe(workspace: Path, root: Path, in_git: bool, state: GitState | None) -> str:
-    """The section's text."""
+    """The section's text (the model's: English, as every prompt section)."""
     lines = ["Environment (as of the start of this session):",
              f"- Working directory: {shown_path(str(workspace))}",
              f"- Project root: {shown_path(str(root))}"
@@ -156,13 +156,17 @@ def describe(workspace: Path, root: Path, in_git: bool, state: GitState | None) 
              f"- OS: {os_name()}",
              f"- Shell: {shell_name()}"]
     if in_git and state is None:
-        lines.append("- Git: its state could not be read")
+        lines.append(
+            "- Git: its state could not be read")  # untranslated: model-facing
     elif state is not None:
-        lines.append(f"- Git branch: {state.branch or 'unknown'}"
-                     + (f" ({state.tracking})" if state.tracking else ""))
-        lines.append(f"- Uncommitted changes: {_dirty(state)}")
+        tracking = f" ({state.tracking})" if state.tracking else ""
+        lines.append(
+            f"- Git branch: {state.branch or 'unknown'}{tracking}")  # untranslated: model
+        lines.append(
+            f"- Uncommitted changes: {_dirty(state)}")  # untranslated: model-facing
         if state.commits:
-            lines.append("- Recent commits (newest first):")
+            lines.append(
+                "- Recent commits (newest first):")  # untranslated: model-facing
             lines.extend(f"  - {commit}" for commit in state.commits)
     return "\n".join(lines)
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from chatcli import StashKey, hookimpl
+from chatcli import StashKey, hookimpl, translation
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -31,6 +31,8 @@ __all__ = ["MAP", "REPOMAP_ORDER", "RepomapPlugin"]
 #: Last of the stable sections (after bootstrap files 950 and rules 990): of all of them it
 #: is the one most likely to change (a new conversation, a compaction).
 REPOMAP_ORDER = 995
+
+_, ngettext = translation(__name__)
 #: The map the conversation's prompt carries: (workspace, budget, text).
 MAP: StashKey[tuple[str, int, str]] = StashKey()
 
@@ -89,8 +91,8 @@ class RepomapPlugin:
         except Exception as err:  # the map is a help: a failure must not stop the turn
             if self.host is not None and "build" not in self._warned:
                 self._warned.add("build")
-                self.host.warn(f"repomap: the map could not be made ({err}); the prompt goes "
-                               "without it")
+                self.host.warn(_("repomap: the map could not be made ({error}); the prompt "
+                                 "goes without it").format(error=err))
             return ""
         if built.pending:
             self._finish(workspace, options)

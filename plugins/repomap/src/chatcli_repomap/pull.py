@@ -53,8 +53,9 @@ def _fetch(arguments: Mapping[str, Any], context: ToolContext, options: RepomapO
                       path=path, seconds=options.seconds * 5)
     text = built.text
     if offset and offset >= len(text):
-        raise RepomapPullError(f"offset {offset:,} is past the end (the map has {len(text):,} "
-                               "characters); call without offset to start at the beginning")
+        raise RepomapPullError(  # (context_pull's answer: the model's, in English)
+            f"offset {offset:,} is past the end (the map has {len(text):,} "  # untranslated
+            "characters); call without offset to start at the beginning")
     limit = max(1_000, context.max_output - 400)
     chunk = text[offset:offset + limit]
     end = offset + len(chunk)

@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import fields
 from typing import TYPE_CHECKING, Any
 
+from chatcli import translation
 from chatcli_records_lite import dataclass
 
 if TYPE_CHECKING:
@@ -27,6 +28,8 @@ if TYPE_CHECKING:
 __all__ = ["RepomapOptions"]
 
 TABLE = "repomap"
+
+_, ngettext = translation(__name__)
 
 
 @dataclass(frozen=True)
@@ -56,9 +59,12 @@ class RepomapOptions:
             is_bool = field.type in ("bool", bool)
             parsed = parse_bool(raw) if is_bool else _whole(raw, zero=field.name == "commits")
             if parsed is None:
-                kind = "true or false" if is_bool else "a whole number"
-                problems.append(f"[{TABLE}] {field.name} must be {kind}, not {raw!r:.40}; "
-                                f"using {getattr(cls, field.name)!r}")
+                message = (_("[{table}] {key} must be true or false, not {value!r:.40}; using "
+                             "{default!r}") if is_bool else
+                           _("[{table}] {key} must be a whole number, not {value!r:.40}; using "
+                             "{default!r}"))
+                problems.append(message.format(table=TABLE, key=field.name, value=raw,
+                                               default=getattr(cls, field.name)))
             else:
                 values[field.name] = parsed
         return cls(**values), problems
