@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 
 import openai
-from chatcli import ConfigError, ProviderConfig
+from chatcli import ConfigError, ProviderConfig, translation
 
 from chatcli_provider_openai.presets import AZURE_API_VERSION, Preset
 from chatcli_provider_openai.provider import OpenAIProvider, http_client
@@ -22,6 +22,8 @@ __all__ = ["AzureOpenAIProvider"]
 
 #: Variable naming the API version when the config does not (the SDK's own variable).
 API_VERSION_ENV = "OPENAI_API_VERSION"
+
+_, ngettext = translation(__name__)
 
 
 class AzureOpenAIProvider(OpenAIProvider):
@@ -38,9 +40,9 @@ class AzureOpenAIProvider(OpenAIProvider):
         endpoint = str(options.get("endpoint") or config.base_url or "").strip()
         if not endpoint:
             raise ConfigError(
-                "no Azure OpenAI endpoint is configured",
-                "set [providers.azure] endpoint = \"https://NAME.openai.azure.com\" or export "
-                "AZURE_OPENAI_ENDPOINT")
+                _("no Azure OpenAI endpoint is configured"),
+                _("set [providers.azure] endpoint = \"https://NAME.openai.azure.com\" or export "
+                  "AZURE_OPENAI_ENDPOINT"))
         self.deployment = str(options.get("deployment") or config.model)
         self.api_version = str(options.get("api_version") or os.environ.get(API_VERSION_ENV)
                                or AZURE_API_VERSION)

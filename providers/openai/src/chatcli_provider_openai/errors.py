@@ -16,11 +16,14 @@ from chatcli import (
     ProviderTimeoutError,
     ServerError,
     StreamCutError,
+    translation,
 )
 from chatcli_provider_kit import one_line, retry_after_from_headers, status_error
 from chatcli_records_lite import dataclass
 
 __all__ = ["ErrorContext", "map_error"]
+
+_, ngettext = translation(__name__)
 
 
 @dataclass(frozen=True)
@@ -51,9 +54,13 @@ def _detail(err: openai.APIError) -> str:
 
 
 def _key_hint(ctx: ErrorContext) -> str:
-    variables = " or ".join(ctx.env_keys)
-    where = f"export {variables} or " if variables else ""
-    return f"{where}run `chatcli keys set {ctx.name}`"
+    if not ctx.env_keys:
+        return _("run `chatcli keys set {name}`").format(name=ctx.name)
+    variables = ctx.env_keys[0]
+    for variable in ctx.env_keys[1:]:
+        variables = _("{first} or {second}").format(first=variables, second=variable)
+    return _("export {variables} or run `chatcli keys set {name}`").format(
+        variables=variables, name=ctx.name)
 
 
 def _status_error(err: openai.APIStatusError, ctx: ErrorContext) -> ProviderError:
@@ -85,14 +92,14 @@ def map_error(err: BaseException, ctx: ErrorContext, *, streaming: bool = False)
     kw: dict[str, Any] = {"provider": ctx.name}
     if isinstance(err, openai.APITimeoutError):
         return ProviderTimeoutError(
-            f"{who} did not answer within {ctx.timeout:g}s",
-            f"try again, or raise [providers.{ctx.name}].timeout",
+            _("{who} did not answer within {timeout:g}s").format(who=who, timeout=ctx.timeout),
+            _("try again, or raise [providers.{name}].timeout").format(name=ctx.name),
             **kw,
         )
     if isinstance(err, openai.APIConnectionError | httpx2.TransportError):
         if streaming:
             return StreamCutError(
-                f"{who} dropped the connection mid-answer", "try again", **kw
+                _("{who} dropped the connection mid-answer").format(who=who), _("try again"), **kw
             )
         cause = err if isinstance(err, httpx2.TransportError) else (
             err.__cause__ or err.__context__)
@@ -100,26 +107,35 @@ def map_error(err: BaseException, ctx: ErrorContext, *, streaming: bool = False)
         if isinstance(cause, httpx2.ReadError | httpx2.WriteError | httpx2.RemoteProtocolError):
             # reached, then no whole response
             return NetworkError(
-                f"{who} at {ctx.base_url} closed the connection before a complete response "
-                f"({one_line(cause, 120)})",
-                "try again; if it keeps happening, check that the base URL is an "
-                "OpenAI-compatible API", **kw)
-        variable = f" or {ctx.base_url_env}" if ctx.base_url_env else ""
+                _("{who} at {url} closed the connection before a complete response "
+                  "({reason})").format(who=who, url=ctx.base_url, reason=one_line(cause, 120)),
+                _("try again; if it keeps happening, check that the base URL is an "
+                  "OpenAI-compatible API"), **kw)
+        if ctx.base_url_env:
+            fix = _("check that the service runs there, or set [providers.{name}].base_url or "
+                    "{variable}").format(name=ctx.name, variable=ctx.base_url_env)
+        else:
+            fix = _("check that the service runs there, or set "
+                    "[providers.{name}].base_url").format(name=ctx.name)
         return NetworkError(
-            f"cannot reach {who} at {ctx.base_url}: {reason}",
-            f"check that the service runs there, or set [providers.{ctx.name}].base_url{variable}",
+            _("cannot reach {who} at {url}: {reason}").format(
+                who=who, url=ctx.base_url, reason=reason),
+            fix,
             **kw,
         )
     if isinstance(err, openai.APIStatusError):
         return _status_error(err, ctx)
     if isinstance(err, openai.APIResponseValidationError):
-        return StreamCutError(f"{who} sent data that could not be read", "try again", **kw)
+        return StreamCutError(_("{who} sent data that could not be read").format(who=who),
+                              _("try again"), **kw)
     if isinstance(err, openai.APIError):  # an error event inside the stream
         return ServerError(
-            f"{who} reported an error mid-answer: {_detail(err)}", "try again", **kw
+            _("{who} reported an error mid-answer: {detail}").format(
+                who=who, detail=_detail(err)), _("try again"), **kw
         )
     if isinstance(err, ValueError):  # a chunk that is not JSON
         return StreamCutError(
-            f"{who} sent a malformed stream chunk: {one_line(err, 120)}", "try again", **kw
+            _("{who} sent a malformed stream chunk: {reason}").format(
+                who=who, reason=one_line(err, 120)), _("try again"), **kw
         )
-    return BadRequestError(f"{who}: {one_line(err)}", "check the provider settings", **kw)
+    return BadRequestError(f"{who}: {one_line(err)}", _("check the provider settings"), **kw)

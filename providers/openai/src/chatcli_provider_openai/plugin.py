@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from chatcli import hookimpl
+from chatcli import hookimpl, translation
 
 from chatcli_provider_openai.presets import PRESETS, Preset
 
@@ -17,6 +17,10 @@ if TYPE_CHECKING:  # the data model is imported when a hook runs, not at start-u
     from chatcli import Provider, ProviderConfig, ProviderOption, ProviderSpec
 
 __all__ = ["make_factory", "register_providers", "spec_for"]
+
+_, ngettext = translation(__name__)
+#: A preset's description, marked with ``N_`` in presets.py, in the user's language.
+_translate = _
 
 
 def make_factory(preset: Preset) -> Callable[[ProviderConfig], Provider]:
@@ -45,23 +49,23 @@ def options(preset: Preset | None = None) -> dict[str, ProviderOption]:
     from chatcli import ProviderOption
 
     azure = {
-        "endpoint": ProviderOption(str, "the resource's endpoint, https://NAME.openai.azure.com "
-                                        "(or AZURE_OPENAI_ENDPOINT)"),
-        "deployment": ProviderOption(str, "the deployment to call (default: the model name)"),
-        "api_version": ProviderOption(str, "the api-version query parameter "
-                                           "(or OPENAI_API_VERSION)"),
+        "endpoint": ProviderOption(str, _("the resource's endpoint, https://NAME.openai.azure.com "
+                                          "(or AZURE_OPENAI_ENDPOINT)")),
+        "deployment": ProviderOption(str, _("the deployment to call (default: the model name)")),
+        "api_version": ProviderOption(str, _("the api-version query parameter "
+                                             "(or OPENAI_API_VERSION)")),
     } if preset is not None and preset.kind == "azure" else {}
     return {
         **azure,
-        "max_tokens_param": ProviderOption(str, "the request field for the output limit "
-                                                "(max_tokens or max_completion_tokens)"),
-        "stream_usage": ProviderOption(bool, "ask for token usage in the stream "
-                                             "(false for servers that reject stream_options)"),
-        "headers": ProviderOption(dict, "extra HTTP headers", items=str),
-        "extra_body": ProviderOption(dict, "extra fields merged into every request body"),
-        "volatile_last": ProviderOption(bool, "in agent runs, send the prompt sections that "
-                                              "change every step after the history, so the "
-                                              "cached prefix reaches it (default true)"),
+        "max_tokens_param": ProviderOption(str, _("the request field for the output limit "
+                                                  "(max_tokens or max_completion_tokens)")),
+        "stream_usage": ProviderOption(bool, _("ask for token usage in the stream "
+                                               "(false for servers that reject stream_options)")),
+        "headers": ProviderOption(dict, _("extra HTTP headers"), items=str),
+        "extra_body": ProviderOption(dict, _("extra fields merged into every request body")),
+        "volatile_last": ProviderOption(bool, _("in agent runs, send the prompt sections that "
+                                                "change every step after the history, so the "
+                                                "cached prefix reaches it (default true)")),
     }
 
 
@@ -83,7 +87,7 @@ def spec_for(preset: Preset) -> ProviderSpec:
                                   model_list=bool(preset.models_path)),
         priority=preset.priority,
         auto_select=preset.auto_select,
-        description=preset.description,
+        description=_translate(preset.description) if preset.description else "",
         options=options(preset),
         context_windows=dict(preset.context_windows),
     )

@@ -21,6 +21,12 @@ AUTO_MODEL = "auto"
 AZURE_API_VERSION = "2024-10-21"
 
 
+def N_(message: str) -> str:
+    """Marks ``message`` for the catalog without translating it: a preset's description is
+    translated where its spec is made (plugin.spec_for), not when this module is imported."""
+    return message
+
+
 class Preset(NamedTuple):
     """One OpenAI-compatible service.
 
@@ -108,7 +114,8 @@ PRESETS: tuple[Preset, ...] = (
         max_tokens_param="max_completion_tokens",
         vision=True,
         models=("gpt-5.5", "gpt-5.4", "gpt-5.4-mini", "gpt-5.4-nano", "gpt-4.1-mini"),
-        description="OpenAI chat completions; OPENAI_BASE_URL points it at any compatible server.",
+        description=N_("OpenAI chat completions; OPENAI_BASE_URL points it at any compatible "
+                       "server."),
         context_windows=_OPENAI_WINDOWS,
     ),
     Preset(
@@ -119,7 +126,7 @@ PRESETS: tuple[Preset, ...] = (
         env_keys=("XAI_API_KEY",),
         vision=True,
         models=("grok-4.3", "grok-3-mini"),
-        description="Grok models from xAI.",
+        description=N_("Grok models from xAI."),
         context_windows=(("grok-4", 256_000), ("grok-3", 131_072)),
     ),
     Preset(
@@ -129,7 +136,7 @@ PRESETS: tuple[Preset, ...] = (
         default_model="glm-5.1",
         env_keys=("ZAI_API_KEY",),
         models=("glm-5.1", "glm-5", "glm-4.7", "glm-4.6"),
-        description="GLM models from Z.ai (Zhipu).",
+        description=N_("GLM models from Z.ai (Zhipu)."),
         context_windows=(("glm-4.7", 200_000), ("glm-4.6", 200_000), ("glm-4.5", 128_000)),
     ),
     Preset(
@@ -140,7 +147,7 @@ PRESETS: tuple[Preset, ...] = (
         env_keys=("MINIMAX_API_KEY",),
         max_tokens_param="max_completion_tokens",
         models=("MiniMax-M3", "MiniMax-M2.7"),
-        description="MiniMax models.",
+        description=N_("MiniMax models."),
         context_windows=(("MiniMax-M", 196_608),),
     ),
     Preset(
@@ -150,7 +157,7 @@ PRESETS: tuple[Preset, ...] = (
         default_model="kimi-k2.6",
         env_keys=("MOONSHOT_API_KEY",),
         models=("kimi-k2.6", "kimi-k2.5"),
-        description="Kimi models from Moonshot AI.",
+        description=N_("Kimi models from Moonshot AI."),
         context_windows=(("kimi-k2", 131_072),),
     ),
     Preset(
@@ -162,7 +169,7 @@ PRESETS: tuple[Preset, ...] = (
         priority=45,
         vision=True,
         models=("openai/gpt-5.4-mini", "anthropic/claude-sonnet-4.5", "z-ai/glm-5.1"),
-        description="Hundreds of models from many vendors behind one key.",
+        description=N_("Hundreds of models from many vendors behind one key."),
         context_windows=(*(("openai/" + prefix, tokens) for prefix, tokens in _OPENAI_WINDOWS),
                          ("anthropic/claude-", 200_000)),
     ),
@@ -173,7 +180,7 @@ PRESETS: tuple[Preset, ...] = (
         default_model="deepseek-chat",
         env_keys=("DEEPSEEK_API_KEY",),
         models=("deepseek-chat", "deepseek-reasoner"),
-        description="DeepSeek models.",
+        description=N_("DeepSeek models."),
         context_windows=(("deepseek-", 128_000),),
     ),
     Preset(
@@ -183,7 +190,7 @@ PRESETS: tuple[Preset, ...] = (
         default_model="openai/gpt-oss-120b",
         env_keys=("GROQ_API_KEY",),
         models=("openai/gpt-oss-120b", "openai/gpt-oss-20b", "llama-3.3-70b-versatile"),
-        description="Fast inference of open models on Groq.",
+        description=N_("Fast inference of open models on Groq."),
         context_windows=(("openai/gpt-oss", 131_072), ("llama-3.3-70b", 131_072)),
     ),
     Preset(
@@ -195,7 +202,7 @@ PRESETS: tuple[Preset, ...] = (
         vision=True,
         models=("gemini-3.5-flash", "gemini-3.1-pro-preview", "gemini-3-flash-preview",
                 "gemini-2.5-pro", "gemini-2.5-flash"),
-        description="Gemini through Google's OpenAI-compatible endpoint (AI Studio key).",
+        description=N_("Gemini through Google's OpenAI-compatible endpoint (AI Studio key)."),
         context_windows=(("gemini-", 1_048_576), ("gemma-", 131_072)),
     ),
     Preset(
@@ -210,7 +217,7 @@ PRESETS: tuple[Preset, ...] = (
         vision=True,
         models=("openai/gpt-4.1", "openai/gpt-4.1-mini", "openai/gpt-5-mini",
                 "deepseek/DeepSeek-V3-0324", "meta/Llama-4-Maverick-17B-128E-Instruct-FP8"),
-        description="Models hosted by GitHub, with a GitHub token that has the models scope.",
+        description=N_("Models hosted by GitHub, with a GitHub token that has the models scope."),
         context_windows=(*(("openai/" + prefix, tokens) for prefix, tokens in _OPENAI_WINDOWS),
                          ("deepseek/", 128_000), ("meta/Llama-4", 128_000)),
         models_path="../catalog/models",
@@ -224,7 +231,7 @@ PRESETS: tuple[Preset, ...] = (
         vision=True,
         models=("mistral-medium-latest", "mistral-large-latest", "mistral-small-latest",
                 "codestral-latest", "devstral-medium-latest"),
-        description="Mistral's models on la Plateforme.",
+        description=N_("Mistral's models on la Plateforme."),
         short_tool_ids=True,  # "Tool call id … must be a-z, A-Z, 0-9, with a length of 9"
         context_windows=(("mistral-", 128_000), ("codestral-", 256_000), ("devstral-", 128_000),
                          ("magistral-", 128_000)),
@@ -238,7 +245,7 @@ PRESETS: tuple[Preset, ...] = (
         models=("openai/gpt-oss-120b", "openai/gpt-oss-20b",
                 "meta-llama/Llama-3.3-70B-Instruct-Turbo", "deepseek-ai/DeepSeek-V3.1",
                 "Qwen/Qwen3-Coder-480B-A35B-Instruct-FP8"),
-        description="Open models served by Together AI (ids are vendor/model).",
+        description=N_("Open models served by Together AI (ids are vendor/model)."),
         context_windows=(("openai/gpt-oss", 131_072), ("meta-llama/Llama-3.3", 131_072),
                          ("deepseek-ai/DeepSeek-V3", 128_000), ("Qwen/Qwen3-Coder", 262_144)),
     ),
@@ -252,7 +259,7 @@ PRESETS: tuple[Preset, ...] = (
                 "accounts/fireworks/models/deepseek-v3p1",
                 "accounts/fireworks/models/qwen3-coder-480b-a35b-instruct",
                 "accounts/fireworks/models/kimi-k2-instruct-0905"),
-        description="Open models served by Fireworks AI (ids are accounts/fireworks/models/…).",
+        description=N_("Open models served by Fireworks AI (ids are accounts/fireworks/models/…)."),
         context_windows=(("accounts/fireworks/models/gpt-oss", 131_072),
                          ("accounts/fireworks/models/deepseek-v3", 163_840),
                          ("accounts/fireworks/models/qwen3-coder", 262_144),
@@ -267,7 +274,7 @@ PRESETS: tuple[Preset, ...] = (
         # Cerebras reserves the whole output limit against the rate limit up front
         max_tokens_param="max_completion_tokens",
         models=("gpt-oss-120b", "zai-glm-4.7", "gemma-4-31b"),
-        description="Very fast inference of open models on Cerebras.",
+        description=N_("Very fast inference of open models on Cerebras."),
         # 65,536 on the free tier, 131,072 on paid ones: the key does not say which
         context_windows=(("gpt-oss", 65_536), ("zai-glm", 65_536), ("gemma-", 65_536)),
     ),
@@ -280,7 +287,7 @@ PRESETS: tuple[Preset, ...] = (
         native_tools=False,  # the Sonar chat API refuses "tools"
         models_path="",  # and it has no model list
         models=("sonar-pro", "sonar", "sonar-reasoning-pro", "sonar-deep-research"),
-        description="Sonar models from Perplexity: answers grounded in a live web search.",
+        description=N_("Sonar models from Perplexity: answers grounded in a live web search."),
         context_windows=(("sonar", 127_072), ("sonar-pro", 200_000)),
     ),
     Preset(
@@ -292,8 +299,8 @@ PRESETS: tuple[Preset, ...] = (
         base_url_env="AZURE_OPENAI_ENDPOINT",
         max_tokens_param="max_completion_tokens",
         vision=True,
-        description="OpenAI models deployed in an Azure resource (endpoint, deployment, "
-                    "api-version).",
+        description=N_("OpenAI models deployed in an Azure resource (endpoint, deployment, "
+                    "api-version)."),
         context_windows=_OPENAI_WINDOWS,
         models_path="",  # deployments are listed by Azure's management API, not this one
         kind="azure",
@@ -307,7 +314,7 @@ PRESETS: tuple[Preset, ...] = (
         base_url_env="LMSTUDIO_BASE_URL",
         priority=5,
         auto_select=False,
-        description="A model served by LM Studio on this machine (default: the first loaded).",
+        description=N_("A model served by LM Studio on this machine (default: the first loaded)."),
     ),
     Preset(
         name="vllm",
@@ -319,6 +326,6 @@ PRESETS: tuple[Preset, ...] = (
         base_url_env="VLLM_BASE_URL",
         priority=4,
         auto_select=False,
-        description="A vLLM server (default: its first model; VLLM_API_KEY if it needs one).",
+        description=N_("A vLLM server (default: its first model; VLLM_API_KEY if it needs one)."),
     ),
 )

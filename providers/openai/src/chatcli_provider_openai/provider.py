@@ -21,6 +21,7 @@ from chatcli import (
     StreamCutError,
     StreamEvent,
     register_secret,
+    translation,
 )
 from chatcli_provider_kit import (
     FINISH_REASONS,
@@ -46,6 +47,8 @@ _NO_KEY = "not-needed"
 _OPTIONS: openai.RequestOptions = {"security": {"bearer_auth": True}}
 
 _END = object()
+
+_, ngettext = translation(__name__)
 
 
 def _flag(value: Any) -> bool:
@@ -89,9 +92,10 @@ class OpenAIProvider:
         self.volatile_last = _flag(options.get("volatile_last", True))
         self.extra_body = dict(options.get("extra_body") or {})
         self.base_url = config.base_url or self.preset.base_url
-        variable = f" or {self.preset.base_url_env}" if self.preset.base_url_env else ""
-        check_base_url(self.base_url, self.preset.display_name,
-                       f"[providers.{config.name}].base_url{variable}")
+        setting = f"[providers.{config.name}].base_url"
+        check_base_url(self.base_url, self.preset.display_name, _("{first} or {second}").format(
+            first=setting, second=self.preset.base_url_env) if self.preset.base_url_env
+            else setting)
         register_secret(config.api_key)
         headers = options.get("headers") or None
         self.client = self._make_client(
@@ -138,8 +142,10 @@ class OpenAIProvider:
             if not ids:
                 ctx = self._context(model)
                 raise ModelNotFoundError(
-                    f"{ctx.display_name} at {self.base_url} serves no model",
-                    f"load a model there, or set --model / [providers.{ctx.name}].model",
+                    _("{who} at {url} serves no model").format(
+                        who=ctx.display_name, url=self.base_url),
+                    _("load a model there, or set --model / [providers.{name}].model").format(
+                        name=ctx.name),
                     provider=ctx.name,
                 )
             self._resolved_model = ids[0]
@@ -165,8 +171,9 @@ class OpenAIProvider:
         except openai.OpenAIError as err:
             raise map_error(err, ctx) from None
         if not isinstance(entries, list):
-            raise StreamCutError(f"{ctx.display_name} sent a model list of an unexpected shape",
-                                 "check that the base URL is an OpenAI-compatible API",
+            raise StreamCutError(_("{who} sent a model list of an unexpected shape").format(
+                                     who=ctx.display_name),
+                                 _("check that the base URL is an OpenAI-compatible API"),
                                  provider=ctx.name)
         ids: list[str] = []
         for entry in entries:
@@ -230,16 +237,17 @@ class OpenAIProvider:
                 events = list(assembler.feed(chunk))
             except (AttributeError, TypeError, ValueError):  # valid JSON of the wrong shape
                 raise StreamCutError(
-                    f"{ctx.display_name} sent a stream chunk of an unexpected shape: "
-                    f"{one_line(json.dumps(chunk), 100)}",
-                    "try again, or check that the base URL is an OpenAI-compatible API",
+                    _("{who} sent a stream chunk of an unexpected shape: {chunk}").format(
+                        who=ctx.display_name, chunk=one_line(json.dumps(chunk), 100)),
+                    _("try again, or check that the base URL is an OpenAI-compatible API"),
                     provider=ctx.name,
                 ) from None
             yield from events
         if not assembler.finished:
             raise StreamCutError(
-                f"{ctx.display_name} ended the answer stream before it finished",
-                "try again",
+                _("{who} ended the answer stream before it finished").format(
+                    who=ctx.display_name),
+                _("try again"),
                 provider=ctx.name,
             )
         yield from assembler.finish()
