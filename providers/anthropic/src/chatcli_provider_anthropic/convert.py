@@ -56,6 +56,7 @@ from chatcli import (
     safe_json,
     safe_message,
     safe_text,
+    translation,
 )
 from chatcli_provider_kit import MessageCache, is_url, read_image
 
@@ -64,6 +65,8 @@ __all__ = [
     "cache_ttl", "convert_messages", "place_breakpoints", "reminder", "request_body",
     "system_blocks",
 ]
+
+_, ngettext = translation(__name__)
 
 #: Output limit used when neither the request nor the config sets one (``max_tokens`` is required).
 DEFAULT_MAX_TOKENS = 8192
@@ -122,7 +125,7 @@ def system_blocks(request: ChatRequest, caching: bool = True,
 
 def _tool_result_block(part: ToolResultPart) -> Block:
     block: Block = {"type": "tool_result", "tool_use_id": part.call_id,
-                    "content": part.content or "(no output)"}
+                    "content": part.content or "(no output)"}  # untranslated: the model reads it
     if part.is_error:
         block["is_error"] = True
     return block
@@ -131,10 +134,10 @@ def _tool_result_block(part: ToolResultPart) -> Block:
 def _image_block(part: ImagePart) -> Block:
     source = part.source
     if source.startswith("data:"):
-        header, _, data = source.partition(",")
+        header, _comma, data = source.partition(",")
         if ";base64" not in header:
-            raise BadRequestError(f"image data URL is not base64: {source[:40]}…",
-                                  "encode the image as base64", provider="anthropic")
+            raise BadRequestError(_("image data URL is not base64: {start}…").format(
+                start=source[:40]), _("encode the image as base64"), provider="anthropic")
         kind = header[5:].split(";")[0] or part.media_type or "image/png"
         return {"type": "image", "source": {"type": "base64", "media_type": kind, "data": data}}
     if is_url(source):

@@ -16,14 +16,20 @@ from chatcli import (
     RateLimitError,
     ServerError,
     StreamCutError,
+    translation,
 )
 from chatcli_provider_kit import one_line, retry_after_from_headers, status_error
 from pydantic import ValidationError
 
 __all__ = ["map_error"]
 
+_, ngettext = translation(__name__)
+
 P = "anthropic"
-KEY_HINT = "check ANTHROPIC_API_KEY or run `chatcli keys set anthropic`"
+
+
+def _key_hint() -> str:
+    return _("check ANTHROPIC_API_KEY or run `chatcli keys set anthropic`")
 
 
 def _api_message(err: anthropic.APIStatusError) -> str:
@@ -42,20 +48,21 @@ def _status_error(err: anthropic.APIStatusError, model: str, base_url: str) -> P
     retry_after = retry_after_from_headers(getattr(err.response, "headers", None))
     if status == 200:  # an `event: error` inside the stream
         if kind in ("overloaded_error", "api_error"):
-            return ServerError(f"Anthropic failed mid-answer ({kind}){detail}",
-                               "try again in a moment", provider=P, retry_after=retry_after)
+            return ServerError(_("Anthropic failed mid-answer ({kind}){detail}").format(
+                kind=kind, detail=detail), _("try again in a moment"), provider=P,
+                retry_after=retry_after)
         if kind == "rate_limit_error":
-            return RateLimitError(f"Anthropic rate limit hit mid-answer{detail}",
-                                  "wait a little and try again", provider=P,
-                                  retry_after=retry_after)
-        return StreamCutError(f"Anthropic ended the answer with an error ({kind or 'unknown'})"
-                              f"{detail}", "try again", provider=P)
+            return RateLimitError(_("Anthropic rate limit hit mid-answer{detail}").format(
+                detail=detail), _("wait a little and try again"), provider=P,
+                retry_after=retry_after)
+        return StreamCutError(_("Anthropic ended the answer with an error ({kind}){detail}").format(
+            kind=kind or "unknown", detail=detail), _("try again"), provider=P)
     if status == 529 or kind == "overloaded_error":
-        return ServerError(f"Anthropic is overloaded (HTTP {status}){detail}",
-                           "try again in a moment", provider=P, status=status,
-                           retry_after=retry_after)
+        return ServerError(_("Anthropic is overloaded (HTTP {status}){detail}").format(
+            status=status, detail=detail), _("try again in a moment"), provider=P,
+            status=status, retry_after=retry_after)
     return status_error(status, text, who="Anthropic", provider=P, model=model,
-                        base_url=base_url, key_hint=KEY_HINT, retry_after=retry_after)
+                        base_url=base_url, key_hint=_key_hint(), retry_after=retry_after)
 
 
 #: Failures after the connection was made: the server is there, its answer did not come.
@@ -86,28 +93,31 @@ def map_error(err: BaseException, *, model: str, base_url: str, started: bool) -
         return _status_error(err, model, base_url)
     if isinstance(err, anthropic.APITimeoutError | httpx2.TimeoutException):
         return ProviderTimeoutError(
-            "Anthropic did not answer in time" + (" (the stream stalled)" if started else ""),
-            "try again, or raise [providers.anthropic] timeout", provider=P)
+            _("Anthropic did not answer in time (the stream stalled)") if started
+            else _("Anthropic did not answer in time"),
+            _("try again, or raise [providers.anthropic] timeout"), provider=P)
     if isinstance(err, httpx2.TransportError | httpx2.StreamError) and started:
-        return StreamCutError("Anthropic dropped the connection mid-answer", "try again",
+        return StreamCutError(_("Anthropic dropped the connection mid-answer"), _("try again"),
                               provider=P)
     if isinstance(err, anthropic.APIConnectionError | httpx2.TransportError):
         cause = _cause(err)
         if isinstance(cause, _BROKE_AFTER_CONNECTING):  # reached, then no whole response
-            return NetworkError(f"Anthropic at {base_url} closed the connection before a "
-                                f"complete response ({one_line(cause, 120)})",
-                                "try again; if it keeps happening, check that "
-                                "ANTHROPIC_BASE_URL is an Anthropic API service", provider=P)
-        return NetworkError(f"cannot reach Anthropic at {base_url}",
-                            "check your network connection and ANTHROPIC_BASE_URL", provider=P)
+            return NetworkError(_("Anthropic at {url} closed the connection before a "
+                                  "complete response ({reason})").format(
+                                      url=base_url, reason=one_line(cause, 120)),
+                                _("try again; if it keeps happening, check that "
+                                  "ANTHROPIC_BASE_URL is an Anthropic API service"), provider=P)
+        return NetworkError(_("cannot reach Anthropic at {url}").format(url=base_url),
+                            _("check your network connection and ANTHROPIC_BASE_URL"),
+                            provider=P)
     if isinstance(err, httpx2.StreamError):
-        return StreamCutError("Anthropic dropped the connection mid-answer", "try again",
+        return StreamCutError(_("Anthropic dropped the connection mid-answer"), _("try again"),
                               provider=P)
     if isinstance(err, json.JSONDecodeError | ValidationError | ValueError | KeyError):
-        return StreamCutError("Anthropic sent a stream chunk that could not be read",
-                              "try again", provider=P)
+        return StreamCutError(_("Anthropic sent a stream chunk that could not be read"),
+                              _("try again"), provider=P)
     if isinstance(err, anthropic.APIResponseValidationError):
-        return StreamCutError("Anthropic sent a response that could not be read", "try again",
-                              provider=P)
-    return ProviderError(f"Anthropic request failed: {type(err).__name__}: "
-                         f"{one_line(str(err))}", provider=P)
+        return StreamCutError(_("Anthropic sent a response that could not be read"),
+                              _("try again"), provider=P)
+    return ProviderError(_("Anthropic request failed: {kind}: {reason}").format(
+        kind=type(err).__name__, reason=one_line(str(err))), provider=P)

@@ -5,10 +5,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from chatcli import hookimpl
+from chatcli import hookimpl, translation
 
 if TYPE_CHECKING:  # the data model is imported when a hook runs, not at start-up
     from chatcli import Provider, ProviderConfig, ProviderSpec
+
+_, ngettext = translation(__name__)
 
 #: The model used when none is configured.
 DEFAULT_MODEL = "claude-sonnet-5-5"
@@ -50,20 +52,20 @@ def register_providers(register: Callable[[ProviderSpec], None]) -> None:
             capabilities=Capabilities(prompt_caching=True, vision=True,
                                       cache_ttls=("5m", "1h"), model_list=True),
             priority=60,
-            description="Claude models through the Anthropic Messages API (prompt caching).",
+            description=_("Claude models through the Anthropic Messages API (prompt caching)."),
             context_windows=CONTEXT_WINDOWS,
             options={
-                "prompt_caching": ProviderOption(bool, "mark the stable prompt prefix for "
-                                                       "caching (default true)"),
-                "cache_messages": ProviderOption(bool, "also cache the conversation so far "
-                                                       "(default true)"),
-                "cache_ttl": ProviderOption(str, 'cache lifetime: "5m" (default) or "1h"; a '
-                                                  "request's own TTL wins"),
-                "volatile_last": ProviderOption(bool, "in agent runs, send the prompt "
-                                                      "sections that change every step after "
-                                                      "the history, so the cache reaches it "
-                                                      "(default true)"),
-                "max_tokens": ProviderOption(int, "output limit when none is set"),
+                "prompt_caching": ProviderOption(bool, _("mark the stable prompt prefix for "
+                                                         "caching (default true)")),
+                "cache_messages": ProviderOption(bool, _("also cache the conversation so far "
+                                                         "(default true)")),
+                "cache_ttl": ProviderOption(str, _('cache lifetime: "5m" (default) or "1h"; a '
+                                                   "request's own TTL wins")),
+                "volatile_last": ProviderOption(bool, _("in agent runs, send the prompt "
+                                                        "sections that change every step after "
+                                                        "the history, so the cache reaches it "
+                                                        "(default true)")),
+                "max_tokens": ProviderOption(int, _("output limit when none is set")),
             },
         )
     )

@@ -26,6 +26,7 @@ from chatcli import (
     Usage,
     UsageEvent,
     register_secret,
+    translation,
 )
 from chatcli_provider_kit import (
     MessageCache,
@@ -38,6 +39,8 @@ from chatcli_provider_anthropic.convert import build_params, request_body
 from chatcli_provider_anthropic.errormap import map_error
 
 __all__ = ["AnthropicProvider", "stop_reason"]
+
+_, ngettext = translation(__name__)
 
 
 def _tls_context() -> Any:
@@ -116,8 +119,8 @@ class AnthropicProvider:
     def __init__(self, config: ProviderConfig) -> None:
         self.config = config
         register_secret(config.api_key)
-        check_base_url(config.base_url, "Anthropic",
-                       "[providers.anthropic].base_url or ANTHROPIC_BASE_URL")
+        check_base_url(config.base_url, "Anthropic", _("{first} or {second}").format(
+            first="[providers.anthropic].base_url", second="ANTHROPIC_BASE_URL"))
         timeout = float(config.timeout)
         self.client = anthropic.Anthropic(
             api_key=config.api_key,
@@ -202,8 +205,8 @@ class AnthropicProvider:
                 finished = True
                 break
         if not finished:
-            raise StreamCutError("Anthropic ended the answer stream before it finished",
-                                 "try again", provider="anthropic")
+            raise StreamCutError(_("Anthropic ended the answer stream before it finished"),
+                                 _("try again"), provider="anthropic")
         for block in tools.values():  # blocks never closed: still hand them over
             calls += 1
             yield ToolCallEvent(call=block.call())
