@@ -15,6 +15,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from chatcli import translation
+
 __all__ = ["ENDPOINT_VARIABLES", "OtelConfig", "header_values", "read_config"]
 
 #: The variables whose presence turns telemetry on (the exporters read them themselves).
@@ -26,6 +28,8 @@ HEADER_VARIABLES = ("OTEL_EXPORTER_OTLP_HEADERS", "OTEL_EXPORTER_OTLP_TRACES_HEA
 
 #: Seconds the end of a session may wait for the last spans and metrics to leave.
 DEFAULT_TIMEOUT = 2.0
+
+_, ngettext = translation(__name__)
 
 _KEYS = ("enabled", "endpoint", "headers", "capture_content", "timeout", "metrics")
 
@@ -60,8 +64,10 @@ def _flag(table: Mapping[str, Any], key: str, default: bool | None) -> bool | No
         return default
     value = parse_bool(table[key])
     if value is None:
-        raise ConfigError(f"[otel] {key} must be true or false, not {table[key]!r}",
-                          f"set [otel] {key} = true (or false) in config.toml")
+        raise ConfigError(
+            _("[otel] {key} must be true or false, not {value!r}").format(key=key,
+                                                                          value=table[key]),
+            _("set [otel] {key} = true (or false) in config.toml").format(key=key))
     return value
 
 
@@ -77,22 +83,22 @@ def read_config(table: Mapping[str, Any], environ: Mapping[str, str] | None = No
     env = os.environ if environ is None else environ
     unknown = sorted(set(table) - set(_KEYS))
     if unknown:
-        raise ConfigError(f"[otel] has no setting {unknown[0][:40]!r}",
-                          f"the [otel] settings are {', '.join(_KEYS)}")
+        raise ConfigError(_("[otel] has no setting {key!r}").format(key=unknown[0][:40]),
+                          _("the [otel] settings are {keys}").format(keys=", ".join(_KEYS)))
     endpoint = table.get("endpoint")
     if endpoint is not None and (not isinstance(endpoint, str)
                                  or not endpoint.startswith(("http://", "https://"))):
-        raise ConfigError("[otel] endpoint must be an http:// or https:// URL (the collector's "
-                          "OTLP/HTTP address)", 'set [otel] endpoint = "http://HOST:4318"')
+        raise ConfigError(_("[otel] endpoint must be an http:// or https:// URL (the collector's "
+                            "OTLP/HTTP address)"), _('set [otel] endpoint = "http://HOST:4318"'))
     headers = table.get("headers", {})
     if not isinstance(headers, Mapping) or not all(
             isinstance(k, str) and isinstance(v, str) for k, v in headers.items()):
-        raise ConfigError("[otel] headers must be a table of text values",
-                          '[otel.headers] then a line like authorization = "Bearer …"')
+        raise ConfigError(_("[otel] headers must be a table of text values"),
+                          _('[otel.headers] then a line like authorization = "Bearer …"'))
     timeout = table.get("timeout", DEFAULT_TIMEOUT)
     if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not 0 < timeout <= 60:
-        raise ConfigError("[otel] timeout must be a number of seconds between 0 and 60",
-                          f"set [otel] timeout = {DEFAULT_TIMEOUT:g}")
+        raise ConfigError(_("[otel] timeout must be a number of seconds between 0 and 60"),
+                          _("set [otel] timeout = {seconds:g}").format(seconds=DEFAULT_TIMEOUT))
     configured = bool(endpoint) or any(env.get(name, "").strip() for name in ENDPOINT_VARIABLES)
     enabled = _flag(table, "enabled", None)
     if enabled is None:

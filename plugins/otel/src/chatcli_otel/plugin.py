@@ -16,7 +16,7 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from chatcli import hookimpl
+from chatcli import hookimpl, translation
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -42,6 +42,8 @@ if TYPE_CHECKING:
     from chatcli_otel.spans import Tracker
 
 __all__ = ["OtelPlugin", "plugin"]
+
+_, ngettext = translation(__name__)
 
 
 def _only_off(value: object, project_root: Path) -> object:
@@ -89,8 +91,8 @@ class OtelPlugin:
                     self.tracker = _start(config, self.host)
                 except Exception as err:  # an SDK that cannot start: chatcli goes on without
                     self.failed = True
-                    self._warn(f"otel: telemetry is off for this run: could not start "
-                               f"OpenTelemetry ({type(err).__name__})")
+                    self._warn(_("otel: telemetry is off for this run: could not start "
+                                 "OpenTelemetry ({error})").format(error=type(err).__name__))
                     return
             self.tracker.begin(conversation, session)
 

@@ -22,6 +22,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+from chatcli import translation
 from opentelemetry import trace
 from opentelemetry.context import Context
 from opentelemetry.exporter.otlp.proto.http.metric_exporter import OTLPMetricExporter
@@ -36,6 +37,8 @@ from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapProp
 from chatcli_otel.config import OtelConfig
 
 __all__ = ["Telemetry"]
+
+_, ngettext = translation(__name__)
 
 #: The semantic conventions' bucket boundaries for gen_ai.client.token.usage.
 TOKEN_BUCKETS = [1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304,
@@ -188,8 +191,8 @@ class Telemetry:
         for worker in self._stopping:
             worker.join(max(0.0, self._deadline - time.monotonic()))
         if any(worker.is_alive() for worker in self._stopping) or self.failures.count:
-            return ("otel: the collector did not take this run's telemetry (unreachable or "
-                    "refused); check [otel] endpoint or OTEL_EXPORTER_OTLP_ENDPOINT")
+            return _("otel: the collector did not take this run's telemetry (unreachable or "
+                     "refused); check [otel] endpoint or OTEL_EXPORTER_OTLP_ENDPOINT")
         return None
 
     def _stop_traces(self) -> None:
@@ -204,28 +207,33 @@ class Telemetry:
             self.failures.add()
 
 
+#: What each metric is, as the collector shows it: metric metadata (protocol), in English.
+_DESCRIPTIONS = {
+    "gen_ai.client.token.usage":
+        "Tokens used by a model call, by gen_ai.token.type (input, output)",
+    "gen_ai.client.operation.duration": "How long a model call took, until its answer ended",
+    "chatcli.cost": "What model calls cost, as chatcli's cost plugin prices them",
+    "chatcli.tool.calls": "Tool calls, by tool, decision and outcome",
+    "chatcli.tool.duration": "How long a tool call took",
+    "chatcli.turn.duration": "How long a turn took",
+}
+
+
 class _Instruments:
     """The metrics: GenAI's token usage and operation duration, and chatcli's cost, tool calls,
     tool durations and turns."""
 
     def __init__(self, meter: Any) -> None:
-        self.tokens = meter.create_histogram(
-            "gen_ai.client.token.usage", unit="{token}",
-            description="Tokens used by a model call, by gen_ai.token.type (input, output)",
-            explicit_bucket_boundaries_advisory=TOKEN_BUCKETS)
-        self.duration = meter.create_histogram(
-            "gen_ai.client.operation.duration", unit="s",
-            description="How long a model call took, until its answer ended",
-            explicit_bucket_boundaries_advisory=SECONDS_BUCKETS)
-        self.cost = meter.create_counter(
-            "chatcli.cost", unit="USD",
-            description="What model calls cost, as chatcli's cost plugin prices them")
-        self.tool_calls = meter.create_counter(
-            "chatcli.tool.calls", unit="{call}",
-            description="Tool calls, by tool, decision and outcome")
-        self.tool_duration = meter.create_histogram(
-            "chatcli.tool.duration", unit="s", description="How long a tool call took",
-            explicit_bucket_boundaries_advisory=SECONDS_BUCKETS)
-        self.turns = meter.create_histogram(
-            "chatcli.turn.duration", unit="s", description="How long a turn took",
-            explicit_bucket_boundaries_advisory=SECONDS_BUCKETS)
+        def histogram(name: str, unit: str, buckets: Sequence[float]) -> Any:
+            return meter.create_histogram(name, unit=unit, description=_DESCRIPTIONS[name],
+                                          explicit_bucket_boundaries_advisory=buckets)
+
+        def counter(name: str, unit: str) -> Any:
+            return meter.create_counter(name, unit=unit, description=_DESCRIPTIONS[name])
+
+        self.tokens = histogram("gen_ai.client.token.usage", "{token}", TOKEN_BUCKETS)
+        self.duration = histogram("gen_ai.client.operation.duration", "s", SECONDS_BUCKETS)
+        self.cost = counter("chatcli.cost", "USD")
+        self.tool_calls = counter("chatcli.tool.calls", "{call}")
+        self.tool_duration = histogram("chatcli.tool.duration", "s", SECONDS_BUCKETS)
+        self.turns = histogram("chatcli.turn.duration", "s", SECONDS_BUCKETS)
