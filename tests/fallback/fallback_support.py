@@ -50,7 +50,8 @@ def run_chatcli(home: Path, *args: str, env: dict[str, str] | None = None,
             if not k.startswith("CHATCLI_") and not k.endswith("_API_KEY")
             and k not in ("OPENAI_BASE_URL", "ANTHROPIC_BASE_URL", "OLLAMA_HOST")}
     full |= {"CHATCLI_CONFIG_DIR": str(home / "config"), "CHATCLI_DATA_DIR": str(home / "data"),
-             "CHATCLI_CACHE_DIR": str(home / "cache"), "CHATCLI_PLUGINS": PLUGINS}
+             "CHATCLI_CACHE_DIR": str(home / "cache"), "CHATCLI_PLUGINS": PLUGINS,
+             "CHATCLI_LANG": "en"}  # another language: env={"CHATCLI_LANG": "pt_BR"}
     full |= env or {}
     return subprocess.run([str(CHATCLI), *args], capture_output=True, text=True, timeout=timeout,
                           env=full, cwd=home, stdin=subprocess.DEVNULL)

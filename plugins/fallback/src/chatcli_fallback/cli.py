@@ -11,27 +11,30 @@ import time
 from typing import Any
 
 import click
+from chatcli import translation
 
 from chatcli_fallback.settings import Entry, Group, load_groups
 from chatcli_fallback.state import Health, State
 
 __all__ = ["health_rows", "providers", "render_table", "slash_providers"]
 
-HEADERS = ["GROUP", "STRATEGY", "ENTRY", "STATE", "ERRORS", "REQUESTS", "LAST CHECK",
-           "RESPONSE", "LAST ERROR"]
+_, ngettext = translation(__name__)
 
-NO_GROUPS = ("no fallback chain or pool is configured — set [fallback] chain = "
-             "[\"provider/model\", …] or [fallback.pools.NAME] (see chatcli-fallback's README)")
+HEADERS = [_("GROUP"), _("STRATEGY"), _("ENTRY"), _("STATE"), _("ERRORS"), _("REQUESTS"),
+           _("LAST CHECK"), _("RESPONSE"), _("LAST ERROR")]
+
+NO_GROUPS = _("no fallback chain or pool is configured — set [fallback] chain = "
+              "[\"provider/model\", …] or [fallback.pools.NAME] (see chatcli-fallback's README)")
 
 
 def _ago(seconds: float) -> str:
     if seconds < 90:
-        return f"{seconds:.0f}s ago"
+        return _("{count:.0f}s ago").format(count=seconds)
     if seconds < 5400:
-        return f"{seconds / 60:.0f}m ago"
+        return _("{count:.0f}m ago").format(count=seconds / 60)
     if seconds < 86_400 * 2:
-        return f"{seconds / 3600:.0f}h ago"
-    return f"{seconds / 86_400:.0f}d ago"
+        return _("{count:.0f}h ago").format(count=seconds / 3600)
+    return _("{count:.0f}d ago").format(count=seconds / 86_400)
 
 
 def _span(seconds: float) -> str:
@@ -41,20 +44,21 @@ def _span(seconds: float) -> str:
 def entry_state(group: Group, health: Health | None, now: float) -> tuple[str, bool]:
     """What the group makes of an entry now, in words, and whether it would be asked first."""
     if health is None or not health.requests:
-        return "untried", True
+        return _("untried"), True
     options = group.options
     if group.strategy == "chain":
         left = health.cooling(now)
         if left > 0:
-            return f"cooling down ({_span(left)} left)", False
-        return ("ok" if health.errors == 0 else "ready (cooldown over)"), True
+            return _("cooling down ({span} left)").format(span=_span(left)), False
+        return (_("ok") if health.errors == 0 else _("ready (cooldown over)")), True
     if health.unhealthy(now, options.unhealthy_after, options.recovery):
         left = options.recovery - (now - health.last_failure)
-        return f"unavailable (tried again in {_span(left)})", False
+        return _("unavailable (tried again in {span})").format(span=_span(left)), False
     if health.errors >= options.unhealthy_after:
-        return "recovering (next call probes it)", True
-    return ("ok" if health.errors == 0 else f"ok ({health.errors} recent error"
-            f"{'s' * (health.errors > 1)})"), True
+        return _("recovering (next call probes it)"), True
+    return (_("ok") if health.errors == 0 else ngettext(
+        "ok ({count} recent error)", "ok ({count} recent errors)", health.errors).format(
+            count=health.errors)), True
 
 
 def health_rows(groups: dict[str, Group], state: State) -> list[dict[str, Any]]:
@@ -97,8 +101,9 @@ def render_table(rows: list[dict[str, Any]], now: float | None = None) -> str:
             error = error[:59] + "…"
         cells.append([
             row["group"], row["strategy"].replace("_", "-"), row["entry"], row["state"],
-            str(row["errors"]), f"{row['requests']} ({row['failures']} failed)",
-            _ago(now - row["last_check"]) if row["last_check"] else "never",
+            str(row["errors"]), _("{requests} ({failures} failed)").format(
+                requests=row["requests"], failures=row["failures"]),
+            _ago(now - row["last_check"]) if row["last_check"] else _("never"),
             f"{row['response_ms']:,.0f} ms" if row["response_ms"] is not None else "-",
             error or "-",
         ])
@@ -115,13 +120,15 @@ def _groups_from_settings() -> dict[str, Group]:
     return load_groups({"fallback": settings.plugin_table("fallback")})
 
 
-@click.group("providers")
+@click.group("providers", help=_("Health of the fallback chain and the provider pools."))
 def providers() -> None:
     """Health of the fallback chain and the provider pools."""
 
 
-@providers.command("status")
-@click.option("--json", "as_json", is_flag=True, help="Print the table as one JSON object.")
+@providers.command("status", help=_(
+    "Each entry of each chain and pool: state, errors in a row, requests, last check, "
+    "average time to the first answer event, last error."))
+@click.option("--json", "as_json", is_flag=True, help=_("Print the table as one JSON object."))
 def status_command(as_json: bool) -> int:
     """Each entry of each chain and pool: state, errors in a row, requests, last check,
     average time to the first answer event, last error."""
@@ -138,12 +145,18 @@ def status_command(as_json: bool) -> int:
     return 0
 
 
-@providers.command("reset")
+@providers.command("reset", help=_(
+    "Forget every entry's health (cooldowns, error counts) and the pools' positions."))
 def reset_command() -> int:
     """Forget every entry's health (cooldowns, error counts) and the pools' positions."""
     count = State().reset()
-    click.echo(f"forgot the health of {count} entr{'y' if count == 1 else 'ies'}")
+    click.echo(_forgot(count))
     return 0
+
+
+def _forgot(count: int) -> str:
+    return ngettext("forgot the health of {count} entry", "forgot the health of {count} entries",
+                    count).format(count=count)
 
 
 def slash_providers(app: Any, text: str) -> None:
@@ -153,11 +166,11 @@ def slash_providers(app: Any, text: str) -> None:
     word = text.strip().lower()
     if word == "reset":
         count = State().reset()
-        app.console.print(f"forgot the health of {count} entr{'y' if count == 1 else 'ies'}",
-                          markup=False)
+        app.console.print(_forgot(count), markup=False)
         return
     if word not in ("", "status"):
-        raise UsageError(f"/providers has no '{word}'", "use /providers or /providers reset")
+        raise UsageError(_("/providers has no '{word}'").format(word=word),
+                         _("use /providers or /providers reset"))
     groups = load_groups({"fallback": app.settings.plugin_table("fallback")})
     state = State()
     rows = health_rows(groups, state)

@@ -24,6 +24,8 @@ import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
+from chatcli import translation
+
 from chatcli_fallback.settings import MOVE_ON, STOP_KINDS, Entry, Group
 from chatcli_fallback.state import State
 
@@ -39,6 +41,8 @@ if TYPE_CHECKING:
     )
 
 __all__ = ["GroupProvider", "error_kind", "resolve_entries"]
+
+_, ngettext = translation(__name__)
 
 _KINDS = (*MOVE_ON, *STOP_KINDS.values())
 
@@ -75,14 +79,16 @@ def resolve_entries(host: PluginHost, group: Group, own: set[str]) -> dict[Entry
     specs = {}
     for entry in group.entries:
         if entry.provider in own:
-            raise ConfigError(f"{group.where}: '{entry.provider}' is a chain or pool itself",
-                              "name providers (openai/MODEL, anthropic/MODEL, local…) as "
-                              "entries")
+            raise ConfigError(_("{where}: '{provider}' is a chain or pool itself").format(
+                                  where=group.where, provider=entry.provider),
+                              _("name providers (openai/MODEL, anthropic/MODEL, local…) as "
+                                "entries"))
         try:
             specs[entry] = find_provider(host, entry.provider)
         except UsageError as err:
-            raise ConfigError(f"{group.where} names an unknown provider '{entry.provider}'",
-                              err.hint or "see `chatcli models`") from None
+            raise ConfigError(_("{where} names an unknown provider '{provider}'").format(
+                                  where=group.where, provider=entry.provider),
+                              err.hint or _("see `chatcli models`")) from None
     return specs
 
 
@@ -164,18 +170,22 @@ class GroupProvider:
                 ready.append(entry)
             elif group.strategy == "chain" and state.cooling(now) > 0:
                 parked.append((entry, state.cooldown_until,
-                               f"cooling down for {state.cooling(now):.0f}s more after "
-                               f"{_article(state.last_kind)}"))
+                               # i18n: {error} is "a rate limit", "a timeout"…
+                               _("cooling down for {seconds:.0f}s more after {error}").format(
+                                   seconds=state.cooling(now), error=_article(state.last_kind))))
             elif group.strategy != "chain" and state.unhealthy(
                     now, options.unhealthy_after, options.recovery):
                 left = options.recovery - (now - state.last_failure)
                 parked.append((entry, state.last_failure,
-                               f"unavailable after {state.errors} errors in a row (tried again "
-                               f"in {left:.0f}s)"))
+                               ngettext("unavailable after {count} errors in a row (tried "
+                                        "again in {seconds:.0f}s)",
+                                        "unavailable after {count} errors in a row (tried "
+                                        "again in {seconds:.0f}s)", state.errors).format(
+                                   count=state.errors, seconds=left)))
             else:
                 ready.append(entry)
         parked.sort(key=lambda item: item[1])
-        return ready + [entry for entry, _, _ in parked], [(e, why) for e, _, why in parked]
+        return ready + [entry for entry, _at, _why in parked], [(e, why) for e, _at, why in parked]
 
     # ------------------------------------------------------------------ one call
 
@@ -236,8 +246,9 @@ class GroupProvider:
                 err = caught
                 if not isinstance(caught, ProviderError) and not _is_chatcli(caught):
                     err = ProviderError.unexpected(
-                        f"the {entry.provider} provider failed", caught,
-                        "try again; CHATCLI_DEBUG=1 shows the traceback", entry.provider)
+                        _("the {provider} provider failed").format(provider=entry.provider),
+                        caught, _("try again; CHATCLI_DEBUG=1 shows the traceback"),
+                        entry.provider)
                 kind = error_kind(err)
                 self._failed(entry, err, kind)
                 attempt = FailedAttempt(entry.provider, self.model_of(entry), _one_line(err), kind)
@@ -278,9 +289,15 @@ class GroupProvider:
         from chatcli import ProviderError
 
         names = "; ".join(f"{a.provider}/{a.model}: {a.error}" for a in failed)
-        message = f"every entry of {self._label()} failed — {names}"
-        hint = ("try again later, or add an entry (`chatcli providers status` shows each "
-                "entry's health)")
+        group = self.group
+        if group.strategy == "chain" and group.name == "fallback":
+            message = _("every entry of the fallback chain failed — {failures}").format(
+                failures=names)
+        else:
+            message = _("every entry of the {strategy} group '{name}' failed — {failures}").format(
+                strategy=group.strategy.replace("_", "-"), name=group.name, failures=names)
+        hint = _("try again later, or add an entry (`chatcli providers status` shows each "
+                 "entry's health)")
         cls = type(last) if isinstance(last, ProviderError) else ProviderError
         try:
             error = cls(message, hint, provider=self.group.name)
@@ -290,10 +307,6 @@ class GroupProvider:
         error.failed = tuple(failed)
         return error
 
-    def _label(self) -> str:
-        group = self.group
-        return ("the fallback chain" if group.strategy == "chain" and group.name == "fallback"
-                else f"the {group.strategy.replace('_', '-')} group '{group.name}'")
 
 
 class _Call:
@@ -317,10 +330,8 @@ def _is_chatcli(err: BaseException) -> bool:
     return isinstance(err, ChatcliError)
 
 
-_WORDS = {"RateLimitError": "a rate limit", "ServerError": "a server error",
-          "ProviderTimeoutError": "a timeout", "NetworkError": "a network error",
-          "StreamCutError": "a cut stream", "AuthError": "an auth error"}
-
-
 def _article(kind: str) -> str:
-    return _WORDS.get(kind, "an error")
+    words = {"RateLimitError": _("a rate limit"), "ServerError": _("a server error"),
+             "ProviderTimeoutError": _("a timeout"), "NetworkError": _("a network error"),
+             "StreamCutError": _("a cut stream"), "AuthError": _("an auth error")}
+    return words.get(kind, _("an error"))

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from chatcli import hookimpl
+from chatcli import hookimpl, translation
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -20,7 +20,9 @@ if TYPE_CHECKING:
 
 __all__ = ["configure", "register_commands", "register_providers", "register_slash_commands"]
 
-PROVIDERS_HELP = "Health of the fallback chain and the provider pools."
+_, ngettext = translation(__name__)
+
+PROVIDERS_HELP = _("Health of the fallback chain and the provider pools.")
 
 
 @hookimpl
@@ -61,7 +63,7 @@ def register_slash_commands(register: Callable[[SlashCommand], None]) -> None:
     """``/providers`` (the health table) and ``/providers reset``."""
     from chatcli import SlashCommand
 
-    register(SlashCommand(name="providers", help="health of the fallback chain and pools",
+    register(SlashCommand(name="providers", help=_("health of the fallback chain and pools"),
                           run=_slash_providers, subcommands=["status", "reset"]))
 
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from chatcli import Capabilities
+from chatcli import Capabilities, translation
 
 from chatcli_fallback.runtime import RUNTIME, default_model
 
@@ -31,6 +31,8 @@ if TYPE_CHECKING:
     from chatcli_fallback.group import GroupProvider
 
 __all__ = ["build_group", "context_windows", "resolve_capabilities"]
+
+_, ngettext = translation(__name__)
 
 
 def _raw() -> dict[str, Any]:
@@ -54,8 +56,9 @@ def build_group(name: str, config: ProviderConfig) -> GroupProvider:
 
     host, settings = RUNTIME.host, RUNTIME.settings
     if host is None or settings is None:
-        raise ConfigError(f"the '{name}' provider needs a configured run",
-                          "use it through chatcli (-p, the chat) or call host.configure first")
+        raise ConfigError(_("the '{name}' provider needs a configured run").format(name=name),
+                          _("use it through chatcli (-p, the chat) or call host.configure "
+                            "first"))
     raw = _raw()
     groups = load_groups(raw)
     model = (config.model or "").strip()
@@ -63,17 +66,18 @@ def build_group(name: str, config: ProviderConfig) -> GroupProvider:
         group = groups.get(name)
         if group is None:
             raise ConfigError(
-                "no fallback chain is configured" if name == CHAIN else
-                f"the pool '{name}' is no longer configured",
-                "set one: chatcli config set fallback.chain '[\"anthropic/claude-sonnet-4-5\", "
-                "\"openai/gpt-5.4-mini\"]', or name the entries: --provider fallback --model "
-                "'anthropic/claude-sonnet-4-5,openai/gpt-5.4-mini'")
+                _("no fallback chain is configured") if name == CHAIN else
+                _("the pool '{name}' is no longer configured").format(name=name),
+                _("set one: chatcli config set fallback.chain '[\"anthropic/claude-sonnet-4-5\", "
+                  "\"openai/gpt-5.4-mini\"]', or name the entries: --provider fallback --model "
+                  "'anthropic/claude-sonnet-4-5,openai/gpt-5.4-mini'"))
     else:
         known = groups.get(name)
+        where = _("the entries of '{name}' (--model)").format(name=name)
         group = Group(name, known.strategy if known else "chain",
-                      parse_entries(model, f"the entries of '{name}' (--model)"),
+                      parse_entries(model, where),
                       known.options if known else base_options(raw),
-                      where=f"the entries of '{name}' (--model)")
+                      where=where)
     specs = resolve_entries(host, group, set(group_names(raw)) | set(groups))
     provider = GroupProvider(group, host, settings, specs)
     with RUNTIME.lock:

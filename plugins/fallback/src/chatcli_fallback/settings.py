@@ -26,6 +26,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from chatcli import translation
+
 from chatcli_fallback.names import CHAIN, group_names
 
 __all__ = [
@@ -42,6 +44,8 @@ __all__ = [
     "load_groups",
     "parse_entries",
 ]
+
+_, ngettext = translation(__name__)
 
 
 #: How a group picks its entries.
@@ -143,31 +147,37 @@ def parse_entries(value: Any, where: str) -> tuple[Entry, ...]:
             try:
                 value = tomllib.loads(f"v = {text}")["v"]
             except tomllib.TOMLDecodeError:
-                raise _config_error(f"{where} is not a TOML array: {text[:60]!r}",
-                                    'write it as ["provider/model", …] or a/x,b/y') from None
+                raise _config_error(
+                    _("{where} is not a TOML array: {text!r}").format(where=where,
+                                                                       text=text[:60]),
+                    _('write it as ["provider/model", …] or a/x,b/y')) from None
         else:
             value = [part for part in (p.strip() for p in text.split(",")) if part]
     if not isinstance(value, list) or not value:
-        raise _config_error(f"{where} must be a non-empty list of provider/model entries",
-                            'e.g. ["anthropic/claude-sonnet-4-5", "openai/gpt-5.4-mini"]')
+        raise _config_error(
+            _("{where} must be a non-empty list of provider/model entries").format(where=where),
+            _('e.g. ["anthropic/claude-sonnet-4-5", "openai/gpt-5.4-mini"]'))
     entries = []
     for item in value:
         if isinstance(item, dict):
             provider, model = item.get("provider"), item.get("model")
             if not isinstance(provider, str) or not (model is None or isinstance(model, str)):
-                raise _config_error(f"{where}: an entry table needs provider (and optionally "
-                                    f"model) as text, not {item!r:.60}",
+                raise _config_error(_("{where}: an entry table needs provider (and optionally "
+                                      "model) as text, not {item:.60}").format(
+                                          where=where, item=repr(item)),
                                     '{provider = "openai", model = "gpt-5.4-mini"}')
         elif isinstance(item, str):
-            provider, _, model = item.strip().partition("/")
+            provider, _sep, model = item.strip().partition("/")
             model = model.strip() or None
         else:
-            raise _config_error(f"{where}: {item!r:.40} is not a provider/model entry",
-                                'write entries as "provider/model" or "provider"')
+            raise _config_error(_("{where}: {item:.40} is not a provider/model entry").format(
+                                    where=where, item=repr(item)),
+                                _('write entries as "provider/model" or "provider"'))
         provider = provider.strip()
         if not provider:
-            raise _config_error(f"{where}: an entry has no provider name: {item!r:.60}",
-                                'write entries as "provider/model" or "provider"')
+            raise _config_error(_("{where}: an entry has no provider name: {item:.60}").format(
+                                    where=where, item=repr(item)),
+                                _('write entries as "provider/model" or "provider"'))
         entries.append(Entry(provider, model))
     return tuple(entries)
 
@@ -179,15 +189,19 @@ def _options(table: Mapping[str, Any], base: Options, where: str) -> Options:
             continue
         value = _number(table[key])
         if value is None or not low <= value <= high:
-            raise _config_error(f"{where}: '{key}' must be a number from {low:g} to {high:g}, "
-                                f"not {table[key]!r:.40}", f"fix {key} in the [fallback] table")
+            raise _config_error(_("{where}: '{key}' must be a number from {low:g} to {high:g}, "
+                                  "not {value:.40}").format(where=where, key=key, low=low,
+                                                            high=high, value=repr(table[key])),
+                                _("fix {key} in the [fallback] table").format(key=key))
         changes[key] = value
     if "unhealthy_after" in table:
         value = _number(table["unhealthy_after"])
         if value is None or value != int(value) or not 1 <= value <= 1000:
-            raise _config_error(f"{where}: 'unhealthy_after' must be a whole number from 1 to "
-                                f"1000, not {table['unhealthy_after']!r:.40}",
-                                "fix unhealthy_after in the [fallback] table")
+            raise _config_error(_("{where}: 'unhealthy_after' must be a whole number from 1 to "
+                                  "1000, not {value:.40}").format(
+                                      where=where, value=repr(table["unhealthy_after"])),
+                                _("fix {key} in the [fallback] table").format(
+                                    key="unhealthy_after"))
         changes["unhealthy_after"] = int(value)
     if "also_on" in table:
         changes["also_on"] = _also_on(table["also_on"], where)
@@ -215,8 +229,9 @@ def _also_on(value: Any, where: str) -> frozenset[str]:
     if isinstance(value, str):
         value = [v.strip() for v in value.strip("[]").replace('"', "").split(",") if v.strip()]
     if not isinstance(value, list):
-        raise _config_error(f"{where}: 'also_on' must be a list of error kinds",
-                            f"choose from {', '.join(STOP_KINDS)}")
+        raise _config_error(_("{where}: 'also_on' must be a list of error kinds").format(
+                                where=where),
+                            _("choose from {names}").format(names=", ".join(STOP_KINDS)))
     kinds = set()
     for item in value:
         name = str(item).strip().lower()
@@ -226,9 +241,10 @@ def _also_on(value: Any, where: str) -> frozenset[str]:
             import difflib
 
             close = difflib.get_close_matches(name, list(STOP_KINDS), n=1)
-            raise _config_error(f"{where}: 'also_on' names an unknown error kind {item!r:.40}",
-                                f"did you mean '{close[0]}'?" if close else
-                                f"choose from {', '.join(STOP_KINDS)}")
+            raise _config_error(_("{where}: 'also_on' names an unknown error kind {item:.40}")
+                                .format(where=where, item=repr(item)),
+                                _("did you mean '{name}'?").format(name=close[0]) if close else
+                                _("choose from {names}").format(names=", ".join(STOP_KINDS)))
         kinds.add(kind)
     return frozenset(kinds)
 
@@ -254,9 +270,10 @@ def load_groups(raw: Mapping[str, Any]) -> dict[str, Group]:
             import difflib
 
             close = difflib.get_close_matches(key, sorted(known), n=1)
-            raise _config_error(f"[fallback]: unknown setting '{key}'",
-                                f"did you mean '{close[0]}'?" if close else
-                                f"[fallback] accepts: {', '.join(sorted(known))}")
+            raise _config_error(_("[fallback]: unknown setting '{key}'").format(key=key),
+                                _("did you mean '{name}'?").format(name=close[0]) if close else
+                                _("[fallback] accepts: {names}").format(
+                                    names=", ".join(sorted(known))))
     base = _options(table, DEFAULT_OPTIONS, "[fallback]")
     groups: dict[str, Group] = {}
     if table.get("chain") is not None:
@@ -264,27 +281,32 @@ def load_groups(raw: Mapping[str, Any]) -> dict[str, Group]:
                               base)
     pools = table.get("pools") or {}
     if not isinstance(pools, dict):
-        raise _config_error("[fallback] pools must be a table of named pools",
+        raise _config_error(_("[fallback] pools must be a table of named pools"),
                             '[fallback.pools.NAME] entries = ["provider/model", …]')
     for name, pool in pools.items():
         where = f"[fallback.pools.{name}]"
         if name == CHAIN:
-            raise _config_error(f"{where}: '{CHAIN}' is the chain's name",
-                                "give the pool another name")
+            raise _config_error(_("{where}: '{name}' is the chain's name").format(
+                                    where=where, name=CHAIN),
+                                _("give the pool another name"))
         if not isinstance(pool, dict):
-            raise _config_error(f"{where} must be a table", 'entries = ["provider/model", …]')
+            raise _config_error(_("{where} must be a table").format(where=where),
+                                'entries = ["provider/model", …]')
         for key in pool:
             if key not in {"entries", "strategy", *_OPTION_KEYS}:
-                raise _config_error(f"{where}: unknown setting '{key}'",
-                                    "a pool accepts entries, strategy, "
-                                    + ", ".join(_OPTION_KEYS))
+                raise _config_error(_("{where}: unknown setting '{key}'").format(
+                                        where=where, key=key),
+                                    _("a pool accepts entries, strategy, {names}").format(
+                                        names=", ".join(_OPTION_KEYS)))
         strategy = str(pool.get("strategy", "round_robin"))
         if strategy not in STRATEGIES:
-            raise _config_error(f"{where}: strategy must be one of {', '.join(STRATEGIES)}, "
-                                f"not {strategy!r:.40}", 'e.g. strategy = "failover"')
+            raise _config_error(_("{where}: strategy must be one of {names}, not {value:.40}")
+                                .format(where=where, names=", ".join(STRATEGIES),
+                                        value=repr(strategy)),
+                                _('e.g. strategy = "failover"'))
         if "entries" not in pool:
-            raise _config_error(f"{where} has no entries",
-                                'add entries = ["provider/model", …]')
+            raise _config_error(_("{where} has no entries").format(where=where),
+                                _('add entries = ["provider/model", …]'))
         groups[name] = Group(name, strategy, parse_entries(pool["entries"], f"{where} entries"),
                              _options(pool, base, where), where=f"{where} entries")
     return groups

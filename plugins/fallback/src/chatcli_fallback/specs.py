@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
-from chatcli import Capabilities, ProviderSpec
+from chatcli import Capabilities, ProviderSpec, translation
 
 from chatcli_fallback.runtime import default_model
 
@@ -15,6 +15,8 @@ if TYPE_CHECKING:
     from chatcli import ProviderConfig
 
 __all__ = ["spec_for"]
+
+_, ngettext = translation(__name__)
 
 
 def _resolved(name: str) -> Capabilities:
@@ -104,8 +106,8 @@ def _describe(name: str, raw: Mapping[str, Any]) -> str:
         listed = shown.join(str(e) if isinstance(e, str) else str(e.get("provider", "?"))
                             for e in entries if isinstance(e, str | dict))
         return f"{strategy.replace('_', '-')}: {listed}"
-    return ("a fallback chain: set [fallback] chain, or --model 'a/x,b/y'" if name == "fallback"
-            else f"a {strategy} pool")
+    return (_("a fallback chain: set [fallback] chain, or --model 'a/x,b/y'")
+            if name == "fallback" else _("a {strategy} pool").format(strategy=strategy))
 
 
 def spec_for(name: str, raw: Mapping[str, Any]) -> ProviderSpec:
@@ -123,7 +125,8 @@ def spec_for(name: str, raw: Mapping[str, Any]) -> ProviderSpec:
     factory.__name__ = f"make_{name}_group"
     return ProviderSpec(
         name=name,
-        display_name="Fallback chain" if name == "fallback" else f"Pool {name}",
+        display_name=_("Fallback chain") if name == "fallback" else _("Pool {name}").format(
+            name=name),
         factory=factory,
         default_model=default_model(name),
         requires_key=False,
