@@ -14,13 +14,15 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 import click
-from chatcli import load_settings
+from chatcli import load_settings, translation
 from chatcli_workspace import mask_secrets
 
 if TYPE_CHECKING:
     from pathlib import Path
 
 __all__ = ["config_group", "format_value"]
+
+_, ngettext = translation(__name__)
 
 #: Setting names that would put a secret into config.toml (readable, often committed).
 _SECRET_NAMES = frozenset({"api_key", "apikey", "token", "secret", "password"})
@@ -31,7 +33,8 @@ def _secret_key(key: str) -> bool:
     return any(mask_secrets({part: "x"}) == {part: "***"} for part in key.split("."))
 
 
-@click.group("config")
+@click.group("config", help=_("Read and change settings (user file, or the project's "
+                              ".chatcli/config.toml)."))
 def config_group() -> None:
     """Read and change settings (user file, or the project's .chatcli/config.toml)."""
 
@@ -65,26 +68,32 @@ def _check_key(key: str) -> None:
 
     if not key or any(not part for part in key.split(".")):
         raise ConfigError(
-            f"invalid setting name '{key}'", "use dotted names like providers.openai.model"
+            _("invalid setting name '{key}'").format(key=key),
+            _("use dotted names like providers.openai.model"),
         )
     top, last = key.split(".")[0], key.split(".")[-1].lower()
     if last in _SECRET_NAMES:
         provider = key.split(".")[1] if top == "providers" and key.count(".") >= 2 else "NAME"
         raise ConfigError(
-            f"'{key}' would store a secret in plain text in the config file",
-            f"store API keys with `chatcli keys set {provider}` (a 0600 file), or name the "
-            f"variable holding it: chatcli config set providers.{provider}.api_key_env VAR",
+            _("'{key}' would store a secret in plain text in the config file").format(key=key),
+            _("store API keys with `chatcli keys set {provider}` (a 0600 file), or name the "
+              "variable holding it: chatcli config set providers.{provider}.api_key_env VAR"
+              ).format(provider=provider),
         )
     if "." not in key and top not in Settings.model_fields:
         raise unknown_setting(key)
     if top == "providers" and len(key.split(".")) < 3:
-        raise ConfigError(f"'{key}' is a table", "set a key inside it, e.g. providers.openai.model")
+        raise ConfigError(_("'{key}' is a table").format(key=key),
+                          _("set a key inside it, e.g. providers.openai.model"))
 
 
-@config_group.command("get")
+@config_group.command("get", help=_(
+    "Print the effective value of KEY (e.g. model, providers.openai.base_url).\n\n"
+    "A value whose name looks like a secret (api_key, token, password…) prints as *** unless "
+    "--reveal is given."))
 @click.argument("key")
 @click.option("--reveal", is_flag=True,
-              help="Print a secret as it is (by default it shows as ***).")
+              help=_("Print a secret as it is (by default it shows as ***)."))
 def config_get(key: str, reveal: bool) -> int:
     """Print the effective value of KEY (e.g. model, providers.openai.base_url).
 
@@ -98,10 +107,11 @@ def config_get(key: str, reveal: bool) -> int:
     return 0
 
 
-@config_group.command("set", context_settings={"ignore_unknown_options": True})
+@config_group.command("set", context_settings={"ignore_unknown_options": True}, help=_(
+    "Set KEY to VALUE (validated; numbers and true/false are read as TOML)."))
 @click.argument("key")
 @click.argument("value")
-@click.option("--project", is_flag=True, help="Write the project's .chatcli/config.toml.")
+@click.option("--project", is_flag=True, help=_("Write the project's .chatcli/config.toml."))
 def config_set(key: str, value: str, project: bool) -> int:
     """Set KEY to VALUE (validated; numbers and true/false are read as TOML)."""
     from chatcli_config_edit import set_value
@@ -111,26 +121,33 @@ def config_set(key: str, value: str, project: bool) -> int:
     _check_managed(key, value, path)
     stored = set_value(path, key, value)
     click.echo(f"{key} = {format_value(mask_secrets(stored, _secret_key(key)))}  ({path})")
+    if key == "language":
+        from chatcli_admin.language import language_note
+
+        note = language_note(str(stored))
+        if note:
+            click.echo(note)
     return 0
 
 
-@config_group.command("unset")
+@config_group.command("unset", help=_(
+    "Remove KEY from the configuration file (the default applies again)."))
 @click.argument("key")
-@click.option("--project", is_flag=True, help="Edit the project's .chatcli/config.toml.")
+@click.option("--project", is_flag=True, help=_("Edit the project's .chatcli/config.toml."))
 def config_unset(key: str, project: bool) -> int:
     """Remove KEY from the configuration file (the default applies again)."""
     from chatcli_config_edit import unset_value
 
     path = _target(project)
     if unset_value(path, key):
-        click.echo(f"unset {key}  ({path})")
+        click.echo(_("unset {key}  ({path})").format(key=key, path=path))
     else:
-        click.echo(f"{key} was not set in {path}", err=True)
+        click.echo(_("{key} was not set in {path}").format(key=key, path=path), err=True)
     return 0
 
 
-@config_group.command("path")
-@click.option("--project", is_flag=True, help="Print the project file's path instead.")
+@config_group.command("path", help=_("Print where the configuration file is."))
+@click.option("--project", is_flag=True, help=_("Print the project file's path instead."))
 def config_path(project: bool) -> int:
     """Print where the configuration file is."""
     click.echo(str(_target(project)))
@@ -166,7 +183,7 @@ def _check_managed(key: str, raw: str, path: Path) -> None:
     for part in parts[:-1]:
         cursor = cursor.setdefault(part, {})
     cursor[parts[-1]] = value
-    check_managed(f"chatcli config set {key} (for {path})", data)
+    check_managed(_("chatcli config set {key} (for {path})").format(key=key, path=path), data)
 
 
 def _managed_keys() -> tuple[str, list[str]] | None:
@@ -177,7 +194,11 @@ def _managed_keys() -> tuple[str, list[str]] | None:
     return (policy[0], [key for key, _ in _flatten(policy[1])]) if policy else None
 
 
-@config_group.command("list")
+@config_group.command("list", help=_(
+    "Print every effective setting as KEY = VALUE (unset ones are left out); a value the "
+    "managed policy sets is marked `# managed (FILE)`.\n\n"
+    "Secrets show as *** (names like api_key, token, password at any depth, and key-shaped "
+    "values); `chatcli config get --reveal KEY` prints one."))
 def config_list() -> int:
     """Print every effective setting as KEY = VALUE (unset ones are left out); a value the
     managed policy sets is marked `# managed (FILE)`.
@@ -190,6 +211,6 @@ def config_list() -> int:
     for key, value in _flatten(mask_secrets(settings.model_dump(exclude_none=True))):
         mark = ""
         if managed and any(key == m or key.startswith(m + ".") for m in managed[1]):
-            mark = f"  # managed ({managed[0]})"
+            mark = _("  # managed ({file})").format(file=managed[0])
         click.echo(f"{key} = {format_value(value)}{mark}")
     return 0

@@ -9,10 +9,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from chatcli import translation
+
 if TYPE_CHECKING:
     from pathlib import Path
 
 __all__ = ["key_file", "list_keys", "remove_key", "set_key"]
+
+_, ngettext = translation(__name__)
 
 
 def key_file() -> Path:
@@ -31,8 +35,9 @@ def _save(keys: dict[str, str]) -> None:
         atomic_write(key_file(), tomli_w.dumps(dict(sorted(keys.items()))), mode=0o600)
     except OSError as err:
         raise ConfigError(
-            f"{key_file()}: cannot write the key file ({err.strerror})",
-            "check the permissions of its folder, or point CHATCLI_CONFIG_DIR elsewhere",
+            _("{path}: cannot write the key file ({reason})").format(path=key_file(),
+                                                                    reason=err.strerror),
+            _("check the permissions of its folder, or point CHATCLI_CONFIG_DIR elsewhere"),
         ) from None
 
 
@@ -42,11 +47,11 @@ def set_key(provider: str, key: str) -> None:
 
     key = key.strip()
     if not key:
-        raise ConfigError("empty key", "paste the key when asked, or pipe it on stdin")
+        raise ConfigError(_("empty key"), _("paste the key when asked, or pipe it on stdin"))
     if not key.isascii() or not all(c.isprintable() and not c.isspace() for c in key):
         # never echo it: say what is wrong, not what was given
-        raise ConfigError("the key contains spaces, line breaks or non-ASCII characters",
-                          "pass only the key itself, on one line")
+        raise ConfigError(_("the key contains spaces, line breaks or non-ASCII characters"),
+                          _("pass only the key itself, on one line"))
     keys = stored_keys()
     keys[provider] = key
     _save(keys)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 import click
-from chatcli import cli_host
+from chatcli import cli_host, translation
 
 from chatcli_admin.table import format_table
 
@@ -15,6 +15,8 @@ if TYPE_CHECKING:
 
 __all__ = ["key_status", "models_command"]
 
+_, ngettext = translation(__name__)
+
 
 def key_status(spec: ProviderSpec, settings: Settings) -> str:
     """Where ``spec``'s key comes from: a variable's name, ``keys.toml``, ``missing`` or
@@ -22,18 +24,26 @@ def key_status(spec: ProviderSpec, settings: Settings) -> str:
     from chatcli import provider_key
 
     if not spec.requires_key:
-        return "not needed"
+        return _("not needed")
     _key, where = provider_key(spec, settings)
     if where:
         return where
-    names = " or ".join(spec.env_keys)
-    return f"missing (set {names} or `chatcli keys set {spec.name}`)" if names else "missing"
+    names = _(" or ").join(spec.env_keys)
+    if not names:
+        return _("missing")
+    return _("missing (set {names} or `chatcli keys set {name}`)").format(names=names,
+                                                                          name=spec.name)
 
 
-@click.command("models")
+@click.command("models", help=_(
+    "List providers, their models and whether each has a key (* marks the default).\n\n"
+    "With --remote (implied by PROVIDER), list what the services serve instead: one model id per "
+    "line for PROVIDER, else PROVIDER/MODEL lines for every provider that has a key (and the "
+    "keyless ones configured in [providers.NAME]). A provider that fails is one line on stderr; "
+    "the exit code is then that of its error (1 for the service, 2 for the set-up)."))
 @click.option("--remote", is_flag=True,
-              help="Ask the services which models they serve (every provider with a key, "
-                   "or PROVIDER).")
+              help=_("Ask the services which models they serve (every provider with a key, "
+                     "or PROVIDER)."))
 @click.argument("provider", required=False)
 @click.pass_context
 def models_command(ctx: click.Context, remote: bool, provider: str | None) -> int:
@@ -72,9 +82,9 @@ def models_command(ctx: click.Context, remote: bool, provider: str | None) -> in
         more = [m for m in spec.models if m != model]
         if more:
             extras.append(f"  {name}: {', '.join(more)}")
-    click.echo(format_table(["  PROVIDER", "NAME", "DEFAULT MODEL", "KEY"], rows))
+    click.echo(format_table([_("  PROVIDER"), _("NAME"), _("DEFAULT MODEL"), _("KEY")], rows))
     if extras:
-        click.echo("\nother models (use --provider NAME --model MODEL):")
+        click.echo("\n" + _("other models (use --provider NAME --model MODEL):"))
         click.echo("\n".join(extras))
     return 0
 
@@ -108,8 +118,8 @@ def _remote(host: PluginHost, name: str | None) -> int:
         return 0
     specs = [spec for _, spec in sorted(host.providers().items()) if _listable(spec, settings)]
     if not specs:
-        click.echo("no provider to ask: set a key (`chatcli keys set NAME`) or name one: "
-                   "chatcli models --remote PROVIDER")
+        click.echo(_("no provider to ask: set a key (`chatcli keys set NAME`) or name one: "
+                     "chatcli models --remote PROVIDER"))
         return 0
 
     def ask(spec: ProviderSpec) -> list[str] | ChatcliError:

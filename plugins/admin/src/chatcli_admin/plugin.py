@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import click
-from chatcli import hookimpl
+from chatcli import hookimpl, translation
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -19,19 +19,22 @@ if TYPE_CHECKING:
 
 __all__ = ["COMMANDS", "configure", "register_commands"]
 
+_, ngettext = translation(__name__)
+
 #: The commands: (name, kind, the root help's line, short help, ``module:attribute``). The help
 #: lines equal the real commands' (a test keeps them so).
 COMMANDS = (
-    ("config", "group", "Read and change settings (user file, or the project's "
-     ".chatcli/config.toml).", None, "chatcli_admin.config:config_group"),
-    ("keys", "group", "Store API keys (in a 0600 file in the config directory).", None,
+    ("config", "group", _("Read and change settings (user file, or the project's "
+                          ".chatcli/config.toml)."), None, "chatcli_admin.config:config_group"),
+    ("keys", "group", _("Store API keys (in a 0600 file in the config directory)."), None,
      "chatcli_admin.keys:keys_group"),
-    ("models", "command", "List providers, their models and whether each has a key (* marks "
-     "the default).", None, "chatcli_admin.models:models_command"),
-    ("plugins", "group", "List, install, remove and create chatcli plugins.", None,
+    ("models", "command", _("List providers, their models and whether each has a key (* marks "
+                            "the default)."), None, "chatcli_admin.models:models_command"),
+    ("plugins", "group", _("List, install, remove and create chatcli plugins."), None,
      "chatcli_admin.plugins:plugins_group"),
-    ("trust", "command", "Trust the project of PATH (default: here): its .chatcli/config.toml, "
-     ".mcp.json, skills…", "Let a project's files change chatcli.",
+    ("trust", "command", _("Trust the project of PATH (default: here): its "
+                           ".chatcli/config.toml, .mcp.json, skills…"),
+     _("Let a project's files change chatcli."),
      "chatcli_admin.trust:trust_command"),
 )
 
@@ -59,4 +62,5 @@ def configure(host: PluginHost, workspace: Path) -> None:
     except Exception:  # the notice must never stop a session
         return
     if line is not None:
-        print(f"chatcli: {line}", file=sys.stderr, flush=True)
+        # chatcli-workspace translates the notice; the prefix is the program's name
+        print(f"chatcli: {line}", file=sys.stderr, flush=True)  # untranslated: the name

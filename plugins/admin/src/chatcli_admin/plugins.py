@@ -7,7 +7,7 @@ import sys
 from typing import TYPE_CHECKING
 
 import click
-from chatcli import cli_host
+from chatcli import cli_host, translation
 
 from chatcli_admin.table import format_table
 
@@ -21,13 +21,16 @@ KINDS = ("provider", "tool", "command", "skills")
 #: The entry-point group plugins are found in (``[project.entry-points."chatcli.plugins"]``).
 ENTRY_POINT_GROUP = "chatcli.plugins"
 
+_, ngettext = translation(__name__)
 
-@click.group("plugins")
+
+@click.group("plugins", help=_("List, install, remove and create chatcli plugins."))
 def plugins_group() -> None:
     """List, install, remove and create chatcli plugins."""
 
 
-@plugins_group.command("list")
+@plugins_group.command("list", help=_(
+    "Show installed plugins: version, hooks, and whether they loaded (and why not)."))
 @click.pass_context
 def plugins_list(ctx: click.Context) -> int:
     """Show installed plugins: version, hooks, and whether they loaded (and why not)."""
@@ -42,14 +45,23 @@ def plugins_list(ctx: click.Context) -> int:
             getattr(host.hook, hook)(register=lambda item: None)
     infos = plugin_infos(host)
     if not infos:
-        click.echo("no plugins installed; see `chatcli plugins install NAME`")
+        click.echo(_("no plugins installed; see `chatcli plugins install NAME`"))
         return 0
     rows = []
     for info in infos:
-        status = info.status if not info.reason else f"{info.status}: {info.reason}"
+        status = _status_text(info.status)
+        if info.reason:
+            status = _("{status}: {reason}").format(status=status, reason=info.reason)
         rows.append([info.name, info.version or "-", status, ", ".join(info.hooks) or "-"])
-    click.echo(format_table(["NAME", "VERSION", "STATUS", "HOOKS"], rows))
+    click.echo(format_table([_("NAME"), _("VERSION"), _("STATUS"), _("HOOKS")], rows))
     return 0
+
+
+def _status_text(status: str) -> str:
+    """A plugin's status as ``plugins list`` shows it (in the user's language)."""
+    shown = {"loaded": _("loaded"), "misbehaving": _("misbehaving"), "failed": _("failed"),
+             "disabled": _("disabled")}
+    return shown.get(status, status)
 
 
 class PluginInfo:
@@ -100,7 +112,7 @@ def plugin_infos(host: PluginHost) -> list[PluginInfo]:
         by = (refused if refused and name in refused[1] else
               only if only and name not in only[1] else None)
         if by is not None:
-            info.reason = f"refused by the managed policy {by[0]}"
+            info.reason = _("refused by the managed policy {file}").format(file=by[0])
     return sorted(infos.values(), key=lambda i: i.name)
 
 
@@ -117,8 +129,8 @@ def installer_command(action: str, names: list[str]) -> list[str]:
     uv = shutil.which("uv")
     if uv is None:
         raise UsageError(
-            "neither pip nor uv is available in chatcli's environment",
-            f"install pip: {sys.executable} -m ensurepip",
+            _("neither pip nor uv is available in chatcli's environment"),
+            _("install pip: {python} -m ensurepip").format(python=sys.executable),
         )
     return [uv, "pip", action, "--python", sys.executable, *names]
 
@@ -136,16 +148,21 @@ def _run_installer(action: str, names: tuple[str, ...], dry_run: bool,
     if done.returncode != 0:
         from chatcli import UsageError
 
-        raise UsageError(f"{action} failed (exit {done.returncode})", "see the output above")
-    verb = "installed" if action == "install" else "uninstalled"
-    click.echo(f"{verb}: {', '.join(names)}; see `chatcli plugins list`")
+        raise UsageError(_("{action} failed (exit {code})").format(action=action,
+                                                                   code=done.returncode),
+                         _("see the output above"))
+    done_text = (_("installed: {names}; see `chatcli plugins list`") if action == "install" else
+                 _("uninstalled: {names}; see `chatcli plugins list`"))
+    click.echo(done_text.format(names=", ".join(names)))
     return 0
 
 
-@plugins_group.command("install")
+@plugins_group.command("install", help=_(
+    "Install plugin packages (names, paths or URLs pip accepts) into chatcli's environment."))
 @click.argument("names", nargs=-1, required=True)
-@click.option("-e", "--editable", is_flag=True, help="Install local folders in editable mode.")
-@click.option("--dry-run", is_flag=True, help="Print the installer command without running it.")
+@click.option("-e", "--editable", is_flag=True, help=_("Install local folders in editable mode."))
+@click.option("--dry-run", is_flag=True,
+              help=_("Print the installer command without running it."))
 def plugins_install(names: tuple[str, ...], editable: bool, dry_run: bool) -> int:
     """Install plugin packages (names, paths or URLs pip accepts) into chatcli's environment."""
     return _run_installer("install", names, dry_run, editable)
@@ -165,9 +182,11 @@ def installed_distribution(name: str) -> str | None:
         return None
 
 
-@plugins_group.command("uninstall")
+@plugins_group.command("uninstall", help=_(
+    "Remove plugin packages (plugin or package names) from chatcli's environment."))
 @click.argument("names", nargs=-1, required=True)
-@click.option("--dry-run", is_flag=True, help="Print the installer command without running it.")
+@click.option("--dry-run", is_flag=True,
+              help=_("Print the installer command without running it."))
 def plugins_uninstall(names: tuple[str, ...], dry_run: bool) -> int:
     """Remove plugin packages (plugin or package names) from chatcli's environment."""
     from chatcli import UsageError
@@ -176,13 +195,15 @@ def plugins_uninstall(names: tuple[str, ...], dry_run: bool) -> int:
     for name in names:
         dist = installed_distribution(name)
         if dist is None and not dry_run:
-            raise UsageError(f"no installed plugin or package named '{name}'",
-                             "see `chatcli plugins list` for the names")
+            raise UsageError(_("no installed plugin or package named '{name}'").format(name=name),
+                             _("see `chatcli plugins list` for the names"))
         if dist is not None and not _declares_plugins(dist):
-            what = ("chatcli itself" if dist.lower().replace("_", "-") in _CHATCLI_ITSELF
-                    else "not a chatcli plugin (it declares no chatcli.plugins entry point)")
-            raise UsageError(f"'{dist}' is {what}; removing it could break chatcli",
-                             "name a plugin from `chatcli plugins list`")
+            message = (_("'{dist}' is chatcli itself; removing it could break chatcli")
+                       if dist.lower().replace("_", "-") in _CHATCLI_ITSELF else
+                       _("'{dist}' is not a chatcli plugin (it declares no chatcli.plugins entry "
+                         "point); removing it could break chatcli"))
+            raise UsageError(message.format(dist=dist),
+                             _("name a plugin from `chatcli plugins list`"))
         resolved.append(dist or name)
     return _run_installer("uninstall", tuple(resolved), dry_run)
 
@@ -201,11 +222,12 @@ def _declares_plugins(dist: str) -> bool:
         return True  # nothing to protect; the installer reports it
 
 
-@plugins_group.command("new")
+@plugins_group.command("new", help=_("Create a new plugin package NAME from the template."))
 @click.argument("name")
-@click.option("--kind", type=click.Choice(KINDS), required=True, help="What the plugin adds.")
+@click.option("--kind", type=click.Choice(KINDS), required=True,
+              help=_("What the plugin adds."))
 @click.option("--dir", "directory", type=click.Path(file_okay=False),
-              default=None, help="Where to create it (default: the current directory).")
+              default=None, help=_("Where to create it (default: the current directory)."))
 def plugins_new(name: str, kind: str, directory: str | None) -> int:
     """Create a new plugin package NAME from the template."""
     from pathlib import Path
@@ -213,6 +235,7 @@ def plugins_new(name: str, kind: str, directory: str | None) -> int:
     from chatcli_admin.scaffold import render_plugin
 
     path = render_plugin(name, kind, Path(directory) if directory else Path.cwd())
-    click.echo(f"created {path}")
-    click.echo(f"next: chatcli plugins install -e {path} && chatcli plugins list")
+    click.echo(_("created {path}").format(path=path))
+    click.echo(_("next: chatcli plugins install -e {path} && chatcli plugins list").format(
+        path=path))
     return 0

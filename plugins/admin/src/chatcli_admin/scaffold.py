@@ -14,7 +14,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from chatcli import UsageError, __version__
+from chatcli import UsageError, __version__, translation
 
 __all__ = [
     "KINDS",
@@ -23,6 +23,8 @@ __all__ = [
     "render_plugin",
     "validate_name",
 ]
+
+_, ngettext = translation(__name__)
 
 #: The kinds of plugin the template offers.
 KINDS = ("provider", "tool", "command", "skills")
@@ -50,8 +52,8 @@ def find_template() -> Path:
         if (folder / "tool").is_dir():
             return folder
     raise UsageError(
-        "the plugin template is not installed with chatcli-admin",
-        "reinstall it: pip install --force-reinstall chatcli-admin",
+        _("the plugin template is not installed with chatcli-admin"),
+        _("reinstall it: pip install --force-reinstall chatcli-admin"),
     )
 
 
@@ -62,7 +64,8 @@ def validate_name(name: str, kind: str) -> str:
     kind's own prefix, ``provider-`` or ``skills-``) is dropped: the distribution name adds it.
     """
     if kind not in KINDS:
-        raise UsageError(f"unknown plugin kind '{kind}'", f"use one of: {', '.join(KINDS)}")
+        raise UsageError(_("unknown plugin kind '{kind}'").format(kind=kind),
+                         _("use one of: {kinds}").format(kinds=", ".join(KINDS)))
     short = name.strip()
     for prefix in ("chatcli-", _PREFIXES[kind]):
         if prefix and _NAME_RULE.match(short.removeprefix(prefix)):
@@ -70,9 +73,9 @@ def validate_name(name: str, kind: str) -> str:
     if not _NAME_RULE.match(short) or len(short) > _MAX_NAME:
         shown = name if len(name) <= 60 and name.isprintable() else repr(name[:60])
         raise UsageError(
-            f"invalid plugin name '{shown}'",
-            f"use lowercase letters, digits and dashes, starting with a letter, at most "
-            f"{_MAX_NAME} characters (e.g. 'weather' or 'my-tool')",
+            _("invalid plugin name '{name}'").format(name=shown),
+            _("use lowercase letters, digits and dashes, starting with a letter, at most "
+              "{count} characters (e.g. 'weather' or 'my-tool')").format(count=_MAX_NAME),
         )
     return short
 
@@ -104,15 +107,17 @@ def _check_destination(dest: Path) -> None:
     """Refuse to write over anything: ``dest`` must not exist, or be an empty folder."""
     if dest.is_dir() and any(dest.iterdir()):
         raise UsageError(
-            f"{dest} already exists and is not empty",
-            "choose another folder with --dir, or remove it",
+            _("{path} already exists and is not empty").format(path=dest),
+            _("choose another folder with --dir, or remove it"),
         )
     if dest.exists() and not dest.is_dir():
-        raise UsageError(f"{dest} already exists and is a file", "choose another folder with --dir")
+        raise UsageError(_("{path} already exists and is a file").format(path=dest),
+                         _("choose another folder with --dir"))
     for parent in dest.parents:
         if parent.exists():
             if not parent.is_dir():
-                raise UsageError(f"{parent} is a file, not a folder", "choose another --dir")
+                raise UsageError(_("{path} is a file, not a folder").format(path=parent),
+                                 _("choose another --dir"))
             break
 
 
@@ -155,8 +160,8 @@ def render_plugin(name: str, kind: str, dest: Path | None = None) -> Path:
     source = find_template() / kind
     if not source.is_dir():
         raise UsageError(
-            f"the plugin template has no '{kind}' kind",
-            "reinstall chatcli-admin: pip install --force-reinstall chatcli-admin",
+            _("the plugin template has no '{kind}' kind").format(kind=kind),
+            _("reinstall chatcli-admin: pip install --force-reinstall chatcli-admin"),
         )
     target = (Path.cwd() if dest is None else Path(dest)).expanduser().absolute()
     if target.is_dir():
@@ -167,7 +172,8 @@ def render_plugin(name: str, kind: str, dest: Path | None = None) -> Path:
         staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
     except OSError as err:
         raise UsageError(
-            f"cannot create {target}: {err.strerror or err}", "choose another folder with --dir"
+            _("cannot create {path}: {reason}").format(path=target, reason=err.strerror or err),
+            _("choose another folder with --dir"),
         ) from None
     try:
         _render_tree(source, staging, values)
