@@ -21,6 +21,7 @@ from chatcli import (
     safe_json,
     safe_message,
     safe_text,
+    translation,
 )
 from chatcli_provider_kit import MessageCache, is_url, read_image
 
@@ -29,6 +30,8 @@ __all__ = [
 ]
 
 Dict = dict[str, Any]
+
+_, ngettext = translation(__name__)
 
 #: ``[providers.ollama]`` keys passed straight into Ollama's ``options`` (model parameters).
 MODEL_OPTIONS = ("num_ctx", "num_predict", "top_k", "top_p", "min_p", "seed", "repeat_penalty",
@@ -39,8 +42,9 @@ def _image(part: ImagePart) -> str:
     if part.source.startswith("data:") and ";base64," in part.source:
         return part.source.partition(",")[2]
     if is_url(part.source):
-        raise BadRequestError(f"Ollama cannot fetch image URLs: {part.source[:80]}",
-                              "download the image and pass the local file", provider="ollama")
+        raise BadRequestError(_("Ollama cannot fetch image URLs: {url}").format(
+            url=part.source[:80]), _("download the image and pass the local file"),
+            provider="ollama")
     return read_image(part.source, part.media_type)[1]
 
 

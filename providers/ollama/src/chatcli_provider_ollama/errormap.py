@@ -20,6 +20,7 @@ from chatcli import (
     ProviderTimeoutError,
     ServerError,
     StreamCutError,
+    translation,
 )
 from chatcli_provider_kit import (
     looks_like_context_overflow,
@@ -29,6 +30,8 @@ from chatcli_provider_kit import (
 )
 
 __all__ = ["error_words", "map_error", "service_error"]
+
+_, ngettext = translation(__name__)
 
 P = "ollama"
 
@@ -65,27 +68,33 @@ def service_error(status: int, text: str, *, model: str, host: str, started: boo
     lower = text.lower()
     detail = f": {text}" if text else ""
     if ("not found" in lower and "model" in lower) or (status == 404 and "model" in lower):
-        return ModelNotFoundError(f"Ollama has no model '{model}'{detail}",
-                                  f"run `ollama pull {model}` or pick another with --model",
+        return ModelNotFoundError(_("Ollama has no model '{model}'{detail}").format(
+                                      model=model, detail=detail),
+                                  _("run `ollama pull {model}` or pick another with "
+                                    "--model").format(model=model),
                                   provider=P, status=status)
     if status == -1:  # {"error": ...} inside the stream
         if started:
-            return StreamCutError(f"Ollama stopped mid-answer{detail}", "try again", provider=P)
-        return ServerError(f"Ollama failed{detail}", "check the `ollama serve` log", provider=P)
+            return StreamCutError(_("Ollama stopped mid-answer{detail}").format(detail=detail),
+                                  _("try again"), provider=P)
+        return ServerError(_("Ollama failed{detail}").format(detail=detail),
+                           _("check the `ollama serve` log"), provider=P)
     generic = status in (401, 403, 404, 408, 429)  # never a context or tool-support problem
     if not generic and looks_like_context_overflow(text):  # Ollama says so on a 500 too
-        return ContextTooLongError(f"Ollama: the conversation is too long for '{model}' "
-                                   f"(HTTP {status}){detail}",
-                                   "raise num_ctx or start a new conversation",
+        return ContextTooLongError(_("Ollama: the conversation is too long for '{model}' "
+                                     "(HTTP {status}){detail}").format(
+                                         model=model, status=status, detail=detail),
+                                   _("raise num_ctx or start a new conversation"),
                                    provider=P, status=status)
     if not generic and status < 500 and "does not support tools" in lower:
-        return BadRequestError(f"Ollama model '{model}' cannot call tools{detail}",
-                               "pick a model with tool support (e.g. llama3.2, qwen3)",
+        return BadRequestError(_("Ollama model '{model}' cannot call tools{detail}").format(
+                                   model=model, detail=detail),
+                               _("pick a model with tool support (e.g. llama3.2, qwen3)"),
                                provider=P, status=status)
     return status_error(status, text, who="Ollama", provider=P, model=model, base_url=host,
-                        key_hint="check OLLAMA_API_KEY (needed only for ollama.com)",
+                        key_hint=_("check OLLAMA_API_KEY (needed only for ollama.com)"),
                         retry_after=retry_after_from_headers(headers),
-                        server_hint="check the `ollama serve` log and try again")
+                        server_hint=_("check the `ollama serve` log and try again"))
 
 
 def map_error(err: BaseException, *, model: str, host: str, started: bool,
@@ -105,25 +114,27 @@ def map_error(err: BaseException, *, model: str, host: str, started: bool,
                              started=started, headers=headers)
     if isinstance(err, httpx.TimeoutException):
         return ProviderTimeoutError(
-            f"Ollama at {host} did not answer in time" + (" (the stream stalled)" if responded
-                                                          else ""),
-            "a large model may still be loading: try again, or raise [providers.ollama] timeout",
+            (_("Ollama at {host} did not answer in time (the stream stalled)") if responded
+             else _("Ollama at {host} did not answer in time")).format(host=host),
+            _("a large model may still be loading: try again, or raise [providers.ollama] "
+              "timeout"),
             provider=P)
     if not responded and isinstance(err, httpx.ReadError | httpx.WriteError
                                     | httpx.RemoteProtocolError):  # reached, no response
-        return NetworkError(f"Ollama at {host} closed the connection before a complete "
-                            f"response ({one_line(err, 120)})",
-                            "try again; if it keeps happening, check that OLLAMA_HOST is an "
-                            "Ollama server", provider=P)
+        return NetworkError(_("Ollama at {host} closed the connection before a complete "
+                              "response ({reason})").format(host=host, reason=one_line(err, 120)),
+                            _("try again; if it keeps happening, check that OLLAMA_HOST is an "
+                              "Ollama server"), provider=P)
     if not responded and isinstance(err, httpx.TransportError | ConnectionError):
-        return NetworkError(f"cannot reach Ollama at {host}",
-                            f"is `ollama serve` running at {host}? (set OLLAMA_HOST otherwise)",
+        return NetworkError(_("cannot reach Ollama at {host}").format(host=host),
+                            _("is `ollama serve` running at {host}? (set OLLAMA_HOST "
+                              "otherwise)").format(host=host),
                             provider=P)
     if isinstance(err, httpx.TransportError | httpx.StreamError | ConnectionError):
-        return StreamCutError("Ollama dropped the connection mid-answer", "try again",
+        return StreamCutError(_("Ollama dropped the connection mid-answer"), _("try again"),
                               provider=P)
     if isinstance(err, ValueError | KeyError | TypeError):  # bad JSON line or unexpected shape
-        return StreamCutError("Ollama sent a stream line that could not be read", "try again",
-                              provider=P)
-    return ProviderError(f"Ollama request failed: {type(err).__name__}: "
-                         f"{one_line(str(err))}", provider=P)
+        return StreamCutError(_("Ollama sent a stream line that could not be read"),
+                              _("try again"), provider=P)
+    return ProviderError(_("Ollama request failed: {kind}: {reason}").format(
+        kind=type(err).__name__, reason=one_line(str(err))), provider=P)

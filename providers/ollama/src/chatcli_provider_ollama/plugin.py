@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from chatcli import hookimpl
+from chatcli import hookimpl, translation
 
 from chatcli_provider_ollama.defaults import (
     DEFAULT_CONTEXT_WINDOW,
@@ -16,6 +16,8 @@ from chatcli_provider_ollama.defaults import (
 
 if TYPE_CHECKING:  # the data model is imported when a hook runs, not at start-up
     from chatcli import Provider, ProviderConfig, ProviderSpec
+
+_, ngettext = translation(__name__)
 
 
 def make_provider(config: ProviderConfig) -> Provider:
@@ -29,8 +31,9 @@ def make_provider(config: ProviderConfig) -> Provider:
         from chatcli import ConfigError
 
         raise ConfigError(
-            f"OLLAMA_HOST '{os.environ.get('OLLAMA_HOST', '')}' is not a valid address ({err})",
-            "set OLLAMA_HOST to host:port or http://host:port",
+            _("OLLAMA_HOST '{host}' is not a valid address ({reason})").format(
+                host=os.environ.get("OLLAMA_HOST", ""), reason=err),
+            _("set OLLAMA_HOST to host:port or http://host:port"),
         ) from None
     from chatcli_provider_kit.textcalls import text_tool_calls
 
@@ -46,8 +49,8 @@ def register_providers(register: Callable[[ProviderSpec], None]) -> None:
     """
     from chatcli import Capabilities, ProviderOption, ProviderSpec
 
-    whole, number = ProviderOption(int, "an Ollama model option"), ProviderOption(
-        float, "an Ollama model option")
+    whole, number = ProviderOption(int, _("an Ollama model option")), ProviderOption(
+        float, _("an Ollama model option"))
     register(
         ProviderSpec(
             name="ollama",
@@ -62,17 +65,17 @@ def register_providers(register: Callable[[ProviderSpec], None]) -> None:
             capabilities=Capabilities(vision=True, model_list=True),
             priority=5,
             auto_select=False,
-            description="Models served by Ollama (`ollama serve`), no API key needed.",
+            description=_("Models served by Ollama (`ollama serve`), no API key needed."),
             context_windows={"": DEFAULT_CONTEXT_WINDOW},
             options={
                 **dict.fromkeys(("num_ctx", "num_predict", "top_k", "seed", "num_gpu",
                                  "num_thread"), whole),
                 **dict.fromkeys(("top_p", "min_p", "repeat_penalty", "temperature"), number),
-                "stop": ProviderOption(list, "stop sequences", items=str),
-                "options": ProviderOption(dict, "any other Ollama model options"),
-                "keep_alive": ProviderOption((str, int), 'how long the model stays loaded '
-                                                         '("5m", 0, -1)'),
-                "think": ProviderOption((bool, str), "thinking for models that support it"),
+                "stop": ProviderOption(list, _("stop sequences"), items=str),
+                "options": ProviderOption(dict, _("any other Ollama model options")),
+                "keep_alive": ProviderOption((str, int), _('how long the model stays loaded '
+                                                           '("5m", 0, -1)')),
+                "think": ProviderOption((bool, str), _("thinking for models that support it")),
             },
         )
     )

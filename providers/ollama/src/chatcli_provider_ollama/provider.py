@@ -32,6 +32,7 @@ from chatcli import (
     ToolCallPart,
     Usage,
     UsageEvent,
+    translation,
 )
 from chatcli_provider_kit import MessageCache, nested_too_deep, parse_tool_arguments
 from pydantic import TypeAdapter
@@ -40,6 +41,8 @@ from chatcli_provider_ollama.convert import build_params
 from chatcli_provider_ollama.errormap import error_words, map_error, service_error
 
 __all__ = ["OllamaProvider", "read_line", "stop_reason"]
+
+_, ngettext = translation(__name__)
 
 
 def stop_reason(done_reason: str | None, has_tool_calls: bool) -> StopReason:
@@ -214,8 +217,10 @@ class OllamaProvider:
                 headers=headers)
         except ValueError as err:  # the SDK parses the host: "::::", "http://h:port"…
             raise ConfigError(
-                f"the Ollama address '{self.host}' is not valid ({err})",
-                "set OLLAMA_HOST or [providers.ollama].base_url to host:port or http://host:port",
+                _("the Ollama address '{host}' is not valid ({reason})").format(
+                    host=self.host, reason=err),
+                _("set OLLAMA_HOST or [providers.ollama].base_url to host:port or "
+                  "http://host:port"),
             ) from None
         self._messages = MessageCache()
 
@@ -288,5 +293,5 @@ class OllamaProvider:
                 yield StopEvent(reason=stop_reason(chunk.done_reason, calls > 0),
                                 model=chunk.model or request.model)
                 return
-        raise StreamCutError("Ollama ended the answer stream before it finished", "try again",
-                             provider="ollama")
+        raise StreamCutError(_("Ollama ended the answer stream before it finished"),
+                             _("try again"), provider="ollama")
