@@ -14,12 +14,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from chatcli import ChatcliError, apply_compactions
+from chatcli import ChatcliError, apply_compactions, translation
 
 if TYPE_CHECKING:
     from chatcli import ChatApp, Compaction, Conversation
 
 __all__ = ["active_compactions", "compact_command", "status_lines"]
+
+_, ngettext = translation(__name__)
 
 
 def compact_command(app: ChatApp, argument: str) -> None:
@@ -28,7 +30,7 @@ def compact_command(app: ChatApp, argument: str) -> None:
     try:
         if words[:1] == ["undo"] and len(words) <= 2:
             if len(words) == 2 and words[1] != "all":
-                _say(app, "usage: /compact undo [all]", "yellow")
+                _say(app, _("usage: /compact undo [all]"), "yellow")
                 return
             _undo(app, everything=len(words) == 2)
         elif words == ["status"]:
@@ -37,7 +39,7 @@ def compact_command(app: ChatApp, argument: str) -> None:
         else:
             _compact(app, argument.strip() or None)
     except ChatcliError as err:
-        _say(app, f"error: {err}", "red")
+        _say(app, _("error: {error}").format(error=err), "red")
 
 
 def _say(app: ChatApp, text: str, style: str = "dim") -> None:
@@ -54,9 +56,12 @@ def _compact(app: ChatApp, instruction: str | None) -> None:
             _say(app, f"  {compaction.strategy}: {compaction.note} ({compaction.id})")
     trimmed = [c for c in report.compactions if c.strategy == "trim"]
     if trimmed:
-        _say(app, f"  trim: shortened {len(trimmed)} message{'s' if len(trimmed) != 1 else ''}")
+        _say(app, "  " + ngettext("trim: shortened {count} message",
+                                  "trim: shortened {count} messages",
+                                  len(trimmed)).format(count=len(trimmed)))
     if report.changed:
-        _say(app, "  /compact undo puts the newest compaction back; the log keeps everything")
+        _say(app, "  " + _("/compact undo puts the newest compaction back; the log keeps "
+                           "everything"))
 
 
 def _undo(app: ChatApp, *, everything: bool) -> None:
@@ -72,17 +77,27 @@ def _undo(app: ChatApp, *, everything: bool) -> None:
         if not everything:
             break
     if not undone:
-        _say(app, "nothing to undo: no compaction applies to this conversation", "yellow")
+        _say(app, _("nothing to undo: no compaction applies to this conversation"), "yellow")
         return
     tokens = app.session.context_tokens()
     for compaction, back in undone:
-        what = compaction.note or f"{compaction.strategy} compaction"
-        _say(app, f"⟲ undid {compaction.strategy} ({compaction.id}): {back} message"
-                  f"{'s' if back != 1 else ''} back in the view — it had {what}")
+        # (a compaction's note is English: the model reads it too)
+        what = compaction.note or _("{strategy} compaction").format(
+            strategy=compaction.strategy)
+        _say(app, ngettext("⟲ undid {strategy} ({id}): {count} message back in the view — it "
+                           "had {what}",
+                           "⟲ undid {strategy} ({id}): {count} messages back in the view — it "
+                           "had {what}", back).format(
+            strategy=compaction.strategy, id=compaction.id, count=back, what=what))
     left = len(active_compactions(conversation))
-    more = (f"; {left} more compaction{'s' if left != 1 else ''} in force (/compact undo "
-            "again)" if left else "")
-    _say(app, f"  the next request: ~{tokens:,} tokens{more}")
+    if left:
+        _say(app, "  " + ngettext(
+            "the next request: ~{tokens:,} tokens; {count} more compaction in force "
+            "(/compact undo again)",
+            "the next request: ~{tokens:,} tokens; {count} more compactions in force "
+            "(/compact undo again)", left).format(tokens=tokens, count=left))
+    else:
+        _say(app, "  " + _("the next request: ~{tokens:,} tokens").format(tokens=tokens))
 
 
 def active_compactions(conversation: Conversation) -> list[Compaction]:
@@ -108,17 +123,24 @@ def status_lines(app: ChatApp) -> list[str]:
     for compaction in active:
         counts[compaction.strategy or "?"] = counts.get(compaction.strategy or "?", 0) + 1
     kinds = ", ".join(f"{name} {count}" for name, count in counts.items())
-    lines = [f"compactions in force: {len(active)}" + (f" ({kinds})" if kinds else "")
-             + f" · the log holds {len(app.conversation.log):,} messages, the view "
-               f"{len(app.conversation.view()):,}",
-             f"next request: ~{tokens:,} of {window:,} tokens ({tokens / window:.0%})"]
-    lines.append(_threshold("chat", settings.compact_threshold, window) + " · "
-                 + _threshold("agent runs", settings.agent_compact_threshold, window)
-                 + f" · keeps the newest {settings.compact_keep_recent} messages verbatim")
+    lines = [_("compactions in force: {count}{kinds} · the log holds {log:,} messages, the "
+               "view {view:,}").format(count=len(active), kinds=f" ({kinds})" if kinds else "",
+                                       log=len(app.conversation.log),
+                                       view=len(app.conversation.view())),
+             _("next request: ~{tokens:,} of {window:,} tokens ({share:.0%})").format(
+                 tokens=tokens, window=window, share=tokens / window)]
+    lines.append(" · ".join([
+        # i18n: a label: when a chat compacts by itself
+        _threshold(_("chat"), settings.compact_threshold, window),
+        # i18n: a label: when an agent run (a subagent's) compacts by itself
+        _threshold(_("agent runs"), settings.agent_compact_threshold, window),
+        _("keeps the newest {count} messages verbatim").format(
+            count=settings.compact_keep_recent)]))
     return lines
 
 
 def _threshold(who: str, share: float, window: int) -> str:
     if share <= 0:
-        return f"{who}: never by itself"
-    return f"{who}: compacts at {share:.0%} (~{int(share * window):,} tokens)"
+        return _("{who}: never by itself").format(who=who)
+    return _("{who}: compacts at {share:.0%} (~{tokens:,} tokens)").format(
+        who=who, share=share, tokens=int(share * window))

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from chatcli import hookimpl
+from chatcli import hookimpl, translation
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -26,6 +26,9 @@ if TYPE_CHECKING:
         Use,
     )
     from chatcli_plugin_records import CompactionJob, CompactionReport, CompactionStrategy
+
+
+_, ngettext = translation(__name__)
 
 
 def _lazy(module: str) -> Callable[[CompactionJob], list[Compaction]]:
@@ -77,15 +80,15 @@ def register_compaction_strategies(register: Callable[[CompactionStrategy], None
 
     register(CompactionStrategy(
         "trim", _lazy("trim"), order=100,
-        description="no model call: reasoning blocks, verbose markup, duplicates, injected "
-                    "copies; long and old tool results cut to head and tail or one line"))
+        description=_("no model call: reasoning blocks, verbose markup, duplicates, injected "
+                      "copies; long and old tool results cut to head and tail or one line")))
     register(CompactionStrategy(
         "summarise", _lazy("summarise"), order=200, uses_model=True,
-        description="the model summarises the middle of the conversation (files, commands, "
-                    "decisions, errors, task state); recent and pinned messages stay"))
+        description=_("the model summarises the middle of the conversation (files, commands, "
+                      "decisions, errors, task state); recent and pinned messages stay")))
     register(CompactionStrategy(
         "truncate", _lazy("truncate"), order=300,
-        description="last resort: the oldest middle messages are dropped, with a note"))
+        description=_("last resort: the oldest middle messages are dropped, with a note")))
 
 
 @hookimpl
@@ -95,8 +98,8 @@ def register_slash_commands(register: Callable[[SlashCommand], None]) -> None:
 
     register(SlashCommand(
         name="compact", run=_compact, subcommands=["undo", "status"],
-        help="shrink the conversation's view now (the log keeps everything): /compact "
-             "[instruction] | undo [all] | status"))
+        help=_("shrink the conversation's view now (the log keeps everything): /compact "
+               "[instruction] | undo [all] | status")))
 
 
 def _compact(app: Any, argument: str) -> None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from chatcli import hookimpl
+from chatcli import hookimpl, translation
 from chatcli_plugin_records import CompactionJob, CompactionReport, CompactionStrategy
 
 if TYPE_CHECKING:
@@ -30,6 +30,8 @@ if TYPE_CHECKING:
     )
 
 __all__ = ["compact_now", "compact_view", "run_compaction", "strategies"]
+
+_, ngettext = translation(__name__)
 
 @hookimpl
 def add_hookspecs(add: Callable[[object], None]) -> None:
@@ -116,8 +118,9 @@ def _summarize(messages: Sequence[Message], instructions: str, use: Use, setting
                      min(settings.response_timeout, settings.compact_timeout), engine,
                      conversation)
     if text is None:
-        raise ChatcliError(f"the summary took longer than {settings.compact_timeout:g} s",
-                           "raise compact_timeout, or compact by hand with /compact")
+        raise ChatcliError(_("the summary took longer than {seconds:g} s").format(
+                               seconds=settings.compact_timeout),
+                           _("raise compact_timeout, or compact by hand with /compact"))
     return text
 
 
@@ -182,14 +185,16 @@ def run_compaction(
         try:
             proposed = strategy.run(job)
         except Exception as err:  # a strategy's failure must not lose the turn
-            line = f"{strategy.name} failed: {_short(err)}"
+            line = _("{strategy} failed: {error}").format(strategy=strategy.name,
+                                                           error=_short(err))
             report.notes.append(line)
             warn(line)
             continue
         for compaction in proposed or []:
             why = check_compaction(job.view, compaction)
             if why is not None:
-                line = f"{strategy.name}: a compaction was refused ({why})"
+                line = _("{strategy}: a compaction was refused ({why})").format(
+                    strategy=strategy.name, why=why)
                 report.notes.append(line)
                 warn(line)
                 continue

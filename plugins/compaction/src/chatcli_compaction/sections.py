@@ -40,8 +40,10 @@ class Summary:
             lines = self.sections.get(name) or ["- none"]
             out.extend([f"## {name}", *lines, ""])
         if self.dropped:
-            out.append(f"({self.dropped} line{'' if self.dropped == 1 else 's'} naming files the "
-                       f"messages never mention left out)")
+            noun = "line" if self.dropped == 1 else "lines"
+            # (the summary is the model's: English)
+            out.append(f"({self.dropped} {noun} naming files the messages never "  # untranslated
+                       "mention left out)")
         return "\n".join(out).strip("\n")
 
     def empty(self) -> bool:

@@ -12,7 +12,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, fields
 from typing import Any
 
+from chatcli import translation
+
 __all__ = ["STRATEGIES", "CompactionConfig", "read_config"]
+
+_, ngettext = translation(__name__)
 
 #: The strategies this plugin registers, in the order they run.
 STRATEGIES = ("trim", "summarise", "truncate")
@@ -79,26 +83,30 @@ def read_config(table: dict[str, Any], warn: Callable[[str], None] | None = None
         value = _whole(table[key])
         if value is None or value < least:
             default = getattr(defaults, key)
-            say(f"[compaction] {key} must be a whole number of at least {least}, not "
-                f"{table[key]!r:.40}; using {default} — fix it: chatcli config set "
-                f"compaction.{key} {default}")
+            say(_("[compaction] {key} must be a whole number of at least {least}, not "
+                  "{value!r:.40}; using {default} — fix it: chatcli config set "
+                  "compaction.{key} {default}").format(key=key, least=least,
+                                                       value=table[key], default=default))
             continue
         values[key] = value
     if "strategies" in table:
         names = _names(table["strategies"])
         if names is None:
-            say(f"[compaction] strategies must be a list of {', '.join(STRATEGIES)}, not "
-                f"{table['strategies']!r:.60}; using all three — fix it: chatcli config set "
-                f"compaction.strategies trim,summarise,truncate")
+            say(_("[compaction] strategies must be a list of {names}, not {value!r:.60}; "
+                  "using all three — fix it: chatcli config set compaction.strategies "
+                  "trim,summarise,truncate").format(names=", ".join(STRATEGIES),
+                                                    value=table["strategies"]))
         else:
             values["strategies"] = names
     for key in sorted(set(table) - known):
-        say(f"[compaction] has no setting {key!r} (known: {', '.join(sorted(known))}); it is "
-            f"ignored — remove it: chatcli config unset compaction.{key}")
+        say(_("[compaction] has no setting {key!r} (known: {known}); it is ignored — remove "
+              "it: chatcli config unset compaction.{key}").format(
+                  key=key, known=", ".join(sorted(known))))
     config = CompactionConfig(**values)
     if config.age_one_line_after < config.age_after:
-        say(f"[compaction] age_one_line_after ({config.age_one_line_after}) is below age_after "
-            f"({config.age_after}); using {config.age_after} — fix it: chatcli config set "
-            f"compaction.age_one_line_after {max(config.age_after, 8)}")
+        say(_("[compaction] age_one_line_after ({one_line}) is below age_after ({after}); "
+              "using {after} — fix it: chatcli config set compaction.age_one_line_after "
+              "{fixed}").format(one_line=config.age_one_line_after, after=config.age_after,
+                                fixed=max(config.age_after, 8)))
         config = CompactionConfig(**{**values, "age_one_line_after": config.age_after})
     return config

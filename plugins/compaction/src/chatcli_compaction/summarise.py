@@ -22,6 +22,7 @@ from chatcli import (
     Role,
     TextPart,
     new_id,
+    translation,
 )
 from chatcli_plugin_records import describe_messages
 
@@ -35,6 +36,8 @@ if TYPE_CHECKING:
 
 __all__ = ["SUMMARY_MARK", "group_items", "is_summary", "piece_limit", "run", "split_pieces",
            "summarise_messages"]
+
+_, ngettext = translation(__name__)
 
 #: How a summary message begins.
 SUMMARY_MARK = "[Summary of earlier conversation"
@@ -91,15 +94,16 @@ def run(job: CompactionJob) -> list[Compaction]:
     kept_ids = {m.id for m in kept}
     messages = [m for m in view[span.start:span.end] if m.id not in kept_ids]
     if len(messages) < 2:
-        job.notes.append("summarise: nothing to summarise besides the recent and pinned "
-                         "messages")
+        job.notes.append(_("summarise: nothing to summarise besides the recent and pinned "
+                           "messages"))
         return []
     compaction_id = new_id("cmp_")
     body = summarise_messages(job, messages, config)
     summary = Message(role=Role.USER, parts=[TextPart(text=_summary_text(
         messages, body, compaction_id, len(kept)))])
     if job.count([summary]) >= job.count(messages):
-        job.notes.append("summarise: the summary was no shorter than the messages; kept them")
+        job.notes.append(_("summarise: the summary was no shorter than the messages; kept "
+                           "them"))
         return []
     return [Compaction(id=compaction_id, first=view[span.start].id, last=view[span.end - 1].id,
                        replacement=[summary, *kept],
@@ -216,8 +220,8 @@ def group_items(items: Sequence[list[Message]], limit: int,
 
 def _nonempty(text: str) -> str:
     if not text.strip():
-        raise ChatcliError("the model returned an empty summary",
-                           "try /compact again, or with another model")
+        raise ChatcliError(_("the model returned an empty summary"),
+                           _("try /compact again, or with another model"))
     return text.strip()
 
 
@@ -248,6 +252,6 @@ def _checked(text: str, source: str) -> str:
     """The model's summary in normal form; raises when it wrote nothing usable."""
     summary = parse_summary(_nonempty(text))
     if summary.empty():
-        raise ChatcliError("the model's summary held nothing but empty sections",
-                           "try /compact again, or with another model")
+        raise ChatcliError(_("the model's summary held nothing but empty sections"),
+                           _("try /compact again, or with another model"))
     return drop_invented_files(summary, source).render()

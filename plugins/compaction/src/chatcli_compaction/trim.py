@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from chatcli import Compaction, Message, Role, TextPart, ToolResultPart, new_id
+from chatcli import Compaction, Message, Role, TextPart, ToolResultPart, new_id, translation
 
 from chatcli_compaction.copies import Copy, Text
 from chatcli_compaction.copies import later_copies as find_copies
@@ -41,6 +41,8 @@ if TYPE_CHECKING:
 
 __all__ = ["run", "trim_view", "user_turns_after"]
 
+_, ngettext = translation(__name__)
+
 #: A reduction smaller than this (characters) is not worth a compaction of its own.
 MIN_SAVING = 80
 
@@ -52,8 +54,9 @@ def run(job: CompactionJob) -> list[Compaction]:
         return []
     compactions = trim_view(job.view, job.protected(), config)
     if compactions:
-        job.notes.append(f"trim: shortened {len(compactions)} message"
-                         f"{'' if len(compactions) == 1 else 's'}")
+        job.notes.append(ngettext("trim: shortened {count} message",
+                                  "trim: shortened {count} messages",
+                                  len(compactions)).format(count=len(compactions)))
     return compactions
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from chatcli import Compaction, Message, Role, TextPart, new_id
+from chatcli import Compaction, Message, Role, TextPart, new_id, translation
 from chatcli_plugin_records import describe_messages
 
 from chatcli_compaction.markers import first_line, pull_call
@@ -19,6 +19,8 @@ if TYPE_CHECKING:
     from chatcli_plugin_records import CompactionJob
 
 __all__ = ["DROP_MARK", "run"]
+
+_, ngettext = translation(__name__)
 
 #: How the note of a truncation begins.
 DROP_MARK = "[Dropped to fit the context window"
@@ -49,8 +51,8 @@ def run(job: CompactionJob) -> list[Compaction]:
     if not dropped:
         return []
     if shed < need + allowance:
-        job.notes.append("truncate: even without the whole middle the view does not fit; the "
-                         "recent and pinned messages stay")
+        job.notes.append(_("truncate: even without the whole middle the view does not fit; "
+                           "the recent and pinned messages stay"))
     return [Compaction(id=compaction_id, first=view[span.start].id, last=view[end - 1].id,
                        replacement=[_note(dropped, compaction_id), *kept],
                        note=f"dropped the {len(dropped)} oldest messages")]
