@@ -4,15 +4,21 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
+from chatcli import translation
 from chatcli_cli import one_line_errors
 
 from chatcli_audit.query import DECISIONS, Filters, Reading, read_records
 from chatcli_audit.records import KINDS
 
+if TYPE_CHECKING:
+    from pathlib import Path
+
 __all__ = ["audit", "row"]
+
+_, ngettext = translation(__name__)
 
 
 def _when(text: str | None, name: str) -> Any:
@@ -44,7 +50,8 @@ def row(record: dict[str, Any]) -> tuple[str, str, str, str, str, str]:
     elif kind == "command":
         what = str(record.get("tool", ""))
         code = record.get("exit_code")
-        decision = f"exit {code}" if code is not None else str(record.get("outcome", ""))
+        decision = (_("exit {code}").format(code=code) if code is not None
+                    else str(record.get("outcome", "")))
         detail = str(record.get("command", ""))
     elif kind == "file_change":
         what = str(record.get("tool", ""))
@@ -55,8 +62,9 @@ def row(record: dict[str, Any]) -> tuple[str, str, str, str, str, str]:
         decision = str(record.get("purpose", ""))
         cost = record.get("cost_usd")
         money = f" ${cost:.4f}" if isinstance(cost, int | float) else ""
-        detail = (f"{record.get('input_tokens', 0)} in, {record.get('output_tokens', 0)} out"
-                  f"{money}" + (f"; {record['error']}" if record.get("error") else ""))
+        detail = (_("{input} in, {output} out").format(input=record.get("input_tokens", 0),
+                                                       output=record.get("output_tokens", 0))
+                  + money + (f"; {record['error']}" if record.get("error") else ""))
     elif kind == "session":
         what = str(record.get("event", ""))
         decision = str(record.get("mode") or "")
@@ -68,33 +76,34 @@ def row(record: dict[str, Any]) -> tuple[str, str, str, str, str, str]:
                                            detail))
 
 
-@click.command("audit")
-@click.option("--session", "session", metavar="ID", help="Only this session (an id's prefix).")
+@click.command("audit", help=_(
+    "The audit log: tool calls and who decided them, commands, files, model calls.\n\n"
+    "Every tool call with its decision and who made it (a rule, the mode, the user, the managed "
+    "policy), commands with their exit codes, files changed, model calls with tokens and cost, "
+    "oldest first. The log is audit.jsonl in [audit] path (default: chatcli's data folder, "
+    "audit/) with its rotated files, or the chatcli_audit table where sessions live in "
+    "PostgreSQL."))
+@click.option("--session", "session", metavar="ID",
+              help=_("Only this session (an id's prefix)."))
 @click.option("--since", metavar="TIME",
-              help="From this time: ISO (2026-12-07T10:00, UTC unless it says) or ago (2h, 1d).")
-@click.option("--until", metavar="TIME", help="Up to this time (the same forms as --since).")
-@click.option("--tool", metavar="NAME", help="Only records about this tool (exec, edit…).")
+              help=_("From this time: ISO (2026-12-07T10:00, UTC unless it says) or ago (2h, "
+                     "1d)."))
+@click.option("--until", metavar="TIME", help=_("Up to this time (the same forms as --since)."))
+@click.option("--tool", metavar="NAME", help=_("Only records about this tool (exec, edit…)."))
 @click.option("--decision", type=click.Choice(DECISIONS),
-              help="Tool calls allowed or denied, or those a person was asked about.")
-@click.option("--kind", type=click.Choice(KINDS), help="Only records of this kind.")
+              help=_("Tool calls allowed or denied, or those a person was asked about."))
+@click.option("--kind", type=click.Choice(KINDS), help=_("Only records of this kind."))
 @click.option("--limit", type=click.IntRange(min=1), metavar="N",
-              help="Only the last N records kept.")
-@click.option("--json", "as_json", is_flag=True, help="The records as a JSON array.")
+              help=_("Only the last N records kept."))
+@click.option("--json", "as_json", is_flag=True, help=_("The records as a JSON array."))
 @click.option("--file", "local", is_flag=True,
-              help="This machine's log file, even where sessions (and the audit) live in "
-                   "PostgreSQL.")
+              help=_("This machine's log file, even where sessions (and the audit) live in "
+                     "PostgreSQL."))
 @one_line_errors
 def audit(session: str | None, since: str | None, until: str | None, tool: str | None,
           decision: str | None, kind: str | None, limit: int | None, as_json: bool,
           local: bool) -> None:
-    """The audit log: tool calls and who decided them, commands, files, model calls.
-
-    Every tool call with its decision and who made it (a rule, the mode, the user, the managed
-    policy), commands with their exit codes, files changed, model calls with tokens and cost,
-    oldest first. The log is audit.jsonl in [audit] path (default: chatcli's data folder,
-    audit/) with its rotated files, or the chatcli_audit table where sessions live in
-    PostgreSQL.
-    """
+    """The audit log, filtered: a table, or the records as JSON (the help is above)."""
     from chatcli import load_settings
 
     from chatcli_audit.settings import read_config
@@ -116,26 +125,38 @@ def audit(session: str | None, since: str | None, until: str | None, tool: str |
         reading = read_records(config.file, filters)
     records = reading.records[-limit:] if limit else reading.records
     if reading.skipped:
-        click.echo(f"chatcli: warning: {reading.skipped} line(s) of the audit log are not "
-                   "records and were skipped", err=True)
+        click.echo(ngettext(
+            "chatcli: warning: {count} line(s) of the audit log are not records and were skipped",
+            "chatcli: warning: {count} line(s) of the audit log are not records and were skipped",
+            reading.skipped).format(count=reading.skipped), err=True)
     if as_json:
         sys.stdout.write(json.dumps(records, ensure_ascii=False) + "\n")
         return
     if not records:
-        where = "" if place is not None or config.file.exists() else \
-            f" ({config.file} does not exist yet)"
-        click.echo(f"No audit records{' match' if _filtered(filters) else ''}{where}.")
+        click.echo(_no_records(_filtered(filters),
+                               None if place is not None or config.file.exists() else
+                               config.file))
         return
     from rich.console import Console
     from rich.table import Table
     from rich.text import Text
 
     table = Table(show_edge=False, pad_edge=False)
-    for header in ("time (UTC)", "session", "kind", "what", "decision", "detail"):
-        table.add_column(header, overflow="fold" if header == "detail" else "ellipsis")
+    headers = (_("time (UTC)"), _("session"), _("kind"), _("what"), _("decision"), _("detail"))
+    for number, header in enumerate(headers):
+        table.add_column(header, overflow="fold" if number == len(headers) - 1 else "ellipsis")
     for record in records:
         table.add_row(*(Text(cell) for cell in row(record)), style=_style(record))
     Console(highlight=False).print(table)
+
+
+def _no_records(filtered: bool, missing: Path | None) -> str:
+    """The line said when no record is shown (``missing``: the log file, not made yet)."""
+    if missing is not None:
+        if filtered:
+            return _("No audit records match ({path} does not exist yet).").format(path=missing)
+        return _("No audit records ({path} does not exist yet).").format(path=missing)
+    return _("No audit records match.") if filtered else _("No audit records.")
 
 
 def _filtered(filters: Filters) -> bool:

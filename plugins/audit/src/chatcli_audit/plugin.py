@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from chatcli import hookimpl
+from chatcli import hookimpl, translation
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -36,8 +36,10 @@ if TYPE_CHECKING:
 
 __all__ = ["AUDIT_HELP", "recorder"]
 
+_, ngettext = translation(__name__)
+
 #: The ``audit`` command's first help line, as ``chatcli --help`` lists it.
-AUDIT_HELP = "The audit log: tool calls and who decided them, commands, files, model calls."
+AUDIT_HELP = _("The audit log: tool calls and who decided them, commands, files, model calls.")
 
 _recorder: Recorder | None = None
 

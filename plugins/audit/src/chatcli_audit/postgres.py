@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from chatcli import ConfigError
+from chatcli import ConfigError, translation
 
 if TYPE_CHECKING:
     from chatcli import Settings
@@ -30,6 +30,8 @@ if TYPE_CHECKING:
     from chatcli_audit.query import Filters
 
 __all__ = ["RETRY_AFTER", "TABLE", "PostgresSink", "TableConfig", "read_table", "table_config"]
+
+_, ngettext = translation(__name__)
 
 TABLE = "chatcli_audit"
 #: Seconds before a server that failed is tried again.
@@ -76,8 +78,9 @@ def table_config(settings: Settings | None) -> TableConfig | None:
     schema = sessions.get("postgres_schema")
     if schema is not None and (not isinstance(schema, str)
                                or not _SCHEMA_NAME.fullmatch(schema)):
-        raise ConfigError(f"audit: [sessions] postgres_schema must be a plain SQL name, not "
-                          f"{schema!r}", "use letters, digits and _, or unset it")
+        raise ConfigError(
+            _("audit: [sessions] postgres_schema must be a plain SQL name, not {schema!r}"
+              ).format(schema=schema), _("use letters, digits and _, or unset it"))
     timeout = sessions.get("postgres_connect_timeout", 5)
     if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not timeout > 0:
         timeout = 5
@@ -147,9 +150,10 @@ class PostgresSink:
             except Exception as err:
                 self._failed_at = time.monotonic()
                 self.close()
-                self.warn(f"audit: the audit table at {self.config.shown} could not be written "
-                          f"({_first_line(err)}); the records stay in the file, and the server "
-                          f"is tried again in {RETRY_AFTER:g} s")
+                self.warn(_("audit: the audit table at {server} could not be written ({reason}); "
+                            "the records stay in the file, and the server is tried again in "
+                            "{seconds:g} s").format(server=self.config.shown,
+                                                    reason=_first_line(err), seconds=RETRY_AFTER))
             else:
                 self._failed_at = None
 
@@ -234,9 +238,9 @@ def read_table(config: TableConfig, filters: Filters, limit: int | None) -> list
         finally:
             connection.close()
     except Exception as err:
-        raise ConfigError(f"audit: the audit table at {config.shown} could not be read "
-                          f"({_first_line(err)})",
-                          "check the server, or read this machine's log: chatcli audit --file"
-                          ) from None
+        raise ConfigError(
+            _("audit: the audit table at {server} could not be read ({reason})").format(
+                server=config.shown, reason=_first_line(err)),
+            _("check the server, or read this machine's log: chatcli audit --file")) from None
     records = [row[0] for row in reversed(rows) if isinstance(row[0], dict)]
     return [record for record in records if filters.keeps(record)]

@@ -19,7 +19,7 @@ import json
 import threading
 from typing import TYPE_CHECKING, Any
 
-from chatcli import StashKey
+from chatcli import StashKey, translation
 
 from chatcli_audit.cost import CostReader
 from chatcli_audit.decided import decided_by, managed
@@ -52,6 +52,8 @@ if TYPE_CHECKING:
     )
 
 __all__ = ["Recorder", "Sink"]
+
+_, ngettext = translation(__name__)
 
 
 class Sink:
@@ -180,8 +182,9 @@ class Recorder:
         except OSError as err:
             from chatcli import redact
 
-            self._warn(f"audit: could not write to {sink.config.file} ({redact(str(err))}); "
-                       "records are being lost — fix the folder or set [audit] path")
+            self._warn(_("audit: could not write to {path} ({reason}); records are being lost — "
+                         "fix the folder or set [audit] path").format(path=sink.config.file,
+                                                                      reason=redact(str(err))))
 
     # ------------------------------------------------------------------ state
 

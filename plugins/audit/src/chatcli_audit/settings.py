@@ -22,7 +22,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from chatcli import ConfigError
+from chatcli import ConfigError, translation
 from chatcli_records_lite import NamedTuple
 
 if TYPE_CHECKING:
@@ -36,6 +36,8 @@ FILE_NAME = "audit.jsonl"
 DEFAULT_EXCERPT = 200
 DEFAULT_MAX_BYTES = 10_000_000
 DEFAULT_KEEP = 5
+_, ngettext = translation(__name__)
+
 _KEYS = ("enabled", "path", "excerpt", "max_bytes", "keep", "postgres")
 
 
@@ -80,20 +82,21 @@ def read_config(settings: Settings | None) -> AuditConfig:
     table: dict[str, Any] = settings.plugin_table("audit") if settings is not None else {}
     unknown = sorted(set(table) - set(_KEYS))
     if unknown:
-        raise ConfigError(f"audit: unknown setting [audit] {unknown[0]}",
-                          f"the [audit] keys are {', '.join(_KEYS)}")
+        raise ConfigError(_("audit: unknown setting [audit] {key}").format(key=unknown[0]),
+                          _("the [audit] keys are {keys}").format(keys=", ".join(_KEYS)))
     enabled = _flag(table, "enabled")
     postgres = _flag(table, "postgres")
     folder = None
     raw_path = table.get("path")
     if raw_path is not None:
         if not isinstance(raw_path, str) or not raw_path.strip():
-            raise ConfigError("audit: [audit] path must be a folder's path",
-                              "chatcli config set audit.path ~/chatcli-audit, or unset it")
+            raise ConfigError(_("audit: [audit] path must be a folder's path"),
+                              _("chatcli config set audit.path ~/chatcli-audit, or unset it"))
         folder = Path(os.path.expanduser(raw_path.strip()))
         if not folder.is_absolute():
-            raise ConfigError(f"audit: [audit] path must be absolute, not {raw_path!r}",
-                              "give the whole path (~/… works)")
+            raise ConfigError(
+                _("audit: [audit] path must be absolute, not {path!r}").format(path=raw_path),
+                _("give the whole path (~/… works)"))
     return AuditConfig(
         enabled=enabled, folder=folder, postgres=postgres,
         excerpt=_number(table, "excerpt", DEFAULT_EXCERPT, 0, 100_000),
@@ -107,8 +110,10 @@ def _flag(table: dict[str, Any], key: str) -> bool:
                                                             "no", "on", "off"):
         value = value.strip().lower() in ("true", "1", "yes", "on")
     if not isinstance(value, bool):
-        raise ConfigError(f"audit: [audit] {key} must be true or false, not {value!r}",
-                          f"chatcli config set audit.{key} false")
+        raise ConfigError(
+            _("audit: [audit] {key} must be true or false, not {value!r}").format(key=key,
+                                                                                  value=value),
+            _("chatcli config set audit.{key} false").format(key=key))
     return value
 
 
@@ -117,6 +122,8 @@ def _number(table: dict[str, Any], key: str, default: int, low: int, high: int) 
     if isinstance(value, str) and value.strip().isdigit():
         value = int(value.strip())
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise ConfigError(f"audit: [audit] {key} must be a whole number from {low} to {high}, "
-                          f"not {value!r}", f"chatcli config set audit.{key} {default}")
+        raise ConfigError(
+            _("audit: [audit] {key} must be a whole number from {low} to {high}, not {value!r}"
+              ).format(key=key, low=low, high=high, value=value),
+            _("chatcli config set audit.{key} {default}").format(key=key, default=default))
     return value

@@ -10,9 +10,11 @@ from __future__ import annotations
 import re
 from datetime import UTC, datetime, timedelta
 
-from chatcli import UsageError
+from chatcli import UsageError, translation
 
 __all__ = ["UNITS", "parse_when"]
+
+_, ngettext = translation(__name__)
 
 #: Seconds per unit, by every spelling accepted.
 UNITS: dict[str, int] = {}
@@ -25,8 +27,8 @@ for _names, _seconds in ((("s", "sec", "secs", "second", "seconds"), 1),
         UNITS[_name] = _seconds
 
 _PIECE = re.compile(r"\s*(\d{1,9}(?:\.\d{1,6})?)\s*([a-z]+)", re.ASCII)
-_HINT = ("give an ISO time (2026-12-07T10:00, 2026-12-07T10:00:00+01:00, 2026-12-07) or a "
-         "time ago: 30s, 15m, 2h, 1d12h, 1w, '3 days ago', now")
+_HINT = _("give an ISO time (2026-12-07T10:00, 2026-12-07T10:00:00+01:00, 2026-12-07) or a "
+          "time ago: 30s, 15m, 2h, 1d12h, 1w, '3 days ago', now")
 
 
 def parse_when(text: str, now: datetime | None = None) -> datetime:
@@ -40,7 +42,7 @@ def parse_when(text: str, now: datetime | None = None) -> datetime:
     raw = text
     text = text.strip().lower()
     if not text:
-        raise UsageError("an empty time", _HINT)
+        raise UsageError(_("an empty time"), _HINT)
     if text == "now":
         return now
     relative = _relative(text.removesuffix("ago").strip())
@@ -48,11 +50,12 @@ def parse_when(text: str, now: datetime | None = None) -> datetime:
         try:
             return now - relative
         except OverflowError:
-            raise UsageError(f"the time {_shown(raw)} is too far back", _HINT) from None
+            raise UsageError(_("the time {text} is too far back").format(text=_shown(raw)),
+                             _HINT) from None
     try:
         when = datetime.fromisoformat(text.upper() if "t" in text or "z" in text else text)
     except ValueError:
-        raise UsageError(f"not a time: {_shown(raw)}", _HINT) from None
+        raise UsageError(_("not a time: {text}").format(text=_shown(raw)), _HINT) from None
     return when.replace(tzinfo=UTC) if when.tzinfo is None else when
 
 
