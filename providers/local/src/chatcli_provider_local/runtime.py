@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from chatcli import ProviderError
+from chatcli import ProviderError, translation
 
 from chatcli_provider_local.model_process import TEMPLATE_FAILURE, ModelProcess
 
@@ -35,6 +35,8 @@ __all__ = [
     "track_generation",
     "unload_all",
 ]
+
+_, ngettext = translation(__name__)
 
 # Busy-waiting OpenMP threads fight each other on small machines (7 instead of 78 tokens/s with
 # 2 threads on 2 cores). Passive waiting must be chosen before llama.cpp's OpenMP runtime starts,
@@ -112,15 +114,17 @@ def load_model(path: Path, options: RuntimeOptions) -> LoadedModel:
                 del _models[key]  # the next request tries again
         if str(err) == TEMPLATE_FAILURE:
             raise ProviderError(
-                f"llama.cpp cannot run the model {path}: {err}",
-                "set providers.local.chat_template to a built-in template (chatml, llama3, "
-                "gemma, mistral-v7…) or to a jinja template of your own",
+                _("llama.cpp cannot run the model {path}: its chat template "
+                  "(tokenizer.chat_template) does not run in llama.cpp's jinja engine").format(
+                      path=path),
+                _("set providers.local.chat_template to a built-in template (chatml, llama3, "
+                  "gemma, mistral-v7…) or to a jinja template of your own"),
                 provider="local",
             ) from None
         raise ProviderError(
-            f"llama.cpp could not load {path} ({err})",
-            "the file may be damaged or use an architecture this llama.cpp build lacks; set "
-            "providers.local.model_path to another .gguf file",
+            _("llama.cpp could not load {path} ({reason})").format(path=path, reason=err),
+            _("the file may be damaged or use an architecture this llama.cpp build lacks; set "
+              "providers.local.model_path to another .gguf file"),
             provider="local",
         ) from None
     return loaded
