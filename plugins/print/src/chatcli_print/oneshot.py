@@ -19,7 +19,7 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any, TextIO
 
-from chatcli import ChatApp, hookimpl
+from chatcli import ChatApp, hookimpl, translation
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -41,6 +41,8 @@ if TYPE_CHECKING:
     from rich.console import Console
 
 __all__ = ["OneShot", "run_prompt", "status"]
+
+_, ngettext = translation(__name__)
 
 EXIT_OK, EXIT_PROVIDER, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
@@ -93,9 +95,9 @@ def _run_command(run: Any, command: Any, argument: str) -> None:
     except ChatcliError:
         raise
     except Exception as err:  # a plugin's command: one line naming it
-        raise UsageError(f"/{command.name} failed: {type(err).__name__}: {err}",
-                         "report it to the plugin's authors (`chatcli plugins list` names it)"
-                         ) from err
+        raise UsageError(_("/{command} failed: {kind}: {error}").format(
+            command=command.name, kind=type(err).__name__, error=err),
+            _("report it to the plugin's authors (`chatcli plugins list` names it)")) from err
 
 
 class OneShot(ChatApp):
@@ -107,7 +109,7 @@ class OneShot(ChatApp):
 
         self.host = host
         self.as_json = bool(run.extra.get("as_json"))
-        self.waiting = Spinner(sys.stderr, "waiting…")  # also prints retry lines above itself
+        self.waiting = Spinner(sys.stderr, _("waiting…"))  # also prints retry lines above itself
         self.spend = Spend()
         host.register(self.spend, f"print-spend-{id(self.spend)}")
         remote = run.extra.get("remote")  # --remote (chatcli-remote): a server's session
@@ -119,7 +121,8 @@ class OneShot(ChatApp):
         ).open()
         self.output = _Output(sys.stdout, _output_mode(run, self.session.settings, sys.stdout))
         self.spin = self.output.mode == "markdown" and _isatty(sys.stderr)
-        self.waiting.text = f"waiting for {self.session.provider_name}/{self.session.model}…"
+        self.waiting.text = _("waiting for {provider}/{model}…").format(
+            provider=self.session.provider_name, model=self.session.model)
         self.finished: TurnFinished | None = None
         self.interrupted = False
         import time
@@ -156,7 +159,7 @@ class OneShot(ChatApp):
 
         user = self.conversation.last(Role.USER)
         if user is None:
-            status("nothing to retry")
+            status(_("nothing to retry"))
             return
         if self.conversation.head != user.id:
             self.conversation.move_head(user.id, "retry")
@@ -164,13 +167,13 @@ class OneShot(ChatApp):
 
     def pick(self, title: str, options: list[str]) -> int | None:
         """Nobody can pick in a one-shot run: the command must take its choice as an argument."""
-        status(f"{title} — needs a choice, which a one-shot run cannot ask for; give it as the "
-               "command's argument")
+        status(_("{title} — needs a choice, which a one-shot run cannot ask for; give it as the "
+                 "command's argument").format(title=title))
         return None
 
     def prefill(self, text: str) -> None:
         """There is no input line to fill in a one-shot run; show the text instead."""
-        status(f"(your message, to send again if you want: {text[:200]})")
+        status(_("(your message, to send again if you want: {text})").format(text=text[:200]))
 
     def exit(self) -> None:
         """A one-shot run ends after its command anyway."""
@@ -229,7 +232,7 @@ class OneShot(ChatApp):
 
 def status(text: str) -> None:
     """A one-line ``chatcli: …`` note on stderr."""
-    print(f"chatcli: {text}", file=sys.stderr, flush=True)
+    print(f"chatcli: {text}", file=sys.stderr, flush=True)  # untranslated: the name
 
 
 def _make_approver(allowed: frozenset[str], before_asking: Callable[[], None] = lambda: None
@@ -256,10 +259,14 @@ def _make_approver(allowed: frozenset[str], before_asking: Callable[[], None] = 
             shown, hidden = fold(redact(preview), 400)
             print(shown, file=sys.stderr, flush=True)
             if hidden:
-                print(f"… {hidden:,} more diff lines", file=sys.stderr, flush=True)
-        why = f" ({verdict.reason})" if verdict.reason else ""
+                print(ngettext("… {count:,} more diff line", "… {count:,} more diff lines",
+                               hidden).format(count=hidden), file=sys.stderr, flush=True)
+        # i18n: the answer keys stay click's y/n (shown after the question as [y/N])
+        question = (_("chatcli: allow {risk} tool {call} ({reason})?") if verdict.reason else
+                    _("chatcli: allow {risk} tool {call}?"))
         return click.confirm(
-            f"chatcli: allow {tool.risk.value} tool {_describe_call(call)}{why}?",
+            question.format(risk=tool.risk.value, call=_describe_call(call),
+                            reason=verdict.reason),
             default=False, err=True,
         )
 
@@ -282,16 +289,17 @@ def _retry_text(event: Retrying) -> str:
 
     error = event.error
     if isinstance(error, RateLimitError):
-        what = "rate limited"
+        what = _("rate limited")
     elif isinstance(error, ServerError):
-        what = "server error"
+        what = _("server error")
     elif isinstance(error, ProviderTimeoutError):
-        what = "timed out"
+        what = _("timed out")
     elif isinstance(error, NetworkError):
-        what = "network error"
+        what = _("network error")
     else:
-        what = "failed"
-    return f"{what}, retrying in {event.delay:.1f}s… (attempt {event.attempt + 1})"
+        what = _("failed")
+    return _("{what}, retrying in {delay:.1f}s… (attempt {attempt})").format(
+        what=what, delay=event.delay, attempt=event.attempt + 1)
 
 
 class _Output:
@@ -397,18 +405,23 @@ def _consume(events: Any, output: _Output, waiting: Spinner | None,
         elif isinstance(event, ToolStarted):
             started.add(event.call.id)
             output.pause()
-            status(f"tool {_describe_call(event.call)}")
+            status(_("tool {call}").format(call=_describe_call(event.call)))
         elif isinstance(event, ToolFinished):
             result = event.result
             if result.is_error:
                 first = (result.content.splitlines() or [""])[0]
                 if event.call.id not in started:  # refused before it ran: say which call
                     output.pause()
-                    status(f"tool {_describe_call(event.call)} not run: {first[:200]}")
+                    status(_("tool {call} not run: {error}").format(
+                        call=_describe_call(event.call), error=first[:200]))
                 else:
-                    status(f"tool {result.name} failed: {first[:200]}")
+                    status(_("tool {name} failed: {error}").format(name=result.name,
+                                                                   error=first[:200]))
             else:
-                status(f"tool {result.name} done ({len(result.content)} chars)")
+                status(ngettext("tool {name} done ({count} char)",
+                                "tool {name} done ({count} chars)",
+                                len(result.content)).format(name=result.name,
+                                                            count=len(result.content)))
             if waiting is not None:
                 waiting.start()  # the model is asked again with the tool's result
         elif isinstance(event, Compacted):
@@ -426,11 +439,13 @@ def _report_fallback(finished: TurnFinished, session: Session) -> None:
     """The footer of a call a fallback chain or pool handed on: who failed, who answered
     (stderr, after the answer)."""
     for failure in finished.failed:
-        status(f"{session.provider_name}: {failure.provider}/{failure.model} "
-               f"{'skipped' if failure.kind == 'skipped' else 'failed'}: {failure.error}")
+        line = (_("{chain}: {provider}/{model} skipped: {error}") if failure.kind == "skipped"
+                else _("{chain}: {provider}/{model} failed: {error}"))
+        status(line.format(chain=session.provider_name, provider=failure.provider,
+                           model=failure.model, error=failure.error))
     if finished.answered_by and finished.error is None:
-        status(f"answered by {finished.answered_by}/{finished.model} "
-               f"(via {session.provider_name})")
+        status(_("answered by {provider}/{model} (via {chain})").format(
+            provider=finished.answered_by, model=finished.model, chain=session.provider_name))
 
 
 class Spend:
@@ -495,7 +510,7 @@ def _report(finished: TurnFinished | None, interrupted: bool, session: Session,
         from chatcli_print.changes import stat_text
 
         rows = stat_text(changed)
-        status(f"{rows[-1]} (the diff: chatcli -c -p /diff)")
+        status(_("{total} (the diff: chatcli -c -p /diff)").format(total=rows[-1]))
         for row in rows[:-1]:
             print(f"  {row}", file=sys.stderr, flush=True)
     if error is not None:
@@ -508,13 +523,14 @@ def _report(finished: TurnFinished | None, interrupted: bool, session: Session,
         error_line(str(error))
         return error.exit_code
     if interrupted:
-        status("interrupted")
+        status(_("interrupted"))
         return EXIT_INTERRUPTED
     if finished is not None and finished.stop_reason == StopReason.TURN_LIMIT:
-        status(f"stopped after {session.settings.max_turns} model calls (max_turns)")
+        status(_("stopped after {count} model calls (max_turns)").format(
+            count=session.settings.max_turns))
     if finished is not None and finished.stop_reason == StopReason.REPETITION:
-        status("the answer was cut: the model kept repeating itself")
+        status(_("the answer was cut: the model kept repeating itself"))
     if finished is not None and finished.stop_reason == StopReason.MAX_TOKENS:
-        status("the answer was cut at max_tokens (raise it with "
-               "`chatcli config set max_tokens 8192`)")
+        status(_("the answer was cut at max_tokens (raise it with "
+                 "`chatcli config set max_tokens 8192`)"))
     return EXIT_OK

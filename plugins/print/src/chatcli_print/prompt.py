@@ -10,10 +10,14 @@ from __future__ import annotations
 
 import sys
 
+from chatcli import translation
+
 __all__ = ["MAX_STDIN_BYTES", "build_prompt", "decode_input", "read_prompt", "stdin_is_tty"]
 
 #: Piped input beyond this is refused (about two million tokens: more than any context window).
 MAX_STDIN_BYTES = 8 * 2**20
+
+_, ngettext = translation(__name__)
 
 
 def stdin_is_tty() -> bool:
@@ -36,12 +40,12 @@ def read_prompt(prompt: str | None) -> str:
     text = build_prompt(prompt, None if stdin_is_tty() else _read_stdin())
     if text is None or not text.strip():
         if prompt == "-":
-            raise UsageError("-p - reads the prompt from stdin, but stdin was empty",
-                             'pipe the prompt in: echo "question" | chatcli -p -')
+            raise UsageError(_("-p - reads the prompt from stdin, but stdin was empty"),
+                             _('pipe the prompt in: echo "question" | chatcli -p -'))
         if prompt is not None:
-            raise UsageError("the prompt is empty", 'give one: chatcli -p "question"')
-        raise UsageError("no prompt: stdin was empty",
-                         'give one: chatcli -p "question", or run chatcli on a terminal')
+            raise UsageError(_("the prompt is empty"), _('give one: chatcli -p "question"'))
+        raise UsageError(_("no prompt: stdin was empty"),
+                         _('give one: chatcli -p "question", or run chatcli on a terminal'))
     return text
 
 
@@ -65,8 +69,9 @@ def _read_stdin() -> str:
         from chatcli import UsageError
 
         raise UsageError(
-            f"stdin is larger than {MAX_STDIN_BYTES // 2**20} MiB, more than any model reads",
-            "send the part that matters, e.g. `tail -c 200000 FILE | chatcli -p …`",
+            _("stdin is larger than {size} MiB, more than any model reads").format(
+                size=MAX_STDIN_BYTES // 2**20),
+            _("send the part that matters, e.g. `tail -c 200000 FILE | chatcli -p …`"),
         )
     return decode_input(data)
 
@@ -80,15 +85,17 @@ def decode_input(data: bytes, what: str = "stdin") -> str:
         return data.decode("utf-16", "replace")
     if b"\x00" in data:
         raise UsageError(
-            f"{what} is binary data ({len(data):,} bytes), not text",
-            "pipe text instead, e.g. `file FILE`, or `xxd FILE | head -c 20000 | chatcli -p …`",
+            _("{what} is binary data ({size:,} bytes), not text").format(what=what,
+                                                                        size=len(data)),
+            _("pipe text instead, e.g. `file FILE`, or `xxd FILE | head -c 20000 | chatcli -p …`"),
         )
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as err:
-        print(f"chatcli: warning: {what} is not valid UTF-8 (byte 0x{data[err.start]:02x} at "
-              f"{err.start}); undecodable bytes were replaced with U+FFFD", file=sys.stderr,
-              flush=True)
+        print(_("chatcli: warning: {what} is not valid UTF-8 (byte 0x{byte:02x} at {offset}); "
+                "undecodable bytes were replaced with U+FFFD").format(
+                    what=what, byte=data[err.start], offset=err.start),
+              file=sys.stderr, flush=True)
         return data.decode("utf-8-sig", "replace")
 
 
@@ -128,6 +135,7 @@ def _refuse_option_as_prompt(prompt: str) -> None:
         return
     names = {name for param in ctx.command.get_params(ctx) for name in param.opts}
     if prompt in names:
-        raise UsageError(f"-p took '{prompt}' as the prompt",
-                         f'put the prompt right after -p: chatcli {prompt} -p "question"'
-                         if prompt not in ("-h", "--help") else "see `chatcli --help`")
+        raise UsageError(_("-p took '{option}' as the prompt").format(option=prompt),
+                         _('put the prompt right after -p: chatcli {option} -p "question"'
+                           ).format(option=prompt)
+                         if prompt not in ("-h", "--help") else _("see `chatcli --help`"))
