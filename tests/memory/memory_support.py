@@ -118,6 +118,7 @@ def cli(home: Path, workspace: Path, server: Any, *args: str, plugins: str =
     added for chat runs)."""
     environ = {k: v for k, v in os.environ.items()
                if not k.startswith(("CHATCLI_", "OPENAI_", "ANTHROPIC_"))}
+    environ["CHATCLI_LANG"] = "en"  # another language: CHATCLI_LANG="pt_BR"
     environ.update(CHATCLI_CONFIG_DIR=str(home / "config"), CHATCLI_DATA_DIR=str(home / "data"),
                    CHATCLI_CACHE_DIR=str(home / "cache"), HOME=str(home),
                    OPENAI_API_KEY="sk-test", CHATCLI_PLUGINS=f"{plugins},print", **env)

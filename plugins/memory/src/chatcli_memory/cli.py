@@ -15,8 +15,11 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import click
+from chatcli import translation
 
 __all__ = ["memory"]
+
+_, ngettext = translation(__name__)
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -33,7 +36,7 @@ def _runtime() -> Any:
     from chatcli_memory.runtime import Runtime
 
     def warn(line: str) -> None:
-        click.echo(f"chatcli: warning: {line}", err=True)
+        click.echo(_("chatcli: warning: {message}").format(message=line), err=True)
 
     return Runtime(_host(), load_settings(), Path.cwd().resolve(), warn=warn)
 
@@ -51,7 +54,7 @@ def _command(func: F) -> F:
         try:
             lines = func(runtime, *args, **kwargs)
         except (Refused, ChatcliError) as err:
-            click.echo(f"Error: {err}", err=True)
+            click.echo(_("Error: {message}").format(message=err), err=True)
             sys.exit(1)
         finally:
             runtime.close()
@@ -61,14 +64,15 @@ def _command(func: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
-@click.group("memory")
+@click.group("memory", help=_(
+    "Long-term memory: list, search, add, forget, edit, export and import it."))
 def memory() -> None:
     """Long-term memory: list, search, add, forget, edit, export and import it."""
 
 
-@memory.command("list")
-@click.option("--all", "archived", is_flag=True, help="Archived items too.")
-@click.option("--kind", help="Only this kind: fact, profile, topic, project, daily.")
+@memory.command("list", help=_("The items recalled here, newest first."))
+@click.option("--all", "archived", is_flag=True, help=_("Archived items too."))
+@click.option("--kind", help=_("Only this kind: fact, profile, topic, project, daily."))
 @click.option("--limit", type=click.IntRange(1), default=50, show_default=True)
 @_command
 def list_(runtime: Any, archived: bool, kind: str | None, limit: int) -> list[str]:
@@ -78,9 +82,9 @@ def list_(runtime: Any, archived: bool, kind: str | None, limit: int) -> list[st
     return listing(runtime, archived=archived, kind=kind, limit=limit)
 
 
-@memory.command("search")
+@memory.command("search", help=_("Items matching QUERY (words, any order), best first."))
 @click.argument("query", nargs=-1, required=True)
-@click.option("--all", "archived", is_flag=True, help="Archived items too.")
+@click.option("--all", "archived", is_flag=True, help=_("Archived items too."))
 @_command
 def search_(runtime: Any, query: tuple[str, ...], archived: bool) -> list[str]:
     """Items matching QUERY (words, any order), best first."""
@@ -89,15 +93,15 @@ def search_(runtime: Any, query: tuple[str, ...], archived: bool) -> list[str]:
     return search(runtime, " ".join(query), archived=archived)
 
 
-@memory.command("add")
+@memory.command("add", help=_("Remember TEXT (refused when it holds a secret)."))
 @click.argument("text", nargs=-1, required=True)
-@click.option("--subject", default="", help="What it is about (a newer fact on the same "
-                                            "subject replaces the older one).")
-@click.option("--global", "everywhere", is_flag=True, help="For every project.")
+@click.option("--subject", default="", help=_("What it is about (a newer fact on the same "
+                                              "subject replaces the older one)."))
+@click.option("--global", "everywhere", is_flag=True, help=_("For every project."))
 @click.option("--project", "here", is_flag=True,
-              help="For this project only (the default for facts, not for --profile).")
-@click.option("--profile", default="", help="A profile field: name, role, preference, "
-                                            "directive.")
+              help=_("For this project only (the default for facts, not for --profile)."))
+@click.option("--profile", default="", help=_("A profile field: name, role, preference, "
+                                              "directive."))
 @_command
 def add_(runtime: Any, text: tuple[str, ...], subject: str, everywhere: bool, here: bool,
          profile: str) -> list[str]:
@@ -109,7 +113,7 @@ def add_(runtime: Any, text: tuple[str, ...], subject: str, everywhere: bool, he
                profile=profile)
 
 
-@memory.command("forget")
+@memory.command("forget", help=_("Delete an item for good (ITEM_ID or a unique prefix)."))
 @click.argument("item_id")
 @_command
 def forget_(runtime: Any, item_id: str) -> list[str]:
@@ -119,7 +123,8 @@ def forget_(runtime: Any, item_id: str) -> list[str]:
     return forget(runtime, item_id)
 
 
-@memory.command("edit")
+@memory.command("edit", help=_(
+    "Correct an item: the new TEXT replaces it (the old one is kept, archived)."))
 @click.argument("item_id")
 @click.argument("text", nargs=-1, required=True)
 @_command
@@ -130,7 +135,8 @@ def edit_(runtime: Any, item_id: str, text: tuple[str, ...]) -> list[str]:
     return edit(runtime, item_id, " ".join(text))
 
 
-@memory.command("status")
+@memory.command("status", help=_(
+    "The backend, counts per kind, archived items, the last extraction."))
 @_command
 def status_(runtime: Any) -> list[str]:
     """The backend, counts per kind, archived items, the last extraction."""
@@ -139,8 +145,8 @@ def status_(runtime: Any) -> list[str]:
     return status(runtime)
 
 
-@memory.command("export")
-@click.option("-o", "--output", default=None, help="Write to this file (default: print).")
+@memory.command("export", help=_("Memory as MEMORY.md markdown."))
+@click.option("-o", "--output", default=None, help=_("Write to this file (default: print)."))
 @_command
 def export_(runtime: Any, output: str | None) -> list[str]:
     """Memory as MEMORY.md markdown."""
@@ -149,7 +155,8 @@ def export_(runtime: Any, output: str | None) -> list[str]:
     return export(runtime, output)
 
 
-@memory.command("import")
+@memory.command("import", help=_(
+    "Import a MEMORY.md (default: the project's and the config folder's)."))
 @click.argument("path", required=False)
 @_command
 def import_(runtime: Any, path: str | None) -> list[str]:

@@ -12,6 +12,7 @@ import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from chatcli import translation
 from chatcli_memory_api import MemoryItem, MemoryKind, Provenance
 
 if TYPE_CHECKING:
@@ -23,10 +24,12 @@ if TYPE_CHECKING:
 __all__ = ["HELP", "SUBCOMMANDS", "Refused", "add", "edit", "export", "forget", "import_file",
            "listing", "run_text", "search", "slash_command", "status"]
 
+_, ngettext = translation(__name__)
+
 SUBCOMMANDS = ["list", "search", "add", "forget", "edit", "status", "export", "import"]
-HELP = ("long-term memory: /memory list [--all] | search QUERY | add [--subject S] "
-        "[--global|--project] [--profile KEY] TEXT | forget ID | edit ID TEXT | status | "
-        "export [PATH] | import [PATH]")
+HELP = _("long-term memory: /memory list [--all] | search QUERY | add [--subject S] "
+         "[--global|--project] [--profile KEY] TEXT | forget ID | edit ID TEXT | status | "
+         "export [PATH] | import [PATH]")
 
 
 class Refused(Exception):
@@ -36,7 +39,8 @@ class Refused(Exception):
 def _memory(runtime: Runtime) -> Memory:
     memory = runtime.open()
     if memory is None:
-        raise Refused(f"memory is unavailable: {runtime.failure or 'it is off'}")
+        raise Refused(_("memory is unavailable: {reason}").format(
+            reason=runtime.failure or _("it is off")))
     return memory
 
 
@@ -49,24 +53,27 @@ def _row(memory: Memory, item: MemoryItem, score: float | None = None) -> str:
                               else f" {item.key}" if item.key else "")
     flags = []
     if item.archived:
-        flags.append("archived" + (f"→{item.superseded_by.removeprefix('mem_')[:8]}"
-                                   if item.superseded_by else ""))
+        flags.append(_("archived") + (f"→{item.superseded_by.removeprefix('mem_')[:8]}"
+                                      if item.superseded_by else ""))
     if item.scope != "global":
-        flags.append("project")
+        flags.append(_("project"))
     text = " ".join(item.text.split())
     if len(text) > 100:
         text = text[:99] + "…"
     strength = memory.strength(item)
-    extra = f" score {score:.2f}" if score is not None else ""
+    extra = _(" score {score:.2f}").format(score=score) if score is not None else ""
     flag = f" [{', '.join(flags)}]" if flags else ""
-    return (f"{_short(item)}  {kind:<18} conf {item.confidence:.2f} strength {strength:.2f}"
-            f"{extra}{flag}  {text}")
+    # i18n: {id}, {kind} and {text} are the item's (not translated); "conf": its confidence
+    return _("{id}  {kind:<18} conf {confidence:.2f} strength {strength:.2f}{score}{flags}  "
+             "{text}").format(id=_short(item), kind=kind, confidence=item.confidence,
+                              strength=strength, score=extra, flags=flag, text=text)
 
 
 def _find(memory: Memory, ref: str) -> MemoryItem:
     item = memory.find(ref)
     if item is None:
-        raise Refused(f"no memory item matches {ref!r} (see /memory list --all for ids)")
+        raise Refused(_("no memory item matches {ref!r} (see /memory list --all for ids)")
+                      .format(ref=ref))
     return item
 
 
@@ -80,23 +87,24 @@ def listing(runtime: Runtime, *, archived: bool = False, kind: str | None = None
     try:
         wanted = MemoryKind(kind) if kind else None
     except ValueError:
-        raise Refused(f"no kind {kind!r}; the kinds: "
-                      + ", ".join(k.value for k in MemoryKind)) from None
+        raise Refused(_("no kind {kind!r}; the kinds: {kinds}").format(
+            kind=kind, kinds=", ".join(k.value for k in MemoryKind))) from None
     items = memory.backend.list(kind=wanted, scopes=memory.scopes, include_archived=archived,
                                 limit=limit)
     if not items:
-        return ["memory is empty" + ("" if archived else " (archived items: --all)")]
+        return [_("memory is empty") if archived
+                else _("memory is empty (archived items: --all)")]
     return [_row(memory, item) for item in items]
 
 
 def search(runtime: Runtime, query: str, *, archived: bool = False) -> list[str]:
     memory = _memory(runtime)
     if not query.strip():
-        raise Refused("say what to search for: /memory search QUERY")
+        raise Refused(_("say what to search for: /memory search QUERY"))
     hits = memory.backend.search(query, scopes=memory.scopes, include_archived=archived,
                                  limit=20)
     if not hits:
-        return [f"nothing in memory matches {query!r}"]
+        return [_("nothing in memory matches {query!r}").format(query=query)]
     return [_row(memory, hit.item, hit.score) for hit in hits]
 
 
@@ -106,7 +114,7 @@ def add(runtime: Runtime, text: str, *, subject: str = "", scope: str | None = N
 
     memory = _memory(runtime)
     if not text.strip():
-        raise Refused("say what to remember: /memory add TEXT")
+        raise Refused(_("say what to remember: /memory add TEXT"))
     kind = MemoryKind.PROFILE if profile else MemoryKind.FACT
     if scope is None:
         scope = "global" if kind == MemoryKind.PROFILE else "project"
@@ -118,15 +126,17 @@ def add(runtime: Runtime, text: str, *, subject: str = "", scope: str | None = N
         raise Refused(str(err)) from None
     item = outcome.item
     if item is None:
-        raise Refused(f"nothing to remember ({outcome.note})")
+        raise Refused(_("nothing to remember ({reason})").format(reason=outcome.note))
     runtime.added.append(item)
     if outcome.action == "merged":
-        return [f"already remembered as {_short(item)} (confidence now {item.confidence:.2f})"]
+        return [_("already remembered as {id} (confidence now {confidence:.2f})").format(
+            id=_short(item), confidence=item.confidence)]
     if outcome.action == "superseded" and outcome.replaced is not None:
-        return [f"remembered as {_short(item)}; it replaces {_short(outcome.replaced)} "
-                f"(archived)"]
-    where = "this project" if item.scope != "global" else "everywhere"
-    return [f"remembered as {_short(item)} ({where})"]
+        return [_("remembered as {id}; it replaces {old} (archived)").format(
+            id=_short(item), old=_short(outcome.replaced))]
+    if item.scope != "global":
+        return [_("remembered as {id} (this project)").format(id=_short(item))]
+    return [_("remembered as {id} (everywhere)").format(id=_short(item))]
 
 
 def forget(runtime: Runtime, ref: str) -> list[str]:
@@ -135,7 +145,8 @@ def forget(runtime: Runtime, ref: str) -> list[str]:
     memory.backend.delete(item.id)
     runtime.added = [i for i in runtime.added if i.id != item.id]
     runtime.refresh_index()
-    return [f"forgot {_short(item)}: {' '.join(item.text.split())[:80]}"]
+    return [_("forgot {id}: {text}").format(id=_short(item),
+                                            text=" ".join(item.text.split())[:80])]
 
 
 def edit(runtime: Runtime, ref: str, text: str) -> list[str]:
@@ -148,11 +159,12 @@ def edit(runtime: Runtime, ref: str, text: str) -> list[str]:
     except SecretRefused as err:
         raise Refused(str(err)) from None
     except ValueError as err:
-        raise Refused(f"{err}: /memory edit ID TEXT") from None
+        raise Refused(_("{reason}: /memory edit ID TEXT").format(reason=err)) from None
     assert outcome.item is not None
     runtime.added = [i for i in runtime.added if i.id != item.id] + [outcome.item]
     runtime.refresh_index()
-    return [f"corrected: {_short(outcome.item)} replaces {_short(item)} (kept, archived)"]
+    return [_("corrected: {id} replaces {old} (kept, archived)").format(
+        id=_short(outcome.item), old=_short(item))]
 
 
 def status(runtime: Runtime) -> list[str]:
@@ -173,12 +185,16 @@ def export(runtime: Runtime, path: str | None) -> list[str]:
     try:
         atomic_write(target, text, 0o600)
     except OSError as err:
-        raise Refused(f"cannot write {target}: {err.strerror or err}") from None
-    return [f"exported {text.count(chr(10) + '- ')} items to {target}"]
+        raise Refused(_("cannot write {path}: {reason}").format(
+            path=target, reason=err.strerror or err)) from None
+    count = text.count(chr(10) + "- ")
+    return [ngettext("exported {count} items to {path}", "exported {count} items to {path}",
+                     count).format(count=count, path=target)]
 
 
 def import_file(runtime: Runtime, path: str | None) -> list[str]:
     from chatcli_memory.markdown import import_markdown
+    from chatcli_memory.model import action_count
 
     memory = _memory(runtime)
     if path:
@@ -189,18 +205,18 @@ def import_file(runtime: Runtime, path: str | None) -> list[str]:
     else:
         files = [(p, s) for p, s in runtime.markdown_files() if p.exists()]
         if not files:
-            raise Refused("no MEMORY.md in the project root or the config folder; name a "
-                          "file: import PATH")
+            raise Refused(_("no MEMORY.md in the project root or the config folder; name a "
+                            "file: import PATH"))
     lines = []
     for target, scope in files:
         try:
             text = target.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as err:
-            raise Refused(f"cannot read {target}: {getattr(err, 'strerror', None) or err}"
-                          ) from None
+            raise Refused(_("cannot read {path}: {reason}").format(
+                path=target, reason=getattr(err, "strerror", None) or err)) from None
         counts = import_markdown(memory, text, scope=scope, source=str(target))
-        summary = ", ".join(f"{v} {k}" for k, v in sorted(counts.items())) or "nothing"
-        lines.append(f"imported {target}: {summary}")
+        summary = ", ".join(action_count(k, v) for k, v in sorted(counts.items())) or _("nothing")
+        lines.append(_("imported {path}: {summary}").format(path=target, summary=summary))
     runtime.refresh_index()
     return lines
 
@@ -226,7 +242,7 @@ def _options(words: list[str], flags: dict[str, bool]) -> tuple[dict[str, Any], 
         if name in flags and not rest:
             if flags[name]:
                 if index + 1 >= len(words):
-                    raise Refused(f"--{name} needs a value")
+                    raise Refused(_("--{name} needs a value").format(name=name))
                 found[name] = words[index + 1]
                 index += 2
                 continue
@@ -255,11 +271,11 @@ def run_text(runtime: Runtime, text: str) -> list[str]:
                    profile=opts.get("profile", ""))
     if command in ("forget", "delete", "rm"):
         if len(args) != 1:
-            raise Refused("say which item: /memory forget ID")
+            raise Refused(_("say which item: /memory forget ID"))
         return forget(runtime, args[0])
     if command == "edit":
         if len(args) < 2:
-            raise Refused("say which item and its new text: /memory edit ID TEXT")
+            raise Refused(_("say which item and its new text: /memory edit ID TEXT"))
         return edit(runtime, args[0], " ".join(args[1:]))
     if command == "status":
         return status(runtime)
@@ -267,7 +283,7 @@ def run_text(runtime: Runtime, text: str) -> list[str]:
         return export(runtime, args[0] if args else None)
     if command == "import":
         return import_file(runtime, args[0] if args else None)
-    raise Refused(f"no /memory {command}; {HELP}")
+    raise Refused(_("no /memory {command}; {help}").format(command=command, help=HELP))
 
 
 def slash_command(runtime: Any) -> SlashCommand:

@@ -21,10 +21,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from chatcli import Message
+from chatcli import Message, translation
 from chatcli_memory_api import MemoryItem, MemoryKind, Provenance
 
-from chatcli_memory.model import Memory
+from chatcli_memory.model import Memory, action_count
 from chatcli_memory.secrets import redact_secrets
 
 __all__ = [
@@ -37,6 +37,8 @@ __all__ = [
     "system_prompt",
     "transcript",
 ]
+
+_, ngettext = translation(__name__)
 
 EXTRACTION_PROMPT = """\
 You maintain the long-term memory of a coding assistant. Read the conversation excerpt the \
@@ -129,7 +131,8 @@ def transcript(messages: Iterable[Message], limit: int) -> str:
         if text:
             lines.append(f"{role.upper()}: {text[:4_000]}")
         for call in message.tool_calls:
-            lines.append(f"{role.upper()} called {call.name}({str(call.arguments)[:300]})")
+            lines.append(f"{role.upper()} called "
+                         f"{call.name}({str(call.arguments)[:300]})")  # untranslated: for the model
         for result in message.tool_results:
             lines.append(f"TOOL RESULT {result.name}: {result.content[:300]}")
     text = redact_secrets("\n".join(lines))
@@ -173,8 +176,8 @@ def _object(text: str) -> Any:
             if isinstance(value, dict):
                 return value
     if seen_json:
-        raise ExtractionError("the answer is JSON but not an object")
-    raise ExtractionError("the answer holds no JSON object")
+        raise ExtractionError(_("the answer is JSON but not an object"))
+    raise ExtractionError(_("the answer holds no JSON object"))
 
 
 def _text(value: Any) -> str | None:
@@ -282,8 +285,8 @@ class Applied:
 
     def summary(self) -> str:
         order = ("stored", "merged", "superseded", "skipped")
-        parts = [f"{self.counts[a]} {a}" for a in order if self.counts.get(a)]
-        return ", ".join(parts) or "nothing new"
+        parts = [action_count(a, self.counts[a]) for a in order if self.counts.get(a)]
+        return ", ".join(parts) or _("nothing new")
 
 
 def apply_extraction(memory: Memory, extraction: Extraction, *,

@@ -165,7 +165,7 @@ def export_markdown(memory: Memory) -> str:
     notes = sorted(backend.list(kind=MemoryKind.DAILY, scopes=memory.scopes),
                    key=lambda i: (i.key, i.created_at))
     if notes:
-        out.append("## Daily notes")
+        out.append("## Daily notes")  # untranslated: MEMORY.md's headings, read back by import
         day = None
         for item in notes:
             if item.key != day:

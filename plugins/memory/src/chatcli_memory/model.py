@@ -25,6 +25,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import field
 from typing import Any
 
+from chatcli import translation
 from chatcli_memory_api import MemoryBackend, MemoryItem, MemoryKind, Provenance
 from chatcli_records_lite import dataclass
 
@@ -40,9 +41,12 @@ __all__ = [
     "Memory",
     "Outcome",
     "SecretRefused",
+    "action_count",
     "similarity",
     "tokens",
 ]
+
+_, ngettext = translation(__name__)
 
 CONFIDENCE = {Provenance.STATED: 0.9, Provenance.CORRECTED: 1.0, Provenance.EXTRACTED: 0.6}
 REINFORCE = 0.05
@@ -180,15 +184,17 @@ class Memory:
         if secrets == "refuse":
             found = find_secret(text)
             if found:
-                raise SecretRefused(f"not remembered: the text holds {found}; memory never "
-                                    "stores secrets (put keys in `chatcli keys set`)")
+                # i18n: {secret} is "an API key or token", "a bearer token"…
+                raise SecretRefused(_("not remembered: the text holds {secret}; memory never "
+                                      "stores secrets (put keys in `chatcli keys set`)").format(
+                                          secret=found))
         else:
             text = redact_secrets(text)
             if len(text.replace(MASK, "").strip(" .,:;-")) < 3:
-                return Outcome("skipped", note="only a secret")
+                return Outcome("skipped", note=_("only a secret"))
         subject, category = clean(subject)[:200], clean(category)[:100]
         if not text:
-            return Outcome("skipped", note="empty")
+            return Outcome("skipped", note=_("empty"))
         scope = self.scope_for(scope)
         now = self.clock()
         live = self._candidates(text, kind, scope, subject, key)
@@ -262,10 +268,10 @@ class Memory:
         text = clean(text)
         found = find_secret(text)
         if found:
-            raise SecretRefused(f"not changed: the text holds {found}; memory never stores "
-                                "secrets")
+            raise SecretRefused(_("not changed: the text holds {secret}; memory never stores "
+                                  "secrets").format(secret=found))
         if not text:
-            raise ValueError("the new text is empty")
+            raise ValueError(_("the new text is empty"))
         now = self.clock()
         item = MemoryItem(kind=old.kind, text=text, category=old.category, subject=old.subject,
                           key=old.key, confidence=CONFIDENCE[Provenance.CORRECTED],
@@ -353,3 +359,14 @@ def _day(item: MemoryItem) -> _dt.date | None:
         return _dt.date.fromisoformat(item.key)
     except ValueError:
         return None
+
+
+def action_count(action: str, count: int) -> str:
+    """``3 stored``: how many items an import or an extraction ``action``-ed (stored, merged,
+    superseded, skipped, refused)."""
+    words = {"stored": ngettext("{count} stored", "{count} stored", count),
+             "merged": ngettext("{count} merged", "{count} merged", count),
+             "superseded": ngettext("{count} superseded", "{count} superseded", count),
+             "skipped": ngettext("{count} skipped", "{count} skipped", count),
+             "refused": ngettext("{count} refused", "{count} refused", count)}
+    return words.get(action, "{count} " + action).format(count=count)

@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from chatcli import hookimpl
+from chatcli import hookimpl, translation
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -36,8 +36,10 @@ if TYPE_CHECKING:
 
 __all__ = ["MEMORY_HELP", "MemoryPlugin"]
 
+_, ngettext = translation(__name__)
+
 #: The ``memory`` group's first help line, as ``chatcli --help`` lists it.
-MEMORY_HELP = "Long-term memory: list, search, add, forget, edit, export and import it."
+MEMORY_HELP = _("Long-term memory: list, search, add, forget, edit, export and import it.")
 
 
 class MemoryPlugin:
@@ -87,7 +89,7 @@ class MemoryPlugin:
         from chatcli_memory.runtime import sqlite_factory
 
         register(MemoryBackendSpec("sqlite", sqlite_factory,
-                                   "an embedded SQLite file under the data folder (FTS5)"))
+                                   _("an embedded SQLite file under the data folder (FTS5)")))
 
     @hookimpl(optionalhook=True)  # chatcli-context declares it, when installed
     def register_pull_kinds(self, register: Callable[[PullKind], None]) -> None:

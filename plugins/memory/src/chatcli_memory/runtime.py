@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from chatcli import ChatcliError
+from chatcli import ChatcliError, translation
 from chatcli_memory_api import MemoryItem, MemoryKind
 
 from chatcli_memory.model import Memory
@@ -36,6 +36,8 @@ if TYPE_CHECKING:
     from chatcli_memory.worker import Worker
 
 __all__ = ["MAINTAIN_EVERY", "Runtime", "memory_folder", "sqlite_factory"]
+
+_, ngettext = translation(__name__)
 
 #: how often (seconds) decay and daily-note expiry run
 MAINTAIN_EVERY = 86_400.0
@@ -90,7 +92,7 @@ class Runtime:
     def warn(self, line: str) -> None:
         if line not in self._warned:
             self._warned.add(line)
-            self._warn(f"memory: {line}")
+            self._warn(_("memory: {message}").format(message=line))
 
     # ------------------------------------------------------------------ opening
 
@@ -108,12 +110,12 @@ class Runtime:
                 self.backend = self._open_backend()
             except ChatcliError as err:
                 self.failure = str(err)
-                self.warn(f"{err}; going on without memory")
+                self.warn(_("{reason}; going on without memory").format(reason=err))
                 return None
             except Exception as err:  # a backend plugin's own failure
-                self.failure = f"backend {self.options.backend!r} failed to open: " \
-                               f"{_one_line(err)}"
-                self.warn(f"{self.failure}; going on without memory")
+                self.failure = _("backend {name!r} failed to open: {reason}").format(
+                    name=self.options.backend, reason=_one_line(err))
+                self.warn(_("{reason}; going on without memory").format(reason=self.failure))
                 return None
             scope = project_scope(self.workspace, self.options.project)
             self.memory = Memory(self.backend, self.options, project_scope=scope,
@@ -130,10 +132,12 @@ class Runtime:
         if name == "sqlite" and (spec is None or spec.factory is sqlite_factory):
             return self.sqlite()  # ours: with this runtime's clock
         if spec is None:
-            have = ", ".join(sorted(specs)) or "none"
-            raise ChatcliError(f"no memory backend named {name!r} (installed: {have})",
-                               "set memory.backend to one of them, e.g. `chatcli config set "
-                               f"memory.backend sqlite`, or pip install chatcli-memory-{name}")
+            have = ", ".join(sorted(specs)) or _("none")
+            raise ChatcliError(_("no memory backend named {name!r} (installed: {have})").format(
+                                   name=name, have=have),
+                               _("set memory.backend to one of them, e.g. `chatcli config set "
+                                 "memory.backend sqlite`, or pip install chatcli-memory-{name}")
+                               .format(name=name))
         from chatcli import load_settings
 
         return spec.factory(self.settings or load_settings())
@@ -188,7 +192,7 @@ class Runtime:
         if worker is None:
             return
         if (self.oneshot and self.options.extract and self.options.extract_oneshot
-                and worker.nudge(conversation, "the end of a one-shot run", minimum=2)):
+                and worker.nudge(conversation, _("the end of a one-shot run"), minimum=2)):
             worker.wait(self.options.timeout + 1)
         worker.close(self.options.exit_wait)
         if self.conversation is conversation:
@@ -231,7 +235,7 @@ class Runtime:
             try:
                 report = memory.maintain(now)
             except Exception as err:
-                self.warn(f"maintenance failed: {_one_line(err)}")
+                self.warn(_("maintenance failed: {reason}").format(reason=_one_line(err)))
                 return
             self.state.update(last_maintenance_report={
                 "at": now, "decayed": len(report.decayed), "expired": len(report.expired)})
@@ -282,7 +286,7 @@ class Runtime:
             try:
                 import_markdown(memory, text, scope=scope, source=str(path))
             except ChatcliError as err:
-                self.warn(f"{path} was not imported: {err}")
+                self.warn(_("{path} was not imported: {reason}").format(path=path, reason=err))
                 continue
             seen[str(path)] = digest
             changed = True
@@ -324,7 +328,8 @@ class Runtime:
                 try:
                     cached = build_index(self.memory)
                 except ChatcliError as err:
-                    self.warn(f"the memory index could not be read: {err}")
+                    self.warn(_("the memory index could not be read: {reason}").format(
+                        reason=err))
                     cached = ("", [])
                 self.indexes[conversation_id] = cached
             return cached or ("", [])
@@ -352,7 +357,7 @@ class Runtime:
             if items and first:
                 memory.backend.touch([i.id for i in items])
         except ChatcliError as err:
-            self.warn(f"recall failed: {err}")
+            self.warn(_("recall failed: {reason}").format(reason=err))
             text = ""
         self.recalls[conversation_id] = (key, text)
         return text
@@ -370,7 +375,7 @@ class Runtime:
         provider, name, model = self._provider()
         session, conversation = self.session, self.conversation
         if session is None or conversation is None:
-            raise ChatcliError("no session to extract with")
+            raise ChatcliError(_("no session to extract with"))
         request = ChatRequest(model=model, system=[PromptSection("memory-extraction", system,
                                                                  order=0)],
                               messages=[Message.user(user)], max_tokens=2_000,
@@ -406,7 +411,8 @@ class Runtime:
         if isinstance(value, BaseException):  # kind "error"
             if isinstance(value, ChatcliError):
                 raise value
-            raise ChatcliError(f"the extraction model failed: {_one_line(value)}")
+            raise ChatcliError(_("the extraction model failed: {reason}").format(
+                reason=_one_line(value)))
         return value
 
     def _provider(self) -> tuple[Any, str, str]:
@@ -415,11 +421,11 @@ class Runtime:
 
         session = self.session
         if session is None or self.host is None:
-            raise ChatcliError("no session to extract with")
+            raise ChatcliError(_("no session to extract with"))
         name = self.options.provider or session.provider_name
         if name == "local" and not self.options.provider:
-            raise ChatcliError("the offline model does not extract memories",
-                               "set memory.provider (and memory.model) to a hosted model")
+            raise ChatcliError(_("the offline model does not extract memories"),
+                               _("set memory.provider (and memory.model) to a hosted model"))
         model = self.options.model or (session.model if name == session.provider_name
                                        else "")
         wanted = (name, model)
@@ -454,36 +460,48 @@ class Runtime:
 
         lines = []
         if not self.enabled:
-            lines.append("memory is off (memory.enabled = false)")
+            lines.append(_("memory is off (memory.enabled = false)"))
         memory = self.open()
         if memory is None:
             if self.failure:
-                lines.append(f"memory is unavailable: {self.failure}")
+                lines.append(_("memory is unavailable: {reason}").format(reason=self.failure))
             return lines
         backend = memory.backend
         where = getattr(backend, "path", None)
-        lines.append(f"backend: {backend.name}" + (f" ({where})" if where else ""))
-        lines.append("scopes: " + ", ".join(memory.scopes))
+        lines.append(_("backend: {name} ({path})").format(name=backend.name, path=where)
+                     if where else _("backend: {name}").format(name=backend.name))
+        lines.append(_("scopes: {scopes}").format(scopes=", ".join(memory.scopes)))
         counts = self.counts()
         live = {kind.value: counts.get((kind.value, False), 0) for kind in MemoryKind}
         archived = sum(v for (_k, a), v in counts.items() if a)
-        lines.append("items: " + ", ".join(f"{v} {k}" for k, v in live.items())
-                     + f"; {archived} archived")
+        # i18n: {counts} is "3 fact, 1 profile, …" (the kinds' names are not translated)
+        lines.append(_("items: {counts}; {archived} archived").format(
+            counts=", ".join(f"{v} {k}" for k, v in live.items()), archived=archived))
         last = self.state.get("last_extraction")
         if isinstance(last, dict) and last.get("outcome"):
             when = dt.datetime.fromtimestamp(float(last.get("at") or 0)).strftime(
                 "%Y-%m-%d %H:%M")
-            lines.append(f"last extraction: {when} ({last.get('reason', '?')}): "
-                         f"{last['outcome']}")
+            lines.append(_("last extraction: {when} ({reason}): {outcome}").format(
+                when=when, reason=last.get("reason", "?"), outcome=last["outcome"]))
         else:
-            lines.append("last extraction: none yet")
+            lines.append(_("last extraction: none yet"))
         if self.worker is not None and self.worker.busy:
-            lines.append("an extraction is running now")
-        extract = "on" if self.options.extract else "off"
-        if self.oneshot and not self.options.extract_oneshot:
-            extract += " (not in one-shot runs: memory.extract_oneshot)"
-        lines.append(f"extraction: {extract}; every {self.options.cooldown:g} s at most, after "
-                     f"{self.options.min_messages} new messages")
+            lines.append(_("an extraction is running now"))
+        on = self.options.extract
+        if on and self.oneshot and not self.options.extract_oneshot:
+            extract = _("on (not in one-shot runs: memory.extract_oneshot)")
+        elif on:
+            extract = _("on")
+        elif self.oneshot and not self.options.extract_oneshot:
+            extract = _("off (not in one-shot runs: memory.extract_oneshot)")
+        else:
+            extract = _("off")
+        lines.append(ngettext("extraction: {state}; every {cooldown:g} s at most, after "
+                              "{count} new messages",
+                              "extraction: {state}; every {cooldown:g} s at most, after "
+                              "{count} new messages", self.options.min_messages).format(
+                                  state=extract, cooldown=self.options.cooldown,
+                                  count=self.options.min_messages))
         return lines
 
 

@@ -14,9 +14,11 @@ from __future__ import annotations
 import functools
 import re
 
-from chatcli import redact
+from chatcli import redact, translation
 
 __all__ = ["MASK", "find_secret", "redact_secrets"]
+
+_, ngettext = translation(__name__)
 
 MASK = "***"
 
@@ -96,7 +98,7 @@ def find_secret(text: str) -> str | None:
         return None
     shapes, bearer, _pair_pattern = _compiled()
     if shapes.search(text) or redact(text) != text:
-        return "an API key or token"
+        return _("an API key or token")
     if bearer.search(text):
-        return "a bearer token"
-    return "a password or secret value"
+        return _("a bearer token")
+    return _("a password or secret value")

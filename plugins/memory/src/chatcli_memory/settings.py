@@ -5,13 +5,15 @@ from __future__ import annotations
 from dataclasses import fields
 from typing import TYPE_CHECKING, Any
 
-from chatcli import parse_bool
+from chatcli import parse_bool, translation
 from chatcli_records_lite import dataclass
 
 if TYPE_CHECKING:
     from chatcli import Settings
 
 __all__ = ["MemoryOptions"]
+
+_, ngettext = translation(__name__)
 
 
 def _number(value: Any, kind: type[int] | type[float], minimum: float) -> int | float | None:
@@ -98,26 +100,29 @@ class MemoryOptions:
                 import difflib
 
                 close = difflib.get_close_matches(name, list(known), n=1)
-                problems.append(f"[memory] has no setting {name!r}"
-                                + (f"; did you mean {close[0]!r}?" if close else ""))
+                problems.append(
+                    _("[memory] has no setting {name!r}; did you mean {close!r}?").format(
+                        name=name, close=close[0]) if close else
+                    _("[memory] has no setting {name!r}").format(name=name))
                 continue
             default = getattr(cls, name)
             parsed: bool | int | float | str | None
             if isinstance(default, bool):
-                parsed, want = parse_bool(raw), "true or false"
+                parsed, want = parse_bool(raw), _("true or false")
             elif isinstance(default, int):
-                parsed, want = _number(raw, int, 0), "a whole number ≥ 0"
+                parsed, want = _number(raw, int, 0), _("a whole number ≥ 0")
             elif isinstance(default, float):
-                parsed, want = _number(raw, float, 0.0), "a number ≥ 0"
+                parsed, want = _number(raw, float, 0.0), _("a number ≥ 0")
                 if name in ("archive_below", "merge_similarity") and parsed is not None \
                         and parsed > 1:
-                    parsed, want = None, "a number from 0 to 1"
+                    parsed, want = None, _("a number from 0 to 1")
             else:
                 parsed = raw.strip() if isinstance(raw, str) else None
-                want = "text"
+                want = _("text")
             if parsed is None:
-                problems.append(f"[memory] {name} must be {want}, not {raw!r:.40}; "
-                                f"using {default!r}")
+                problems.append(_("[memory] {name} must be {want}, not {value:.40}; using "
+                                  "{default!r}").format(name=name, want=want, value=repr(raw),
+                                                        default=default))
             else:
                 values[name] = parsed
         return cls(**values), problems

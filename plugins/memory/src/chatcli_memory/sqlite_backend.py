@@ -34,10 +34,12 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from chatcli import ChatcliError
+from chatcli import ChatcliError, translation
 from chatcli_memory_api import MemoryHit, MemoryItem, MemoryKind
 
 __all__ = ["SCHEMA_VERSION", "SqliteBackend", "fts_query", "query_words"]
+
+_, ngettext = translation(__name__)
 
 #: 2: the index stems words (``porter``); a version-1 file's index is rebuilt on open
 SCHEMA_VERSION = 2
@@ -126,7 +128,8 @@ def fts_query(text: str) -> str:
 
 
 def _fix(path: Path) -> str:
-    return f"move {path} aside (or set memory.path) and chatcli starts a new memory file"
+    return _("move {path} aside (or set memory.path) and chatcli starts a new memory file"
+             ).format(path=path)
 
 
 class SqliteBackend:
@@ -147,12 +150,13 @@ class SqliteBackend:
         except sqlite3.DatabaseError as err:
             if self._db is not None:
                 self._db.close()
-            raise ChatcliError(f"memory file {self.path} cannot be read ({err})",
+            raise ChatcliError(_("memory file {path} cannot be read ({reason})").format(
+                                   path=self.path, reason=err),
                                _fix(self.path)) from None
         except OSError as err:
-            raise ChatcliError(f"memory file {self.path} cannot be opened "
-                               f"({err.strerror or err})",
-                               "check the folder's permissions or set memory.path") from None
+            raise ChatcliError(_("memory file {path} cannot be opened ({reason})").format(
+                                   path=self.path, reason=err.strerror or err),
+                               _("check the folder's permissions or set memory.path")) from None
 
     # ------------------------------------------------------------------ opening
 
@@ -169,13 +173,13 @@ class SqliteBackend:
         self._db = db
         db.execute("PRAGMA busy_timeout = 30000")
         if db.execute("PRAGMA journal_mode = WAL").fetchone()[0].lower() != "wal":
-            raise sqlite3.DatabaseError("WAL mode is not available")
+            raise sqlite3.DatabaseError(_("WAL mode is not available"))
         db.execute("PRAGMA synchronous = NORMAL")
         version = db.execute("PRAGMA user_version").fetchone()[0]
         if version > SCHEMA_VERSION:
             raise sqlite3.DatabaseError(
-                f"schema {version} is newer than this chatcli-memory ({SCHEMA_VERSION}); "
-                "upgrade chatcli-memory")
+                _("schema {version} is newer than this chatcli-memory ({supported}); "
+                  "upgrade chatcli-memory").format(version=version, supported=SCHEMA_VERSION))
         if version < SCHEMA_VERSION:
             try:  # one transaction: a second process creating it at once waits, then redoes it
                 # (the index is made again from the items: version 1's did not stem)
@@ -210,8 +214,8 @@ class SqliteBackend:
 
     def _connection(self) -> sqlite3.Connection:
         if self._db is None:
-            raise ChatcliError(f"memory file {self.path} is closed",
-                               "open the memory backend again")
+            raise ChatcliError(_("memory file {path} is closed").format(path=self.path),
+                               _("open the memory backend again"))
         return self._db
 
     @contextmanager
@@ -220,7 +224,8 @@ class SqliteBackend:
             try:
                 yield self._connection()
             except sqlite3.DatabaseError as err:
-                raise ChatcliError(f"memory file {self.path} cannot be read ({err})",
+                raise ChatcliError(_("memory file {path} cannot be read ({reason})").format(
+                                       path=self.path, reason=err),
                                    _fix(self.path)) from None
 
     # ------------------------------------------------------------------ rows

@@ -88,7 +88,8 @@ def search_text(runtime: Runtime, query: str, limit: int = 8) -> str:
     for hit in hits:
         item = hit.item
         kind = item.kind.value + (f" {item.key}" if item.key else "")
-        lines.append(f"- [{item.id}] ({kind}, confidence {item.confidence:.2f}) {item.text}")
+        lines.append(f"- [{item.id}] ({kind}, "
+                     f"confidence {item.confidence:.2f}) {item.text}")  # untranslated: model's
     return "\n".join(lines)
 
 
@@ -124,11 +125,13 @@ def make_tools(runtime: Callable[[], Runtime]) -> list[Tool]:
 
     return [
         MemoryTool(name="memory_search", description="Search long-term memory (facts, "
-                   "preferences, projects, notes from earlier conversations) by words.",
+                   "preferences, projects, notes from earlier conversations) "
+                   "by words.",  # untranslated: the tool's description, for the model
                    run=run_search, args="SearchArgs", risk=Risk.READ),
         MemoryTool(name="memory_save", description="Save a durable fact (a tool, convention, "
                    "decision or the user's preference) to long-term memory for later "
-                   "conversations.", run=run_save, args="SaveArgs", risk=Risk.WRITE),
+                   "conversations.",  # untranslated: the tool's description, for the model
+                   run=run_save, args="SaveArgs", risk=Risk.WRITE),
     ]
 
 

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from chatcli import ChatcliError
+from chatcli import ChatcliError, translation
 from chatcli_memory_api import MemoryKind
 
 if TYPE_CHECKING:
@@ -29,6 +29,8 @@ if TYPE_CHECKING:
     from chatcli_memory.state import State
 
 __all__ = ["Job", "Worker"]
+
+_, ngettext = translation(__name__)
 
 #: messages before the new ones sent along for context
 CONTEXT_MESSAGES = 2
@@ -95,13 +97,14 @@ class Worker:
         last = self.last_started
         return last is None or self.clock() - last >= self.options.cooldown
 
-    def nudge(self, conversation: Conversation, reason: str = "after an answer", *,
+    def nudge(self, conversation: Conversation, reason: str = "", *,
               minimum: int | None = None) -> bool:
-        """Start a run for ``conversation`` when one is due; True when one started."""
+        """Start a run for ``conversation`` when one is due (``reason``: why, for
+        ``/memory status``; "after an answer" when not given); True when one started."""
         messages, new = self.pending(conversation)
         if not self.due(new, minimum=minimum):
             return False
-        self.start(Job(conversation.id, messages, new, reason))
+        self.start(Job(conversation.id, messages, new, reason or _("after an answer")))
         return True
 
     # ------------------------------------------------------------------ running
@@ -116,11 +119,11 @@ class Worker:
         self._thread.start()
 
     def _run(self, job: Job) -> None:
-        outcome = "failed: unknown"
+        outcome = _("failed: unknown")
         try:
             outcome = self._extract(job)
         except Exception as err:  # a worker never takes the session down
-            outcome = f"failed: {_one_line(err)} (nothing changed)"
+            outcome = _("failed: {reason} (nothing changed)").format(reason=_one_line(err))
         finally:
             self.last_outcome = outcome
             self.state.update(last_extraction={"at": self.clock(), "outcome": outcome,
@@ -139,33 +142,39 @@ class Worker:
 
         memory = self._memory()
         if memory is None:
-            return "skipped: memory is off"
+            return _("skipped: memory is off")
         known = [*memory.profile(), *memory.strongest(MemoryKind.FACT, 40)]
         system = system_prompt(known)
         text = transcript(job.messages, self.options.extract_chars)
         if not text.strip():
             self._mark(job)
-            return "nothing new"
+            return _("nothing new")
         try:
             answer = self.call(system, text, self.options.timeout)
         except TimeoutError:
-            return f"timed out after {self.options.timeout:g} s (nothing changed)"
+            return _("timed out after {seconds:g} s (nothing changed)").format(
+                seconds=self.options.timeout)
         except ChatcliError as err:
-            return f"failed: {_one_line(err)} (nothing changed)"
+            return _("failed: {reason} (nothing changed)").format(reason=_one_line(err))
         try:
             extraction = parse_extraction(answer)
         except ExtractionError as err:
-            return f"malformed: {err} (nothing changed)"
+            return _("malformed: {reason} (nothing changed)").format(reason=err)
         with self.apply_lock:
             if self.closed:
-                return "dropped at exit (nothing changed)"
+                return _("dropped at exit (nothing changed)")
             applied = apply_extraction(memory, extraction, should_stop=lambda: self.closed)
         self._mark(job)
+        skipped = extraction.skipped
         if extraction.empty:
-            return "nothing new" + (f" ({extraction.skipped} malformed entries skipped)"
-                                    if extraction.skipped else "")
-        note = f"; {extraction.skipped} malformed entries skipped" if extraction.skipped else ""
-        return f"ok: {applied.summary()}{note}"
+            return ngettext("nothing new ({count} malformed entries skipped)",
+                            "nothing new ({count} malformed entries skipped)", skipped).format(
+                                count=skipped) if skipped else _("nothing new")
+        if skipped:
+            return ngettext("ok: {summary}; {count} malformed entries skipped",
+                            "ok: {summary}; {count} malformed entries skipped", skipped).format(
+                                summary=applied.summary(), count=skipped)
+        return _("ok: {summary}").format(summary=applied.summary())
 
     def _mark(self, job: Job) -> None:
         if job.messages:
@@ -188,7 +197,7 @@ class Worker:
                 current = conversation()
                 if current is not None:
                     try:
-                        self.nudge(current, "the timer")
+                        self.nudge(current, _("the timer"))
                     except Exception:  # the conversation changed under it: next tick
                         continue
 
