@@ -15,10 +15,13 @@ from chatcli import (
     Session,
     SessionOptions,
     Settings,
+    translation,
 )
 from chatcli_workspace import QuestionSlot
 
 from chatcli_repl.view import Question, View
+
+_, ngettext = translation(__name__)
 
 #: Items of the work queue: ("text", str) for a message or command, ("retry", "") for /retry.
 WorkItem = tuple[str, str]
@@ -264,22 +267,26 @@ class ReplApp(ChatApp):
         # the diff it would apply (folded) or its arguments whole, printed above the question
         shown = describe(self.console, call.name, call.arguments,
                          getattr(verdict, "preview", None), header=header)
-        why = f" — {reason}" if reason else ""
-        choices: list[tuple[str, str]] = [("once", "yes, once")]
+        choices: list[tuple[str, str]] = [("once", _("yes, once"))]
         if verdict.rule:
-            choices.append(("session", f"yes, for this session ({verdict.rule})"))
-            choices.append(("always", f"always: save the rule {verdict.rule}"))
+            choices.append(("session", _("yes, for this session ({rule})").format(
+                rule=verdict.rule)))
+            choices.append(("always", _("always: save the rule {rule}").format(
+                rule=verdict.rule)))
         elif plain:
-            choices.append(("session", f"yes, and allow all {risk} tools this session"))
+            choices.append(("session", _("yes, and allow all {risk} tools this session").format(
+                risk=risk)))
         else:
-            choices.append(("session", "yes, for this session"))
-        choices += [("no", "no"), ("reason", "no, and tell the model why…")]
+            choices.append(("session", _("yes, for this session")))
+        choices += [("no", _("no")), ("reason", _("no, and tell the model why…"))]
         if shown.hidden:
-            choices.append(("all", f"show the whole diff ({shown.hidden:,} more lines)"))
+            choices.append(("all", ngettext("show the whole diff ({count:,} more line)",
+                                            "show the whole diff ({count:,} more lines)",
+                                            shown.hidden).format(count=shown.hidden)))
+        title = _allow_title(risk, shown.brief, reason)
         while True:
-            question = Question(f"Allow {risk} tool {shown.brief}?{why}",
-                                [label for _, label in choices], guard=APPROVAL_GUARD,
-                                header=header)
+            question = Question(title, [label for _scope, label in choices],
+                                guard=APPROVAL_GUARD, header=header)
             answer = self.ask_question(question, cancel)
             scope = choices[answer][0] if answer is not None else "no"
             if scope != "all":
@@ -287,8 +294,8 @@ class ReplApp(ChatApp):
             print_rest(self.console, shown)
             choices.pop()
         if scope == "reason":
-            why_not = Question("Why not? Type it in the input line (the model reads it):", [],
-                               free_text=True, header=header)
+            why_not = Question(_("Why not? Type it in the input line (the model reads it):"),
+                               [], free_text=True, header=header)
             self.ask_question(why_not, cancel)
             return Approval(False, "once", why_not.text.strip() if why_not.answer is not None
                             else "")
@@ -306,9 +313,8 @@ class ReplApp(ChatApp):
             self.console.print(header, style="bold cyan", markup=False, highlight=False)
         describe(self.console, call.name, call.arguments, getattr(verdict, "preview", None),
                  limit=10_000)
-        answer = self._pick_without_ui(
-            f"Allow {tool.risk.value} tool {call.name}?" + (f" — {reason}" if reason else ""),
-            ["yes, once", "no"])
+        answer = self._pick_without_ui(_allow_title(tool.risk.value, call.name, reason),
+                                       [_("yes, once"), _("no")])
         return Approval(answer == 0)
 
     def _tool_output(self, line: str) -> None:
@@ -351,3 +357,12 @@ class ReplApp(ChatApp):
                 ui.current_buffer.document = draft
 
         self.loop.call_soon_threadsafe(apply)
+
+
+def _allow_title(risk: str, brief: str, reason: str) -> str:
+    """``Allow write tool edit(calc.py +1 −1)? — why the policy asks``."""
+    if reason:
+        # i18n: {risk} is the tool's risk class (read, write, exec…), as --allow names it
+        return _("Allow {risk} tool {call}? — {reason}").format(risk=risk, call=brief,
+                                                                  reason=reason)
+    return _("Allow {risk} tool {call}?").format(risk=risk, call=brief)

@@ -8,12 +8,16 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from chatcli import translation
+
 __all__ = ["FOLD_LINES", "SHORT_ARGS", "Shown", "asker", "describe", "fold_limit", "print_rest"]
 
 #: Arguments up to this long stay in the question's title (``note(text='a')``).
 SHORT_ARGS = 60
 #: Diff lines shown before the question at most (fewer on a short terminal).
 FOLD_LINES = 40
+
+_, ngettext = translation(__name__)
 
 
 #: A worker's question: chatcli-subagents prefixes the verdict's reason with the worker's id
@@ -28,7 +32,8 @@ def asker(reason: str) -> tuple[str, str]:
     if found is None:
         return "", reason
     worker, kind, rest = found.groups()
-    return f"worker {worker} ({kind}) asks:", (rest or "").strip()
+    return (_("worker {worker} ({kind}) asks:").format(worker=worker, kind=kind),
+            (rest or "").strip())
 
 
 class Shown:
@@ -79,15 +84,22 @@ def describe(console: Any, name: str, arguments: dict[str, Any], preview: str | 
         else:
             added = sum(s.added for s in found)
             removed = sum(s.removed for s in found)
-            brief = f"{name}({len(found)} files {plus_minus(added, removed)})"
+            brief = ngettext("{name}({count} file {change})", "{name}({count} files {change})",
+                             len(found)).format(name=name, count=len(found),
+                                                change=plus_minus(added, removed))
         lines = limit if limit is not None else fold_limit(console)
         _head, hidden = fold(diff, lines)
-        files = found[0].path if len(found) == 1 else f"{len(found)} files"
-        console.print(f"{name} would change {files}:", style="dim", markup=False,
-                      highlight=False)
+        changes = (_("{name} would change {path}:").format(name=name, path=found[0].path)
+                   if len(found) == 1 else
+                   ngettext("{name} would change {count} file:",
+                            "{name} would change {count} files:", len(found)).format(
+                                name=name, count=len(found)))
+        console.print(changes, style="dim", markup=False, highlight=False)
         console.print(render(diff, 0, lines))
         if hidden:
-            console.print(f"… {hidden:,} more diff lines (the last choice shows them)",
+            console.print(ngettext("… {count:,} more diff line (the last choice shows it)",
+                                   "… {count:,} more diff lines (the last choice shows them)",
+                                   hidden).format(count=hidden),
                           style="dim", markup=False, highlight=False)
         return Shown(brief, diff if hidden else "", hidden, lines)
     if short:
@@ -99,11 +111,11 @@ def describe(console: Any, name: str, arguments: dict[str, Any], preview: str | 
         if others:
             console.print(redact(_args_text(others)), style="dim", markup=False,
                           highlight=False)
-        return Shown(f"{name}(the command above)")
+        return Shown(_("{name}(the command above)").format(name=name))
     for key, value in arguments.items():
         text = value if isinstance(value, str) else repr(value)
         console.print(f"{key}: " + redact(text), markup=False, highlight=False)
-    return Shown(f"{name}(the arguments above)")
+    return Shown(_("{name}(the arguments above)").format(name=name))
 
 
 def print_rest(console: Any, shown: Shown) -> None:

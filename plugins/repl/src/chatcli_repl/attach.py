@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from chatcli import ImagePart, Message, Role, TextPart, UsageError
+from chatcli import ImagePart, Message, Role, TextPart, UsageError, translation
 
 __all__ = ["MAX_BYTES", "references", "user_message"]
 
@@ -25,6 +25,8 @@ IMAGE_TYPES = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg",
 
 _REFERENCE = re.compile(r"(?<!\S)@(\S+)")
 _TRAILING = ",.;:!?)]}'\""
+
+_, ngettext = translation(__name__)
 
 
 def references(text: str, cwd: Path | None = None) -> list[tuple[str, Path]]:
@@ -59,27 +61,30 @@ def _size(count: int) -> str:
 
 def _attachment(written: str, path: Path) -> Any:
     if path.is_dir():
-        raise UsageError(f"@{written} is a folder, not a file",
-                         f"reference the files you mean, e.g. @{written.rstrip('/')}/NAME")
+        raise UsageError(_("@{path} is a folder, not a file").format(path=written),
+                         _("reference the files you mean, e.g. @{folder}/NAME").format(
+                             folder=written.rstrip("/")))
     media_type = IMAGE_TYPES.get(path.suffix.lower())
     if media_type is not None:
         return ImagePart(source=str(path), media_type=media_type)
     try:
         size = path.stat().st_size
         if size > MAX_BYTES:
-            raise UsageError(f"@{written} is too big to attach ({_size(size)}; the limit is "
-                             f"{_size(MAX_BYTES)})", "paste the part that matters instead")
+            raise UsageError(_("@{path} is too big to attach ({size}; the limit is {limit})")
+                             .format(path=written, size=_size(size), limit=_size(MAX_BYTES)),
+                             _("paste the part that matters instead"))
         data = path.read_bytes()
     except OSError as err:
-        raise UsageError(f"cannot read @{written}: {err.strerror}",
-                         "check the path and its permissions") from None
+        raise UsageError(_("cannot read @{path}: {reason}").format(path=written,
+                                                                   reason=err.strerror),
+                         _("check the path and its permissions")) from None
     try:
         if b"\0" in data[:8192]:
             raise UnicodeDecodeError("utf-8", data, 0, 1, "NUL byte")
         content = data.decode("utf-8")
     except UnicodeDecodeError:
-        raise UsageError(f"@{written} is a binary file",
-                         "attach text files or images (png, jpg, gif, webp)") from None
+        raise UsageError(_("@{path} is a binary file").format(path=written),
+                         _("attach text files or images (png, jpg, gif, webp)")) from None
     return TextPart(text=f'\n\n<file path="{written}">\n{content.rstrip()}\n</file>')
 
 

@@ -7,7 +7,9 @@ import shlex
 import threading
 from typing import Any
 
-from chatcli import ChatcliError, SlashCommand
+from chatcli import ChatcliError, SlashCommand, translation
+
+_, ngettext = translation(__name__)
 
 
 def is_command(text: str) -> bool:
@@ -27,7 +29,7 @@ def dispatch(app: Any, line: str) -> None:
     """Run ``/name args`` from ``app.host.slash_commands()``; unknown names get a suggestion.
     A server's session (``--remote``: it has ``remote_command``) runs every command but
     ``/exit`` there."""
-    name, _, argument = line[1:].partition(" ")
+    name, _sep, argument = line[1:].partition(" ")
     remote = getattr(app.session, "remote_command", None)
     if remote is not None and name not in ("exit", "quit"):
         _run_remote(app, remote, line)
@@ -38,16 +40,18 @@ def dispatch(app: Any, line: str) -> None:
     if command is None:
         names = sorted({*commands, *(a for c in commands.values() for a in c.aliases)})
         close = difflib.get_close_matches(name, names, n=1, cutoff=0.5)
-        hint = f" — did you mean /{close[0]}?" if close else " — /help lists the commands"
-        app.console.print(f"unknown command /{name}{hint}", style="yellow", markup=False)
+        text = (_("unknown command /{name} — did you mean /{close}?").format(
+                    name=name, close=close[0]) if close else
+                _("unknown command /{name} — /help lists the commands").format(name=name))
+        app.console.print(text, style="yellow", markup=False)
         return
     try:
         command.run(app, argument.strip())
     except ChatcliError as err:
         app.console.print(f"✗ {err}", style="red", markup=False)
     except Exception as err:  # a plugin's command must not end the chat
-        app.console.print(f"✗ /{command.name} failed: {type(err).__name__}: {err}",
-                          style="red", markup=False)
+        app.console.print(_("✗ /{name} failed: {kind}: {error}").format(
+            name=command.name, kind=type(err).__name__, error=err), style="red", markup=False)
 
 
 def _run_remote(app: Any, remote: Any, line: str) -> None:
@@ -72,8 +76,8 @@ def _help(app: Any, argument: str) -> None:
         # the help text says how to use sub-commands; Tab completes them
         table.add_row(Text(f"/{name}", style="bold"), Text(command.help))
     app.console.print(table)
-    app.console.print("Alt+Enter or Ctrl+J: new line · Ctrl+C: stop an answer · Esc Esc: rewind "
-                      "· Ctrl+D: quit · @path completes files", style="dim")
+    app.console.print(_("Alt+Enter or Ctrl+J: new line · Ctrl+C: stop an answer · Esc Esc: "
+                        "rewind · Ctrl+D: quit · @path completes files"), style="dim")
 
 
 def _exit(app: Any, argument: str) -> None:
@@ -82,7 +86,7 @@ def _exit(app: Any, argument: str) -> None:
 
 def _clear(app: Any, argument: str) -> None:
     app.conversation.clear()
-    app.console.print("conversation cleared (the log keeps it; /rewind can go back)",
+    app.console.print(_("conversation cleared (the log keeps it; /rewind can go back)"),
                       style="dim")
 
 
@@ -91,10 +95,11 @@ def _words(argument: str, usage: str) -> list[str]:
     try:
         return shlex.split(argument)
     except ValueError as err:  # "No closing quotation"
-        raise ChatcliError(f"cannot read the arguments ({str(err).lower()})", usage) from None
+        raise ChatcliError(_("cannot read the arguments ({reason})").format(
+            reason=str(err).lower()), usage) from None
 
 
-SWITCH_USAGE = "use /switch PROVIDER[/MODEL] or /switch --model MODEL"
+SWITCH_USAGE = _("use /switch PROVIDER[/MODEL] or /switch --model MODEL")
 
 
 def _switch(app: Any, argument: str) -> None:
@@ -104,26 +109,29 @@ def _switch(app: Any, argument: str) -> None:
         arg = args.pop(0)
         if arg in ("--model", "-m"):
             if not args:
-                raise ChatcliError(f"{arg} needs a model name", SWITCH_USAGE)
+                raise ChatcliError(_("{option} needs a model name").format(option=arg),
+                                   SWITCH_USAGE)
             model = args.pop(0)
         elif arg.startswith("--model="):
             model = arg.split("=", 1)[1]
         elif provider is None:
-            provider, _, slash_model = arg.partition("/")
+            provider, _sep, slash_model = arg.partition("/")
             model = model or slash_model or None
         else:
-            raise ChatcliError(f"unexpected argument '{arg}'", SWITCH_USAGE)
+            raise ChatcliError(_("unexpected argument '{argument}'").format(argument=arg),
+                               SWITCH_USAGE)
     if provider is None and model is None:
-        raise ChatcliError("nothing to switch to", SWITCH_USAGE)
+        raise ChatcliError(_("nothing to switch to"), SWITCH_USAGE)
     app.session.switch(provider=provider, model=model)
-    _say_engine(app, "now using")
+    _say_engine(app, now=True)
     if model:
         _check_model(app)
 
 
-def _say_engine(app: Any, what: str) -> None:
-    app.console.print(f"{what} {app.session.provider_name}/{app.session.model}", style="dim",
-                      markup=False)
+def _say_engine(app: Any, now: bool = False) -> None:
+    engine = f"{app.session.provider_name}/{app.session.model}"
+    text = (_("now using {engine}") if now else _("using {engine}")).format(engine=engine)
+    app.console.print(text, style="dim", markup=False)
 
 
 #: Seconds ``/switch`` waits for a model list still being fetched (Tab started it).
@@ -140,37 +148,42 @@ def _check_model(app: Any) -> None:
     if not listed or model in listed or (spec is not None and model in spec.models):
         return
     close = difflib.get_close_matches(model, sorted(set(listed)), n=3, cutoff=0.4)
-    hint = (f"closest: {', '.join(close)}" if close else
-            f"/switch {name}/ and Tab lists its {len(set(listed))} models")
-    app.console.print(f"⚠ {name} does not list a model '{model}' — {hint} (using it anyway)",
+    count = len(set(listed))
+    hint = (_("closest: {names}").format(names=", ".join(close)) if close else
+            ngettext("/switch {name}/ and Tab lists its {count} model",
+                     "/switch {name}/ and Tab lists its {count} models", count).format(
+                         name=name, count=count))
+    app.console.print(_("⚠ {name} does not list a model '{model}' — {hint} (using it anyway)")
+                      .format(name=name, model=model, hint=hint),
                       style="yellow", markup=False, soft_wrap=True)
 
 
 def _model(app: Any, argument: str) -> None:
     if argument:
         app.session.switch(model=argument)
-        _say_engine(app, "now using")
+        _say_engine(app, now=True)
         _check_model(app)
     else:
-        _say_engine(app, "using")
+        _say_engine(app)
 
 
 def _provider(app: Any, argument: str) -> None:
     if argument:
         app.session.switch(provider=argument)
-        _say_engine(app, "now using")
+        _say_engine(app, now=True)
         return
-    _say_engine(app, "using")
+    _say_engine(app)
     names = ", ".join(sorted(app.host.providers()))
-    app.console.print(f"installed providers: {names}", style="dim", markup=False)
+    app.console.print(_("installed providers: {names}").format(names=names), style="dim",
+                      markup=False)
 
 
 def _system(app: Any, argument: str) -> None:
     if argument:
         app.session.update_settings(system=None if argument in ("-", "none", "off") else argument)
-        app.console.print("system prompt updated", style="dim")
+        app.console.print(_("system prompt updated"), style="dim")
     else:
-        app.console.print(app.settings.system or "(no extra system prompt)", markup=False)
+        app.console.print(app.settings.system or _("(no extra system prompt)"), markup=False)
 
 
 def _retry(app: Any, argument: str) -> None:
@@ -184,7 +197,7 @@ def _config(app: Any, argument: str) -> None:
     from chatcli_config_edit import get_value, set_value
     from chatcli_workspace import mask_secrets
 
-    args = _words(argument, "use /config [list] | get KEY | set KEY VALUE")
+    args = _words(argument, _("use /config [list] | get KEY | set KEY VALUE"))
     if not args or args == ["list"]:  # secrets show as *** (`chatcli config get --reveal`)
         data = mask_secrets(app.settings.model_dump(exclude_none=True))
         for key, value in sorted(_flatten(data)):
@@ -202,9 +215,10 @@ def _config(app: Any, argument: str) -> None:
             from chatcli import load_settings
 
             app.session.update_settings(**{top: getattr(load_settings(), top)})
-        app.console.print(f"saved {args[1]} in {user_config_path()}", style="dim", markup=False)
+        app.console.print(_("saved {key} in {path}").format(key=args[1], path=user_config_path()),
+                          style="dim", markup=False)
         return
-    raise ChatcliError("usage: /config [list] | get KEY | set KEY VALUE")
+    raise ChatcliError(_("usage: /config [list] | get KEY | set KEY VALUE"))
 
 
 def _flatten(data: dict[str, Any], prefix: str = "") -> list[tuple[str, Any]]:
@@ -305,7 +319,7 @@ def _complete_switch(app: Any, text: str) -> list[str]:
     word = text.split()[-1] if text.split() and not text.endswith(" ") else ""
     if not word or word.startswith("-"):
         return names
-    head, slash, _ = word.partition("/")
+    head, slash, _rest = word.partition("/")
     wanted = [n for n in names if n == head] if slash else [n for n in names if n.startswith(head)]
     candidates = list(names)
     for name in wanted:
@@ -318,19 +332,19 @@ def _complete_switch(app: Any, text: str) -> list[str]:
 def builtin_commands() -> list[SlashCommand]:
     """The REPL's own commands."""
     return [
-        SlashCommand(name="help", help="list the commands", run=_help, aliases=["?"]),
-        SlashCommand(name="exit", help="leave the chat", run=_exit, aliases=["quit"]),
-        SlashCommand(name="clear", help="start over with an empty conversation view",
+        SlashCommand(name="help", help=_("list the commands"), run=_help, aliases=["?"]),
+        SlashCommand(name="exit", help=_("leave the chat"), run=_exit, aliases=["quit"]),
+        SlashCommand(name="clear", help=_("start over with an empty conversation view"),
                      run=_clear),
-        SlashCommand(name="switch", help="use another provider and/or model: "
-                     "/switch PROVIDER[/MODEL] or /switch --model MODEL", run=_switch,
-                     complete=_complete_switch),
-        SlashCommand(name="model", help="show or change the model", run=_model),
-        SlashCommand(name="provider", help="show or change the provider", run=_provider,
+        SlashCommand(name="switch", help=_("use another provider and/or model: "
+                                           "/switch PROVIDER[/MODEL] or /switch --model MODEL"),
+                     run=_switch, complete=_complete_switch),
+        SlashCommand(name="model", help=_("show or change the model"), run=_model),
+        SlashCommand(name="provider", help=_("show or change the provider"), run=_provider,
                      complete=_complete_providers),
-        SlashCommand(name="system", help="show or set extra system prompt text ('-' clears)",
+        SlashCommand(name="system", help=_("show or set extra system prompt text ('-' clears)"),
                      run=_system),
-        SlashCommand(name="retry", help="send the last message again", run=_retry),
-        SlashCommand(name="config", help="show settings, or /config get KEY | set KEY VALUE",
+        SlashCommand(name="retry", help=_("send the last message again"), run=_retry),
+        SlashCommand(name="config", help=_("show settings, or /config get KEY | set KEY VALUE"),
                      run=_config, subcommands=["list", "get", "set"]),
     ]

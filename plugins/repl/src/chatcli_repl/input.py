@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from chatcli import data_dir
+from chatcli import data_dir, translation
 from prompt_toolkit import PromptSession
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
@@ -18,6 +18,8 @@ from prompt_toolkit.key_binding import KeyBindings
 
 if TYPE_CHECKING:
     from chatcli_repl.app import ReplApp
+
+_, ngettext = translation(__name__)
 
 
 class ChatCompleter(Completer):
@@ -177,7 +179,8 @@ def key_bindings(app: ReplApp) -> KeyBindings:
         elif not typed:
             choice = question.selected
         else:
-            question.hint = f"'{typed[:40]}' is not a choice: type 1 to {len(question.options)}"
+            question.hint = _("'{typed}' is not a choice: type 1 to {count}").format(
+                typed=typed[:40], count=len(question.options))
             event.current_buffer.reset()
             return
         event.current_buffer.reset()
@@ -188,7 +191,7 @@ def key_bindings(app: ReplApp) -> KeyBindings:
         """Cancel the answer in progress (the engine keeps what arrived, marked interrupted)."""
         if app.cancel is not None:
             app.cancel.set()
-            app.view.status = "stopping…"
+            app.view.status = _("stopping…")
 
     @bindings.add("c-c", filter=~busy & ~asking)
     def _clear_line(event: Any) -> None:

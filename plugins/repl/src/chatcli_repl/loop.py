@@ -12,12 +12,14 @@ from __future__ import annotations
 import asyncio
 import threading
 
-from chatcli import ChatcliError, PluginHost, Role, SessionOptions, Settings
+from chatcli import ChatcliError, PluginHost, Role, SessionOptions, Settings, translation
 
 from chatcli_repl.app import ReplApp, WorkItem
 from chatcli_repl.attach import user_message
 from chatcli_repl.commands import dispatch, is_command
 from chatcli_repl.turn import retry, run_turn
+
+_, ngettext = translation(__name__)
 
 
 def run(options: SessionOptions, host: PluginHost, settings: Settings) -> int:
@@ -40,14 +42,15 @@ def _greeting(app: ReplApp) -> None:
 
     session = app.session
     count = len(app.conversation)
-    resumed = f" · resumed {count} messages" if count else ""
+    parts = [f"[bold]chatcli[/] · {session.provider_name}/{session.model}"]
+    if count:
+        parts.append(escape(ngettext("resumed {count} message", "resumed {count} messages",
+                                     count).format(count=count)))
     if getattr(session, "remote_command", None) is not None:  # --remote: a server's session
-        resumed += f" · on {escape(str(getattr(session, 'url', 'a server')))}"
-    app.console.print(
-        f"[bold]chatcli[/] · {session.provider_name}/{session.model}{resumed} · "
-        "/help for commands, Alt+Enter for a new line, Ctrl+D to quit", style="dim",
-        markup=True,
-    )
+        url = getattr(session, "url", None) or _("a server")
+        parts.append(escape(_("on {url}").format(url=url)))
+    parts.append(escape(_("/help for commands, Alt+Enter for a new line, Ctrl+D to quit")))
+    app.console.print(" · ".join(parts), style="dim", markup=True)
     if count:
         _recap(app)
 
@@ -69,11 +72,13 @@ def _recap(app: ReplApp) -> None:
     answer = "\n\n".join(m.text for m in messages[last_user + 1:]
                           if m.role == Role.ASSISTANT and m.text.strip())
     if not answer:
-        app.console.print("(not answered yet — /retry asks again)", style="dim")
+        app.console.print(_("(not answered yet — /retry asks again)"), style="dim")
         return
     lines = answer.splitlines()
     if len(lines) > RECAP_LINES:
-        app.console.print(f"… ({len(lines) - RECAP_LINES} earlier lines)", style="dim")
+        earlier = len(lines) - RECAP_LINES
+        app.console.print(ngettext("… ({count} earlier line)", "… ({count} earlier lines)",
+                                   earlier).format(count=earlier), style="dim")
         dropped = lines[:-RECAP_LINES]
         open_fence = sum(line.lstrip().startswith(("```", "~~~")) for line in dropped) % 2
         answer = "\n".join((["```"] if open_fence else []) + lines[-RECAP_LINES:])
@@ -82,8 +87,8 @@ def _recap(app: ReplApp) -> None:
     else:
         app.console.print(answer, markup=False)
     if messages[-1].role == Role.ASSISTANT and messages[-1].interrupted:
-        app.console.print("⏹ this answer was interrupted — /retry answers again", style="yellow",
-                          markup=False)
+        app.console.print(_("⏹ this answer was interrupted — /retry answers again"),
+                          style="yellow", markup=False)
 
 
 async def _main(app: ReplApp) -> None:
@@ -106,7 +111,7 @@ async def _main(app: ReplApp) -> None:
                 text = await session.prompt_async(default=app.take_prefill())
             except KeyboardInterrupt:
                 if not warned:
-                    app.console.print("(Ctrl+D or /exit quits)", style="dim")
+                    app.console.print(_("(Ctrl+D or /exit quits)"), style="dim")
                     warned = True
                 continue
             except EOFError:
@@ -161,7 +166,9 @@ def _work(app: ReplApp) -> None:
         try:
             _handle(app, item)
         except Exception as err:  # never kill the worker: report in one line
-            app.console.print(f"error: {type(err).__name__}: {err}", style="red", markup=False)
+            app.console.print(_("error: {kind}: {error}").format(kind=type(err).__name__,
+                                                                  error=err),
+                              style="red", markup=False)
         finally:
             app.busy = False
             app.cancel = None
@@ -192,8 +199,8 @@ def _handle(app: ReplApp, item: WorkItem) -> None:
         try:
             message = user_message(text)
         except ChatcliError as err:
-            app.console.print(f"✗ {err} — not sent; your message is back in the input line",
-                              style="red", markup=False)
+            app.console.print(_("✗ {error} — not sent; your message is back in the input line")
+                              .format(error=err), style="red", markup=False)
             app.prefill(text)
             return
         run_turn(app, message)
@@ -217,7 +224,8 @@ def _echo(app: ReplApp, text: str) -> None:
         echo.append("› " if index == 0 else "  ", style="bold green")
         echo.append(line + ("\n" if index < len(lines) - 1 else ""), style="bold")
     if hidden > 0:
-        echo.append(f"\n  … {hidden + 1:,} more lines ({len(text):,} characters in all)",
-                    style="dim")
+        # i18n: {count} is 2 or more
+        echo.append("\n  " + _("… {count:,} more lines ({chars:,} characters in all)").format(
+            count=hidden + 1, chars=len(text)), style="dim")
     app.console.print(echo)
 

@@ -18,12 +18,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from chatcli import PluginHost, SessionOptions, Settings
+from chatcli import PluginHost, SessionOptions, Settings, translation
 
 __all__ = ["ask_trust", "summary"]
 
 #: Files of one skill folder named, at most (then "and N more").
 MAX_SKILL_FILES = 6
+
+_, ngettext = translation(__name__)
 
 
 def ask_trust(console: Any, host: PluginHost, settings: Settings, options: SessionOptions,
@@ -45,11 +47,13 @@ def ask_trust(console: Any, host: PluginHost, settings: Settings, options: Sessi
         console.print(line, markup=False, highlight=False, soft_wrap=True)
     try:
         reply = (answer or (lambda text: console.input(text, markup=False)))(
-            "Trust this project? [y/N] ")
+            _("Trust this project? [y/N] "))
     except (EOFError, KeyboardInterrupt):
         reply = ""
-    if str(reply).strip().lower() not in ("y", "yes"):
-        console.print("not trusted: its files stay ignored (`chatcli trust` trusts it later)",
+    # i18n: the answers that mean yes, separated by spaces (English "y yes" always works too)
+    yes = {"y", "yes", *_("y yes").split()}
+    if str(reply).strip().lower() not in yes:
+        console.print(_("not trusted: its files stay ignored (`chatcli trust` trusts it later)"),
                       style="dim", markup=False, highlight=False)
         return settings
     try:
@@ -61,8 +65,10 @@ def ask_trust(console: Any, host: PluginHost, settings: Settings, options: Sessi
         console.print(f"✗ {err}", style="red", markup=False, highlight=False)
         return settings
     count = len(done.files)
-    console.print(f"trusted {done.root} ({count} file{'s' if count != 1 else ''}); a change to "
-                  "them asks again", style="dim", markup=False, highlight=False)
+    console.print(ngettext("trusted {root} ({count} file); a change to them asks again",
+                           "trusted {root} ({count} files); a change to them asks again",
+                           count).format(root=done.root, count=count),
+                  style="dim", markup=False, highlight=False)
     return reread
 
 
@@ -71,9 +77,9 @@ def summary(workspace: Path, host: PluginHost, state: Any) -> list[str]:
     change (skill folders on one line each)."""
     from chatcli_workspace import control_file_programs, trust_summary
 
-    lines = [f"This project has files that change chatcli: {state.root}"]
+    lines = [_("This project has files that change chatcli: {root}").format(root=state.root)]
     if state.changed:
-        lines.append("They changed since you trusted it.")
+        lines.append(_("They changed since you trusted it."))
     try:
         described = {line.split(":", 1)[0]: line for line in trust_summary(workspace, host)}
     except Exception as err:  # a config file that cannot be read: name it, ask anyway
@@ -88,8 +94,10 @@ def summary(workspace: Path, host: PluginHost, state: Any) -> list[str]:
         lines.extend(f"    {line}" for line in control_file_programs(Path(state.root) / name))
     for folder, files in folders.items():
         shown = ", ".join(files[:MAX_SKILL_FILES])
-        more = f" and {len(files) - MAX_SKILL_FILES} more" if len(files) > MAX_SKILL_FILES else ""
-        lines.append(f"  {folder}: {shown}{more}")
+        if len(files) > MAX_SKILL_FILES:
+            shown = _("{names} and {count} more").format(names=shown,
+                                                         count=len(files) - MAX_SKILL_FILES)
+        lines.append(f"  {folder}: {shown}")
     return [_clean(line) for line in lines]
 
 

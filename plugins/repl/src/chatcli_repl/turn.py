@@ -18,6 +18,7 @@ from chatcli import (
     ToolStarted,
     TurnFinished,
     Usage,
+    translation,
 )
 from chatcli_render import MarkdownStream, activity
 
@@ -28,6 +29,8 @@ if TYPE_CHECKING:
 
     from chatcli_repl.app import ReplApp
 
+_, ngettext = translation(__name__)
+
 
 def run_turn(app: ReplApp, prompt: Message | None) -> TurnFinished | None:
     """Run the engine on ``prompt`` (None: answer the last user message) and show the answer."""
@@ -36,7 +39,7 @@ def run_turn(app: ReplApp, prompt: Message | None) -> TurnFinished | None:
     view = app.view
     start = time.monotonic()
     view.waiting_since = start
-    view.activity = "thinking"
+    view.activity = _("thinking")
     plain = not app.settings.markdown
     stream = MarkdownStream(app.console, plain=plain, preview=view.set_preview)
     finished: TurnFinished | None = None
@@ -62,11 +65,12 @@ def run_turn(app: ReplApp, prompt: Message | None) -> TurnFinished | None:
             if isinstance(event, TextDelta):
                 if view.waiting_since is not None:
                     view.waiting_since = None
-                    view.status = "answering… (Ctrl+C to stop)"
+                    view.status = _("answering… (Ctrl+C to stop)")
                 stream.feed(event.text)
                 app.invalidate()
             elif isinstance(event, Retrying):
-                view.status = f"{_reason(event)}, retrying in {event.delay:.1f}s…"
+                view.status = _("{reason}, retrying in {delay:.1f}s…").format(
+                    reason=_reason(event), delay=event.delay)
                 app.invalidate()
             elif isinstance(event, ToolStarted):
                 stream.finish()
@@ -108,7 +112,7 @@ def run_turn(app: ReplApp, prompt: Message | None) -> TurnFinished | None:
     finally:
         app.flush_answer = None
         view.waiting_since = None
-        view.activity = "thinking"
+        view.activity = _("thinking")
         view.tools_running = 0
         view.clear_tool_output()
         stream.finish()
@@ -118,13 +122,13 @@ def run_turn(app: ReplApp, prompt: Message | None) -> TurnFinished | None:
         return None
     if finished.stop_reason == StopReason.INTERRUPTED:
         app.console.print(_interrupted(finished), style="yellow", markup=False)
-    elif finished.stop_reason in _CUT:
-        app.console.print(_CUT[finished.stop_reason], style="yellow", markup=False)
+    elif (cut := _cut(finished.stop_reason)) is not None:
+        app.console.print(cut, style="yellow", markup=False)
     if finished.error is not None:
         line = _one_line(finished.error)
-        hint = "your message is kept" if "/retry" in line else (
-            "your message is kept; /retry sends it again")
-        app.console.print(f"✗ {line} — {hint}", style="red", markup=False)
+        text = (_("✗ {error} — your message is kept") if "/retry" in line else
+                _("✗ {error} — your message is kept; /retry sends it again"))
+        app.console.print(text.format(error=line), style="red", markup=False)
     _footer(app, finished, time.monotonic() - start)
     return finished
 
@@ -133,18 +137,21 @@ def _doing(running: dict[str, str]) -> str:
     """The spinner's words: the tool that runs (``edit calc.py``), how many run side by side,
     or the model thinking once none runs."""
     if not running:
-        return "thinking"
+        return _("thinking")
     if len(running) == 1:
         return next(iter(running.values()))
-    return f"running {len(running)} tools"
+    # i18n: {count} is 2 or more
+    return _("running {count} tools").format(count=len(running))
 
 
-#: Answers the model did not end itself, and what to say under them.
-_CUT = {
-    StopReason.MAX_TOKENS: "⚠ the answer was cut at max_tokens (raise it with "
-                           "`chatcli config set max_tokens 8192`)",
-    StopReason.REPETITION: "⚠ the answer was cut: the model kept repeating itself",
-}
+def _cut(reason: StopReason | str | None) -> str | None:
+    """What to say under an answer the model did not end itself (None: it did)."""
+    if reason == StopReason.MAX_TOKENS:
+        return _("⚠ the answer was cut at max_tokens (raise it with "
+                 "`chatcli config set max_tokens 8192`)")
+    if reason == StopReason.REPETITION:
+        return _("⚠ the answer was cut: the model kept repeating itself")
+    return None
 
 
 def compacted_line(event: Compacted) -> str:
@@ -170,48 +177,54 @@ def _result_line(event: ToolFinished, began: float | None, output_lines: int,
     """``  ✓ 3 passed in 0.2s (4 more lines) · 1.3s``: the result in brief and the time it took."""
     result = event.result
     lines = [line for line in result.content.splitlines() if line.strip()]
-    first = " ".join(lines[0].split()) if lines else "(no output)"
+    first = " ".join(lines[0].split()) if lines else _("(no output)")
     if len(first) > 90:
         first = first[:89] + "…"
     if len(lines) > 1:
-        first += f" ({len(lines) - 1} more line{'s' if len(lines) > 2 else ''})"
+        more = len(lines) - 1
+        first += " " + ngettext("({count} more line)", "({count} more lines)", more).format(
+            count=more)
     who = f"{result.name}: " if named else ""  # beside other calls: which one it closes
     took = f" · {time.monotonic() - began:.1f}s" if began is not None else ""
-    shown = f" · {output_lines:,} lines of output" if output_lines else ""
+    shown = (" · " + ngettext("{count:,} line of output", "{count:,} lines of output",
+                              output_lines).format(count=output_lines)) if output_lines else ""
     return f"  {'✗' if result.is_error else '✓'} {who}{first}{took}{shown}"
 
 
 def _interrupted(finished: TurnFinished) -> str:
     """What Ctrl+C left behind: the engine keeps an answer only when something of it arrived."""
     if any(message.role == Role.ASSISTANT for message in finished.messages):
-        return "⏹ interrupted — the partial answer is kept; /retry answers again"
-    return "⏹ stopped before any answer arrived — /retry asks again"
+        return _("⏹ interrupted — the partial answer is kept; /retry answers again")
+    return _("⏹ stopped before any answer arrived — /retry asks again")
 
 
 def _footer(app: ReplApp, finished: TurnFinished, seconds: float) -> None:
     usage: Usage = finished.usage
     model = finished.model or app.session.model
     answered = getattr(finished, "answered_by", None)  # a fallback chain or pool handed it on
-    parts = [f"{answered}/{model} via {app.session.provider_name}" if answered
+    parts = [_("{answered}/{model} via {provider}").format(
+        answered=answered, model=model, provider=app.session.provider_name) if answered
              else f"{app.session.provider_name}/{model}"]
     failed = getattr(finished, "failed", None) or []
     if failed and finished.error is None:
         parts.append(", ".join(
-            f"{f.provider}/{f.model} {'skipped' if f.kind == 'skipped' else 'failed'}"
-            for f in failed))
+            (_("{engine} skipped") if f.kind == "skipped" else _("{engine} failed")).format(
+                engine=f"{f.provider}/{f.model}") for f in failed))
     if usage.input_tokens or usage.output_tokens:  # unknown when the answer was cut short
-        parts.append(f"{usage.input_tokens:,} in · {usage.output_tokens:,} out")
+        parts.append(_("{input:,} in · {output:,} out").format(
+            input=usage.input_tokens, output=usage.output_tokens))
     if usage.cache_read_tokens or usage.cache_write_tokens:
-        parts.append(f"cache {usage.cache_read_tokens:,} read · {usage.cache_write_tokens:,} write")
+        parts.append(_("cache {read:,} read · {write:,} write").format(
+            read=usage.cache_read_tokens, write=usage.cache_write_tokens))
     parts.append(f"{seconds:.1f}s")
     app.console.print("  " + " · ".join(parts), style="dim", markup=False)
 
 
 def _reason(event: Retrying) -> str:
     name = type(event.error).__name__
-    return {"RateLimitError": "rate limited", "ServerError": "server error",
-            "ProviderTimeoutError": "timed out", "NetworkError": "network error"}.get(name,
-                                                                                  "failed")
+    return {"RateLimitError": _("rate limited"), "ServerError": _("server error"),
+            "ProviderTimeoutError": _("timed out"), "NetworkError": _("network error")}.get(
+                name, _("failed"))
 
 
 def _one_line(error: Exception) -> str:
@@ -223,14 +236,15 @@ def retry(app: ReplApp) -> None:
     """Answer the last user message again (after a failure or an interruption)."""
     messages = app.conversation.messages()
     if not messages:
-        app.console.print("nothing to retry", style="yellow")
+        app.console.print(_("nothing to retry"), style="yellow")
         return
     last = messages[-1]
     if last.role != Role.USER:
         user = app.conversation.last(Role.USER)
         if user is None:
-            app.console.print("nothing to retry", style="yellow")
+            app.console.print(_("nothing to retry"), style="yellow")
             return
         app.conversation.move_head(user.id, "retry")
-    app.console.print(f"retrying: {(app.last_user_text() or '')[:60]!r}", style="dim", markup=False)
+    app.console.print(_("retrying: {text!r}").format(text=(app.last_user_text() or "")[:60]),
+                      style="dim", markup=False)
     run_turn(app, None)

@@ -10,6 +10,10 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
+from chatcli import translation
+
+_, ngettext = translation(__name__)
+
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 
 #: Lines of a running tool's live output kept on screen (the model gets all of it).
@@ -62,7 +66,7 @@ class View:
         self.preview_ansi = ""
         self.waiting_since: float | None = None  # spinner until the first token
         #: what the spinner says is going on: the model thinking, or the tool that runs
-        self.activity = "thinking"
+        self.activity = _("thinking")
         self.streaming = False
         self.status = ""
         #: the status line under the input line (model, mode, context use, spend)
@@ -169,8 +173,10 @@ class View:
             output, count = list(self.tool_output), self.tool_output_count
         if output:
             if count > len(output):
-                status.append(("fg:ansibrightblack", f"  │ … {count - len(output):,} earlier "
-                                                     "lines\n"))
+                earlier = count - len(output)
+                status.append(("fg:ansibrightblack", "  │ " + ngettext(
+                    "… {count:,} earlier line", "… {count:,} earlier lines", earlier).format(
+                        count=earlier) + "\n"))
             for line in output:
                 status.append(("fg:ansibrightblack", f"  │ {line}\n"))
         if self.waiting_since is not None and self.question is None:  # a menu waits for the user
@@ -179,14 +185,15 @@ class View:
             status.append(("fg:ansicyan", f"{frame} {self.activity}… {elapsed:.1f}s"))
             if self.status:  # a retry notice (or "stopping…") before the first token
                 status.append(("fg:ansiyellow", f" · {self.status}"))
-            status.append(("fg:ansibrightblack", "  (Ctrl+C to stop)\n"))
+            status.append(("fg:ansibrightblack", "  " + _("(Ctrl+C to stop)") + "\n"))
         elif self.status:
             status.append(("fg:ansibrightblack", self.status + "\n"))
         with self.lock:
             queued = list(self.queued)
         for text in queued:
             first = text.strip().splitlines()[0] if text.strip() else text
-            status.append(("fg:ansiyellow", f"  ⏳ queued: {first[:80]}\n"))
+            status.append(("fg:ansiyellow",
+                           "  " + _("⏳ queued: {text}").format(text=first[:80]) + "\n"))
         question = self.open_question()
         if question is not None:
             self._note_drawn(question)
@@ -199,9 +206,9 @@ class View:
                 status.append((style, f" {mark} {index + 1}. {option}\n"))
             if question.hint:
                 status.append(("fg:ansiyellow", f"  {question.hint}\n"))
-            status.append(("fg:ansibrightblack",
-                           "  type it and press Enter; Esc for none\n" if question.free_text else
-                           "  ↑/↓ and Enter, or type a number; Esc cancels\n"))
+            keys = (_("type it and press Enter; Esc for none") if question.free_text else
+                    _("↑/↓ and Enter, or type a number; Esc cancels"))
+            status.append(("fg:ansibrightblack", f"  {keys}\n"))
         parts.append(FormattedText(status))
         parts.append(FormattedText([("bold fg:ansigreen", "› ")]))
         return merge_formatted_text(parts)
