@@ -11,8 +11,11 @@ from pathlib import Path
 from typing import Any
 
 import click
+from chatcli import translation
 
 __all__ = ["skills"]
+
+_, ngettext = translation(__name__)
 
 
 def _host() -> Any:
@@ -38,7 +41,7 @@ def _catalog(core: Any, *, quiet: bool = False) -> Any:
     catalog = discover(core.ws(), core.package_sources(), trusted=core.trusted())
     if not quiet:
         for line in [*catalog.skipped, *catalog.warnings]:
-            click.echo(f"skills: {line}", err=True)
+            click.echo(_("skills: {problem}").format(problem=line), err=True)
     return catalog
 
 
@@ -54,12 +57,15 @@ def _short(text: str, limit: int = 70) -> str:
     return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
-@click.group("skills")
+@click.group("skills", help=_("Agent Skills (SKILL.md folders): list, show, validate them, "
+                             "and where they live."))
 def skills() -> None:
     """Agent Skills (SKILL.md folders): list, show, validate them, and where they live."""
 
 
-@skills.command("list")
+@skills.command("list", help=_(
+    "The skills found, which source each comes from, and its state (active, untrusted, "
+    "disabled, pinned, user only); then the skills another one shadows."))
 def list_command() -> int:
     """The skills found, which source each comes from, and its state (active, untrusted,
     disabled, pinned, user only); then the skills another one shadows."""
@@ -67,29 +73,30 @@ def list_command() -> int:
     catalog = _catalog(core)
     options = core.options()
     pinned = {s.name for s in core.pinned(catalog, options)}
-    rows = [["NAME", "SOURCE", "STATE", "DESCRIPTION"]]
+    rows = [[_("NAME"), _("SOURCE"), _("STATE"), _("DESCRIPTION")]]
     for skill in catalog.active():
-        state = ("disabled" if skill.name in options.disabled else "pinned"
-                 if skill.name in pinned else "user only" if not skill.model_invocable
-                 else "active")
+        state = (_("disabled") if skill.name in options.disabled else _("pinned")
+                 if skill.name in pinned else _("user only") if not skill.model_invocable
+                 else _("active"))
         rows.append([skill.name, skill.source, state, _short(skill.catalog_description())])
     for name in sorted(catalog.untrusted):
         skill = catalog.untrusted[name]
-        rows.append([name, skill.source, "untrusted", _short(skill.catalog_description())])
+        rows.append([name, skill.source, _("untrusted"), _short(skill.catalog_description())])
     if len(rows) == 1:
-        click.echo("no skills found; `chatcli skills path` lists where they are looked for")
+        click.echo(_("no skills found; `chatcli skills path` lists where they are looked for"))
         return 0
     click.echo(_table(rows))
     for shadowed, winner in catalog.shadowed:
-        click.echo(f"shadowed: {shadowed.name} in {shadowed.folder} ({shadowed.source}) by "
-                   f"{winner.folder} ({winner.source})")
+        click.echo(_("shadowed: {name} in {folder} ({source}) by {winner} ({winner_source})")
+                   .format(name=shadowed.name, folder=shadowed.folder, source=shadowed.source,
+                           winner=winner.folder, winner_source=winner.source))
     if catalog.untrusted:
-        click.echo("untrusted: the project's skills stay off until you trust it: "
-                   "`chatcli trust`, or /skills trust in the chat")
+        click.echo(_("untrusted: the project's skills stay off until you trust it: "
+                     "`chatcli trust`, or /skills trust in the chat"))
     return 0
 
 
-@skills.command("show")
+@skills.command("show", help=_("A skill's fields, files and instructions."))
 @click.argument("name")
 def show_command(name: str) -> int:
     """A skill's fields, files and instructions."""
@@ -103,37 +110,45 @@ def show_command(name: str) -> int:
         import difflib
 
         close = difflib.get_close_matches(name, [*catalog.skills, *catalog.untrusted], n=1)
-        raise UsageError(f"no skill named {name!r}",
-                         f"did you mean {close[0]}?" if close else "see `chatcli skills list`")
-    lines = [f"name: {skill.name}", f"description: {skill.description}",
-             f"location: {skill.path}", f"source: {skill.source} ({skill.scope})"
-             + (" — untrusted, not active" if untrusted else ""),
-             f"fingerprint: sha256:{skill.fingerprint}"]
-    for label, values in (("triggers", skill.triggers), ("paths", skill.paths),
+        raise UsageError(_("no skill named {name!r}").format(name=name),
+                         _("did you mean {name}?").format(name=close[0]) if close else
+                         _("see `chatcli skills list`"))
+    source = f"{skill.source} ({skill.scope})"
+    lines = [_("name: {name}").format(name=skill.name),
+             _("description: {text}").format(text=skill.description),
+             _("location: {path}").format(path=skill.path),
+             (_("source: {source} — untrusted, not active") if untrusted else
+              _("source: {source}")).format(source=source),
+             _("fingerprint: sha256:{digest}").format(digest=skill.fingerprint)]
+    for label, values in ((_("triggers"), skill.triggers), (_("paths"), skill.paths),
                           ("allowed-tools", skill.allowed_tools),
-                          ("references", skill.references), ("scripts", skill.scripts),
-                          ("assets", skill.assets), ("other files", skill.others)):
+                          (_("references"), skill.references), (_("scripts"), skill.scripts),
+                          (_("assets"), skill.assets), (_("other files"), skill.others)):
         if values:
             lines.append(f"{label}: {', '.join(values)}")
-    lines.append(f"invoked by: {'the model and ' if skill.model_invocable else ''}the user"
-                 + (f" (/{skill.name})" if skill.user_invocable else " (/skill NAME)"))
+    command = f"/{skill.name}" if skill.user_invocable else "/skill NAME"
+    lines.append((_("invoked by: the model and the user ({command})") if skill.model_invocable
+                  else _("invoked by: the user ({command})")).format(command=command))
     for key in ("license", "compatibility", "argument-hint", "model"):
         value = skill.fields.get(key)
         if isinstance(value, str) and value.strip():
             lines.append(f"{key}: {value.strip()}")
     for warning in skill.warnings:
-        lines.append(f"warning: {warning}")
+        lines.append(_("warning: {warning}").format(warning=warning))
     click.echo("\n".join(lines))
     click.echo("")
     click.echo(skill.body.strip())
     return 0
 
 
-@skills.command("validate")
+@skills.command("validate", help=_(
+    "Check skills strictly against the Agent Skills specification: a skill folder, its "
+    "SKILL.md, or a folder of skills (default: every skill chatcli finds). Exit 1 on any "
+    "problem."))
 @click.argument("path", required=False, type=click.Path(path_type=Path))
 @click.option("--spec", "spec_only", is_flag=True,
-              help="Only the specification's six fields are allowed (as skills-ref checks); "
-                   "chatcli's extra fields (triggers, paths, …) are problems too.")
+              help=_("Only the specification's six fields are allowed (as skills-ref checks); "
+                     "chatcli's extra fields (triggers, paths, …) are problems too."))
 def validate_command(path: Path | None, spec_only: bool) -> int:
     """Check skills strictly against the Agent Skills specification: a skill folder, its
     SKILL.md, or a folder of skills (default: every skill chatcli finds). Exit 1 on any
@@ -146,12 +161,12 @@ def validate_command(path: Path | None, spec_only: bool) -> int:
         try:
             folders = skill_folders(path)
         except FileNotFoundError:
-            raise UsageError(f"{path}: no such file or folder",
-                             "give a skill folder, its SKILL.md, or a folder of skills"
+            raise UsageError(_("{path}: no such file or folder").format(path=path),
+                             _("give a skill folder, its SKILL.md, or a folder of skills")
                              ) from None
         if not folders:
-            raise UsageError(f"{path}: no skill folders in it",
-                             "give a skill folder, its SKILL.md, or a folder of skills")
+            raise UsageError(_("{path}: no skill folders in it").format(path=path),
+                             _("give a skill folder, its SKILL.md, or a folder of skills"))
     else:
         core = _core()
         folders = []
@@ -161,33 +176,36 @@ def validate_command(path: Path | None, spec_only: bool) -> int:
     count, problems = validate_all(folders, spec_only=spec_only)
     for problem in problems:
         click.echo(problem)
-    noun = "skill" if count == 1 else "skills"
+    checked = ngettext("{count} skill checked", "{count} skills checked", count).format(
+        count=count)
     if problems:
-        click.echo(f"{count} {noun} checked: {len(problems)} problem"
-                   f"{'s' if len(problems) != 1 else ''}", err=True)
+        click.echo(ngettext("{checked}: {count} problem", "{checked}: {count} problems",
+                            len(problems)).format(checked=checked, count=len(problems)),
+                   err=True)
         return 1
-    click.echo(f"{count} {noun} checked: no problems", err=True)
+    click.echo(_("{checked}: no problems").format(checked=checked), err=True)
     return 0
 
 
-@skills.command("path")
+@skills.command("path", help=_(
+    "Where skills are looked for, in precedence order (the first one wins a name)."))
 def path_command() -> int:
     """Where skills are looked for, in precedence order (the first one wins a name)."""
     core = _core()
     catalog = _catalog(core, quiet=True)
     counts: dict[Path, int] = {}
     for skill in [*catalog.skills.values(), *catalog.untrusted.values(),
-                  *(s for s, _ in catalog.shadowed)]:
+                  *(s for s, _winner in catalog.shadowed)]:
         counts[skill.folder.parent] = counts.get(skill.folder.parent, 0) + 1
-    rows = [["SCOPE", "FOLDER", "SKILLS"]]
+    rows = [[_("SCOPE"), _("FOLDER"), _("SKILLS")]]
     for source in catalog.sources:
-        found = str(counts.get(source.path, 0)) if source.path.is_dir() else "(missing)"
+        found = str(counts.get(source.path, 0)) if source.path.is_dir() else _("(missing)")
         rows.append([source.scope, str(source.path), found])
     click.echo(_table(rows))
     root = core.project()
     if root is not None:
-        click.echo(f"project: {root} — " + ("trusted" if catalog.trusted else
-                                             "not trusted (its skills stay off)"))
+        click.echo((_("project: {root} — trusted") if catalog.trusted else
+                    _("project: {root} — not trusted (its skills stay off)")).format(root=root))
     return 0
 
 

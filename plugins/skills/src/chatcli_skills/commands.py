@@ -14,6 +14,8 @@ from __future__ import annotations
 import difflib
 from typing import TYPE_CHECKING, Any
 
+from chatcli import translation
+
 if TYPE_CHECKING:
     from collections.abc import Callable
 
@@ -33,9 +35,11 @@ RESERVED = frozenset({
     "history", "export", "status", "init", "commands", "theme", "attach", "debug",
 })
 
-SKILL_HELP = ("run a skill now (/skill NAME [ARGS]), or pin one into the system prompt: "
-              "/skill pin NAME | unpin NAME | pinned")
-SKILLS_HELP = "list the skills (and which are shadowed or untrusted) | /skills trust [always]"
+_, ngettext = translation(__name__)
+
+SKILL_HELP = _("run a skill now (/skill NAME [ARGS]), or pin one into the system prompt: "
+               "/skill pin NAME | unpin NAME | pinned")
+SKILLS_HELP = _("list the skills (and which are shadowed or untrusted) | /skills trust [always]")
 
 
 def _say(app: Any, text: str, style: str | None = None) -> None:
@@ -47,20 +51,22 @@ def _listing(catalog: Catalog, pinned: set[str], disabled: set[str]) -> list[str
     for skill in catalog.active():
         marks = []
         if skill.name in pinned:
-            marks.append("pinned")
+            marks.append(_("pinned"))
         if skill.name in disabled:
-            marks.append("disabled")
+            marks.append(_("disabled"))
         if not skill.model_invocable:
-            marks.append("user only")
+            marks.append(_("user only"))
         mark = f" [{', '.join(marks)}]" if marks else ""
         description = skill.catalog_description()
         if len(description) > 90:
             description = description[:89] + "…"
         lines.append(f"  {skill.name}{mark} ({skill.source}): {description}")
     for name in sorted(catalog.untrusted):
-        lines.append(f"  {name} [untrusted project] ({catalog.untrusted[name].source})")
+        untrusted = _("untrusted project")
+        lines.append(f"  {name} [{untrusted}] ({catalog.untrusted[name].source})")
     for shadowed, winner in catalog.shadowed:
-        lines.append(f"  {shadowed.name} in {shadowed.folder} is shadowed by {winner.folder}")
+        lines.append("  " + _("{name} in {folder} is shadowed by {winner}").format(
+            name=shadowed.name, folder=shadowed.folder, winner=winner.folder))
     return lines
 
 
@@ -69,15 +75,15 @@ def _skills(core: Skills, app: Any, argument: str) -> None:
     if words and words[0] == "trust":
         root = core.project()
         if root is None:
-            _say(app, "not in a project: there is nothing to trust", "yellow")
+            _say(app, _("not in a project: there is nothing to trust"), "yellow")
             return
         always = len(words) > 1 and words[1] == "always"
         session = getattr(app, "session", None)
         if always and not getattr(session, "interactive", False):
             # chatcli -p "/skills trust always" (or a piped file that starts so): a run
             # without a person never trusts by itself
-            _say(app, "not in a chat: nothing recorded; run `chatcli trust` (it shows what the "
-                      "project would change and asks)", "yellow")
+            _say(app, _("not in a chat: nothing recorded; run `chatcli trust` (it shows what "
+                        "the project would change and asks)"), "yellow")
             return
         core.trusted_roots.add(root)
         if always:
@@ -86,43 +92,54 @@ def _skills(core: Skills, app: Any, argument: str) -> None:
 
             files = project_trust(core.ws(), core.host).files
             state = trust_project(core.ws(), core.host)
-            _say(app, f"trusted {state.root} for good, as its files are now ({len(files)} "
-                      "file" + ("s" if len(files) != 1 else "") + " that change chatcli: its "
-                      "skills, and its config, hooks and MCP servers from the next session); "
-                      "a change asks again, `chatcli trust --revoke` undoes it")
+            _say(app, ngettext(
+                "trusted {root} for good, as its files are now ({count} file that change "
+                "chatcli: its skills, and its config, hooks and MCP servers from the next "
+                "session); a change asks again, `chatcli trust --revoke` undoes it",
+                "trusted {root} for good, as its files are now ({count} files that change "
+                "chatcli: its skills, and its config, hooks and MCP servers from the next "
+                "session); a change asks again, `chatcli trust --revoke` undoes it",
+                len(files)).format(root=state.root, count=len(files)))
         else:
-            _say(app, f"trusted {root} for this session (/skills trust always: for good)")
+            _say(app, _("trusted {root} for this session (/skills trust always: for good)")
+                 .format(root=root))
         catalog = core.catalog()
         # the project's skills get their /NAME commands now, not at the next listing
         changed = getattr(core.host, "slash_commands_changed", None)
         if changed is not None:
             changed()
-        _say(app, f"{len(catalog.skills)} skills active")
+        _say(app, ngettext("{count} skill active", "{count} skills active",
+                           len(catalog.skills)).format(count=len(catalog.skills)))
         return
     if words and words[0] not in ("list", "ls"):
-        _say(app, f"/skills: unknown word {words[0]!r}; {SKILLS_HELP}", "yellow")
+        _say(app, _("/skills: unknown word {word!r}; {usage}").format(word=words[0],
+                                                                     usage=SKILLS_HELP),
+             "yellow")
         return
     catalog = core.catalog()
     options = core.options()
     pinned = {s.name for s in core.pinned(catalog, options)}
     lines = _listing(catalog, pinned, set(options.disabled))
     if not lines:
-        _say(app, "no skills found; put SKILL.md folders in .chatcli/skills/ or "
-                  "~/.config/chatcli/skills/ (chatcli skills path lists every place)")
+        _say(app, _("no skills found; put SKILL.md folders in .chatcli/skills/ or "
+                    "~/.config/chatcli/skills/ (chatcli skills path lists every place)"))
         return
-    _say(app, f"skills ({len(catalog.skills)} active"
-              + (f", {len(catalog.untrusted)} untrusted" if catalog.untrusted else "") + "):")
+    active, untrusted = len(catalog.skills), len(catalog.untrusted)
+    _say(app, (_("skills ({active} active, {untrusted} untrusted):") if untrusted else
+               _("skills ({active} active):")).format(active=active, untrusted=untrusted))
     for line in lines:
         _say(app, line)
 
 
 def _unknown(core: Skills, catalog: Catalog, name: str) -> str:
     if name in catalog.untrusted:
-        return (f"skill {name!r} belongs to this project, which is not trusted: /skills trust "
-                "first")
+        return _("skill {name!r} belongs to this project, which is not trusted: /skills "
+                 "trust first").format(name=name)
     close = difflib.get_close_matches(name, list(catalog.skills), n=1, cutoff=0.5)
-    return f"no skill named {name!r}" + (f" — did you mean {close[0]}?" if close else
-                                          " — /skills lists them")
+    if close:
+        return _("no skill named {name!r} — did you mean {close}?").format(name=name,
+                                                                         close=close[0])
+    return _("no skill named {name!r} — /skills lists them").format(name=name)
 
 
 def run_skill(core: Skills, app: Any, name: str, arguments: str) -> None:
@@ -133,13 +150,13 @@ def run_skill(core: Skills, app: Any, name: str, arguments: str) -> None:
         _say(app, _unknown(core, catalog, name), "yellow")
         return
     core.invoke(app.conversation, skill.name, arguments)
-    finished = app.ask(arguments or f"Use the {skill.name} skill.")
+    finished = app.ask(arguments or f"Use the {skill.name} skill.")  # untranslated: the model's
     if finished is None:
         core.cancel_invocations(app.conversation)
 
 
 def _skill(core: Skills, app: Any, argument: str) -> None:
-    word, _, rest = argument.strip().partition(" ")
+    word, _sep, rest = argument.strip().partition(" ")
     rest = rest.strip()
     if not word:
         _say(app, f"/skill: {SKILL_HELP}")
@@ -155,18 +172,18 @@ def _skill(core: Skills, app: Any, argument: str) -> None:
             core.unpinned.discard(skill.name)
             if skill.name not in core.pins:
                 core.pins.append(skill.name)
-            _say(app, f"pinned {skill.name}: its instructions are in the system prompt "
-                      "(cached) from the next message on")
+            _say(app, _("pinned {name}: its instructions are in the system prompt (cached) "
+                        "from the next message on").format(name=skill.name))
         else:
             core.unpinned.add(skill.name)
             if skill.name in core.pins:
                 core.pins.remove(skill.name)
-            _say(app, f"unpinned {skill.name}")
+            _say(app, _("unpinned {name}").format(name=skill.name))
         return
     if word == "pinned":
         pinned = core.pinned(core.catalog())
-        _say(app, "pinned: " + ", ".join(s.name for s in pinned) if pinned else
-             "no skill is pinned (/skill pin NAME)")
+        _say(app, _("pinned: {names}").format(names=", ".join(s.name for s in pinned))
+             if pinned else _("no skill is pinned (/skill pin NAME)"))
         return
     run_skill(core, app, word, rest)
 
@@ -195,7 +212,8 @@ def slash_commands(core: Skills) -> list[SlashCommand]:
     try:
         catalog = core.catalog()
     except Exception as err:  # a broken skill folder must not cost the chat its commands
-        core.warn(f"skills: cannot list the skills for their /commands: {err}")
+        core.warn(_("skills: cannot list the skills for their /commands: {error}").format(
+            error=err))
         return commands
     for skill in catalog.active():
         if not skill.user_invocable or skill.name in RESERVED:
@@ -205,7 +223,8 @@ def slash_commands(core: Skills) -> list[SlashCommand]:
         if len(description) > 70:
             description = description[:69] + "…"
         commands.append(SlashCommand(
-            skill.name, f"skill{hint}: {description}",
+            skill.name, _("skill{hint}: {description}").format(hint=hint,
+                                                               description=description),
             _runner(core, skill.name)))
     return commands
 

@@ -13,7 +13,7 @@ from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from chatcli import StashKey, TextPart
+from chatcli import StashKey, TextPart, translation
 from chatcli_records_lite import dataclass
 
 from chatcli_skills.inject import (
@@ -38,6 +38,8 @@ if TYPE_CHECKING:
     from chatcli_skills.skill import Skill
 
 __all__ = ["READ_TOOLS", "TURNS", "ConversationSkills", "Skills"]
+
+_, ngettext = translation(__name__)
 
 #: Tools that read a file by path, by the names plugins give them.
 READ_TOOLS = ("read", "read_file", "Read", "view")
@@ -304,9 +306,9 @@ class Skills:
                 run.fired.add(skill.name)
         for name, skill in catalog.untrusted.items():
             if matched_trigger(skill, typed) or match_paths(skill, paths):
-                self.warn(f"skills: project skill {name!r} matches, but this project is not "
-                          "trusted, so it stays off: /skills trust (this session) or `chatcli "
-                          "trust`")
+                self.warn(_("skills: project skill {name!r} matches, but this project is not "
+                            "trusted, so it stays off: /skills trust (this session) or `chatcli "
+                            "trust`").format(name=name))
         return found
 
     def before_request(self, request: ChatRequest, conversation: Conversation) -> None:

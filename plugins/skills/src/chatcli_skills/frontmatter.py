@@ -10,11 +10,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from chatcli import translation
 from chatcli_frontmatter import FrontmatterError, read
 
 __all__ = ["Parsed", "read_lenient", "read_strict"]
 
-_WRITE_FIELDS = " (write 'name: …' and 'description: …' lines)"
+_, ngettext = translation(__name__)
 
 
 @dataclass
@@ -36,9 +37,11 @@ def read_strict(text: str) -> Parsed:
     try:
         doc = read(text)
     except FrontmatterError as err:
-        shown = str(err) + (_WRITE_FIELDS if err.kind in ("empty", "not-mapping") else "")
+        shown = (_("{error} (write 'name: …' and 'description: …' lines)").format(error=err)
+                 if err.kind in ("empty", "not-mapping") else str(err))
         return Parsed(None, err.body, [shown], body_line=err.body_line)
-    errors = [f"field {key!r} appears more than once" for key in dict.fromkeys(doc.duplicates)]
+    errors = [_("field {key!r} appears more than once").format(key=key)
+              for key in dict.fromkeys(doc.duplicates)]
     return Parsed(doc.fields, doc.body, errors, body_line=doc.body_line)
 
 
@@ -48,6 +51,6 @@ def read_lenient(text: str) -> Parsed:
     try:
         doc = read(text, repair=True)
     except FrontmatterError as err:
-        shown = "the frontmatter is not a mapping" if err.kind == "not-mapping" else str(err)
+        shown = _("the frontmatter is not a mapping") if err.kind == "not-mapping" else str(err)
         return Parsed(None, err.body, [shown], body_line=err.body_line)
     return Parsed(doc.fields, doc.body, [], list(doc.warnings), body_line=doc.body_line)

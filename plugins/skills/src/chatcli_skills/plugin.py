@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from chatcli import hookimpl
+from chatcli import hookimpl, translation
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -34,7 +34,10 @@ if TYPE_CHECKING:
 
 __all__ = ["SkillsPlugin"]
 
-SKILLS_HELP = "Agent Skills (SKILL.md folders): list, show, validate them, and where they live."
+_, ngettext = translation(__name__)
+
+SKILLS_HELP = _("Agent Skills (SKILL.md folders): list, show, validate them, and where they "
+                "live.")
 
 
 class SkillsPlugin:

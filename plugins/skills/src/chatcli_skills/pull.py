@@ -64,10 +64,10 @@ def fetch_catalog(catalog: Catalog, disabled: set[str]) -> str:
             how.append(f"the user can run /{skill.name}")
         extra = f" [{'; '.join(how)}]" if how else ""
         lines.append(f"- {skill.name} ({skill.scope}): {skill.catalog_description()} "
-                     f"(location: {skill.path}){extra}")
+                     f"(location: {skill.path}){extra}")  # untranslated: model-facing
     if catalog.untrusted:
         lines.append("Not active until the user trusts this project (/skills trust): "
-                     + ", ".join(sorted(catalog.untrusted)))
+                     + ", ".join(sorted(catalog.untrusted)))  # untranslated: model-facing
     return "\n".join(lines)
 
 
@@ -75,19 +75,21 @@ def _find(catalog: Catalog, disabled: set[str], name: str) -> Skill:
     skill = catalog.find(name)
     if skill is not None and skill.name not in disabled:
         if not skill.model_invocable:
-            raise SkillPullError(f"skill {skill.name!r} is run by the user only "
-                                 f"(/skill {skill.name}); do not load it yourself")
+            raise SkillPullError(
+                f"skill {skill.name!r} is run by the user only (/skill {skill.name}); "
+                "do not load it yourself")  # untranslated: model-facing
         return skill
     if name in catalog.untrusted:
-        raise SkillPullError(f"skill {name!r} belongs to this project, which the user has not "
-                             "trusted; the user can trust it with /skills trust")
+        raise SkillPullError(
+            f"skill {name!r} belongs to this project, which the user has not trusted; the user "
+            "can trust it with /skills trust")  # untranslated: model-facing
     import difflib  # only to name what the model may have meant
 
     names = [s.name for s in catalog.visible(disabled)]
     close = difflib.get_close_matches(name, names, n=3, cutoff=0.5)
     hint = f"; did you mean {', '.join(close)}?" if close else (
         f"; the skills are: {', '.join(names)}" if names else "; no skill is installed")
-    raise SkillPullError(f"no skill named {name!r}{hint}")
+    raise SkillPullError(f"no skill named {name!r}{hint}")  # untranslated: model-facing
 
 
 def _offset(arguments: Mapping[str, Any]) -> int:
@@ -98,7 +100,7 @@ def _offset(arguments: Mapping[str, Any]) -> int:
 def _page(text: str, offset: int, limit: int, again: Callable[[int], str]) -> str:
     if offset and offset >= len(text):
         raise SkillPullError(f"offset {offset:,} is past the end ({len(text):,} characters); "
-                             "call without offset to start at the beginning")
+                             "call without offset to start at the beginning")  # untranslated: model
     chunk = text[offset:offset + limit]
     end = offset + len(chunk)
     if end < len(text):
@@ -113,7 +115,8 @@ def fetch_skill(catalog: Catalog, disabled: set[str], arguments: Mapping[str, An
     name = arguments.get("name")
     if not isinstance(name, str) or not name.strip():
         names = ", ".join(s.name for s in catalog.visible(disabled)) or "none is installed"
-        raise SkillPullError(f"say which skill: {pull_call('<name>')} (the skills: {names})")
+        raise SkillPullError(
+            f"say which skill: {pull_call('<name>')} (the skills: {names})")  # untranslated: model
     skill = _find(catalog, disabled, name.strip())
     limit = max(1_000, int(getattr(context, "max_output", 60_000) or 60_000) - _NOTE_ROOM)
     file = arguments.get("file")
@@ -122,7 +125,8 @@ def fetch_skill(catalog: Catalog, disabled: set[str], arguments: Mapping[str, An
         try:
             text = path.read_text(encoding="utf-8", errors="replace")
         except OSError as err:
-            raise SkillPullError(f"{file}: cannot be read ({err.strerror or err})") from err
+            raise SkillPullError(
+                f"{file}: cannot be read ({err.strerror or err})") from err  # untranslated: model
         relative = path.relative_to(skill.folder.resolve()).as_posix()
         return _page(text, _offset(arguments), limit,
                      lambda end: pull_call(skill.name, file=relative, offset=end))
@@ -135,7 +139,8 @@ def _inside(skill: Skill, file: str) -> Path:
     folder = skill.folder.resolve()
     path = (folder / file.lstrip("/")).resolve()
     if path != folder and folder not in path.parents:
-        raise SkillPullError(f"{file!r} is outside skill {skill.name!r}'s folder")
+        raise SkillPullError(
+            f"{file!r} is outside skill {skill.name!r}'s folder")  # untranslated: model-facing
     if not path.is_file():
         import difflib
 
@@ -143,5 +148,6 @@ def _inside(skill: Skill, file: str) -> Path:
         close = difflib.get_close_matches(file, listed, n=3, cutoff=0.4)
         hint = f"; did you mean {', '.join(close)}?" if close else (
             f"; its files: {', '.join(listed)}" if listed else "; it has no other files")
-        raise SkillPullError(f"skill {skill.name!r} has no file {file!r}{hint}")
+        raise SkillPullError(
+            f"skill {skill.name!r} has no file {file!r}{hint}")  # untranslated: model-facing
     return path

@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import field
 from typing import Any
 
+from chatcli import translation
 from chatcli_records_lite import dataclass
 
 __all__ = ["DEFAULT_BUDGET", "Options", "read_options"]
@@ -38,19 +39,22 @@ class Options:
     problems: tuple[str, ...] = field(default=(), compare=False)
 
 
+_, ngettext = translation(__name__)
+
+
 def _names(value: Any, key: str, problems: list[str]) -> tuple[str, ...]:
     if isinstance(value, str):
         value = [value]
     if isinstance(value, list) and all(isinstance(v, str) for v in value):
         return tuple(dict.fromkeys(v.strip() for v in value if v.strip()))
-    problems.append(f"skills.{key} must be a list of skill names; ignored")
+    problems.append(_("skills.{key} must be a list of skill names; ignored").format(key=key))
     return ()
 
 
 def _count(value: Any, key: str, default: int, problems: list[str]) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        problems.append(f"skills.{key} must be a whole number ≥ 0, not {value!r}; using "
-                        f"{default:,}")
+        problems.append(_("skills.{key} must be a whole number ≥ 0, not {value!r}; using "
+                          "{default:,}").format(key=key, value=value, default=default))
         return default
     return value
 
@@ -62,7 +66,8 @@ def read_options(settings: Any) -> Options:
     budget = _count(table.get("budget", DEFAULT_BUDGET), "budget", DEFAULT_BUDGET, problems)
     auto = table.get("auto", True)
     if not isinstance(auto, bool):
-        problems.append(f"skills.auto must be true or false, not {auto!r}; using true")
+        problems.append(_("skills.auto must be true or false, not {value!r}; using true")
+                        .format(value=auto))
         auto = True
     age = _count(table.get("age_after", DEFAULT_AGE_AFTER), "age_after", DEFAULT_AGE_AFTER,
                  problems)

@@ -13,9 +13,12 @@ from dataclasses import field
 from pathlib import Path
 from typing import Any
 
+from chatcli import translation
 from chatcli_records_lite import dataclass
 
 from chatcli_skills import spec
+
+_, ngettext = translation(__name__)
 
 __all__ = ["Loaded", "Skill", "list_files", "load_skill", "skill_file"]
 
@@ -94,15 +97,15 @@ class Skill:
         if self.references:
             lines.append("References (read one when the instructions call for it, with the "
                          "read tool or context_pull {\"kind\": \"skill\", \"name\": "
-                         f"\"{self.name}\", \"file\": \"<file>\"}}): "
+                         f"\"{self.name}\", \"file\": \"<file>\"}}): "  # untranslated: model-facing
                          + ", ".join(self.references))
         if self.scripts:
             lines.append("Scripts (run them with the exec tool; the permission rules apply): "
-                         + ", ".join(self.scripts))
+                         + ", ".join(self.scripts))  # untranslated: model-facing
         if self.assets:
-            lines.append("Assets: " + ", ".join(self.assets))
+            lines.append("Assets: " + ", ".join(self.assets))  # untranslated: model-facing
         if self.others:
-            lines.append("Other files: " + ", ".join(self.others))
+            lines.append("Other files: " + ", ".join(self.others))  # untranslated: model-facing
         lines += ["", self.expanded_body(arguments), "</skill>"]
         return "\n".join(lines)
 
@@ -179,49 +182,56 @@ def load_skill(folder: Path, scope: str, source: str, data: bytes | None = None)
     """Load the skill in ``folder`` leniently. ``data`` is SKILL.md's bytes when already read."""
     path = skill_file(folder)
     if path is None:
-        return Loaded(None, f"{folder}: no SKILL.md; skipped")
+        return Loaded(None, _("{folder}: no SKILL.md; skipped").format(folder=folder))
     try:
         raw = data if data is not None else path.read_bytes()
     except OSError as err:
-        return Loaded(None, f"{path}: cannot be read ({err.strerror or err}); skipped")
+        return Loaded(None, _("{path}: cannot be read ({reason}); skipped").format(
+            path=path, reason=err.strerror or err))
     from chatcli_skills.frontmatter import read_lenient  # (PyYAML) not for a cached skill
 
     text = raw.decode("utf-8", errors="replace")
     parsed = read_lenient(text)
     if parsed.fields is None:
-        return Loaded(None, f"{path}: {parsed.errors[0]}; skipped")
+        return Loaded(None, _("{path}: {problem}; skipped").format(path=path,
+                                                                    problem=parsed.errors[0]))
     fields = parsed.fields
     warnings = [f"{path}: {w}" for w in parsed.warnings]
     description = fields.get("description")
     if not isinstance(description, str) or not description.strip():
-        return Loaded(None, f"{path}: no description in the frontmatter; skipped (add "
-                            "'description: what it does and when to use it')")
+        return Loaded(None, _("{path}: no description in the frontmatter; skipped (add "
+                              "'description: what it does and when to use it')").format(
+                                  path=path))
     name = fields.get("name")
     if not isinstance(name, str) or not name.strip():
         name = folder.name
-        warnings.append(f"{path}: no name in the frontmatter; loaded as {name!r} (its folder)")
+        warnings.append(_("{path}: no name in the frontmatter; loaded as {name!r} (its folder)")
+                        .format(path=path, name=name))
     elif not spec.valid_name(name.strip()):
         fallback = folder.name if spec.valid_name(folder.name) else _slug(name)
-        warnings.append(f"{path}: name {name.strip()!r} is not 1-64 lowercase letters, digits "
-                        f"and single hyphens; loaded as {fallback!r}")
+        warnings.append(_("{path}: name {name!r} is not 1-64 lowercase letters, digits and "
+                          "single hyphens; loaded as {fallback!r}").format(
+                              path=path, name=name.strip(), fallback=fallback))
         name = fallback
     else:
         name = name.strip()
         if name != folder.name:
-            warnings.append(f"{path}: name {name!r} differs from its folder "
-                            f"{folder.name!r}; loaded as {name!r}")
+            warnings.append(_("{path}: name {name!r} differs from its folder {folder!r}; "
+                              "loaded as {name!r}").format(path=path, name=name,
+                                                           folder=folder.name))
     if len(description) > spec.MAX_DESCRIPTION:
-        warnings.append(f"{path}: description is {len(description):,} characters, over the "
-                        f"limit of {spec.MAX_DESCRIPTION:,}; loaded (the catalog shows the "
-                        f"first {spec.MAX_DESCRIPTION:,})")
+        warnings.append(_("{path}: description is {count:,} characters, over the limit of "
+                          "{limit:,}; loaded (the catalog shows the first {limit:,})").format(
+                              path=path, count=len(description), limit=spec.MAX_DESCRIPTION))
     compatibility = fields.get("compatibility")
     if isinstance(compatibility, str) and len(compatibility) > spec.MAX_COMPATIBILITY:
-        warnings.append(f"{path}: compatibility is {len(compatibility):,} characters, over the "
-                        f"limit of {spec.MAX_COMPATIBILITY}; loaded")
+        warnings.append(_("{path}: compatibility is {count:,} characters, over the limit of "
+                          "{limit}; loaded").format(path=path, count=len(compatibility),
+                                                    limit=spec.MAX_COMPATIBILITY))
     for key, kind in spec.EXTENSION_FIELDS.items():
         if key in fields and spec.extension_problems(key, kind, fields[key]):
-            warnings.append(f"{path}: {spec.extension_problems(key, kind, fields[key])[0]}; "
-                            "ignored")
+            warnings.append(_("{path}: {problem}; ignored").format(
+                path=path, problem=spec.extension_problems(key, kind, fields[key])[0]))
     files = list_files(folder)
     hint = fields.get("argument-hint")
     model = fields.get("model")

@@ -27,10 +27,13 @@ from dataclasses import field
 from pathlib import Path
 from typing import Any
 
+from chatcli import translation
 from chatcli_records_lite import dataclass
 
 from chatcli_skills.skill import Loaded, Skill, load_skill, skill_file
 from chatcli_skills.trust import project_chain
+
+_, ngettext = translation(__name__)
 
 __all__ = ["Catalog", "Source", "discover", "source_folders"]
 
@@ -288,7 +291,8 @@ def _load(folder: Path, source: Source) -> Loaded:
     try:
         data = path.read_bytes()
     except OSError as err:
-        return Loaded(None, f"{path}: cannot be read ({err.strerror or err}); skipped")
+        return Loaded(None, _("{path}: cannot be read ({reason}); skipped").format(
+            path=path, reason=err.strerror or err))
     loaded = load_skill(folder, source.scope, source.label, data)
     if status is None or _status(path) != status:
         return loaded  # changed while it was read: not cached

@@ -10,29 +10,35 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
+from chatcli import translation
+
 from chatcli_skills.frontmatter import read_strict
 from chatcli_skills.skill import skill_file
 from chatcli_skills.spec import field_problems
 
 __all__ = ["skill_folders", "validate_all", "validate_folder"]
 
+_, ngettext = translation(__name__)
+
 
 def validate_folder(folder: Path, *, spec_only: bool = False) -> list[str]:
     """The problems of the skill in ``folder``, each ``PATH: problem``."""
     path = skill_file(folder)
     if path is None:
-        return [f"{folder}: no SKILL.md in this folder"]
+        return [_("{folder}: no SKILL.md in this folder").format(folder=folder)]
     problems = []
     if path.name != "SKILL.md":
-        problems.append(f"the file is named {path.name}; the specification names it SKILL.md")
+        problems.append(_("the file is named {name}; the specification names it SKILL.md")
+                        .format(name=path.name))
     try:
         data = path.read_bytes()
     except OSError as err:
-        return [f"{path}: cannot be read ({err.strerror or err})"]
+        return [_("{path}: cannot be read ({reason})").format(path=path,
+                                                                reason=err.strerror or err)]
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as err:
-        return [f"{path}: not UTF-8 text (byte {err.start})"]
+        return [_("{path}: not UTF-8 text (byte {offset})").format(path=path, offset=err.start)]
     parsed = read_strict(text)
     problems += parsed.errors
     if parsed.fields is not None:
