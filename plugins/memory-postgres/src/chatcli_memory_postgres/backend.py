@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar
 
 import psycopg
-from chatcli import ChatcliError
+from chatcli import ChatcliError, translation
 from chatcli_memory_api import MemoryHit, MemoryItem, MemoryKind
 from psycopg import sql
 from psycopg.rows import dict_row
@@ -36,6 +36,8 @@ from chatcli_memory_postgres.search import (
 from chatcli_memory_postgres.settings import PostgresConfig
 
 __all__ = ["PostgresMemoryBackend"]
+
+_, ngettext = translation(__name__)
 
 T = TypeVar("T")
 
@@ -111,8 +113,8 @@ class PostgresMemoryBackend:
     def _connection(self) -> psycopg.Connection[dict[str, Any]]:
         """The open connection, (re)connecting and checking the schema when needed."""
         if self._closed:
-            raise ChatcliError("memory: the PostgreSQL backend is closed",
-                               "open a new one (this is a bug in the caller)")
+            raise ChatcliError(_("memory: the PostgreSQL backend is closed"),
+                               _("open a new one (this is a bug in the caller)"))
         conn = self._conn
         if conn is not None and not conn.closed and not conn.broken:
             return conn
@@ -129,7 +131,7 @@ class PostgresMemoryBackend:
             conn.close()
             if isinstance(err, _CONNECTION_ERRORS):
                 raise connection_error(err, self.target) from None
-            raise query_error(err, self.target, "create the memory tables") from None
+            raise query_error(err, self.target, _("create the memory tables")) from None
         except BaseException:
             conn.close()
             raise
@@ -163,8 +165,8 @@ class PostgresMemoryBackend:
                 except psycopg.errors.UniqueViolation:
                     raise
                 except (psycopg.DataError, psycopg.errors.CheckViolation) as err:
-                    raise ValueError(f"memory: PostgreSQL cannot store this item: {err}"
-                                     .splitlines()[0]) from None
+                    raise ValueError(_("memory: PostgreSQL cannot store this item: {error}")
+                                     .format(error=err).splitlines()[0]) from None
                 except psycopg.Error as err:
                     raise query_error(err, self.target, action) from None
             raise AssertionError("unreachable")  # pragma: no cover
@@ -205,9 +207,9 @@ class PostgresMemoryBackend:
 
     def _insert(self, work: Callable[[psycopg.Connection[dict[str, Any]]], object]) -> None:
         try:
-            self._run("store a memory item", work)
+            self._run(_("store a memory item"), work)
         except psycopg.errors.UniqueViolation:
-            raise ValueError("memory: an item with this id is already stored") from None
+            raise ValueError(_("memory: an item with this id is already stored")) from None
 
     def update(self, item: MemoryItem) -> MemoryItem:
         """Replace the stored item with ``item``; ``updated_at`` is set now.
@@ -222,7 +224,7 @@ class PostgresMemoryBackend:
             sets=sql.SQL(", ").join(sql.SQL("{} = {}").format(sql.Identifier(c),
                                                               sql.Placeholder(c))
                                     for c in fields))
-        found = self._run("update a memory item",
+        found = self._run(_("update a memory item"),
                           lambda conn: conn.execute(statement, row).rowcount)
         if not found:
             raise KeyError(item.id)
@@ -231,7 +233,7 @@ class PostgresMemoryBackend:
     def delete(self, item_id: str) -> bool:
         """Remove the item for good; False when there was none."""
         statement = sql.SQL("DELETE FROM {items} WHERE id = %s").format(items=self.names.items)
-        return bool(self._run("delete a memory item",
+        return bool(self._run(_("delete a memory item"),
                               lambda conn: conn.execute(statement, [item_id]).rowcount))
 
     def touch(self, item_ids: Sequence[str], when: float | None = None) -> None:
@@ -247,14 +249,14 @@ class PostgresMemoryBackend:
                             "UPDATE {items} AS item SET uses = item.uses + 1, last_used_at = %s "
                             "FROM locked WHERE item.id = locked.id").format(
                                 items=self.names.items)
-        self._run("record memory uses", lambda conn: conn.execute(statement, [ids, stamp]))
+        self._run(_("record memory uses"), lambda conn: conn.execute(statement, [ids, stamp]))
 
     def reinforce(self, item_id: str, delta: float) -> MemoryItem | None:
         """Confidence += ``delta``, kept within 0–1, in one UPDATE; the item after it."""
         statement = (sql.SQL("UPDATE {items} SET confidence = "
                              "least(1.0, greatest(0.0, confidence + %s)) WHERE id = %s")
                      .format(items=self.names.items) + self._returning)
-        row = self._run("reinforce a memory item",
+        row = self._run(_("reinforce a memory item"),
                         lambda conn: conn.execute(statement, [float(delta), item_id]).fetchone())
         return _item(row) if row else None
 
@@ -263,7 +265,7 @@ class PostgresMemoryBackend:
     def get(self, item_id: str) -> MemoryItem | None:
         """The item with ``item_id``, or None."""
         statement = self._select + sql.SQL(" WHERE id = %s")
-        row = self._run("read a memory item",
+        row = self._run(_("read a memory item"),
                         lambda conn: conn.execute(statement, [item_id]).fetchone(), retry=True)
         return _item(row) if row else None
 
@@ -278,7 +280,7 @@ class PostgresMemoryBackend:
         if limit is not None:
             statement += sql.SQL(" LIMIT %(limit)s")
             params["limit"] = max(0, int(limit))
-        rows = self._run("list memory items",
+        rows = self._run(_("list memory items"),
                          lambda conn: conn.execute(statement, params).fetchall(), retry=True)
         return [_item(row) for row in rows]
 
@@ -312,7 +314,7 @@ class PostgresMemoryBackend:
                               *conditions]))
         # never prepared: a generic plan cannot see which words the query holds, and the
         # planner needs them to choose the GIN index over a sequential scan
-        rows = self._run("search memory items",
+        rows = self._run(_("search memory items"),
                          lambda conn: conn.execute(statement, params, prepare=False).fetchall(),
                          retry=True)
         return [MemoryHit(_item(row), float(row["score"])) for row in rows]
@@ -323,7 +325,7 @@ class PostgresMemoryBackend:
         statement = sql.SQL("SELECT coalesce(array_agg(lexeme), '{{}}') AS stems FROM "
                             "unnest(to_tsvector({config}::regconfig, %s))").format(
                                 config=sql.Literal(TS_CONFIG))
-        row = self._run("read the query's words",
+        row = self._run(_("read the query's words"),
                         lambda conn: conn.execute(statement, [" ".join(words)]).fetchone(),
                         retry=True)
         return [str(stem) for stem in (row["stems"] if row else [])
@@ -343,7 +345,7 @@ class PostgresMemoryBackend:
                                 AND s.attname = 'tsv'
             WHERE c.oid = %s::regclass""")
         qualified = self.names.items.as_string()
-        row = self._run("read the search statistics",
+        row = self._run(_("read the search statistics"),
                         lambda conn: conn.execute(statement, [qualified]).fetchone(),
                         retry=True)
         self._stats = (WordStats.from_pg(row["rows"], row["words"], row["freqs"]) if row

@@ -4,11 +4,13 @@ shared memory): the cause, the fix, never a password."""
 from __future__ import annotations
 
 import chatcli_postgres_kit as kit
-from chatcli import ChatcliError
+from chatcli import ChatcliError, translation
 
 __all__ = ["Target", "connection_error", "query_error"]
 
 _README = "chatcli-memory-postgres"
+
+_, ngettext = translation(__name__)
 
 
 class Target(kit.Target):
@@ -25,5 +27,5 @@ def connection_error(err: BaseException, target: Target) -> ChatcliError:
 
 def query_error(err: BaseException, target: Target, action: str) -> ChatcliError:
     """The one line for a statement the server refused (a permission, a broken schema)."""
-    return kit.query_error(err, target, action, readme=_README, tables="the memory tables",
+    return kit.query_error(err, target, action, readme=_README, tables=_("the memory tables"),
                            make=ChatcliError)

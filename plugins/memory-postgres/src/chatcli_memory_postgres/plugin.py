@@ -23,12 +23,14 @@ def open_backend(settings: Settings) -> MemoryBackend:
 @hookimpl
 def register_memory_backends(register: Callable[[MemoryBackendSpec], None]) -> None:
     """Offer ``memory.backend = "postgres"``: one memory shared by a team."""
+    from chatcli import translation
     from chatcli_memory_api import MemoryBackendSpec
 
+    _, _n = translation(__name__)
     register(MemoryBackendSpec(
         name="postgres", factory=open_backend,
-        description="PostgreSQL (psycopg 3): one memory shared by a team; "
-                    "[memory] postgres_url or DATABASE_URL"))
+        description=_("PostgreSQL (psycopg 3): one memory shared by a team; "
+                      "[memory] postgres_url or DATABASE_URL")))
 
 
 @hookimpl

@@ -12,10 +12,12 @@ from dataclasses import dataclass
 from typing import Any
 
 import psycopg
-from chatcli import ChatcliError
+from chatcli import ChatcliError, translation
 from psycopg import sql
 
 __all__ = ["SCHEMA_VERSION", "Names", "ensure_schema"]
+
+_, ngettext = translation(__name__)
 
 #: The schema version this package writes and reads (2: the words are stemmed).
 SCHEMA_VERSION = 2
@@ -165,6 +167,8 @@ def ensure_schema(conn: psycopg.Connection[Any], names: Names) -> int:
 def _refuse_newer(version: int | None) -> None:
     if version is not None and version > SCHEMA_VERSION:
         raise ChatcliError(
-            f"memory: the PostgreSQL memory has schema version {version}, newer than this "
-            f"chatcli-memory-postgres reads ({SCHEMA_VERSION})",
-            "upgrade chatcli-memory-postgres (chatcli plugins install chatcli-memory-postgres)")
+            _("memory: the PostgreSQL memory has schema version {found}, newer than this "
+              "chatcli-memory-postgres reads ({known})").format(found=version,
+                                                               known=SCHEMA_VERSION),
+            _("upgrade chatcli-memory-postgres (chatcli plugins install "
+              "chatcli-memory-postgres)"))
