@@ -64,7 +64,7 @@ def transcript(history: Sequence[Message], current: str) -> str:
         if text:
             lines.append(f"{_NAMES.get(message.role, 'User')}: {text}")
             lines.append("")
-    lines.append(f"Current question: {current}")
+    lines.append(f"Current question: {current}")  # untranslated: the model reads it
     return "\n".join(lines)
 
 

@@ -42,6 +42,7 @@ from chatcli import (
     StopReason,
     StreamEvent,
     TextDelta,
+    translation,
 )
 from chatcli_provider_kit import CancellableStream
 
@@ -60,6 +61,8 @@ from chatcli_provider_q._plain import QProvider
 from chatcli_provider_q._process import QProcess, resolve_command
 
 __all__ = ["QDaemon", "QDaemonProvider", "daemon_for", "encode_input", "shutdown_all"]
+
+_, ngettext = translation(__name__)
 
 #: Quiet seconds after the greeting that count as ready when no prompt shows.
 _READY_QUIET = 2.0
@@ -162,9 +165,10 @@ class QDaemon:
             if heard and not marker and quiet >= _READY_QUIET:
                 return
             if now - started >= options.timeout:
-                raise QTimeoutError(f"q chat did not get ready within {options.timeout:g}s",
-                                    "run `q chat` in a terminal to see what it waits for, or "
-                                    "raise `chatcli config set providers.q.timeout 60`",
+                raise QTimeoutError(_("q chat did not get ready within {timeout:g}s").format(
+                                        timeout=options.timeout),
+                                    _("run `q chat` in a terminal to see what it waits for, or "
+                                      "raise `chatcli config set providers.q.timeout 60`"),
                                     provider="q")
             chunk = process.next_chunk(_soonest(
                 options.settle - quiet if marker else _TICK,
@@ -185,8 +189,9 @@ class QDaemon:
                                                ).splitlines() if _YES_NO.search(line)), None)
             if question is not None:
                 raise QStartQuestionError(
-                    f"q chat asks a question before it starts: {question.strip()[:120]}",
-                    "run `q chat` once in a terminal and answer it", provider="q")
+                    _("q chat asks a question before it starts: {question}").format(
+                        question=question.strip()[:120]),
+                    _("run `q chat` once in a terminal and answer it"), provider="q")
 
     def _ended(self, process: QProcess, said: list[str], err: Cleaner) -> Exception:
         """The error for a process that ended on its own (after reading what it still had to
@@ -234,8 +239,9 @@ class QDaemon:
         """The cleaned answer to ``request``, piece by piece as q prints it."""
         options = self.options
         if not self._lock.acquire(timeout=options.timeout):
-            raise QTimeoutError(f"the q daemon was busy for {options.timeout:g}s",
-                                "try again when the other answer is done", provider="q")
+            raise QTimeoutError(_("the q daemon was busy for {timeout:g}s").format(
+                                    timeout=options.timeout),
+                                _("try again when the other answer is done"), provider="q")
         try:
             for attempt in (1, 2):
                 process = self.process
@@ -258,8 +264,8 @@ class QDaemon:
                     self._stop()
                     if attempt == 1:
                         continue
-                    raise QCrashError("q chat stopped reading its input twice in a row",
-                                      "try again; if it keeps happening run `q doctor`",
+                    raise QCrashError(_("q chat stopped reading its input twice in a row"),
+                                      _("try again; if it keeps happening run `q doctor`"),
                                       provider="q") from None
                 produced = False
                 try:
@@ -269,9 +275,10 @@ class QDaemon:
                 except _Died as died:
                     self._stale = True
                     if produced:
-                        raise QCrashError(f"q chat ended in the middle of the answer{died}",
-                                          "the part that arrived is kept; the next message "
-                                          "starts a new q chat", provider="q") from None
+                        raise QCrashError(_("q chat ended in the middle of the answer{detail}"
+                                            ).format(detail=died),
+                                          _("the part that arrived is kept; the next message "
+                                            "starts a new q chat"), provider="q") from None
                     if attempt == 1:
                         continue
                     raise died.error from None
@@ -314,9 +321,9 @@ class QDaemon:
                 break
             if not content and waited >= options.timeout:
                 raise QTimeoutError(
-                    f"q chat sent no answer in {options.timeout:g}s",
-                    "try again (a new q chat starts), or raise "
-                    "`chatcli config set providers.q.timeout 120`", provider="q")
+                    _("q chat sent no answer in {timeout:g}s").format(timeout=options.timeout),
+                    _("try again (a new q chat starts), or raise "
+                      "`chatcli config set providers.q.timeout 120`"), provider="q")
             chunk = process.next_chunk(_soonest(
                 options.settle - quiet if marker else _TICK,
                 _EMPTY_GRACE - waited if marker and not content else _TICK,
@@ -338,15 +345,16 @@ class QDaemon:
                 out.expect_reply()  # a tool ran: q marks the answer's next part with "> "
                 if _APPROVAL in chunk.text or _APPROVAL in said[-1]:
                     raise QToolApprovalError(
-                        "Amazon Q wants to run a tool and waits for an approval chatcli cannot "
-                        "give", "set `chatcli config set providers.q.trust_all_tools true` to "
-                        "let it run tools", provider="q")
+                        _("Amazon Q wants to run a tool and waits for an approval chatcli "
+                          "cannot give"),
+                        _("set `chatcli config set providers.q.trust_all_tools true` to let it "
+                          "run tools"), provider="q")
         tail = out.finish()
         if tail:
             yield tail
         if not out.started:
-            raise QEmptyAnswerError("q chat answered nothing (its output was empty once "
-                                    "cleaned)", "try again, or ask in other words",
+            raise QEmptyAnswerError(_("q chat answered nothing (its output was empty once "
+                                      "cleaned)"), _("try again, or ask in other words"),
                                     provider="q")
 
 

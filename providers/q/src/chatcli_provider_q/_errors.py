@@ -19,6 +19,7 @@ from chatcli import (
     RateLimitError,
     ServerError,
     StreamCutError,
+    translation,
 )
 
 __all__ = [
@@ -37,6 +38,8 @@ __all__ = [
 INSTALL_URL = "https://docs.aws.amazon.com/amazonq/latest/qdeveloper-ug/command-line-installing.html"
 
 _PROVIDER = "q"
+
+_, ngettext = translation(__name__)
 
 
 class QNotInstalledError(ProviderError):
@@ -97,38 +100,43 @@ def exit_error(code: int, stderr: str, command: str = "q") -> ProviderError:
     line = meaningful_line(stderr)
     said = f": {line}" if line else ""
     if code < 0:
-        return QCrashError(f"q was killed by signal {-code}{said}",
-                           "try again; if it keeps happening run `q doctor`",
+        return QCrashError(_("q was killed by signal {signal}{detail}").format(
+                               signal=-code, detail=said),
+                           _("try again; if it keeps happening run `q doctor`"),
                            provider=_PROVIDER)
     if _has(stderr, "not logged in", "log in with", "please login", "login required",
             "token has expired", "sso session", "refresh token"):
-        return AuthError("Amazon Q: you are not logged in",
-                         f"run `{command} login` in a terminal, then try again",
+        return AuthError(_("Amazon Q: you are not logged in"),
+                         _("run `{command} login` in a terminal, then try again").format(
+                             command=command),
                          provider=_PROVIDER)
     if _has(stderr, "tool approval required", "use --trust-all-tools"):
         return QToolApprovalError(
-            "Amazon Q wants to run a tool and needs an approval chatcli cannot give",
-            "set `chatcli config set providers.q.trust_all_tools true` to let it run tools, "
-            "or ask for an answer without tools", provider=_PROVIDER)
+            _("Amazon Q wants to run a tool and needs an approval chatcli cannot give"),
+            _("set `chatcli config set providers.q.trust_all_tools true` to let it run tools, "
+              "or ask for an answer without tools"), provider=_PROVIDER)
     if _has(stderr, "monthly request limit", "monthly limit"):
-        return _QuotaError(f"Amazon Q: the monthly request limit is reached{said}",
-                           "wait until the limit resets, or upgrade the subscription "
-                           "(`q chat`, then /subscribe)", provider=_PROVIDER)
+        return _QuotaError(_("Amazon Q: the monthly request limit is reached{detail}").format(
+                               detail=said),
+                           _("wait until the limit resets, or upgrade the subscription "
+                             "(`q chat`, then /subscribe)"), provider=_PROVIDER)
     if _has(stderr, "quota exceeded", "too many requests", "throttl", "rate limit"):
-        return RateLimitError(f"Amazon Q is rate limited{said}", "wait a moment and try again",
-                              provider=_PROVIDER)
+        return RateLimitError(_("Amazon Q is rate limited{detail}").format(detail=said),
+                              _("wait a moment and try again"), provider=_PROVIDER)
     if re.search(r"model '.*' does not exist|unknown model|invalid model", stderr, re.IGNORECASE):
-        return ModelNotFoundError(f"Amazon Q does not know that model{said}",
-                                  "pick one of q's models (`q chat`, then /model) or unset "
-                                  "providers.q.model", provider=_PROVIDER)
+        return ModelNotFoundError(_("Amazon Q does not know that model{detail}").format(
+                                      detail=said),
+                                  _("pick one of q's models (`q chat`, then /model) or unset "
+                                    "providers.q.model"), provider=_PROVIDER)
     if _has(stderr, "dispatch failure", "connection refused", "dns error", "network",
             "timed out connecting", "could not connect"):
-        return NetworkError(f"Amazon Q cannot reach its service{said}",
-                            "check the network connection, then try again", provider=_PROVIDER)
+        return NetworkError(_("Amazon Q cannot reach its service{detail}").format(detail=said),
+                            _("check the network connection, then try again"),
+                            provider=_PROVIDER)
     if _has(stderr, "trouble responding", "service unavailable", "internal server error",
             "temporarily unavailable", "overloaded"):
-        return ServerError(f"Amazon Q's service failed{said}", "try again in a moment",
-                           provider=_PROVIDER)
-    return QExitError(f"q exited with code {code}{said}",
-                      "run `q chat` in a terminal to see what it needs, or `q doctor`",
+        return ServerError(_("Amazon Q's service failed{detail}").format(detail=said),
+                           _("try again in a moment"), provider=_PROVIDER)
+    return QExitError(_("q exited with code {code}{detail}").format(code=code, detail=said),
+                      _("run `q chat` in a terminal to see what it needs, or `q doctor`"),
                       provider=_PROVIDER)

@@ -6,9 +6,11 @@ import os
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
-from chatcli import ConfigError, ProviderConfig
+from chatcli import ConfigError, ProviderConfig, translation
 
 __all__ = ["DEFAULT_MODEL", "KERNEL_TIMEOUT", "QOptions", "daemon_wanted"]
+
+_, ngettext = translation(__name__)
 
 #: The model name that means "whatever q is configured to use" (no ``--model`` flag).
 DEFAULT_MODEL = "default"
@@ -39,8 +41,8 @@ class QOptions(NamedTuple):
         options: Mapping[str, Any] = config.options
         context = options.get("context", "transcript")
         if context not in ("transcript", "resume"):
-            raise ConfigError(f"providers.q.context must be \"transcript\" or \"resume\", not "
-                              f"{context!r:.40}",
+            raise ConfigError(_("providers.q.context must be \"transcript\" or \"resume\", not "
+                                "{value!r:.40}").format(value=context),
                               "`chatcli config set providers.q.context transcript`")
         timeout = float(config.timeout)
         if timeout == KERNEL_TIMEOUT and daemon:
@@ -49,7 +51,8 @@ class QOptions(NamedTuple):
         settle = float(options.get("settle", 0.3))
         for name, value in (("idle_end", idle_end), ("settle", settle)):
             if value < 0:
-                raise ConfigError(f"providers.q.{name} must be 0 or more seconds, not {value:g}",
+                raise ConfigError(_("providers.q.{name} must be 0 or more seconds, not "
+                                    "{value:g}").format(name=name, value=value),
                                   f"`chatcli config unset providers.q.{name}`")
         return cls(
             command=options.get("command"),
@@ -81,6 +84,8 @@ def daemon_wanted(options: Mapping[str, Any]) -> bool:
     if chosen is not None:
         return chosen
     if value:
-        raise ConfigError(f"CHATCLI_Q_DAEMON must be true or false, not {value!r:.20}",
-                          "export CHATCLI_Q_DAEMON=false (plain q chat per message) or unset it")
+        raise ConfigError(_("CHATCLI_Q_DAEMON must be true or false, not {value!r:.20}").format(
+                              value=value),
+                          _("export CHATCLI_Q_DAEMON=false (plain q chat per message) or unset "
+                            "it"))
     return bool(options.get("daemon", True))

@@ -18,6 +18,7 @@ from chatcli import (
     StopReason,
     StreamEvent,
     TextDelta,
+    translation,
 )
 from chatcli_provider_kit import CancellableStream
 
@@ -28,6 +29,8 @@ from chatcli_provider_q._options import QOptions
 from chatcli_provider_q._process import QProcess, resolve_command
 
 __all__ = ["ARG_LIMIT", "QProvider"]
+
+_, ngettext = translation(__name__)
 
 #: Prompts longer than this (bytes) go through stdin instead of the command line: Linux limits
 #: one argument to 128 KiB, and a long transcript would not fit.
@@ -81,8 +84,9 @@ class QProvider:
                 chunk = process.next_chunk(options.timeout - (time.monotonic() - last))
                 if chunk is None:
                     raise QTimeoutError(
-                        f"q printed nothing for {options.timeout:g}s and was stopped",
-                        "try again, or raise `chatcli config set providers.q.timeout 300`",
+                        _("q printed nothing for {timeout:g}s and was stopped").format(
+                            timeout=options.timeout),
+                        _("try again, or raise `chatcli config set providers.q.timeout 300`"),
                         provider="q")
                 last = time.monotonic()
                 if chunk.stream == "out":
@@ -95,8 +99,9 @@ class QProvider:
                         cleaner.expect_reply()  # a tool ran: q marks the answer's next part
             code = process.wait(options.timeout)
             if code is None:
-                raise QTimeoutError(f"q did not exit {options.timeout:g}s after its output ended",
-                                    "try again; if it keeps happening run `q doctor`",
+                raise QTimeoutError(_("q did not exit {timeout:g}s after its output ended").format(
+                                        timeout=options.timeout),
+                                    _("try again; if it keeps happening run `q doctor`"),
                                     provider="q")
             tail = cleaner.finish()
             if tail:
@@ -106,9 +111,10 @@ class QProvider:
                 self._tracker.forget()
                 raise exit_error(code, "".join(stderr), self.program)
             if not cleaner.started:
-                raise QEmptyAnswerError("q answered nothing (its output was empty once cleaned)",
-                                        "try again, or run `q chat` in a terminal to see what "
-                                        "it prints", provider="q")
+                raise QEmptyAnswerError(_("q answered nothing (its output was empty once "
+                                          "cleaned)"),
+                                        _("try again, or run `q chat` in a terminal to see "
+                                          "what it prints"), provider="q")
             if options.context == "resume":
                 self._tracker.sent(request)
             yield StopEvent(reason=StopReason.END_TURN, model=options.model)

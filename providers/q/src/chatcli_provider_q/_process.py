@@ -25,9 +25,13 @@ import weakref
 from collections.abc import Mapping, Sequence
 from typing import IO, NamedTuple
 
+from chatcli import translation
+
 from chatcli_provider_q._errors import INSTALL_URL, QNotInstalledError
 
 __all__ = ["Chunk", "QProcess", "resolve_command"]
+
+_, ngettext = translation(__name__)
 
 #: Seconds a process asked to end (SIGTERM) may take before it is killed.
 _TERM_SECONDS = 1.0
@@ -57,12 +61,12 @@ def resolve_command(command: str | None) -> list[str]:
     found = shutil.which(program)
     if found is None:
         configured = command is not None and command.strip() not in ("", "q")
-        where = f"the configured command '{program}'" if configured else (
-            "the Amazon Q CLI (q)")
         raise QNotInstalledError(
-            f"{where} is not installed or not on PATH",
-            f"install it ({INSTALL_URL}) and run `q login`, or set "
-            "`chatcli config set providers.q.command /path/to/q`",
+            _("the configured command '{program}' is not installed or not on PATH").format(
+                program=program) if configured
+            else _("the Amazon Q CLI (q) is not installed or not on PATH"),
+            _("install it ({url}) and run `q login`, or set "
+              "`chatcli config set providers.q.command /path/to/q`").format(url=INSTALL_URL),
             provider="q")
     return [found, *words[1:]]
 
@@ -90,8 +94,9 @@ class QProcess:
                 env=dict(env) if env is not None else None, start_new_session=True, bufsize=0)
         except OSError as err:  # not executable, vanished since resolve_command…
             raise QNotInstalledError(
-                f"cannot run {self.argv[0]}: {err.strerror or err}",
-                f"check the file, or install the Amazon Q CLI ({INSTALL_URL})",
+                _("cannot run {program}: {reason}").format(
+                    program=self.argv[0], reason=err.strerror or err),
+                _("check the file, or install the Amazon Q CLI ({url})").format(url=INSTALL_URL),
                 provider="q") from None
         _live.add(self)
         assert self._process.stdout is not None and self._process.stderr is not None

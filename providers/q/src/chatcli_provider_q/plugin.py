@@ -10,12 +10,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from chatcli import hookimpl
+from chatcli import hookimpl, translation
 
 if TYPE_CHECKING:  # the data model is imported when a hook runs, not at start-up
     from chatcli import Provider, ProviderConfig, ProviderSpec
 
 __all__ = ["make_provider", "q_spec", "register_providers"]
+
+_, ngettext = translation(__name__)
 
 
 def make_provider(config: ProviderConfig) -> Provider:
@@ -51,22 +53,24 @@ def q_spec() -> ProviderSpec:
         capabilities=Capabilities(streaming=True, native_tools=False, uses_tools=False),
         priority=3,
         auto_select=False,
-        description="The Amazon Q Developer CLI you are logged in to (`q login`): no API key.",
+        description=_("The Amazon Q Developer CLI you are logged in to (`q login`): no API "
+                      "key."),
         options={
-            "command": ProviderOption(str, "the q executable, with arguments if needed"),
-            "daemon": ProviderOption(bool, "keep one q chat running (default true)"),
-            "context": ProviderOption(str, "how q learns the conversation: transcript or "
-                                           "resume"),
-            "trust_all_tools": ProviderOption(bool, "pass --trust-all-tools: q runs its tools "
-                                                    "without asking"),
-            "args": ProviderOption(list, "more q chat arguments (\"--agent\", \"NAME\")",
+            "command": ProviderOption(str, _("the q executable, with arguments if needed")),
+            "daemon": ProviderOption(bool, _("keep one q chat running (default true)")),
+            "context": ProviderOption(str, _("how q learns the conversation: transcript or "
+                                             "resume")),
+            "trust_all_tools": ProviderOption(bool, _("pass --trust-all-tools: q runs its "
+                                                      "tools without asking")),
+            "args": ProviderOption(list, _("more q chat arguments (\"--agent\", \"NAME\")"),
                                    items=str),
-            "idle_end": ProviderOption((int, float), "seconds of silence that end a daemon "
-                                                     "answer when no prompt shows (0: never)"),
-            "settle": ProviderOption((int, float), "seconds the output must rest after the "
-                                                   "prompt shows"),
-            "system_prompt": ProviderOption(bool, "also send chatcli's identity and the date "
-                                                  "(q has its own)"),
+            "idle_end": ProviderOption((int, float), _("seconds of silence that end a daemon "
+                                                       "answer when no prompt shows (0: "
+                                                       "never)")),
+            "settle": ProviderOption((int, float), _("seconds the output must rest after the "
+                                                     "prompt shows")),
+            "system_prompt": ProviderOption(bool, _("also send chatcli's identity and the "
+                                                    "date (q has its own)")),
         },
     )
 
