@@ -108,6 +108,7 @@ def cli(home: Path, workspace: Path, server: Any, *args: str,
     real process in ``workspace``."""
     environ = {k: v for k, v in os.environ.items()
                if not k.startswith(("CHATCLI_", "OPENAI_", "ANTHROPIC_", "NO_COLOR"))}
+    environ["CHATCLI_LANG"] = "en"  # another language: CHATCLI_LANG="pt_BR"
     environ.update(CHATCLI_CONFIG_DIR=str(home / "config"), CHATCLI_DATA_DIR=str(home / "data"),
                    CHATCLI_CACHE_DIR=str(home / "cache"), HOME=str(home),
                    OPENAI_API_KEY="sk-test", OPENAI_BASE_URL=server.url,

@@ -24,12 +24,16 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from chatcli import translation
+
 from chatcli_personas.persona import Persona, load_persona
 
 if TYPE_CHECKING:
     from chatcli import PluginHost
 
 __all__ = ["CLAUDE_AGENTS", "CONTROL_PATTERNS", "Catalog", "project_folders", "project_root"]
+
+_, ngettext = translation(__name__)
 
 #: Claude Code's subagent folder, in a project and in the home folder.
 CLAUDE_AGENTS = ".claude/agents"
@@ -118,9 +122,10 @@ class Catalog:
                     trusted, untrusted = found or set(), found is None
                 if not untrusted and any(path not in trusted for path in files):
                     # (an untrusted project's files are named by the session's one trust notice)
-                    self._say_once(f"persona {_shown(folder)}: not read — workspace trust does "
-                                   f"not cover it (more than {MAX_DEPTH} folders below the "
-                                   "project root, or outside it)")
+                    self._say_once(_("persona {path}: not read — workspace trust does not "
+                                     "cover it (more than {depth} folders below the project "
+                                     "root, or outside it)").format(path=_shown(folder),
+                                                                    depth=MAX_DEPTH))
                 files = [path for path in files if path in trusted]
             for path in files:
                 if path in seen:
@@ -167,7 +172,8 @@ class Catalog:
         persona, problems = load_persona(path, source, claude=claude)
         self._files[path] = (stamp, persona)
         for problem in problems:
-            self._say_once(f"persona {_shown(path)}: {problem}")
+            self._say_once(_("persona {path}: {problem}").format(path=_shown(path),
+                                                                 problem=problem))
         return persona
 
 

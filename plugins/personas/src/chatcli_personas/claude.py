@@ -12,8 +12,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from chatcli import translation
+
 __all__ = ["CLAUDE_TOOL_NAMES", "MODEL_ALIASES", "UNAVAILABLE", "ToolList", "parse_tools",
            "split_entries", "tool_name"]
+
+_, ngettext = translation(__name__)
 
 #: Claude Code's tool names (lower-cased) as chatcli's tools are called (chatcli-coder's
 #: ``read``, ``write``, ``edit``, ``multiedit``, ``search``, ``glob``, ``tree``, ``exec``;
@@ -93,9 +97,11 @@ class ToolList:
         """What was left out or widened, for a type's source line ('' when nothing was)."""
         parts = []
         if self.ignored:
-            parts.append("tools chatcli lacks, ignored: " + ", ".join(self.ignored))
+            parts.append(_("tools chatcli lacks, ignored: {tools}").format(
+                tools=", ".join(self.ignored)))
         if self.patterns:
-            parts.append("patterns not enforced (the whole tool): " + ", ".join(self.patterns))
+            parts.append(_("patterns not enforced (the whole tool): {patterns}").format(
+                patterns=", ".join(self.patterns)))
         return "; ".join(parts)
 
 

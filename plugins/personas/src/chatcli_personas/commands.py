@@ -5,6 +5,8 @@ from __future__ import annotations
 import difflib
 from typing import TYPE_CHECKING, Any
 
+from chatcli import translation
+
 if TYPE_CHECKING:
     from chatcli import SlashCommand
 
@@ -14,8 +16,10 @@ if TYPE_CHECKING:
 
 __all__ = ["agents_command", "persona_command", "template_command"]
 
+_, ngettext = translation(__name__)
+
 OFF_WORDS = ("off", "none", "-")
-PERSONA_USAGE = "use /persona NAME, /persona off, or /personas to list them"
+PERSONA_USAGE = _("use /persona NAME, /persona off, or /personas to list them")
 
 
 def _say(app: Any, text: str, style: str = "dim") -> None:
@@ -38,10 +42,12 @@ def _unknown(plugin: PersonasPlugin, app: Any, name: str) -> Exception:
 
     names = sorted(plugin.catalog().personas())
     close = difflib.get_close_matches(name.lower(), names, n=1, cutoff=0.5)
-    hint = f"did you mean /persona {close[0]}? " if close else ""
-    return UsageError(f"no persona is called '{name}'",
-                      f"{hint}/personas lists them" if names else
-                      "add one in .chatcli/agents/NAME.md, or pip install chatcli-personas-core")
+    return UsageError(_("no persona is called '{name}'").format(name=name),
+                      _("did you mean /persona {close}? /personas lists them").format(
+                          close=close[0]) if close else
+                      _("/personas lists them") if names else
+                      _("add one in .chatcli/agents/NAME.md, or pip install "
+                        "chatcli-personas-core"))
 
 
 def _run_persona(plugin: PersonasPlugin, app: Any, argument: str) -> None:
@@ -55,19 +61,18 @@ def _run_persona(plugin: PersonasPlugin, app: Any, argument: str) -> None:
     if not word:
         persona = plugin.catalog().get(current) if current else None
         if persona is None:
-            _say(app, "no persona: chatcli answers as itself — /personas lists the personas, "
-                      "/persona NAME picks one, @NAME … sends one message to one")
+            _say(app, _("no persona: chatcli answers as itself — /personas lists the personas, "
+                        "/persona NAME picks one, @NAME … sends one message to one"))
         else:
-            _say(app, f"persona: {persona.label} (@{persona.name}) — /persona off to stop")
+            _say(app, _("persona: {label} (@{name}) — /persona off to stop").format(
+                label=persona.label, name=persona.name))
         return
     if word.lower() in OFF_WORDS:
         if restore:
-            problem = _switch(app, restore[0], restore[1])
-            if problem:
-                _say(app, f"could not go back to {restore[0]}/{restore[1]}: {problem}", "yellow")
+            _go_back(app, restore)
         set_active(conversation, None, None, store)
-        _say(app, "persona off: chatcli answers as itself"
-                  + (f" · {app.session.provider_name}/{app.session.model}" if restore else ""))
+        _say(app, _("persona off: chatcli answers as itself{model}").format(
+            model=f" · {app.session.provider_name}/{app.session.model}" if restore else ""))
         return
     persona = plugin.catalog().get(word)
     if persona is None:
@@ -75,7 +80,17 @@ def _run_persona(plugin: PersonasPlugin, app: Any, argument: str) -> None:
     restore = _use_model(app, persona, restore)
     set_active(conversation, persona.name, restore, store)
     where = f" · {app.session.provider_name}/{app.session.model}" if restore else ""
-    _say(app, f"now speaking as {persona.label} (@{persona.name}){where} — /persona off to stop")
+    _say(app, _("now speaking as {label} (@{name}){model} — /persona off to stop").format(
+        label=persona.label, name=persona.name, model=where))
+
+
+def _go_back(app: Any, restore: list[str]) -> str | None:
+    """Switch back to ``restore`` (provider, model); the problem, said, when it cannot."""
+    problem = _switch(app, restore[0], restore[1])
+    if problem:
+        _say(app, _("could not go back to {provider}/{model}: {problem}").format(
+            provider=restore[0], model=restore[1], problem=problem), "yellow")
+    return problem
 
 
 def _use_model(app: Any, persona: Persona, restore: list[str] | None) -> list[str] | None:
@@ -86,15 +101,14 @@ def _use_model(app: Any, persona: Persona, restore: list[str] | None) -> list[st
         problem = _switch(app, persona.provider, persona.model)
         if problem:
             wanted = "/".join(x for x in (persona.provider, persona.model) if x)
-            _say(app, f"{persona.name} asks for {wanted}, which cannot be used ({problem}); "
-                      f"it answers with {before[0]}/{before[1]}", "yellow")
+            _say(app, _("{name} asks for {wanted}, which cannot be used ({problem}); it answers "
+                        "with {provider}/{model}").format(
+                            name=persona.name, wanted=wanted, problem=problem,
+                            provider=before[0], model=before[1]), "yellow")
             return restore
         return restore or before
-    if restore:
-        problem = _switch(app, restore[0], restore[1])
-        if problem:
-            _say(app, f"could not go back to {restore[0]}/{restore[1]}: {problem}", "yellow")
-            return restore
+    if restore and _go_back(app, restore):
+        return restore
     return None
 
 
@@ -112,8 +126,9 @@ def persona_command(plugin: PersonasPlugin) -> SlashCommand:
     from chatcli import SlashCommand
 
     return SlashCommand(
-        name="persona", help="answer as a persona: /persona NAME, /persona off (@NAME … for "
-        "one message)", run=lambda app, argument: _run_persona(plugin, app, argument),
+        name="persona", help=_("answer as a persona: /persona NAME, /persona off (@NAME … for "
+                               "one message)"),
+        run=lambda app, argument: _run_persona(plugin, app, argument),
         complete=lambda app, text: _complete_persona(plugin, app, text),
         mentions=lambda app: _mentions(plugin, app))
 
@@ -126,8 +141,8 @@ def _run_agents(plugin: PersonasPlugin, app: Any, argument: str) -> None:
 
     personas = sorted(plugin.catalog().personas().values(), key=lambda p: p.name)
     if not personas:
-        _say(app, "no personas: add .chatcli/agents/NAME.md (project) or "
-                  "~/.config/chatcli/agents/NAME.md, or pip install chatcli-personas-core")
+        _say(app, _("no personas: add .chatcli/agents/NAME.md (project) or "
+                    "~/.config/chatcli/agents/NAME.md, or pip install chatcli-personas-core"))
         return
     active = active_name(app.conversation, plugin.store())
     plain = bool(getattr(app.console, "no_color", False))
@@ -135,12 +150,13 @@ def _run_agents(plugin: PersonasPlugin, app: Any, argument: str) -> None:
     for persona in personas:
         mark = "●" if persona.name == active else " "
         style = "" if plain else (f"bold {persona.colour}" if persona.colour else "bold")
-        where = "" if persona.source not in ("project", "user") else f" ({persona.source})"
+        where = ("" if persona.source not in ("project", "user") else
+                 _(" (project)") if persona.source == "project" else _(" (user)"))
         table.add_row(Text(mark), Text(f"@{persona.name}", style=style),
                       Text(persona.icon or " "), Text(persona.description + where))
     app.console.print(table)
-    _say(app, "@NAME … sends one message to a persona · /persona NAME keeps it · "
-              "/persona off stops")
+    _say(app, _("@NAME … sends one message to a persona · /persona NAME keeps it · "
+                "/persona off stops"))
 
 
 def agents_command(plugin: PersonasPlugin) -> SlashCommand:
@@ -150,7 +166,7 @@ def agents_command(plugin: PersonasPlugin) -> SlashCommand:
     from chatcli import SlashCommand
 
     return SlashCommand(name="personas", aliases=["agents"],
-                        help="list the personas (@NAME, /persona NAME)",
+                        help=_("list the personas (@NAME, /persona NAME)"),
                         run=lambda app, argument: _run_agents(plugin, app, argument))
 
 
@@ -165,8 +181,10 @@ def _run_template(plugin: PersonasPlugin, template: Template, app: Any, argument
         before = [app.session.provider_name, app.session.model]
         problem = _switch(app, provider, model)
         if problem:
-            _say(app, f"/{template.name} asks for {template.model}, which cannot be used "
-                      f"({problem}); answering with {before[0]}/{before[1]}", "yellow")
+            _say(app, _("/{name} asks for {wanted}, which cannot be used ({problem}); "
+                        "answering with {provider}/{model}").format(
+                            name=template.name, wanted=template.model, problem=problem,
+                            provider=before[0], model=before[1]), "yellow")
         else:
             switched = before
     from chatcli_personas.state import COMMAND_TOOLS

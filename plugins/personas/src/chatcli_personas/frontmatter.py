@@ -16,7 +16,11 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from chatcli import language, translation
+
 __all__ = ["Document", "as_list", "as_text", "parse"]
+
+_, ngettext = translation(__name__)
 
 
 class Document:
@@ -63,7 +67,11 @@ def _as_entry(document: Document) -> list[Any]:
 def remembered(section: str, key: str, compute: Callable[[], Any]) -> Any:
     """``compute()``'s value for ``key`` in the cache's ``section``: the cached one when there
     is one, else computed — and kept when JSON gives it back as it is (YAML can read dates,
-    sets…)."""
+    sets…). The problems a value holds are in the user's language: another language's entries
+    are kept apart."""
+    lang = language()
+    if lang != "en":
+        key = f"{key}@{lang}"
     with _cache_lock:
         table = _load_cache().setdefault(section, {})
         if key in table:
@@ -127,17 +135,21 @@ def _parse(text: str) -> Document:
     except FrontmatterError as err:
         if err.kind in ("missing", "unclosed"):
             return Document({}, text.strip(), [] if err.kind == "missing" else [
-                "the frontmatter has no closing '---' line; the whole file was read as the body"])
+                _("the frontmatter has no closing '---' line; the whole file was read as the "
+                  "body")])
         if err.kind == "empty":
             return Document({}, err.body.strip(), [])
         if err.kind == "not-mapping":
             return Document({}, err.body.strip(), [
-                f"the frontmatter is a YAML {type(err.value).__name__}, not a mapping of keys; "
-                "it was ignored"])
-        where = f" (line {err.line})" if err.line is not None else ""
+                _("the frontmatter is a YAML {type}, not a mapping of keys; it was ignored")
+                .format(type=type(err.value).__name__)])
+        problem = err.problem or _("invalid syntax")
         return Document(_normalise(read_lines(err.front or "")), err.body.strip(), [
-            f"the frontmatter is not valid YAML{where}: {err.problem or 'invalid syntax'}; it was "
-            "read as plain 'key: value' lines (quote values that hold ': ')"])
+            _("the frontmatter is not valid YAML (line {line}): {problem}; it was read as plain "
+              "'key: value' lines (quote values that hold ': ')").format(
+                  line=err.line, problem=problem) if err.line is not None else
+            _("the frontmatter is not valid YAML: {problem}; it was read as plain 'key: value' "
+              "lines (quote values that hold ': ')").format(problem=problem)])
     return Document(_normalise(doc.fields), doc.body.strip(), [])
 
 

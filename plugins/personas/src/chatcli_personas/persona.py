@@ -36,10 +36,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from chatcli import translation
+
 from chatcli_personas.claude import MODEL_ALIASES, split_entries
 from chatcli_personas.frontmatter import as_list, as_text, parse
 
 __all__ = ["ISOLATIONS", "MAX_TURNS", "NAME_PATTERN", "Persona", "load_persona", "slug"]
+
+_, ngettext = translation(__name__)
 
 #: A persona's name: what follows ``@`` and ``/persona``.
 NAME_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,63}$")
@@ -141,8 +145,8 @@ def _checked_colour(text: str) -> list[str | None]:
         except ColorParseError:
             continue
         return [candidate, None]
-    return [None, f"colour '{text}' is not a colour (a name like 'gold1' or '#FFD700'); its "
-                  "answers are shown without one"]
+    return [None, _("colour '{text}' is not a colour (a name like 'gold1' or '#FFD700'); its "
+                    "answers are shown without one").format(text=text)]
 
 
 def _isolation(value: Any, problems: list[str]) -> str | None:
@@ -151,8 +155,8 @@ def _isolation(value: Any, problems: list[str]) -> str | None:
         return None
     if text in ISOLATIONS:
         return text
-    problems.append(f"isolation '{as_text(value)}' is not one of: {', '.join(ISOLATIONS)}; "
-                    "ignored")
+    problems.append(_("isolation '{value}' is not one of: {names}; ignored").format(
+        value=as_text(value), names=", ".join(ISOLATIONS)))
     return None
 
 
@@ -165,8 +169,8 @@ def _max_turns(value: Any, problems: list[str]) -> int | None:
     elif isinstance(value, str) and re.fullmatch(r"[0-9]{1,6}", value.strip()):
         number = int(value.strip())
     if number is None or not 1 <= number <= MAX_TURNS:
-        problems.append(f"max-turns '{as_text(value)}' is not a whole number from 1 to "
-                        f"{MAX_TURNS}; ignored")
+        problems.append(_("max-turns '{value}' is not a whole number from 1 to {most}; "
+                          "ignored").format(value=as_text(value), most=MAX_TURNS))
         return None
     return number
 
@@ -179,25 +183,26 @@ def load_persona(path: Path, source: str = "", *, claude: bool = False
     try:
         text = path.read_text(encoding="utf-8", errors="replace")
     except OSError as err:
-        return None, [f"cannot read it: {err.strerror or err}"]
+        return None, [_("cannot read it: {reason}").format(reason=err.strerror or err)]
     document = parse(text)
     problems = list(document.problems)
     if not document.body:
-        return None, [*problems, "it has no body (the persona's prompt, after the "
-                                 "frontmatter); skipped"]
+        return None, [*problems, _("it has no body (the persona's prompt, after the "
+                                   "frontmatter); skipped")]
     written = as_text(document.get("name")) or path.stem
     if claude and not as_text(document.get("name")):
-        problems.append(f"it has no name (Claude Code requires one); it answers to "
-                        f"@{slug(written) or written}")
+        problems.append(_("it has no name (Claude Code requires one); it answers to @{name}")
+                        .format(name=slug(written) or written))
     name = written if NAME_PATTERN.match(written) else slug(written)
     if not name:
-        return None, [*problems, f"its name '{written}' has no letters or digits; skipped"]
+        return None, [*problems, _("its name '{name}' has no letters or digits; skipped")
+                      .format(name=written)]
     if name != written:
-        problems.append(f"its name '{written}' is not a plain name (lowercase letters, digits, "
-                        f"'-'); it answers to @{name}")
+        problems.append(_("its name '{written}' is not a plain name (lowercase letters, digits, "
+                          "'-'); it answers to @{name}").format(written=written, name=name))
     description = as_text(document.get("description"))
     if not description:
-        problems.append("it has no description (shown by /personas)")
+        problems.append(_("it has no description (shown by /personas)"))
     elif len(description) > MAX_DESCRIPTION:
         description = description[: MAX_DESCRIPTION - 1] + "…"
     model = as_text(document.get("model"))

@@ -29,7 +29,7 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from chatcli import hookimpl
+from chatcli import hookimpl, translation
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -55,6 +55,8 @@ if TYPE_CHECKING:
     from chatcli_personas.state import ActiveStore
 
 __all__ = ["MENTION_MODES", "PersonasPlugin"]
+
+_, ngettext = translation(__name__)
 
 #: ``[personas] mention``: what ``@name task`` does when ``/delegate`` exists — ``delegate``
 #: hands the task to a worker of that agent type; ``answer`` lets the persona answer in the
@@ -82,7 +84,7 @@ class PersonasPlugin:
         if self.host is not None:
             self.host.warn(line)
         else:
-            print(f"chatcli: warning: {line}", file=sys.stderr)
+            print(_("chatcli: warning: {message}").format(message=line), file=sys.stderr)
 
     def catalog(self) -> Catalog:
         """The personas of this run (project, user, packages)."""
@@ -117,8 +119,8 @@ class PersonasPlugin:
         value = table.get("mention", MENTION_MODES[0])
         if value in MENTION_MODES:
             return str(value)
-        self.warn(f"[personas] mention = {value!r} is not one of: {', '.join(MENTION_MODES)}; "
-                  f"using {MENTION_MODES[0]!r}")
+        self.warn(_("[personas] mention = {value!r} is not one of: {names}; using {default!r}")
+                  .format(value=value, names=", ".join(MENTION_MODES), default=MENTION_MODES[0]))
         return MENTION_MODES[0]
 
     def route_mention(self, app: Any, text: str) -> str | None:
@@ -237,9 +239,9 @@ class PersonasPlugin:
         session = conversation.stash.get(SESSION, None)
         provider = session.provider_name if session is not None else None
         if persona.provider and persona.provider != provider:
-            self.warn(f"persona {persona.name} asks for {persona.provider}/{persona.model}; an "
-                      f"@{persona.name} message keeps the provider in use — /persona "
-                      f"{persona.name} switches to it")
+            self.warn(_("persona {name} asks for {provider}/{model}; an @{name} message keeps "
+                        "the provider in use — /persona {name} switches to it").format(
+                            name=persona.name, provider=persona.provider, model=persona.model))
             return
         request.model = persona.model
 
@@ -262,16 +264,18 @@ class PersonasPlugin:
         limit = (conversation.stash.get(COMMAND_TOOLS, None) if conversation is not None
                  else None)
         if limit is not None and not allows(limit[1], call.name):
-            listed = ", ".join(limit[1]) or "none"
-            return Verdict(Decision.DENY, f"/{limit[0]} allows only these tools: {listed} "
-                                          f"(not {call.name})")
+            listed = ", ".join(limit[1]) or _("none")
+            return Verdict(Decision.DENY, _("/{command} allows only these tools: {tools} (not "
+                                            "{tool})").format(command=limit[0], tools=listed,
+                                                              tool=call.name))
         persona = self.speaker(conversation)
         if persona is None or allows(persona.tools, call.name):
             return None
-        listed = ", ".join(persona.tools or ()) or "none"
-        return Verdict(Decision.DENY, f"the persona {persona.name} may use only these tools: "
-                                      f"{listed} (not {call.name}); answer without it or ask "
-                                      "the user to switch persona")
+        listed = ", ".join(persona.tools or ()) or _("none")
+        return Verdict(Decision.DENY, _("the persona {name} may use only these tools: {tools} "
+                                        "(not {tool}); answer without it or ask the user to "
+                                        "switch persona").format(name=persona.name,
+                                                                 tools=listed, tool=call.name))
 
 
 _PLUGIN = PersonasPlugin()

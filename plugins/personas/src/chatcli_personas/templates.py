@@ -20,7 +20,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from chatcli import translation
+
 __all__ = ["NAME_PATTERN", "Template", "find_templates", "template_folders"]
+
+_, ngettext = translation(__name__)
 
 #: A template's command name (``frontend:review``).
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*(:[A-Za-z0-9][A-Za-z0-9_.-]*)*$")
@@ -46,7 +50,7 @@ class Template:
     def help(self) -> str:
         """What ``/help`` says of it: description, argument hint, where it comes from."""
         hint = f" {self.argument_hint}" if self.argument_hint else ""
-        text = f"{self.description}{hint}".strip() or "(command template)"
+        text = f"{self.description}{hint}".strip() or _("(command template)")
         if len(text) > MAX_HELP:
             text = text[: MAX_HELP - 1] + "…"
         return f"{text} ({self.source})"
@@ -99,21 +103,23 @@ def _markdown_tree(folder: Path) -> list[tuple[Path, str]]:
 def _load(path: Path, name: str, source: str, warn: Callable[[str], None]) -> Template | None:
     from chatcli_personas.frontmatter import as_list, as_text, parse
 
-    where = f"command template {path}"
     if not NAME_PATTERN.match(name):
-        warn(f"{where}: '/{name}' is not a command name (letters, digits, '-', '_', '.'; "
-             "sub-folders give 'folder:name'); skipped")
+        warn(_("command template {path}: '/{name}' is not a command name (letters, digits, "
+               "'-', '_', '.'; sub-folders give 'folder:name'); skipped").format(path=path,
+                                                                                 name=name))
         return None
     try:
         text = path.read_text(encoding="utf-8", errors="replace")
     except OSError as err:
-        warn(f"{where}: cannot read it: {err.strerror or err}")
+        warn(_("command template {path}: cannot read it: {reason}").format(
+            path=path, reason=err.strerror or err))
         return None
     document = parse(text)
     for problem in document.problems:
-        warn(f"{where}: {problem}")
+        warn(_("command template {path}: {problem}").format(path=path, problem=problem))
     if not document.body:
-        warn(f"{where}: it has no body (the prompt to send); skipped")
+        warn(_("command template {path}: it has no body (the prompt to send); skipped").format(
+            path=path))
         return None
     description = as_text(document.get("description"))
     if not description:
