@@ -14,7 +14,7 @@ import time
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from chatcli import ProviderError
+from chatcli import ProviderError, translation
 
 from chatcli_provider_cli.jsonl import classify, first_line, parse_line, telling_line
 
@@ -24,6 +24,8 @@ if TYPE_CHECKING:
     from chatcli_provider_cli.conversation import Plan, SessionStore
 
 __all__ = ["CliNotInstalledError", "CliProvider", "EventMapper", "cli_error"]
+
+_, ngettext = translation(__name__)
 
 #: Seconds between two looks at a silent process (and between two keep-alive events).
 POLL = 0.25
@@ -60,10 +62,12 @@ def cli_error(text: str, *, who: str, provider: str, hints: dict[str, str],
     classes: dict[str, type[ProviderError]] = {
         "auth": AuthError, "rate": RateLimitError, "server": ServerError}
     cls = classes.get(kind, ProviderError)
-    line = telling_line(text) or "no message"
+    line = telling_line(text) or _("no message")
     hint = next((fix for pattern, fix in special if re.search(pattern, text, re.IGNORECASE)),
                 None) or hints.get(kind) or hints["other"]
-    error = cls(f"{prefix or who + ' failed'}: {line}", hint, provider=provider)
+    message = f"{prefix}: {line}" if prefix else _("{who} failed: {line}").format(
+        who=who, line=line)
+    error = cls(message, hint, provider=provider)
     error.retryable = False
     return error
 
@@ -122,23 +126,35 @@ class EventMapper:
         provider = self.provider
         detail = telling_line(stderr)
         if code is not None and code != 0:
-            what = (f"was killed by signal {-code}" if code < 0 else f"exited with status {code}")
             if detail:
-                return provider.error(stderr, prefix=f"{provider.who} {what}")
+                return provider.error(stderr, prefix=(
+                    _("{who} was killed by signal {signal}") if code < 0
+                    else _("{who} exited with status {code}")).format(
+                        who=provider.who, signal=-code, code=code))
             if self.garbage:
-                what += f" after printing {self.garbage[0]!r}, which is not JSON"
-            error = StreamCutError(f"{provider.who} {what}", provider.hints["other"],
-                                   provider=provider.name)
+                what = (_("{who} was killed by signal {signal} after printing {output!r}, "
+                          "which is not JSON") if code < 0
+                        else _("{who} exited with status {code} after printing {output!r}, "
+                               "which is not JSON"))
+            else:
+                what = (_("{who} was killed by signal {signal}") if code < 0
+                        else _("{who} exited with status {code}"))
+            error = StreamCutError(what.format(who=provider.who, signal=-code, code=code,
+                                               output=self.garbage[0] if self.garbage else ""),
+                                   provider.hints["other"], provider=provider.name)
         elif self.garbage:
             error = StreamCutError(
-                f"{provider.who} printed {self.garbage[0]!r}, which is not a JSON event, and "
-                "no answer", f"check that `{provider.program} --version` is recent: chatcli "
-                f"reads {provider.format_name}", provider=provider.name)
+                _("{who} printed {output!r}, which is not a JSON event, and no answer").format(
+                    who=provider.who, output=self.garbage[0]),
+                _("check that `{program} --version` is recent: chatcli reads {format}").format(
+                    program=provider.program, format=provider.format_name),
+                provider=provider.name)
         else:
             error = StreamCutError(
-                f"{provider.who} ended without its final event"
-                + (f" ({detail})" if detail else ""), provider.hints["other"],
-                provider=provider.name)
+                _("{who} ended without its final event ({detail})").format(
+                    who=provider.who, detail=detail) if detail
+                else _("{who} ended without its final event").format(who=provider.who),
+                provider.hints["other"], provider=provider.name)
         error.retryable = False
         return error
 
@@ -176,12 +192,14 @@ class CliProvider:
             or [self.program]
         found = shutil.which(words[0])
         if found is None:
-            where = (f"`[providers.{self.name}] command` names {words[0]!r}, which"
-                     if configured else f"`{self.program}`")
             raise CliNotInstalledError(
-                f"{where} is not installed or not on PATH",
-                self.install_hint + f", or set its path: chatcli config set "
-                f"providers.{self.name}.command /path/to/{self.program}",
+                _("`[providers.{name}] command` names {program!r}, which is not installed or "
+                  "not on PATH").format(name=self.name, program=words[0]) if configured
+                else _("`{program}` is not installed or not on PATH").format(
+                    program=self.program),
+                _("{install_hint}, or set its path: chatcli config set "
+                  "providers.{name}.command /path/to/{program}").format(
+                    install_hint=self.install_hint, name=self.name, program=self.program),
                 provider=self.name)
         return [found, *words[1:]]
 
@@ -272,7 +290,8 @@ class CliProvider:
             run = CliRun(argv, plan.prompt, cwd=cwd)
         except OSError as err:
             raise CliNotInstalledError(
-                f"{self.who} cannot be started ({argv[0]}: {err.strerror or err})",
+                _("{who} cannot be started ({program}: {reason})").format(
+                    who=self.who, program=argv[0], reason=err.strerror or err),
                 self.install_hint, provider=self.name) from None
         self._runs.add(run)
         started.append(run)
@@ -286,11 +305,13 @@ class CliProvider:
                     limit, key = ((self.tool_timeout, "tool_timeout") if mapper.running
                                   else (self.timeout, "timeout"))
                     if time.monotonic() - last >= limit:
-                        doing = " while running a tool" if mapper.running else ""
                         error = ProviderTimeoutError(
-                            f"{self.who} printed nothing for {limit:g}s{doing}",
-                            f"it may be stuck; raise the limit with `chatcli config set "
-                            f"providers.{self.name}.{key} {max(600, int(limit * 4))}`",
+                            (_("{who} printed nothing for {seconds:g}s while running a tool")
+                             if mapper.running else _("{who} printed nothing for {seconds:g}s")
+                             ).format(who=self.who, seconds=limit),
+                            _("it may be stuck; raise the limit with `chatcli config set "
+                              "providers.{name}.{key} {value}`").format(
+                                name=self.name, key=key, value=max(600, int(limit * 4))),
                             provider=self.name)
                         error.retryable = False
                         raise error
@@ -318,8 +339,9 @@ class CliProvider:
         """Fixes for error texts that name them better than their kind (a regex, a fix)."""
         return [(r"unknown option|unexpected argument|unrecognized (option|argument)|"
                  r"invalid value for",
-                 f"update {self.program} (`{self.program} --version`: chatcli passes "
-                 f"{self.format_name}), or fix `[providers.{self.name}] args`")]
+                 _("update {program} (`{program} --version`: chatcli passes {format}), or fix "
+                   "`[providers.{name}] args`").format(program=self.program,
+                                                       format=self.format_name, name=self.name))]
 
     def error(self, text: str, prefix: str = "") -> ProviderError:
         """:func:`cli_error` for this provider."""

@@ -24,6 +24,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from chatcli import translation
+
 from chatcli_provider_cli.base import CliProvider, EventMapper, split_words
 from chatcli_provider_cli.jsonl import text_of
 
@@ -33,6 +35,8 @@ if TYPE_CHECKING:
     from chatcli_provider_cli.conversation import Plan
 
 __all__ = ["ClaudeCodeProvider", "ClaudeMapper"]
+
+_, ngettext = translation(__name__)
 
 #: What an assistant message's ``error`` means in chatcli's taxonomy.
 _ERROR_KINDS = {"authentication_failed": "auth", "rate_limit": "rate", "billing_error": "rate",
@@ -83,7 +87,7 @@ class ClaudeMapper(EventMapper):
     def _fail(self, text: str, kind: str | None = None, status: Any = None) -> Exception:
         provider = self.provider
         if isinstance(status, int) and not isinstance(status, bool):
-            text = f"{text} (API status {status})"
+            text = _("{text} (API status {status})").format(text=text, status=status)
             kind = kind or {401: "auth", 403: "auth", 429: "rate"}.get(
                 status, "server" if status >= 500 else None)
         error = provider.error(text)
@@ -197,13 +201,14 @@ class ClaudeMapper(EventMapper):
         events: list[StreamEvent] = []
         reason = StopReason.END_TURN
         if subtype in ("error_max_turns", "error_max_budget_usd"):
-            limit = ("its turn limit (--max-turns)" if subtype == "error_max_turns"
-                     else "its budget (--max-budget-usd)")
             if not self.text:
                 error = ProviderError(
-                    f"{self.provider.who} stopped at {limit} before answering",
-                    f"raise the limit in `[providers.{self.provider.name}] args`, or ask for "
-                    "less in one turn", provider=self.provider.name)
+                    (_("{who} stopped at its turn limit (--max-turns) before answering")
+                     if subtype == "error_max_turns"
+                     else _("{who} stopped at its budget (--max-budget-usd) before answering")
+                     ).format(who=self.provider.who),
+                    _("raise the limit in `[providers.{name}] args`, or ask for less in one "
+                      "turn").format(name=self.provider.name), provider=self.provider.name)
                 error.retryable = False
                 raise error
             reason = StopReason.TURN_LIMIT
@@ -217,8 +222,8 @@ class ClaudeMapper(EventMapper):
         elif not self.text:
             events += self._text_block(result)
         if not "".join(self.text).strip():
-            error = ProviderError(f"{self.provider.who} gave an empty answer",
-                                  "ask again, or rephrase the request",
+            error = ProviderError(_("{who} gave an empty answer").format(who=self.provider.who),
+                                  _("ask again, or rephrase the request"),
                                   provider=self.provider.name)
             error.retryable = False
             raise error
@@ -240,14 +245,14 @@ class ClaudeCodeProvider(CliProvider):
     program = "claude"
     who = "Claude Code"
     format_name = "--output-format stream-json --verbose"
-    install_hint = ("install Claude Code (npm install -g @anthropic-ai/claude-code) and log in "
-                    "once with `claude`")
+    install_hint = _("install Claude Code (npm install -g @anthropic-ai/claude-code) and log "
+                     "in once with `claude`")
     hints: ClassVar[dict[str, str]] = {
-        "auth": "log in to Claude Code: run `claude` and /login (or set ANTHROPIC_API_KEY)",
-        "rate": "wait until the limit resets (`claude` then /usage shows when), or use another "
-                "provider: --provider NAME or /switch",
-        "server": "the service failed on Anthropic's side: try again in a moment",
-        "other": "run the same prompt with `claude -p` to see more",
+        "auth": _("log in to Claude Code: run `claude` and /login (or set ANTHROPIC_API_KEY)"),
+        "rate": _("wait until the limit resets (`claude` then /usage shows when), or use "
+                  "another provider: --provider NAME or /switch"),
+        "server": _("the service failed on Anthropic's side: try again in a moment"),
+        "other": _("run the same prompt with `claude -p` to see more"),
     }
 
     def arguments(self, plan: Plan, request: ChatRequest) -> list[str]:

@@ -21,6 +21,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from chatcli import translation
+
 from chatcli_provider_cli.base import CliProvider, EventMapper, split_words
 from chatcli_provider_cli.jsonl import text_of
 
@@ -30,6 +32,8 @@ if TYPE_CHECKING:
     from chatcli_provider_cli.conversation import Plan
 
 __all__ = ["CodexMapper", "CodexProvider"]
+
+_, ngettext = translation(__name__)
 
 #: Items that are Codex running one of its tools (busy until completed).
 _TOOL_ITEMS = ("command_execution", "mcp_tool_call", "web_search", "file_change")
@@ -77,7 +81,7 @@ class CodexMapper(EventMapper):
         elif kind == "turn.failed":
             error = event.get("error")
             message = text_of(error.get("message")) if isinstance(error, dict) else ""
-            raise self._fail(message or "the turn failed")
+            raise self._fail(message or _("the turn failed"))
         elif kind == "error":
             message = text_of(event.get("message"))
             if message and not _RECONNECTING.match(message):
@@ -111,8 +115,8 @@ class CodexMapper(EventMapper):
         if isinstance(usage, dict):
             self._usage = usage
         if not "".join(self.text).strip():
-            error = ProviderError(f"{self.provider.who} gave an empty answer",
-                                  "ask again, or rephrase the request",
+            error = ProviderError(_("{who} gave an empty answer").format(who=self.provider.who),
+                                  _("ask again, or rephrase the request"),
                                   provider=self.provider.name)
             error.retryable = False
             raise error
@@ -136,13 +140,14 @@ class CodexProvider(CliProvider):
     program = "codex"
     who = "Codex"
     format_name = "codex exec --json"
-    install_hint = "install Codex (npm install -g @openai/codex) and log in with `codex login`"
+    install_hint = _("install Codex (npm install -g @openai/codex) and log in with "
+                     "`codex login`")
     hints: ClassVar[dict[str, str]] = {
-        "auth": "log in to Codex: run `codex login` (or set CODEX_API_KEY)",
-        "rate": "wait until the usage limit resets, or use another provider: --provider NAME "
-                "or /switch",
-        "server": "the service failed on OpenAI's side: try again in a moment",
-        "other": "run the same prompt with `codex exec` to see more",
+        "auth": _("log in to Codex: run `codex login` (or set CODEX_API_KEY)"),
+        "rate": _("wait until the usage limit resets, or use another provider: --provider "
+                  "NAME or /switch"),
+        "server": _("the service failed on OpenAI's side: try again in a moment"),
+        "other": _("run the same prompt with `codex exec` to see more"),
     }
 
     def arguments(self, plan: Plan, request: ChatRequest) -> list[str]:
@@ -159,8 +164,9 @@ class CodexProvider(CliProvider):
 
     def special_hints(self) -> list[tuple[str, str]]:
         return [(r"trusted directory|skip-git-repo-check",
-                 "run chatcli inside a Git repository, or `chatcli config set "
-                 f"providers.{self.name}.skip_git_repo_check true`"), *super().special_hints()]
+                 _("run chatcli inside a Git repository, or `chatcli config set "
+                   "providers.{name}.skip_git_repo_check true`").format(name=self.name)),
+                *super().special_hints()]
 
     def prompt_instructions(self, request: ChatRequest) -> str:
         # codex exec has no flag for extra instructions: they lead the prompt

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from chatcli import hookimpl
+from chatcli import hookimpl, translation
 
 if TYPE_CHECKING:
     from chatcli import Provider, ProviderConfig, ProviderSpec
@@ -22,6 +22,8 @@ DEFAULT_MODEL = "default"
 CONTEXT_WINDOW = 1_000_000
 
 _SYSTEM_PROMPT_MODES = ("user", "all", "none")
+
+_, ngettext = translation(__name__)
 
 
 def _store(name: str) -> object:
@@ -39,15 +41,18 @@ def _check(config: ProviderConfig, who: str) -> None:
         # the text protocol would describe chatcli's tools in the prompt and read calls from
         # the answer: the assistant's own words about its tools must never become calls
         raise ConfigError(
-            f"{who} runs its own tools; chatcli's cannot be offered to it in text "
-            f"(`[providers.{config.name}] tool_calls` says text)",
-            f"run `chatcli config unset providers.{config.name}.tool_calls`")
+            _("{who} runs its own tools; chatcli's cannot be offered to it in text "
+              "(`[providers.{name}] tool_calls` says text)").format(who=who, name=config.name),
+            _("run `chatcli config unset providers.{name}.tool_calls`").format(
+                name=config.name))
     mode = config.options.get("system_prompt", "user")
     if mode not in _SYSTEM_PROMPT_MODES:
         raise ConfigError(
-            f"'providers.{config.name}.system_prompt' must be one of "
-            f"{', '.join(_SYSTEM_PROMPT_MODES)}, not {mode!r:.40}",
-            f"fix it with `chatcli config set providers.{config.name}.system_prompt user`")
+            _("'providers.{name}.system_prompt' must be one of {choices}, not "
+              "{value!r:.40}").format(name=config.name, choices=", ".join(_SYSTEM_PROMPT_MODES),
+                                      value=mode),
+            _("fix it with `chatcli config set providers.{name}.system_prompt user`").format(
+                name=config.name))
 
 
 def make_claude(config: ProviderConfig) -> Provider:
@@ -79,15 +84,16 @@ def register_providers(register: Callable[[ProviderSpec], None]) -> None:
     from chatcli import Capabilities, ProviderOption, ProviderSpec
 
     common = {
-        "command": ProviderOption((str, list), "the program (path or name on PATH), or an "
-                                  "argument list to start it with", items=str),
-        "args": ProviderOption((str, list), "extra arguments for every run", items=str),
-        "tool_timeout": ProviderOption((int, float), "the longest silence while the "
-                                       "assistant runs one of its own tools (seconds)"),
-        "resume": ProviderOption(bool, "continue the CLI's own session when the conversation "
-                                 "matches it (else a transcript is sent)"),
-        "system_prompt": ProviderOption(str, "what of chatcli's system prompt is forwarded: "
-                                        "user (the `system` setting), all, none"),
+        "command": ProviderOption((str, list), _("the program (path or name on PATH), or an "
+                                                 "argument list to start it with"), items=str),
+        "args": ProviderOption((str, list), _("extra arguments for every run"), items=str),
+        "tool_timeout": ProviderOption((int, float), _("the longest silence while the "
+                                                       "assistant runs one of its own tools "
+                                                       "(seconds)")),
+        "resume": ProviderOption(bool, _("continue the CLI's own session when the conversation "
+                                         "matches it (else a transcript is sent)")),
+        "system_prompt": ProviderOption(str, _("what of chatcli's system prompt is forwarded: "
+                                               "user (the `system` setting), all, none")),
     }
     capabilities = Capabilities(streaming=True, native_tools=True, prompt_caching=False,
                                 vision=False)
@@ -101,9 +107,10 @@ def register_providers(register: Callable[[ProviderSpec], None]) -> None:
         capabilities=capabilities,
         priority=4,
         auto_select=False,
-        description="Anthropic's Claude Code CLI (`claude -p`), with its own login and tools.",
+        description=_("Anthropic's Claude Code CLI (`claude -p`), with its own login and "
+                      "tools."),
         options={**common, "partial_messages": ProviderOption(
-            bool, "stream text as it is written (--include-partial-messages)")},
+            bool, _("stream text as it is written (--include-partial-messages)"))},
         context_windows={"": CONTEXT_WINDOW},
     ))
     register(ProviderSpec(
@@ -116,8 +123,8 @@ def register_providers(register: Callable[[ProviderSpec], None]) -> None:
         capabilities=capabilities,
         priority=4,
         auto_select=False,
-        description="OpenAI's Codex CLI (`codex exec`), with its own login and tools.",
+        description=_("OpenAI's Codex CLI (`codex exec`), with its own login and tools."),
         options={**common, "skip_git_repo_check": ProviderOption(
-            bool, "run outside a Git repository too (--skip-git-repo-check)")},
+            bool, _("run outside a Git repository too (--skip-git-repo-check)"))},
         context_windows={"": CONTEXT_WINDOW},
     ))
