@@ -13,7 +13,7 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from chatcli import StashKey
+from chatcli import StashKey, translation
 
 if TYPE_CHECKING:
     from chatcli import Conversation
@@ -23,6 +23,15 @@ __all__ = ["REGISTRY", "WORKER", "Registry", "Worker", "registry", "root_of"]
 #: the states a worker goes through: queued (waiting for a place), running, then one of
 #: done, failed (an error ended it), stopped (a limit ended it) or cancelled (its parent was)
 ENDED = frozenset({"done", "failed", "stopped", "cancelled"})
+
+_, ngettext = translation(__name__)
+
+
+def state_name(state: str) -> str:
+    """A worker's state as the board shows it (the record and ``-p --json`` keep the word)."""
+    names = {"queued": _("queued"), "running": _("running"), "done": _("done"),
+             "failed": _("failed"), "stopped": _("stopped"), "cancelled": _("cancelled")}
+    return names.get(state, state)
 
 
 @dataclass
@@ -178,12 +187,12 @@ def depth_of(conversation: Conversation | None) -> int:
 def board_lines(workers: list[Worker]) -> list[str]:
     """The board: one line per worker (``/agents``)."""
     if not workers:
-        return ["no workers yet (the model starts them with the delegate tool; /delegate TYPE "
-                "TASK starts one)"]
-    rows = [("ID", "TYPE", "STATE", "TURNS", "TOKENS", "TIME", "TASK")]
+        return [_("no workers yet (the model starts them with the delegate tool; /delegate "
+                  "TYPE TASK starts one)")]
+    rows = [(_("ID"), _("TYPE"), _("STATE"), _("TURNS"), _("TOKENS"), _("TIME"), _("TASK"))]
     for worker in workers:
-        state = worker.state + (f" ({worker.error})" if worker.error and worker.state in (
-            "failed", "stopped") else "")
+        state = state_name(worker.state) + (f" ({worker.error})" if worker.error and (
+            worker.state in ("failed", "stopped")) else "")
         rows.append((worker.id, worker.type, state[:60], str(worker.turns),
                      f"{worker.tokens:,}", f"{worker.seconds:.1f}s", worker.description))
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]

@@ -22,10 +22,10 @@ class BranchArgs(BaseModel):
     """The arguments of ``worker_branch``."""
 
     worker: str = Field(min_length=1, description="the worker's id (w1, w2…) whose report "
-                                                  "named a branch")
+                                                  "named a branch")  # untranslated: model-facing
     action: Literal["merge", "discard"] = Field(
         description="merge: bring its commits into the current branch (a conflict changes "
-                    "nothing and names the files); discard: drop its branch")
+                    "nothing and names the files); discard: drop its branch")  # untranslated: model
 
 
 def settle(conversation: Conversation, workspace: Path, worker_ref: str, action: str) -> str:
@@ -62,5 +62,6 @@ def worker_branch_tool() -> Tool:
 
     return Tool(name=NAME, args_model=BranchArgs, run=run, risk=Risk.WRITE, subject="worker",
                 description="Merge or discard the branch of a worker that ran in its own git "
-                            "worktree (isolation=\"worktree\"): its report names the branch and "
-                            "the files. A conflict changes nothing and names the files.")
+                            "worktree (isolation=\"worktree\"): its report names the branch "
+                            "and the files. A conflict changes nothing and names the "
+                            "files.")  # untranslated: model-facing

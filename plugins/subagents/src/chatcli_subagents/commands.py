@@ -7,10 +7,14 @@ import json
 import threading
 from typing import TYPE_CHECKING, Any
 
+from chatcli import translation
+
 if TYPE_CHECKING:
     from chatcli import Conversation, Message, SlashCommand
 
 __all__ = ["agents_command", "delegate_command", "transcript_lines"]
+
+_, ngettext = translation(__name__)
 
 
 def _print(app: Any, text: str, style: str = "") -> None:
@@ -24,9 +28,9 @@ def agents_command() -> SlashCommand:
 
     return SlashCommand(
         name="agents", run=_agents, subcommands=("show", "types", "merge", "discard"),
-        help="the workers (subagents): /agents (the board), /agents show ID (a worker's "
-             "transcript), /agents merge|discard ID (a worktree worker's branch), "
-             "/agents types")
+        help=_("the workers (subagents): /agents (the board), /agents show ID (a worker's "
+               "transcript), /agents merge|discard ID (a worktree worker's branch), "
+               "/agents types"))
 
 
 def delegate_command() -> SlashCommand:
@@ -34,7 +38,7 @@ def delegate_command() -> SlashCommand:
 
     return SlashCommand(
         name="delegate", run=_delegate, complete=_complete_types,
-        help="run a worker now: /delegate TYPE TASK (the types: /agents types)")
+        help=_("run a worker now: /delegate TYPE TASK (the types: /agents types)"))
 
 
 def _complete_types(app: Any, text: str) -> list[str]:
@@ -46,9 +50,9 @@ def _complete_types(app: Any, text: str) -> list[str]:
 def _agents(app: Any, argument: str) -> None:
     from chatcli import UsageError
 
-    from chatcli_subagents.board import board_lines, registry
+    from chatcli_subagents.board import board_lines, registry, state_name
 
-    word, _, rest = argument.strip().partition(" ")
+    word, _sep, rest = argument.strip().partition(" ")
     board = registry(app.conversation)
     if not word:
         for line in board_lines(board.listed()):
@@ -60,12 +64,14 @@ def _agents(app: Any, argument: str) -> None:
     if word == "show":
         worker = board.find(rest) if rest.strip() else None
         if worker is None:
-            known = ", ".join(w.id for w in board.listed()) or "none yet"
-            raise UsageError(f"no worker {rest.strip()!r} in this conversation (workers: "
-                             f"{known})", "/agents show ID, with an id /agents lists")
-        _print(app, f"{worker.label}: {worker.description} — {worker.state}", "bold")
+            known = ", ".join(w.id for w in board.listed()) or _("none yet")
+            raise UsageError(_("no worker {ref!r} in this conversation (workers: {known})")
+                             .format(ref=rest.strip(), known=known),
+                             _("/agents show ID, with an id /agents lists"))
+        _print(app, f"{worker.label}: {worker.description} — {state_name(worker.state)}",
+               "bold")
         if worker.conversation is None:
-            _print(app, "(it has no conversation: it never started)")
+            _print(app, _("(it has no conversation: it never started)"))
             return
         for line in transcript_lines(worker.conversation):
             _print(app, line)
@@ -78,10 +84,11 @@ def _agents(app: Any, argument: str) -> None:
         try:
             _print(app, settle(app.conversation, Path(app.session.workspace), rest, word))
         except ValueError as err:
-            raise UsageError(str(err), f"/agents {word} ID, with an id /agents lists") from None
+            raise UsageError(str(err), _("/agents {action} ID, with an id /agents lists")
+                             .format(action=word)) from None
         return
-    raise UsageError(f"unknown /agents argument {word!r}",
-                     "/agents, /agents show ID, /agents merge|discard ID or /agents types")
+    raise UsageError(_("unknown /agents argument {word!r}").format(word=word),
+                     _("/agents, /agents show ID, /agents merge|discard ID or /agents types"))
 
 
 def _types(app: Any) -> None:
@@ -92,13 +99,15 @@ def _types(app: Any) -> None:
     for name, agent in types.items():
         extras = []
         if agent.model:
-            extras.append(f"model {agent.provider + '/' if agent.provider else ''}{agent.model}")
+            model = f"{agent.provider + '/' if agent.provider else ''}{agent.model}"
+            extras.append(_("model {model}").format(model=model))
         if agent.tools is not None:
-            extras.append("tools " + ", ".join(agent.tools))
+            extras.append(_("tools {names}").format(names=", ".join(agent.tools)))
         if agent.isolation:
-            extras.append(f"isolation {agent.isolation}")
+            extras.append(_("isolation {kind}").format(kind=agent.isolation))
         more = f" [{'; '.join(extras)}]" if extras else ""
-        _print(app, f"{name.ljust(width)}  {agent.source or 'plugin'}  —  "
+        # (a type's description is the delegate tool's text for the model: as written)
+        _print(app, f"{name.ljust(width)}  {agent.source or _('plugin')}  —  "
                     f"{' '.join(agent.description.split())}{more}")
 
 
@@ -108,7 +117,7 @@ def transcript_lines(conversation: Conversation) -> list[str]:
     lines: list[str] = []
     for message in conversation.messages():
         lines.extend(_message_lines(message))
-    return lines or ["(no messages)"]
+    return lines or [_("(no messages)")]
 
 
 def _message_lines(message: Message) -> list[str]:
@@ -122,7 +131,8 @@ def _message_lines(message: Message) -> list[str]:
             lines.append(f"  {mark} {result.name}: {body[0][:200]}")
             lines.extend(f"    {line[:200]}" for line in body[1:12])
             if len(body) > 12:
-                lines.append(f"    … {len(body) - 12} more lines")
+                lines.append("    " + ngettext("… {count} more line", "… {count} more lines",
+                                                 len(body) - 12).format(count=len(body) - 12))
         return lines
     lines = [f"── {message.role.value} ──"]
     if message.text.strip():
@@ -140,14 +150,16 @@ def _delegate(app: Any, argument: str) -> None:
     from chatcli_subagents.types import agent_types
     from chatcli_subagents.worker import Delegation, WorkerError, run_worker
 
-    name, _, task = argument.strip().partition(" ")
+    name, _sep, task = argument.strip().partition(" ")
     types = agent_types(app.host)
     if not name or not task.strip():
-        raise UsageError("/delegate needs a type and a task",
-                         f"/delegate TYPE TASK (types: {', '.join(types)})")
+        raise UsageError(_("/delegate needs a type and a task"),
+                         _("/delegate TYPE TASK (types: {types})").format(
+                             types=", ".join(types)))
     agent = types.get(name.removeprefix("@"))
     if agent is None:
-        raise UsageError(f"unknown agent type {name!r}", "the types: " + ", ".join(types))
+        raise UsageError(_("unknown agent type {name!r}").format(name=name),
+                         _("the types: {types}").format(types=", ".join(types)))
     session = app.session
     engine = session.engine
     output = engine.on_tool_output or (lambda line: _print(app, line, "dim"))

@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from chatcli import hookimpl
+from chatcli import hookimpl, translation
 
 if TYPE_CHECKING:
     from chatcli import (
@@ -42,6 +42,8 @@ if TYPE_CHECKING:
     from chatcli_plugin_records import ProgressItem
 
     from chatcli_subagents.board import Worker
+
+_, ngettext = translation(__name__)
 
 #: the host of the run (set by ``configure``)
 _host: PluginHost | None = None
@@ -101,7 +103,8 @@ def session_start(session: Session) -> None:
     try:
         done = clean_stale(session.workspace)
     except Exception as err:  # a broken repository must not stop the session
-        done = [f"could not check for stale worktrees: {type(err).__name__}: {err}"]
+        done = [_("could not check for stale worktrees: {kind}: {error}").format(
+            kind=type(err).__name__, error=err)]
     for line in done:
         session.host.warn(f"chatcli-subagents: {line}")
 
@@ -216,8 +219,12 @@ def status_items(session: Session) -> dict[str, str] | None:
     running, queued = states.count("running"), states.count("queued")
     if not running and not queued:
         return None
-    text = f"{running} worker{'s' if running != 1 else ''} running"
-    return {"workers": text + (f", {queued} queued" if queued else "")}
+    if queued:
+        text = ngettext("{running} worker running, {queued} queued",
+                        "{running} workers running, {queued} queued", running)
+    else:
+        text = ngettext("{running} worker running", "{running} workers running", running)
+    return {"workers": text.format(running=running, queued=queued)}
 
 
 #: a worker's state as a progress item's (a limit that stopped it is a failure)

@@ -12,10 +12,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any
 
+from chatcli import translation
+
 if TYPE_CHECKING:
     from chatcli import PluginHost, Settings
 
 __all__ = ["AgentsConfig", "agents_config", "read_config"]
+
+_, ngettext = translation(__name__)
 
 
 @dataclass(frozen=True)
@@ -76,16 +80,21 @@ def read_config(table: dict[str, Any], warn: Callable[[str], None] | None = None
         value = _number(table[key], whole)
         if value is None or not least <= value <= most:
             default = getattr(defaults, key)
-            kind = "a whole number" if whole else "a number"
-            say(f"[agents] {key} must be {kind} from {least:,.0f} to {most:,.0f}, not "
-                f"{table[key]!r:.40}; using {default:g} — fix it: chatcli config set "
-                f"agents.{key} {default:g}")
+            message = (_("[agents] {key} must be a whole number from {least:,.0f} to "
+                         "{most:,.0f}, not {value}; using {default:g} — fix it: chatcli config "
+                         "set agents.{key} {default:g}") if whole else
+                       _("[agents] {key} must be a number from {least:,.0f} to {most:,.0f}, "
+                         "not {value}; using {default:g} — fix it: chatcli config set "
+                         "agents.{key} {default:g}"))
+            say(message.format(key=key, least=least, most=most, value=f"{table[key]!r:.40}",
+                               default=default))
             continue
         values[key] = int(value) if whole else float(value)
     known = {f.name for f in fields(AgentsConfig)}
     for key in sorted(set(table) - known):
-        say(f"[agents] has no setting {key!r} (known: {', '.join(sorted(known))}); it is "
-            f"ignored — remove it: chatcli config unset agents.{key}")
+        say(_("[agents] has no setting {key!r} (known: {known}); it is ignored — remove it: "
+              "chatcli config unset agents.{key}").format(key=key,
+                                                         known=", ".join(sorted(known))))
     return AgentsConfig(**values)
 
 

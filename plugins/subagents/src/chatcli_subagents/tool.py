@@ -25,17 +25,21 @@ _MOST_TYPES, _TYPE_CHARS = 40, 200
 class DelegateArgs(BaseModel):
     """The arguments of ``delegate``."""
 
-    agent: str = Field(min_length=1, description="the worker type: one of the types listed")
+    agent: str = Field(min_length=1, description="the worker type: one of the types "
+                                                 "listed")  # untranslated: model-facing
     task: str = Field(
         min_length=1,
         description="the whole task for the worker, self-contained: it sees nothing of this "
-                    "conversation (goal, files, constraints, what to report back)")
+                    "conversation (goal, files, constraints, what to report "
+                    "back)")  # untranslated: model-facing
     description: str = Field(min_length=1, max_length=120,
-                             description="3-8 words naming the task, for the board")
+                             description="3-8 words naming the task, for the "
+                                         "board")  # untranslated: model-facing
     isolation: Literal["worktree"] | None = Field(
         default=None,
         description="\"worktree\": the worker edits its own git worktree and branch, "
-                    "merged later (for workers editing files other workers may edit)")
+                    "merged later (for workers editing files other workers may "
+                    "edit)")  # untranslated: model-facing
 
 
 def describe(types: dict[str, AgentType]) -> str:

@@ -37,17 +37,19 @@ BUILT_IN: tuple[AgentType, ...] = (
         name="general",
         description="a worker with the same tools as you, for a self-contained task "
                     "(research, a change in a few files, a check) whose details you do not "
-                    "need to see",
+                    "need to see",  # untranslated: model-facing
         prompt="Do the task completely with the tools you have; then answer with a short "
-               "report: what you did or found, the files you changed, anything left undone.",
+               "report: what you did or found, the files you changed, anything left "
+               "undone.",  # untranslated: model-facing
         source="built-in"),
     AgentType(
         name="explore",
         description="a read-only worker (only tools that read: no edits, no commands) that "
                     "finds files, code, definitions and facts in the workspace and reports "
-                    "them with paths and line numbers",
+                    "them with paths and line numbers",  # untranslated: model-facing
         prompt="You only read: find what the task asks for and report it concisely, with "
-               "file paths and line numbers; quote only the lines that matter.",
+               "file paths and line numbers; quote only the lines that "
+               "matter.",  # untranslated: model-facing
         tools=(READ_ONLY,), source="built-in"),
 )
 

@@ -20,9 +20,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from chatcli import StashKey
+from chatcli import StashKey, translation
 
-from chatcli_subagents.board import OFFERED, WORKER, Worker, depth_of, registry
+from chatcli_subagents.board import OFFERED, WORKER, Worker, depth_of, registry, state_name
 
 if TYPE_CHECKING:
     from chatcli import (
@@ -40,6 +40,8 @@ if TYPE_CHECKING:
     from chatcli_subagents.settings import AgentsConfig
 
 __all__ = ["AGENT", "Delegation", "WorkerError", "run_worker"]
+
+_, ngettext = translation(__name__)
 
 #: the type a worker's conversation runs as (its prompt section comes from it)
 AGENT: StashKey[AgentType] = StashKey()
@@ -90,6 +92,13 @@ def _first_line(text: str) -> str:
     return lines[0] if lines else ""
 
 
+def _figures(worker: Worker) -> str:
+    """``3 turns · 12,400 tokens · 8.2 s``, for the status lines the user reads."""
+    return ngettext("{turns} turn · {tokens:,} tokens · {seconds:.1f} s",
+                    "{turns} turns · {tokens:,} tokens · {seconds:.1f} s", worker.turns).format(
+                        turns=worker.turns, tokens=worker.tokens, seconds=worker.seconds)
+
+
 def _writer(output: Callable[[str], None], label: str) -> Callable[[str], None]:
     """``output``, thread-safe, each line prefixed with ``[label]``."""
 
@@ -129,7 +138,7 @@ def _worktree() -> Any:
     try:
         return importlib.import_module("chatcli_subagents.worktree")
     except ModuleNotFoundError:
-        raise WorkerError("worktree isolation is not available") from None
+        raise WorkerError("worktree isolation is not available") from None  # untranslated: model
 
 
 def _take_place(places: threading.BoundedSemaphore, cancel: threading.Event | None) -> bool:
@@ -156,14 +165,16 @@ def run_worker(job: Delegation) -> str:
     worktree = _worktree() if isolation == "worktree" else None
     if isolation not in (None, "", "worktree"):
         worker.state, worker.error = "failed", f"unknown isolation {isolation!r}"
-        raise WorkerError(f"{worker.label}: unknown isolation {isolation!r} (use \"worktree\")")
+        raise WorkerError(  # (the delegate tool's error: the model reads it)
+            f"{worker.label}: unknown isolation {isolation!r} "
+            "(use \"worktree\")")  # untranslated: model-facing
     places = board.places(depth, job.config.max_workers)
     if not _take_place(places, job.cancel):
         worker.state, worker.error = "cancelled", "cancelled before it started"
-        raise WorkerError(f"{worker.label} was cancelled before it started")
+        raise WorkerError(f"{worker.label} was cancelled before it started")  # untranslated: model
     try:
         worker.started, worker.state = time.monotonic(), "running"
-        say(f"started: {job.description}")
+        say(_("started: {task}").format(task=job.description))
         return _run(job, worker, say, depth, worktree)
     finally:
         worker.ended = time.monotonic()
@@ -217,8 +228,8 @@ def _run(job: Delegation, worker: Worker, say: Callable[[str], None], depth: int
     except Exception as err:  # a bug or an unusable type: the worker's error, not the caller's
         worker.state = "failed"
         worker.error = f"{type(err).__name__}: {_first_line(str(err))}"
-        say(f"failed: {worker.error}")
-        raise WorkerError(f"{worker.label} failed: {worker.error}") from None
+        say(_("failed: {error}").format(error=worker.error))
+        raise WorkerError(f"{worker.label} failed: {worker.error}") from None  # untranslated: model
     finally:
         if worker.conversation is not None:
             _release_claims(worker.conversation)
@@ -241,7 +252,8 @@ def _finish_tree(worktree: Any, tree: Any, worker: Worker, say: Callable[[str], 
     try:
         result = worktree.finish(tree)
     except Exception as err:
-        say(f"its worktree could not be finished: {type(err).__name__}: {err}")
+        say(_("its worktree could not be finished: {kind}: {error}").format(
+            kind=type(err).__name__, error=err))
         return
     worker.branch = None if result.empty else result.branch  # an empty branch is deleted
     worker.diffstat = result.diffstat
@@ -311,16 +323,20 @@ def _report(job: Delegation, worker: Worker, finished: TurnFinished | None, turn
         worker.state = "done"
     figures = (f"{worker.turns} turn{'s' if worker.turns != 1 else ''} · {worker.tokens:,} "
                f"tokens · {worker.seconds:.1f} s")
-    say(f"{worker.state}{': ' + worker.error if worker.error else ''} · {figures}")
+    shown = _figures(worker)
+    state = state_name(worker.state)
+    say(_("{state}: {error} · {figures}").format(state=state, error=worker.error, figures=shown)
+        if worker.error else f"{state} · {shown}")
     if worker.state in ("failed", "cancelled"):
-        raise WorkerError(f"{worker.label} {worker.state} after {figures}: {worker.error}")
+        raise WorkerError(
+            f"{worker.label} {worker.state} after {figures}: {worker.error}")  # untranslated: model
     lines = [f"{worker.label} {worker.state}"
              + (f" ({worker.error})" if worker.error else "") + f" · {figures}"]
     if worker.changed:
-        lines.append("files changed: " + ", ".join(worker.changed))
+        lines.append("files changed: " + ", ".join(worker.changed))  # untranslated: model-facing
     if worker.branch:
         lines.append(f"branch: {worker.branch} (worker_branch merge or discard; the user: "
-                     f"/agents merge|discard {worker.id})")
+                     f"/agents merge|discard {worker.id})")  # untranslated: model-facing
         if worker.diffstat:
             lines.append(worker.diffstat.rstrip())
     body = worker.result or "(no answer)"

@@ -30,10 +30,13 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from chatcli import translation
 from chatcli_workspace import safe_git, safe_git_env
 
 __all__ = ["MergeResult", "Worktree", "WorktreeError", "WorktreeResult", "clean_stale",
            "create", "discard", "finish", "merge", "worktrees_folder"]
+
+_, ngettext = translation(__name__)
 
 #: Who commits a worker's changes (never the user: the worker did them).
 IDENTITY = ("chatcli", "chatcli@localhost")
@@ -116,7 +119,9 @@ def _git(args: list[str], cwd: Path, env: dict[str, str], *, check: bool = True
          ) -> subprocess.CompletedProcess[bytes]:
     done = safe_git(args, cwd, git_env=env, timeout=_GIT_TIMEOUT)
     if check and done.returncode != 0:
-        raise WorktreeError(f"git {' '.join(args[:2])} failed in {cwd}: {_first(done.stderr)}")
+        raise WorktreeError(  # (the delegate tool's error: the model reads it)
+            f"git {' '.join(args[:2])} failed in {cwd}: "
+            f"{_first(done.stderr)}")  # untranslated: model-facing
     return done
 
 
@@ -139,12 +144,13 @@ def _top(workspace: Path) -> tuple[Path, dict[str, str]]:
     is no repository or has no commit."""
     folder = Path(os.path.realpath(workspace))
     if not folder.is_dir():
-        raise WorktreeError(f"{workspace} is not a folder")
+        raise WorktreeError(f"{workspace} is not a folder")  # untranslated: model-facing
     env = safe_git_env(folder)
     done = _git(["rev-parse", "--show-toplevel"], folder, env, check=False)
     if done.returncode != 0 or not _text(done):
         raise WorktreeError(f"{folder} is not in a git repository: a worker can only get its "
-                            "own worktree in one (git init, and commit once)")
+                            "own worktree in one (git init, and commit "
+                            "once)")  # untranslated: model-facing
     top = Path(os.path.realpath(_text(done)))
     if top != folder:
         env = safe_git_env(top)
@@ -155,7 +161,7 @@ def _head(top: Path, env: dict[str, str]) -> str:
     done = _git(["rev-parse", "--verify", "-q", "HEAD^{commit}"], top, env, check=False)
     if done.returncode != 0:
         raise WorktreeError(f"the repository {top} has no commit yet: commit once before a "
-                            "worker runs in its own worktree")
+                            "worker runs in its own worktree")  # untranslated: model-facing
     return _text(done)
 
 
@@ -272,7 +278,8 @@ def create(workspace: Path, worker_id: str) -> Worktree:
             if not folder.exists() and not _branch_exists(top, env, branch):
                 break
         else:  # pragma: no cover - 16M names each time
-            raise WorktreeError(f"no free worktree name for {worker_id} in {place}")
+            raise WorktreeError(
+                f"no free worktree name for {worker_id} in {place}")  # untranslated: model
         _write_marker(folder, branch, base, top)  # first: a crash from here on is cleaned
         done = _git(["worktree", "add", "-q", "-b", branch, str(folder), base], top, env,
                     check=False)
@@ -282,7 +289,7 @@ def create(workspace: Path, worker_id: str) -> Worktree:
             if _branch_exists(top, env, branch):
                 _git(["branch", "-D", branch], top, env, check=False)
             raise WorktreeError(f"could not make a worktree for {worker_id}: "
-                                f"{_first(done.stderr)}")
+                                f"{_first(done.stderr)}")  # untranslated: model-facing
     inside = Path(os.path.realpath(workspace)).relative_to(top)
     return Worktree(path=folder / inside, branch=branch, base=base, root=folder, repository=top)
 
@@ -324,7 +331,7 @@ def finish(wt: Worktree, message: str | None = None) -> WorktreeResult:
                          check=False))
         if not tip:
             raise WorktreeError(f"the branch {wt.branch} is gone: the worker's work is lost "
-                                "(was it deleted by hand?)")
+                                "(was it deleted by hand?)")  # untranslated: model-facing
         diffstat, files = _changes(top, env, wt.base, tip)
         _remove_worktree(top, env, wt.root)
         _marker(wt.root).unlink(missing_ok=True)
@@ -552,16 +559,27 @@ def _clean_one(top: Path, env: dict[str, str], marker: Path, data: dict[str, obj
                                         f"process {pid} ended)")
     _remove_worktree(top, env, folder)
     marker.unlink(missing_ok=True)
-    line = f"removed the worktree {folder.name} of ended process {pid}"
+    # (a line on stderr as the chat starts: the user's)
     if branch and _branch_exists(top, env, branch):
         ahead = _text(_git(["rev-list", "--count", f"{base}..refs/heads/{branch}"], top, env,
                            check=False)) if base else "1"
         if ahead not in ("", "0"):
             files = len(_changes(top, env, base, f"refs/heads/{branch}")[1]) if base else 0
-            line += (f"; its work ({files} changed file{'s' * (files != 1)}"
-                     f"{', saved now' if saved else ''}) is kept on branch {branch}: merge or "
-                     "delete it")
-        else:
-            _git(["branch", "-D", branch], top, env, check=False)
-            line += f" and its branch {branch} (no work on it)"
-    return line
+            kept = (ngettext("removed the worktree {name} of ended process {pid}; its work "
+                             "({count} changed file, saved now) is kept on branch {branch}: "
+                             "merge or delete it",
+                             "removed the worktree {name} of ended process {pid}; its work "
+                             "({count} changed files, saved now) is kept on branch {branch}: "
+                             "merge or delete it", files) if saved else
+                    ngettext("removed the worktree {name} of ended process {pid}; its work "
+                             "({count} changed file) is kept on branch {branch}: merge or "
+                             "delete it",
+                             "removed the worktree {name} of ended process {pid}; its work "
+                             "({count} changed files) is kept on branch {branch}: merge or "
+                             "delete it", files))
+            return kept.format(name=folder.name, pid=pid, count=files, branch=branch)
+        _git(["branch", "-D", branch], top, env, check=False)
+        return _("removed the worktree {name} of ended process {pid} and its branch {branch} "
+                 "(no work on it)").format(name=folder.name, pid=pid, branch=branch)
+    return _("removed the worktree {name} of ended process {pid}").format(name=folder.name,
+                                                                          pid=pid)
