@@ -1,5 +1,6 @@
 """The interactive chat in Brazilian Portuguese (CHATCLI_LANG=pt_BR) in a real terminal: the
-greeting, /help's command descriptions and key hints, an unknown command, the footer."""
+greeting, /help's command descriptions (the REPL's, chatcli-skills', chatcli-subagents') and key
+hints, an unknown command, the footer; English without it."""
 
 from __future__ import annotations
 
@@ -24,6 +25,8 @@ def test_the_chat_speaks_brazilian_portuguese(start_chat: Callable[..., Terminal
     screen = term.wait_for("@caminho completa arquivos")
     assert "lista os comandos" in screen  # the REPL's own /help
     assert "envia a última mensagem de novo" in screen  # /retry
+    assert "lista as habilidades" in screen  # /skills (chatcli-skills)
+    assert "os subagentes: /agents" in screen  # /agents (chatcli-subagents)
     assert "list the commands" not in screen
     term.type("/hepl")
     term.wait_for("comando desconhecido /hepl — você quis dizer /help?")

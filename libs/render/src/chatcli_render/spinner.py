@@ -19,10 +19,12 @@ __all__ = ["Spinner", "activity"]
 _PATH_KEYS = ("path", "file_path", "filename", "file", "notebook_path")
 
 
-def activity(name: str, arguments: object = None, limit: int = 40) -> str:
+def activity(name: str, arguments: object = None, limit: int = 40,
+             running: str = "running {tool}") -> str:
     """What a running tool call does, in a few words: ``edit calc.py`` for a call naming a
     file, else ``running exec``. Control characters are dropped and a long path keeps its end
-    (the model writes the arguments: they are shown, never obeyed)."""
+    (the model writes the arguments: they are shown, never obeyed). ``running`` is the words
+    for a call naming no file, with ``{tool}`` (a front end passes them in its language)."""
     tool = _printable(name) or "tool"
     if isinstance(arguments, dict):
         for key in _PATH_KEYS:
@@ -32,7 +34,7 @@ def activity(name: str, arguments: object = None, limit: int = 40) -> str:
                 if len(path) > limit:
                     path = "…" + path[-(limit - 1):]
                 return f"{tool} {path}"
-    return f"running {tool}"
+    return running.format(tool=tool)
 
 
 def _printable(text: str) -> str:

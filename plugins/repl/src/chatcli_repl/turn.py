@@ -78,7 +78,8 @@ def run_turn(app: ReplApp, prompt: Message | None) -> TurnFinished | None:
                 view.status = ""
                 side_by_side = side_by_side or bool(started)
                 started[event.call.id] = time.monotonic()
-                running[event.call.id] = activity(event.call.name, event.call.arguments)
+                running[event.call.id] = activity(event.call.name, event.call.arguments,
+                                                  running=_("running {tool}"))
                 view.tools_running = len(running)
                 view.activity = _doing(running)
                 app.console.print(f"⚙ {describe_call(event.call)}", style="cyan", markup=False)
