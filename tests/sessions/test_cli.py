@@ -258,9 +258,9 @@ def test_the_sessions_group_loads_only_when_used_and_its_help_line_is_the_real_o
     import sys
 
     import chatcli_sessions.cli as real
-    from chatcli_sessions.plugin import SESSIONS_HELP
+    from chatcli_sessions.plugin import sessions_help
 
-    assert real.sessions.help.splitlines()[0] == SESSIONS_HELP
+    assert real.sessions.help.splitlines()[0] == sessions_help()
     code = ("import sys; sys.argv = ['chatcli', '--help']\n"
             "from chatcli_cli.root import run\n"
             "code = run()\n"

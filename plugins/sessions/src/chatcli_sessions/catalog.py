@@ -9,6 +9,7 @@ import builtins
 import os
 from typing import TYPE_CHECKING
 
+from chatcli import translation
 from chatcli_plugin_records import SessionSummary
 
 from chatcli_sessions.stores import get_store
@@ -17,6 +18,8 @@ if TYPE_CHECKING:
     from chatcli_sessions_api.records import SessionInfo
 
 __all__ = ["StoreCatalog"]
+
+_, ngettext = translation(__name__)
 
 
 def _summary(info: SessionInfo) -> SessionSummary:
@@ -59,8 +62,10 @@ class StoreCatalog:
         from chatcli_sessions.export import render
 
         if fmt not in ("md", "json"):
-            raise UsageError(f"unknown export format {fmt!r}", "use md or json")
+            raise UsageError(_("unknown export format {format!r}").format(format=fmt),
+                             _("use md or json"))
         info = self._root(session_id)
         if info is None:
-            raise UsageError(f"no session {session_id!r}", "list them: chatcli sessions list")
+            raise UsageError(_("no session {session!r}").format(session=session_id),
+                             _("list them: chatcli sessions list"))
         return render(get_store().load(info.id), fmt, info)

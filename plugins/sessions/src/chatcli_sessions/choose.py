@@ -7,7 +7,7 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING, TextIO
 
-from chatcli import UsageError
+from chatcli import UsageError, translation
 
 from chatcli_sessions.project import age, current_project, shown_folder
 
@@ -17,15 +17,23 @@ if TYPE_CHECKING:
 
 __all__ = ["MAX_SHOWN", "continue_ref", "describe", "pick_ref"]
 
+_, ngettext = translation(__name__)
+
 #: How many sessions the ``--resume`` list shows (newest first).
 MAX_SHOWN = 20
 
 
 def describe(info: SessionInfo) -> str:
     """One session in a menu: name, title, age, size and folder."""
-    name = f"{info.name}: " if info.name else ""
-    return (f"{name}{_one_line(info.title) or '(untitled)'} — {age(info.updated_at)}, "
-            f"{info.messages} msgs · {shown_folder(info.project or info.cwd)}")
+    fields = {"name": info.name, "title": _one_line(info.title) or _("(untitled)"),
+              "age": age(info.updated_at), "count": info.messages,
+              "folder": shown_folder(info.project or info.cwd)}
+    if info.name:
+        return ngettext("{name}: {title} — {age}, {count} msgs · {folder}",
+                        "{name}: {title} — {age}, {count} msgs · {folder}",
+                        info.messages).format(**fields)
+    return ngettext("{title} — {age}, {count} msgs · {folder}",
+                    "{title} — {age}, {count} msgs · {folder}", info.messages).format(**fields)
 
 
 def _one_line(text: str) -> str:
@@ -36,9 +44,11 @@ def _elsewhere(store: SessionStore, project: str) -> str:
     """The hint for a project without sessions: where the others are."""
     others = store.count()
     if not others:
-        return "run chatcli without -c to start one"
-    return (f"run chatcli without -c to start one, or chatcli --resume to choose one of the "
-            f"{others} session{'s' if others != 1 else ''} of other projects")
+        return _("run chatcli without -c to start one")
+    return ngettext("run chatcli without -c to start one, or chatcli --resume to choose one of "
+                    "the {count} session of other projects",
+                    "run chatcli without -c to start one, or chatcli --resume to choose one of "
+                    "the {count} sessions of other projects", others).format(count=others)
 
 
 def continue_ref(store: SessionStore) -> str:
@@ -46,8 +56,8 @@ def continue_ref(store: SessionStore) -> str:
     project = current_project()
     latest = store.latest(project=project)
     if latest is None:
-        raise UsageError(f"there is no saved session in this project ({shown_folder(project)}) "
-                         "to continue", _elsewhere(store, project))
+        raise UsageError(_("there is no saved session in this project ({folder}) to continue"
+                           ).format(folder=shown_folder(project)), _elsewhere(store, project))
     return latest.id
 
 
@@ -63,7 +73,9 @@ def _show(out: TextIO, title: str, found: list[SessionInfo], more: int) -> None:
     for number, info in enumerate(found, 1):
         out.write(f"  {number:>2}  {info.id}  {describe(info)}\n")
     if more:
-        out.write(f"   a  every project ({more} more in other projects)\n")
+        out.write("   a  " + ngettext("every project ({count} more in other projects)",
+                                      "every project ({count} more in other projects)",
+                                      more).format(count=more) + "\n")
     out.flush()
 
 
@@ -79,20 +91,26 @@ def pick_ref(store: SessionStore, stdin: TextIO | None = None, out: TextIO | Non
     total = store.count()
     here = shown_folder(project)
     if not total:
-        raise UsageError("there is no saved session to resume", "run chatcli to start one")
+        raise UsageError(_("there is no saved session to resume"), _("run chatcli to start one"))
     others = total - store.count(project)
     everywhere = not mine or not others  # nothing more to widen to
     if not mine:
         found = store.list(limit=MAX_SHOWN)
-        _show(out, f"No saved session in this project ({here}); sessions of every project:",
-              found, 0)
+        _show(out, _("No saved session in this project ({folder}); sessions of every project:"
+                     ).format(folder=here), found, 0)
     else:
         found = mine
-        _show(out, f"Sessions of this project ({here}), newest first:", found, others)
+        _show(out, _("Sessions of this project ({folder}), newest first:").format(folder=here),
+              found, others)
     can_ask = _isatty(stdin) and _isatty(out)
     while can_ask:
-        keys = f"1-{len(found)}" + ("" if everywhere else ", a = every project")
-        out.write(f"Resume which session? [{keys}, Enter = 1] ")
+        if everywhere:
+            # i18n: the answer keys (numbers, Enter) stay as they are
+            asked = _("Resume which session? [1-{last}, Enter = 1] ")
+        else:
+            # i18n: the answer keys (numbers, "a", Enter) stay as they are
+            asked = _("Resume which session? [1-{last}, a = every project, Enter = 1] ")
+        out.write(asked.format(last=len(found)))
         out.flush()
         line = stdin.readline()
         if not line:  # Ctrl+D
@@ -105,12 +123,12 @@ def pick_ref(store: SessionStore, stdin: TextIO | None = None, out: TextIO | Non
         if answer == "a" and not everywhere:
             everywhere = True
             found = store.list(limit=MAX_SHOWN)
-            _show(out, "Sessions of every project, newest first:", found, 0)
+            _show(out, _("Sessions of every project, newest first:"), found, 0)
             continue
         if answer in ("q", "quit"):
             break
-        out.write(f"  no such choice: {line.strip()!r}\n")
+        out.write("  " + _("no such choice: {answer!r}").format(answer=line.strip()) + "\n")
     if can_ask:
-        raise UsageError("no session chosen", "chatcli --resume ID resumes a given one")
-    raise UsageError("--resume without an id needs a terminal to choose on",
-                     "give the session: chatcli --resume ID (ids above)")
+        raise UsageError(_("no session chosen"), _("chatcli --resume ID resumes a given one"))
+    raise UsageError(_("--resume without an id needs a terminal to choose on"),
+                     _("give the session: chatcli --resume ID (ids above)"))

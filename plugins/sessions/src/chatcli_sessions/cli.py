@@ -6,7 +6,10 @@ import sys
 from typing import Any
 
 import click
+from chatcli import translation
 from chatcli_cli import one_line_errors
+
+_, ngettext = translation(__name__)
 
 
 class _Utf8Text(click.types.StringParamType):
@@ -19,7 +22,7 @@ class _Utf8Text(click.types.StringParamType):
             try:
                 value.encode("utf-8")
             except UnicodeEncodeError:
-                self.fail("holds bytes that are not UTF-8; type it again in UTF-8 text",
+                self.fail(_("holds bytes that are not UTF-8; type it again in UTF-8 text"),
                           param, ctx)
         return value
 
@@ -92,8 +95,9 @@ def _table(found: list[Any], width: int | None, folders: bool = False) -> list[s
     """
     from chatcli_sessions.project import shown_folder
 
-    headers = ["ID", "NAME", "UPDATED", "MSGS", "MODEL", *(["FOLDER"] if folders else []),
-               "TITLE"]
+    # i18n: the column headers of `chatcli sessions list` (upper case)
+    headers = [_("ID"), _("NAME"), _("UPDATED"), _("MSGS"), _("MODEL"),
+               *([_("FOLDER")] if folders else []), _("TITLE")]
     rows = [
         [
             info.id,
@@ -101,9 +105,9 @@ def _table(found: list[Any], width: int | None, folders: bool = False) -> list[s
             _time(info.updated_at),
             str(info.messages),
             _one_line("/".join(x for x in (info.provider, info.model) if x)) or "-",
-            *([_one_line(shown_folder(info.project)) if info.project else "(no project)"]
+            *([_one_line(shown_folder(info.project)) if info.project else _("(no project)")]
               if folders else []),
-            _one_line(info.title) or "(untitled)",
+            _one_line(info.title) or _("(untitled)"),
         ]
         for info in found
     ]
@@ -125,17 +129,19 @@ def _table(found: list[Any], width: int | None, folders: bool = False) -> list[s
     return lines
 
 
-@click.group(name="sessions")
+@click.group(name="sessions",
+             help=_("Saved conversations: list, show, export, import, delete and search them."))
 def sessions() -> None:
-    """Saved conversations: list, show, export, import, delete and search them."""
+    """The ``sessions`` group."""
 
 
-@sessions.command(name="list")
+@sessions.command(name="list", help=_("List this project's sessions (--all: every project's), "
+                                       "most recently used first."))
 @click.option("--all", "every", is_flag=True,
-              help="Every project's sessions (with their folder), not only this project's.")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON (one array) for scripts.")
+              help=_("Every project's sessions (with their folder), not only this project's."))
+@click.option("--json", "as_json", is_flag=True, help=_("Print JSON (one array) for scripts."))
 @click.option("-n", "--limit", type=click.IntRange(min=1), default=None,
-              help="Show at most this many (newest first).")
+              help=_("Show at most this many (newest first)."))
 @one_line_errors
 def list_sessions(every: bool, as_json: bool, limit: int | None) -> None:
     """List this project's sessions (--all: every project's), most recently used first."""
@@ -151,9 +157,18 @@ def list_sessions(every: bool, as_json: bool, limit: int | None) -> None:
         return
     if not found:
         others = store.count() if project is not None else 0
-        where = f" in this project ({shown_folder(project)})" if project is not None else ""
-        more = (f"; {others} in other projects: chatcli sessions list --all" if others else "")
-        click.echo(f"No saved sessions{where}{more}.")
+        if project is None:
+            click.echo(_("No saved sessions."))
+        elif not others:
+            click.echo(_("No saved sessions in this project ({folder}).").format(
+                folder=shown_folder(project)))
+        else:
+            click.echo(ngettext(
+                "No saved sessions in this project ({folder}); {count} in other projects: "
+                "chatcli sessions list --all.",
+                "No saved sessions in this project ({folder}); {count} in other projects: "
+                "chatcli sessions list --all.", others).format(folder=shown_folder(project),
+                                                              count=others))
         return
     import shutil
 
@@ -162,14 +177,17 @@ def list_sessions(every: bool, as_json: bool, limit: int | None) -> None:
         click.echo(line)
     others = store.count() - store.count(project) if project is not None else 0
     if others and width is not None:  # on a terminal: say that there is more
-        click.echo(f"({others} more in other projects: chatcli sessions list --all)")
+        click.echo(ngettext("({count} more in other projects: chatcli sessions list --all)",
+                            "({count} more in other projects: chatcli sessions list --all)",
+                            others).format(count=others))
 
 
-@sessions.command(name="show")
+@sessions.command(name="show",
+                  help=_("Print a session as markdown (REF: id, unique id prefix, or name)."))
 @click.argument("ref", type=TEXT)
 @one_line_errors
 def show_session(ref: str) -> None:
-    """Print a session as markdown (REF: id, unique id prefix, or name)."""
+    """``sessions show``."""
     from chatcli_sessions.export import to_markdown
 
     store = _store()
@@ -177,24 +195,26 @@ def show_session(ref: str) -> None:
     click.echo(to_markdown(store.load(info.id), info), nl=False)
     workers = store.workers(info.id)
     if workers:  # the workers it delegated to: each a session of its own
-        click.echo("\n## Workers\n")
+        click.echo("\n## " + _("Workers") + "\n")
         for worker, said in workers:
             kind = said.get("type") or "?"
             click.echo(f"- {said.get('id') or '?'} ({kind}): {worker.title} — "
                        f"`chatcli sessions show {worker.id}`")
     if info.parent is not None:
-        click.echo(f"\n(a worker of session {info.parent})")
+        click.echo("\n" + _("(a worker of session {session})").format(session=info.parent))
 
 
-@sessions.command(name="export")
+@sessions.command(name="export",
+                  help=_("Export a session (REF: id, unique id prefix, or name)."))
 @click.argument("ref", type=TEXT)
 @click.option("--format", "fmt", type=click.Choice(["markdown", "json"]), default="markdown",
-              show_default=True, help="markdown: the conversation as read; json: the whole log.")
+              show_default=True,
+              help=_("markdown: the conversation as read; json: the whole log."))
 @click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,
-              help="Write to this file instead of standard output.")
+              help=_("Write to this file instead of standard output."))
 @one_line_errors
 def export_session(ref: str, fmt: str, output: str | None) -> None:
-    """Export a session (REF: id, unique id prefix, or name)."""
+    """``sessions export``."""
     from chatcli import UsageError, atomic_write
 
     from chatcli_sessions.export import render
@@ -210,31 +230,35 @@ def export_session(ref: str, fmt: str, output: str | None) -> None:
     try:
         atomic_write(Path(output), text)
     except OSError as err:
-        raise UsageError(f"cannot write {output}: {err.strerror}", "choose another path") from None
-    click.echo(f"Wrote {click.format_filename(output)}", err=True)
+        raise UsageError(_("cannot write {path}: {reason}").format(path=output,
+                                                                    reason=err.strerror),
+                         _("choose another path")) from None
+    click.echo(_("Wrote {path}").format(path=click.format_filename(output)), err=True)
 
 
-@sessions.command(name="import")
+@sessions.command(name="import", help=_(
+    "Import a session from FILE, written by `sessions export ID --format json` ('-': stdin)."))
 @click.argument("file", type=click.Path(dir_okay=False, allow_dash=True, path_type=str))
 @click.option("--new-id", is_flag=True,
-              help="Import under a new id (a copy), e.g. when the session already exists.")
-@click.option("--name", type=TEXT, default=None, help="Name the imported session NAME.")
+              help=_("Import under a new id (a copy), e.g. when the session already exists."))
+@click.option("--name", type=TEXT, default=None, help=_("Name the imported session NAME."))
 @one_line_errors
 def import_session(file: str, new_id: bool, name: str | None) -> None:
-    """Import a session from FILE, written by `sessions export ID --format json` ('-': stdin)."""
+    """``sessions import``."""
     from chatcli import UsageError
     from chatcli import new_id as make_id
     from chatcli_sessions_api import HERE
 
     from chatcli_sessions.restore import read_export
 
-    shown = "standard input" if file == "-" else click.format_filename(file)
+    shown = _("standard input") if file == "-" else click.format_filename(file)
     try:
         from pathlib import Path
 
         raw = sys.stdin.buffer.read() if file == "-" else Path(file).read_bytes()
     except OSError as err:
-        raise UsageError(f"cannot read {shown}: {err.strerror or err}", "check the path") from None
+        raise UsageError(_("cannot read {path}: {reason}").format(
+            path=shown, reason=err.strerror or err), _("check the path")) from None
     found = read_export(raw, shown, new_id=make_id("s_") if new_id else None)
     conversation = found.conversation
     _store().import_session(
@@ -243,30 +267,43 @@ def import_session(file: str, new_id: bool, name: str | None) -> None:
         provider=found.provider, model=found.model, forked_from=found.forked_from,
         project=found.project or HERE,  # an export without one: this project's from now on
     )
-    copy = f" (a copy of {found.original_id})" if conversation.id != found.original_id else ""
-    click.echo(f"Imported session {conversation.id}{copy}: {len(conversation.log)} messages, "
-               f"{len(conversation.checkpoints)} checkpoints")
+    counts = {"session": conversation.id, "original": found.original_id,
+              "messages": len(conversation.log), "checkpoints": len(conversation.checkpoints)}
+    if conversation.id != found.original_id:
+        said = ngettext(
+            "Imported session {session} (a copy of {original}): {messages} messages, "
+            "{checkpoints} checkpoints",
+            "Imported session {session} (a copy of {original}): {messages} messages, "
+            "{checkpoints} checkpoints", len(conversation.log))
+    else:
+        said = ngettext(
+            "Imported session {session}: {messages} messages, {checkpoints} checkpoints",
+            "Imported session {session}: {messages} messages, {checkpoints} checkpoints",
+            len(conversation.log))
+    click.echo(said.format(**counts))
 
 
-@sessions.command(name="delete")
+@sessions.command(name="delete",
+                  help=_("Delete sessions (REFS: ids, unique id prefixes, or names)."))
 @click.argument("refs", nargs=-1, required=True, type=TEXT)
 @one_line_errors
 def delete_session(refs: tuple[str, ...]) -> None:
-    """Delete sessions (REFS: ids, unique id prefixes, or names)."""
+    """``sessions delete``."""
     store = _store()
     infos = [store.resolve(ref) for ref in refs]  # all or nothing: resolve before deleting
     for info in infos:
         store.delete(info.id)
-        click.echo(f"Deleted {info.id}")
+        click.echo(_("Deleted {session}").format(session=info.id))
 
 
-@sessions.command(name="search")
+@sessions.command(name="search", help=_(
+    "Find messages containing every word of TEXT (full-text), newest first."))
 @click.argument("text", nargs=-1, required=True, type=TEXT)
-@click.option("--json", "as_json", is_flag=True, help="Print JSON (one array) for scripts.")
+@click.option("--json", "as_json", is_flag=True, help=_("Print JSON (one array) for scripts."))
 @click.option("-n", "--limit", type=click.IntRange(min=1), default=20, show_default=True)
 @one_line_errors
 def search_sessions(text: tuple[str, ...], as_json: bool, limit: int) -> None:
-    """Find messages containing every word of TEXT (full-text), newest first."""
+    """``sessions search``."""
     hits = _store().search(" ".join(text), limit=limit)
     if as_json:
         import json
@@ -274,29 +311,30 @@ def search_sessions(text: tuple[str, ...], as_json: bool, limit: int) -> None:
         click.echo(json.dumps([h.to_dict() for h in hits], ensure_ascii=False, indent=2))
         return
     if not hits:
-        click.echo("No matches.")
+        click.echo(_("No matches."))
         return
     for hit in hits:
         click.echo(f"{hit.session_id}  {hit.role:<9} {hit.snippet}")
 
 
-@sessions.command(name="migrate")
+@sessions.command(name="migrate", help=_(
+    "Copy every session into another store (e.g. --to postgres), then read each one back and "
+    "compare. Sessions already there with the same content are skipped; run it again at will."))
 @click.option("--to", "target", required=True, type=TEXT,
-              help="The store to copy into: a name a plugin registers (postgres).")
+              help=_("The store to copy into: a name a plugin registers (postgres)."))
 @click.option("--from", "source", default="sqlite", show_default=True, type=TEXT,
-              help="The store to copy from.")
+              help=_("The store to copy from."))
 @one_line_errors
 def migrate_sessions(target: str, source: str) -> None:
-    """Copy every session into another store (e.g. --to postgres), then read each one back and
-    compare. Sessions already there with the same content are skipped; run it again at will."""
+    """``sessions migrate``."""
     from chatcli import UsageError, load_settings
 
     from chatcli_sessions.migrate import migrate
     from chatcli_sessions.stores import open_named
 
     if target.strip() == source.strip():
-        raise UsageError(f"--to and --from name the same store ({target!r})",
-                         "give the store to copy into: --to postgres")
+        raise UsageError(_("--to and --from name the same store ({store!r})").format(
+            store=target), _("give the store to copy into: --to postgres"))
     settings, host = load_settings(), _host()
     origin = open_named(source.strip(), host, settings, flag="--from")
     try:
@@ -308,7 +346,7 @@ def migrate_sessions(target: str, source: str) -> None:
     finally:
         origin.close()
     for problem in result.problems:
-        click.echo(f"chatcli: {problem}", err=True)
+        click.echo(f"chatcli: {problem}", err=True)  # untranslated: the program's name
     click.echo(result.summary())
     if not result.ok:
         sys.exit(1)

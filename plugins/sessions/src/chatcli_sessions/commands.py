@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from chatcli import ChatcliError, Role, SlashCommand, TextPart, UsageError
+from chatcli import ChatcliError, Role, SlashCommand, TextPart, UsageError, translation
 
 from chatcli_sessions.export import FORMATS, render
 
@@ -22,9 +22,11 @@ if TYPE_CHECKING:
 
 __all__ = ["SESSION_SUBCOMMANDS", "complete_session", "slash_commands"]
 
+_, ngettext = translation(__name__)
+
 SESSION_SUBCOMMANDS = ["new", "save", "load", "list", "delete", "fork", "export", "search"]
 
-SESSION_HELP = (
+SESSION_HELP = _(
     "sessions: /session new | save NAME | load [--all] [ID] | list [--all] | delete ID | fork | "
     "export [markdown|json] [PATH] | search TEXT"
 )
@@ -55,7 +57,7 @@ def _say(app: ChatApp, text: str) -> None:
 
 
 def _fail(app: ChatApp, err: ChatcliError) -> None:
-    app.console.print(f"[red]error:[/red] {_esc(str(err))}")
+    app.console.print(_("[red]error:[/red] {error}").format(error=_esc(str(err))))
 
 
 def _guarded(action: Callable[[ChatApp, str], Any]) -> Callable[[ChatApp, str], Any]:
@@ -97,29 +99,42 @@ def _session_list(app: ChatApp, args: str) -> None:
     project = None if every else current_project()
     sessions = store.list(limit=LIST_LIMIT, project=project)
     others = store.count() - store.count(project) if project is not None else 0
-    more = (f" ({others} in other projects: /session list --all)" if others else "")
+    more = ngettext("({count} in other projects: /session list --all)",
+                    "({count} in other projects: /session list --all)",
+                    others).format(count=others) if others else ""
     if not sessions:
-        where = f" in this project ({shown_folder(project)})" if project else ""
-        _say(app, f"No saved sessions{where} yet.{_esc(more)}")
+        if not project:
+            _say(app, _("No saved sessions yet."))
+        elif not others:
+            _say(app, _("No saved sessions in this project ({folder}) yet.").format(
+                folder=_esc(shown_folder(project))))
+        else:
+            _say(app, ngettext(
+                "No saved sessions in this project ({folder}) yet. ({count} in other projects: "
+                "/session list --all)",
+                "No saved sessions in this project ({folder}) yet. ({count} in other projects: "
+                "/session list --all)", others).format(folder=_esc(shown_folder(project)),
+                                                        count=others))
         return
     current = app.conversation.id
     rows = [["*" if info.id == current else "", info.id, info.name or "",
-             info.title or "(untitled)", str(info.messages), age(info.updated_at),
-             shown_folder(info.project) if info.project else "(no project)"]
+             info.title or _("(untitled)"), str(info.messages), age(info.updated_at),
+             shown_folder(info.project) if info.project else _("(no project)")]
             for info in sessions]
-    headers = ["", "id", "name", "title", "msgs", "updated", "folder"]
+    # i18n: the column headers of /session list (lower case)
+    headers = ["", _("id"), _("name"), _("title"), _("msgs"), _("updated"), _("folder")]
     if not app.console.is_terminal:  # -p, piped: one line per session, nothing cut
         _print_plain(app, [headers[:3] + headers[4:] + headers[3:4],
                            *(row[:3] + row[4:] + row[3:4] for row in rows)])
     else:
         table = Table(box=None, pad_edge=False, show_edge=False)
         for column in headers:
-            table.add_column(column, no_wrap=column != "title", overflow="ellipsis")
+            table.add_column(column, no_wrap=column != headers[3], overflow="ellipsis")
         for row in rows:
             table.add_row(*(_esc(cell) for cell in row))
         app.console.print(table)
     if more:
-        _say(app, f"[dim]{_esc(more.strip())}[/dim]")
+        _say(app, f"[dim]{_esc(more)}[/dim]")
 
 
 def _print_plain(app: ChatApp, rows: list[list[str]]) -> None:
@@ -133,7 +148,7 @@ def _print_plain(app: ChatApp, rows: list[list[str]]) -> None:
 
 def _session_new(app: ChatApp, _args: str) -> None:
     app.set_conversation(_new_conversation(app))
-    _say(app, "Started a new session (saved once it has an answer).")
+    _say(app, _("Started a new session (saved once it has an answer)."))
 
 
 def _session_save(app: ChatApp, args: str) -> None:
@@ -141,7 +156,11 @@ def _session_save(app: ChatApp, args: str) -> None:
     _store().save(app.conversation, name)
     if name:
         app.conversation.metadata["session_name"] = name
-    _say(app, f"Saved session {app.conversation.id}" + (f" as {_esc(name)!s}." if name else "."))
+    if name:
+        _say(app, _("Saved session {session} as {name}.").format(session=app.conversation.id,
+                                                                  name=_esc(name)))
+    else:
+        _say(app, _("Saved session {session}.").format(session=app.conversation.id))
 
 
 def _pick_session(app: ChatApp, title: str, every: bool = False) -> SessionInfo | None:
@@ -156,16 +175,18 @@ def _pick_session(app: ChatApp, title: str, every: bool = False) -> SessionInfo 
     others = 0 if every else store.count() - store.count(project)
     if not sessions:
         if not every and others:
-            _say(app, f"No saved session in this project ({_esc(shown_folder(project))}); "
-                      "sessions of every project:")
+            _say(app, _("No saved session in this project ({folder}); sessions of every "
+                        "project:").format(folder=_esc(shown_folder(project))))
         sessions = store.list(limit=LIST_LIMIT)
         others = 0
     if not sessions:
-        _say(app, "No saved sessions yet.")
+        _say(app, _("No saved sessions yet."))
         return None
     options = [describe(s) for s in sessions]
     if others:
-        options.append(f"every project… ({others} more in other projects)")
+        options.append(ngettext("every project… ({count} more in other projects)",
+                                "every project… ({count} more in other projects)",
+                                others).format(count=others))
     choice = app.pick(title, options)
     if choice is None:
         return None
@@ -181,37 +202,42 @@ def _session_load(app: ChatApp, args: str) -> None:
     if ref:
         info = store.resolve(ref)
     else:
-        info = _pick_session(app, "Load which session?", every)
+        info = _pick_session(app, _("Load which session?"), every)
         if info is None:
             return
     conversation = store.load(info.id, max_checkpoints=app.settings.max_checkpoints, resume=True)
     app.set_conversation(conversation)
     shown = len(conversation.messages())
-    _say(app, f"Loaded session {info.id}: {_esc(info.title or '(untitled)')} ({shown} messages).")
+    _say(app, ngettext("Loaded session {session}: {title} ({count} messages).",
+                       "Loaded session {session}: {title} ({count} messages).", shown).format(
+        session=info.id, title=_esc(info.title or _("(untitled)")), count=shown))
     last_user = conversation.last(Role.USER)
     if last_user is not None:
-        _say(app, f"[dim]last message: {_esc(last_user.text.strip()[:100])}[/dim]")
+        _say(app, "[dim]" + _("last message: {text}").format(
+            text=_esc(last_user.text.strip()[:100])) + "[/dim]")
 
 
 def _session_delete(app: ChatApp, args: str) -> None:
     store = _store()
     if not args.strip():
-        raise UsageError("which session?", "use /session delete ID (see /session list)")
+        raise UsageError(_("which session?"), _("use /session delete ID (see /session list)"))
     info = store.resolve(args.strip())
     store.delete(info.id)
-    _say(app, f"Deleted session {info.id} ({_esc(info.title or 'untitled')}).")
+    _say(app, _("Deleted session {session} ({title}).").format(
+        session=info.id, title=_esc(info.title or _("untitled"))))
     if info.id == app.conversation.id:
         app.set_conversation(_new_conversation(app))
-        _say(app, "That was the current session; started a new one.")
+        _say(app, _("That was the current session; started a new one."))
 
 
 def _fork(app: ChatApp, _args: str) -> None:
     source = app.conversation
     if not source.messages():
-        raise UsageError("nothing to fork yet", "send a message first")
+        raise UsageError(_("nothing to fork yet"), _("send a message first"))
     forked = _store().fork(source)
     app.set_conversation(forked)
-    _say(app, f"Forked into session {forked.id} (from {source.id}); you are now in the fork.")
+    _say(app, _("Forked into session {session} (from {source}); you are now in the fork.").format(
+        session=forked.id, source=source.id))
 
 
 def _session_export(app: ChatApp, args: str) -> None:
@@ -231,16 +257,19 @@ def _session_export(app: ChatApp, args: str) -> None:
     try:
         atomic_write(target, text)
     except OSError as err:
-        raise UsageError(f"cannot write {target}: {err.strerror}", "choose another path") from None
-    _say(app, f"Exported session {conversation.id} ({fmt}) to {_esc(str(target))}.")
+        raise UsageError(_("cannot write {path}: {reason}").format(path=target,
+                                                                    reason=err.strerror),
+                         _("choose another path")) from None
+    _say(app, _("Exported session {session} ({format}) to {path}.").format(
+        session=conversation.id, format=fmt, path=_esc(str(target))))
 
 
 def _session_search(app: ChatApp, args: str) -> None:
     if not args.strip():
-        raise UsageError("search for what?", "use /session search TEXT")
+        raise UsageError(_("search for what?"), _("use /session search TEXT"))
     hits = _store().search(args, limit=20)
     if not hits:
-        _say(app, f"No messages match {_esc(args.strip())!s}.")
+        _say(app, _("No messages match {text}.").format(text=_esc(args.strip())))
         return
     for hit in hits:
         _say(
@@ -268,8 +297,14 @@ def _session(app: ChatApp, args: str) -> None:
     if not words:
         conversation = app.conversation
         info = _store().info(conversation.id)
-        state = "saved" if info else "not saved yet"
-        _say(app, f"Session {conversation.id} ({state}), {len(conversation.messages())} messages.")
+        count = len(conversation.messages())
+        if info:
+            said = ngettext("Session {session} (saved), {count} messages.",
+                            "Session {session} (saved), {count} messages.", count)
+        else:
+            said = ngettext("Session {session} (not saved yet), {count} messages.",
+                            "Session {session} (not saved yet), {count} messages.", count)
+        _say(app, said.format(session=conversation.id, count=count))
         _say(app, f"[dim]{_esc(SESSION_HELP)}[/dim]")
         return
     sub, rest = words[0].lower(), (words[1] if len(words) > 1 else "")
@@ -278,8 +313,9 @@ def _session(app: ChatApp, args: str) -> None:
         import difflib
 
         close = difflib.get_close_matches(sub, SESSION_SUBCOMMANDS, n=1)
-        hint = f"did you mean /session {close[0]}?" if close else SESSION_HELP
-        raise UsageError(f"unknown /session command {sub!r}", hint)
+        hint = (_("did you mean /session {command}?").format(command=close[0]) if close
+                else SESSION_HELP)
+        raise UsageError(_("unknown /session command {command!r}").format(command=sub), hint)
     action(app, rest)
 
 
@@ -381,10 +417,10 @@ def command_prefix(label: str, text: str) -> str:
 
 def _first_line(text: str) -> str:
     lines = text.strip().splitlines()
-    return lines[0] if lines else "(empty)"
+    return lines[0] if lines else _("(empty)")
 
 
-REWIND_USAGE = (
+REWIND_USAGE = _(
     "/rewind (menu) | /rewind last | /rewind N (1 = the newest) | /rewind ID, each optionally "
     "with code (files only) or conversation (conversation only) | /rewind undo"
 )
@@ -396,8 +432,8 @@ _REWIND_MODES = {
     "conversation": "conversation", "conversation-only": "conversation",
     "--conversation-only": "conversation", "chat": "conversation", "--no-code": "conversation",
 }
-_MODE_CHOICES = [("both", "conversation and code"), ("conversation", "conversation only"),
-                 ("code", "code only")]
+_MODE_CHOICES = [("both", _("conversation and code")), ("conversation", _("conversation only")),
+                 ("code", _("code only"))]
 
 
 def _interactive(app: ChatApp) -> bool:
@@ -413,13 +449,14 @@ def _parse_rewind(args: str) -> tuple[str | None, str | None]:
         found = _REWIND_MODES.get(word.lower())
         if found is not None:
             if mode is not None and mode != found:
-                raise UsageError(f"/rewind: {word!r} contradicts the earlier word", REWIND_USAGE)
+                raise UsageError(_("/rewind: {word!r} contradicts the earlier word").format(
+                    word=word), REWIND_USAGE)
             mode = found
         elif target is None:
             target = word
         else:
-            raise UsageError(f"/rewind takes one checkpoint, not {target!r} and {word!r}",
-                             REWIND_USAGE)
+            raise UsageError(_("/rewind takes one checkpoint, not {first!r} and {second!r}"
+                               ).format(first=target, second=word), REWIND_USAGE)
     return target, mode
 
 
@@ -429,7 +466,7 @@ def _find_checkpoint(choices: list[tuple[Checkpoint, Message]], target: str
         for checkpoint, message in choices:
             if message.role == Role.USER:
                 return checkpoint, message
-        raise UsageError("no message of yours to rewind to", "use /rewind for a menu")
+        raise UsageError(_("no message of yours to rewind to"), _("use /rewind for a menu"))
     if target.isdigit() and 1 <= int(target) <= len(choices):
         return choices[int(target) - 1]
     # an id prefix (hex: it may be all digits, "/rewind 409817"); a short number is a number
@@ -439,22 +476,26 @@ def _find_checkpoint(choices: list[tuple[Checkpoint, Message]], target: str
     if len(matches) == 1:
         return matches[0]
     if target.isdigit() and not matches:
-        raise UsageError(f"there {'is' if len(choices) == 1 else 'are'} {len(choices)} "
-                         f"checkpoint{'' if len(choices) == 1 else 's'} to rewind to, "
-                         f"not {int(target)}", f"give 1 (the newest) to {len(choices)}")
-    raise UsageError(f"no single checkpoint matches {target!r}", "use /rewind for a menu")
+        raise UsageError(ngettext("there is {count} checkpoint to rewind to, not {number}",
+                                  "there are {count} checkpoints to rewind to, not {number}",
+                                  len(choices)).format(count=len(choices), number=int(target)),
+                         _("give 1 (the newest) to {count}").format(count=len(choices)))
+    raise UsageError(_("no single checkpoint matches {target!r}").format(target=target),
+                     _("use /rewind for a menu"))
 
 
 def _list_checkpoints(app: ChatApp, choices: list[tuple[Checkpoint, Message]]) -> None:
     """What a one-shot run could not ask: which argument to give, and the checkpoints."""
-    _say(app, "Give the checkpoint as the argument: /rewind last (before your last message), "
-              "/rewind N (1 = the newest below) or /rewind ID; add code or conversation to "
-              "restore only that part.")
+    _say(app, _("Give the checkpoint as the argument: /rewind last (before your last message), "
+                "/rewind N (1 = the newest below) or /rewind ID; add code or conversation to "
+                "restore only that part."))
     for number, (checkpoint, _message) in enumerate(choices[:10], 1):
         _say(app, f"  {number:>2}  {checkpoint.id}  {when(checkpoint.created_at)}  "
                   f"{_esc(_first_line(checkpoint.label))}")
     if len(choices) > 10:
-        _say(app, f"  … and {len(choices) - 10} older")
+        older = len(choices) - 10
+        _say(app, "  " + ngettext("… and {count} older", "… and {count} older", older).format(
+            count=older))
 
 
 def _rewind_to(app: ChatApp, checkpoint: Checkpoint, message: Message,
@@ -463,9 +504,9 @@ def _rewind_to(app: ChatApp, checkpoint: Checkpoint, message: Message,
     app.prefill(_prompt_text(checkpoint, message))
     _say(
         app,
-        f"Rewound to before “{_esc(_first_line(checkpoint.label))}” "
-        f"({when(checkpoint.created_at)}); "
-        "the message is back in the input. /rewind undo goes back.",
+        _("Rewound to before “{label}” ({time}); the message is back in the input. /rewind "
+          "undo goes back.").format(label=_esc(_first_line(checkpoint.label)),
+                                    time=when(checkpoint.created_at)),
     )
     if files:
         _say(app, _esc(files))
@@ -477,12 +518,14 @@ def _rewind_undo(app: ChatApp) -> None:
     undone = conversation.undo()
     files = app.host.hook.workspace_undo(conversation=conversation)
     if undone and (conversation.head != head or not files):
-        _say(app, f"Undone: the conversation is back to {len(conversation.messages())} "
-                  "messages.")
+        count = len(conversation.messages())
+        _say(app, ngettext("Undone: the conversation is back to {count} messages.",
+                           "Undone: the conversation is back to {count} messages.",
+                           count).format(count=count))
     if files:
         _say(app, _esc(files))
     if not undone and not files:
-        _say(app, "Nothing to undo.")
+        _say(app, _("Nothing to undo."))
 
 
 def _restore_files(app: ChatApp, restore: Callable[[], str]) -> str | None:
@@ -490,8 +533,9 @@ def _restore_files(app: ChatApp, restore: Callable[[], str]) -> str | None:
     try:
         return restore()
     except Exception as err:  # a plugin's restore: say so, rewind nothing
-        _say(app, f"[red]error:[/red] the files could not be restored "
-                  f"({_esc(type(err).__name__)}: {_esc(str(err))}); nothing was rewound.")
+        _say(app, _("[red]error:[/red] the files could not be restored ({kind}: {error}); "
+                    "nothing was rewound.").format(kind=_esc(type(err).__name__),
+                                                   error=_esc(str(err))))
         return None
 
 
@@ -505,18 +549,18 @@ def _rewind(app: ChatApp, args: str) -> None:
     choices = on_current_path(conversation)
     if not choices:
         if conversation.checkpoints:
-            _say(app, "Nothing to rewind here: no earlier message of this conversation has a "
-                      "checkpoint (/rewind undo goes back to before the last rewind).")
+            _say(app, _("Nothing to rewind here: no earlier message of this conversation has a "
+                        "checkpoint (/rewind undo goes back to before the last rewind)."))
         else:
-            _say(app, "No checkpoints yet: one is taken before each message you send.")
+            _say(app, _("No checkpoints yet: one is taken before each message you send."))
         return
     if target is not None:
         checkpoint, message = _find_checkpoint(choices, target)
     else:
         options = [f"{when(c.created_at)}  {_first_line(c.label)}" for c, _ in choices]
-        choice = app.pick("Rewind to before which message?", options)
+        choice = app.pick(_("Rewind to before which message?"), options)
         if choice is None:
-            _say(app, "Rewind cancelled.")
+            _say(app, _("Rewind cancelled."))
             if not _interactive(app):  # a one-shot run: nobody could choose
                 _list_checkpoints(app, choices)
             return
@@ -527,24 +571,25 @@ def _rewind(app: ChatApp, args: str) -> None:
                                                        checkpoint=checkpoint)
     if point is None:
         if mode == "code":
-            _say(app, "No file to restore: none changed since then (of those chatcli records); "
-                      "the conversation is unchanged.")
+            _say(app, _("No file to restore: none changed since then (of those chatcli "
+                        "records); the conversation is unchanged."))
             return
         _rewind_to(app, checkpoint, message,
-                   "No file to restore: none changed since then." if mode == "both" else None)
+                   _("No file to restore: none changed since then.") if mode == "both" else None)
         return
     if mode is None:
         if target is None or _interactive(app):  # a person is choosing: ask what to restore
-            choice = app.pick(f"Files changed since then: {point.summary}. Rewind what?",
-                              [label for _, label in _MODE_CHOICES])
+            choice = app.pick(_("Files changed since then: {summary}. Rewind what?").format(
+                summary=point.summary), [label for _mode, label in _MODE_CHOICES])
             if choice is None:
-                _say(app, "Rewind cancelled.")
+                _say(app, _("Rewind cancelled."))
                 return
             mode = _MODE_CHOICES[choice][0]
         else:
             mode = "both"
     if mode == "conversation":
-        _rewind_to(app, checkpoint, message, f"Files left as they are: {point.summary}.")
+        _rewind_to(app, checkpoint, message, _("Files left as they are: {summary}.").format(
+            summary=point.summary))
         return
     files = _restore_files(app, point.restore)
     if files is None:
@@ -552,8 +597,8 @@ def _rewind(app: ChatApp, args: str) -> None:
     if mode == "code":
         # a head move that goes nowhere, so that /rewind undo undoes this rewind (and only it)
         conversation.move_head(conversation.head, "rewind")
-        _say(app, f"{_esc(files)} The conversation is unchanged; /rewind undo puts the files "
-                  "back.")
+        _say(app, _("{files} The conversation is unchanged; /rewind undo puts the files "
+                    "back.").format(files=_esc(files)))
         return
     _rewind_to(app, checkpoint, message, files)
 
@@ -570,14 +615,14 @@ def slash_commands() -> list[SlashCommand]:
         ),
         SlashCommand(
             name="rewind",
-            help="go back to before an earlier message, and the files changed since "
-                 "(menu; or /rewind last|N|ID [code|conversation]); /rewind undo reverts it",
+            help=_("go back to before an earlier message, and the files changed since "
+                   "(menu; or /rewind last|N|ID [code|conversation]); /rewind undo reverts it"),
             run=_guarded(_rewind),
             subcommands=["undo", "last"],
         ),
         SlashCommand(
             name="fork",
-            help="copy this conversation into a new session and continue there",
+            help=_("copy this conversation into a new session and continue there"),
             run=_guarded(_fork),
         ),
     ]

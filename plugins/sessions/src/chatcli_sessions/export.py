@@ -7,11 +7,15 @@ import json
 import re
 from typing import TYPE_CHECKING, Any
 
+from chatcli import translation
+
 if TYPE_CHECKING:
     from chatcli import Conversation
     from chatcli_sessions_api.records import SessionInfo
 
 __all__ = ["FORMATS", "close_fences", "render", "to_json", "to_markdown"]
+
+_, ngettext = translation(__name__)
 
 FORMATS = ("markdown", "json")
 EXPORT_FORMAT = "chatcli-session"
@@ -121,4 +125,5 @@ def render(conversation: Conversation, fmt: str, info: SessionInfo | None = None
         return to_json(conversation, info)
     from chatcli import UsageError
 
-    raise UsageError(f"unknown export format {fmt!r}", "use markdown or json")
+    raise UsageError(_("unknown export format {format!r}").format(format=fmt),
+                     _("use markdown or json"))

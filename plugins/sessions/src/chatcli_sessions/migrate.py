@@ -20,11 +20,15 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from chatcli import translation
+
 if TYPE_CHECKING:
     from chatcli import Conversation
     from chatcli_sessions_api import SessionInfo, SessionStore
 
 __all__ = ["Migration", "content_hash", "migrate", "read_session", "sessions_of"]
+
+_, ngettext = translation(__name__)
 
 
 @dataclass
@@ -45,14 +49,39 @@ class Migration:
 
     def summary(self) -> str:
         """``migrated N sessions (M messages), verified`` (or what failed)."""
-        line = f"migrated {self.copied} session{'s' if self.copied != 1 else ''} " \
-               f"({self.messages} message{'s' if self.messages != 1 else ''})"
-        if self.skipped:
-            line += f", {self.skipped} already there"
-        if self.ok:
-            return line + ", verified"
-        count = len(self.problems)
-        return line + f", verification failed: {count} problem{'s' if count != 1 else ''}"
+        counts = {
+            "count": self.copied,
+            "messages": ngettext("{count} message", "{count} messages",
+                                 self.messages).format(count=self.messages),
+            "already": ngettext("{count} already there", "{count} already there",
+                                self.skipped).format(count=self.skipped),
+            "problems": ngettext("{count} problem", "{count} problems",
+                                 len(self.problems)).format(count=len(self.problems)),
+        }
+        if self.ok and not self.skipped:
+            # i18n: {messages} is "N messages"
+            line = ngettext("migrated {count} session ({messages}), verified",
+                            "migrated {count} sessions ({messages}), verified", self.copied)
+        elif self.ok:
+            # i18n: {messages} is "N messages", {already} "N already there"
+            line = ngettext("migrated {count} session ({messages}), {already}, verified",
+                            "migrated {count} sessions ({messages}), {already}, verified",
+                            self.copied)
+        elif not self.skipped:
+            # i18n: {messages} is "N messages", {problems} "N problems"
+            line = ngettext(
+                "migrated {count} session ({messages}), verification failed: {problems}",
+                "migrated {count} sessions ({messages}), verification failed: {problems}",
+                self.copied)
+        else:
+            # i18n: {messages} is "N messages", {already} "N already there", {problems}
+            # "N problems"
+            line = ngettext(
+                "migrated {count} session ({messages}), {already}, verification failed: "
+                "{problems}",
+                "migrated {count} sessions ({messages}), {already}, verification failed: "
+                "{problems}", self.copied)
+        return line.format(**counts)
 
 
 def sessions_of(store: SessionStore) -> Iterator[tuple[SessionInfo, dict[str, Any]]]:
@@ -133,8 +162,9 @@ def migrate(source: SessionStore, target: SessionStore,
                 result.skipped += 1
             else:
                 failed.add(info.id)
-                result.problems.append(f"session {info.id}: already in the target with other "
-                                       "content (left as it is there)")
+                result.problems.append(_("session {session}: already in the target with other "
+                                         "content (left as it is there)").format(
+                    session=info.id))
             continue
         conversation, history = read_session(source, info, worker)
         try:
@@ -144,25 +174,33 @@ def migrate(source: SessionStore, target: SessionStore,
                 forked_from=info.forked_from, project=info.project, head_history=history)
         except ChatcliError as err:
             failed.add(info.id)
-            result.problems.append(f"session {info.id}: not copied: {err}")
+            result.problems.append(_("session {session}: not copied: {error}").format(
+                session=info.id, error=err))
             continue
         result.copied += 1
         result.messages += len(conversation.log)
         if progress is not None:
-            progress(f"copied {info.id} ({len(conversation.log)} messages)")
+            progress(ngettext("copied {session} ({count} messages)",
+                              "copied {session} ({count} messages)",
+                              len(conversation.log)).format(session=info.id,
+                                                            count=len(conversation.log)))
     for info, _worker, digest in expected:
         if info.id in failed:
             continue
         there = target.info(info.id)
         if there is None:
-            result.problems.append(f"session {info.id}: missing from the target")
+            result.problems.append(_("session {session}: missing from the target").format(
+                session=info.id))
             continue
         if there.messages != info.messages:
-            result.problems.append(f"session {info.id}: {there.messages} messages in the "
-                                   f"target, {info.messages} in the source")
+            result.problems.append(ngettext(
+                "session {session}: {target} messages in the target, {source} in the source",
+                "session {session}: {target} messages in the target, {source} in the source",
+                there.messages).format(session=info.id, target=there.messages,
+                                       source=info.messages))
         elif content_hash(target, there, _worker_of(target, there)) != digest:
-            result.problems.append(f"session {info.id}: the target holds other content "
-                                   "(content hash differs)")
+            result.problems.append(_("session {session}: the target holds other content "
+                                     "(content hash differs)").format(session=info.id))
         else:
             result.verified += 1
     return result

@@ -15,7 +15,7 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from chatcli import StashKey, hookimpl
+from chatcli import StashKey, hookimpl, translation
 
 from chatcli_sessions.stores import close_stores as close_stores  # (tests close the stores)
 from chatcli_sessions.stores import get_store
@@ -36,6 +36,8 @@ if TYPE_CHECKING:
     from chatcli_plugin_records import SessionCatalog
     from chatcli_sessions_api import HeadMoved, SessionStore, SessionStoreSpec
 
+_, ngettext = translation(__name__)
+
 #: the head this process last knew the store to hold for a conversation (the ``expected`` of
 #: a head move); unset: not known, the move is not compared
 STORED_HEAD: StashKey[str | None] = StashKey()
@@ -48,8 +50,9 @@ def _moved_on(conversation: Conversation, err: HeadMoved) -> None:
     conversation.stash[STORED_HEAD] = err.current
     if not conversation.stash.get(WARNED, False):
         conversation.stash[WARNED] = True
-        print(f"chatcli: warning: {err.message}; this chat goes on as a branch of it, every "
-              f"message saved — {err.hint}", file=sys.stderr, flush=True)
+        print(_("chatcli: warning: {problem}; this chat goes on as a branch of it, every "
+                "message saved — {fix}").format(problem=err.message, fix=err.hint),
+              file=sys.stderr, flush=True)
 
 
 # ------------------------------------------------------------------ persistence
@@ -81,7 +84,7 @@ def register_session_stores(register: Callable[[SessionStoreSpec], None]) -> Non
     from chatcli_sessions.stores import sqlite_factory
 
     register(SessionStoreSpec("sqlite", sqlite_factory,
-                              "an embedded SQLite file in the data folder (the default)"))
+                              _("an embedded SQLite file in the data folder (the default)")))
 
 
 @hookimpl
@@ -166,8 +169,8 @@ def open_conversation(
     try:
         (resume or "").encode("utf-8")
     except UnicodeEncodeError:  # undecodable bytes in argv arrive as lone surrogates
-        raise UsageError("--resume: the session id holds bytes that are not UTF-8",
-                         "give the id as `chatcli sessions list` shows it") from None
+        raise UsageError(_("--resume: the session id holds bytes that are not UTF-8"),
+                         _("give the id as `chatcli sessions list` shows it")) from None
     store: SessionStore = get_store(settings=settings)
     if resume:
         ref = resume
@@ -205,8 +208,10 @@ def register_commands(cli: click.Group) -> None:
     """``chatcli sessions list|show|export|import|delete|search`` (imported when used)."""
     from chatcli_cli import LazyGroup
 
-    cli.add_command(LazyGroup("sessions", SESSIONS_HELP, "chatcli_sessions.cli:sessions"))
+    cli.add_command(LazyGroup("sessions", sessions_help(), "chatcli_sessions.cli:sessions"))
 
 
-#: The ``sessions`` group's first help line, as ``chatcli --help`` lists it.
-SESSIONS_HELP = "Saved conversations: list, show, export, import, delete and search them."
+def sessions_help() -> str:
+    """The ``sessions`` group's first help line, as ``chatcli --help`` lists it (made when the
+    command line is built, not when this module is imported)."""
+    return _("Saved conversations: list, show, export, import, delete and search them.")

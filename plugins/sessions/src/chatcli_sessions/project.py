@@ -11,7 +11,11 @@ from __future__ import annotations
 import os
 import time
 
+from chatcli import translation
+
 __all__ = ["age", "current_project", "shown_folder"]
+
+_, ngettext = translation(__name__)
 
 
 def current_project(folder: str | None = None) -> str:
@@ -41,11 +45,14 @@ def age(timestamp: float, now: float | None = None) -> str:
     then the date."""
     seconds = max((time.time() if now is None else now) - timestamp, 0.0)
     if seconds < 60:
-        return "just now"
+        return _("just now")
     if seconds < 3600:
-        return f"{int(seconds // 60)} min ago"
+        count = int(seconds // 60)
+        return ngettext("{count} min ago", "{count} min ago", count).format(count=count)
     if seconds < 86_400:
-        return f"{int(seconds // 3600)} h ago"
+        count = int(seconds // 3600)
+        return ngettext("{count} h ago", "{count} h ago", count).format(count=count)
     if seconds < 30 * 86_400:
-        return f"{int(seconds // 86_400)} d ago"
+        count = int(seconds // 86_400)
+        return ngettext("{count} d ago", "{count} d ago", count).format(count=count)
     return time.strftime("%Y-%m-%d", time.localtime(timestamp))

@@ -7,7 +7,7 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from chatcli import UsageError, safe_json
+from chatcli import UsageError, safe_json, translation
 
 from chatcli_sessions.export import EXPORT_FORMAT, EXPORT_VERSION
 
@@ -16,8 +16,10 @@ if TYPE_CHECKING:
 
 __all__ = ["Imported", "read_export"]
 
+_, ngettext = translation(__name__)
+
 #: The hint of a file that is not (or no longer) a usable export.
-_AGAIN = "export the session again with `chatcli sessions export ID --format json`"
+_AGAIN = _("export the session again with `chatcli sessions export ID --format json`")
 
 
 @dataclass
@@ -51,14 +53,18 @@ def _get(mapping: dict[str, Any], key: str, kind: type | tuple[type, ...], where
     if value is None:
         return default
     if isinstance(value, bool) or not isinstance(value, kind):
-        raise _Bad(f"{where}{key!r} has the wrong type ({type(value).__name__})")
+        if where:
+            raise _Bad(_("session {key!r} has the wrong type ({kind})").format(
+                key=key, kind=type(value).__name__))
+        raise _Bad(_("{key!r} has the wrong type ({kind})").format(key=key,
+                                                                   kind=type(value).__name__))
     return value
 
 
 def _session_id(value: Any) -> str:
     if not isinstance(value, str) or not value or len(value) > 200 or not value.isprintable() \
             or any(c.isspace() for c in value):
-        raise _Bad("the session id is missing or malformed")
+        raise _Bad(_("the session id is missing or malformed"))
     return value
 
 
@@ -78,9 +84,10 @@ def _check_tree(parents: dict[str, str | None]) -> None:
         cursor: str | None = start
         while cursor is not None and cursor not in done:
             if cursor in seen:
-                raise _Bad(f"message {cursor} is its own ancestor")
+                raise _Bad(_("message {message} is its own ancestor").format(message=cursor))
             if cursor not in parents:
-                raise _Bad(f"message {chain[-1]} has the parent {cursor}, which is not in the file")
+                raise _Bad(_("message {message} has the parent {parent}, which is not in the file"
+                             ).format(message=chain[-1], parent=cursor))
             seen.add(cursor)
             chain.append(cursor)
             cursor = parents[cursor]
@@ -92,14 +99,15 @@ def _parse(data: Any, new_id: str | None) -> Imported:
     from pydantic import ValidationError
 
     if not isinstance(data, dict) or data.get("format") != EXPORT_FORMAT:
-        raise _Bad(f'not a chatcli session export (no "format": "{EXPORT_FORMAT}")',
-                   "give a file written by `chatcli sessions export ID --format json`")
+        raise _Bad(_('not a chatcli session export (no "format": "{format}")').format(
+            format=EXPORT_FORMAT),
+                   _("give a file written by `chatcli sessions export ID --format json`"))
     version = data.get("version")
     if not isinstance(version, int) or isinstance(version, bool) or version < 1:
-        raise _Bad(f"unknown export version {version!r}")
+        raise _Bad(_("unknown export version {version!r}").format(version=version))
     if version > EXPORT_VERSION:
-        raise _Bad(f"it was written by a newer chatcli (export version {version})",
-                   "upgrade chatcli-sessions")
+        raise _Bad(_("it was written by a newer chatcli (export version {version})").format(
+            version=version), _("upgrade chatcli-sessions"))
     session = _get(data, "session", dict, "", {})
     original = _session_id(session.get("id"))
     messages: list[Message] = []
@@ -107,33 +115,37 @@ def _parse(data: Any, new_id: str | None) -> Imported:
         try:
             messages.append(Message.model_validate(raw))
         except ValidationError as err:
-            raise _Bad(f"message {number} is invalid ({_first_error(err)})") from None
+            raise _Bad(_("message {number} is invalid ({problem})").format(
+                number=number, problem=_first_error(err))) from None
     parents = {m.id: m.parent_id for m in messages}
     if len(parents) != len(messages):
-        raise _Bad("two messages have the same id")
+        raise _Bad(_("two messages have the same id"))
     _check_tree(parents)
     head = _get(data, "head", str, "", None)
     if head is not None and head not in parents:
-        raise _Bad(f"the head {head} is not one of its messages")
+        raise _Bad(_("the head {head} is not one of its messages").format(head=head))
     checkpoints: list[Checkpoint] = []
     for number, raw in enumerate(_get(data, "checkpoints", list, "", []), start=1):
         try:
             checkpoint = Checkpoint.model_validate(raw)
         except ValidationError as err:
-            raise _Bad(f"checkpoint {number} is invalid ({_first_error(err)})") from None
+            raise _Bad(_("checkpoint {number} is invalid ({problem})").format(
+                number=number, problem=_first_error(err))) from None
         if checkpoint.head is not None and checkpoint.head not in parents:
-            raise _Bad(f"checkpoint {number} points at {checkpoint.head}, not in the file")
+            raise _Bad(_("checkpoint {number} points at {head}, not in the file").format(
+                number=number, head=checkpoint.head))
         checkpoints.append(checkpoint)
     if len({c.id for c in checkpoints}) != len(checkpoints):
-        raise _Bad("two checkpoints have the same id")
+        raise _Bad(_("two checkpoints have the same id"))
     compactions: list[Compaction] = []
     for number, raw in enumerate(_get(data, "compactions", list, "", []), start=1):
         try:
             compactions.append(Compaction.model_validate(raw))
         except ValidationError as err:
-            raise _Bad(f"compaction {number} is invalid ({_first_error(err)})") from None
+            raise _Bad(_("compaction {number} is invalid ({problem})").format(
+                number=number, problem=_first_error(err))) from None
     if len({c.id for c in compactions}) != len(compactions):
-        raise _Bad("two compactions have the same id")
+        raise _Bad(_("two compactions have the same id"))
     name = _get(session, "name", str, "session ", None)
     created = float(_get(session, "created_at", (int, float), "session ", 0.0))
     conversation = Conversation.restore(
@@ -169,17 +181,20 @@ def read_export(raw: bytes, source: str, new_id: str | None = None) -> Imported:
         try:
             text = raw.decode("utf-8-sig")
         except UnicodeDecodeError as err:
-            raise _Bad(f"not UTF-8 text (byte {err.start})") from None
+            raise _Bad(_("not UTF-8 text (byte {offset})").format(offset=err.start)) from None
         if not text.strip():
-            raise _Bad("the file is empty")
+            raise _Bad(_("the file is empty"))
         try:
             data = json.loads(text)
         except json.JSONDecodeError as err:
-            raise _Bad(f"not JSON ({err.msg} at line {err.lineno} column {err.colno})") from None
+            raise _Bad(_("not JSON ({problem} at line {line} column {column})").format(
+                problem=err.msg, line=err.lineno, column=err.colno)) from None
         except RecursionError:
-            raise _Bad("not JSON this chatcli can read (nested too deeply)") from None
+            raise _Bad(_("not JSON this chatcli can read (nested too deeply)")) from None
         # JSON can spell what nothing can store ("\ud800", "\u0000"): made safe everywhere at
         # once, ids included, so references between messages still match
         return _parse(safe_json(data), new_id)
     except _Bad as bad:
-        raise UsageError(f"cannot import {source}: {bad.problem}", bad.hint) from None
+        raise UsageError(_("cannot import {path}: {problem}").format(path=source,
+                                                                      problem=bad.problem),
+                         bad.hint) from None

@@ -9,9 +9,12 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable
 
+from chatcli import translation
 from chatcli_sessions_api import StoreError
 
 __all__ = ["MIGRATIONS", "SCHEMA_VERSION", "StoreError", "migrate"]
+
+_, ngettext = translation(__name__)
 
 
 def _migration_1(db: sqlite3.Connection) -> None:
@@ -138,9 +141,9 @@ def migrate(db: sqlite3.Connection) -> int:
     found: int = db.execute("PRAGMA user_version").fetchone()[0]
     if found > SCHEMA_VERSION:
         raise StoreError(
-            f"the session database has schema version {found}, newer than this chatcli "
-            f"understands ({SCHEMA_VERSION})",
-            "upgrade chatcli-sessions",
+            _("the session database has schema version {found}, newer than this chatcli "
+              "understands ({known})").format(found=found, known=SCHEMA_VERSION),
+            _("upgrade chatcli-sessions"),
         )
     while found < SCHEMA_VERSION:
         db.execute("BEGIN IMMEDIATE")

@@ -43,7 +43,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from chatcli import UsageError, safe_message, safe_text
+from chatcli import UsageError, safe_message, safe_text, translation
 from chatcli_sessions_api import HERE, UNCHECKED, HeadMoved, Here, StoreError
 from chatcli_sessions_api.common import (
     UNSTORABLE_ARGUMENTS,
@@ -89,6 +89,8 @@ __all__ = [
 ]
 
 T = TypeVar("T")
+
+_, ngettext = translation(__name__)
 
 #: Milliseconds a connection waits for another process's write lock before SQLITE_BUSY.
 BUSY_TIMEOUT_MS = 10_000
@@ -150,16 +152,18 @@ class SessionStore:
             )
         except (OSError, sqlite3.Error) as err:
             raise StoreError(
-                f"cannot open the session database {self.path}: {err}",
-                "check the permissions of that folder or set CHATCLI_DATA_DIR",
+                _("cannot open the session database {path}: {error}").format(path=self.path,
+                                                                            error=err),
+                _("check the permissions of that folder or set CHATCLI_DATA_DIR"),
             ) from None
         try:
             self._retry(lambda: self._setup(synchronous))
         except sqlite3.DatabaseError as err:
             self.db.close()
             raise StoreError(
-                f"the session database {self.path} is unusable: {err}",
-                "move it aside; chatcli starts a new one",
+                _("the session database {path} is unusable: {error}").format(path=self.path,
+                                                                            error=err),
+                _("move it aside; chatcli starts a new one"),
             ) from None
         for suffix in ("", "-wal", "-shm"):  # older versions left these world-readable
             _make_private(Path(f"{self.path}{suffix}"))
@@ -169,7 +173,8 @@ class SessionStore:
         self.db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         mode = self.db.execute("PRAGMA journal_mode = WAL").fetchone()[0]
         if str(mode).lower() != "wal":
-            raise sqlite3.OperationalError(f"cannot switch to WAL (journal_mode={mode})")
+            raise sqlite3.OperationalError(
+                f"cannot switch to WAL (journal_mode={mode})")  # untranslated: in sqlite's words
         self.db.execute(f"PRAGMA synchronous = {synchronous}")
         self.db.execute("PRAGMA foreign_keys = ON")
         migrate(self.db)
@@ -232,7 +237,8 @@ class SessionStore:
             try:
                 return self._retry(attempt)
             except sqlite3.Error as err:
-                raise StoreError(f"cannot write the session database: {err}") from None
+                raise StoreError(_("cannot write the session database: {error}").format(
+                    error=err)) from None
 
     @contextlib.contextmanager
     def snapshot(self) -> Iterator[None]:
@@ -522,8 +528,9 @@ class SessionStore:
                 ).fetchone()
                 if other is not None:
                     raise UsageError(
-                        f"the name {name!r} is already used by session {other[0]}",
-                        "choose another name or delete that session",
+                        _("the name {name!r} is already used by session {session}").format(
+                            name=name, session=other[0]),
+                        _("choose another name or delete that session"),
                     )
             if not self._exists(db, conversation.id):
                 self._create(db, conversation, name=name)
@@ -570,16 +577,17 @@ class SessionStore:
         def work(db: sqlite3.Connection) -> None:
             if self._exists(db, conversation.id):
                 raise UsageError(
-                    f"session {conversation.id} already exists",
-                    f"delete it first (chatcli sessions delete {conversation.id}) "
-                    "or import a copy with --new-id",
+                    _("session {session} already exists").format(session=conversation.id),
+                    _("delete it first (chatcli sessions delete {session}) or import a copy "
+                      "with --new-id").format(session=conversation.id),
                 )
             if name is not None:
                 other = db.execute("SELECT id FROM sessions WHERE name = ?", (name,)).fetchone()
                 if other is not None:
                     raise UsageError(
-                        f"the name {name!r} is already used by session {other[0]}",
-                        "import with --name OTHER",
+                        _("the name {name!r} is already used by session {session}").format(
+                            name=name, session=other[0]),
+                        _("import with --name OTHER"),
                     )
             self._create(db, conversation, name=name, forked_from=forked_from,
                          created_at=created_at, updated_at=updated_at,
@@ -677,10 +685,10 @@ class SessionStore:
         """
         ref = ref.strip()
         if not ref:
-            raise UsageError("no session given", "see `chatcli sessions list`")
+            raise UsageError(_("no session given"), _("see `chatcli sessions list`"))
         if not is_utf8(ref):
-            raise UsageError("the session id holds bytes that are not UTF-8",
-                             "give it as `chatcli sessions list` shows it")
+            raise UsageError(_("the session id holds bytes that are not UTF-8"),
+                             _("give it as `chatcli sessions list` shows it"))
         rows = self._read("SELECT id FROM sessions WHERE id = ? OR name = ?", (ref, ref))
         if not rows:
             escaped = ref.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
@@ -691,15 +699,19 @@ class SessionStore:
             )
         ids = list(dict.fromkeys(r[0] for r in rows))
         if not ids:
-            raise UsageError(f"no session matches {ref!r}", "see `chatcli sessions list`")
+            raise UsageError(_("no session matches {ref!r}").format(ref=ref),
+                             _("see `chatcli sessions list`"))
         if len(ids) > 1:
             shown = ", ".join(ids[:4]) + (" …" if len(ids) > 4 else "")
             raise UsageError(
-                f"{ref!r} matches {len(ids)} sessions ({shown})", "give more of the id"
+                ngettext("{ref!r} matches {count} sessions ({ids})",
+                         "{ref!r} matches {count} sessions ({ids})", len(ids)).format(
+                    ref=ref, count=len(ids), ids=shown), _("give more of the id")
             )
         info = self.info(ids[0])
         if info is None:  # deleted between the two reads
-            raise UsageError(f"no session matches {ref!r}", "see `chatcli sessions list`")
+            raise UsageError(_("no session matches {ref!r}").format(ref=ref),
+                             _("see `chatcli sessions list`"))
         return info
 
     def messages(self, session_id: str) -> builtins.list[Message]:
@@ -806,8 +818,8 @@ class SessionStore:
         from chatcli_sessions_api.records import SearchHit
 
         if not is_utf8(text):
-            raise UsageError("the search text holds bytes that are not UTF-8",
-                             "type it again as UTF-8 text")
+            raise UsageError(_("the search text holds bytes that are not UTF-8"),
+                             _("type it again as UTF-8 text"))
         if self.has_fts:
             query = fts_query(text)
             if not query:

@@ -14,12 +14,16 @@ import os
 import threading
 from typing import TYPE_CHECKING, Any
 
+from chatcli import translation
+
 if TYPE_CHECKING:
     from chatcli import PluginHost, Settings
     from chatcli_sessions_api import SessionStore, SessionStoreSpec
 
 __all__ = ["backend_name", "close_stores", "configure", "get_store", "open_named", "release",
            "retain", "sqlite_factory", "store_specs"]
+
+_, ngettext = translation(__name__)
 
 #: the built-in store's name (always this plugin's SQLite file)
 SQLITE = "sqlite"
@@ -60,8 +64,8 @@ def backend_name(settings: Settings) -> str:
     if not isinstance(value, str) or not value.strip():
         from chatcli import ConfigError
 
-        raise ConfigError(f"[sessions] backend must be a store's name, not {value!r}",
-                          "chatcli config set sessions.backend sqlite (or postgres)")
+        raise ConfigError(_("[sessions] backend must be a store's name, not {value!r}").format(
+            value=value), _("chatcli config set sessions.backend sqlite (or postgres)"))
     return value.strip()
 
 
@@ -81,7 +85,7 @@ def store_specs(host: PluginHost | None) -> dict[str, SessionStoreSpec]:
              if host is not None else {})
     specs = dict(specs)
     specs[SQLITE] = SessionStoreSpec(SQLITE, sqlite_factory,
-                                     "an embedded SQLite file in the data folder")
+                                     _("an embedded SQLite file in the data folder"))
     return specs
 
 
@@ -96,23 +100,27 @@ def open_named(name: str, host: PluginHost | None, settings: Settings, *,
     from chatcli import ChatcliError, ConfigError, redact
 
     where = f"{flag} {name!r}" if flag else f"[sessions] backend = {name!r}"
-    back = "" if flag else ", or chatcli config set sessions.backend sqlite"
+    fix = _("fix its settings") if flag else _(
+        "fix its settings, or chatcli config set sessions.backend sqlite")
     specs = store_specs(host)
     spec = specs.get(name)
     if spec is None:
-        raise ConfigError(f"{where}: no session store of that name is installed "
-                          f"(installed: {', '.join(sorted(specs))})",
-                          f"pip install chatcli-sessions-{name}{back}")
+        raise ConfigError(
+            _("{where}: no session store of that name is installed (installed: {names})").format(
+                where=where, names=", ".join(sorted(specs))),
+            f"pip install chatcli-sessions-{name}" if flag else _(  # untranslated: a command
+                "pip install chatcli-sessions-{name}, or chatcli config set sessions.backend "
+                "sqlite").format(name=name))
     try:
         return spec.factory(settings)
     except ChatcliError as err:
-        raise ConfigError(f"{where}: the store failed to open: {err.message}",
-                          err.hint or f"fix its settings{back}") from None
+        raise ConfigError(_("{where}: the store failed to open: {error}").format(
+            where=where, error=err.message), err.hint or fix) from None
     except Exception as err:  # a store plugin's own failure
         text = str(err).strip().splitlines()
         cause = f"{type(err).__name__}: {text[0]}" if text else type(err).__name__
-        raise ConfigError(f"{where}: the store failed to open: {redact(cause)}",
-                          f"fix its settings{back}") from None
+        raise ConfigError(_("{where}: the store failed to open: {error}").format(
+            where=where, error=redact(cause)), fix) from None
 
 
 def get_store(host: PluginHost | None = None, settings: Settings | None = None) -> SessionStore:
