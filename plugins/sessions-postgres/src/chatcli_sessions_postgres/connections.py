@@ -21,6 +21,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import psycopg
+from chatcli import translation
 from psycopg.rows import dict_row
 
 from chatcli_sessions_postgres.errors import Target, connection_error, query_error
@@ -28,6 +29,8 @@ from chatcli_sessions_postgres.schema import Names, ensure_schema
 from chatcli_sessions_postgres.settings import PostgresConfig
 
 __all__ = ["CONNECTION_ERRORS", "MAX_IDLE", "Connection", "Connections"]
+
+_, ngettext = translation(__name__)
 
 #: Idle connections kept open per store.
 MAX_IDLE = 8
@@ -70,7 +73,7 @@ class Connections:
             conn.close()
             if isinstance(err, CONNECTION_ERRORS):
                 raise connection_error(err, self.target) from None
-            raise query_error(err, self.target, "create the session tables") from None
+            raise query_error(err, self.target, _("create the session tables")) from None
         except BaseException:
             conn.close()
             raise

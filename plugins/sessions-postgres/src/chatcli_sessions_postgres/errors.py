@@ -4,12 +4,14 @@ session store): the cause, the fix, never a password."""
 from __future__ import annotations
 
 import chatcli_postgres_kit as kit
-from chatcli import ConfigError
+from chatcli import ConfigError, translation
 from chatcli_sessions_api import StoreError
 
 __all__ = ["Target", "UnusableServer", "connection_error", "query_error"]
 
 _README = "chatcli-sessions-postgres"
+
+_, ngettext = translation(__name__)
 
 
 class UnusableServer(StoreError, ConfigError):
@@ -32,5 +34,5 @@ def connection_error(err: BaseException, target: Target) -> UnusableServer:
 
 def query_error(err: BaseException, target: Target, action: str) -> StoreError:
     """The one line for a statement the server refused (a permission, a broken schema)."""
-    return kit.query_error(err, target, action, readme=_README, tables="the session tables",
+    return kit.query_error(err, target, action, readme=_README, tables=_("the session tables"),
                            make=StoreError)

@@ -28,12 +28,14 @@ def open_store(settings: Settings) -> SessionStore:
 @hookimpl
 def register_session_stores(register: Callable[[SessionStoreSpec], None]) -> None:
     """Offer ``[sessions] backend = "postgres"``: one store shared by a team's replicas."""
+    from chatcli import translation
     from chatcli_sessions_api import SessionStoreSpec
 
+    _, _n = translation(__name__)
     register(SessionStoreSpec(
         name="postgres", factory=open_store,
-        description="PostgreSQL (psycopg 3): sessions shared by a team's chatcli serve "
-                    "replicas; [sessions] postgres_url or DATABASE_URL"))
+        description=_("PostgreSQL (psycopg 3): sessions shared by a team's chatcli serve "
+                      "replicas; [sessions] postgres_url or DATABASE_URL")))
 
 
 @hookimpl

@@ -21,10 +21,13 @@ from dataclasses import dataclass
 from typing import Any
 
 import psycopg
+from chatcli import translation
 from chatcli_sessions_api import StoreError
 from psycopg import sql
 
 __all__ = ["SCHEMA_VERSION", "Names", "ensure_schema"]
+
+_, ngettext = translation(__name__)
 
 #: The schema version this package writes and reads.
 SCHEMA_VERSION = 1
@@ -200,7 +203,8 @@ def ensure_schema(conn: psycopg.Connection[Any], names: Names) -> int:
 def _refuse_newer(version: int | None) -> None:
     if version is not None and version > SCHEMA_VERSION:
         raise StoreError(
-            f"sessions: the PostgreSQL sessions have schema version {version}, newer than this "
-            f"chatcli-sessions-postgres reads ({SCHEMA_VERSION})",
-            "upgrade chatcli-sessions-postgres (chatcli plugins install "
-            "chatcli-sessions-postgres)")
+            _("sessions: the PostgreSQL sessions have schema version {found}, newer than this "
+              "chatcli-sessions-postgres reads ({known})").format(found=version,
+                                                                 known=SCHEMA_VERSION),
+            _("upgrade chatcli-sessions-postgres (chatcli plugins install "
+              "chatcli-sessions-postgres)"))

@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from chatcli import ConfigError
+from chatcli import ConfigError, translation
 
 if TYPE_CHECKING:
     from chatcli import Settings
@@ -19,8 +19,12 @@ __all__ = ["URL_VARIABLES", "PostgresConfig", "resolve"]
 URL_VARIABLES = ("CHATCLI_SESSIONS_POSTGRES_URL", "DATABASE_URL")
 
 _SCHEMA_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_$]{0,62}")
-_SET_URL = ("set [sessions] postgres_url (chatcli config set sessions.postgres_url "
-            "postgresql://USER@HOST:5432/DBNAME) or DATABASE_URL")
+_, ngettext = translation(__name__)
+
+
+def _set_url() -> str:
+    return _("set [sessions] postgres_url (chatcli config set sessions.postgres_url "
+             "postgresql://USER@HOST:5432/DBNAME) or DATABASE_URL")
 
 
 @dataclass(frozen=True)
@@ -50,14 +54,15 @@ def resolve(settings: Settings) -> PostgresConfig:
     schema = table.get("postgres_schema")
     if schema is not None and (not isinstance(schema, str) or not _SCHEMA_NAME.fullmatch(schema)):
         raise ConfigError(
-            f"sessions: [sessions] postgres_schema must be a plain SQL name, not {schema!r}",
-            "use letters, digits and _ (for example chatcli_sessions), or unset it")
+            _("sessions: [sessions] postgres_schema must be a plain SQL name, not {value!r}"
+              ).format(value=schema),
+            _("use letters, digits and _ (for example chatcli_sessions), or unset it"))
     timeout = table.get("postgres_connect_timeout", 5)
     if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not 0 < timeout <= 600:
         raise ConfigError(
-            f"sessions: [sessions] postgres_connect_timeout must be seconds (1-600), "
-            f"not {timeout!r}",
-            "set it to a number such as 5, or unset it")
+            _("sessions: [sessions] postgres_connect_timeout must be seconds (1-600), "
+              "not {value!r}").format(value=timeout),
+            _("set it to a number such as 5, or unset it"))
     return PostgresConfig(url=url, schema=schema or None, connect_timeout=float(timeout),
                           source=source)
 
@@ -69,10 +74,10 @@ def _url(table: dict[str, object]) -> tuple[str, str]:
     value = table.get("postgres_url")
     if value is not None:
         if not isinstance(value, str) or not value.strip():
-            raise ConfigError("sessions: [sessions] postgres_url must be a non-empty string",
-                              _SET_URL)
+            raise ConfigError(_("sessions: [sessions] postgres_url must be a non-empty string"),
+                              _set_url())
         return value.strip(), "[sessions] postgres_url"
     fallback = os.environ.get(URL_VARIABLES[1], "").strip()
     if fallback:
         return fallback, URL_VARIABLES[1]
-    raise ConfigError("sessions: the postgres store has no server to use", _SET_URL)
+    raise ConfigError(_("sessions: the postgres store has no server to use"), _set_url())

@@ -45,7 +45,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import psycopg
-from chatcli import UsageError, safe_message, safe_text
+from chatcli import UsageError, safe_message, safe_text, translation
 from chatcli_sessions_api import HERE, UNCHECKED, HeadMoved, Here, StoreError, Unchecked
 from chatcli_sessions_api import common as c
 from psycopg import sql
@@ -62,6 +62,8 @@ if TYPE_CHECKING:
 __all__ = ["PostgresSessionStore"]
 
 T = TypeVar("T")
+
+_, ngettext = translation(__name__)
 
 #: Times a whole transaction is run again after PostgreSQL aborted it (deadlock, conflict).
 WRITE_RETRIES = 8
@@ -133,8 +135,8 @@ class PostgresSessionStore:
 
     def _closed_check(self) -> None:
         if self._pool.closed:
-            raise StoreError("sessions: the PostgreSQL store is closed",
-                             "open a new one (this is a bug in the caller)")
+            raise StoreError(_("sessions: the PostgreSQL store is closed"),
+                             _("open a new one (this is a bug in the caller)"))
 
     def _read(self, action: str, work: Callable[[Connection], T]) -> T:
         """``work(connection)``; a connection found dead is replaced once (a read is safe to
@@ -172,16 +174,16 @@ class PostgresSessionStore:
                     return result
             except _Again:
                 if last:
-                    raise StoreError(f"sessions: cannot {action}: the session kept changing",
-                                     "try again") from None
+                    raise StoreError(_("sessions: cannot {action}: the session kept changing"
+                                       ).format(action=action), _("try again")) from None
             except (psycopg.errors.SerializationFailure, psycopg.errors.DeadlockDetected) as err:
                 if last:
                     raise query_error(err, self.target, action) from None
             except psycopg.errors.UniqueViolation as err:
                 name = err.diag.constraint_name or ""
                 if name.endswith("_name_key"):
-                    raise UsageError("that session name is already used by another session",
-                                     "choose another name") from None
+                    raise UsageError(_("that session name is already used by another session"),
+                                     _("choose another name")) from None
                 if last:
                     raise query_error(err, self.target, action) from None
             except CONNECTION_ERRORS as err:
@@ -384,7 +386,7 @@ class PostgresSessionStore:
             current = moved["head"] if moved else None
             return UNCHECKED if current == wanted else current
 
-        current = self._write("store a message", work)
+        current = self._write(_("store a message"), work)
         if not isinstance(current, Unchecked):
             raise HeadMoved(conversation.id, current, conversation.head)
 
@@ -400,7 +402,7 @@ class PostgresSessionStore:
             self._prune_checkpoints(conn, sid, conversation.max_checkpoints)
             return True
 
-        return self._write("store a checkpoint", work)
+        return self._write(_("store a checkpoint"), work)
 
     def move_head(self, conversation: Conversation, head: str | None, reason: str, *,
                   expected: str | Unchecked | None = UNCHECKED) -> bool:
@@ -426,7 +428,7 @@ class PostgresSessionStore:
                        [_t(head), now, sid])
             return True
 
-        return self._write("move the head", work)
+        return self._write(_("move the head"), work)
 
     def save_compactions(self, conversation: Conversation) -> bool:
         """Persist ``conversation.compactions``; a session not stored yet is written whole
@@ -444,7 +446,7 @@ class PostgresSessionStore:
                        [time.time(), sid])
             return True
 
-        return self._write("store the compactions", work)
+        return self._write(_("store the compactions"), work)
 
     def save(self, conversation: Conversation, name: str | None = None) -> None:
         """Write ``conversation`` now (even without an answer), optionally naming it."""
@@ -457,20 +459,21 @@ class PostgresSessionStore:
                                    " AND id <> %s", [name, sid]).fetchone()
                 if other is not None:
                     raise UsageError(
-                        f"the name {name!r} is already used by session {other['id']}",
-                        "choose another name or delete that session")
+                        _("the name {name!r} is already used by session {session}").format(
+                            name=name, session=other["id"]),
+                        _("choose another name or delete that session"))
             if self._lock_session(conn, sid) is None:
                 self._create(conn, conversation, name=name)
             elif name is not None:
                 self._exec(conn, "UPDATE {sessions} SET name = %s, updated_at = %s"
                            " WHERE id = %s", [name, time.time(), sid])
 
-        self._write("save the session", work)
+        self._write(_("save the session"), work)
 
     def fork(self, conversation: Conversation) -> Conversation:
         """A new stored session holding ``conversation``'s current path and checkpoints."""
         forked = c.fork_of(conversation)
-        self._write("store the fork",
+        self._write(_("store the fork"),
                     lambda conn: self._create(conn, forked, forked_from=conversation.id))
         return forked
 
@@ -490,26 +493,27 @@ class PostgresSessionStore:
         def work(conn: Connection) -> None:
             if self._exec(conn, "SELECT 1 FROM {sessions} WHERE id = %s", [sid]).fetchone():
                 raise UsageError(
-                    f"session {conversation.id} already exists",
-                    f"delete it first (chatcli sessions delete {conversation.id}) "
-                    "or import a copy with --new-id")
+                    _("session {session} already exists").format(session=conversation.id),
+                    _("delete it first (chatcli sessions delete {session}) or import a copy "
+                      "with --new-id").format(session=conversation.id))
             if safe_name is not None:
                 other = self._exec(conn, "SELECT id FROM {sessions} WHERE name = %s",
                                    [safe_name]).fetchone()
                 if other is not None:
                     raise UsageError(
-                        f"the name {name!r} is already used by session {other['id']}",
-                        "import with --name OTHER")
+                        _("the name {name!r} is already used by session {session}").format(
+                            name=name, session=other["id"]),
+                        _("import with --name OTHER"))
             try:
                 self._create(conn, conversation, name=safe_name, forked_from=forked_from,
                              created_at=created_at, updated_at=updated_at, provider=provider,
                              model=model, project=project, history=list(head_history),
                              keep_order=True)
             except _Again:
-                raise UsageError(f"session {conversation.id} already exists",
-                                 "import a copy with --new-id") from None
+                raise UsageError(_("session {session} already exists").format(
+                    session=conversation.id), _("import a copy with --new-id")) from None
 
-        self._write("import the session", work)
+        self._write(_("import the session"), work)
 
     def delete(self, session_id: str) -> bool:
         """Delete a session, everything it holds and its workers' sessions; False when it
@@ -521,7 +525,7 @@ class PostgresSessionStore:
             return bool(self._exec(conn, "DELETE FROM {sessions} WHERE id = %s",
                                    [sid]).rowcount)
 
-        return self._write("delete the session", work)
+        return self._write(_("delete the session"), work)
 
     def append_raw(self, session_id: str, message: Message, head: str | None) -> None:
         """Append ``message`` to a stored session and set its head to ``head`` (no compare)."""
@@ -530,14 +534,15 @@ class PostgresSessionStore:
         def work(conn: Connection) -> None:
             row = self._lock_session(conn, sid)
             if row is None:
-                raise UsageError(f"no session {session_id}", "see `chatcli sessions list`")
+                raise UsageError(_("no session {session}").format(session=session_id),
+                                 _("see `chatcli sessions list`"))
             if safe_message(message).id not in self._stored_ids(conn, sid,
                                                                 [safe_message(message).id]):
                 self._insert_messages(conn, sid, [message], int(row["next_seq"]))
             self._exec(conn, "UPDATE {sessions} SET head = %s, updated_at = %s WHERE id = %s",
                        [_t(head), time.time(), sid])
 
-        self._write("store a message", work)
+        self._write(_("store a message"), work)
 
     # ------------------------------------------------------------------ reading
 
@@ -575,7 +580,7 @@ class PostgresSessionStore:
             where += " LIMIT %s"
             params.append(int(limit))
         statement = self._info_sql(where)
-        rows = self._read("list the sessions",
+        rows = self._read(_("list the sessions"),
                           lambda conn: self._exec(conn, statement, params).fetchall())
         return [self._info(r) for r in rows]
 
@@ -587,7 +592,7 @@ class PostgresSessionStore:
             statement = "SELECT count(*) AS n FROM {sessions} WHERE parent IS NULL" \
                 " AND project = %s"
             params = [_t(project)]
-        row = self._read("count the sessions",
+        row = self._read(_("count the sessions"),
                          lambda conn: self._exec(conn, statement, params).fetchone())
         return int(row["n"]) if row else 0
 
@@ -596,14 +601,14 @@ class PostgresSessionStore:
         the delegation said of each."""
         statement = self._info_sql(" WHERE s.parent = %s ORDER BY s.created_at, s.ord",
                                    ", s.worker")
-        rows = self._read("list the workers' sessions",
+        rows = self._read(_("list the workers' sessions"),
                           lambda conn: self._exec(conn, statement, [_t(session_id)]).fetchall())
         return [(self._info(r), c.worker_dict(r["worker"])) for r in rows]
 
     def info(self, session_id: str) -> SessionInfo | None:
         """One session's summary, or None."""
         statement = self._info_sql(" WHERE s.id = %s")
-        row = self._read("read a session",
+        row = self._read(_("read a session"),
                          lambda conn: self._exec(conn, statement, [_t(session_id)]).fetchone())
         return self._info(row) if row else None
 
@@ -619,10 +624,10 @@ class PostgresSessionStore:
         """
         ref = ref.strip()
         if not ref:
-            raise UsageError("no session given", "see `chatcli sessions list`")
+            raise UsageError(_("no session given"), _("see `chatcli sessions list`"))
         if not c.is_utf8(ref):
-            raise UsageError("the session id holds bytes that are not UTF-8",
-                             "give it as `chatcli sessions list` shows it")
+            raise UsageError(_("the session id holds bytes that are not UTF-8"),
+                             _("give it as `chatcli sessions list` shows it"))
         safe = safe_text(ref)
 
         def work(conn: Connection) -> builtins.list[str]:
@@ -636,23 +641,27 @@ class PostgresSessionStore:
                     [escaped + "%", "s\\_" + escaped + "%"]).fetchall()
             return builtins.list(dict.fromkeys(r["id"] for r in rows))
 
-        ids = self._read("find the session", work)
+        ids = self._read(_("find the session"), work)
         if not ids:
-            raise UsageError(f"no session matches {ref!r}", "see `chatcli sessions list`")
+            raise UsageError(_("no session matches {ref!r}").format(ref=ref),
+                             _("see `chatcli sessions list`"))
         if len(ids) > 1:
             shown = ", ".join(ids[:4]) + (" …" if len(ids) > 4 else "")
-            raise UsageError(f"{ref!r} matches {len(ids)} sessions ({shown})",
-                             "give more of the id")
+            raise UsageError(ngettext("{ref!r} matches {count} sessions ({ids})",
+                                      "{ref!r} matches {count} sessions ({ids})",
+                                      len(ids)).format(ref=ref, count=len(ids), ids=shown),
+                             _("give more of the id"))
         info = self.info(ids[0])
         if info is None:  # deleted between the two reads
-            raise UsageError(f"no session matches {ref!r}", "see `chatcli sessions list`")
+            raise UsageError(_("no session matches {ref!r}").format(ref=ref),
+                             _("see `chatcli sessions list`"))
         return info
 
     def messages(self, session_id: str) -> builtins.list[Message]:
         """Every message of the session's log (all branches), in ``seq`` order."""
         from chatcli import Message as _Message
 
-        rows = self._read("read the messages", lambda conn: self._exec(
+        rows = self._read(_("read the messages"), lambda conn: self._exec(
             conn, "SELECT json FROM {messages} WHERE session_id = %s ORDER BY seq",
             [_t(session_id)]).fetchall())
         return [_Message.model_validate_json(r["json"]) for r in rows]
@@ -661,7 +670,7 @@ class PostgresSessionStore:
         """The session's checkpoints, oldest first."""
         from chatcli import Checkpoint as _Checkpoint
 
-        rows = self._read("read the checkpoints", lambda conn: self._exec(
+        rows = self._read(_("read the checkpoints"), lambda conn: self._exec(
             conn, "SELECT id, head, label, created_at FROM {checkpoints} WHERE session_id = %s"
             " ORDER BY created_at, ord", [_t(session_id)]).fetchall())
         return [_Checkpoint(id=r["id"], head=r["head"], label=r["label"],
@@ -671,7 +680,7 @@ class PostgresSessionStore:
         """The session's compactions, in order (unreadable ones left out)."""
         from chatcli import Compaction as _Compaction
 
-        rows = self._read("read the compactions", lambda conn: self._exec(
+        rows = self._read(_("read the compactions"), lambda conn: self._exec(
             conn, "SELECT json FROM {compactions} WHERE session_id = %s ORDER BY position",
             [_t(session_id)]).fetchall())
         found = []
@@ -684,7 +693,7 @@ class PostgresSessionStore:
 
     def head_history(self, session_id: str) -> builtins.list[str | None]:
         """The undo stack rebuilt from the head events (undo pops, other moves push)."""
-        rows = self._read("read the head moves", lambda conn: self._exec(
+        rows = self._read(_("read the head moves"), lambda conn: self._exec(
             conn, "SELECT reason, previous FROM {head_events} WHERE session_id = %s"
             " ORDER BY ord", [_t(session_id)]).fetchall())
         stack: builtins.list[str | None] = []
@@ -697,7 +706,7 @@ class PostgresSessionStore:
         return stack
 
     def _worker(self, session_id: str) -> dict[str, Any]:
-        row = self._read("read a session", lambda conn: self._exec(
+        row = self._read(_("read a session"), lambda conn: self._exec(
             conn, "SELECT worker FROM {sessions} WHERE id = %s", [session_id]).fetchone())
         return c.worker_dict(row["worker"] if row else None)
 
@@ -752,7 +761,7 @@ class PostgresSessionStore:
             self._exec(conn, "UPDATE {sessions} SET head = %s WHERE id = %s",
                        [head, session_id])
 
-        self._write("repair the session", work)
+        self._write(_("repair the session"), work)
 
     def search(self, text: str, limit: int = 20) -> builtins.list[SearchHit]:
         """Messages whose text holds every word of ``text`` (case and accents ignored, the
@@ -760,8 +769,8 @@ class PostgresSessionStore:
         if not text.strip():
             return []
         if not c.is_utf8(text):
-            raise UsageError("the search text holds bytes that are not UTF-8",
-                             "type it again as UTF-8 text")
+            raise UsageError(_("the search text holds bytes that are not UTF-8"),
+                             _("type it again as UTF-8 text"))
         from chatcli_sessions_api import SearchHit
 
         query = parse_query(text)
@@ -787,7 +796,7 @@ class PostgresSessionStore:
         hits: builtins.list[SearchHit] = []
         offset = 0
         while len(hits) < limit:
-            rows = self._read("search the sessions",
+            rows = self._read(_("search the sessions"),
                               partial(_fetch, statement, [*params, batch, offset]))
             hits += [SearchHit(r["session_id"], r["title"], r["id"], r["role"],
                                snippet(r["text"], query), r["created_at"])
@@ -807,7 +816,7 @@ class PostgresSessionStore:
             orphans = int(row["n"]) if row else 0
             return "ok" if not orphans else f"{orphans} messages whose parent is not stored"
 
-        return self._read("check the sessions", work)
+        return self._read(_("check the sessions"), work)
 
     def close(self) -> None:
         """Close the connections (idempotent)."""
