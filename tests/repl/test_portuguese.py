@@ -1,15 +1,17 @@
 """The interactive chat in Brazilian Portuguese (CHATCLI_LANG=pt_BR) in a real terminal: the
 greeting, /help's command descriptions (the REPL's, chatcli-skills', chatcli-subagents') and key
-hints, an unknown command, the footer; English without it."""
+hints, an unknown command, the footer, the trust question (answered "s"); English without it."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 from chatcli_testing import Reply
 
-from .terminal import Terminal
+from .terminal import CHATCLI, Terminal, have_tmux
 
 pytestmark = pytest.mark.terminal
 
@@ -45,3 +47,28 @@ def test_the_chat_stays_english_without_a_language(start_chat: Callable[..., Ter
     screen = term.wait_for("completes files")
     assert "/help for commands" in screen
     assert "list the commands" in screen and "lista os comandos" not in screen
+
+
+def test_the_trust_question_is_asked_and_answered_in_portuguese(
+        chatcli_home: Path, tmp_path: Path, openai_server) -> None:
+    if not have_tmux():
+        pytest.skip("tmux is not installed")
+    project = tmp_path / "project"
+    (project / ".git").mkdir(parents=True)
+    (project / ".chatcli").mkdir()
+    (project / ".chatcli" / "config.toml").write_text('system = "PROJECT-SYSTEM"\n')
+    env = {"CHATCLI_CONFIG_DIR": os.environ["CHATCLI_CONFIG_DIR"],
+           "CHATCLI_DATA_DIR": os.environ["CHATCLI_DATA_DIR"], "TERM": "xterm-256color",
+           "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(chatcli_home),
+           "OPENAI_API_KEY": "test", "OPENAI_BASE_URL": openai_server.url,
+           "CHATCLI_PLUGINS": "openai,repl", "CHATCLI_LANG": "pt_BR"}
+    term = Terminal(f"{CHATCLI} --provider openai", env, cwd=project)
+    try:
+        screen = term.wait_for("Confiar neste projeto? [s/N]")
+        assert "Este projeto tem arquivos que mudam o chatcli:" in screen
+        term.type("s")  # the Portuguese "yes"
+        screen = term.wait_for("›")
+        assert "é confiável (1 arquivo); uma mudança nele pergunta de novo" in " ".join(
+            screen.split())
+    finally:
+        term.close()
