@@ -13,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from chatcli import translation
 from chatcli_records_lite import dataclass
 
 from chatcli_context.files import FileCache, project_root
@@ -21,6 +22,8 @@ if TYPE_CHECKING:
     from chatcli_context.settings import ContextOptions
 
 __all__ = ["BOOTSTRAP_NAMES", "BOOTSTRAP_ORDER", "BootstrapFile", "cut", "find_bootstrap"]
+
+_, ngettext = translation(__name__)
 
 BOOTSTRAP_NAMES = ("AGENTS.md", "CLAUDE.md", "SOUL.md", "USER.md", "IDENTITY.md", "RULES.md",
                    "MEMORY.md")
@@ -54,7 +57,8 @@ def find_bootstrap(workspace: Path, user_dir: Path, cache: FileCache,
                 continue
             if entry.text is None:
                 if problems is not None:
-                    problems.append(f"{entry.path} is not used: {entry.problem}")
+                    problems.append(_("{path} is not used: {problem}").format(
+                        path=entry.path, problem=entry.problem))
                 continue
             text = entry.text.replace("\r\n", "\n").strip("\n")
             if text.strip():  # an empty project file still hides the user's, but says nothing

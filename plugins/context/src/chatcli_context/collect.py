@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from chatcli import translation
+
 from chatcli_context.files import decode_text, display_path
 from chatcli_context.store import StoredFile
 
@@ -26,6 +28,8 @@ if TYPE_CHECKING:
     from chatcli_context.settings import ContextOptions
 
 __all__ = ["Collected", "collect"]
+
+_, ngettext = translation(__name__)
 
 _GLOB_CHARS = set("*?[")
 
@@ -171,26 +175,31 @@ def _take(path: Path, out: Collected, seen: set[Path], workspace: Path,
     seen.add(resolved)
     shown = display_path(path, workspace)
     if len(out.files) >= options.context_max_files:
-        out.skipped.append((shown, f"the context already has {options.context_max_files:,} "
-                                   "files (context_max_files)"))
+        out.skipped.append((shown, _("the context already has {count:,} files "
+                                     "(context_max_files)").format(
+                                         count=options.context_max_files)))
         return
     try:
         size = resolved.stat().st_size
         with open(resolved, "rb") as handle:
             data = handle.read(options.file_max_chars * 4 + 4)
     except OSError as err:
-        out.skipped.append((shown, f"cannot read it ({err.strerror or err})"))
+        out.skipped.append((shown, _("cannot read it ({reason})").format(
+            reason=err.strerror or err)))
         return
     text = decode_text(data)
     if text is None:
-        out.skipped.append((shown, "binary file (not UTF-8 text)"))
+        out.skipped.append((shown, _("binary file (not UTF-8 text)")))
         return
     if len(text) > options.file_max_chars or size > options.file_max_chars * 4:
-        out.skipped.append((shown, f"{max(len(text), size):,} characters, over the "
-                                   f"{options.file_max_chars:,} of file_max_chars"))
+        out.skipped.append((shown, _("{count:,} characters, over the {limit:,} of "
+                                     "file_max_chars").format(
+                                         count=max(len(text), size),
+                                         limit=options.file_max_chars)))
         return
     if out.chars + len(text) > options.context_max_chars:
-        out.skipped.append((shown, f"the context would pass its {options.context_max_chars:,} "
-                                   "characters (context_max_chars)"))
+        out.skipped.append((shown, _("the context would pass its {limit:,} characters "
+                                     "(context_max_chars)").format(
+                                         limit=options.context_max_chars)))
         return
     out.files.append(StoredFile(shown, text))

@@ -7,9 +7,12 @@ import os
 import threading
 from pathlib import Path
 
+from chatcli import translation
 from chatcli_records_lite import dataclass
 
 __all__ = ["FileCache", "FileText", "decode_text", "display_path", "project_root"]
+
+_, ngettext = translation(__name__)
 
 #: Bytes read of a file at most (a bigger one is cut; callers cap far below this anyway).
 MAX_READ = 4 * 1024 * 1024
@@ -75,10 +78,11 @@ class FileCache:
             with open(path, "rb") as handle:
                 data = handle.read(MAX_READ)
         except OSError as err:
-            return FileText(path, None, f"cannot read it ({err.strerror or err})")
+            return FileText(path, None, _("cannot read it ({reason})").format(
+                reason=err.strerror or err))
         text = decode_text(data)
         if text is None:
-            return FileText(path, None, "it is binary (not UTF-8 text)")
+            return FileText(path, None, _("it is binary (not UTF-8 text)"))
         return FileText(path, text)
 
 

@@ -88,18 +88,19 @@ def _contexts(arguments: Mapping[str, Any], context: ToolContext) -> str:
                     _call("contexts", name=stored.name))
     lines = []
     if attached:
-        lines.append("Attached to this conversation:")
+        lines.append("Attached to this conversation:")  # untranslated: model-facing
         for item in attached:
             stored = store.load(item)
             lines.append(f"- {item}: " + ("missing (it was deleted)" if stored is None else
                                           f"{len(stored.files)} files, {stored.chars:,} "
                                           "characters"))
     else:
-        lines.append("No context is attached to this conversation.")
+        lines.append("No context is attached to this conversation.")  # untranslated: model-facing
     others = [n for n in store.names() if n not in attached]
     if others:
-        lines.append("Not attached (the user can attach them with /context attach NAME): "
-                     + ", ".join(others))
+        lines.append(  # (context_pull's answers are the model's: English)
+            "Not attached (the user can attach them with /context attach NAME): "  # untranslated
+            + ", ".join(others))
     return "\n".join(lines)
 
 
@@ -115,7 +116,7 @@ def _context(arguments: Mapping[str, Any], context: ToolContext) -> str:
     if not name and len(attached) == 1:
         name = attached[0]
     if not name:
-        raise PullError("say which context: " + (", ".join(
+        raise PullError("say which context: " + (", ".join(  # untranslated: model-facing
             f'context_pull {{"kind":"context","name":"{n}"}}' for n in attached)
             if attached else "none is attached to this conversation"))
     found = _find(str(name), attached)
@@ -126,8 +127,9 @@ def _context(arguments: Mapping[str, Any], context: ToolContext) -> str:
     if wanted:
         item = stored.file(str(wanted))
         if item is None:
-            raise PullError(f"context {stored.name!r} has no file {wanted!r}; its files: "
-                            f'context_pull {{"kind":"contexts","name":"{stored.name}"}}')
+            raise PullError(
+                f"context {stored.name!r} has no file {wanted!r}; its files: "  # untranslated
+                f'context_pull {{"kind":"contexts","name":"{stored.name}"}}')
         return page(item.text, _offset(arguments), _limit(context),
                     _call("context", name=stored.name, file=item.path))
     return page(_whole(stored), _offset(arguments), _limit(context),
@@ -148,8 +150,9 @@ def _history(arguments: Mapping[str, Any], context: ToolContext) -> str:
 
     conversation = context.conversation
     if conversation is None or not conversation.compactions:
-        raise PullError("nothing of this conversation was compacted: every message is in "
-                        "the conversation as it was")
+        raise PullError(
+            "nothing of this conversation was compacted: every message is in "  # untranslated
+            "the conversation as it was")
     wanted = arguments.get("id") or arguments.get("name")
     if not wanted:
         from chatcli_context.prompt import pull_call
@@ -161,11 +164,13 @@ def _history(arguments: Mapping[str, Any], context: ToolContext) -> str:
         messages = conversation.archived(str(wanted))
     except KeyError:
         ids = ", ".join(c.id for c in conversation.compactions)
-        raise PullError(f"no single compaction matches {wanted!r}; the compactions: {ids}"
-                        ) from None
+        raise PullError(
+            f"no single compaction matches {wanted!r}; the compactions: {ids}"  # untranslated
+        ) from None
     if not messages:
-        raise PullError(f"compaction {wanted!r} no longer applies (the conversation was "
-                        "rewound before it)")
+        raise PullError(
+            f"compaction {wanted!r} no longer applies (the conversation was "  # untranslated
+            "rewound before it)")
     text = describe_messages(messages, limit=100_000)
     return page(text, _offset(arguments), _limit(context), _call("history", id=str(wanted)))
 
@@ -194,7 +199,7 @@ def _bootstrap(arguments: Mapping[str, Any], context: ToolContext) -> str:
             for n, (path, text) in files.items()])
     key = _bootstrap_name(str(name), list(files))
     if key is None:
-        raise PullError(f"no bootstrap or rule file {name!r}; the files: "
+        raise PullError(f"no bootstrap or rule file {name!r}; the files: "  # untranslated
                         + (", ".join(files) or "none"))
     return page(files[key][1], _offset(arguments), _limit(context),
                 _call("bootstrap", name=key))

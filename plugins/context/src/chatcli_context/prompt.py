@@ -31,6 +31,7 @@ from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from chatcli import translation
 from chatcli_records_lite import dataclass
 
 from chatcli_context.bootstrap import BOOTSTRAP_ORDER, allowances, cut, find_bootstrap
@@ -44,6 +45,8 @@ if TYPE_CHECKING:
 
 __all__ = ["CONTEXT_ORDER", "Plan", "build_plan", "pull_call", "render_context",
            "render_digest"]
+
+_, ngettext = translation(__name__)
 
 CONTEXT_ORDER = 800
 RULE_ORDER = 990
@@ -151,8 +154,8 @@ def _contexts(plan: Plan, options: ContextOptions, conversation: Conversation | 
         context = store.load(name)
         if context is None:
             plan.contexts[name] = "missing"
-            plan.problems.append(f"the attached context {name!r} no longer exists "
-                                 "(/context detach it, or create it again)")
+            plan.problems.append(_("the attached context {name!r} no longer exists "
+                                   "(/context detach it, or create it again)").format(name=name))
             continue
         whole = render_context(context)
         if curated and len(whole) > left:
@@ -191,13 +194,13 @@ def render_digest(context: StoredContext) -> str:
     for item in context.files[:DIGEST_FILES]:
         first = next((line.strip() for line in item.text.splitlines() if line.strip()), "")
         preview = f" — {first[:80]}{'…' if len(first) > 80 else ''}" if first else ""
-        lines.append(f"- {item.path} ({len(item.text):,} characters){preview}: "
+        lines.append(f"- {item.path} ({len(item.text):,} characters){preview}: "  # untranslated
                      f"{pull_call('context', name=name, file=item.path)}")
     more = len(context.files) - DIGEST_FILES
     if more > 0:
-        lines.append(f"- … and {more:,} more files, listed by "
+        lines.append(f"- … and {more:,} more files, listed by "  # untranslated: model-facing
                      f"{pull_call('contexts', name=name)}")
-    lines.append(f"All of it, page by page: {pull_call('context', name=name)}")
+    lines.append(f"All of it, page by page: {pull_call('context', name=name)}")  # untranslated
     return "\n".join(lines)
 
 

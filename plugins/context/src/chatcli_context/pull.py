@@ -134,8 +134,9 @@ def page(text: str, offset: int, limit: int, next_call: Callable[[int], str]) ->
     """``text`` from ``offset``, at most ``limit`` characters, ending with the call that reads
     the next page when there is more."""
     if offset and offset >= len(text):
-        raise PullError(f"offset {offset:,} is past the end (it has {len(text):,} characters); "
-                        "call without offset to start at the beginning")
+        raise PullError(  # (context_pull's answers are the model's: English)
+            f"offset {offset:,} is past the end (it has {len(text):,} characters); "  # untranslated
+            "call without offset to start at the beginning")
     chunk = text[offset:offset + limit]
     end = offset + len(chunk)
     if end < len(text):
@@ -173,11 +174,12 @@ def run_pull(args: PullArgs, context: ToolContext, kinds: Mapping[str, PullKind]
     if kind is None:
         asked = raw.get("kind")
         what = f"unknown kind {asked!r}" if asked else "no kind given"
-        raise PullError(f"{what}; the kinds are: {_listing(kinds)}. Example: "
+        raise PullError(f"{what}; the kinds are: {_listing(kinds)}. Example: "  # untranslated
                         'context_pull {"kind":"contexts"}')
     if not counter.reserve(context.conversation):
-        raise PullError(f"this turn already made {counter.limit} pulls, the most one turn may "
-                        "make: answer now with what you have, and say what you could not read")
+        raise PullError(
+            f"this turn already made {counter.limit} pulls, the most one turn may "  # untranslated
+            "make: answer now with what you have, and say what you could not read")
     try:
         return kinds[kind].fetch(arguments, context)
     except PullError:

@@ -30,14 +30,16 @@ class PullArgs(BaseModel):
 
     model_config = ConfigDict(extra="allow", json_schema_extra=_compact_schema)
 
-    kind: str | None = Field(None, description="what to read back: one of the kinds listed in "
-                                               "the tool's description")
-    name: str | None = Field(None, description="which one (a context's name, a bootstrap "
-                                               "file's, a skill's …)")
-    id: str | None = Field(None, description="a compaction's id (kind history)")
-    file: str | None = Field(None, description="one file of a context (kind context)")
-    offset: int | None = Field(None, description="where the next page starts, as the previous "
-                                                 "result says")
+    # (the tool's JSON schema: the model's, in English)
+    kind: str | None = Field(None, description=(
+        "what to read back: one of the kinds listed in the tool's description"))  # untranslated
+    name: str | None = Field(None, description=(
+        "which one (a context's name, a bootstrap file's, a skill's …)"))  # untranslated
+    id: str | None = Field(None, description="a compaction's id (kind history)")  # untranslated
+    file: str | None = Field(None, description=(
+        "one file of a context (kind context)"))  # untranslated
+    offset: int | None = Field(None, description=(
+        "where the next page starts, as the previous result says"))  # untranslated
 
     @model_validator(mode="before")
     @classmethod

@@ -19,6 +19,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from chatcli import translation
 from chatcli_records_lite import dataclass
 
 from chatcli_context.files import FileCache
@@ -29,6 +30,8 @@ if TYPE_CHECKING:
     from chatcli import Message
 
 __all__ = ["Rule", "find_rules", "match_rules", "turn_paths"]
+
+_, ngettext = translation(__name__)
 
 #: How much of a message is searched for paths, and how many paths a turn may name.
 _SCAN_CHARS = 200_000
@@ -77,7 +80,8 @@ def find_rules(root: Path, user_dir: Path, cache: FileCache,
             continue
         if text.text is None:
             if problems is not None:
-                problems.append(f"{path} is not used: {text.problem}")
+                problems.append(_("{path} is not used: {problem}").format(
+                    path=path, problem=text.problem))
             continue
         rule = _rule(name, path, source, text.text)
         if rule.body.strip():

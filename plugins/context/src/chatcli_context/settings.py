@@ -12,13 +12,15 @@ import os
 from dataclasses import fields
 from typing import TYPE_CHECKING, Any
 
-from chatcli import parse_bool
+from chatcli import parse_bool, translation
 from chatcli_records_lite import dataclass
 
 if TYPE_CHECKING:
     from chatcli import Settings
 
 __all__ = ["PULL_ENV", "PULL_SETTING", "ContextOptions", "pull_enabled"]
+
+_, ngettext = translation(__name__)
 
 #: The top-level setting (and its variable) that switches pull for a run or a session.
 PULL_SETTING = "chat_context_pull"
@@ -77,9 +79,12 @@ class ContextOptions:
             if ok:
                 values[field.name] = parsed
             else:
-                kind = "true or false" if field.type in ("bool", bool) else "a whole number ≥ 1"
-                problems.append(f"[context] {field.name} must be {kind}, not {raw!r:.40}; "
-                                f"using {getattr(cls, field.name)!r}")
+                message = (_("[context] {key} must be true or false, not {value!r:.40}; using "
+                             "{default!r}") if field.type in ("bool", bool) else
+                           _("[context] {key} must be a whole number ≥ 1, not {value!r:.40}; "
+                             "using {default!r}"))
+                problems.append(message.format(key=field.name, value=raw,
+                                               default=getattr(cls, field.name)))
         return cls(**values), problems
 
 

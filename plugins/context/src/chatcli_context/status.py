@@ -13,6 +13,8 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
+from chatcli import translation
+
 if TYPE_CHECKING:
     from chatcli_context.plugin import ContextPlugin
 
@@ -21,6 +23,8 @@ __all__ = ["MIN_CACHED_TOKENS", "status_lines"]
 #: Providers cache a prefix only from about this many tokens (Anthropic 1,024–4,096 by model,
 #: OpenAI 1,024).
 MIN_CACHED_TOKENS = 1_024
+
+_, ngettext = translation(__name__)
 
 
 def _caching(session: Any) -> bool:
@@ -60,7 +64,7 @@ def status_lines(plugin: ContextPlugin, app: Any) -> list[str]:
 
     if request.tools:
         state = cache_state(True, ("tools", hash(tools_text)))
-        rows.append((f"tools ({len(request.tools)})", len(tools_text),
+        rows.append((_("tools ({count})").format(count=len(request.tools)), len(tools_text),
                      tokens.text(tools_text), "stable", state))
     elif caching:
         cache_state(True, ("tools", hash(tools_text)))
@@ -71,31 +75,54 @@ def status_lines(plugin: ContextPlugin, app: Any) -> list[str]:
         rows.append((section.name, len(section.text), tokens.text(section.text),
                      "stable" if section.stable else "volatile", state))
 
-    lines = [f"prompt of the next request ({session.provider_name}/{session.model}"
-             f"{', prompt caching' if caching else ', no prompt caching'}):"]
-    width = max([len(r[0]) for r in rows] + [7])
-    lines.append(f"  {'section':<{width}}  {'chars':>9}  {'~tokens':>8}  {'kind':<8}  cache")
-    for name, chars, estimate, kind, state in rows:
-        lines.append(f"  {name:<{width}}  {chars:>9,}  {estimate:>8,}  {kind:<8}  {state}")
-    messages = tokens.estimate(request.messages)
-    lines.append(f"  {'messages (' + str(len(request.messages)) + ')':<{width}}  "
-                 f"{'':>9}  {messages:>8,}")
+    lines = [(_("prompt of the next request ({provider}/{model}, prompt caching):") if caching
+              else _("prompt of the next request ({provider}/{model}, no prompt caching):")
+              ).format(provider=session.provider_name, model=session.model)]
+    lines += _table(rows, tokens.estimate(request.messages), len(request.messages))
     stable_tokens = sum(r[2] for r in rows if r[3] == "stable")
     volatile_tokens = sum(r[2] for r in rows if r[3] == "volatile")
-    lines.append(f"stable prefix ~{stable_tokens:,} tokens, volatile ~{volatile_tokens:,}")
+    lines.append(_("stable prefix ~{stable:,} tokens, volatile ~{volatile:,}").format(
+        stable=stable_tokens, volatile=volatile_tokens))
     if caching and stable_tokens < MIN_CACHED_TOKENS:
-        lines.append(f"  (providers cache a prefix only from about {MIN_CACHED_TOKENS:,} "
-                     "tokens: this one may not be cached)")
+        lines.append("  " + _("(providers cache a prefix only from about {tokens:,} tokens: "
+                              "this one may not be cached)").format(tokens=MIN_CACHED_TOKENS))
     window = engine.current.context_window
     total = session.context_tokens()
-    lines.append(f"next request ~{total:,} tokens of a {window:,}-token context window "
-                 f"({total / window:.1%}); local estimate corrected ×{tokens.ratio:.2f}")
+    lines.append(_("next request ~{tokens:,} tokens of a {window:,}-token context window "
+                   "({share:.1%}); local estimate corrected ×{ratio:.2f}").format(
+        tokens=total, window=window, share=total / window, ratio=tokens.ratio))
     if tokens.last_counted is not None:
-        lines.append(f"last call: the provider counted {tokens.last_counted:,} input tokens; "
-                     f"the local estimate was {tokens.last_estimated or 0:,}")
+        lines.append(_("last call: the provider counted {counted:,} input tokens; the local "
+                       "estimate was {estimated:,}").format(
+            counted=tokens.last_counted, estimated=tokens.last_estimated or 0))
     else:
-        lines.append("last call: none yet in this session (the figures above are estimates)")
+        lines.append(_("last call: none yet in this session (the figures above are "
+                       "estimates)"))
     lines += pull_status(plugin, app)
+    return lines
+
+
+def _table(rows: list[tuple[str, int, int, str, str]], messages: int, count: int) -> list[str]:
+    """The sections' table (rows of name, characters, tokens, kind, cache state), the
+    messages' row last; the columns as wide as their words in the user's language."""
+    # i18n: the columns of /context status: a prompt section's name, its characters, its
+    # estimated tokens, stable or volatile, and its cache state
+    head = (_("section"), _("chars"), _("~tokens"), _("kind"), _("cache"))
+    # i18n: a prompt section's kind in /context status (a column 8 characters wide)
+    kinds = {"stable": _("stable"), "volatile": _("volatile")}
+    # i18n: a prompt section's cache state in /context status: "hit" (read from the
+    # provider's cache), "write" (written to it), "no" (after the cached prefix)
+    states = {"hit": _("hit"), "write": _("write"), "no": _("no"), "-": "-"}
+    width = max([len(r[0]) for r in rows] + [len(head[0])])
+    chars, tokens = max(9, len(head[1])), max(8, len(head[2]))
+    kind = max([8, len(head[3]), *(len(k) for k in kinds.values())])
+    lines = [f"  {head[0]:<{width}}  {head[1]:>{chars}}  {head[2]:>{tokens}}  "
+             f"{head[3]:<{kind}}  {head[4]}"]
+    for name, size, estimate, which, state in rows:
+        lines.append(f"  {name:<{width}}  {size:>{chars},}  {estimate:>{tokens},}  "
+                     f"{kinds.get(which, which):<{kind}}  {states.get(state, state)}")
+    label = _("messages ({count})").format(count=count)
+    lines.append(f"  {label:<{width}}  {'':>{chars}}  {messages:>{tokens},}")
     return lines
 
 
@@ -110,23 +137,26 @@ def pull_status(plugin: ContextPlugin, app: Any) -> list[str]:
     settings = app.session.settings
     on = plugin.pull_on(settings)
     if plugin.pull_override is not None:
-        source = "/context pull, for this session"
+        source = _("/context pull, for this session")
     elif parse_bool((settings.model_extra or {}).get(PULL_SETTING)) is not None:
-        source = f"{PULL_ENV} (the {PULL_SETTING} setting)"
+        source = _("{variable} (the {setting} setting)").format(variable=PULL_ENV,
+                                                                setting=PULL_SETTING)
     elif parse_bool(os.environ.get(PULL_ENV)) is not None:
         source = PULL_ENV
     elif parse_bool(settings.plugin_table("context").get("pull")) is not None:
         source = "[context] pull"
     else:
-        source = "the default"
-    lines = [f"context_pull is {'on' if on else 'off'} (from {source})"]
+        source = _("the default")
+    lines = [(_("context_pull is on (from {source})") if on
+              else _("context_pull is off (from {source})")).format(source=source)]
     if on:
         plan = plugin.plan(app.conversation)
         if plan.deferred:
-            lines.append(f"deferred now ({len(plan.deferred)}), each reachable with:")
+            lines.append(_("deferred now ({count}), each reachable with:").format(
+                count=len(plan.deferred)))
             lines += [f"  {call}" for call in plan.deferred]
         else:
-            lines.append("nothing is deferred now: the prompt is the whole one")
-        lines.append("the tool is offered to the model" if plugin.offers_tool(plan, settings)
-                     else "the tool is not offered (there is nothing to pull)")
+            lines.append(_("nothing is deferred now: the prompt is the whole one"))
+        lines.append(_("the tool is offered to the model") if plugin.offers_tool(plan, settings)
+                     else _("the tool is not offered (there is nothing to pull)"))
     return lines

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from chatcli import SlashCommand
+from chatcli import SlashCommand, translation
 
 if TYPE_CHECKING:
     from chatcli_context.cost.ledger import Ledger, Purpose
@@ -18,9 +18,14 @@ if TYPE_CHECKING:
 
 __all__ = ["HELP", "describe", "slash_command", "type_table", "usd", "worker_table"]
 
-HELP = ("cost: tokens and money per provider and model, per purpose (chat, agent, "
-        "compaction, memory…) and per worker, the budget and the cache TTL")
-_HEADERS = ("provider/model", "calls", "input", "cache read", "cache write", "output", "USD")
+_, ngettext = translation(__name__)
+
+HELP = _("cost: tokens and money per provider and model, per purpose (chat, agent, "
+         "compaction, memory…) and per worker, the budget and the cache TTL")
+# i18n: the columns of /cost's tables: provider and model, model calls, input tokens, tokens
+# read from the provider's cache, tokens written to it, output tokens, money
+_HEADERS = (_("provider/model"), _("calls"), _("input"), _("cache read"), _("cache write"),
+            _("output"), "USD")
 
 
 def usd(amount: float) -> str:
@@ -43,7 +48,7 @@ def table(ledger: Ledger) -> list[str]:
     if len(ledger.lines) > 1:
         u = ledger.usage
         total = usd(ledger.money) + (" + ?" if ledger.unpriced else "")
-        rows.append(["total", f"{sum(li.calls for li in ledger.lines):,}", f"{u.input_tokens:,}",
+        rows.append([_("total"), f"{sum(li.calls for li in ledger.lines):,}", f"{u.input_tokens:,}",
                      f"{u.cache_read_tokens:,}", f"{u.cache_write_tokens:,}",
                      f"{u.output_tokens:,}", total])
     return _aligned(rows)
@@ -59,14 +64,16 @@ def _cells(group: Purpose) -> list[str]:
 
 def purpose_table(ledger: Ledger) -> list[str]:
     """The same calls by purpose (chat, agent, compaction, memory…), as aligned lines."""
-    rows = [["purpose", *_HEADERS[1:]]]
+    # i18n: a column of /cost: what a model call was for (chat, agent, compaction…)
+    rows = [[_("purpose"), *_HEADERS[1:]]]
     rows += [[kind.name, *_cells(kind)] for kind in ledger.purposes]
     return _aligned(rows)
 
 
 def worker_table(ledger: Ledger) -> list[str]:
     """The workers' calls per worker (id and type), as aligned lines."""
-    rows = [["worker", "type", *_HEADERS[1:]]]
+    # i18n: columns of /cost: a worker (a subagent) and its type
+    rows = [[_("worker"), _("type"), *_HEADERS[1:]]]
     rows += [[worker.name, worker.type, *_cells(worker)] for worker in ledger.workers]
     return _aligned(rows, left=2)
 
@@ -74,7 +81,8 @@ def worker_table(ledger: Ledger) -> list[str]:
 def type_table(ledger: Ledger) -> list[str]:
     """The workers' calls per worker type, with how many workers each had, as aligned
     lines."""
-    rows = [["type", "workers", *_HEADERS[1:]]]
+    # i18n: columns of /cost: a worker (a subagent) type and how many workers it had
+    rows = [[_("type"), _("workers"), *_HEADERS[1:]]]
     rows += [[kind.name, f"{kind.workers:,}", *_cells(kind)] for kind in ledger.types]
     return _aligned(rows)
 
@@ -91,16 +99,17 @@ def ttl_line(plugin: CostPlugin, app: Any) -> str:
     provider = app.session.provider_name
     ttl, why = plugin.ttl_in_force(app.conversation, provider)
     if ttl is None:
-        return f"cache TTL: none to choose ({provider} offers none)"
+        return _("cache TTL: none to choose ({provider} offers none)").format(
+            provider=provider)
     if why == "evidence":
         switch = plugin.state(app.conversation).ttl.switch
         assert switch is not None
-        return (f"cache TTL: {ttl} (a {_minutes(switch.pause)} pause outlived the 5m cache; "
-                "the long TTL holds for the rest of the session)")
+        return _("cache TTL: {ttl} (a {pause} pause outlived the 5m cache; the long TTL holds "
+                 "for the rest of the session)").format(ttl=ttl, pause=_minutes(switch.pause))
     if why == "default":
-        return (f"cache TTL: {ttl} (the short one; 1h, once, after a pause the hour would have "
-                "covered expires the cache)")
-    return f"cache TTL: {ttl} ({why})"
+        return _("cache TTL: {ttl} (the short one; 1h, once, after a pause the hour would have "
+                 "covered expires the cache)").format(ttl=ttl)
+    return _("cache TTL: {ttl} ({why})").format(ttl=ttl, why=why)
 
 
 def describe(plugin: CostPlugin, app: Any) -> list[str]:
@@ -115,23 +124,24 @@ def describe(plugin: CostPlugin, app: Any) -> list[str]:
         if ledger.workers:
             lines += worker_table(ledger)
             lines += type_table(ledger)
-        lines.append("input counts every prompt token, cache reads and writes included "
-                     "(fresh input = input - cache read - cache write)")
+        lines.append(_("input counts every prompt token, cache reads and writes included "
+                       "(fresh input = input - cache read - cache write)"))
     else:
-        lines.append("no model calls in this session yet")
+        lines.append(_("no model calls in this session yet"))
     for line in ledger.unpriced:
-        lines.append(f'no price known for {line.name}: set [cost.prices."{line.name}"] '
-                     "input = …, output = … (USD per million tokens)")
+        lines.append(_('no price known for {name}: set [cost.prices."{name}"] input = …, '
+                       "output = … (USD per million tokens)").format(name=line.name))
     if any(line.source == "built-in" for line in ledger.lines):
-        lines.append("prices: built-in list prices, approximate (USD per million tokens); "
-                     '[cost.prices."provider/model"] in the config overrides them')
+        lines.append(_("prices: built-in list prices, approximate (USD per million tokens); "
+                       '[cost.prices."provider/model"] in the config overrides them'))
     if config.budget is None:
-        lines.append("budget: none ([cost] budget = 5.0 sets one, in USD)")
+        lines.append(_("budget: none ([cost] budget = 5.0 sets one, in USD)"))
     else:
         share = ledger.money / config.budget
-        state = " — over budget" if share >= 1 else ""
-        lines.append(f"budget: {usd(ledger.money)} of {usd(config.budget)} "
-                     f"({share:.0%}){state}")
+        said = (_("budget: {spent} of {budget} ({share:.0%}) — over budget") if share >= 1
+                else _("budget: {spent} of {budget} ({share:.0%})"))
+        lines.append(said.format(spent=usd(ledger.money), budget=usd(config.budget),
+                                 share=share))
     lines.append(ttl_line(plugin, app))
     return lines
 

@@ -8,7 +8,11 @@ that file.
 
 from __future__ import annotations
 
+from chatcli import translation
+
 __all__ = ["check_limit"]
+
+_, ngettext = translation(__name__)
 
 
 def check_limit(spent: float, limit: float) -> None:
@@ -21,7 +25,13 @@ def check_limit(spent: float, limit: float) -> None:
 
     policy = managed_policy()
     managed = policy is not None and (policy[1].get("cost") or {}).get("limit") is not None
-    where = f"the managed policy {policy[0]}" if managed and policy else "[cost] limit"
-    raise ConfigError(f"cost: this session spent {usd(spent)}, its limit of {usd(limit)} set by "
-                      f"{where}; no more model calls", "start a new session"
-                      + ("" if managed else ", or raise [cost] limit"))
+    if managed and policy:
+        message = _("cost: this session spent {spent}, its limit of {limit} set by the managed "
+                    "policy {path}; no more model calls")
+    else:
+        message = _("cost: this session spent {spent}, its limit of {limit} set by [cost] "
+                    "limit; no more model calls")
+    raise ConfigError(message.format(spent=usd(spent), limit=usd(limit),
+                                     path=policy[0] if policy else ""),
+                      _("start a new session") if managed
+                      else _("start a new session, or raise [cost] limit"))

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from chatcli import StashKey, hookimpl
+from chatcli import StashKey, hookimpl, translation
 from chatcli_records_lite import dataclass
 
 if TYPE_CHECKING:
@@ -41,6 +41,8 @@ if TYPE_CHECKING:
     from chatcli_context.cost.ttl import TtlState
 
 __all__ = ["COST", "SESSION", "CostPlugin", "Pending", "plugin", "root_of", "worker_of"]
+
+_, ngettext = translation(__name__)
 
 
 @dataclass
@@ -130,7 +132,7 @@ class CostPlugin:
         if self._config is None or self._config[0] is not settings:
             self._config = (settings, read_config(settings))
             for problem in self._config[1].problems:
-                self._warn(f"cost: {problem}; ignored")
+                self._warn(_("cost: {problem}; ignored").format(problem=problem))
         return self._config[1]
 
     def _warn(self, line: str) -> None:
@@ -177,7 +179,9 @@ class CostPlugin:
         fixed = self.fixed_ttl(provider, self._settings_of(conversation))
         if fixed is not None:
             ttl, where = fixed
-            return (ttl, f"set by {where}") if ttl in offered else (offered[0], "the only one")
+            if ttl in offered:
+                return ttl, _("set by {where}").format(where=where)
+            return offered[0], _("the only one")
         state = self.state(conversation).ttl
         if state.switch is not None and LONG in offered:
             return LONG, "evidence"
@@ -350,8 +354,8 @@ class CostPlugin:
         try:
             record(conversation.id, entry)
         except OSError as err:
-            self._warn(f"cost: the calls of this session could not be kept ({err}); /cost "
-                       "after -c will miss them")
+            self._warn(_("cost: the calls of this session could not be kept ({error}); /cost "
+                         "after -c will miss them").format(error=err))
 
     def _check_budget(self, conversation: Conversation) -> None:
         """Warn when the session's spend (its root conversation's, workers included) crosses
@@ -371,11 +375,12 @@ class CostPlugin:
         from chatcli_context.cost.command import usd
 
         if level == 100:
-            line = (f"cost: {usd(spent)} spent, over this session's budget of {usd(budget)} "
-                    f"({share:.0%}); /cost shows where it went, [cost] budget moves the line")
+            line = _("cost: {spent} spent, over this session's budget of {budget} "
+                     "({share:.0%}); /cost shows where it went, [cost] budget moves the line")
         else:
-            line = (f"cost: {usd(spent)} spent, {share:.0%} of this session's budget of "
-                    f"{usd(budget)}; /cost shows where it went")
+            line = _("cost: {spent} spent, {share:.0%} of this session's budget of {budget}; "
+                     "/cost shows where it went")
+        line = line.format(spent=usd(spent), budget=usd(budget), share=share)
         self.host.warn(line)
 
     @hookimpl

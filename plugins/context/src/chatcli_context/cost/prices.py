@@ -12,11 +12,13 @@ from collections.abc import Callable, Mapping
 from fnmatch import fnmatchcase
 from typing import Any
 
-from chatcli import Usage
+from chatcli import Usage, translation
 from chatcli_records_lite import NamedTuple
 
 __all__ = ["BUILTIN_PRICES", "ModelTable", "Price", "PriceTable", "fresh_input", "money",
            "parse_price"]
+
+_, ngettext = translation(__name__)
 
 #: Anthropic's multipliers of the input price, used for what a price entry leaves out: a cache
 #: read costs 0.1×, a write kept five minutes 1.25×, one kept an hour 2×.
@@ -88,20 +90,24 @@ def parse_price(key: str, value: Any) -> tuple[Price | None, str | None]:
     """A ``[cost.prices."KEY"]`` table as a :class:`Price`, or None and what is wrong."""
     where = f'[cost.prices."{key}"]'
     if not isinstance(value, Mapping):
-        return None, f"{where} must be a table: input = 3.0, output = 15.0 (USD per million)"
+        return None, _("{where} must be a table: input = 3.0, output = 15.0 (USD per "
+                       "million)").format(where=where)
     unknown = sorted(set(value) - set(_FIELDS))
     if unknown:
-        return None, f"{where}: unknown key {unknown[0]!r} (use {', '.join(_FIELDS)})"
+        return None, _("{where}: unknown key {key!r} (use {keys})").format(
+            where=where, key=unknown[0], keys=", ".join(_FIELDS))
     numbers: dict[str, float] = {}
     for name in _FIELDS:
         if name not in value:
             continue
         item = value[name]
         if isinstance(item, bool) or not isinstance(item, int | float) or item < 0:
-            return None, f"{where}: {name} must be a number of USD per million tokens, ≥ 0"
+            return None, _("{where}: {key} must be a number of USD per million tokens, "
+                           "≥ 0").format(where=where, key=name)
         numbers[name] = float(item)
     if "input" not in numbers or "output" not in numbers:
-        return None, f"{where} needs input and output (USD per million tokens)"
+        return None, _("{where} needs input and output (USD per million tokens)").format(
+            where=where)
     return Price.of(**numbers), None
 
 

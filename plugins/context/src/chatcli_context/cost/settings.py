@@ -24,12 +24,14 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-from chatcli import Settings
+from chatcli import Settings, translation
 from chatcli_records_lite import NamedTuple
 
 from chatcli_context.cost.prices import ModelTable, Price, PriceTable, parse_price
 
 __all__ = ["ENV_TTL", "CostConfig", "read_config"]
+
+_, ngettext = translation(__name__)
 
 #: The variable that fixes the prompt cache's TTL.
 ENV_TTL = "CHATCLI_PROMPT_CACHE_TTL"
@@ -58,8 +60,8 @@ def _ttl(value: Any, where: str, problems: list[str]) -> tuple[str, str] | None:
         return None
     if text in _TTLS:
         return text, where
-    problems.append(f'{where} = {value!r} is not a cache TTL: use "5m" or "1h" (or leave it '
-                    "out: chosen by evidence)")
+    problems.append(_('{where} = {value!r} is not a cache TTL: use "5m" or "1h" (or leave it '
+                      "out: chosen by evidence)").format(where=where, value=value))
     return None
 
 
@@ -67,8 +69,8 @@ def read_config(settings: Settings, environ: Mapping[str, str] | None = None) ->
     """The cost settings of ``settings``; wrong values are left out and described."""
     environ = os.environ if environ is None else environ
     table = settings.plugin_table("cost")
-    problems: list[str] = [f"[cost]: unknown key {key!r} (use {', '.join(_KEYS)})"
-                           for key in sorted(set(table) - set(_KEYS))]
+    problems: list[str] = [_("[cost]: unknown key {key!r} (use {keys})").format(
+        key=key, keys=", ".join(_KEYS)) for key in sorted(set(table) - set(_KEYS))]
     budget, limit = (_usd(table.get(key), key, problems) for key in ("budget", "limit"))
     # CHATCLI_PROMPT_CACHE_TTL reaches the settings as a top-level key; read the variable too
     # for settings built without the environment
@@ -78,7 +80,7 @@ def read_config(settings: Settings, environ: Mapping[str, str] | None = None) ->
     prices: dict[str, Price] = {}
     raw = table.get("prices") or {}
     if not isinstance(raw, Mapping):
-        problems.append('[cost] prices must be tables: [cost.prices."provider/model"]')
+        problems.append(_('[cost] prices must be tables: [cost.prices."provider/model"]'))
         raw = {}
     for key, value in raw.items():
         price, problem = parse_price(str(key), value)
@@ -97,7 +99,8 @@ def _usd(value: Any, key: str, problems: list[str]) -> float | None:
             value = float(value)
     if value is not None and (isinstance(value, bool) or not isinstance(value, int | float)
                               or not 0 < value < float("inf")):
-        problems.append(f"[cost] {key} = {value!r} must be a positive number of USD")
+        problems.append(_("[cost] {key} = {value!r} must be a positive number of USD").format(
+            key=key, value=value))
         return None
     return float(value) if value is not None else None
 
@@ -108,8 +111,8 @@ def _model_table(settings: Settings, problems: list[str]) -> ModelTable | None:
     entries = getattr(settings, "models", None) or {}
     for pattern, entry in entries.items():
         if (entry.input is None) != (entry.output is None):
-            problems.append(f'[models."{pattern}"] needs both input and output (USD per '
-                            "million tokens) to price the model")
+            problems.append(_('[models."{pattern}"] needs both input and output (USD per '
+                              "million tokens) to price the model").format(pattern=pattern))
     if not entries:
         return None
 
