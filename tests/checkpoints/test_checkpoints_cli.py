@@ -128,3 +128,36 @@ def test_rewind_last_and_undo_from_the_shell(tmp_path: Path) -> None:
                            env=env, capture_output=True, text=True, timeout=60)
     sessions = json.loads(shown.stdout)
     assert len(sessions) == 1 and sessions[0]["messages"] >= 6  # one session, all its turns
+
+
+def test_rewind_undo_and_diff_in_brazilian_portuguese(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo", {"a.py": "a = 1\n", "old.txt": "old\n"})
+    start = read_tree(repo)
+    env = {**_environment(tmp_path / "home"), "CHATCLI_LANG": "pt_BR"}
+    done = _chatcli(repo, env, "-p", "change the files", "--allow", "write,execute", script=[
+        {"tool": "put_file", "args": {"path": "a.py", "text": "a = 2\n"}},
+        {"tool": "shell", "args": {"command": "echo made > new.txt && rm old.txt"}},
+        {"text": "All done."},
+    ])
+    assert done.returncode == 0, done.stderr
+    agent = read_tree(repo)
+
+    done = _chatcli(repo, env, "-c", "-p", "/diff --stat")
+    assert "nesta sessão:" in done.stdout, done.stdout
+    done = _chatcli(repo, env, "-c", "-p", "/diff bogus")
+    assert "/diff: argumento desconhecido 'bogus'; use /diff [last] [--git] [--stat]" in (
+        done.stdout + done.stderr)
+
+    done = _chatcli(repo, env, "-c", "-p", "/rewind last")
+    assert done.returncode == 0, done.stderr
+    assert "Voltou para antes de “change the files”" in done.stdout
+    assert ("3 arquivos restaurados: a.py, new.txt (removido), old.txt (recriado)."
+            in done.stdout)
+    assert read_tree(repo) == start
+
+    done = _chatcli(repo, env, "-c", "-p", "/rewind undo")
+    assert "Volta do código desfeita: 3 arquivos" in done.stdout, done.stdout
+    assert read_tree(repo) == agent
+
+    english = _chatcli(repo, {**env, "CHATCLI_LANG": "en"}, "-c", "-p", "/diff bogus")
+    assert "/diff: unknown argument 'bogus'" in english.stdout + english.stderr

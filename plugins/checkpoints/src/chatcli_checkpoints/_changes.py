@@ -6,8 +6,12 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from chatcli import translation
+
 __all__ = ["Change", "describe", "error_text", "prune_empty_folders", "remove_file",
            "restored_line"]
+
+_, ngettext = translation(__name__)
 
 #: How many file names a summary lists before "… and N more".
 SHOWN = 8
@@ -33,21 +37,22 @@ class Change:
         return self.kind != "kept"
 
 
-_SUMMARY = {
-    "changed": "changed",
-    "created": "created since, removed on restore",
-    "deleted": "deleted since, recreated",
-}
+def _summary(kind: str) -> str:
+    """How a restorable change is named in a summary."""
+    if kind == "created":
+        return _("created since, removed on restore")
+    if kind == "deleted":
+        return _("deleted since, recreated")
+    return _("changed")
 
 
 def _names(items: list[str]) -> str:
     shown = items[:SHOWN]
     more = len(items) - len(shown)
-    return ", ".join(shown) + (f", … and {more} more" if more > 0 else "")
-
-
-def _count(n: int) -> str:
-    return f"{n} file" + ("" if n == 1 else "s")
+    if more > 0:
+        return ngettext("{names}, … and {count} more", "{names}, … and {count} more",
+                        more).format(names=", ".join(shown), count=more)
+    return ", ".join(shown)
 
 
 def describe(changes: list[Change]) -> str:
@@ -56,27 +61,45 @@ def describe(changes: list[Change]) -> str:
     kept = [c for c in changes if not c.restorable]
     parts = []
     if restorable:
-        listed = _names([f"{c.shown} ({_SUMMARY[c.kind]})" for c in restorable])
-        parts.append(f"{_count(len(restorable))}: {listed}")
+        listed = _names([f"{c.shown} ({_summary(c.kind)})" for c in restorable])
+        parts.append(ngettext("{count} file: {names}", "{count} files: {names}",
+                              len(restorable)).format(count=len(restorable), names=listed))
     if kept:
         listed = _names([f"{c.shown} ({c.why})" for c in kept])
-        parts.append(f"cannot restore {_count(len(kept))}: {listed}")
+        parts.append(ngettext("cannot restore {count} file: {names}",
+                              "cannot restore {count} files: {names}",
+                              len(kept)).format(count=len(kept), names=listed))
     return "; ".join(parts)
 
 
+def _marked(change: Change) -> str:
+    """A restored file's name, with what the restore did to it when it was not a rewrite."""
+    if change.kind == "created":
+        return _("{path} (removed)").format(path=change.shown)
+    if change.kind == "deleted":
+        return _("{path} (recreated)").format(path=change.shown)
+    return change.shown
+
+
 def restored_line(done: list[Change], failed: list[tuple[Change, str]],
-                  kept: list[Change]) -> str:
-    """One line saying what a restore did."""
-    marks = {"created": " (removed)", "deleted": " (recreated)", "changed": ""}
-    if done:
-        line = f"Restored {_count(len(done))}: " + _names(
-            [f"{c.shown}{marks[c.kind]}" for c in done])
+                  kept: list[Change], undone: bool = False) -> str:
+    """One line saying what a restore did (``undone``: what undoing a code rewind did)."""
+    names = _names([_marked(c) for c in done])
+    if done and undone:
+        line = ngettext("Code rewind undone: {count} file: {names}",
+                        "Code rewind undone: {count} files: {names}",
+                        len(done)).format(count=len(done), names=names)
+    elif done:
+        line = ngettext("Restored {count} file: {names}", "Restored {count} files: {names}",
+                        len(done)).format(count=len(done), names=names)
     else:
-        line = "Restored no file"
+        line = _("Code rewind undone: no file") if undone else _("Restored no file")
     if kept:
-        line += "; not restored: " + _names([f"{c.shown} ({c.why})" for c in kept])
+        line = _("{line}; not restored: {names}").format(
+            line=line, names=_names([f"{c.shown} ({c.why})" for c in kept]))
     if failed:
-        line += "; failed: " + _names([f"{c.shown} ({why})" for c, why in failed])
+        line = _("{line}; failed: {names}").format(
+            line=line, names=_names([f"{c.shown} ({why})" for c, why in failed]))
     return line + "."
 
 

@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from chatcli import StashKey
+from chatcli import StashKey, translation
 
 from chatcli_checkpoints._layout import records_folder, safe_name
 
@@ -39,6 +39,8 @@ if TYPE_CHECKING:
     from chatcli_checkpoints._store import ConversationStore, Record
 
 __all__ = ["MARKS", "Checkpoints", "Marks"]
+
+_, ngettext = translation(__name__)
 
 # Every run that opens a session imports this module (a checkpoint is created with the first
 # message): the records, the caps and the file walker load when something is recorded, and no
@@ -406,13 +408,13 @@ class Checkpoints:
                 changed_since += c
             marks.full, marks.recorded = None, ("", set())
             if missing and not (done or failed or changed_since):
-                return "The code rewind cannot be undone: its snapshot was pruned."
-            line = "Code rewind undone: " + (
-                restored_line(done, failed, []).removeprefix("Restored ")
-                if done or failed else "no file needed it.")
+                return _("The code rewind cannot be undone: its snapshot was pruned.")
+            line = (restored_line(done, failed, [], undone=True) if done or failed
+                    else _("Code rewind undone: no file needed it."))
             if changed_since:
                 names = ", ".join(c.shown for c in changed_since[:6])
-                line = line.rstrip(".") + f"; left as they are (changed since the rewind): {names}."
+                line = _("{line}; left as they are (changed since the rewind): {names}.").format(
+                    line=line.rstrip("."), names=names)
             return line
 
 
@@ -446,7 +448,7 @@ class _GitPlan(_Plan):
         if not repo.exists(self.target, self.index):
             from chatcli_checkpoints._changes import Change
 
-            self.changes = [Change(repo.scope, ".", "kept", "its git snapshot is gone")]
+            self.changes = [Change(repo.scope, ".", "kept", _("its git snapshot is gone"))]
             return
         now = repo.tree(self.index, owner.limits.max_file_bytes)
         self.changes = repo.changes(now, self.target, self.index)
@@ -466,7 +468,7 @@ class _GitPlan(_Plan):
         still = {c.path for c in self.repo.changes(now, target, self.index)}
         failed_paths = {c.path for c, _ in failed}
         done = [c for c in wanted if c.path not in still and c.path not in failed_paths]
-        failed += [(c, "could not be written") for c in wanted
+        failed += [(c, _("could not be written")) for c in wanted
                    if c.path in still and c.path not in failed_paths]
         return done, failed
 

@@ -26,6 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from chatcli import translation
+
 from chatcli_checkpoints._changes import Change, error_text, prune_empty_folders
 from chatcli_checkpoints._ignore import ALWAYS_SKIPPED, IgnoreRules
 from chatcli_checkpoints._limits import Limits
@@ -33,6 +35,8 @@ from chatcli_checkpoints._store import ConversationStore
 
 __all__ = ["ABSENT", "Limits", "Target", "apply", "compare", "manifest", "preimages", "resolve",
            "scan", "size_text"]
+
+_, ngettext = translation(__name__)
 
 ABSENT: dict[str, Any] = {"t": "-"}
 #: A file whose time is this close to when it was recorded may have changed within the same
@@ -45,7 +49,7 @@ def size_text(n: int) -> str:
         return f"{n / 2**20:g} MB"
     if n >= 2**10:
         return f"{n / 2**10:g} KB"
-    return f"{n} bytes"
+    return ngettext("{count} byte", "{count} bytes", n).format(count=n)
 
 
 @dataclass
@@ -78,7 +82,8 @@ def _entry(path: Path, store: ConversationStore, limits: Limits, budget: _Budget
     entry: dict[str, Any] = {"t": "f", "size": st.st_size, "mtime": st.st_mtime_ns,
                              "mode": stat.S_IMODE(st.st_mode), "sha": None}
     if st.st_size > limits.max_file_bytes:
-        entry["why"] = f"over the {size_text(limits.max_file_bytes)} size cap"
+        entry["why"] = _("over the {size} size cap").format(
+            size=size_text(limits.max_file_bytes))
         return entry
     now = time.time_ns()
     known = cache.get(key) if cache is not None else None
@@ -87,12 +92,12 @@ def _entry(path: Path, store: ConversationStore, limits: Limits, budget: _Budget
         entry["sha"] = known[3]
         return entry
     if st.st_size > budget.left:
-        entry["why"] = "over the snapshot's size cap"
+        entry["why"] = _("over the snapshot's size cap")
         return entry
     try:
         sha, data = _hash_file(path)
     except OSError as err:
-        entry["why"] = f"unreadable: {error_text(err)}"
+        entry["why"] = _("unreadable: {reason}").format(reason=error_text(err))
         return entry
     if store.put_blob(sha, data):
         budget.left -= len(data)
@@ -264,11 +269,12 @@ def changes(root: Path, target: Target, limits: Limits, skip: tuple[Path, ...] =
             continue
         exists = os.path.lexists(root / rel)
         if verdict == "blocked":
-            found.append(Change(rel, rel, "kept", "something else is in its place"))
+            found.append(Change(rel, rel, "kept", _("something else is in its place")))
         elif entry.get("t") == "-":
             found.append(Change(rel, rel, "created"))
         elif entry.get("t") == "f" and entry.get("sha") is None:
-            found.append(Change(rel, rel, "kept", entry.get("why", "not recorded")))
+            why = entry["why"] if "why" in entry else _("not recorded")
+            found.append(Change(rel, rel, "kept", why))
         elif entry.get("t") in ("f", "l"):
             found.append(Change(rel, rel, "changed" if exists else "deleted"))
     return found

@@ -223,12 +223,12 @@ class GitRepo:
             proc = safe_git(list(args), self.toplevel, git_env=self.environment(index),
                             input=data, timeout=600)
         except (GitMissing, OSError, subprocess.SubprocessError) as err:
-            raise GitError(f"git {args[0]}: {err}") from None
+            raise GitError(f"git {args[0]}: {err}") from None  # untranslated: git's words
         with contextlib.suppress(OSError):  # git writes the index with the umask's mode
             os.chmod(index, 0o600)
         if check and proc.returncode != 0:
             first = (proc.stderr.decode("utf-8", "replace").strip().splitlines() or ["failed"])[0]
-            raise GitError(f"git {args[0]}: {first}")
+            raise GitError(f"git {args[0]}: {first}")  # untranslated: git's own message
         return proc.stdout
 
     @property

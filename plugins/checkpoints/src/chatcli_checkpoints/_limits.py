@@ -21,18 +21,21 @@ class Limits:
 
 def limits_from(table: dict[str, Any]) -> tuple[bool, Limits]:
     """``[checkpoints]`` settings: ``enabled`` and the caps (whole numbers of bytes/files)."""
-    from chatcli import ConfigError
+    from chatcli import ConfigError, translation
 
+    _, _n = translation(__name__)
     defaults = Limits()
     values: dict[str, int] = {}
     for key in ("max_file_bytes", "max_snapshot_bytes", "max_total_bytes", "max_files"):
         value = table.get(key, getattr(defaults, key))
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise ConfigError(f"[checkpoints] {key} must be a whole number above 0, not "
-                              f"{value!r}", f"fix it: chatcli config set checkpoints.{key} N")
+            raise ConfigError(
+                _("[checkpoints] {key} must be a whole number above 0, not {value!r}").format(
+                    key=key, value=value),
+                _("fix it: chatcli config set checkpoints.{key} N").format(key=key))
         values[key] = value
     enabled = table.get("enabled", True)
     if not isinstance(enabled, bool):
-        raise ConfigError(f"[checkpoints] enabled must be true or false, not {enabled!r}",
-                          "fix it: chatcli config set checkpoints.enabled true")
+        raise ConfigError(_("[checkpoints] enabled must be true or false, not {value!r}").format(
+            value=enabled), _("fix it: chatcli config set checkpoints.enabled true"))
     return enabled, Limits(**values)

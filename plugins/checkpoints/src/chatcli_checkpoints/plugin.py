@@ -74,7 +74,9 @@ class CheckpointsPlugin:
     def register_slash_commands(self, register: Callable[[SlashCommand], None]) -> None:
         """``/diff``: what this session changed (``last``: its latest step; ``--git``: against
         git's HEAD; ``--stat``: the counts only)."""
-        from chatcli import SlashCommand
+        from chatcli import SlashCommand, translation
+
+        _, _n = translation(__name__)
 
         def run(app: Any, text: str) -> None:
             from chatcli_checkpoints._command import diff_command
@@ -82,7 +84,7 @@ class CheckpointsPlugin:
             diff_command(self.core, app, text)
 
         register(SlashCommand(
-            name="diff", help="what this session changed: /diff [last] [--git] [--stat]",
+            name="diff", help=_("what this session changed: /diff [last] [--git] [--stat]"),
             run=run, subcommands=["last", "--git", "--stat"]))
 
     @hookimpl
