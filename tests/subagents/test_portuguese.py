@@ -1,6 +1,6 @@
 """chatcli-subagents in Brazilian Portuguese: the board, /delegate's status lines and errors,
-the [agents] settings' warnings; the delegate tool's report (the model reads it) stays as it
-is."""
+the [agents] settings' warnings, a worktree's merge and discard lines; the delegate tool's report
+(the model reads it) stays as it is."""
 
 from __future__ import annotations
 
@@ -9,8 +9,10 @@ from pathlib import Path
 import pytest
 from chatcli import UsageError
 from chatcli_subagents.settings import read_config
+from chatcli_subagents.worktree import create, discard, finish, merge
 from chatcli_testing import Reply, ToolCall
 from subagents_support import ContentServer, chat
+from test_worktree import git
 
 
 def test_the_board_and_delegate_speak_portuguese(tmp_path: Path, chatcli_language) -> None:
@@ -45,3 +47,30 @@ def test_agents_settings_warnings_speak_portuguese(chatcli_language) -> None:
         "[agents] não tem a configuração 'max_depht' (conhecidas: lock_wait, max_depth, "
         "max_seconds, max_tokens, max_turns, max_workers); ela é ignorada — remova: chatcli "
         "config unset agents.max_depht"]
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    """A repository with one commit (README.md) on ``main``."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    (root / "README.md").write_text("# demo\n\nfirst line\n")
+    git(root, "add", ".")
+    git(root, "commit", "-q", "-m", "first")
+    return root
+
+
+def test_merge_and_discard_lines_speak_portuguese(repo: Path, chatcli_language) -> None:
+    chatcli_language("pt_BR")
+    first, second = create(repo, "w1"), create(repo, "w2")
+    (first.path / "README.md").write_text("# demo\n\nfirst line by w1\n")
+    (second.path / "README.md").write_text("# demo\n\nfirst line by w2\n")
+    one, two = finish(first), finish(second)
+    merged = merge(repo, one.branch)
+    assert merged.merged and merged.line.startswith(f"{one.branch} mesclado em main: ")
+    refused = merge(repo, two.branch)
+    assert refused.line.startswith(f"merge não feito: {two.branch} conflita com main em "
+                                   "README.md; nada foi alterado")
+    assert discard(repo, two.branch).startswith("descartados: ")
+    assert discard(repo, two.branch) == f"não sobrou nada de {two.branch}"

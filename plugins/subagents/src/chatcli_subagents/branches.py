@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from chatcli import translation
 from pydantic import BaseModel, Field
 
 if TYPE_CHECKING:
@@ -16,6 +17,8 @@ if TYPE_CHECKING:
 __all__ = ["BranchArgs", "settle", "worker_branch_tool"]
 
 NAME = "worker_branch"
+
+_, ngettext = translation(__name__)
 
 
 class BranchArgs(BaseModel):
@@ -37,8 +40,10 @@ def settle(conversation: Conversation, workspace: Path, worker_ref: str, action:
     worker = registry(conversation).find(worker_ref)
     if worker is None or not worker.branch:
         known = [w.id for w in registry(conversation).listed() if w.branch]
-        raise ValueError(f"no worker {worker_ref!r} with a branch to {action} (workers with "
-                         f"one: {', '.join(known) or 'none'})")
+        # i18n: {action} is the command's word: merge or discard
+        raise ValueError(_("no worker {ref!r} with a branch to {action} (workers with one: "
+                           "{known})").format(ref=worker_ref, action=action,
+                                              known=", ".join(known) or _("none")))
     if action == "discard":
         line = worktree.discard(workspace, worker.branch)
         worker.branch = None
@@ -47,8 +52,9 @@ def settle(conversation: Conversation, workspace: Path, worker_ref: str, action:
     if result.merged:
         worker.branch = None
     elif result.conflicts:
-        return (f"{result.line} — conflicting files: {', '.join(result.conflicts)}; nothing "
-                f"changed, branch {worker.branch} kept")
+        return _("{line} — conflicting files: {files}; nothing changed, branch {branch} "
+                 "kept").format(line=result.line, files=", ".join(result.conflicts),
+                                branch=worker.branch)
     return result.line
 
 

@@ -394,37 +394,44 @@ def merge(workspace: Path, branch: str) -> MergeResult:
     top, env = _top(workspace)
     with _repo_lock(top):
         if not _branch_exists(top, env, branch):
-            return MergeResult(False, [], f"no branch {branch} to merge (already merged or "
-                                          "discarded?)")
+            return MergeResult(False, [], _("no branch {branch} to merge (already merged or "
+                                            "discarded?)").format(branch=branch))
         busy = _in_progress(top, env)
         if busy is not None:
-            return MergeResult(False, [], f"not merged: the workspace is in the middle of "
-                                          f"{busy}; finish or abort it first, then merge "
-                                          f"{branch}")
+            # i18n: {operation} is git's word: merge, rebase, cherry-pick, revert, bisect
+            return MergeResult(False, [], _("not merged: the workspace is in the middle of "
+                                            "{operation}; finish or abort it first, then merge "
+                                            "{branch}").format(operation=busy, branch=branch))
         current = _text(_git(["symbolic-ref", "--short", "-q", "HEAD"], top, env,
                              check=False)) or "HEAD (detached)"
         if _git(["merge-base", "--is-ancestor", f"refs/heads/{branch}", "HEAD"], top, env,
                 check=False).returncode == 0:
             _git(["branch", "-D", branch], top, env, check=False)
-            return MergeResult(True, [], f"{branch} was already merged into {current}")
+            return MergeResult(True, [], _("{branch} was already merged into {current}").format(
+                branch=branch, current=current))
         base = _text(_git(["merge-base", "HEAD", f"refs/heads/{branch}"], top, env))
         changed = set(_names(_git(["diff", "--name-only", "-z", base, f"refs/heads/{branch}"],
                                   top, env).stdout))
         blocked = sorted(changed & _dirty(top, env))
         if blocked:
-            return MergeResult(False, [], (
-                f"not merged: the workspace has uncommitted changes to {_list(blocked)}, which "
-                f"{branch} also changes; commit or stash them, then merge"), blocked)
+            return MergeResult(False, [], _(
+                "not merged: the workspace has uncommitted changes to {files}, which {branch} "
+                "also changes; commit or stash them, then merge").format(
+                    files=_list(blocked), branch=branch), blocked)
         status, conflicts, error = _trial_merge(top, env, branch)
         if status == "conflicts":
             return MergeResult(False, conflicts, _conflict_line(branch, current, conflicts))
         if status == "error":  # e.g. a merge program named by the repository, not run
             both = sorted(changed & set(_names(_git(
                 ["diff", "--name-only", "-z", base, "HEAD"], top, env).stdout)))
-            return MergeResult(False, both, (
-                f"not merged: git could not merge {branch} into {current} here ({error})"
-                + (f"; both changed {_list(both)}" if both else "")
-                + f"; nothing was changed: merge it by hand (git merge {branch}) or discard it"))
+            line = (_("not merged: git could not merge {branch} into {current} here "
+                      "({error}); both changed {files}; nothing was changed: merge it by hand "
+                      "(git merge {branch}) or discard it") if both else
+                    _("not merged: git could not merge {branch} into {current} here "
+                      "({error}); nothing was changed: merge it by hand (git merge {branch}) or "
+                      "discard it"))
+            return MergeResult(False, both, line.format(branch=branch, current=current,
+                                                        error=error, files=_list(both)))
         before = _text(_git(["rev-parse", "HEAD"], top, env))
         done = _git([*_merge_identity(top, env), "-c", "commit.gpgSign=false", "merge",
                      "--no-ff", "--no-edit", "--no-verify", "-m",
@@ -440,11 +447,12 @@ def merge(workspace: Path, branch: str) -> MergeResult:
             if conflicts:
                 return MergeResult(False, conflicts,
                                    _conflict_line(branch, current, conflicts))
-            return MergeResult(False, [], f"not merged: git merge failed: {_first(done.stderr)}"
-                                          f" ({_first(done.stdout)})")
+            return MergeResult(False, [], _("not merged: git merge failed: {error} ({output})")
+                               .format(error=_first(done.stderr), output=_first(done.stdout)))
         stat = _text(_git(["diff", "--shortstat", before, "HEAD"], top, env))
         _git(["branch", "-d", branch], top, env, check=False)
-    return MergeResult(True, [], f"merged {branch} into {current}: {stat or 'no change'}")
+    return MergeResult(True, [], _("merged {branch} into {current}: {stat}").format(
+        branch=branch, current=current, stat=stat or _("no change")))
 
 
 def _trial_merge(top: Path, env: dict[str, str], branch: str
@@ -466,12 +474,15 @@ def _trial_merge(top: Path, env: dict[str, str], branch: str
 
 def _list(names: list[str], limit: int = 8) -> str:
     shown = ", ".join(names[:limit])
-    return shown + (f" and {len(names) - limit} more" if len(names) > limit else "")
+    if len(names) <= limit:
+        return shown
+    return _("{names} and {count} more").format(names=shown, count=len(names) - limit)
 
 
 def _conflict_line(branch: str, current: str, conflicts: list[str]) -> str:
-    return (f"not merged: {branch} conflicts with {current} in {_list(conflicts)}; nothing was "
-            f"changed (both kept): merge it by hand (git merge {branch}) or discard it")
+    return _("not merged: {branch} conflicts with {current} in {files}; nothing was changed "
+             "(both kept): merge it by hand (git merge {branch}) or discard it").format(
+                 branch=branch, current=current, files=_list(conflicts))
 
 
 # ------------------------------------------------------------------------------ discard, clean
@@ -486,7 +497,7 @@ def discard(workspace: Path, branch: str) -> str:
         for where, on in _registered(top, env).items():
             if on == branch:
                 _remove_worktree(top, env, Path(where))
-                removed.append(f"worktree {where}")
+                removed.append(_("worktree {path}").format(path=where))
         place = worktrees_folder(top)
         for marker in place.glob("*.json") if place.is_dir() else ():
             data = _read_marker(marker)
@@ -494,12 +505,14 @@ def discard(workspace: Path, branch: str) -> str:
                 folder = Path(str(data.get("path") or marker.with_suffix("")))
                 if folder.exists():
                     _remove_worktree(top, env, folder)
-                    removed.append(f"worktree {folder}")
+                    removed.append(_("worktree {path}").format(path=folder))
                 marker.unlink(missing_ok=True)
         if _branch_exists(top, env, branch):
             _git(["branch", "-D", branch], top, env)
-            removed.append(f"branch {branch}")
-    return f"discarded {', '.join(removed)}" if removed else f"nothing left of {branch}"
+            removed.append(_("branch {branch}").format(branch=branch))
+    if removed:
+        return _("discarded {what}").format(what=", ".join(removed))
+    return _("nothing left of {branch}").format(branch=branch)
 
 
 def _stale_markers(workspace: Path) -> list[tuple[Path, dict[str, object]]]:
