@@ -44,6 +44,15 @@ _EXIT_SECONDS = 2.0
 TEMPLATE_FAILURE = (
     "its chat template (tokenizer.chat_template) does not run in llama.cpp's jinja engine")
 
+
+def _(message: str) -> str:
+    """``message`` in the user's language; chatcli is imported on chatcli's side only (the child
+    never shows a message)."""
+    from chatcli import translation
+
+    return translation(__name__)[0](message)
+
+
 #: Exceptions of the child raised again as themselves (the provider maps them to bad requests).
 _SAME_TYPE: dict[str, type[Exception]] = {"ValueError": ValueError, "TypeError": TypeError}
 
@@ -81,7 +90,8 @@ class ModelProcess:
                     self._loaded = float(line[1:])
                 else:
                     self._failure = line[1:].decode(errors="replace").strip() if line else (
-                        f"the model's process ended with exit code {self._process.wait()}")
+                        _("the model's process ended with exit code {code}").format(
+                            code=self._process.wait()))
                     self.close()
             if self._failure is not None:
                 raise RuntimeError(self._failure)
@@ -108,7 +118,8 @@ class ModelProcess:
                         failure = json.loads(line[1:])
                         raise _SAME_TYPE.get(failure["type"], RuntimeError)(failure["message"])
                     return
-        raise RuntimeError(f"the model's process ended (exit code {self._process.poll()})")
+        raise RuntimeError(_("the model's process ended (exit code {code})").format(
+            code=self._process.poll()))
 
     def close(self) -> None:
         """End the child: it stops generating and exits, or is killed (loading, stuck)."""
@@ -132,8 +143,8 @@ class ModelProcess:
             self._process.stdin.write(line)
             self._process.stdin.flush()
         except (OSError, ValueError):  # a closed pipe, or a closed file
-            raise RuntimeError(
-                f"the model's process ended (exit code {self._process.poll()})") from None
+            raise RuntimeError(_("the model's process ended (exit code {code})").format(
+                code=self._process.poll())) from None
 
 
 def _chunk(data: bytes) -> Any:
