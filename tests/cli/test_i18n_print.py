@@ -52,8 +52,8 @@ def test_approval_question_in_portuguese_answered_with_y_or_n(
                Reply(text="ok"))
     result = cli("-p", "escreva", stdin=TtyInput(answers))
     assert result.code == 0, result.err
-    assert 'chatcli: permitir a ferramenta write ' \
-           'write_note(path="n.txt", text="x")? [y/N]: ' in result.err
+    assert ('chatcli: permitir write_note(path="n.txt", text="x") (ferramenta write)? '
+            '[y/N]: ') in result.err
     assert (home / "work" / "n.txt").exists() == written
     if written:
         assert "chatcli: ferramenta write_note concluída (" in result.err
