@@ -64,3 +64,21 @@ def test_counts_and_ages_in_portuguese(chatcli_language: Callable[[str], None]) 
     chatcli_language("en")
     assert Migration(copied=1, messages=1).summary() == "migrated 1 session (1 message), verified"
     assert age(1000.0, now=1000.0 + 7200) == "2 h ago"
+
+
+def test_a_transcript_in_portuguese(host, chatcli_language: Callable[[str], None]) -> None:
+    from chatcli_sessions.cli import sessions
+    from click.testing import CliRunner
+    from sessions_helpers import new_conversation
+
+    conversation = new_conversation(host)
+    turn(conversation, "how to vacuum postgres", "run VACUUM ANALYZE")
+    chatcli_language("pt_BR")
+    shown = CliRunner().invoke(sessions, ["show", conversation.id])
+    assert shown.exit_code == 0, shown.output
+    assert f"_sessão `{conversation.id}` · criada em " in shown.output
+    assert "## Usuário\n\nhow to vacuum postgres" in shown.output
+    assert "## Assistente" in shown.output
+    chatcli_language("en")
+    shown = CliRunner().invoke(sessions, ["show", conversation.id])
+    assert "## User\n\nhow to vacuum postgres" in shown.output

@@ -61,36 +61,43 @@ def close_fences(text: str) -> str:
 
 def to_markdown(conversation: Conversation, info: SessionInfo | None = None) -> str:
     """The conversation as it stands (root to head) in markdown."""
-    title = conversation.title or (info.title if info else "") or "Untitled session"
+    title = conversation.title or (info.title if info else "") or _("Untitled session")
     lines = [f"# {title}", ""]
-    meta = [f"session `{conversation.id}`"]
+    # i18n: the transcript's first line: its parts are joined with " · "
+    meta = [_("session `{session}`").format(session=conversation.id)]
     if info is not None:
         if info.name:
-            meta.append(f"name **{info.name}**")
-        meta.append(f"created {_when(info.created_at)}")
+            meta.append(_("name **{name}**").format(name=info.name))
+        meta.append(_("created {time}").format(time=_when(info.created_at)))
         if info.provider or info.model:
             meta.append(" / ".join(x for x in (info.provider, info.model) if x))
     lines += ["_" + " · ".join(meta) + "_", ""]
     for message in conversation.messages():
         role = message.role.value
         if role == "user":
-            lines += ["## User", ""]
+            # i18n: a transcript's heading: the user's message
+            lines += ["## " + _("User"), ""]
         elif role == "assistant":
-            label = "## Assistant" + (f" — {message.author}" if message.author else "") + (
+            # i18n: a transcript's heading: the model's answer
+            label = "## " + _("Assistant") + (
+                f" — {message.author}" if message.author else "") + (
                 f" ({message.model})" if message.model else "")
-            lines += [label + (" — interrupted" if message.interrupted else ""), ""]
+            # i18n: after a transcript's heading: the answer was cut short
+            lines += [label + (" — " + _("interrupted") if message.interrupted else ""), ""]
         if message.text:
             lines += [close_fences(message.text.rstrip()), ""]
         if role == "assistant" and message.interrupted:
-            lines += ["_(interrupted: the answer stops here)_", ""]
+            lines += ["_" + _("(interrupted: the answer stops here)") + "_", ""]
         for part in message.parts:
             if part.type == "tool_call":
                 args = json.dumps(part.arguments, ensure_ascii=False)
-                lines += [f"> tool call `{part.name}` {args}", ""]
+                lines += ["> " + _("tool call `{name}` {arguments}").format(name=part.name,
+                                                                           arguments=args), ""]
             elif part.type == "tool_result":
                 fence = _fence(part.content)
-                status = " (error)" if part.is_error else ""
-                lines += [f"**{part.name}** result{status}:", "", fence,
+                said = (_("**{name}** result (error):") if part.is_error
+                        else _("**{name}** result:"))
+                lines += [said.format(name=part.name), "", fence,
                           part.content.rstrip(), fence, ""]
             elif part.type == "image":
                 lines += [f"![image]({part.source})", ""]
