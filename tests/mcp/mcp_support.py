@@ -62,6 +62,7 @@ def environment(home: Path, plugins: str = PLUGINS, **extra: str) -> dict[str, s
            if not k.startswith(("CHATCLI_", "OPENAI_", "ANTHROPIC_")) and not k.endswith("_KEY")}
     for folder in ("config", "data", "cache"):
         (home / folder).mkdir(parents=True, exist_ok=True)
+    env["CHATCLI_LANG"] = "en"  # another language: environment(home, CHATCLI_LANG="pt_BR")
     env.update(CHATCLI_CONFIG_DIR=str(home / "config"), CHATCLI_DATA_DIR=str(home / "data"),
                CHATCLI_CACHE_DIR=str(home / "cache"), HOME=str(home),
                CHATCLI_PLUGINS=f"{plugins},print",  # print: -p

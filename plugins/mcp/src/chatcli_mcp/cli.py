@@ -15,8 +15,11 @@ from pathlib import Path
 from typing import Any
 
 import click
+from chatcli import translation
 
 __all__ = ["mcp"]
+
+_, ngettext = translation(__name__)
 
 
 def _settings() -> Any:
@@ -47,28 +50,34 @@ def _short(text: str, limit: int = 60) -> str:
     return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
-@click.group("mcp")
+@click.group("mcp", help=_(
+    "MCP servers: list, add, remove and test them; serve chatcli's tools over MCP."))
 def mcp() -> None:
     """MCP servers: list, add, remove and test them; serve chatcli's tools over MCP."""
 
 
-@mcp.command("list")
+def _warn(problem: str) -> None:
+    click.echo(_("chatcli: warning: mcp: {message}").format(message=problem), err=True)
+
+
+@mcp.command("list", help=_(
+    "The configured MCP servers: transport, what runs, where it is configured, state."))
 def list_command() -> int:
     """The configured MCP servers: transport, what runs, where it is configured, state."""
     loaded = _loaded(_settings())
-    rows = [["NAME", "TRANSPORT", "RUNS", "FROM", "STATE"]]
+    rows = [[_("NAME"), _("TRANSPORT"), _("RUNS"), _("FROM"), _("STATE")]]
     for server in loaded.servers.values():
         rows.append([server.name, server.transport, _short(server.where), _short(server.origin,
                                                                                    40),
-                     "enabled" if server.enabled else "disabled"])
+                     _("enabled") if server.enabled else _("disabled")])
     for server in loaded.untrusted:
         rows.append([server.name, server.transport, _short(server.where),
-                     _short(server.origin, 40), "untrusted (`chatcli trust`)"])
+                     _short(server.origin, 40), _("untrusted (`chatcli trust`)")])
     for problem in loaded.problems:
-        click.echo(f"chatcli: warning: mcp: {problem}", err=True)
+        _warn(problem)
     if len(rows) == 1:
-        click.echo("no MCP servers configured; add one with `chatcli mcp add NAME -- COMMAND "
-                   "ARGS…` or `chatcli mcp add NAME --url URL`")
+        click.echo(_("no MCP servers configured; add one with `chatcli mcp add NAME -- COMMAND "
+                     "ARGS…` or `chatcli mcp add NAME --url URL`"))
         return 0
     click.echo(_table(rows))
     return 0
@@ -83,26 +92,32 @@ def _pairs(values: tuple[str, ...], what: str) -> dict[str, str]:
         if what != "env" and not sep:
             key, sep, item = value.partition("=")
         if not sep or not key.strip():
-            raise UsageError(f"--{what} {value!r} is not KEY=VALUE",
-                             f"write --{what} {'NAME=value' if what == 'env' else 'Name: value'}")
+            raise UsageError(_("--{option} {value!r} is not KEY=VALUE").format(option=what,
+                                                                               value=value),
+                             _("write --{option} {example}").format(
+                                 option=what,
+                                 example="NAME=value" if what == "env" else "Name: value"))
         out[key.strip()] = item.strip() if what != "env" else item
     return out
 
 
-@mcp.command("add", context_settings={"ignore_unknown_options": True})
+@mcp.command("add", context_settings={"ignore_unknown_options": True}, help=_(
+    "Add a server: `chatcli mcp add NAME -- COMMAND ARGS…` or `--url URL`."))
 @click.argument("name")
 @click.argument("command", nargs=-1, type=click.UNPROCESSED)
-@click.option("--url", help="A streamable HTTP (or, with --transport sse, SSE) server's URL.")
+@click.option("--url", help=_(
+    "A streamable HTTP (or, with --transport sse, SSE) server's URL."))
 @click.option("--transport", type=click.Choice(["stdio", "http", "sse"]), default=None)
 @click.option("--env", "envs", multiple=True, metavar="NAME=VALUE",
-              help="An environment variable for the server (${VAR} expands when it starts).")
+              help=_("An environment variable for the server (${VAR} expands when it "
+                     "starts)."))
 @click.option("--header", "headers", multiple=True, metavar="NAME: VALUE",
-              help="An HTTP header (${VAR} expands when it connects).")
+              help=_("An HTTP header (${VAR} expands when it connects)."))
 @click.option("--allow", "allow", multiple=True, metavar="TOOL",
-              help="A tool that runs without asking ('*': all of the server's tools).")
+              help=_("A tool that runs without asking ('*': all of the server's tools)."))
 @click.option("--project", is_flag=True,
-              help="Write it to the project's .mcp.json instead of your user config.")
-@click.option("--force", is_flag=True, help="Replace a server of the same name.")
+              help=_("Write it to the project's .mcp.json instead of your user config."))
+@click.option("--force", is_flag=True, help=_("Replace a server of the same name."))
 def add_command(name: str, command: tuple[str, ...], url: str | None, transport: str | None,
                 envs: tuple[str, ...], headers: tuple[str, ...], allow: tuple[str, ...],
                 project: bool, force: bool) -> int:
@@ -117,17 +132,17 @@ def add_command(name: str, command: tuple[str, ...], url: str | None, transport:
     entry: dict[str, Any] = {}
     if url is not None:
         if words:
-            raise UsageError("give a command or --url, not both",
-                             "chatcli mcp add NAME -- COMMAND ARGS… or chatcli mcp add NAME "
-                             "--url URL")
+            raise UsageError(_("give a command or --url, not both"),
+                             _("chatcli mcp add NAME -- COMMAND ARGS… or chatcli mcp add NAME "
+                               "--url URL"))
         entry["url"] = url
         entry["transport"] = transport or "http"
         if headers:
             entry["headers"] = _pairs(headers, "header")
     else:
         if not words:
-            raise UsageError("no command to run", "chatcli mcp add NAME -- COMMAND ARGS… (or "
-                             "--url URL)")
+            raise UsageError(_("no command to run"), _("chatcli mcp add NAME -- COMMAND ARGS… "
+                                                       "(or --url URL)"))
         entry["command"], entry["args"] = words[0], words[1:]
         if envs:
             entry["env"] = _pairs(envs, "env")
@@ -144,9 +159,10 @@ def add_command(name: str, command: tuple[str, ...], url: str | None, transport:
         from chatcli import ConfigError
 
         raise ConfigError(not_allowed(name, "chatcli mcp add", allowed[0]),
-                          f"allowed: {', '.join(allowed[1]) or 'none'}")
+                          _("allowed: {names}").format(names=", ".join(allowed[1]) or _("none")))
     path = _write_project(name, entry, force) if project else _write_user(name, entry, force)
-    click.echo(f"added MCP server {name} to {path}; `chatcli mcp test {name}` checks it")
+    click.echo(_("added MCP server {name} to {path}; `chatcli mcp test {name}` checks it")
+               .format(name=name, path=path))
     return 0
 
 
@@ -173,8 +189,9 @@ def _write_user(name: str, entry: dict[str, Any], force: bool) -> Path:
     path = user_config_path()
     existing = _user_servers()
     if name in existing and not force:
-        raise UsageError(f"an MCP server named {name} is already in {path}",
-                         "choose another name, or replace it with --force")
+        raise UsageError(_("an MCP server named {name} is already in {path}").format(
+                             name=name, path=path),
+                         _("choose another name, or replace it with --force"))
     if name in existing:
         _unset(f"mcp.servers.{name}")
     for key, value in entry.items():
@@ -195,8 +212,8 @@ def _unset(key: str) -> None:
     if unset is None:
         from chatcli import UsageError
 
-        raise UsageError("chatcli's `config unset` command is missing",
-                         f"remove [{key}] from your config file by hand")
+        raise UsageError(_("chatcli's `config unset` command is missing"),
+                         _("remove [{key}] from your config file by hand").format(key=key))
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
         context.invoke(unset, key=key, project=False)
 
@@ -223,9 +240,11 @@ def _read_json(path: Path) -> dict[str, Any]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as err:
-        raise UsageError(f"{path} cannot be read: {err}", "fix or remove the file") from None
+        raise UsageError(_("{path} cannot be read: {reason}").format(path=path, reason=err),
+                         _("fix or remove the file")) from None
     if not isinstance(data, dict) or not isinstance(data.setdefault("mcpServers", {}), dict):
-        raise UsageError(f"{path}: mcpServers must be an object", "fix the file")
+        raise UsageError(_("{path}: mcpServers must be an object").format(path=path),
+                         _("fix the file"))
     return data
 
 
@@ -235,8 +254,9 @@ def _write_project(name: str, entry: dict[str, Any], force: bool) -> Path:
     path = _project_json()
     data = _read_json(path)
     if name in data["mcpServers"] and not force:
-        raise UsageError(f"an MCP server named {name} is already in {path}",
-                         "choose another name, or replace it with --force")
+        raise UsageError(_("an MCP server named {name} is already in {path}").format(
+                             name=name, path=path),
+                         _("choose another name, or replace it with --force"))
     json_entry = dict(entry)
     transport = json_entry.pop("transport", None)
     if transport in ("http", "sse"):
@@ -262,7 +282,8 @@ def _keeping_trust() -> Iterator[None]:
         trust_project(workspace)
 
 
-@mcp.command("remove")
+@mcp.command("remove", help=_(
+    "Remove a server from your user config (or else from the project's .mcp.json)."))
 @click.argument("name")
 def remove_command(name: str) -> int:
     """Remove a server from your user config (or else from the project's .mcp.json)."""
@@ -270,7 +291,8 @@ def remove_command(name: str) -> int:
 
     if name in _user_servers():
         _unset(f"mcp.servers.{name}")
-        click.echo(f"removed MCP server {name} from {user_config_path()}")
+        click.echo(_("removed MCP server {name} from {path}").format(name=name,
+                                                                     path=user_config_path()))
         return 0
     path = _project_json()
     if path.exists():
@@ -279,15 +301,19 @@ def remove_command(name: str) -> int:
             del data["mcpServers"][name]
             with _keeping_trust():
                 atomic_write(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
-            click.echo(f"removed MCP server {name} from {path}")
+            click.echo(_("removed MCP server {name} from {path}").format(name=name, path=path))
             return 0
-    raise UsageError(f"no MCP server named {name} in {user_config_path()} or {path}",
-                     "`chatcli mcp list` shows the servers and where each is configured")
+    raise UsageError(_("no MCP server named {name} in {user} or {project}").format(
+                         name=name, user=user_config_path(), project=path),
+                     _("`chatcli mcp list` shows the servers and where each is configured"))
 
 
-@mcp.command("trust")
-@click.option("--remove", is_flag=True, help="Stop trusting this project (chatcli trust --revoke).")
-@click.option("-y", "--yes", is_flag=True, help="Trust it without asking.")
+@mcp.command("trust", help=_(
+    "Trust this project, as `chatcli trust` does: its .mcp.json servers start, and its other "
+    "files that change chatcli take effect, as they are now (a change asks again)."))
+@click.option("--remove", is_flag=True, help=_(
+    "Stop trusting this project (chatcli trust --revoke)."))
+@click.option("-y", "--yes", is_flag=True, help=_("Trust it without asking."))
 @click.pass_context
 def trust_command(ctx: click.Context, remove: bool, yes: bool) -> int:
     """Trust this project, as `chatcli trust` does: its .mcp.json servers start, and its other
@@ -302,17 +328,18 @@ def trust_command(ctx: click.Context, remove: bool, yes: bool) -> int:
             origin = Path(server.origin)
             if project is not None and origin.is_relative_to(project):
                 origin = origin.relative_to(project)
-            click.echo(f"MCP server {server.name} ({origin}) runs: {server.transport} "
-                       f"{_short(server.where, 200)}")
+            click.echo(_("MCP server {name} ({origin}) runs: {transport} {what}").format(
+                name=server.name, origin=origin, transport=server.transport,
+                what=_short(server.where, 200)))
     root = ctx.find_root()
     command = root.command.get_command(root, "trust")  # type: ignore[attr-defined]
     if command is None:
-        raise UsageError("chatcli's `trust` command is missing",
-                         "install chatcli-admin, which provides it")
+        raise UsageError(_("chatcli's `trust` command is missing"),
+                         _("install chatcli-admin, which provides it"))
     return int(ctx.invoke(command, path=None, yes=yes, as_list=False, revoke=remove) or 0)
 
 
-@mcp.command("test")
+@mcp.command("test", help=_("Connect to a server, list its tools and time the handshake."))
 @click.argument("name")
 def test_command(name: str) -> int:
     """Connect to a server, list its tools and time the handshake."""
@@ -325,15 +352,16 @@ def test_command(name: str) -> int:
     server = loaded.servers.get(name)
     waiting = next((s for s in loaded.untrusted if s.name == name), None)
     if server is None and waiting is not None:  # a program of a project not trusted
-        raise UsageError(f"{name} is a server of this project, which is not trusted: it would "
-                         f"run {_short(waiting.where, 120)}",
-                         "`chatcli mcp trust` shows what its servers run and trusts it")
+        raise UsageError(_("{name} is a server of this project, which is not trusted: it would "
+                           "run {what}").format(name=name, what=_short(waiting.where, 120)),
+                         _("`chatcli mcp trust` shows what its servers run and trusts it"))
     servers = {**{s.name: s for s in loaded.untrusted}, **loaded.servers}
     if server is None:
-        known = ", ".join(sorted(servers)) or "none"
+        known = ", ".join(sorted(servers)) or _("none")
         for problem in loaded.problems:
-            click.echo(f"chatcli: warning: mcp: {problem}", err=True)
-        raise UsageError(f"no MCP server named {name}", f"the servers are: {known}")
+            _warn(problem)
+        raise UsageError(_("no MCP server named {name}").format(name=name),
+                         _("the servers are: {names}").format(names=known))
     loop = Loop()
     connection = Connection(server, loop, workspace=_workspace(),
                             log_dir=cache_dir() / "mcp" / "logs", max_restarts=0)
@@ -343,14 +371,20 @@ def test_command(name: str) -> int:
         ready = connection.wait(server.init_timeout + 10)
         took = time.monotonic() - started
         if not ready:
-            click.echo(f"chatcli: error: {name}: {connection.error or 'it did not start'} "
-                       f"(after {took:.2f} s; its log: {connection.log_path})", err=True)
+            click.echo(_("chatcli: error: {name}: {reason} (after {seconds:.2f} s; its log: "
+                         "{log})").format(name=name,
+                                          reason=connection.error or _("it did not start"),
+                                          seconds=took, log=connection.log_path), err=True)
             return 1
         listing = connection.listing
-        who = f", server {connection.server_name}" if connection.server_name else ""
-        click.echo(f"{name}: connected in {connection.handshake or took:.2f} s (protocol "
-                   f"{connection.version}{who}); {len(listing.tools)} tools, "
-                   f"{len(listing.prompts)} prompts, {len(listing.resources)} resources")
+        who = (_(", server {name}").format(name=connection.server_name)
+               if connection.server_name else "")
+        # i18n: {server} is ", server NAME" or nothing
+        click.echo(_("{name}: connected in {seconds:.2f} s (protocol {version}{server}); "
+                     "{tools} tools, {prompts} prompts, {resources} resources").format(
+                         name=name, seconds=connection.handshake or took,
+                         version=connection.version, server=who, tools=len(listing.tools),
+                         prompts=len(listing.prompts), resources=len(listing.resources)))
         for tool in listing.tools:
             description = _short(getattr(tool, "description", "") or "", 70)
             click.echo(f"  {tool.name}" + (f" — {description}" if description else ""))
@@ -361,10 +395,12 @@ def test_command(name: str) -> int:
         loop.stop()
 
 
-@mcp.command("serve")
+@mcp.command("serve", help=_(
+    "Offer chatcli's own tools to other MCP clients over stdio, under chatcli's permission "
+    "policy (read-only unless allowed)."))
 @click.option("--allow-writes", is_flag=True,
-              help="Offer the tools that write and run too (else only reading tools; "
-                   "[mcp.serve] allow_writes).")
+              help=_("Offer the tools that write and run too (else only reading tools; "
+                     "[mcp.serve] allow_writes)."))
 def serve_command(allow_writes: bool) -> int:
     """Offer chatcli's own tools to other MCP clients over stdio, under chatcli's permission
     policy (read-only unless allowed)."""

@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from chatcli import translation
+
 from chatcli_mcp.results import ToolFailed, one_line
 from chatcli_mcp.runtime import Cancelled, Loop, TimedOut
 
@@ -29,6 +31,8 @@ if TYPE_CHECKING:
     from chatcli_mcp.settings import ServerConfig
 
 __all__ = ["Connection", "Listing"]
+
+_, ngettext = translation(__name__)
 
 #: Pages of one list read at most (a paginator that never ends cannot hang a start).
 MAX_PAGES = 100
@@ -60,10 +64,9 @@ def _describe(err: BaseException) -> str:
     while isinstance(err, BaseExceptionGroup) and err.exceptions:
         real = [e for e in err.exceptions if not _is_cancel(e)]
         err = (real or list(err.exceptions))[0]
-    if isinstance(err, FileNotFoundError):
-        return f"cannot run it: {err.strerror}: {err.filename}"
-    if isinstance(err, PermissionError):
-        return f"cannot run it: {err.strerror}: {err.filename}"
+    if isinstance(err, FileNotFoundError | PermissionError):
+        return _("cannot run it: {reason}: {path}").format(reason=err.strerror,
+                                                           path=err.filename)
     text = str(err).strip() or type(err).__name__
     name = type(err).__name__
     return one_line(text if name in text or name in ("MCPError", "RuntimeError") else
@@ -246,19 +249,26 @@ class Connection:
 
     def unavailable(self) -> str:
         """Why it cannot be used now, for the model and the person (one line)."""
+        # i18n: {why} is ": " and the error, or nothing
         why = f": {self.error}" if self.error else ""
         if self.state == "starting":
-            return f"MCP server '{self.name}' is still starting"
+            return _("MCP server '{name}' is still starting").format(name=self.name)
         if self.state == "restarting":
             wait = max(0.0, (self.next_retry or time.monotonic()) - time.monotonic())
-            return (f"MCP server '{self.name}' is not running{why}; chatcli restarts it in "
-                    f"{wait:.0f} s (attempt {self.failures} of {self.max_restarts}); "
-                    f"its log: {self.log_path}")
+            return _("MCP server '{name}' is not running{why}; chatcli restarts it in "
+                     "{seconds:.0f} s (attempt {attempt} of {most}); its log: {log}").format(
+                         name=self.name, why=why, seconds=wait, attempt=self.failures,
+                         most=self.max_restarts, log=self.log_path)
         if self.state == "failed":
-            return (f"MCP server '{self.name}' is not running{why}; it was restarted "
-                    f"{self.max_restarts} times and is given up on (/mcp restart "
-                    f"{self.name} tries again); its log: {self.log_path}")
-        return f"MCP server '{self.name}' is not running{why}"
+            return ngettext("MCP server '{name}' is not running{why}; it was restarted {count} "
+                            "times and is given up on (/mcp restart {name} tries again); its "
+                            "log: {log}",
+                            "MCP server '{name}' is not running{why}; it was restarted {count} "
+                            "times and is given up on (/mcp restart {name} tries again); its "
+                            "log: {log}", self.max_restarts).format(
+                                name=self.name, why=why, count=self.max_restarts,
+                                log=self.log_path)
+        return _("MCP server '{name}' is not running{why}").format(name=self.name, why=why)
 
     def call_tool(self, tool: str, arguments: dict[str, Any], *,
                   cancel: threading.Event | None = None, timeout: float | None = None) -> Any:
@@ -270,10 +280,11 @@ class Connection:
             return self.loop.run(self._call(tool, arguments, seconds), timeout=seconds + 5,
                                  cancel=cancel)
         except Cancelled:
-            raise ToolFailed(f"stopped: the user interrupted the call to '{tool}'") from None
+            raise ToolFailed(_("stopped: the user interrupted the call to '{tool}'").format(
+                tool=tool)) from None
         except TimedOut:
-            raise ToolFailed(f"MCP server '{self.name}' did not answer '{tool}' within "
-                             f"{seconds:g} s") from None
+            raise ToolFailed(_("MCP server '{name}' did not answer '{tool}' within {seconds:g} s")
+                             .format(name=self.name, tool=tool, seconds=seconds)) from None
 
     def request(self, method: str, *args: Any, timeout: float | None = None,
                 cancel: threading.Event | None = None) -> Any:
@@ -286,7 +297,7 @@ class Connection:
             return self.loop.run(self._request(method, args, seconds), timeout=seconds + 5,
                                  cancel=cancel)
         except Cancelled:
-            raise ToolFailed("stopped by the user") from None
+            raise ToolFailed(_("stopped by the user")) from None
         except TimedOut:
             raise ToolFailed(f"MCP server '{self.name}' did not answer within {seconds:g} s"
                              ) from None
@@ -414,8 +425,8 @@ class Connection:
                         await ended.wait()
                         group.cancel_scope.cancel()
             if scope.cancelled_caught and not ready and not self._stopping:
-                problem = (f"it did not finish the MCP handshake within "
-                           f"{config.init_timeout:g} s (init_timeout)")
+                problem = _("it did not finish the MCP handshake within {seconds:g} s "
+                            "(init_timeout)").format(seconds=config.init_timeout)
         except Exception as err:
             problem = _describe(err)
         finally:
@@ -423,11 +434,13 @@ class Connection:
         if self._stopping:
             return
         if ready:
-            problem = problem or "the connection closed (the server exited or crashed)"
+            problem = problem or _("the connection closed (the server exited or crashed)")
             tail = self._log_tail()
-            self.error = problem + (f" — its last log line: {tail}" if tail else "")
+            self.error = (_("{problem} — its last log line: {line}").format(problem=problem,
+                                                                            line=tail)
+                          if tail else problem)
         else:
-            self.error = problem or "the connection closed during the handshake"
+            self.error = problem or _("the connection closed during the handshake")
 
     def _log_tail(self) -> str:
         if self.config.transport != "stdio":
@@ -482,7 +495,8 @@ class Connection:
             try:
                 listing = await self._list(client)
             except Exception as err:
-                self.error = f"re-listing after a change failed: {_describe(err)}"
+                self.error = _("re-listing after a change failed: {reason}").format(
+                    reason=_describe(err))
                 return
             if listing != self.listing:
                 self.listing = listing
@@ -543,23 +557,27 @@ class Connection:
         except MCPError as err:
             if err.code == CONNECTION_CLOSED:
                 self._lost()
-                raise ToolFailed(f"MCP server '{self.name}' stopped during the call to '{tool}' "
-                                 "(the connection closed); chatcli restarts it — try again in a "
-                                 f"moment; its log: {self.log_path}") from None
+                raise ToolFailed(_("MCP server '{name}' stopped during the call to '{tool}' "
+                                   "(the connection closed); chatcli restarts it — try again in "
+                                   "a moment; its log: {log}").format(
+                                       name=self.name, tool=tool, log=self.log_path)) from None
             if err.code == REQUEST_TIMEOUT:
-                raise ToolFailed(f"MCP server '{self.name}' did not answer '{tool}' within "
-                                 f"{seconds:g} s") from None
-            raise ToolFailed(f"MCP server '{self.name}' refused the call: "
-                             f"{one_line(err.message, 600)} (error {err.code})") from None
+                raise ToolFailed(_("MCP server '{name}' did not answer '{tool}' within "
+                                   "{seconds:g} s").format(name=self.name, tool=tool,
+                                                           seconds=seconds)) from None
+            raise ToolFailed(_("MCP server '{name}' refused the call: {message} (error {code})")
+                             .format(name=self.name, message=one_line(err.message, 600),
+                                     code=err.code)) from None
         except ToolFailed:
             raise
         except Exception as err:
             if _transport_error(err):
                 self._lost()
-                raise ToolFailed(f"MCP server '{self.name}' could not be reached: "
-                                 f"{_describe(err)}; chatcli reconnects — try again in a moment"
-                                 ) from None
-            raise ToolFailed(f"the call to '{tool}' failed: {_describe(err)}") from None
+                raise ToolFailed(_("MCP server '{name}' could not be reached: {reason}; chatcli "
+                                   "reconnects — try again in a moment").format(
+                                       name=self.name, reason=_describe(err))) from None
+            raise ToolFailed(_("the call to '{tool}' failed: {reason}").format(
+                tool=tool, reason=_describe(err))) from None
 
     async def _request(self, method: str, args: tuple[Any, ...], seconds: float) -> Any:
         import anyio
@@ -572,15 +590,16 @@ class Connection:
             with anyio.fail_after(seconds):
                 return await getattr(client, method)(*args)
         except MCPError as err:
-            raise ToolFailed(f"MCP server '{self.name}': {one_line(err.message, 600)} "
-                             f"(error {err.code})") from None
+            raise ToolFailed(_("MCP server '{name}': {message} (error {code})").format(
+                name=self.name, message=one_line(err.message, 600), code=err.code)) from None
         except TimeoutError:
-            raise ToolFailed(f"MCP server '{self.name}' did not answer within {seconds:g} s"
-                             ) from None
+            raise ToolFailed(_("MCP server '{name}' did not answer within {seconds:g} s").format(
+                name=self.name, seconds=seconds)) from None
         except Exception as err:
             if _transport_error(err):
                 self._lost()
-            raise ToolFailed(f"MCP server '{self.name}': {_describe(err)}") from None
+            raise ToolFailed(_("MCP server '{name}': {reason}").format(
+                name=self.name, reason=_describe(err))) from None
 
     def _lost(self) -> None:
         """The connection broke during a request: say so at once (the restart follows)."""

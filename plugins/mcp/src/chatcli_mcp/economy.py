@@ -364,5 +364,5 @@ def search_tool(economy: Economy) -> Any:
     return Tool(name=SEARCH_TOOL, parameters=schema, risk=Risk.READ,
                 description="Find MCP tools by name or description and load them: the tools "
                             "it returns are described here and can be called from your next "
-                            "answer.",
+                            "answer.",  # untranslated: the tool's description, for the model
                 run=lambda arguments, context: run_search(economy, arguments, context))

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from chatcli import translation
+
 from chatcli_mcp.results import tool_name
 from chatcli_mcp.settings import Loaded, McpOptions, ServerConfig
 
@@ -24,6 +26,8 @@ if TYPE_CHECKING:
     from chatcli_mcp.connection import Connection
 
 __all__ = ["Manager", "McpTool", "manager"]
+
+_, ngettext = translation(__name__)
 
 #: Seconds after the last ``session_end`` before the servers are stopped (a conversation that
 #: replaces another — ``/session new``, ``/fork`` — begins right away and keeps them).
@@ -175,7 +179,7 @@ class Manager:
             else:
                 import sys
 
-                print(f"chatcli: warning: {line}", file=sys.stderr)
+                print(_("chatcli: warning: {message}").format(message=line), file=sys.stderr)
 
     def _changed(self, connection: Connection, what: str) -> None:
         """A connection's state or lists changed (called on the loop's thread)."""
@@ -184,7 +188,7 @@ class Manager:
             self.say(f"mcp: {connection.unavailable()}")
         elif what in ("ready", "tools"):
             if connection.restarts and what == "ready":
-                self.say(f"mcp: MCP server '{name}' is running again")
+                self.say(_("mcp: MCP server '{name}' is running again").format(name=name))
             with self._lock:  # a later failure is news again
                 self._said = {s for s in self._said if f"'{name}'" not in s}
             from chatcli_mcp import prompts
@@ -285,7 +289,8 @@ class Manager:
 
         connection = self.connections.get(item.server)
         if connection is None:
-            raise ToolFailed(f"MCP server '{item.server}' is not configured any more")
+            raise ToolFailed(_("MCP server '{name}' is not configured any more").format(
+                name=item.server))
         try:
             result = connection.call_tool(item.tool, dict(arguments),
                                           cancel=getattr(context, "cancel", None))

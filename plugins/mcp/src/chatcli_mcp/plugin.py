@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Callable, Generator
 from typing import TYPE_CHECKING
 
-from chatcli import hookimpl
+from chatcli import hookimpl, translation
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -61,7 +61,9 @@ if TYPE_CHECKING:
 
 __all__ = ["McpPlugin"]
 
-MCP_HELP = "MCP servers: list, add, remove and test them; serve chatcli's tools over MCP."
+_, ngettext = translation(__name__)
+
+MCP_HELP = _("MCP servers: list, add, remove and test them; serve chatcli's tools over MCP.")
 
 
 class McpPlugin:
@@ -133,7 +135,8 @@ class McpPlugin:
         register(PullKind(
             name=PULL_KIND,
             description="descriptions and JSON schemas of MCP tools (the prompt lists them by "
-                        "name only); the tools returned can then be called",
+                        "name only); the tools returned "
+                        "can then be called",  # untranslated: the model's
             fetch=lambda arguments, context: fetch_kind(self.economy, arguments, context),
             arguments="name (a tool, or several separated by commas), server (all of one "
                       "server's tools), query (words to search for)"))
@@ -230,7 +233,7 @@ class McpPlugin:
         if self.manager.allowed(tool.name):
             from chatcli import Decision, Verdict
 
-            return Verdict(Decision.ALLOW, "allowed by its MCP server's allow list")
+            return Verdict(Decision.ALLOW, _("allowed by its MCP server's allow list"))
         return None
 
     @hookimpl(tryfirst=True)

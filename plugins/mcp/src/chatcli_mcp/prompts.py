@@ -16,6 +16,8 @@ import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from chatcli import translation
+
 from chatcli_mcp.results import ToolFailed, one_line, tool_name
 
 if TYPE_CHECKING:
@@ -25,6 +27,8 @@ if TYPE_CHECKING:
     from chatcli_mcp.manager import Manager
 
 __all__ = ["attach_resources", "prompt_commands", "remember", "resource_references"]
+
+_, ngettext = translation(__name__)
 
 #: ``@server:uri`` in a message (the server must be a configured one).
 _REFERENCE = re.compile(r"(?<!\S)@([A-Za-z0-9_-]+):(\S+)")
@@ -104,10 +108,10 @@ def parse_arguments(text: str, entry: dict[str, Any]) -> dict[str, str]:
             values[name] = value
         if len(positional) > len(free):
             extra = " ".join(positional[len(free):])
-            raise ValueError(f"too many words: {extra!r}")
+            raise ValueError(_("too many words: {extra!r}").format(extra=extra))
     missing = [a["name"] for a in entry["arguments"] if a["required"] and a["name"] not in values]
     if missing:
-        raise ValueError(f"missing {', '.join(missing)}")
+        raise ValueError(_("missing {names}").format(names=", ".join(missing)))
     return values
 
 
@@ -148,18 +152,21 @@ def _run_prompt(owner: Manager, server: str, entry: dict[str, Any]) -> Any:
             arguments = parse_arguments(text, entry)
         except ValueError as err:
             raise UsageError(f"/{command}: {err}",
-                             f"use /{command} {_usage(entry)}".rstrip()) from None
+                             _("use /{command} {usage}").format(
+                                 command=command, usage=_usage(entry)).rstrip()) from None
         connection = owner.connection(server)
         if connection is None:
-            raise UsageError(f"/{command}: the MCP server '{server}' is not configured",
-                             "`chatcli mcp list` shows the servers")
+            raise UsageError(_("/{command}: the MCP server '{server}' is not configured").format(
+                                 command=command, server=server),
+                             _("`chatcli mcp list` shows the servers"))
         try:
             result = connection.request("get_prompt", entry["name"], arguments)
         except ToolFailed as err:
-            raise UsageError(f"/{command}: {err}", "/mcp shows the server's state") from None
+            raise UsageError(f"/{command}: {err}", _("/mcp shows the server's state")) from None
         prompt = _prompt_text(result).strip()
         if not prompt:
-            raise UsageError(f"/{command}: the prompt is empty", "check the server")
+            raise UsageError(_("/{command}: the prompt is empty").format(command=command),
+                             _("check the server"))
         app.ask(prompt)
 
     return run
@@ -194,12 +201,19 @@ def prompt_commands(owner: Manager, patient: bool = False) -> list[SlashCommand]
             description = one_line(entry.get("description") or "", 120)
             commands.append(SlashCommand(
                 name=tool_name(name, entry["name"]), run=_run_prompt(owner, name, entry),
-                help=(f"MCP prompt of {name}" + (f": {description}" if description else "")
-                      + (f" — {usage}" if usage else ""))))
+                help=_prompt_help(name, description, usage)))
     return commands
 
 
 # ------------------------------------------------------------------------------ resources
+
+
+def _prompt_help(server: str, description: str, usage: str) -> str:
+    """``/help``'s line of a server's prompt (its description is the server's, as it is)."""
+    text = (_("MCP prompt of {server}: {description}").format(server=server,
+                                                              description=description)
+            if description else _("MCP prompt of {server}").format(server=server))
+    return text + (f" — {usage}" if usage else "")
 
 
 def resource_references(text: str, servers: set[str]) -> list[tuple[str, str]]:
@@ -246,11 +260,13 @@ def attach_resources(owner: Manager, message: Message) -> None:
         connection = owner.connection(server)
         try:
             if connection is None:
-                raise ToolFailed(f"the MCP server '{server}' is not enabled")
+                raise ToolFailed(_("the MCP server '{server}' is not enabled").format(
+                    server=server))
             result = connection.request("read_resource", uri)
             text = _resource_text(result, uri, server)
         except ToolFailed as err:
-            owner.say(f"mcp: @{server}:{uri} was not attached: {err}")
+            owner.say(_("mcp: @{server}:{uri} was not attached: {reason}").format(
+                server=server, uri=uri, reason=err))
             owner.flush()
             text = f'<resource server="{server}" uri="{uri}">[not attached: {err}]</resource>'
         message.parts.append(TextPart(text=f"\n\n{text}"))

@@ -38,6 +38,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from chatcli import translation
+
 # the project's servers file and where it is (re-exported: the entry module needs them alone)
 from chatcli_mcp.project import PROJECT_FILE, project_file, project_root
 
@@ -56,6 +58,8 @@ __all__ = [
     "project_file",
     "project_root",
 ]
+
+_, ngettext = translation(__name__)
 
 TRANSPORTS = ("stdio", "http", "sse")
 #: How MCP tools reach the model: ``auto`` (chat: listed and pulled; agent runs: real
@@ -177,8 +181,9 @@ def expand(value: str, key: str, environ: dict[str, str] | None = None) -> str:
             return found
         if default is not None:
             return default
-        raise BadConfig(key, f"${{{name}}} is not set",
-                        f"set {name} in the environment or write ${{{name}:-default}}")
+        raise BadConfig(key, _("${{{name}}} is not set").format(name=name),
+                        _("set {name} in the environment or write ${{{name}:-default}}").format(
+                            name=name))
 
     return _VARIABLE.sub(replace, value)
 
@@ -188,7 +193,8 @@ def expand(value: str, key: str, environ: dict[str, str] | None = None) -> str:
 
 def _text(value: Any, key: str, environ: dict[str, str] | None) -> str:
     if not isinstance(value, str):
-        raise BadConfig(key, f"must be text, not {_shown(value)}", f"write {key} = \"…\"")
+        raise BadConfig(key, _("must be text, not {value}").format(value=_shown(value)),
+                        _("write {key} = \"…\"").format(key=key))
     return expand(value, key, environ)
 
 
@@ -200,16 +206,18 @@ def _strings(value: Any, key: str, environ: dict[str, str] | None) -> tuple[str,
     if isinstance(value, str):
         value = [value]
     if not isinstance(value, list | tuple):
-        raise BadConfig(key, f"must be a list of text, not {_shown(value)}",
-                        f"write {key} = [\"…\"]")
+        raise BadConfig(key, _("must be a list of text, not {value}").format(
+                            value=_shown(value)),
+                        _("write {key} = [\"…\"]").format(key=key))
     return tuple(_text(item, f"{key}[{i}]", environ) for i, item in enumerate(value))
 
 
 def _mapping(value: Any, key: str, environ: dict[str, str] | None
              ) -> tuple[tuple[str, str], ...]:
     if not isinstance(value, dict):
-        raise BadConfig(key, f"must be a table of text, not {_shown(value)}",
-                        f"write {key} = {{ NAME = \"value\" }}")
+        raise BadConfig(key, _("must be a table of text, not {value}").format(
+                            value=_shown(value)),
+                        _("write {key} = {{ NAME = \"value\" }}").format(key=key))
     out = []
     for name, item in value.items():
         if isinstance(item, bool | int | float):
@@ -225,8 +233,9 @@ def _seconds(value: Any, key: str, default: float) -> float:
         with contextlib.suppress(ValueError):
             value = float(value)
     if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= 86_400:
-        raise BadConfig(key, f"must be a number of seconds above 0, not {value!r:.40}",
-                        f"write {key} = {int(default)}")
+        raise BadConfig(key, _("must be a number of seconds above 0, not {value:.40}").format(
+                            value=repr(value)),
+                        _("write {key} = {value}").format(key=key, value=int(default)))
     return float(value)
 
 
@@ -237,8 +246,10 @@ def _flag(value: Any, key: str, default: bool) -> bool:
                                                             "false", "no", "off"):
         return value.strip().lower() in ("1", "true", "yes", "on")
     if not isinstance(value, bool):
-        raise BadConfig(key, f"must be true or false, not {value!r:.40}",
-                        f"write {key} = {'true' if default else 'false'}")
+        raise BadConfig(key, _("must be true or false, not {value:.40}").format(
+                            value=repr(value)),
+                        _("write {key} = {value}").format(key=key,
+                                                          value="true" if default else "false"))
     return value
 
 
@@ -262,20 +273,22 @@ def parse_server(name: str, table: Any, *, origin: str = "settings", project: bo
     if project and not isinstance(environ, _Unexpanded):
         environ = _ProjectEnviron(os.environ if environ is None else environ, key)
     if not isinstance(table, dict):
-        raise BadConfig(key, f"must be a table, not {_shown(table)}",
-                        f"write [{key}] with command = \"…\" or url = \"…\"")
+        raise BadConfig(key, _("must be a table, not {value}").format(value=_shown(table)),
+                        _("write [{key}] with command = \"…\" or url = \"…\"").format(key=key))
     if not _NAME.match(name) or "__" in name:
-        raise BadConfig(key, "a server name is 1-40 letters, digits, '_' or '-', without '__'",
-                        f"rename it, e.g. [{prefix}.{server_name(name)}]")
+        raise BadConfig(key, _("a server name is 1-40 letters, digits, '_' or '-', without "
+                               "'__'"),
+                        _("rename it, e.g. [{key}]").format(key=f"{prefix}.{server_name(name)}"))
     if strict:
         unknown = sorted(set(table) - _SERVER_KEYS)
         if unknown:
             import difflib
 
             close = difflib.get_close_matches(unknown[0], sorted(_SERVER_KEYS), n=1)
-            hint = f"did you mean '{close[0]}'?" if close else (
-                "the keys are " + ", ".join(sorted(_SERVER_KEYS - {"type"})))
-            raise BadConfig(f"{key}.{unknown[0]}", "is not a server setting", hint)
+            hint = (_("did you mean '{name}'?").format(name=close[0]) if close else
+                    _("the keys are {names}").format(
+                        names=", ".join(sorted(_SERVER_KEYS - {"type"}))))
+            raise BadConfig(f"{key}.{unknown[0]}", _("is not a server setting"), hint)
     transport = table.get("transport", table.get("type"))
     url = table.get("url")
     command = table.get("command")
@@ -284,17 +297,19 @@ def parse_server(name: str, table: Any, *, origin: str = "settings", project: bo
     if transport == "streamable-http" or transport == "streamable_http":
         transport = "http"
     if transport not in TRANSPORTS:
-        raise BadConfig(f"{key}.transport", f"unknown transport {transport!r:.40}",
-                        "use stdio (command), http (url: streamable HTTP) or sse (url)")
+        raise BadConfig(f"{key}.transport", _("unknown transport {value:.40}").format(
+                            value=repr(transport)),
+                        _("use stdio (command), http (url: streamable HTTP) or sse (url)"))
     values: dict[str, Any] = {"name": name, "transport": transport, "origin": origin,
                               "project": project}
     if transport == "stdio":
         if command is None:
-            raise BadConfig(f"{key}.command", "is missing",
-                            f"write {key}.command = \"the server's program\" (or url = \"…\")")
+            raise BadConfig(f"{key}.command", _("is missing"),
+                            _("write {key}.command = \"the server's program\" (or url = \"…\")")
+                            .format(key=key))
         values["command"] = _text(command, f"{key}.command", environ)
         if not values["command"].strip():
-            raise BadConfig(f"{key}.command", "is empty", "name the server's program")
+            raise BadConfig(f"{key}.command", _("is empty"), _("name the server's program"))
         values["args"] = _strings(table.get("args", []), f"{key}.args", environ)
         if table.get("env") is not None:
             values["env"] = _mapping(table["env"], f"{key}.env", environ)
@@ -302,12 +317,14 @@ def parse_server(name: str, table: Any, *, origin: str = "settings", project: bo
             values["cwd"] = _text(table["cwd"], f"{key}.cwd", environ)
     else:
         if url is None:
-            raise BadConfig(f"{key}.url", "is missing",
-                            f"write {key}.url = \"https://…/mcp\" (or command = \"…\")")
+            raise BadConfig(f"{key}.url", _("is missing"),
+                            _("write {key}.url = \"https://…/mcp\" (or command = \"…\")").format(
+                                key=key))
         values["url"] = _text(url, f"{key}.url", environ)
         if not re.match(r"^https?://", values["url"]):
-            raise BadConfig(f"{key}.url", f"{values['url']!r:.60} is not an http(s) URL",
-                            "write the server's address, e.g. http://127.0.0.1:8000/mcp")
+            raise BadConfig(f"{key}.url", _("{value:.60} is not an http(s) URL").format(
+                                value=repr(values["url"])),
+                            _("write the server's address, e.g. http://127.0.0.1:8000/mcp"))
         if table.get("headers") is not None:
             values["headers"] = _mapping(table["headers"], f"{key}.headers", environ)
     values["init_timeout"] = _seconds(table.get("init_timeout"), f"{key}.init_timeout",
@@ -323,8 +340,9 @@ def parse_server(name: str, table: Any, *, origin: str = "settings", project: bo
             values[list_key] = _strings(table[list_key], f"{key}.{list_key}", {})
     protocol = table.get("protocol", "auto")
     if protocol not in ("auto", "legacy"):
-        raise BadConfig(f"{key}.protocol", f"must be auto or legacy, not {protocol!r:.40}",
-                        "leave it out (auto), or write protocol = \"legacy\" for old servers")
+        raise BadConfig(f"{key}.protocol", _("must be auto or legacy, not {value:.40}").format(
+                            value=repr(protocol)),
+                        _("leave it out (auto), or write protocol = \"legacy\" for old servers"))
     values["protocol"] = protocol
     return ServerConfig(**values)
 
@@ -339,29 +357,33 @@ def options(table: dict[str, Any]) -> McpOptions:
         import difflib
 
         close = difflib.get_close_matches(unknown[0], sorted(_OPTION_KEYS), n=1)
-        raise BadConfig(f"mcp.{unknown[0]}", "is not an [mcp] setting",
-                        f"did you mean '{close[0]}'?" if close else
-                        "see the chatcli-mcp README for the settings")
+        raise BadConfig(f"mcp.{unknown[0]}", _("is not an [mcp] setting"),
+                        _("did you mean '{name}'?").format(name=close[0]) if close else
+                        _("see the chatcli-mcp README for the settings"))
     mode = table.get("tool_mode", "auto")
     if mode not in TOOL_MODES:
-        raise BadConfig("mcp.tool_mode", f"must be one of {', '.join(TOOL_MODES)}, "
-                        f"not {mode!r:.40}", "write tool_mode = \"auto\"")
+        raise BadConfig("mcp.tool_mode", _("must be one of {names}, not {value:.40}").format(
+                            names=", ".join(TOOL_MODES), value=repr(mode)),
+                        _("write {key} = {value}").format(key="tool_mode", value='"auto"'))
     share = table.get("max_tool_share", 0.1)
     if isinstance(share, str):
         with contextlib.suppress(ValueError):
             share = float(share)
     if isinstance(share, bool) or not isinstance(share, int | float) or not 0 <= share <= 1:
-        raise BadConfig("mcp.max_tool_share", f"must be a share from 0 to 1, not {share!r:.40}",
-                        "write max_tool_share = 0.1 (a tenth of the context window)")
+        raise BadConfig("mcp.max_tool_share", _("must be a share from 0 to 1, not {value:.40}")
+                        .format(value=repr(share)),
+                        _("write max_tool_share = 0.1 (a tenth of the context window)"))
     results = _count(table.get("search_results", 5), "mcp.search_results", 1, 50)
     restarts = _count(table.get("max_restarts", 3), "mcp.max_restarts", 0, 100)
     serve = table.get("serve", {})
     if not isinstance(serve, dict):
-        raise BadConfig("mcp.serve", "must be a table", "write [mcp.serve] allow_writes = false")
+        raise BadConfig("mcp.serve", _("must be a table"),
+                        _("write {key} = {value}").format(key="[mcp.serve] allow_writes",
+                                                          value="false"))
     unknown_serve = sorted(set(serve) - {"allow_writes", "tools"})
     if unknown_serve:
-        raise BadConfig(f"mcp.serve.{unknown_serve[0]}", "is not an [mcp.serve] setting",
-                        "the settings are allow_writes and tools")
+        raise BadConfig(f"mcp.serve.{unknown_serve[0]}", _("is not an [mcp.serve] setting"),
+                        _("the settings are allow_writes and tools"))
     return McpOptions(
         tool_mode=mode, max_tool_share=float(share), search_results=results,
         project_files=_flag(table.get("project_files"), "mcp.project_files", True),
@@ -377,8 +399,10 @@ def _count(value: Any, key: str, low: int, high: int) -> int:
     if isinstance(value, str) and value.strip().isdigit():
         value = int(value)
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise BadConfig(key, f"must be a whole number from {low} to {high}, not {value!r:.40}",
-                        f"write {key.rsplit('.', 1)[-1]} = {max(low, 1)}")
+        raise BadConfig(key, _("must be a whole number from {low} to {high}, not {value:.40}")
+                        .format(low=low, high=high, value=repr(value)),
+                        _("write {key} = {value}").format(key=key.rsplit(".", 1)[-1],
+                                                          value=max(low, 1)))
     return value
 
 
@@ -404,12 +428,14 @@ def _mcp_servers_file(path: Path) -> dict[str, Any]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise BadConfig(str(path), "does not exist",
-                        "fix the path in [mcp] import, or remove it") from None
+        raise BadConfig(str(path), _("does not exist"),
+                        _("fix the path in [mcp] import, or remove it")) from None
     except (OSError, UnicodeDecodeError) as err:
-        raise BadConfig(str(path), f"cannot be read ({err})", "check its permissions") from None
+        raise BadConfig(str(path), _("cannot be read ({reason})").format(reason=err),
+                        _("check its permissions")) from None
     except ValueError as err:
-        raise BadConfig(str(path), f"is not valid JSON ({err})", "fix the file") from None
+        raise BadConfig(str(path), _("is not valid JSON ({reason})").format(reason=err),
+                        _("fix the file")) from None
     servers = data.get("mcpServers", {}) if isinstance(data, dict) else None
     if not isinstance(servers, dict):
         raise BadConfig(f"{path}: mcpServers", "must be an object of servers",
@@ -446,8 +472,8 @@ def load(settings: Any, workspace: Path, environ: dict[str, str] | None = None,
         loaded.problems.append(err.line)
     servers = table.get("servers", {})
     if not isinstance(servers, dict):
-        loaded.problems.append(BadConfig("mcp.servers", "must be a table of servers",
-                                         "write [mcp.servers.NAME] tables").line)
+        loaded.problems.append(BadConfig("mcp.servers", _("must be a table of servers"),
+                                         _("write [mcp.servers.NAME] tables")).line)
         servers = {}
     from chatcli import project_trust
 
@@ -526,9 +552,11 @@ def allowed_servers(table: dict[str, Any]) -> tuple[str, list[str]] | None:
 
 def not_allowed(name: str, origin: str, by: str) -> str:
     """The one line for a server ``allowed_servers`` leaves out."""
-    policy = "" if by.startswith("[") else "the managed policy "
-    return (f"MCP server '{name}' ({origin}) is not started: it is not in the allowed servers "
-            f"of {policy}{by}")
+    if by.startswith("["):
+        return _("MCP server '{name}' ({origin}) is not started: it is not in the allowed "
+                 "servers of {setting}").format(name=name, origin=origin, setting=by)
+    return _("MCP server '{name}' ({origin}) is not started: it is not in the allowed servers "
+             "of the managed policy {file}").format(name=name, origin=origin, file=by)
 
 
 class _Unexpanded(dict):  # type: ignore[type-arg]
@@ -554,9 +582,10 @@ class _ProjectEnviron(dict):  # type: ignore[type-arg]
 
         value = super().get(key)
         if value is not None and is_secret_variable(str(key), str(value)):
-            raise BadConfig(self.server, f"${{{key}}} holds a secret, which a project's server "
-                            "cannot read", "configure the server in your own config "
-                            "(chatcli mcp add, or [mcp.servers.NAME] in `chatcli config path`)")
+            raise BadConfig(self.server, _("${{{name}}} holds a secret, which a project's server "
+                                           "cannot read").format(name=key),
+                            _("configure the server in your own config (chatcli mcp add, or "
+                              "[mcp.servers.NAME] in `chatcli config path`)"))
         return value if value is not None else default
 
 

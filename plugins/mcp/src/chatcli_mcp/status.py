@@ -5,6 +5,8 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any
 
+from chatcli import translation
+
 if TYPE_CHECKING:
     from chatcli import SlashCommand
 
@@ -14,20 +16,23 @@ if TYPE_CHECKING:
 
 __all__ = ["mcp_command", "status_lines"]
 
+_, ngettext = translation(__name__)
+
 SUBCOMMANDS = ("status", "tools", "prompts", "resources", "restart", "log")
-USAGE = "use /mcp [status|tools [SERVER]|prompts|resources [SERVER]|restart NAME|log NAME]"
+USAGE = _("use /mcp [status|tools [SERVER]|prompts|resources [SERVER]|restart NAME|log NAME]")
 
 
 def _state(connection: Connection) -> str:
     state = connection.state
     if state == "ready":
-        took = f" (handshake {connection.handshake:.2f} s)" if connection.handshake else ""
-        return f"running{took}"
+        if connection.handshake:
+            return _("running (handshake {seconds:.2f} s)").format(seconds=connection.handshake)
+        return _("running")
     if state == "restarting" and connection.next_retry is not None:
         wait = max(0.0, connection.next_retry - time.monotonic())
-        return f"down, restart in {wait:.0f} s"
-    return {"idle": "not started", "starting": "starting", "failed": "given up",
-            "stopped": "stopped"}.get(state, state)
+        return _("down, restart in {seconds:.0f} s").format(seconds=wait)
+    return {"idle": _("not started"), "starting": _("starting"), "failed": _("given up"),
+            "stopped": _("stopped")}.get(state, state)
 
 
 def status_lines(owner: Manager) -> list[str]:
@@ -35,29 +40,35 @@ def status_lines(owner: Manager) -> list[str]:
     loaded = owner.load()
     lines: list[str] = []
     if not loaded.servers and not loaded.untrusted:
-        lines.append("no MCP servers configured — add one with `chatcli mcp add NAME -- "
-                     "COMMAND …` or a project .mcp.json")
+        lines.append(_("no MCP servers configured — add one with `chatcli mcp add NAME -- "
+                       "COMMAND …` or a project .mcp.json"))
     for name, server in loaded.servers.items():
         connection = owner.connections.get(name)
         if connection is None:
-            lines.append(f"{name} · disabled · {server.transport} {server.where}")
+            lines.append(_("{name} · disabled · {transport} {what}").format(
+                name=name, transport=server.transport, what=server.where))
             continue
         listing = connection.listing
         lines.append(f"{name} · {_state(connection)} · {server.transport} {server.where}")
-        lines.append(f"  {len(listing.tools)} tools, {len(listing.prompts)} prompts, "
-                     f"{len(listing.resources)} resources"
-                     + (f", {len(listing.templates)} resource templates"
-                        if listing.templates else "")
-                     + (f" · protocol {connection.version}" if connection.version else ""))
+        offers = _("{tools} tools, {prompts} prompts, {resources} resources").format(
+            tools=len(listing.tools), prompts=len(listing.prompts),
+            resources=len(listing.resources))
+        if listing.templates:
+            offers = _("{offers}, {count} resource templates").format(
+                offers=offers, count=len(listing.templates))
+        if connection.version:
+            offers = _("{offers} · protocol {version}").format(offers=offers,
+                                                               version=connection.version)
+        lines.append(f"  {offers}")
         if connection.error:
-            lines.append(f"  last error: {connection.error}")
+            lines.append("  " + _("last error: {error}").format(error=connection.error))
         if server.transport == "stdio":
-            lines.append(f"  log: {connection.log_path}")
+            lines.append("  " + _("log: {path}").format(path=connection.log_path))
     for server in loaded.untrusted:
-        lines.append(f"{server.name} · not started: the project is not trusted "
-                     f"({server.origin}; `chatcli trust`)")
+        lines.append(_("{name} · not started: the project is not trusted ({origin}; "
+                       "`chatcli trust`)").format(name=server.name, origin=server.origin))
     for problem in loaded.problems:
-        lines.append(f"config: {problem}")
+        lines.append(_("config: {problem}").format(problem=problem))
     return lines
 
 
@@ -69,7 +80,8 @@ def _print(app: Any, lines: list[str]) -> None:
 def _tools(owner: Manager, server: str | None) -> list[str]:
     tools = [t for t in owner.mcp_tools().values() if server in (None, t.server)]
     if not tools:
-        return ["no MCP tools" + (f" from {server}" if server else "")]
+        return [_("no MCP tools from {server}").format(server=server) if server
+                else _("no MCP tools")]
     from chatcli_mcp.results import one_line
 
     return [f"{t.name}: {one_line(t.description, 100)}" for t in tools]
@@ -84,9 +96,10 @@ def _resources(owner: Manager, server: str | None) -> list[str]:
             title = getattr(resource, "name", "") or ""
             lines.append(f"@{name}:{resource.uri}" + (f"  {title}" if title else ""))
         for template in connection.listing.templates:
-            lines.append(f"@{name}:{template.uri_template}  (template)")
-    return lines or ["no MCP resources" + (f" from {server}" if server else "")
-                     + " — attach one to a message with @SERVER:URI"]
+            lines.append(f"@{name}:{template.uri_template}  " + _("(template)"))
+    return lines or [_("no MCP resources from {server} — attach one to a message with "
+                       "@SERVER:URI").format(server=server) if server else
+                     _("no MCP resources — attach one to a message with @SERVER:URI")]
 
 
 def _prompts(owner: Manager) -> list[str]:
@@ -97,7 +110,7 @@ def _prompts(owner: Manager) -> list[str]:
         for prompt in connection.listing.prompts:
             args = " ".join(a.name + "=…" for a in (prompt.arguments or []))
             lines.append(f"/{tool_name(name, prompt.name)} {args}".rstrip())
-    return lines or ["no MCP prompts"]
+    return lines or [_("no MCP prompts")]
 
 
 def run(plugin: McpPlugin, app: Any, text: str) -> None:
@@ -116,11 +129,12 @@ def _run(owner: Manager, app: Any, text: str) -> None:
     action = words[0] if words else "status"
     rest = words[1] if len(words) > 1 else None
     if action not in SUBCOMMANDS:
-        raise UsageError(f"unknown /mcp action '{action}'", USAGE)
+        raise UsageError(_("unknown /mcp action '{action}'").format(action=action), USAGE)
     owner.load()
     if rest is not None and action != "status" and rest not in owner.connections:
-        known = ", ".join(sorted(owner.connections)) or "none"
-        raise UsageError(f"no MCP server '{rest}'", f"the servers are: {known}")
+        known = ", ".join(sorted(owner.connections)) or _("none")
+        raise UsageError(_("no MCP server '{name}'").format(name=rest),
+                         _("the servers are: {names}").format(names=known))
     if action == "status":
         owner.start(names=[rest] if rest in owner.connections else None,
                     wait=owner.options.prompt_wait)
@@ -136,23 +150,25 @@ def _run(owner: Manager, app: Any, text: str) -> None:
         _print(app, _resources(owner, rest))
     elif action in ("restart", "log"):
         if rest is None:
-            raise UsageError(f"/mcp {action} needs a server's name", USAGE)
+            raise UsageError(_("/mcp {action} needs a server's name").format(action=action),
+                             USAGE)
         connection = owner.connections[rest]
         if action == "log":
-            _print(app, [f"log: {connection.log_path}", *_tail(connection)])
+            _print(app, [_("log: {path}").format(path=connection.log_path), *_tail(connection)])
             return
         connection.stop()
         connection.join(6.0)
         connection.start()
         ready = connection.wait(connection.config.init_timeout + 5)
-        _print(app, [f"{rest}: {'running' if ready else connection.unavailable()}"])
+        state = _("running") if ready else connection.unavailable()
+        _print(app, [f"{rest}: {state}"])
 
 
 def _tail(connection: Connection, count: int = 20) -> list[str]:
     try:
         lines = connection.log_path.read_text(encoding="utf-8", errors="replace").splitlines()
     except OSError:
-        return ["(no log yet)"]
+        return [_("(no log yet)")]
     return [f"  {line}" for line in lines[-count:]]
 
 
@@ -166,5 +182,5 @@ def mcp_command(plugin: McpPlugin) -> SlashCommand:
     return SlashCommand(
         name="mcp", run=lambda app, text: run(plugin, app, text), subcommands=SUBCOMMANDS,
         complete=complete,
-        help="MCP servers: status, tools [SERVER], prompts, resources [SERVER] (attach with "
-             "@SERVER:URI), restart NAME, log NAME")
+        help=_("MCP servers: status, tools [SERVER], prompts, resources [SERVER] (attach with "
+               "@SERVER:URI), restart NAME, log NAME"))
