@@ -299,8 +299,8 @@ class Connection:
         except Cancelled:
             raise ToolFailed(_("stopped by the user")) from None
         except TimedOut:
-            raise ToolFailed(f"MCP server '{self.name}' did not answer within {seconds:g} s"
-                             ) from None
+            raise ToolFailed(_("MCP server '{name}' did not answer within {seconds:g} s").format(
+                name=self.name, seconds=seconds)) from None
 
     # ------------------------------------------------------------------ on the loop
 
