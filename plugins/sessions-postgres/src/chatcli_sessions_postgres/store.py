@@ -730,7 +730,7 @@ class PostgresSessionStore:
                     continue
                 raise connection_error(err, self.target) from None
             except psycopg.Error as err:
-                raise query_error(err, self.target, "read the session") from None
+                raise query_error(err, self.target, _("read the session")) from None
         else:  # pragma: no cover
             raise AssertionError("unreachable")
         head = info.head
