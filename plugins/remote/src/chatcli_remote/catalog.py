@@ -10,6 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from chatcli import translation
+
 if TYPE_CHECKING:
     from chatcli import PluginHost
 
@@ -19,8 +21,10 @@ __all__ = ["EXPORT_FORMATS", "available", "catalog", "delete", "export", "info",
 #: What ``export`` writes.
 EXPORT_FORMATS = ("md", "json")
 
-_MISSING = ("stored sessions need chatcli-sessions, which is not installed",
-            "pip install chatcli-sessions")
+_, ngettext = translation(__name__)
+
+_MISSING = (_("stored sessions need chatcli-sessions, which is not installed"),
+            _("pip install chatcli-sessions"))
 
 
 def _catalog_or_none(host: PluginHost) -> Any:
@@ -99,5 +103,6 @@ def export(host: PluginHost, session_id: str, fmt: str) -> str:
     from chatcli import UsageError
 
     if fmt not in EXPORT_FORMATS:
-        raise UsageError(f"unknown export format {fmt!r}", "use md or json")
+        raise UsageError(_("unknown export format {format!r}").format(format=fmt),
+                         _("use md or json"))
     return str(catalog(host).export(session_id, fmt))

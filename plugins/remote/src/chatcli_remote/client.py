@@ -19,7 +19,7 @@ import os
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from chatcli import ConfigError, UsageError, register_secret
+from chatcli import ConfigError, UsageError, register_secret, translation
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -29,6 +29,8 @@ if TYPE_CHECKING:
     from chatcli_remote.client_session import RemoteSession
 
 __all__ = ["TOKEN_ENV", "TOKEN_KEY", "RemoteTarget", "check_url"]
+
+_, ngettext = translation(__name__)
 
 #: The variable holding the token, and the key file's name for it.
 TOKEN_ENV = "CHATCLI_REMOTE_TOKEN"
@@ -51,18 +53,20 @@ def check_url(url: str) -> str:
     parts = urlsplit(text)
     scheme = parts.scheme.lower()
     if scheme not in ("http", "https") or not parts.hostname:
-        raise UsageError(f"--remote needs a server's URL, such as http://127.0.0.1:8765 or "
-                         f"https://chat.example.com (got {text[:80]!r})")
+        raise UsageError(_("--remote needs a server's URL, such as http://127.0.0.1:8765 or "
+                           "https://chat.example.com (got {url!r})").format(url=text[:80]))
     if parts.username or parts.password:
-        raise UsageError("--remote takes no user or password in the URL",
-                         f"the token comes from {TOKEN_ENV} or `chatcli keys set remote --force`")
+        raise UsageError(_("--remote takes no user or password in the URL"),
+                         _("the token comes from {variable} or `chatcli keys set remote --force`"
+                           ).format(variable=TOKEN_ENV))
     if parts.query or parts.fragment:
-        raise UsageError("--remote takes the server's address without ?query or #fragment")
+        raise UsageError(_("--remote takes the server's address without ?query or #fragment"))
     if scheme == "http" and not _loopback(parts.hostname):
         raise UsageError(
-            f"--remote {text[:80]}: plain http would send the token unencrypted to another "
-            "machine", "use https:// (chatcli serve --cert FILE --key FILE), or an SSH tunnel "
-            "to 127.0.0.1")
+            _("--remote {url}: plain http would send the token unencrypted to another machine"
+              ).format(url=text[:80]),
+            _("use https:// (chatcli serve --cert FILE --key FILE), or an SSH tunnel to "
+              "127.0.0.1"))
     return text.rstrip("/")
 
 
@@ -73,13 +77,15 @@ def _token(url: str) -> str:
 
         token = (stored_keys().get(TOKEN_KEY) or "").strip()
     if not token:
-        raise ConfigError(f"no token for the chatcli server at {url}",
-                          f"set {TOKEN_ENV}, or store it with `chatcli keys set remote --force` "
-                          "(`chatcli serve token create` on the server makes one)")
+        raise ConfigError(_("no token for the chatcli server at {url}").format(url=url),
+                          _("set {variable}, or store it with `chatcli keys set remote --force` "
+                            "(`chatcli serve token create` on the server makes one)"
+                            ).format(variable=TOKEN_ENV))
     if not (token.isascii() and token.isprintable()) or any(c.isspace() for c in token):
-        raise ConfigError("the chatcli server's token contains spaces, line breaks or "
-                          "characters that cannot go in an HTTP header",
-                          f"set {TOKEN_ENV} (or the key `remote`) to the token alone")
+        raise ConfigError(_("the chatcli server's token contains spaces, line breaks or "
+                            "characters that cannot go in an HTTP header"),
+                          _("set {variable} (or the key `remote`) to the token alone"
+                            ).format(variable=TOKEN_ENV))
     register_secret(token)
     return token
 

@@ -37,12 +37,15 @@ from chatcli import (
     ToolStarted,
     Usage,
     Verdict,
+    translation,
 )
 
 from chatcli_remote.client_sse import SseEvent
 
 __all__ = ["Output", "RemoteCompaction", "RemoteTool", "Translator", "approval_parts",
            "error_from", "mirror", "stop_reason", "usage_from"]
+
+_, ngettext = translation(__name__)
 
 
 @dataclass(frozen=True)
@@ -205,7 +208,7 @@ class Translator:
         except (TypeError, ValueError):
             delay = 0.0
         retrying = Retrying(attempt=int(data.get("attempt") or self.attempt), delay=delay,
-                            error=kind(reason or "the model's service failed"))
+                            error=kind(reason or _("the model's service failed")))
         if self.on_retry is not None:
             self.on_retry(retrying)
         return retrying

@@ -12,11 +12,13 @@ from collections.abc import Iterator
 from typing import Any
 
 import httpx
-from chatcli import ChatcliError
+from chatcli import ChatcliError, translation
 
 from chatcli_remote.client_sse import SseEvent, decode, split_lines
 
 __all__ = ["Connection", "RemoteAuthError", "RemoteBusy", "RemoteError", "RemoteUnreachable"]
+
+_, ngettext = translation(__name__)
 
 EXIT_USAGE = 2
 
@@ -85,8 +87,8 @@ class Connection:
         try:
             return response.json()
         except ValueError:
-            raise RemoteError(f"{self.url} answered {path} with something that is not JSON",
-                              "is it a chatcli server (chatcli serve)?") from None
+            raise RemoteError(_("{url} answered {path} with something that is not JSON").format(
+                url=self.url, path=path), _("is it a chatcli server (chatcli serve)?")) from None
 
     def stream(self, method: str, path: str, body: dict[str, Any] | None = None,
                headers: dict[str, str] | None = None,
@@ -110,13 +112,17 @@ class Connection:
         reason = " ".join(str(err).split())[:160] or type(err).__name__
         if "CERTIFICATE_VERIFY_FAILED" in reason:
             return RemoteUnreachable(
-                f"the chatcli server at {self.url} has a certificate this machine does not "
-                f"trust ({reason})", "for a self-signed one, set SSL_CERT_FILE to its PEM file")
+                _("the chatcli server at {url} has a certificate this machine does not trust "
+                  "({reason})").format(url=self.url, reason=reason),
+                _("for a self-signed one, set SSL_CERT_FILE to its PEM file"))
         if isinstance(err, httpx.ConnectError):
-            return RemoteUnreachable(f"cannot reach the chatcli server at {self.url} ({reason})",
-                                     "is `chatcli serve` running there?")
-        return RemoteUnreachable(f"the connection to the chatcli server at {self.url} broke "
-                                 f"({type(err).__name__}: {reason})")
+            return RemoteUnreachable(
+                _("cannot reach the chatcli server at {url} ({reason})").format(url=self.url,
+                                                                                reason=reason),
+                _("is `chatcli serve` running there?"))
+        return RemoteUnreachable(
+            _("the connection to the chatcli server at {url} broke ({error}: {reason})").format(
+                url=self.url, error=type(err).__name__, reason=reason))
 
     def _error(self, response: httpx.Response) -> RemoteError:
         status = response.status_code
@@ -131,13 +137,16 @@ class Connection:
         elif isinstance(error, str):
             message = error
         if status in (401, 403):
+            refused = (_("the chatcli server at {url} refused the token ({status}: {message})")
+                       if message else
+                       _("the chatcli server at {url} refused the token ({status})"))
             return RemoteAuthError(
-                f"the chatcli server at {self.url} refused the token ({status}"
-                + (f": {message}" if message else "") + ")",
-                "set CHATCLI_REMOTE_TOKEN or `chatcli keys set remote --force` to a token of "
-                "that server (`chatcli serve token create` there makes one)",
+                refused.format(url=self.url, status=status, message=message),
+                _("set CHATCLI_REMOTE_TOKEN or `chatcli keys set remote --force` to a token of "
+                  "that server (`chatcli serve token create` there makes one)"),
                 status=status, kind=kind)
-        line = " ".join(message.split()) or f"the chatcli server answered {status}"
+        line = " ".join(message.split()) or _("the chatcli server answered {status}").format(
+            status=status)
         if status == 409:
             return RemoteBusy(line, status=status, kind=kind)
         return RemoteError(line, status=status, kind=kind)

@@ -29,6 +29,7 @@ from chatcli import (
     StopReason,
     TurnFinished,
     UsageError,
+    translation,
 )
 
 from chatcli_remote.client_events import (
@@ -47,6 +48,8 @@ if TYPE_CHECKING:
     from chatcli_remote.client_sse import SseEvent
 
 __all__ = ["RemoteSession"]
+
+_, ngettext = translation(__name__)
 
 #: Times a turn's cut stream is followed again before the turn ends with the error, and the
 #: first pause before that (doubled each time).
@@ -159,17 +162,19 @@ class RemoteSession:
             sessions = [s for s in (listed or {}).get("sessions", []) if isinstance(s, dict)]
             sessions.sort(key=lambda s: float(s.get("updated") or 0), reverse=True)
             if not sessions:
-                raise UsageError(f"the chatcli server at {self.url} has no session to go on "
-                                 "with", "start one: leave out -c and --resume")
+                raise UsageError(_("the chatcli server at {url} has no session to go on with"
+                                   ).format(url=self.url),
+                                 _("start one: leave out -c and --resume"))
             if resume is None:  # -c: the most recent one
                 return str(sessions[0]["id"])
             recent = ", ".join(str(s.get("id")) for s in sessions[:5])
-            raise UsageError("--resume needs the session's ID with --remote",
-                             f"the most recent: {recent}")
+            raise UsageError(_("--resume needs the session's ID with --remote"),
+                             _("the most recent: {ids}").format(ids=recent))
         created = connection.request("POST", "/api/sessions", {})
         session = created.get("session", created) if isinstance(created, dict) else {}
         if not isinstance(session, dict) or not session.get("id"):
-            raise RemoteError(f"the chatcli server at {self.url} created no session")
+            raise RemoteError(_("the chatcli server at {url} created no session").format(
+                url=self.url))
         self._made_empty, self._created = True, created
         return str(session["id"])
 
@@ -180,9 +185,11 @@ class RemoteSession:
             snapshot = self._http().request("GET", self._path())
         except RemoteError as err:
             if err.status == 404:
-                raise UsageError(f"the chatcli server at {self.url} has no session {self.id}",
-                                 "list them with `curl -H 'Authorization: Bearer …' "
-                                 f"{self.url}/api/sessions`") from None
+                raise UsageError(
+                    _("the chatcli server at {url} has no session {id}").format(url=self.url,
+                                                                               id=self.id),
+                    _("list them with `curl -H 'Authorization: Bearer …' {url}/api/sessions`"
+                      ).format(url=self.url)) from None
             raise
         self._take(snapshot)
 
@@ -219,9 +226,9 @@ class RemoteSession:
         or, for None, the last user message answered again (the server's ``/retry``); its
         events as the kernel's."""
         if prompt is not None and any(getattr(p, "type", "") == "image" for p in prompt.parts):
-            raise UsageError("images cannot be sent to a chatcli server yet",
-                             "send the message without the image, or run chatcli on this "
-                             "machine")
+            raise UsageError(_("images cannot be sent to a chatcli server yet"),
+                             _("send the message without the image, or run chatcli on this "
+                               "machine"))
         if prompt is None:
             stream = self._http().stream("POST", self._path("commands"),
                                          {"line": "/retry", "width": 100, "color": False})
@@ -284,8 +291,9 @@ class RemoteSession:
                     break
                 if translator.lost:
                     failure = RemoteUnreachable(
-                        f"the chatcli server at {self.url} no longer runs this turn (it was "
-                        "restarted?)", "what the turn had done so far is in its log")
+                        _("the chatcli server at {url} no longer runs this turn (it was "
+                          "restarted?)").format(url=self.url),
+                        _("what the turn had done so far is in its log"))
                     break
                 if translator.done is not None or tries >= RECONNECTS or not translator.last_id:
                     break
@@ -313,8 +321,9 @@ class RemoteSession:
         if done is None:
             return TurnFinished(StopReason.ERROR, translator.usage, messages,
                                 error=failure or RemoteUnreachable(
-                                    f"the chatcli server at {self.url} ended the turn's "
-                                    "stream early"), model=self._model or None)
+                                    _("the chatcli server at {url} ended the turn's stream "
+                                      "early").format(url=self.url)),
+                                model=self._model or None)
         error = None
         if done.get("error_line"):
             error = error_from(str(done["error_line"]), str(done.get("error_type") or ""))
@@ -426,7 +435,7 @@ class RemoteSession:
         said = self.command_output(f"/switch {target}")
         if (self._provider, self._model) == before and (
                 (provider and provider != self._provider) or (model and model != self._model)):
-            raise ChatcliError(" ".join(said.split()) or "the server did not switch")
+            raise ChatcliError(" ".join(said.split()) or _("the server did not switch"))
 
     def update_settings(self, **changes: Any) -> Settings:
         """Settings of this side (how answers are shown) for the rest of the session; the
@@ -439,7 +448,8 @@ class RemoteSession:
         except ValidationError as err:
             first = err.errors()[0]
             key = ".".join(str(part) for part in first["loc"])
-            raise ConfigError(f"invalid value for '{key}': {first['msg']}") from None
+            raise ConfigError(_("invalid value for '{key}': {reason}").format(
+                key=key, reason=first["msg"])) from None
         self.settings = settings
         return settings
 
@@ -456,5 +466,5 @@ class RemoteSession:
 
     def set_conversation(self, conversation: Conversation) -> None:
         """Loading another conversation is the server's: not from here."""
-        raise UsageError("the conversation is the server's over --remote",
-                         "use --resume ID to open another of its sessions")
+        raise UsageError(_("the conversation is the server's over --remote"),
+                         _("use --resume ID to open another of its sessions"))

@@ -33,7 +33,7 @@ from collections.abc import AsyncGenerator, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from chatcli import Approval, ChatcliError, hookimpl
+from chatcli import Approval, ChatcliError, hookimpl, translation
 from chatcli_workspace import QuestionSlot
 
 from chatcli_remote.wire import (
@@ -61,6 +61,8 @@ if TYPE_CHECKING:
 __all__ = ["Event", "Hub", "LiveSession", "MessageSent", "QuestionClosed", "TurnBusy",
            "base36", "check_message_id"]
 
+_, ngettext = translation(__name__)
+
 #: How many events a subscriber's queue holds before the subscriber is dropped.
 QUEUE_SIZE = 1_000
 #: The answers an approval offers (``always`` only with a rule to save).
@@ -76,8 +78,8 @@ class TurnBusy(ChatcliError):
 
     def __init__(self) -> None:
         super().__init__(
-            "a turn is already running in this session",
-            "watch it (GET …/events) or cancel it (POST …/cancel)")
+            _("a turn is already running in this session"),
+            _("watch it (GET …/events) or cancel it (POST …/cancel)"))
 
 
 class QuestionClosed(ChatcliError):
@@ -101,9 +103,9 @@ def check_message_id(value: object) -> str | None:
     if not isinstance(value, str) or not _MESSAGE_ID.fullmatch(value):
         from chatcli import UsageError
 
-        raise UsageError("'id' must be 8 to 64 letters, digits, '_' or '-'",
-                         "give each message a random id (a UUID's hex) and reuse it only to "
-                         "send that same message again")
+        raise UsageError(_("'id' must be 8 to 64 letters, digits, '_' or '-'"),
+                         _("give each message a random id (a UUID's hex) and reuse it only to "
+                           "send that same message again"))
     return value
 
 
@@ -248,7 +250,7 @@ class LiveSession:
         """(Under the lock.) The logged events after ``last_id``; whether a reset is due."""
         if last_id is None or last_id == "":
             return list(self._log), False
-        boot, _, seq_text = last_id.partition("-")
+        boot, _sep, seq_text = last_id.partition("-")
         if boot != self.hub.boot or not seq_text.isdigit():
             return list(self._log), True
         seq = int(seq_text)
@@ -330,7 +332,7 @@ class LiveSession:
             if self.running:
                 raise TurnBusy
             if self._closed:
-                raise ChatcliError("this session was closed", "open it again")
+                raise ChatcliError(_("this session was closed"), _("open it again"))
             self.running = True
             self._turn += 1
             cancel = threading.Event()
@@ -364,9 +366,9 @@ class LiveSession:
         conversation = self.hub.host.hooks.open_conversation(
             settings=self.session.settings, resume=self.id, continue_last=False)
         if conversation is None:
-            raise ChatcliError(f"session {self.id} cannot be read again from the store",
-                               "check that chatcli-sessions is installed and its store is "
-                               "reachable")
+            raise ChatcliError(_("session {id} cannot be read again from the store").format(
+                id=self.id), _("check that chatcli-sessions is installed and its store is "
+                               "reachable"))
         conversation.metadata.setdefault("cwd", str(self.workspace))
         self.session.set_conversation(conversation)
         self.reloads += 1
@@ -397,12 +399,12 @@ class LiveSession:
         path = _path(conversation)
         index = next((i for i, m in enumerate(path) if m.id == message_id), None)
         if index is None:
-            raise MessageSent(f"message {message_id} was sent already and is no longer on "
-                              "the session's current path",
-                              "GET the session to see where it stands")
+            raise MessageSent(_("message {id} was sent already and is no longer on the "
+                                "session's current path").format(id=message_id),
+                              _("GET the session to see where it stands"))
         if any(m.role == Role.ASSISTANT and not m.tool_calls for m in path[index + 1:]):
-            raise MessageSent(f"message {message_id} was sent and answered already",
-                              "GET the session to read the answer")
+            raise MessageSent(_("message {id} was sent and answered already").format(
+                id=message_id), _("GET the session to read the answer"))
         return None
 
     def _start(self, target: Callable[[], None], name: str) -> None:
@@ -436,7 +438,7 @@ class LiveSession:
 
         def turn() -> None:
             finished: Any = None
-            error: str | None = "the turn ended without an answer"
+            error: str | None = _("the turn ended without an answer")
             try:
                 finished, error = self.run_engine(prompt, cancel, again=text)
             finally:
@@ -460,7 +462,7 @@ class LiveSession:
             started, cancel = self._begin("command", client)
 
         def command() -> None:
-            error: str | None = "the command ended unexpectedly"
+            error: str | None = _("the command ended unexpectedly")
             app = ServedApp(self, cancel, width=width, color=color)
             try:
                 error = app.run_line(line)
@@ -552,7 +554,7 @@ class LiveSession:
             with self._lock:
                 self._running_calls.clear()
         if finished is None:
-            return None, "the turn ended without an answer"
+            return None, _("the turn ended without an answer")
         usage = finished.usage
         self.emit("usage", {**usage.model_dump(), "context_tokens": self._context_tokens()})
         return finished, None
@@ -658,8 +660,8 @@ class LiveSession:
                 self.emit("approval", data)
             timed_out = not self._wait(question, cancel)
             if timed_out:
-                return Approval(False, "once", f"nobody answered within "
-                                f"{self.hub.approval_timeout:g} s")
+                return Approval(False, "once", _("nobody answered within {seconds:g} s").format(
+                    seconds=self.hub.approval_timeout))
             if not question.allow:
                 return Approval(False, "once", question.reason)
             if question.scope == "session" and plain:
@@ -708,15 +710,17 @@ class LiveSession:
         if scope not in APPROVAL_SCOPES:
             from chatcli import UsageError
 
-            raise UsageError(f"unknown scope {scope!r}", "use once, session or always")
+            raise UsageError(_("unknown scope {scope!r}").format(scope=scope),
+                             _("use once, session or always"))
         with self._lock:
             question = self._questions.get(qid)
             if question is None or question.kind != "approval":
-                raise QuestionClosed(f"question {qid} is answered already or does not exist")
+                raise QuestionClosed(
+                    _("question {id} is answered already or does not exist").format(id=qid))
             if scope == "always" and "always" not in question.options:
                 scope = "session"  # no rule to save: the nearest answer
             if not self._settle(question, by=by, allow=allow, scope=scope, reason=reason):
-                raise QuestionClosed(f"question {qid} is answered already")
+                raise QuestionClosed(_("question {id} is answered already").format(id=qid))
 
     def choose(self, qid: str, index: int | None, by: str = "") -> None:
         """Answer menu ``qid`` of a slash command: the option's index, or None (cancelled).
@@ -724,15 +728,19 @@ class LiveSession:
         with self._lock:
             question = self._questions.get(qid)
             if question is None or question.kind != "question":
-                raise QuestionClosed(f"question {qid} is answered already or does not exist")
+                raise QuestionClosed(
+                    _("question {id} is answered already or does not exist").format(id=qid))
             if index is not None and not 0 <= index < len(question.options):
                 from chatcli import UsageError
 
-                raise UsageError(f"choice {index} is not one of the "
-                                 f"{len(question.options)} options", "give 0 to "
-                                 f"{len(question.options) - 1}, or null to cancel")
+                count = len(question.options)
+                raise UsageError(
+                    ngettext("choice {index} is not one of the {count} options",
+                             "choice {index} is not one of the {count} options", count
+                             ).format(index=index, count=count),
+                    _("give 0 to {last}, or null to cancel").format(last=count - 1))
             if not self._settle(question, by=by, choice=index):
-                raise QuestionClosed(f"question {qid} is answered already")
+                raise QuestionClosed(_("question {id} is answered already").format(id=qid))
 
     def pick(self, title: str, options: list[str], cancel: threading.Event | None) -> int | None:
         """(The command's thread.) A ``question`` event; the chosen index, or None when

@@ -15,14 +15,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from chatcli import hookimpl
+from chatcli import hookimpl, translation
 
 if TYPE_CHECKING:
     import click
 
-#: ``chatcli --help``'s lines for the two commands (the real commands' first docstring lines)
-SERVE_HELP = "Serve chatcli over HTTP: an API with SSE streams, tokens and a web page."
-ACP_HELP = "Run as an Agent Client Protocol agent on stdin/stdout (for editors such as Zed)."
+_, ngettext = translation(__name__)
+
+#: ``chatcli --help``'s lines for the two commands (the real commands' first help lines)
+SERVE_HELP = _("Serve chatcli over HTTP: an API with SSE streams, tokens and a web page.")
+ACP_HELP = _("Run as an Agent Client Protocol agent on stdin/stdout (for editors such as Zed).")
 
 
 @hookimpl
@@ -63,8 +65,8 @@ def register_cli_options(register: Callable[[click.Option], None]) -> None:
 
     register(click.Option(
         ["--remote"], metavar="URL", callback=_remote_target, expose_value=True,
-        help="Talk to a chatcli server (chatcli serve) instead of running the model here; "
-             "the token comes from CHATCLI_REMOTE_TOKEN or `chatcli keys set remote --force`."))
+        help=_("Talk to a chatcli server (chatcli serve) instead of running the model here; "
+               "the token comes from CHATCLI_REMOTE_TOKEN or `chatcli keys set remote --force`.")))
 
 
 @hookimpl

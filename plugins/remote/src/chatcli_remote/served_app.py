@@ -16,7 +16,7 @@ import io
 import threading
 from typing import TYPE_CHECKING, Any
 
-from chatcli import ChatApp, ChatcliError
+from chatcli import ChatApp, ChatcliError, translation
 
 if TYPE_CHECKING:
     from chatcli import PluginHost, Session, TurnFinished
@@ -25,6 +25,8 @@ if TYPE_CHECKING:
     from chatcli_remote.hub import LiveSession
 
 __all__ = ["ServedApp", "find_command"]
+
+_, ngettext = translation(__name__)
 
 
 def find_command(host: PluginHost, name: str) -> Any:
@@ -76,15 +78,19 @@ class ServedApp(ChatApp):
         """Run ``/name args`` (then what the command submitted); the error's one line when the
         command failed, else None. Unknown names get a suggestion, as in the chat."""
         text = line.strip()
-        name, _, argument = text.removeprefix("/").partition(" ")
+        name, _sep, argument = text.removeprefix("/").partition(" ")
         command = find_command(self.host, name) if name else None
         if command is None:
             names = sorted({*self.host.slash_commands(),
                             *(a for c in self.host.slash_commands().values() for a in c.aliases)})
             close = difflib.get_close_matches(name, names, n=1, cutoff=0.5)
-            hint = f" — did you mean /{close[0]}?" if close else " — /help lists the commands"
-            self.say(f"unknown command /{name}{hint}", "yellow")
-            return f"unknown command /{name}"
+            if close:
+                said = _("unknown command /{name} — did you mean /{suggestion}?").format(
+                    name=name, suggestion=close[0])
+            else:
+                said = _("unknown command /{name} — /help lists the commands").format(name=name)
+            self.say(said, "yellow")
+            return _("unknown command /{name}").format(name=name)
         error: str | None = None
         try:
             if command.name == "retry" and not argument.strip():
@@ -95,7 +101,8 @@ class ServedApp(ChatApp):
             error = str(err)
             self.say(f"✗ {err}", "red")
         except Exception as err:  # a plugin's command must not end the server
-            error = f"/{command.name} failed: {type(err).__name__}: {err}"
+            error = _("/{command} failed: {error}: {reason}").format(
+                command=command.name, error=type(err).__name__, reason=err)
             self.say(f"✗ {error}", "red")
         while self._queued and not self.cancel.is_set():
             self.ask(self._queued.pop(0))
@@ -129,7 +136,7 @@ class ServedApp(ChatApp):
 
         user = self.conversation.last(Role.USER)
         if user is None:
-            self.say("nothing to retry", "yellow")
+            self.say(_("nothing to retry"), "yellow")
             return
         if self.conversation.head != user.id:
             self.conversation.move_head(user.id, "retry")
@@ -148,4 +155,4 @@ class ServedApp(ChatApp):
 
     def exit(self) -> None:
         """Nothing to leave: the session stays live on the server (a client closes itself)."""
-        self.say("the session stays open on the server (close the client to leave)", "dim")
+        self.say(_("the session stays open on the server (close the client to leave)"), "dim")

@@ -32,6 +32,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from chatcli import translation
+
 __all__ = [
     "CONTENT_LIMIT",
     "Event",
@@ -46,6 +48,8 @@ __all__ = [
     "tool_finished_data",
     "tool_started_data",
 ]
+
+_, ngettext = translation(__name__)
 
 #: The most characters of a tool result an event carries (the model got it whole).
 CONTENT_LIMIT = 4_096
@@ -141,7 +145,7 @@ def activity(name: str, arguments: object, limit: int = 60) -> str:
                 if len(subject) > limit:
                     subject = "…" + subject[-(limit - 1):]
                 return f"{name} {subject}"
-    return f"running {name}"
+    return _("running {tool}").format(tool=name)
 
 
 def _arguments(call: Any) -> object:
@@ -177,7 +181,8 @@ def tool_finished_data(call: Any, result: Any, preview: str | None) -> dict[str,
 
 
 def retry_reason(error: object) -> str:
-    """A retry's cause in words (``rate limited``, ``server error``…)."""
+    """A retry's cause in words (``rate limited``, ``server error``…): the wire's words, which
+    the client reads back (never translated)."""
     return {"RateLimitError": "rate limited", "ServerError": "server error",
             "ProviderTimeoutError": "timed out", "NetworkError": "network error"}.get(
                 type(error).__name__, "failed")

@@ -37,6 +37,7 @@ from acp.schema import (
     UnstructuredCommandInput,
     Usage,
 )
+from chatcli import translation
 
 from chatcli_remote.acp.convert import history_updates
 from chatcli_remote.acp.files import ClientFiles
@@ -49,6 +50,8 @@ if TYPE_CHECKING:
     from chatcli import PluginHost
 
 __all__ = ["LIST_LIMIT", "ChatcliAgent", "prompt_parts"]
+
+_, ngettext = translation(__name__)
 
 #: the most sessions ``session/list`` answers with
 LIST_LIMIT = 100
@@ -116,7 +119,7 @@ class ChatcliAgent:
                 load_session=True, session_capabilities=listing,
                 prompt_capabilities=PromptCapabilities(image=True, audio=False,
                                                        embedded_context=True)),
-            agent_info=Implementation(name="chatcli", title="chatcli",
+            agent_info=Implementation(name="chatcli", title="chatcli",  # untranslated: a name
                                       version=chatcli.__version__))
 
     async def authenticate(self, method_id: str, **kwargs: Any) -> None:
@@ -168,7 +171,7 @@ class ChatcliAgent:
         assert self.conn is not None
         workspace = Path(cwd)
         if not workspace.is_absolute() or not workspace.is_dir():
-            raise RequestError.invalid_params({"cwd": f"not a folder: {cwd}"})
+            raise RequestError.invalid_params({"cwd": _("not a folder: {path}").format(path=cwd)})
         loop = asyncio.get_running_loop()
         outbox = Outbox(loop)
         files = None
@@ -210,7 +213,7 @@ class ChatcliAgent:
         commands = [AvailableCommand(
             name=command.name, description=_first(command.help),
             input=AvailableCommandInput(root=UnstructuredCommandInput(
-                hint=" | ".join(command.subcommands[:8]) or "arguments")))
+                hint=" | ".join(command.subcommands[:8]) or _("arguments"))))
             for command in sorted(self.host.slash_commands().values(), key=lambda c: c.name)]
         live.outbox.send(lambda: self._later(live, commands))
 
@@ -225,7 +228,8 @@ class ChatcliAgent:
     def _live(self, session_id: str) -> LiveSession:
         live = self.sessions.get(session_id)
         if live is None:
-            raise RequestError.invalid_params({"session_id": f"unknown session {session_id}"})
+            raise RequestError.invalid_params(
+                {"session_id": _("unknown session {id}").format(id=session_id)})
         return live
 
     async def prompt(self, session_id: str, prompt: list[Any], **kwargs: Any) -> PromptResponse:
@@ -233,7 +237,7 @@ class ChatcliAgent:
         live = self._live(session_id)
         if live.running:
             raise RequestError.invalid_request(
-                {"message": "a turn is already running in this session; cancel it first"})
+                {"message": _("a turn is already running in this session; cancel it first")})
         text, images = prompt_parts(prompt)
         reason = await live.prompt(text, images)
         used = live.usage
@@ -278,7 +282,8 @@ class ChatcliAgent:
             try:
                 await loop.run_in_executor(None, live.close)
             except Exception as err:
-                print(f"chatcli acp: closing session {live.id}: {_line(err)}", file=sys.stderr)
+                print(_("chatcli acp: closing session {id}: {reason}").format(
+                    id=live.id, reason=_line(err)), file=sys.stderr)
         self.sessions.clear()
 
 

@@ -14,11 +14,14 @@ import sys
 from typing import IO, TYPE_CHECKING, Any, cast
 
 import click
+from chatcli import translation
 
 if TYPE_CHECKING:
     from chatcli import PluginHost
 
 __all__ = ["acp"]
+
+_, ngettext = translation(__name__)
 
 
 class _OneLine(logging.Formatter):
@@ -61,16 +64,15 @@ async def _serve(host: PluginHost, out: IO[bytes], flags: dict[str, Any]) -> Non
         await agent.close_all()
 
 
-@click.command("acp")
+@click.command("acp", help=_(
+    "Run as an Agent Client Protocol agent on stdin/stdout (for editors such as Zed).\n\n"
+    "The editor starts `chatcli acp` and speaks JSON-RPC with it: sessions (new ones, or "
+    "chatcli's own, loaded), prompts, tool calls with diffs, approvals, permission modes and "
+    "slash commands. Diagnostics go to stderr. `chatcli --provider P --model M acp` answers "
+    "with that model."))
 @click.pass_context
 def acp(ctx: click.Context) -> None:
-    """Run as an Agent Client Protocol agent on stdin/stdout (for editors such as Zed).
-
-    The editor starts `chatcli acp` and speaks JSON-RPC with it: sessions (new ones, or
-    chatcli's own, loaded), prompts, tool calls with diffs, approvals, permission modes and
-    slash commands. Diagnostics go to stderr. `chatcli --provider P --model M acp` answers
-    with that model.
-    """
+    """``chatcli acp``: the agent, until the editor closes its stdin."""
     from chatcli import cli_host
 
     host = cli_host(ctx)

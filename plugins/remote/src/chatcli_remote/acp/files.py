@@ -14,12 +14,16 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from chatcli import translation
+
 if TYPE_CHECKING:
     from acp.interfaces import Client
 
     from chatcli_remote.acp.outbox import Outbox
 
 __all__ = ["ClientFiles"]
+
+_, ngettext = translation(__name__)
 
 
 class ClientFiles:
@@ -49,8 +53,8 @@ class ClientFiles:
                                                      path=str(path)))
                 return answer.content
             except Exception as err:
-                print(f"chatcli acp: the editor could not read {path} ({err}); read from disk",
-                      file=sys.stderr)
+                print(_("chatcli acp: the editor could not read {path} ({reason}); read from "
+                        "disk").format(path=path, reason=err), file=sys.stderr)
         return path.read_bytes().decode("utf-8")
 
     def write_text(self, path: Path, text: str) -> None:
@@ -61,8 +65,8 @@ class ClientFiles:
                     session_id=self.session_id, path=str(path), content=text))
                 return
             except Exception as err:
-                print(f"chatcli acp: the editor could not write {path} ({err}); written to "
-                      "disk", file=sys.stderr)
+                print(_("chatcli acp: the editor could not write {path} ({reason}); written to "
+                        "disk").format(path=path, reason=err), file=sys.stderr)
         from chatcli import atomic_write
 
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from acp import update_agent_message_text, update_agent_thought_text, update_plan
 from acp.helpers import update_current_mode
 from acp.schema import AllowedOutcome, PermissionOption, ToolCallUpdate, UsageUpdate
-from chatcli import ChatApp
+from chatcli import ChatApp, translation
 
 from chatcli_remote.acp.convert import plan_entries, stop_reason
 from chatcli_remote.acp.outbox import Outbox
@@ -44,12 +44,26 @@ if TYPE_CHECKING:
 
 __all__ = ["MODES", "LiveSession"]
 
+_, ngettext = translation(__name__)
+
+
+def _said_mode(text: str) -> str:
+    """The mode ``/permissions`` names on its first line, ``permission mode: MODE (…)`` in
+    any language (the words before the colon are translated, the mode's id never), else
+    ``""``."""
+    first = text.strip().splitlines()[0] if text.strip() else ""
+    label, colon, rest = first.partition(":")
+    words = rest.split()
+    return words[0] if colon and label.strip() and words else ""
+
+
 #: chatcli-agent's permission modes (``/permissions MODE``), offered as ACP session modes
+#: (their ids are chatcli's; the names and descriptions the editor shows are translated)
 MODES: dict[str, tuple[str, str]] = {
-    "default": ("Default", "reads run; edits and commands ask"),
-    "accept-edits": ("Accept edits", "edits in the workspace run; commands ask"),
-    "plan": ("Plan", "read only: nothing is changed"),
-    "auto": ("Auto", "everything runs, except what always asks"),
+    "default": (_("Default"), _("reads run; edits and commands ask")),
+    "accept-edits": (_("Accept edits"), _("edits in the workspace run; commands ask")),
+    "plan": (_("Plan"), _("read only: nothing is changed")),
+    "auto": (_("Auto"), _("everything runs, except what always asks")),
 }
 #: the console width slash commands print at (message chunks in the editor)
 WIDTH = 100
@@ -181,7 +195,7 @@ class LiveSession(ChatApp):
         """The slash command ``text`` runs (by name or alias) and its argument, or (None, "")."""
         if not text.startswith("/"):
             return None, ""
-        name, _, argument = text[1:].partition(" ")
+        name, _sep, argument = text[1:].partition(" ")
         name = name.strip()
         commands = self.host.slash_commands()
         found = commands.get(name) or next(
@@ -290,16 +304,14 @@ class LiveSession(ChatApp):
 
     def read_mode(self) -> str:
         """The permission mode, as ``/permissions`` says it ("default" without the plugin)."""
-        text = self.quiet("permissions", "")
-        first = text.strip().splitlines()[0] if text.strip() else ""
-        word = first.removeprefix("permission mode:").strip().split(" ")[0]
-        return word if first.startswith("permission mode:") and word in MODES else "default"
+        word = _said_mode(self.quiet("permissions", ""))
+        return word if word in MODES else "default"
 
     def set_mode(self, mode: str) -> None:
         """``/permissions MODE``; raises ValueError for a mode it does not take."""
         text = self.quiet("permissions", mode)
-        if not text.startswith(f"permission mode: {mode} "):
-            raise ValueError(text.strip() or f"unknown mode {mode!r}")
+        if _said_mode(text) != mode:
+            raise ValueError(text.strip() or _("unknown mode {mode!r}").format(mode=mode))
         self.mode = mode
 
     def quiet(self, name: str, argument: str) -> str:
@@ -329,7 +341,7 @@ class LiveSession(ChatApp):
 
         user = self.conversation.last(Role.USER)
         if user is None:
-            self.say("nothing to retry\n")
+            self.say(_("nothing to retry") + "\n")
             return
         if self.conversation.head != user.id:
             self.conversation.move_head(user.id, "retry")

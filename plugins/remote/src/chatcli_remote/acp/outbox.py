@@ -17,7 +17,11 @@ import threading
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
+from chatcli import translation
+
 __all__ = ["Outbox", "WaitCancelled"]
+
+_, ngettext = translation(__name__)
 
 T = TypeVar("T")
 
@@ -86,7 +90,8 @@ class Outbox:
                 try:
                     await make()
                 except Exception as err:  # the editor went away: say it, go on
-                    print(f"chatcli acp: could not send an update: {err}", file=sys.stderr)
+                    print(_("chatcli acp: could not send an update: {reason}").format(
+                        reason=err), file=sys.stderr)
                 continue
             task = asyncio.ensure_future(_answer(make, future))
             self._tasks.add(task)

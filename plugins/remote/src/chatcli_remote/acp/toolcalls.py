@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from acp import start_tool_call, text_block, tool_content, update_tool_call
 from acp.schema import AllowedOutcome, PermissionOption, ToolCallUpdate
+from chatcli import translation
 
 from chatcli_remote.acp.convert import (
     ToolKindName,
@@ -34,6 +35,8 @@ if TYPE_CHECKING:
     from chatcli_remote.acp.live import LiveSession
 
 __all__ = ["OUTPUT_LINES", "ToolCalls"]
+
+_, ngettext = translation(__name__)
 
 #: the most output lines a running command keeps in its tool call
 OUTPUT_LINES = 200
@@ -146,11 +149,12 @@ class ToolCalls:
         if verdict.reason:
             shown.append(tool_content(text_block(verdict.reason)))
         self._start(call, "pending", shown or None)
-        always = f"Always allow ({verdict.rule})" if verdict.rule else "Allow for this session"
+        always = (_("Always allow ({rule})").format(rule=verdict.rule) if verdict.rule
+                  else _("Allow for this session"))
         options = [
-            PermissionOption(option_id="once", name="Allow once", kind="allow_once"),
+            PermissionOption(option_id="once", name=_("Allow once"), kind="allow_once"),
             PermissionOption(option_id="always", name=always, kind="allow_always"),
-            PermissionOption(option_id="no", name="Reject", kind="reject_once"),
+            PermissionOption(option_id="no", name=_("Reject"), kind="reject_once"),
         ]
         request = ToolCallUpdate(
             tool_call_id=call.id, title=tool_title(call), status="pending",
@@ -162,9 +166,10 @@ class ToolCalls:
             answer = self.live.outbox.ask(lambda: self.live.conn.request_permission(
                 session_id=session_id, tool_call=request, options=options), self.live.cancel_event)
         except WaitCancelled:
-            return Approval(False, reason="the turn was cancelled")
+            return Approval(False, reason=_("the turn was cancelled"))
         except Exception as err:
-            return Approval(False, reason=f"the editor did not answer ({err})")
+            return Approval(False, reason=_("the editor did not answer ({reason})").format(
+                reason=err))
         outcome = answer.outcome
         if not isinstance(outcome, AllowedOutcome) or outcome.option_id == "no":
             approval = Approval(False)

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from chatcli import ChatcliError, redact
+from chatcli import ChatcliError, redact, translation
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
@@ -39,6 +39,10 @@ from chatcli_remote.serve.tokens import TokenRecord, TokenStore
 
 __all__ = ["OPENAPI_PATH", "WEB_DIR", "Limits", "build_app", "routes"]
 
+# The error bodies' messages are in the server's language (its process's locale); their JSON
+# keys, types and the SSE event names are the protocol's.
+_, ngettext = translation(__name__)
+
 #: The package's hand-written OpenAPI document and the web page's folder.
 OPENAPI_PATH = Path(__file__).resolve().parent.parent / "openapi.json"
 WEB_DIR = Path(__file__).resolve().parent.parent / "web"
@@ -46,9 +50,12 @@ WEB_DIR = Path(__file__).resolve().parent.parent / "web"
 #: What a session id may look like (anything else is no session: 404).
 _SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:\-]{0,127}")
 _SSE_HEADERS = {"X-Accel-Buffering": "no", "Cache-Control": "no-store"}
-_NO_TOKEN = ("create one with `chatcli serve token create --name NAME --root DIR` and send it as "
-             "'Authorization: Bearer <token>'")
+_NO_TOKEN = _("create one with `chatcli serve token create --name NAME --root DIR` and send it "
+              "as 'Authorization: Bearer <token>'")
 _HANDLED = ("TurnBusy", "QuestionClosed", "MessageSent")
+#: The error bodies' types (the protocol's words, never translated).
+BAD_REQUEST, NOT_FOUND, UNAUTHORIZED = "BadRequest", "NotFound", "Unauthorized"
+INTERNAL_ERROR, RATE_LIMITED, TURN_BUSY = "InternalError", "RateLimited", "TurnBusy"
 
 
 @dataclass(frozen=True)
@@ -67,8 +74,8 @@ class Limits:
         if not isinstance(rate, dict):
             from chatcli import ConfigError
 
-            raise ConfigError("[serve] rate must be a table ([serve.rate] per_minute, burst)",
-                              "fix it in your config file (`chatcli config path` shows where)")
+            raise ConfigError(_("[serve] rate must be a table ([serve.rate] per_minute, burst)"),
+                              _("fix it in your config file (`chatcli config path` shows where)"))
         return cls(max_request_bytes=settings_int(table, "max_request_bytes", 1 << 20),
                    rate_per_minute=settings_int(rate, "per_minute", 600, "serve.rate"),
                    rate_burst=settings_int(rate, "burst", 120, "serve.rate"))
@@ -81,9 +88,12 @@ def _json(data: Any, status: int = 200) -> Response:
                     headers={"Cache-Control": "no-store"})
 
 
-def _not_found(what: str = "session") -> ApiError:
-    return ApiError(404, "NotFound", f"no such {what} under this token's root — list them with "
-                                     "GET /api/sessions")
+def _not_found(folder: bool = False) -> ApiError:
+    if folder:
+        return ApiError(404, NOT_FOUND, _("no such folder under this token's root — list them "
+                                           "with GET /api/sessions"))
+    return ApiError(404, NOT_FOUND, _("no such session under this token's root — list them "
+                                       "with GET /api/sessions"))
 
 
 def _inside(path: str | Path, root: str) -> bool:
@@ -94,7 +104,7 @@ def _inside(path: str | Path, root: str) -> bool:
 
 
 def _seq(event_id: str) -> tuple[str, int]:
-    boot, _, seq = event_id.rpartition("-")
+    boot, _sep, seq = event_id.rpartition("-")
     try:
         return boot, int(seq)
     except ValueError:
@@ -106,16 +116,17 @@ async def _body(request: Request, required: bool = True) -> dict[str, Any]:
     raw = await request.body()
     if not raw.strip():
         if required:
-            raise ApiError(400, "BadRequest", "the request has no body — send a JSON object")
+            raise ApiError(400, BAD_REQUEST,
+                           _("the request has no body — send a JSON object"))
         return {}
     try:
         data = json.loads(raw)
     except ValueError:
-        raise ApiError(400, "BadRequest",
-                       "the body is not valid JSON — send a JSON object "
-                       "(Content-Type: application/json)") from None
+        raise ApiError(400, BAD_REQUEST,
+                       _("the body is not valid JSON — send a JSON object "
+                         "(Content-Type: application/json)")) from None
     if not isinstance(data, dict):
-        raise ApiError(400, "BadRequest", "the body must be a JSON object")
+        raise ApiError(400, BAD_REQUEST, _("the body must be a JSON object"))
     return data
 
 
@@ -155,33 +166,36 @@ class Api:
                     wait = self.limiter.take(f"address {address}")
                     if wait > 0:
                         return ApiError(
-                            429, "RateLimited", "too many requests without a valid token from "
-                            "this address — wait (Retry-After), then send a valid token",
+                            429, RATE_LIMITED, _("too many requests without a valid token from "
+                                                  "this address — wait (Retry-After), then send a "
+                                                  "valid token"),
                             headers={"Retry-After": str(max(1, math.ceil(wait)))}).response()
                 return err.response()
             except ChatcliError as err:
                 return ApiError.from_chatcli(_chatcli_status(err), err).response()
             except Exception as err:  # the client gets one line, the log the rest
                 _log_failure(request, err)
-                return error_response(500, "InternalError",
-                                      "the server failed on this request — see its log")
+                return error_response(500, INTERNAL_ERROR,
+                                      _("the server failed on this request — see its log"))
 
         endpoint.__name__ = handler.__name__
         return endpoint
 
     def _token(self, request: Request) -> TokenRecord:
         header = request.headers.get("authorization", "")
-        scheme, _, secret = header.partition(" ")
+        scheme, _sep, secret = header.partition(" ")
         if scheme.lower() != "bearer" or not secret.strip():
-            raise ApiError(401, "Unauthorized", f"no token in the request — {_NO_TOKEN}",
+            raise ApiError(401, UNAUTHORIZED,
+                           _("no token in the request — {fix}").format(fix=_NO_TOKEN),
                            headers={"WWW-Authenticate": "Bearer"})
         try:
             record = self.tokens.lookup(secret.strip())
         except ChatcliError as err:
-            raise ApiError(500, "ConfigError", str(err)) from None
+            raise ApiError(500, "ConfigError", str(err)) from None  # untranslated: a type
         if record is None:
-            raise ApiError(401, "Unauthorized",
-                           f"the token is unknown, revoked or expired — {_NO_TOKEN}",
+            raise ApiError(401, UNAUTHORIZED,
+                           _("the token is unknown, revoked or expired — {fix}").format(
+                               fix=_NO_TOKEN),
                            headers={"WWW-Authenticate": "Bearer"})
         return record
 
@@ -248,15 +262,15 @@ class Api:
         body = await _body(request, required=False)
         given = body.get("workspace")
         if given is not None and not isinstance(given, str):
-            raise ApiError(400, "BadRequest", "'workspace' must be a folder's path (text)")
+            raise ApiError(400, BAD_REQUEST, _("'workspace' must be a folder's path (text)"))
         text = body.get("text")
         if text is not None and (not isinstance(text, str) or not text.strip()):
-            raise ApiError(400, "BadRequest", "'text' must be the first message (non-empty "
-                                              "text), or left out")
+            raise ApiError(400, BAD_REQUEST, _("'text' must be the first message (non-empty "
+                                                "text), or left out"))
         message_id = check_message_id(body.get("id"))
         folder = Path(token.root) / given if given else Path(token.root)
         if not _inside(folder, token.root) or not folder.is_dir():
-            raise _not_found("folder")
+            raise _not_found(folder=True)
         live = await run_in_threadpool(self.hub.open, None, folder.resolve())
         if text is None:
             return _json(await run_in_threadpool(live.snapshot), 201)
@@ -275,8 +289,8 @@ class Api:
         await self._project(token, sid)
         live = self.hub.get(sid)
         if live is not None and live.running:
-            raise ApiError(409, "TurnBusy", "a turn is running in this session — cancel it "
-                                            "(POST …/cancel) first")
+            raise ApiError(409, TURN_BUSY, _("a turn is running in this session — cancel it "
+                                              "(POST …/cancel) first"))
         if live is not None:
             await run_in_threadpool(self.hub.discard, sid)
         if not await run_in_threadpool(self.catalog.delete, sid) and live is None:
@@ -288,7 +302,8 @@ class Api:
         sid = request.path_params["id"]
         fmt = request.query_params.get("format", "md")
         if fmt not in ("md", "json"):
-            raise ApiError(400, "BadRequest", f"format '{fmt}' is not known — use md or json")
+            raise ApiError(400, BAD_REQUEST,
+                           _("format '{format}' is not known — use md or json").format(format=fmt))
         await self._project(token, sid)
         text = redact(await run_in_threadpool(self.catalog.export, sid, fmt))
         media = "text/markdown; charset=utf-8" if fmt == "md" else "application/json"
@@ -333,7 +348,7 @@ class Api:
         body = await _body(request)
         text = body.get("text")
         if not isinstance(text, str) or not text.strip():
-            raise ApiError(400, "BadRequest", "'text' must be the message (non-empty text)")
+            raise ApiError(400, BAD_REQUEST, _("'text' must be the message (non-empty text)"))
         message_id = check_message_id(body.get("id"))
         live = await self._live(token, request.path_params["id"])
         first = await run_in_threadpool(live.start_turn, text, token.name, message_id)
@@ -346,11 +361,13 @@ class Api:
         width = body.get("width", 100)
         color = body.get("color", False)
         if not isinstance(line, str) or not line.startswith("/"):
-            raise ApiError(400, "BadRequest", "'line' must be a slash command such as '/cost'")
+            raise ApiError(400, BAD_REQUEST,
+                           _("'line' must be a slash command such as '/cost'"))
         if not isinstance(width, int) or isinstance(width, bool) or not 20 <= width <= 500:
-            raise ApiError(400, "BadRequest", "'width' must be a number of columns (20-500)")
+            raise ApiError(400, BAD_REQUEST,
+                           _("'width' must be a number of columns (20-500)"))
         if not isinstance(color, bool):
-            raise ApiError(400, "BadRequest", "'color' must be true or false")
+            raise ApiError(400, BAD_REQUEST, _("'color' must be true or false"))
         live = await self._live(token, request.path_params["id"])
         first = await run_in_threadpool(
             lambda: live.run_command(line, width=width, color=color, client=token.name))
@@ -381,18 +398,20 @@ class Api:
         if "choice" in body:
             choice = body["choice"]
             if choice is not None and (not isinstance(choice, int) or isinstance(choice, bool)):
-                raise ApiError(400, "BadRequest", "'choice' must be an option's index or null")
+                raise ApiError(400, BAD_REQUEST,
+                               _("'choice' must be an option's index or null"))
             await run_in_threadpool(lambda: live.choose(qid, choice, by=token.name))
             return Response(status_code=204)
         allow = body.get("allow")
         scope = body.get("scope", "once")
         reason = body.get("reason")
         if not isinstance(allow, bool):
-            raise ApiError(400, "BadRequest", "'allow' must be true or false (or send 'choice')")
+            raise ApiError(400, BAD_REQUEST,
+                           _("'allow' must be true or false (or send 'choice')"))
         if scope not in ("once", "session", "always"):
-            raise ApiError(400, "BadRequest", "'scope' must be once, session or always")
+            raise ApiError(400, BAD_REQUEST, _("'scope' must be once, session or always"))
         if reason is not None and not isinstance(reason, str):
-            raise ApiError(400, "BadRequest", "'reason' must be text")
+            raise ApiError(400, BAD_REQUEST, _("'reason' must be text"))
         await run_in_threadpool(lambda: live.answer(qid, allow=allow, scope=scope,
                                                     reason=reason, by=token.name))
         return Response(status_code=204)
@@ -461,15 +480,19 @@ class SecurityHeaders:
         await self.app(scope, receive, with_headers)
 
 
-_STATUS_TEXT = {
-    404: ("NotFound", "no such page or route — see GET /openapi.json for the API"),
-    405: ("MethodNotAllowed", "this route does not take that method — see GET /openapi.json"),
-}
+def _status_text(status: int) -> tuple[str, str]:
+    """The error type (the protocol's) and the message of an HTTP ``status`` of its own."""
+    if status == 404:
+        return NOT_FOUND, _("no such page or route — see GET /openapi.json for the API")
+    if status == 405:
+        return "MethodNotAllowed", _("this route does not take that method — see GET "
+                                     "/openapi.json")
+    return "HTTPError", _("the request failed")
 
 
 async def _http_error(request: Request, exc: Exception) -> Response:
     status = exc.status_code if isinstance(exc, HTTPException) else 500
-    kind, message = _STATUS_TEXT.get(status, ("HTTPError", "the request failed"))
+    kind, message = _status_text(status)
     if isinstance(exc, ApiError):
         return exc.response()
     headers = dict(exc.headers or {}) if isinstance(exc, HTTPException) else {}
@@ -484,7 +507,8 @@ async def _api_error(request: Request, exc: Exception) -> Response:
 
 async def _server_error(request: Request, exc: Exception) -> Response:
     _log_failure(request, exc)
-    return error_response(500, "InternalError", "the server failed on this request — see its log")
+    return error_response(500, INTERNAL_ERROR,
+                          _("the server failed on this request — see its log"))
 
 
 def _by_method(path: str, **endpoints: Callable[[Request], Awaitable[Response]]) -> Route:

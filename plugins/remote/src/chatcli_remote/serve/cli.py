@@ -17,12 +17,22 @@ from types import FrameType
 from typing import Any
 
 import click
-from chatcli import ChatcliError, UsageError, atomic_write, cli_host, error_line, load_settings
+from chatcli import (
+    ChatcliError,
+    UsageError,
+    atomic_write,
+    cli_host,
+    error_line,
+    load_settings,
+    translation,
+)
 from chatcli_cli import one_line_errors
 
 from chatcli_remote.serve.tokens import TokenStore, token
 
 __all__ = ["serve"]
+
+_, ngettext = translation(__name__)
 
 #: ``limit_concurrency``: connections (SSE watchers included) before uvicorn answers 503.
 DEFAULT_MAX_CONNECTIONS = 1000
@@ -48,8 +58,9 @@ def _bind(host: str, port: int) -> socket.socket:
         sock.bind((host.strip("[]"), port))
     except OSError as err:
         sock.close()
-        raise UsageError(f"cannot listen on {host}:{port}: {err.strerror or err}",
-                         "pick another --port (0 takes a free one)") from None
+        raise UsageError(_("cannot listen on {host}:{port}: {reason}").format(
+            host=host, port=port, reason=err.strerror or err),
+            _("pick another --port (0 takes a free one)")) from None
     sock.listen(2048)
     sock.set_inheritable(True)
     return sock
@@ -57,13 +68,15 @@ def _bind(host: str, port: int) -> socket.socket:
 
 def _refusals(host: str, cert: Path | None, key: Path | None, store: TokenStore) -> None:
     if (cert is None) != (key is None):
-        raise UsageError("--cert and --key go together", "give both files (PEM) or neither")
+        raise UsageError(_("--cert and --key go together"),
+                         _("give both files (PEM) or neither"))
     if not is_loopback(host) and cert is None:
-        raise UsageError(f"--host {host} would serve over plain HTTP to the network",
-                         "add --cert FILE --key FILE (TLS), or keep the default 127.0.0.1")
+        raise UsageError(
+            _("--host {host} would serve over plain HTTP to the network").format(host=host),
+            _("add --cert FILE --key FILE (TLS), or keep the default 127.0.0.1"))
     if not store.usable():
-        raise UsageError("no token can use this server yet",
-                         "create one: chatcli serve token create --name NAME --root DIR")
+        raise UsageError(_("no token can use this server yet"),
+                         _("create one: chatcli serve token create --name NAME --root DIR"))
 
 
 def _run(ctx: click.Context, host: str, port: int, port_file: Path | None, cert: Path | None,
@@ -74,8 +87,9 @@ def _run(ctx: click.Context, host: str, port: int, port_file: Path | None, cert:
     caller = getattr(plugin_host.hook, "session_catalog", None)
     catalog = caller() if caller is not None else None
     if catalog is None:
-        raise UsageError("chatcli serve needs saved sessions, and chatcli-sessions is not loaded",
-                         "install or enable it: pip install chatcli-sessions")
+        raise UsageError(
+            _("chatcli serve needs saved sessions, and chatcli-sessions is not loaded"),
+            _("install or enable it: pip install chatcli-sessions"))
     folder = (workspace or Path.cwd()).expanduser().resolve()
     settings = load_settings(cwd=folder)
     table = settings.plugin_table("serve")
@@ -135,8 +149,8 @@ def _serve(app: Any, sock: socket.socket, host: str, port_file: Path | None, cer
     try:
         config.load()  # reads the certificate now: a bad file is one line, not a traceback
     except (OSError, ValueError) as err:
-        raise UsageError(f"cannot use --cert/--key: {err}",
-                         "give a PEM certificate and its private key") from None
+        raise UsageError(_("cannot use --cert/--key: {reason}").format(reason=err),
+                         _("give a PEM certificate and its private key")) from None
     server = _server_class()(config)
     # Turns run on threads of their own; the event loop that writes every client's stream gives
     # up the GIL at each socket write and must get it back from them. At CPython's default
@@ -146,27 +160,29 @@ def _serve(app: Any, sock: socket.socket, host: str, port_file: Path | None, cer
     shown = f"[{host}]" if ":" in host else host
     if port_file is not None:
         atomic_write(port_file, f"{port}\n")
-    click.echo(f"chatcli serve: listening on {'https' if cert else 'http'}://{shown}:{port}")
+    click.echo(_("chatcli serve: listening on {url}").format(
+        url=f"{'https' if cert else 'http'}://{shown}:{port}"))
     server.run(sockets=[sock])
 
 
-@click.group("serve", invoke_without_command=True)
+@click.group("serve", invoke_without_command=True,
+             help=_("Serve chatcli over HTTP: an API with SSE streams, tokens and a web page."))
 @click.option("--host", default="127.0.0.1", show_default=True,
-              help="Address to listen on; anything but loopback needs --cert/--key.")
+              help=_("Address to listen on; anything but loopback needs --cert/--key."))
 @click.option("--port", default=8765, show_default=True, type=click.IntRange(0, 65535),
-              help="Port to listen on (0: a free one, see --port-file).")
+              help=_("Port to listen on (0: a free one, see --port-file)."))
 @click.option("--port-file", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Write the port listened on to this file once the server is up.")
+              help=_("Write the port listened on to this file once the server is up."))
 @click.option("--cert", type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              default=None, help="TLS certificate (PEM).")
+              default=None, help=_("TLS certificate (PEM)."))
 @click.option("--key", type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              default=None, help="TLS private key (PEM).")
+              default=None, help=_("TLS private key (PEM)."))
 @click.option("--workspace", type=click.Path(exists=True, file_okay=False, path_type=Path),
-              default=None, help="Folder whose settings the server reads (default: here).")
+              default=None, help=_("Folder whose settings the server reads (default: here)."))
 @click.pass_context
 def serve(ctx: click.Context, host: str, port: int, port_file: Path | None, cert: Path | None,
           key: Path | None, workspace: Path | None) -> None:
-    """Serve chatcli over HTTP: an API with SSE streams, tokens and a web page."""
+    """``chatcli serve``: the server, or one of its subcommands."""
     if ctx.invoked_subcommand is not None:
         return
     try:
@@ -179,16 +195,17 @@ def serve(ctx: click.Context, host: str, port: int, port_file: Path | None, cert
 serve.add_command(token)
 
 
-@serve.command("nginx-config")
+@serve.command("nginx-config", help=_(
+    "Print nginx's configuration for several replicas (round robin, SSE passed through): put "
+    "it in /etc/nginx/conf.d/chatcli.conf."))
 @click.option("--upstream", "upstreams", multiple=True, required=True, metavar="HOST:PORT",
-              help="A chatcli serve replica (repeat for each).")
+              help=_("A chatcli serve replica (repeat for each)."))
 @click.option("--listen", default="8080", show_default=True,
-              help="What nginx listens on: a port, or ADDRESS:PORT.")
-@click.option("--server-name", default="_", show_default=True, help="nginx's server_name.")
+              help=_("What nginx listens on: a port, or ADDRESS:PORT."))
+@click.option("--server-name", default="_", show_default=True, help=_("nginx's server_name."))
 @one_line_errors
 def nginx_config(upstreams: tuple[str, ...], listen: str, server_name: str) -> None:
-    """Print nginx's configuration for several replicas (round robin, SSE passed through):
-    put it in /etc/nginx/conf.d/chatcli.conf."""
+    """``chatcli serve nginx-config``: the configuration on stdout."""
     from chatcli_remote.serve.nginx import http_block
 
     click.echo(http_block(list(upstreams), listen, server_name=server_name), nl=False)

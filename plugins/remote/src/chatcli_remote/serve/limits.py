@@ -8,23 +8,29 @@ import threading
 import time
 from typing import Any
 
+from chatcli import translation
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from chatcli_remote.serve.errors import ApiError, error_response
 
 __all__ = ["BodyLimit", "BodyTooLarge", "RateLimiter", "settings_int"]
 
+_, ngettext = translation(__name__)
+
+#: The error bodies' types (the protocol's words, never translated).
+_TOO_LARGE, _BAD_REQUEST, _RATE_LIMITED = "PayloadTooLarge", "BadRequest", "RateLimited"
+
 
 class BodyTooLarge(ApiError):
     """The body grew past the limit while it was read."""
 
     def __init__(self, limit: int) -> None:
-        super().__init__(413, "PayloadTooLarge", _too_large(limit))
+        super().__init__(413, _TOO_LARGE, _too_large(limit))
 
 
 def _too_large(limit: int) -> str:
-    return (f"the request body is larger than {limit:,} bytes — send less, or raise "
-            "[serve] max_request_bytes in the server's config")
+    return _("the request body is larger than {limit:,} bytes — send less, or raise "
+             "[serve] max_request_bytes in the server's config").format(limit=limit)
 
 
 class BodyLimit:
@@ -48,9 +54,9 @@ class BodyLimit:
                 if declared < 0 or declared > self.limit:
                     response = error_response(
                         413 if declared > self.limit else 400,
-                        "PayloadTooLarge" if declared > self.limit else "BadRequest",
+                        _TOO_LARGE if declared > self.limit else _BAD_REQUEST,
                         _too_large(self.limit) if declared > self.limit
-                        else "the Content-Length header is not a number — send a valid one")
+                        else _("the Content-Length header is not a number — send a valid one"))
                     await response(scope, receive, send)
                     return
         seen = 0
@@ -93,9 +99,10 @@ class RateLimiter:
         wait = self.take(key)
         if wait > 0:
             seconds = max(1, math.ceil(wait))
-            raise ApiError(429, "RateLimited",
-                           f"too many requests for this token — wait {seconds} s (Retry-After), "
-                           "or raise [serve.rate] per_minute/burst in the server's config",
+            raise ApiError(429, _RATE_LIMITED,
+                           _("too many requests for this token — wait {seconds} s (Retry-After), "
+                             "or raise [serve.rate] per_minute/burst in the server's config"
+                             ).format(seconds=seconds),
                            headers={"Retry-After": str(seconds)})
 
 
@@ -107,5 +114,6 @@ def settings_int(table: dict[str, Any], key: str, default: int, where: str = "se
         return value
     from chatcli import ConfigError
 
-    raise ConfigError(f"[{where}] {key} must be a positive whole number, not {value!r:.40}",
-                      "fix it in your config file (`chatcli config path` shows where)")
+    raise ConfigError(_("[{table}] {key} must be a positive whole number, not {value!r:.40}"
+                        ).format(table=where, key=key, value=value),
+                      _("fix it in your config file (`chatcli config path` shows where)"))

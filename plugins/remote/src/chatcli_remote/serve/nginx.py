@@ -16,7 +16,11 @@ import os
 import re
 from pathlib import Path
 
+from chatcli import translation
+
 __all__ = ["http_block", "standalone_config"]
+
+_, ngettext = translation(__name__)
 
 #: ``host:port`` of a replica (a name, an IPv4 address or a bracketed IPv6 one).
 _UPSTREAM = re.compile(r"(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.\-]+):([0-9]{1,5})")
@@ -26,12 +30,13 @@ def _checked(upstreams: list[str]) -> list[str]:
     from chatcli import UsageError
 
     if not upstreams:
-        raise UsageError("no replica given", "add --upstream HOST:PORT for each chatcli serve")
+        raise UsageError(_("no replica given"),
+                         _("add --upstream HOST:PORT for each chatcli serve"))
     for upstream in upstreams:
         found = _UPSTREAM.fullmatch(upstream)
         if found is None or not 0 < int(found.group(2)) < 65536:
-            raise UsageError(f"--upstream {upstream!r} is not HOST:PORT",
-                             "give each replica as 127.0.0.1:8765 or name:8765")
+            raise UsageError(_("--upstream {upstream!r} is not HOST:PORT").format(
+                upstream=upstream), _("give each replica as 127.0.0.1:8765 or name:8765"))
     return upstreams
 
 
@@ -42,6 +47,7 @@ def http_block(upstreams: list[str], listen: str = "8080", *, server_name: str =
     (``host:port`` each). Raises :class:`chatcli.UsageError` for a malformed upstream."""
     servers = "\n".join(f"    server {u} max_fails=1 fail_timeout=10s;"
                         for u in _checked(upstreams))
+    # untranslated: configuration file (nginx reads it; its comments stay English)
     return f"""upstream chatcli_serve {{
 {servers}
     keepalive 64;
@@ -80,6 +86,7 @@ def standalone_config(folder: Path, upstreams: list[str], port: int) -> str:
                       for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"))
     block = http_block(upstreams, f"127.0.0.1:{port}", server_name="localhost")
     inner = "\n".join(f"    {line}" if line else "" for line in block.splitlines())
+    # untranslated: configuration file (nginx reads it; its comments stay English)
     return f"""{user}daemon off;
 worker_processes 1;
 pid {folder}/nginx.pid;

@@ -22,10 +22,12 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import click
-from chatcli import ChatcliError, UsageError, atomic_write, config_dir
+from chatcli import ChatcliError, UsageError, atomic_write, config_dir, translation
 from chatcli_cli import one_line_errors
 
 __all__ = ["PREFIX", "TokenRecord", "TokenStore", "parse_duration", "token", "tokens_path"]
+
+_, ngettext = translation(__name__)
 
 #: Every secret starts with this (so a leaked one is recognisable and greppable).
 PREFIX = "ccs_"
@@ -42,8 +44,8 @@ def parse_duration(text: str) -> float:
     """``30d``, ``12h``, ``90m``, ``2w``, ``45s`` -> seconds."""
     match = re.fullmatch(r"\s*(\d+)\s*([smhdw])\s*", text.lower())
     if not match or int(match.group(1)) == 0:
-        raise UsageError(f"--expires '{text}' is not a duration",
-                         "give a number and a unit: 30d, 12h, 90m, 2w")
+        raise UsageError(_("--expires '{text}' is not a duration").format(text=text),
+                         _("give a number and a unit: 30d, 12h, 90m, 2w"))
     return int(match.group(1)) * _UNITS[match.group(2)]
 
 
@@ -104,8 +106,9 @@ class TokenStore:
         try:
             data = json.loads(self.path.read_text(encoding="utf-8"))
         except (OSError, ValueError) as err:
-            raise ChatcliError(f"cannot read {self.path}: {err}",
-                               "fix or remove the file, then create the tokens again") from None
+            raise ChatcliError(_("cannot read {path}: {reason}").format(path=self.path, reason=err),
+                               _("fix or remove the file, then create the tokens again")
+                               ) from None
         found: list[TokenRecord] = []
         for item in data.get("tokens", []) if isinstance(data, dict) else []:
             try:
@@ -143,14 +146,15 @@ class TokenStore:
         """A new token for ``root``: its record and its secret (shown once, never stored)."""
         name = name.strip()
         if not name:
-            raise UsageError("--name is empty", "give the token a name: --name laptop")
+            raise UsageError(_("--name is empty"), _("give the token a name: --name laptop"))
         if not root.is_dir():
-            raise UsageError(f"--root {root} is not a folder",
-                             "give the folder the token may work in")
+            raise UsageError(_("--root {root} is not a folder").format(root=root),
+                             _("give the folder the token may work in"))
         records = self.records()
         if any(r.name == name and r.usable() for r in records):
-            raise UsageError(f"a token named '{name}' exists already",
-                             f"pick another name or revoke it: chatcli serve token revoke {name}")
+            raise UsageError(_("a token named '{name}' exists already").format(name=name),
+                             _("pick another name or revoke it: chatcli serve token revoke {name}"
+                               ).format(name=name))
         secret = PREFIX + secrets.token_urlsafe(32)
         now = time.time()
         record = TokenRecord(id="tok_" + secrets.token_hex(4), name=name, sha256=_hash(secret),
@@ -164,8 +168,8 @@ class TokenStore:
         records = self.records()
         hit = [r for r in records if (r.id == which or r.name == which) and not r.revoked]
         if not hit:
-            raise UsageError(f"no active token '{which}'",
-                             "see the ids and names with `chatcli serve token list`")
+            raise UsageError(_("no active token '{which}'").format(which=which),
+                             _("see the ids and names with `chatcli serve token list`"))
         ids = {r.id for r in hit}
         self._write([TokenRecord(**{**asdict(r), "revoked": True}) if r.id in ids else r
                      for r in records])
@@ -177,35 +181,46 @@ class TokenStore:
 
 def _when(stamp: float | None) -> str:
     if stamp is None:
-        return "never"
+        return _("never")
     return time.strftime("%Y-%m-%d %H:%M", time.localtime(stamp))
 
 
-@click.group("token")
+def _state(record: TokenRecord) -> str:
+    """The token's state as ``token list`` shows it."""
+    state = record.state()
+    if state == "revoked":
+        return _("revoked")
+    return _("active") if state == "active" else _("expired")
+
+
+@click.group("token", help=_("Tokens for `chatcli serve`: create, list and revoke them."))
 def token() -> None:
-    """Tokens for `chatcli serve`: create, list and revoke them."""
+    """``chatcli serve token``."""
 
 
-@token.command("create")
-@click.option("--name", required=True, help="A name to recognise the token by (laptop, phone).")
+@token.command("create", help=_("Create a token; its secret is printed once and never stored."))
+@click.option("--name", required=True,
+              help=_("A name to recognise the token by (laptop, phone)."))
 @click.option("--root", required=True, type=click.Path(file_okay=False, path_type=Path),
-              help="The folder the token may work in: its sessions' projects must be inside.")
+              help=_("The folder the token may work in: its sessions' projects must be inside."))
 @click.option("--expires", default=None, metavar="DURATION",
-              help="Expire after this long: 30d, 12h, 90m, 2w (default: never).")
+              help=_("Expire after this long: 30d, 12h, 90m, 2w (default: never)."))
 @one_line_errors
 def create(name: str, root: Path, expires: str | None) -> None:
-    """Create a token; its secret is printed once and never stored."""
+    """``chatcli serve token create``."""
     seconds = parse_duration(expires) if expires else None
     record, secret = TokenStore().create(name, root.expanduser(), seconds)
     click.echo(secret)
-    click.echo(f"chatcli serve: token '{record.name}' ({record.id}) for {record.root}, expires "
-               f"{_when(record.expires)}; this is the only time it is shown — keep it now",
-               err=True)
+    click.echo(_("chatcli serve: token '{name}' ({id}) for {root}, expires {expires}; this is the "
+                 "only time it is shown — keep it now").format(
+                   name=record.name, id=record.id, root=record.root,
+                   expires=_when(record.expires)), err=True)
     project = _project_above(Path(record.root))
     if project is not None:
-        click.echo(f"chatcli serve: warning: {record.root} is inside the project {project}, and "
-                   "sessions are filed under their project: this token will not see its own "
-                   f"sessions once they are saved — give --root {project} instead", err=True)
+        click.echo(_("chatcli serve: warning: {root} is inside the project {project}, and "
+                     "sessions are filed under their project: this token will not see its own "
+                     "sessions once they are saved — give --root {project} instead").format(
+                       root=record.root, project=project), err=True)
 
 
 def _project_above(root: Path) -> str | None:
@@ -218,24 +233,29 @@ def _project_above(root: Path) -> str | None:
     return found
 
 
-@token.command("list")
+@token.command("list", help=_("The tokens (ids, names, roots, dates and states; never the "
+                              "secrets)."))
 @one_line_errors
 def list_tokens() -> None:
-    """The tokens (ids, names, roots, dates and states; never the secrets)."""
+    """``chatcli serve token list``."""
     records = TokenStore().records()
     if not records:
-        click.echo("no tokens — create one: chatcli serve token create --name NAME --root DIR")
+        click.echo(_("no tokens — create one: chatcli serve token create --name NAME --root DIR"))
         return
-    click.echo(f"{'ID':<13} {'NAME':<16} {'STATE':<8} {'CREATED':<16} {'EXPIRES':<16} ROOT")
+    # i18n: the headers of `chatcli serve token list`'s columns, in capitals
+    headers = (_("ID"), _("NAME"), _("STATE"), _("CREATED"), _("EXPIRES"), _("ROOT"))
+    click.echo(f"{headers[0]:<13} {headers[1]:<16} {headers[2]:<8} {headers[3]:<16} "
+               f"{headers[4]:<16} {headers[5]}")
     for r in records:
-        click.echo(f"{r.id:<13} {r.name:<16} {r.state():<8} {_when(r.created):<16} "
+        click.echo(f"{r.id:<13} {r.name:<16} {_state(r):<8} {_when(r.created):<16} "
                    f"{_when(r.expires):<16} {r.root}")
 
 
-@token.command("revoke")
+@token.command("revoke", help=_("Revoke a token by its id or name (a running server refuses it "
+                                "from the next request)."))
 @click.argument("which", metavar="ID|NAME")
 @one_line_errors
 def revoke(which: str) -> None:
-    """Revoke a token by its id or name (a running server refuses it from the next request)."""
+    """``chatcli serve token revoke``."""
     for record in TokenStore().revoke(which):
-        click.echo(f"revoked {record.id} ({record.name})")
+        click.echo(_("revoked {id} ({name})").format(id=record.id, name=record.name))
