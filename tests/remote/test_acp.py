@@ -503,3 +503,33 @@ def test_a_script_gets_every_answer_and_stdout_holds_only_json_rpc(
     assert answers_by_id["two"]["sessionId"].startswith("s_")  # answered before the end
     assert "chatcli acp: Error parsing JSON-RPC message" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_the_editor_gets_chatclis_words_in_the_users_language(
+        project: Path, env: dict[str, str], wire: OpenAIServer) -> None:
+    _edit_script(wire)
+    client = RecordingClient(answers=["no"])
+    seen: dict[str, Any] = {}
+
+    async def scenario(conn: Any, client: RecordingClient) -> None:
+        session = await conn.new_session(cwd=str(project), mcp_servers=[])
+        seen["modes"] = session.modes
+        # the mode is read back from /permissions' line, whatever its language
+        await conn.set_session_mode(session_id=session.session_id, mode_id="accept-edits")
+        await conn.set_session_mode(session_id=session.session_id, mode_id="default")
+        answer = await conn.prompt(session_id=session.session_id,
+                                   prompt=[text_block("change beta to gamma")])
+        assert answer.stop_reason == "end_turn"
+
+    drive(project, {**env, "CHATCLI_LANG": "pt_BR"}, client, scenario)
+    modes = seen["modes"]
+    assert [m.id for m in modes.available_modes] == ["default", "accept-edits", "plan", "auto"]
+    assert [m.name for m in modes.available_modes] == ["Padrão", "Aceitar edições", "Plano",
+                                                       "Automático"]
+    assert [u.current_mode_id for u in client.of(CurrentModeUpdate)] == ["accept-edits",
+                                                                          "default"]
+    [(_asked, options)] = client.permissions
+    assert [o.kind for o in options] == ["allow_once", "allow_always", "reject_once"]
+    assert [o.option_id for o in options] == ["once", "always", "no"]
+    assert options[0].name == "Permitir uma vez" and options[2].name == "Recusar"
+    assert (project / "notes.txt").read_text(encoding="utf-8") == "alpha\nbeta\n"
