@@ -13,7 +13,7 @@ def test_mcp_commands_speak_portuguese(home: Path, workspace: Path) -> None:
     pt = environment(home, CHATCLI_LANG="pt_BR")
     shown = chatcli(workspace, pt, "mcp", "--help")
     assert shown.returncode == 0, shown.stderr
-    assert "Servidores MCP: lista, adiciona, remove e testa" in shown.stdout
+    assert "Servidores MCP: listar, adicionar, remover e testar" in shown.stdout
     assert "nenhum servidor MCP configurado" in chatcli(workspace, pt, "mcp", "list").stdout
 
     chatcli(workspace, pt, "mcp", "add", "docs", "--url", "https://example.com/mcp",

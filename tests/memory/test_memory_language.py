@@ -18,7 +18,7 @@ def test_memory_commands_speak_portuguese(home: Path, workspace: Path,
 
     shown = run("--help")
     assert shown.returncode == 0, shown.stderr
-    assert "Memória de longo prazo: lista, busca, adiciona, esquece, edita" in shown.stdout
+    assert "Memória de longo prazo: listar, buscar, adicionar, esquecer, editar" in shown.stdout
     assert "Guarda TEXT na memória" in run("add", "--help").stdout
 
     done = run("add", "we use postgres 16")
