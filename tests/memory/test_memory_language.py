@@ -28,7 +28,7 @@ def test_memory_commands_speak_portuguese(home: Path, workspace: Path,
     assert "we use postgres 16" in listed and "força" in listed  # the item itself: as written
     assert run("search", "mysql").stdout == "nada na memória corresponde a 'mysql'\n"
     status = run("status").stdout
-    assert "itens: 1 fact" in status and "; 0 arquivados" in status
+    assert "itens: 1 fact" in status and "; 0 arquivado" in status
     missing = run("forget", "nosuch")
     assert missing.returncode == 1
     assert missing.stderr.startswith("Erro: nenhum item da memória corresponde a 'nosuch'")

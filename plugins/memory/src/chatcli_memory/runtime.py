@@ -475,7 +475,8 @@ class Runtime:
         live = {kind.value: counts.get((kind.value, False), 0) for kind in MemoryKind}
         archived = sum(v for (_k, a), v in counts.items() if a)
         # i18n: {counts} is "3 fact, 1 profile, …" (the kinds' names are not translated)
-        lines.append(_("items: {counts}; {archived} archived").format(
+        lines.append(ngettext("items: {counts}; {archived} archived",
+                              "items: {counts}; {archived} archived", archived).format(
             counts=", ".join(f"{v} {k}" for k, v in live.items()), archived=archived))
         last = self.state.get("last_extraction")
         if isinstance(last, dict) and last.get("outcome"):
