@@ -40,6 +40,8 @@ EXPECTED_FILES = {
         "src/chatcli_weather/__init__.py",
         "src/chatcli_weather/plugin.py",
         "src/chatcli_weather/commands.py",
+        "src/chatcli_weather/locale/messages.pot",
+        "src/chatcli_weather/locale/pt_BR/LC_MESSAGES/messages.po",
     },
     "skills": {
         "pyproject.toml", "README.md", ".gitignore", "tests/test_skills.py",
@@ -75,6 +77,22 @@ def test_each_kind_renders_a_complete_package(kind, tmp_path):
     assert "chatcli-kernel>=" in pyproject
     assert "[project.optional-dependencies]" in pyproject
     assert not list(tmp_path.glob(".*")), "no staging folder is left behind"
+
+
+def test_the_command_plugin_ships_a_complete_catalog_of_its_own(tmp_path):
+    """The command kind shows a plugin author translations: its messages are marked, its
+    template (messages.pot) matches its sources once rendered, the pt_BR catalog translates
+    every message keeping its placeholders, and the wheel build compiles it (hatch-babel)."""
+    catalogs = pytest.importorskip("chatcli_catalogs")
+    folder = render_plugin("weather", "command", tmp_path)
+    dist = catalogs.Distribution("chatcli-weather", folder, folder / "src" / "chatcli_weather")
+    assert catalogs.problems(dist, "pt_BR") == []
+    assert len(catalogs.extract(dist)) >= 5
+    pyproject = (folder / "pyproject.toml").read_text()
+    assert '"hatch-babel>=' in pyproject
+    assert 'locale_dir = "src/chatcli_weather/locale"' in pyproject
+    po = (folder / "src/chatcli_weather/locale/pt_BR/LC_MESSAGES/messages.po").read_text()
+    assert 'msgstr "Olá, {who}, do plugin Weather!"' in po
 
 
 def test_placeholders_follow_the_naming_rules():

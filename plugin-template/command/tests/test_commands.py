@@ -2,13 +2,17 @@
 
 The click command is run on a real click group the way chatcli adds it (through the
 ``register_commands`` hook); the slash command is run with a small stand-in for the chat that has
-the two things it uses from :class:`chatcli.ChatApp`: a rich console and the conversation.
+the two things it uses from :class:`chatcli.ChatApp`: a rich console and the conversation. The
+last tests run them in Brazilian Portuguese (``CHATCLI_LANG=pt_BR``), from the package's catalog.
 """
 
 from __future__ import annotations
 
 import io
 import json
+import os
+import subprocess
+import sys
 
 import click
 from chatcli import Conversation, Message, PluginHost, Usage
@@ -86,3 +90,36 @@ def test_the_slash_command_greets_and_explains_unknown_subcommands():
     lines = chat.output.getvalue().splitlines()
     assert lines[0] == "Hello, Grace Hopper, from the {{title}} plugin!"
     assert lines[1] == "unknown sub-command 'frobnicate': use stats or hello"
+
+
+# ------------------------------------------------------------------------------ translations
+# The package's catalog, locale/pt_BR/LC_MESSAGES/messages.po, is compiled into messages.mo
+# by hatch-babel when the package is built or installed (`pip install -e` too).
+
+
+def test_the_plugin_speaks_brazilian_portuguese(chatcli_language):
+    chatcli_language("pt_BR")  # CHATCLI_LANG=pt_BR for the rest of the test
+    chat = ChatStandIn()
+    chat.conversation.append(Message.user("O que é o chatcli?"))
+    command = host().slash_commands()["{{name}}"]
+    command.run(chat, "hello Ada")
+    command.run(chat, "stats")
+    command.run(chat, "frobnicate")
+    assert chat.output.getvalue().splitlines() == [
+        "Olá, Ada, do plugin {{title}}!",
+        "1 mensagem (1 de você), 0 tokens de entrada e 0 de saída",
+        "subcomando desconhecido 'frobnicate': use stats ou hello",
+    ]
+    assert command.help == "Estatísticas da conversa (stats) ou um cumprimento (hello WHO)"
+
+
+def test_the_command_line_help_is_translated_under_chatcli_lang():
+    # click's help is made when the module is imported: a new process, in Portuguese
+    code = ("from click.testing import CliRunner\n"
+            "from {{package}}.commands import command\n"
+            "print(CliRunner().invoke(command, ['--help']).output)")
+    expected = {"pt_BR": "Imprime um objeto JSON.", "en": "Print one JSON object."}
+    for language, words in expected.items():
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                              env={**os.environ, "CHATCLI_LANG": language}, check=True)
+        assert words in done.stdout, done.stdout + done.stderr
