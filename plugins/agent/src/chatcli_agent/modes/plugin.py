@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from chatcli import hookimpl
+from chatcli import hookimpl, translation
 
 from chatcli_agent.modes.state import RUN
 
@@ -14,6 +14,7 @@ if TYPE_CHECKING:
 
     from chatcli_agent.modes.run import Run
 
+_, ngettext = translation(__name__)
 
 def _agent(app: Any, argument: str) -> None:
     from chatcli_agent.modes.run import run_mode
@@ -40,12 +41,12 @@ def register_slash_commands(register: Callable[[SlashCommand], None]) -> None:
 
     register(SlashCommand(
         name="agent", aliases=["run"], run=_agent,
-        help="work on a task on its own, calling tools until it is done: /agent [--max-steps N] "
-             "TASK"))
+        help=_("work on a task on its own, calling tools until it is done: /agent "
+               "[--max-steps N] TASK")))
     register(SlashCommand(
         name="coder", run=_coder,
-        help="software work on a task (read, edit, run the tests, report): /coder "
-             "[--max-steps N] TASK"))
+        help=_("software work on a task (read, edit, run the tests, report): /coder "
+               "[--max-steps N] TASK")))
 
 
 @hookimpl

@@ -18,9 +18,11 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from chatcli import ChatcliError
+from chatcli import ChatcliError, translation
 
 from chatcli_agent.modes.prompts import PROMPTS, anchor
+
+_, ngettext = translation(__name__)
 
 #: The step limit of a run when ``[agent] max_steps`` is not set.
 DEFAULT_MAX_STEPS = 50
@@ -119,12 +121,12 @@ class Run:
         """Why the run did nothing of what it was for — no tool call at all, every call
         refused, or every change or command refused — or None when it did something."""
         if not self.trace:
-            return "it made no tool call"
+            return _("it made no tool call")
         if not any(entry.ran for entry in self.trace):
-            return ("every tool call it made was denied" if len(self.denied) == len(self.trace)
-                    else "none of its tool calls ran")
+            return (_("every tool call it made was denied")
+                    if len(self.denied) == len(self.trace) else _("none of its tool calls ran"))
         if self.actions_tried and not self.actions_run:
-            return "every change or command it tried was denied"
+            return _("every change or command it tried was denied")
         return None
 
     def tool_finished(self, call: Any, result: Any) -> None:
@@ -177,8 +179,8 @@ def run_mode(app: Any, mode: str, argument: str) -> None:
     with _lock:
         running = stash.get(RUN, None)
         if running is not None:
-            raise UsageError(f"a /{running.mode} run is already in progress",
-                             "wait for it to finish, or stop it with Ctrl+C")
+            raise UsageError(_("a /{mode} run is already in progress").format(
+                mode=running.mode), _("wait for it to finish, or stop it with Ctrl+C"))
         stash[RUN] = run
     previous = {"max_turns": session.settings.max_turns,
                 "compact_threshold": session.settings.compact_threshold}
@@ -187,7 +189,9 @@ def run_mode(app: Any, mode: str, argument: str) -> None:
         # the run's step limit, and compaction at the agent loop's threshold while it lasts
         session.update_settings(max_turns=max_steps,
                                 compact_threshold=session.settings.agent_compact_threshold)
-        say.line(f"▶ {mode} mode · at most {max_steps} steps · {task_line(task)}", "bold cyan")
+        say.line(ngettext("▶ {mode} mode · at most {count} step · {task}",
+                          "▶ {mode} mode · at most {count} steps · {task}", max_steps).format(
+            mode=mode, count=max_steps, task=task_line(task)), "bold cyan")
         run.lean = not _offers_tools(session)
         if run.lean:
             say.line(lean_notice(mode, session), "yellow")
@@ -203,7 +207,8 @@ def run_mode(app: Any, mode: str, argument: str) -> None:
     say.report(run, finished)
     why = run.did_nothing() if _answered(finished) else None
     if why is not None and not say.live:  # chatcli -p: a status a script can read
-        raise RunDidNothing(f"/{mode} did nothing: {why}{denied_list(run)}", fix_hint(run, session))
+        raise RunDidNothing(_("/{mode} did nothing: {why}{denied}").format(
+            mode=mode, why=why, denied=denied_list(run)), fix_hint(run, session))
 
 
 class RunDidNothing(ChatcliError):
@@ -248,12 +253,13 @@ def lean_notice(mode: str, session: Any) -> str:
     where = f"{session.provider_name}/{session.model}"
     names = _tool_providers(session)
     first = names[0] if names else "openai"
-    also = f" (or {', '.join(names[1:])})" if len(names) > 1 else ""
-    return (f"⚠ {where} gets no tools (a model too small for them): /{mode} can only answer "
-            f"in text here — it cannot read, edit or run anything. For a model with tools: "
-            f"`chatcli keys set {first}`{also}, then `chatcli --provider {first}` (in the chat: "
-            f"/switch {first}/MODEL); or `chatcli config set providers.{session.provider_name}"
-            f".tools true` to offer them to this model anyway")
+    also = _(" (or {names})").format(names=", ".join(names[1:])) if len(names) > 1 else ""
+    return _("⚠ {where} gets no tools (a model too small for them): /{mode} can only answer "
+             "in text here — it cannot read, edit or run anything. For a model with tools: "
+             "`chatcli keys set {first}`{also}, then `chatcli --provider {first}` (in the chat: "
+             "/switch {first}/MODEL); or `chatcli config set providers.{provider}.tools true` to "
+             "offer them to this model anyway").format(
+                 where=where, mode=mode, first=first, also=also, provider=session.provider_name)
 
 
 def denied_list(run: Run, limit: int = 4) -> str:
@@ -261,8 +267,10 @@ def denied_list(run: Run, limit: int = 4) -> str:
     if not run.denied:
         return ""
     shown = ", ".join(run.denied[:limit])
-    more = f" and {len(run.denied) - limit} more" if len(run.denied) > limit else ""
-    return f"; denied: {shown}{more}"
+    if len(run.denied) > limit:
+        return _("; denied: {calls} and {count} more").format(calls=shown,
+                                                             count=len(run.denied) - limit)
+    return _("; denied: {calls}").format(calls=shown)
 
 
 def fix_hint(run: Run, session: Any) -> str:
@@ -270,33 +278,34 @@ def fix_hint(run: Run, session: Any) -> str:
     if run.lean:
         names = _tool_providers(session)
         first = names[0] if names else "openai"
-        return (f"use a model with tools: `chatcli keys set {first}`, then "
-                f"`--provider {first}`")
+        return _("use a model with tools: `chatcli keys set {first}`, then "
+                 "`--provider {first}`").format(first=first)
     if run.denied:
-        return ("allow what it needs: --permission-mode accept-edits for edits, "
-                "--allow 'exec(CMD:*)' or --allow execute for commands, or run it in the chat "
-                "(`chatcli`) to be asked")
-    return "say what to change, or run it in the chat (`chatcli`) and look at the answer"
+        return _("allow what it needs: --permission-mode accept-edits for edits, "
+                 "--allow 'exec(CMD:*)' or --allow execute for commands, or run it in the chat "
+                 "(`chatcli`) to be asked")
+    return _("say what to change, or run it in the chat (`chatcli`) and look at the answer")
 
 
 def parse_argument(mode: str, argument: str) -> tuple[int | None, str]:
     """``[--max-steps N] TASK`` → (N or None, TASK); a usage error when the task is missing."""
     from chatcli import UsageError
 
-    usage = f"use /{mode} [--max-steps N] TASK, e.g. /{mode} fix the failing test"
+    usage = _("use /{mode} [--max-steps N] TASK, e.g. /{mode} fix the failing test").format(
+        mode=mode)
     text = argument.strip()
     steps: int | None = None
     if text.startswith("--max-steps"):
-        flag, _, rest = text.partition(" ")
+        flag, _sep, rest = text.partition(" ")
         value = flag.partition("=")[2] if "=" in flag else None
         if value is None:
-            value, _, rest = rest.strip().partition(" ")
+            value, _sep, rest = rest.strip().partition(" ")
         if not value.isdigit() or not 1 <= int(value) <= MOST_STEPS:
-            raise UsageError(f"--max-steps takes a whole number from 1 to {MOST_STEPS}, "
-                             f"not {value!r}", usage)
+            raise UsageError(_("--max-steps takes a whole number from 1 to {most}, not "
+                               "{value!r}").format(most=MOST_STEPS, value=value), usage)
         steps, text = int(value), rest.strip()
     if not text:
-        raise UsageError(f"/{mode} needs a task", usage)
+        raise UsageError(_("/{mode} needs a task").format(mode=mode), usage)
     return steps, text
 
 
@@ -311,9 +320,10 @@ def mode_config(settings: Any) -> dict[str, Any]:
     if isinstance(steps, str) and steps.strip().isdigit():  # from CHATCLI_AGENT__MAX_STEPS
         steps = int(steps)
     if isinstance(steps, bool) or not isinstance(steps, int) or not 1 <= steps <= MOST_STEPS:
-        raise ConfigError(f"invalid value for 'agent.max_steps': it must be a whole number from "
-                          f"1 to {MOST_STEPS}, not {steps!r:.40}",
-                          "fix it with `chatcli config set agent.max_steps 50`")
+        raise ConfigError(_("invalid value for 'agent.max_steps': it must be a whole number "
+                            "from 1 to {most}, not {value!r:.40}").format(most=MOST_STEPS,
+                                                                         value=steps),
+                          _("fix it with `chatcli config set agent.max_steps 50`"))
     config["max_steps"] = steps
     use_anchor = table.get("anchor", True)
     if isinstance(use_anchor, str):
@@ -324,8 +334,9 @@ def mode_config(settings: Any) -> dict[str, Any]:
         if value is None:
             continue
         if not isinstance(value, str) or not value.strip():
-            raise ConfigError(f"invalid value for 'agent.{key}': it must be text",
-                              f"fix it with `chatcli config set agent.{key} \"…\"` or unset it")
+            raise ConfigError(_("invalid value for 'agent.{key}': it must be text").format(
+                key=key), _("fix it with `chatcli config set agent.{key} \"…\"` or unset it"
+                            ).format(key=key))
         config[key] = value
     return config
 
@@ -354,11 +365,11 @@ class Reporter:
     def report(self, run: Run, finished: Any) -> None:
         """The trace (when the front end did not show it live) and how the run ended."""
         if not self.live and run.trace:
-            self.line(f"{run.mode} trace:")
+            self.line(_("{mode} trace:").format(mode=run.mode))
             for entry in run.trace:
                 self.line("  " + trace_line(entry))
         if not self.live and run.answered_at is not None:
-            self.line(f"  step {run.answered_at} · final answer")
+            self.line(_("  step {step} · final answer").format(step=run.answered_at))
         text, style = outcome(run, finished)
         self.line(text, style)
 
@@ -366,8 +377,10 @@ class Reporter:
 def trace_line(entry: TraceCall) -> str:
     """``step 2 · exec(command="pytest -q") → ✗ exit 1 · 1.20s``."""
     mark = "✓" if entry.ok else "✗"
-    took = f" · {entry.seconds:.2f}s" if entry.seconds is not None else " · not run"
-    return f"step {entry.step} · {entry.name}({entry.arguments}) → {mark} {entry.result}{took}"
+    took = f" · {entry.seconds:.2f}s" if entry.seconds is not None else _(" · not run")
+    return _("step {step} · {name}({arguments}) → {mark} {result}{took}").format(
+        step=entry.step, name=entry.name, arguments=entry.arguments, mark=mark,
+        result=entry.result, took=took)
 
 
 def outcome(run: Run, finished: Any) -> tuple[str, str]:
@@ -376,35 +389,45 @@ def outcome(run: Run, finished: Any) -> tuple[str, str]:
 
     seconds = time.monotonic() - run.started
     steps = run.calls
-    plural = "" if steps == 1 else "s"
     calls = len(run.trace)
-    counts = f"{steps} step{plural} · {calls} tool call{'' if calls == 1 else 's'} · {seconds:.1f}s"
+    counts = (ngettext("{count} step", "{count} steps", steps).format(count=steps) + " · "
+              + ngettext("{count} tool call", "{count} tool calls", calls).format(count=calls)
+              + f" · {seconds:.1f}s")
     who = run.mode
     if finished is None:
-        return f"⏹ {who}: stopped at step {steps} before the turn finished ({counts})", "yellow"
+        return _("⏹ {who}: stopped at step {step} before the turn finished ({counts})").format(
+            who=who, step=steps, counts=counts), "yellow"
     reason = finished.stop_reason
     if reason == StopReason.REPEATED_CALLS:
-        return (f"⏹ {who}: stopped at step {steps}: the model made the same tool calls "
-                f"{run.max_repeated} times in a row, so they were not run again — it was going "
-                f"in circles ({counts})", "yellow")
+        return _("⏹ {who}: stopped at step {step}: the model made the same tool calls "
+                 "{repeated} times in a row, so they were not run again — it was going in "
+                 "circles ({counts})").format(who=who, step=steps, repeated=run.max_repeated,
+                                              counts=counts), "yellow"
     if reason == StopReason.TURN_LIMIT:
-        return (f"⏹ {who}: stopped at the step limit ({run.max_steps} model calls) before a "
-                f"final answer; ask it to go on, or allow more steps with --max-steps N or "
-                f"[agent] max_steps ({counts})", "yellow")
+        return _("⏹ {who}: stopped at the step limit ({limit} model calls) before a final "
+                 "answer; ask it to go on, or allow more steps with --max-steps N or [agent] "
+                 "max_steps ({counts})").format(who=who, limit=run.max_steps,
+                                                counts=counts), "yellow"
     if reason == StopReason.INTERRUPTED:
-        return f"⏹ {who}: interrupted at step {steps} ({counts})", "yellow"
+        return _("⏹ {who}: interrupted at step {step} ({counts})").format(
+            who=who, step=steps, counts=counts), "yellow"
     if reason == StopReason.ERROR or finished.error is not None:
         error = str(finished.error or "").strip().splitlines()
-        why = f": {error[0]}" if error else ""
-        return f"✗ {who}: stopped by an error at step {steps}{why} ({counts})", "red"
+        if error:
+            return _("✗ {who}: stopped by an error at step {step}: {error} ({counts})").format(
+                who=who, step=steps, error=error[0], counts=counts), "red"
+        return _("✗ {who}: stopped by an error at step {step} ({counts})").format(
+            who=who, step=steps, counts=counts), "red"
     if reason == StopReason.MAX_TOKENS:
-        return (f"⏹ {who}: the final answer was cut at max_tokens ({counts})", "yellow")
+        return _("⏹ {who}: the final answer was cut at max_tokens ({counts})").format(
+            who=who, counts=counts), "yellow"
     nothing = run.did_nothing()
     if nothing is not None:
-        lean = " (this model gets no tools)" if run.lean else ""
-        return (f"⚠ {who}: finished, but {nothing}{lean} — nothing was changed or run"
-                f"{denied_list(run)} ({counts})", "yellow")
-    return f"✔ {who}: done in {counts}", "green"
+        lean = _(" (this model gets no tools)") if run.lean else ""
+        return _("⚠ {who}: finished, but {nothing}{lean} — nothing was changed or run"
+                 "{denied} ({counts})").format(who=who, nothing=nothing, lean=lean,
+                                               denied=denied_list(run), counts=counts), "yellow"
+    return _("✔ {who}: done in {counts}").format(who=who, counts=counts), "green"
 
 
 def task_line(task: str, limit: int = 80) -> str:
@@ -427,9 +450,12 @@ def brief_result(content: str, limit: int = 70) -> str:
     """A result in brief: its first non-empty line, and how many lines it has."""
     lines = [line for line in content.splitlines() if line.strip()]
     if not lines:
-        return "(no output)"
+        return _("(no output)")
     first = " ".join(lines[0].split())
     if len(first) > limit:
         first = first[: limit - 1] + "…"
     more = len(lines) - 1
-    return first + (f" ({more} more line{'s' if more > 1 else ''})" if more else "")
+    if not more:
+        return first
+    return first + ngettext(" ({count} more line)", " ({count} more lines)", more).format(
+        count=more)

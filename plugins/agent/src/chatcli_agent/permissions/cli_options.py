@@ -13,12 +13,14 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from chatcli import hookimpl
+from chatcli import hookimpl, translation
 
 if TYPE_CHECKING:
     import click
 
 __all__ = ["EFFECTS", "MODES", "RISK_CLASSES", "parse_allow", "register_cli_options"]
+
+_, ngettext = translation(__name__)
 
 #: The permission modes, mildest first.
 MODES = ("default", "accept-edits", "plan", "auto")
@@ -70,8 +72,9 @@ def parse_allow(_ctx: click.Context | None, _param: click.Parameter | None,
                 found.add(item)
             else:
                 raise click.BadParameter(
-                    f"'{item}' is neither a risk class ({','.join(RISK_CLASSES)}, all) nor a "
-                    "rule such as 'exec(npm test:*)' or 'mcp__server'")
+                    _("'{item}' is neither a risk class ({classes}, all) nor a rule such as "
+                      "'exec(npm test:*)' or 'mcp__server'").format(
+                          item=item, classes=",".join(RISK_CLASSES)))
     return frozenset(found)
 
 
@@ -82,9 +85,9 @@ def register_cli_options(register: Callable[[click.Option], None]) -> None:
 
     register(click.Option(
         ["--allow"], metavar="WHAT", multiple=True, callback=parse_allow,
-        help="Pre-approve tool risk classes (read,write,execute,network or all) or rules such "
-             "as 'exec(npm test:*)' or 'mcp__server'; repeatable."))
+        help=_("Pre-approve tool risk classes (read,write,execute,network or all) or rules "
+               "such as 'exec(npm test:*)' or 'mcp__server'; repeatable.")))
     register(click.Option(
         ["--permission-mode"], type=click.Choice(MODES),
-        help="How tool calls are allowed (with chatcli-agent): default, accept-edits, plan "
-             "(read-only) or auto."))
+        help=_("How tool calls are allowed (with chatcli-agent): default, accept-edits, plan "
+               "(read-only) or auto.")))

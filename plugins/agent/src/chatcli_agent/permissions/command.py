@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from chatcli import SlashCommand
+from chatcli import SlashCommand, translation
 
-from chatcli_agent.permissions.policy import MODE_HELP, MODES
+from chatcli_agent.permissions.policy import MODES, mode_help
+from chatcli_agent.permissions.rules import shown_source
 
 if TYPE_CHECKING:
     from chatcli_agent.permissions.plugin import PermissionsPlugin
@@ -20,8 +21,10 @@ if TYPE_CHECKING:
 
 __all__ = ["describe", "slash_command"]
 
-HELP = ("permissions: /permissions (mode and rules) | /permissions default|accept-edits|plan|auto "
-        "| /permissions cycle")
+_, ngettext = translation(__name__)
+
+HELP = _("permissions: /permissions (mode and rules) | /permissions "
+         "default|accept-edits|plan|auto | /permissions cycle")
 
 
 def _say(app: Any, text: str) -> None:
@@ -31,31 +34,34 @@ def _say(app: Any, text: str) -> None:
 def describe(state: PermissionState) -> list[str]:
     """The lines ``/permissions`` prints."""
     policy = state.policy
-    lines = [f"permission mode: {state.mode} ({MODE_HELP[state.mode]}; from {state.mode_source})"]
+    lines = [_("permission mode: {mode} ({meaning}; from {source})").format(
+        mode=state.mode, meaning=mode_help(state.mode), source=shown_source(state.mode_source))]
+    headings = {"deny": _("deny:"), "ask": _("ask:"), "allow": _("allow:")}
     for effect in ("deny", "ask", "allow"):
         rules = [r for r in policy.rules if r.effect == effect]
         if rules:
-            lines.append(f"{effect}:")
-            lines.extend(f"  {r.text}  ({r.source})" for r in rules)
+            lines.append(headings[effect])
+            lines.extend(f"  {r.text}  ({shown_source(r.source)})" for r in rules)
     if not policy.rules:
-        lines.append("no rules (add them under [permissions] allow/ask/deny in the config)")
+        lines.append(_("no rules (add them under [permissions] allow/ask/deny in the config)"))
     if policy.classes:
-        lines.append("risk classes allowed by --allow: " + ", ".join(sorted(policy.classes)))
+        lines.append(_("risk classes allowed by --allow: {classes}").format(
+            classes=", ".join(sorted(policy.classes))))
     if policy.allowed_dirs:
-        lines.append("folders allowed outside the workspace: " + ", ".join(
-            str(d) for d in policy.allowed_dirs))
+        lines.append(_("folders allowed outside the workspace: {folders}").format(
+            folders=", ".join(str(d) for d in policy.allowed_dirs)))
     from chatcli_agent.permissions.state import SAVED, project_rules_path
 
     if any(r.source == SAVED for r in policy.rules):
-        lines.append(f"rules saved for this project (\"always\") are kept in "
-                     f"{project_rules_path()}, under its folder: remove one there")
-    lines.extend(f"note: {note}" for note in state.notes)
-    lines.append("dangerous commands, credential files and paths outside the workspace always "
-                 "ask")
+        lines.append(_("rules saved for this project (\"always\") are kept in {path}, under "
+                       "its folder: remove one there").format(path=project_rules_path()))
+    lines.extend(_("note: {note}").format(note=note) for note in state.notes)
+    lines.append(_("dangerous commands, credential files and paths outside the workspace "
+                   "always ask"))
     from chatcli_workspace import CONTROL_NAMES
 
-    lines.append(f"protected (a write asks in every mode unless a rule names the file): "
-                 f"{', '.join(CONTROL_NAMES)}")
+    lines.append(_("protected (a write asks in every mode unless a rule names the file): "
+                   "{names}").format(names=", ".join(CONTROL_NAMES)))
     return lines
 
 
@@ -69,13 +75,15 @@ def slash_command(plugin: PermissionsPlugin) -> SlashCommand:
             return
         if word == "cycle":
             mode = state.cycle()
-            _say(app, f"permission mode: {mode} ({MODE_HELP[mode]})")
+            _say(app, _("permission mode: {mode} ({meaning})").format(
+                mode=mode, meaning=mode_help(mode)))
             return
         if word in MODES:
             state.set_mode(word)  # (a mode the managed policy turned off: a ConfigError)
-            _say(app, f"permission mode: {word} ({MODE_HELP[word]})")
+            _say(app, _("permission mode: {mode} ({meaning})").format(
+                mode=word, meaning=mode_help(word)))
             return
-        _say(app, f"unknown mode '{args.strip()}'; {HELP}")
+        _say(app, _("unknown mode '{mode}'; {usage}").format(mode=args.strip(), usage=HELP))
 
     def complete(_app: Any, text: str) -> list[str]:
         return [m for m in (*MODES, "cycle") if m.startswith(text.strip())]

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from chatcli import translation
+
 from chatcli_agent.permissions.cli_options import MODES
 
 if TYPE_CHECKING:
@@ -25,8 +27,10 @@ if TYPE_CHECKING:
 
 __all__ = ["disabled_modes", "mode_off", "refuse_denied_allows"]
 
+_, ngettext = translation(__name__)
+
 #: what a mode turned off by the user's own settings (not the managed file) names
-SETTINGS = "the settings ([permissions] disabled_modes)"
+SETTINGS = _("the settings ([permissions] disabled_modes)")
 
 
 def disabled_modes(merged: dict[str, Any]) -> dict[str, str]:
@@ -42,10 +46,11 @@ def disabled_modes(merged: dict[str, Any]) -> dict[str, str]:
         return {}
     items = [value] if isinstance(value, str) else value
     for where, listed in ((managed[0] if managed else "", managed[1] if managed else []),
-                          ("the settings", items)):
+                          (_("the settings"), items)):
         if not isinstance(listed, list) or not all(item in MODES for item in listed):
-            raise ConfigError(f"{where}: [permissions] disabled_modes must be a list of "
-                              f"modes, not {listed!r:.60}", f"choose among {', '.join(MODES)}")
+            raise ConfigError(_("{where}: [permissions] disabled_modes must be a list of modes, "
+                                "not {value!r:.60}").format(where=where, value=listed),
+                              _("choose among {modes}").format(modes=", ".join(MODES)))
     return {mode: managed[0] if managed and mode in managed[1] else SETTINGS
             for mode in items}
 
@@ -55,10 +60,12 @@ def mode_off(mode: str, where: str, by: str) -> ConfigError:
     which ``by`` (the managed file) turned off."""
     from chatcli import ConfigError
 
-    policy = "" if by == SETTINGS else "the managed policy "
     others = ", ".join(m for m in MODES if m != mode)
-    return ConfigError(f"{where}: the permission mode '{mode}' is turned off by {policy}{by}",
-                       f"choose another mode ({others})")
+    message = (_("{where}: the permission mode '{mode}' is turned off by {by}") if by == SETTINGS
+               else _("{where}: the permission mode '{mode}' is turned off by the managed policy "
+                      "{by}"))
+    return ConfigError(message.format(where=where, mode=mode, by=by),
+                       _("choose another mode ({modes})").format(modes=others))
 
 
 def refuse_denied_allows(rules: list[Rule]) -> None:
@@ -66,10 +73,13 @@ def refuse_denied_allows(rules: list[Rule]) -> None:
     rule would win anyway: saying so beats a rule that silently does nothing)."""
     from chatcli import managed_error, managed_list
 
+    from chatcli_agent.permissions.rules import shown_source
+
     managed = managed_list("permissions.deny")
     if managed is None:
         return
     for rule in rules:
         if rule.effect == "allow" and rule.text in managed[1]:
             raise managed_error(f"permissions.deny ({rule.text})",
-                                f"the allow rule {rule.text!r} ({rule.source})", managed[0])
+                                _("the allow rule {rule!r} ({source})").format(
+                                    rule=rule.text, source=shown_source(rule.source)), managed[0])

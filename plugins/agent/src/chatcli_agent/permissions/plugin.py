@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Generator
 from typing import TYPE_CHECKING, Any
 
-from chatcli import StashKey, hookimpl
+from chatcli import StashKey, hookimpl, translation
 
 from chatcli_agent.permissions.cli_options import register_cli_options  # --allow and the mode
 
@@ -35,6 +35,8 @@ if TYPE_CHECKING:
 
 __all__ = ["STATE", "PermissionsPlugin", "current_mode", "register_cli_options", "set_mode",
            "state_of"]
+
+_, ngettext = translation(__name__)
 
 #: The permissions of a session, in its stash and in the stash of each conversation it holds
 #: (the same object: ``/new`` keeps the rules granted for the session).
@@ -133,8 +135,8 @@ class PermissionsPlugin:
             if theirs.decision == Decision.ASK and mine.decision == Decision.ALLOW:
                 from chatcli_agent.permissions.policy import NEED, Judgement, Part
 
-                judgement = Judgement(theirs, [], True, [Part(NEED, theirs.reason or
-                                                              f"{tool.name} asks")])
+                judgement = Judgement(theirs, [], True, [Part(NEED, theirs.reason or _(
+                    "{tool} asks").format(tool=tool.name))])
                 verdict = theirs
         if verdict.decision == Decision.ASK:
             if not context.interactive:
@@ -162,16 +164,17 @@ class PermissionsPlugin:
             try:
                 root, path = save_project_allow_rules(state.workspace, judgement.rules)
             except Exception as err:
-                line = (f"could not save {rules} for this project: {err}; allowed for this "
-                        "session only")
+                line = _("could not save {rules} for this project: {error}; allowed for this "
+                         "session only").format(rules=rules, error=err)
                 state.add_rules(judgement.rules, "allow", SESSION)
                 state.notes.append(line)
             else:  # (/permissions lists the rule and names the file)
-                line = (f"saved {rules} for this project ({root}) in {path}; other projects "
-                        "still ask (/permissions lists the rules)")
+                line = _("saved {rules} for this project ({root}) in {path}; other projects "
+                         "still ask (/permissions lists the rules)").format(rules=rules,
+                                                                            root=root, path=path)
                 state.add_rules(judgement.rules, "allow", SAVED)
             if self._host is not None:
-                self._host.warn(f"permissions: {line}")
+                self._host.warn(_("permissions: {line}").format(line=line))
         else:
             state.add_rules(judgement.rules, "allow", SESSION)
 
@@ -246,4 +249,4 @@ def set_mode(session: Session, mode: str) -> None:
 @hookimpl(optionalhook=True)  # chatcli-repl declares it, when installed
 def status_items(session: Session) -> dict[str, str] | None:
     """The permission mode, for the chat's status line (``plan mode``)."""
-    return {"mode": f"{_PLUGIN.state_for(session).mode} mode"}
+    return {"mode": _("{mode} mode").format(mode=_PLUGIN.state_for(session).mode)}

@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from chatcli import Confinement, Decision, Risk, ToolCallPart, ToolSpec, Verdict
+from chatcli import Confinement, Decision, Risk, ToolCallPart, ToolSpec, Verdict, translation
 
 from chatcli_agent._shell import Word, expand_braces
 from chatcli_agent.permissions.dangerous import write_danger
@@ -60,19 +60,25 @@ from chatcli_agent.permissions.rules import (
     match_path,
     path_prefix,
     path_rule,
+    shown_source,
 )
 from chatcli_agent.permissions.shell import ShellReport, inspect
 
-__all__ = ["MODES", "Judgement", "Part", "Policy", "ShellReport"]
+__all__ = ["MODES", "Judgement", "Part", "Policy", "ShellReport", "mode_help"]
+
+_, ngettext = translation(__name__)
 
 MODES = ("default", "accept-edits", "plan", "auto")
 
-MODE_HELP = {
-    "default": "reads inside the workspace run; everything else asks",
-    "accept-edits": "file edits inside the workspace run without asking too",
-    "plan": "read-only: only reads run, nothing is changed",
-    "auto": "everything runs except what is dangerous, which still asks",
-}
+def mode_help(mode: str) -> str:
+    """What permission ``mode`` lets through (``/permissions`` shows it), in the user's
+    language."""
+    return {
+        "default": _("reads inside the workspace run; everything else asks"),
+        "accept-edits": _("file edits inside the workspace run without asking too"),
+        "plan": _("read-only: only reads run, nothing is changed"),
+        "auto": _("everything runs except what is dangerous, which still asks"),
+    }[mode]
 
 # Levels, strongest first.
 DENY, PLAN, DANGER, PROTECTED, CODE, CREDENTIAL, ASK_RULE, OUTSIDE, NEED = range(9)
@@ -274,8 +280,8 @@ class Policy:
             texts = ["."] if kind == "read" else []
         parts: list[Part] = []
         if not texts:
-            parts.append(Part(CODE, f"{tool.name} names no file the policy can check",
-                              [], "name the files plainly"))
+            parts.append(Part(CODE, _("{tool} names no file the policy can check").format(
+                tool=tool.name), [], _("name the files plainly")))
             return parts
         recursive = tool.name in ("search", "glob", "tree")
         for text in texts:
@@ -295,61 +301,66 @@ class Policy:
         try:
             real = real or self.real(text, base)
         except ValueError as err:
-            return [Part(DENY, f"'{short(text, 60)}' is not a usable path ({err})")]
+            return [Part(DENY, _("'{path}' is not a usable path ({error})").format(
+                path=short(text, 60), error=err))]
         lexical = lexical or self.lexical(text, base)
         if HARMLESS.match(str(real)) or HARMLESS.match(str(lexical)):
             return []
         rule_tool = tool_name if not via_exec else ("read" if access == "read" else "edit")
         shown = self.show(real if not str(lexical).startswith("/proc/") else lexical)
-        verb = "reads" if access == "read" else "writes"
-        what = what or f"{verb} {shown}"
+        what = what or (_("reads {path}") if access == "read" else _("writes {path}")).format(
+            path=shown)
         parts: list[Part] = []
         deny = self.matching("deny", rule_tool, path=real, lexical=lexical)
         if deny is not None:
-            return [Part(DENY, f"{what}, which the rule {deny.text} ({deny.source}) denies")]
+            return [Part(DENY, _("{what}, which the rule {rule} ({source}) denies").format(
+                what=what, rule=deny.text, source=shown_source(deny.source)))]
         if recursive and access == "read":
             whole = self._denies_contents(rule_tool, real)
             if whole is not None:
-                return [Part(DENY, f"{what}, a folder whose files the rule {whole.text} "
-                                   f"({whole.source}) denies")]
+                return [Part(DENY, _("{what}, a folder whose files the rule {rule} ({source}) "
+                                     "denies").format(what=what, rule=whole.text,
+                                                      source=shown_source(whole.source)))]
             for rule in self.deny_inside(rule_tool, real):
-                parts.append(Part(ASK_RULE, f"{what}, a folder holding what the rule "
-                                            f"{rule.text} ({rule.source}) denies",
-                                  fix=f"narrow it to leave out what {rule.text} denies"))
+                parts.append(Part(ASK_RULE, _("{what}, a folder holding what the rule {rule} "
+                                              "({source}) denies").format(
+                                                  what=what, rule=rule.text,
+                                                  source=shown_source(rule.source)),
+                                  fix=_("narrow it to leave out what {rule} denies").format(
+                                      rule=rule.text)))
         if access == "edit":
             hit = write_danger(real, self.home) or (write_danger(lexical, self.home)
                                                      if lexical != real else None)
             if hit is not None:
-                return [Part(DANGER, f"dangerous: {hit.reason} ({verb} {shown})")]
+                return [Part(DANGER, _danger(hit.reason, (
+                    _("reads {path}") if access == "read" else _("writes {path}")).format(
+                        path=shown)))]
             if self.control(real, lexical):
                 if self._names_control(rule_tool, real) is None:
                     named = path_rule("edit", real, self.workspace, self.home)
-                    return [Part(PROTECTED, f"protected: {what}, one of git's or chatcli's "
-                                            "control files (asks in every mode)", [],
-                                 f"allow it with --allow '{named}' (a rule that names it)")]
+                    return [Part(PROTECTED, _protected(what), [], _allow_naming(named))]
                 if grant is not None:
                     grant.protected = True
         elif (ENVIRON.match(str(lexical)) or ENVIRON.match(str(real))) and not (
                 grant is not None and grant.confined) and self.matching(
                     "allow", rule_tool, path=real, specific=True) is None:
             named = path_rule("read", lexical, self.workspace, self.home)
-            parts.append(Part(CREDENTIAL, f"{what}, another process's environment or memory, "
-                                          "where API keys live", [named],
-                              f"allow it with --allow '{named}'"))
+            parts.append(Part(CREDENTIAL, _("{what}, another process's environment or memory, "
+                                            "where API keys live").format(what=what), [named],
+                              _allow(named)))
         explicit = self.matching("allow", rule_tool, path=real, specific=True)
         suggestion = path_rule(rule_tool if not via_exec else (
             "read" if access == "read" else "edit"), real, self.workspace, self.home)
         if (is_credential(real) or is_credential(lexical)) and explicit is None:
-            parts.append(Part(CREDENTIAL, f"{what}, a credential file", [suggestion],
-                              f"allow it with --allow '{suggestion}'"))
+            parts.append(Part(CREDENTIAL, _("{what}, a credential file").format(what=what),
+                              [suggestion], _allow(suggestion)))
         ask = self.matching("ask", rule_tool, path=real, lexical=lexical)
         if ask is not None:
-            parts.append(Part(ASK_RULE, f"{what}; the rule {ask.text} ({ask.source}) asks",
-                              fix=f"the rule {ask.text} ({ask.source}) always asks"))
+            parts.append(Part(ASK_RULE, _("{what}; the rule {rule} ({source}) asks").format(
+                what=what, rule=ask.text, source=shown_source(ask.source)), fix=_always_asks(ask)))
         if not self.inside(real) and explicit is None:
-            parts.append(Part(OUTSIDE, f"{what}, outside the workspace", [suggestion],
-                              f"allow it with --allow '{suggestion}' or add the folder to "
-                              "allowed_dirs"))
+            parts.append(Part(OUTSIDE, _("{what}, outside the workspace").format(what=what),
+                              [suggestion], _allow_or_folder(suggestion)))
         if parts or access == "read":
             return parts
         # an edit inside the workspace
@@ -362,8 +373,9 @@ class Policy:
             if grant is not None:
                 grant.writes = True
             return []
-        return [Part(NEED, f"{what} (edits ask in {self.mode} mode)", [suggestion],
-                     f"allow it with --allow '{suggestion}' or --permission-mode accept-edits")]
+        return [Part(NEED, _("{what} (edits ask in {mode} mode)").format(what=what,
+                                                                        mode=self.mode),
+                     [suggestion], _allow_or_mode(suggestion, "accept-edits"))]
 
     def deny_inside(self, tool: str, folder: Path) -> list[Rule]:
         """Deny rules whose paths lie inside ``folder`` (a recursive read would reach them)."""
@@ -392,7 +404,7 @@ class Policy:
 
     def show(self, path: Path) -> str:
         if path == self.workspace:
-            return "the workspace"
+            return _("the workspace")
         if path.is_relative_to(self.workspace):
             return path.relative_to(self.workspace).as_posix()
         if path.is_relative_to(self.home):
@@ -417,11 +429,12 @@ class Policy:
                           name: str) -> list[Part]:
         deny = self.matching("deny", name, subject=subject)
         if deny is not None:
-            return [Part(DENY, f"{name} is denied by the rule {deny.text} ({deny.source})")]
+            return [Part(DENY, _("{name} is denied by the rule {rule} ({source})").format(
+                name=name, rule=deny.text, source=shown_source(deny.source)))]
         ask = self.matching("ask", name, subject=subject)
         if ask is not None:
-            return [Part(ASK_RULE, f"{name}: the rule {ask.text} ({ask.source}) asks",
-                         fix=f"the rule {ask.text} ({ask.source}) always asks")]
+            return [Part(ASK_RULE, _("{name}: the rule {rule} ({source}) asks").format(
+                name=name, rule=ask.text, source=shown_source(ask.source)), fix=_always_asks(ask))]
         if self.matching("allow", name, subject=subject) is not None:
             return []
         risk = Risk(tool.risk)
@@ -433,9 +446,12 @@ class Policy:
             return []
         rule = f"{name}({subject})" if subject else name
         mode = "accept-edits" if risk == Risk.WRITE else "auto"
-        article = "an" if risk.value[:1] in "aeiou" else "a"  # an execute tool, a write tool
-        return [Part(NEED, f"{name} is {article} {risk.value} tool (it asks in {self.mode} mode)",
-                     [rule], f"allow it with --allow '{rule}' or --permission-mode {mode}")]
+        # i18n: English picks its article: an execute tool, a write tool
+        message = (_("{name} is an {risk} tool (it asks in {mode} mode)")
+                   if risk.value[:1] in "aeiou" else
+                   _("{name} is a {risk} tool (it asks in {mode} mode)"))
+        return [Part(NEED, message.format(name=name, risk=risk.value, mode=self.mode),
+                     [rule], _allow_or_mode(rule, mode))]
 
     # ---------------------------------------------------------------- shell commands
 
@@ -469,8 +485,8 @@ class Policy:
         subject = tool.subject or "command"
         text = call.arguments.get(subject)
         if not isinstance(text, str) or not text.strip():
-            return [Part(CODE, f"{tool.name} was given no command the policy can read",
-                         [tool.name], f"allow it with --allow '{tool.name}'")]
+            return [Part(CODE, _("{tool} was given no command the policy can read").format(
+                tool=tool.name), [tool.name], _allow(tool.name))]
         cwd = self._exec_cwd(call.arguments)
         parts: list[Part] = []
         if isinstance(cwd, Part):
@@ -479,10 +495,10 @@ class Policy:
         report = self.inspect(text, cwd)
         shown = f"`{short(text)}`"
         for hit in report.dangers:
-            parts.append(Part(DANGER, f"dangerous: {hit.reason} ({shown})"))
+            parts.append(Part(DANGER, _danger(hit.reason, shown)))
         if report.errors:
-            parts.append(Part(CODE, f"{shown} could not be checked: {report.errors[0]}",
-                              [], "rewrite it as plain commands"))
+            parts.append(Part(CODE, _("{command} could not be checked: {error}").format(
+                command=shown, error=report.errors[0]), [], _("rewrite it as plain commands")))
         # files
         for value, real, lexical, kind in report.files:
             access = "read" if kind in ("read", "read-name") else "edit"
@@ -495,20 +511,28 @@ class Policy:
         for folder, rule in report.covers_denied:
             whole = self._denies_contents("read", folder)
             if whole is not None:
-                parts.append(Part(DENY, f"{shown} reads {self.show(folder)}, a folder whose "
-                                        f"files the rule {whole.text} ({whole.source}) denies"))
+                parts.append(Part(DENY, _("{command} reads {folder}, a folder whose files the "
+                                          "rule {rule} ({source}) denies").format(
+                                              command=shown, folder=self.show(folder),
+                                              rule=whole.text, source=shown_source(whole.source))))
                 continue
             if grant.confined:
                 continue  # the sandbox hides what the rule denies
-            parts.append(Part(ASK_RULE, f"{shown} reads {self.show(folder)}, a folder holding "
-                                        f"what the rule {rule.text} ({rule.source}) denies",
-                              fix=f"narrow it to leave out what {rule.text} denies"))
+            parts.append(Part(ASK_RULE, _("{command} reads {folder}, a folder holding what the "
+                                          "rule {rule} ({source}) denies").format(
+                                              command=shown, folder=self.show(folder),
+                                              rule=rule.text, source=shown_source(rule.source)),
+                              fix=_("narrow it to leave out what {rule} denies").format(
+                                  rule=rule.text)))
         for folder, rule in report.history_denied:
-            parts.append(Part(ASK_RULE, f"{shown} shows files of {self.show(folder)} from git's "
-                                        f"history, which may hold what the rule {rule.text} "
-                                        f"({rule.source}) denies",
-                              fix=f"name the paths to show, leaving out what {rule.text} "
-                                  "denies"))
+            parts.append(Part(ASK_RULE, _("{command} shows files of {folder} from git's history, "
+                                          "which may hold what the rule {rule} ({source}) "
+                                          "denies").format(command=shown,
+                                                           folder=self.show(folder),
+                                                           rule=rule.text,
+                                                           source=shown_source(rule.source)),
+                              fix=_("name the paths to show, leaving out what {rule} "
+                                    "denies").format(rule=rule.text)))
         for command, what, rule_text in report.control:
             texts = [command.normalized()] + (
                 [command.outer.normalized()] if command.outer is not None else [])
@@ -516,9 +540,7 @@ class Policy:
             if named is not None:
                 grant.protected = True
                 continue
-            parts.append(Part(PROTECTED, f"protected: {what}, one of git's or chatcli's "
-                                         "control files (asks in every mode)", [],
-                              f"allow it with --allow '{rule_text}' (a rule that names it)"))
+            parts.append(Part(PROTECTED, _protected(what), [], _allow_naming(rule_text)))
         if not grant.confined:
             for command, why in report.environ:
                 texts = [command.normalized()]
@@ -526,7 +548,7 @@ class Policy:
                     continue
                 exact = command_rule(tool.name, command.argv(), exact=True)
                 parts.append(Part(CREDENTIAL, f"`{short(command.normalized())}` {why}",
-                                  [exact], f"allow it with --allow '{exact}'"))
+                                  [exact], _allow(exact)))
         # commands
         seen: set[str] = set()
         every_command_allowed = True
@@ -537,14 +559,16 @@ class Policy:
             texts = [words] + ([command.outer.normalized()] if command.outer is not None else [])
             deny = self._command_rule("deny", tool.name, texts)
             if deny is not None:
-                parts.append(Part(DENY, f"`{short(words)}` is denied by the rule {deny.text} "
-                                        f"({deny.source})"))
+                parts.append(Part(DENY, _("`{command}` is denied by the rule {rule} ({source})"
+                                          ).format(command=short(words), rule=deny.text,
+                                                   source=shown_source(deny.source))))
                 continue
             ask = self._command_rule("ask", tool.name, texts)
             if ask is not None:
-                parts.append(Part(ASK_RULE, f"`{short(words)}`: the rule {ask.text} "
-                                            f"({ask.source}) asks",
-                                  fix=f"the rule {ask.text} ({ask.source}) always asks"))
+                parts.append(Part(ASK_RULE, _("`{command}`: the rule {rule} ({source}) asks"
+                                              ).format(command=short(words), rule=ask.text,
+                                                       source=shown_source(ask.source)),
+                                  fix=_always_asks(ask)))
                 continue
             allowed = self._command_rule("allow", tool.name, texts) is not None
             if not allowed:
@@ -553,8 +577,7 @@ class Policy:
             if code is not None:
                 if not allowed:
                     exact = command_rule(tool.name, command.argv(), exact=True)
-                    parts.append(Part(CODE, f"`{short(words)}` {code}", [exact],
-                                      f"allow it with --allow '{exact}'"))
+                    parts.append(Part(CODE, f"`{short(words)}` {code}", [exact], _allow(exact)))
                 continue
             if allowed:
                 grant.writes = True
@@ -571,17 +594,17 @@ class Policy:
             if suggested in seen:
                 continue
             seen.add(suggested)
-            parts.append(Part(NEED, f"runs `{short(words)}` (commands ask in {self.mode} "
-                                    "mode)", [suggested],
-                              f"allow it with --allow '{suggested}' or --permission-mode auto"))
+            parts.append(Part(NEED, _("runs `{command}` (commands ask in {mode} mode)").format(
+                command=short(words), mode=self.mode), [suggested],
+                _allow_or_mode(suggested, "auto")))
         if call.arguments.get("network") is True and not every_command_allowed and not (
                 self.mode == "auto" or "network" in self.classes):
-            parts.append(Part(NEED, f"lets {shown} use the network (it asks in {self.mode} "
-                                    "mode)", [], "allow it with --allow network or "
-                                                 "--permission-mode auto"))
+            parts.append(Part(NEED, _("lets {command} use the network (it asks in {mode} mode)"
+                                      ).format(command=shown, mode=self.mode), [],
+                              _("allow it with --allow network or --permission-mode auto")))
         for command, why in report.code:
             if command.name is None and why not in {p.reason for p in parts}:
-                parts.append(Part(CODE, f"{shown} {why}", [], "name the file plainly"))
+                parts.append(Part(CODE, f"{shown} {why}", [], _("name the file plainly")))
         return parts
 
     def _command_rule(self, effect: str, tool: str, texts: list[str],
@@ -619,15 +642,13 @@ class Policy:
                 try:
                     real = self.real(value, self.workspace)
                 except ValueError as err:
-                    return Part(DENY, f"the working folder '{short(value, 60)}' is not usable "
-                                      f"({err})")
+                    return Part(DENY, _("the working folder '{path}' is not usable ({error})"
+                                        ).format(path=short(value, 60), error=err))
                 if not self.inside(real):
                     rule = path_rule("read", real, self.workspace, self.home)
                     if self.matching("allow", "read", path=real, specific=True) is None:
-                        return Part(OUTSIDE, f"runs in {self.show(real)}, outside the "
-                                             "workspace", [rule],
-                                    f"allow it with --allow '{rule}' or add the folder to "
-                                    "allowed_dirs")
+                        return Part(OUTSIDE, _("runs in {folder}, outside the workspace").format(
+                            folder=self.show(real)), [rule], _allow_or_folder(rule))
                 return real
         return None
 
@@ -637,7 +658,7 @@ class Policy:
         if not parts:
             return Judgement(Verdict(Decision.ALLOW), parts=parts)
         if self.mode == "plan":  # nothing but reads runs: the rest is refused, not asked
-            parts = [Part(PLAN, p.reason.removeprefix("dangerous: "), p.rules, p.fix)
+            parts = [Part(PLAN, p.reason.removeprefix(_danger_prefix()), p.rules, p.fix)
                      if p.level in (DANGER, PROTECTED, CODE, NEED) else p for p in parts]
         parts = sorted(parts, key=lambda p: p.level)
         top = parts[0]
@@ -645,9 +666,9 @@ class Policy:
             return Judgement(Verdict(Decision.DENY, top.reason), parts=parts)
         if top.level == PLAN:
             what = "; ".join(dict.fromkeys(p.reason for p in parts if p.level == PLAN))
-            reason = (f"plan mode is read-only, so {tool.name} ({short(what, 100)}) was not run; "
-                      "finish the plan and present it — the user leaves plan mode "
-                      "(/permissions default, or Shift+Tab) to carry it out")
+            reason = _("plan mode is read-only, so {tool} ({what}) was not run; finish the plan "
+                       "and present it — the user leaves plan mode (/permissions default, or "
+                       "Shift+Tab) to carry it out").format(tool=tool.name, what=short(what, 100))
             return Judgement(Verdict(Decision.DENY, reason), parts=parts)
         hard = any(p.level in (DANGER, PROTECTED, ASK_RULE) for p in parts)
         rules: list[str] = []
@@ -657,8 +678,12 @@ class Policy:
                     if rule not in rules:
                         rules.append(rule)
         reasons = list(dict.fromkeys(p.reason for p in parts))
-        reason = reasons[0] + (f"; also {reasons[1]}" if len(reasons) > 1 else "") + (
-            f" (and {len(reasons) - 2} more)" if len(reasons) > 2 else "")
+        reason = reasons[0]
+        if len(reasons) == 2:
+            reason = _("{first}; also {second}").format(first=reasons[0], second=reasons[1])
+        elif len(reasons) > 2:
+            reason = _("{first}; also {second} (and {count} more)").format(
+                first=reasons[0], second=reasons[1], count=len(reasons) - 2)
         shown_rule = ", ".join(rules) if rules else None
         verdict = Verdict(Decision.ASK, reason, shown_rule)
         return Judgement(verdict, rules, hard, parts)
@@ -672,27 +697,66 @@ class Policy:
         parts = judgement.parts
         top = parts[0] if parts else Part(NEED, verdict.reason)
         if any(p.level == DANGER for p in parts):
-            fix = ("it runs only after a person approves it in an interactive chat; no rule or "
-                   "mode allows it")
+            fix = _("it runs only after a person approves it in an interactive chat; no rule or "
+                    "mode allows it")
         elif any(p.level == PROTECTED for p in parts):
-            fix = next(p.fix for p in parts if p.level == PROTECTED)
-            fix += "; no mode or broader rule allows it"
+            fix = _("{fix}; no mode or broader rule allows it").format(
+                fix=next(p.fix for p in parts if p.level == PROTECTED))
         elif any(p.level == ASK_RULE for p in parts):
-            fix = next(p.fix for p in parts if p.level == ASK_RULE)
-            fix += "; remove that rule to let --allow or a mode decide"
+            fix = _("{fix}; remove that rule to let --allow or a mode decide").format(
+                fix=next(p.fix for p in parts if p.level == ASK_RULE))
         elif judgement.rules:
             allows = " ".join(f"--allow '{r}'" for r in judgement.rules)
             modes = {p.fix.rsplit("--permission-mode ", 1)[1] for p in parts
                      if "--permission-mode " in p.fix}
-            extra = ""
             if modes and all(p.level == NEED for p in parts):
-                extra = f" or --permission-mode {'auto' if 'auto' in modes else modes.pop()}"
-            fix = f"allow it with {allows}{extra}"
+                fix = _("allow it with {allows} or --permission-mode {mode}").format(
+                    allows=allows, mode="auto" if "auto" in modes else modes.pop())
+            else:
+                fix = _("allow it with {allows}").format(allows=allows)
         else:
-            fix = top.fix or "run it in an interactive chat"
-        reason = (f"{verdict.reason}; it needs the user's approval and nobody can be asked in "
-                  f"this run ({fix})")
+            fix = top.fix or _("run it in an interactive chat")
+        reason = _("{reason}; it needs the user's approval and nobody can be asked in this run "
+                   "({fix})").format(reason=verdict.reason, fix=fix)
         return Verdict(Decision.DENY, " ".join(reason.split()), verdict.rule)
+
+
+def _danger(reason: str, what: str) -> str:
+    """A dangerous part's reason: ``dangerous: deletes … (`rm -rf src`)``."""
+    return _("dangerous: {reason} ({what})").format(reason=reason, what=what)
+
+
+def _danger_prefix() -> str:
+    """What :func:`_danger` puts before the reason (``dangerous: ``), in the user's language."""
+    return _("dangerous: {reason} ({what})").partition("{reason}")[0]
+
+
+def _protected(what: str) -> str:
+    return _("protected: {what}, one of git's or chatcli's control files (asks in every mode)"
+             ).format(what=what)
+
+
+def _allow(rule: str) -> str:
+    return _("allow it with --allow '{rule}'").format(rule=rule)
+
+
+def _allow_naming(rule: str) -> str:
+    return _("allow it with --allow '{rule}' (a rule that names it)").format(rule=rule)
+
+
+def _allow_or_mode(rule: str, mode: str) -> str:
+    """A fix that ends with ``--permission-mode MODE`` (:meth:`Policy.unattended` reads it)."""
+    return _("allow it with --allow '{rule}' or --permission-mode {mode}").format(rule=rule,
+                                                                                 mode=mode)
+
+
+def _allow_or_folder(rule: str) -> str:
+    return _("allow it with --allow '{rule}' or add the folder to allowed_dirs").format(rule=rule)
+
+
+def _always_asks(rule: Rule) -> str:
+    return _("the rule {rule} ({source}) always asks").format(
+        rule=rule.text, source=shown_source(rule.source))
 
 
 def _holds_name(folder: Path, pattern: str, limit: int = 20000) -> bool:

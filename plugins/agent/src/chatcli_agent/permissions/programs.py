@@ -15,6 +15,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from chatcli import translation
+
 from chatcli_agent._shell import (
     SHELLS,
     SimpleCommand,
@@ -29,6 +31,8 @@ from chatcli_agent._shell import (
 from chatcli_agent.permissions.dangerous import reads_code_from_stdin
 from chatcli_agent.permissions.paths import patch_paths
 from chatcli_agent.permissions.rules import command_rule
+
+_, ngettext = translation(__name__)
 
 
 def short(text: str, limit: int = 80) -> str:
@@ -130,49 +134,50 @@ def hidden_code(command: SimpleCommand) -> str | None:
     name = command.name
     for variable, _value in command.assignments:
         if HIJACK.match(variable):
-            return f"sets {variable}, which changes what runs"
+            return _("sets {variable}, which changes what runs").format(variable=variable)
     if name is None:
         return None
     if command.program == "env" and any(
             w.value in ("-S", "--split-string") or w.value.startswith(
                 ("--split-string=", "-S")) for w in command.args):
-        return "runs a command given as one string (env -S)"
+        return _("runs a command given as one string (env -S)")
     outer = command.outer
     if outer is not None and {"env", "sudo", "run0"} & set(command.via) and any(
             w.value in ("-C", "--chdir", "-D") or w.value.startswith(("--chdir=", "-D")) or
             re.fullmatch(r"-[a-zA-Z]*C", w.value) for w in outer.args):
-        return "runs in a folder a wrapper changes to (--chdir), which the policy cannot follow"
+        return _("runs in a folder a wrapper changes to (--chdir), which the policy cannot follow")
     if command.program in ("export", "declare", "typeset", "local", "readonly", "set"):
         for word in command.args:
             variable = word.value.split("=", 1)[0]
             if "=" in word.value and HIJACK.match(variable):
-                return f"sets {variable}, which changes what runs"
+                return _("sets {variable}, which changes what runs").format(variable=variable)
     if name.dynamic:
-        return f"runs a command only known when it runs ({short(name.raw, 40)})"
+        return _("runs a command only known when it runs ({command})").format(
+            command=short(name.raw, 40))
     program = command.program
     if inline_code(command):
-        return f"runs {program} code given inline"
+        return _("runs {program} code given inline").format(program=program)
     if program in AWKS and _awk_hidden(command):
-        return (f"runs {program} code that runs commands or reads or writes files of its "
-                "own choosing")
+        return _("runs {program} code that runs commands or reads or writes files of its own "
+                 "choosing").format(program=program)
     if program == "sed" and _sed_hidden(command):
-        return ("runs a sed script that runs commands or reads or writes files of its own "
-                "choosing")
+        return _("runs a sed script that runs commands or reads or writes files of its own "
+                 "choosing")
     git = _git_hidden(command) if program == "git" else None
     if git:
         return git
     option = _command_option(command)
     if option:
-        return f"runs a command given in its option {option}"
+        return _("runs a command given in its option {option}").format(option=option)
     if reads_code_from_stdin(command) and not command.looked_through:
-        return f"runs {program} on commands from its input"
+        return _("runs {program} on commands from its input").format(program=program)
     if program in SHELLS and flag(command, "c") and not command.looked_through:
-        return f"runs {program} on a command only known when it runs"
+        return _("runs {program} on a command only known when it runs").format(program=program)
     if program in ("source", ".") and any(w.dynamic for w in command.args):
-        return "sources a file only known when it runs"
+        return _("sources a file only known when it runs")
     if program in ("eval", "trap", "watch") and not command.looked_through and any(
             w.dynamic for w in command.args):
-        return f"runs {program} on text only known when it runs"
+        return _("runs {program} on text only known when it runs").format(program=program)
     return None
 
 
@@ -472,21 +477,21 @@ def git_control(command: SimpleCommand) -> str | None:
         if spots or any(v in ("--unset", "--unset-all", "--add", "--replace-all",
                               "--rename-section", "--remove-section", "-e", "--edit")
                         for v in values):
-            return "writes the repository's git config (.git/config)"
+            return _("writes the repository's git config (.git/config)")
         return None
     if sub == "remote" and spots and spots[0] in ("add", "rename", "remove", "rm", "set-url",
                                                   "set-branches"):
-        return "writes the repository's git config (.git/config)"
+        return _("writes the repository's git config (.git/config)")
     if sub == "submodule" and spots and spots[0] in (
             "add", "init", "deinit", "set-url", "set-branch", "sync", "absorbgitdirs", "update"):
-        return "writes the repository's git config and .gitmodules"
+        return _("writes the repository's git config and .gitmodules")
     if sub in ("init", "clone") and any(v == "--template" or v.startswith("--template=")
                                         for v in values):
-        return "copies hooks into a repository from a template (--template)"
+        return _("copies hooks into a repository from a template (--template)")
     if sub == "lfs" and spots[:1] in (["install"], ["update"]):
-        return "installs git hooks (.git/hooks)"
+        return _("installs git hooks (.git/hooks)")
     if sub == "worktree" and spots[:1] == ["add"]:
-        return "adds a worktree to the repository's control folder (.git/worktrees)"
+        return _("adds a worktree to the repository's control folder (.git/worktrees)")
     return None
 
 
@@ -550,14 +555,15 @@ def environ_reader(command: SimpleCommand) -> str | None:
                 re.fullmatch(r"-[A-Za-z]*[oOpCUuGgtqsN]", previous) is not None)
             if not value.startswith("-") and "=" not in value and re.fullmatch(
                     r"[A-Za-z]+", value) and "e" in value and not takes_value:
-                return "shows other processes' environments (ps e), where API keys live"
+                return _("shows other processes' environments (ps e), where API keys live")
             if "environ" in value.lower():
-                return "shows other processes' environments (environ), where API keys live"
+                return _("shows other processes' environments (environ), where API keys live")
         return None
     if program in _TRACERS and (any(v in ("-p", "--pid", "--attach") or v.startswith(
             ("-p", "--pid=")) for v in values) or (program in ("gcore", "pstack", "eu-stack")
                                                   and values)):
-        return f"attaches {program} to another process, whose memory holds API keys"
+        return _("attaches {program} to another process, whose memory holds API keys").format(
+            program=program)
     return None
 
 
@@ -749,33 +755,34 @@ def _git_hidden(command: SimpleCommand) -> str | None:
         elif value.startswith("-c") and len(value) > 2:
             setting = value[2:]
         elif value.startswith("--config-env"):
-            return "sets a git setting from the environment (--config-env)"
+            return _("sets a git setting from the environment (--config-env)")
         if setting is not None and _GIT_COMMAND_KEYS.match(setting.split("=", 1)[0]):
-            return f"sets git's {setting.split('=', 1)[0]}, which runs a command"
+            return _("sets git's {setting}, which runs a command").format(
+                setting=setting.split("=", 1)[0])
     sub, rest = git_subcommand(command)
     rest_values = [w.value for w in rest]
     if sub == "grep" and any(v.startswith("--open-files-in-pager") or re.fullmatch(
             r"-[A-Za-z]*O.*", v) for v in rest_values):
-        return "runs a program on the files it finds (git grep --open-files-in-pager)"
+        return _("runs a program on the files it finds (git grep --open-files-in-pager)")
     if any(v in ("--git-dir", "--work-tree") or v.startswith(("--git-dir=", "--work-tree="))
            for v in values[:len(values) - len(rest)]):
-        return ("uses another repository's folder (--git-dir/--work-tree), whose config can run "
-                "programs")
+        return _("uses another repository's folder (--git-dir/--work-tree), whose config can run "
+                 "programs")
     if any(v.startswith("--exec-path=") for v in values):
-        return "tells git where to find its programs (--exec-path)"
+        return _("tells git where to find its programs (--exec-path)")
     if any(v.startswith(("--upload-pack", "--receive-pack")) or (
             v == "-u" and sub in ("clone", "fetch", "pull", "ls-remote", "archive")) or (
             sub == "rebase" and (v in ("-x", "--exec") or v.startswith("--exec=")))
            for v in rest_values):
-        return f"tells git {sub} which program to run"
+        return _("tells git {sub} which program to run").format(sub=sub)
     if (sub == "bisect" and rest_values[:1] == ["run"]) or (
             sub == "submodule" and "foreach" in rest_values):
-        return f"runs a command through git {sub}"
+        return _("runs a command through git {sub}").format(sub=sub)
     if sub == "config":
         words = [v for v in rest_values if not v.startswith("-")]
         key = next((w for w in words[:-1] if _GIT_COMMAND_KEYS.match(w)), None)
         if key is not None:
-            return f"sets git's {key}, which runs a command"
+            return _("sets git's {key}, which runs a command").format(key=key)
     return None
 
 
@@ -787,9 +794,9 @@ def git_config_files(command: SimpleCommand) -> list[str]:
     out = []
     for index, value in enumerate(values):
         if value == "--global":
-            out.append("~/.gitconfig")
+            out.append("~/.gitconfig")  # untranslated: a path
         elif value == "--system":
-            out.append("/etc/gitconfig")
+            out.append("/etc/gitconfig")  # untranslated: a path
         elif value in ("--file", "-f") and index + 1 < len(values):
             out.append(values[index + 1])
         elif value.startswith("--file="):

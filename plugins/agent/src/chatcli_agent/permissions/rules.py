@@ -20,6 +20,7 @@ import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
+from chatcli import translation
 from chatcli_workspace import glob_regex
 
 __all__ = [
@@ -35,7 +36,18 @@ __all__ = [
     "parse_rule",
     "path_prefix",
     "path_rule",
+    "shown_source",
 ]
+
+_, ngettext = translation(__name__)
+
+
+def shown_source(source: str) -> str:
+    """Where a rule or the mode came from (``user config``, ``this session``…), as shown to the
+    user: in the user's language (a file's path or an option stays as it is)."""
+    return {"user config": _("user config"), "project config": _("project config"),
+            "saved for this project": _("saved for this project"), "settings": _("settings"),
+            "this session": _("this session"), "default": _("default")}.get(source, source)
 
 EDIT_TOOLS = frozenset({"write", "edit", "multiedit", "apply_patch"})
 READ_TOOLS = frozenset({"read", "search", "glob", "tree"})
@@ -83,23 +95,25 @@ class Rule:
 def parse_rule(text: str, effect: str = "allow", source: str = "") -> Rule:
     """Read ``Tool`` or ``Tool(specifier)``; raises :class:`RuleError`."""
     if not isinstance(text, str):
-        raise RuleError(f"{text!r} is not text")
+        raise RuleError(_("{text!r} is not text").format(text=text))
     stripped = text.strip()
     if not stripped:
-        raise RuleError("an empty rule")
+        raise RuleError(_("an empty rule"))
     if "(" in stripped:
         if not stripped.endswith(")"):
-            raise RuleError(f"'{stripped}' opens '(' but does not end with ')'")
+            raise RuleError(_("'{rule}' opens '(' but does not end with ')'").format(
+                rule=stripped))
         name, specifier = stripped.split("(", 1)
         specifier = specifier[:-1].strip()
         if not specifier:
-            raise RuleError(f"'{stripped}' has an empty specifier; write '{name.strip()}' to "
-                            "match every call")
+            raise RuleError(_("'{rule}' has an empty specifier; write '{name}' to match every "
+                              "call").format(rule=stripped, name=name.strip()))
     else:
         name, specifier = stripped, None
     name = name.strip()
     if not re.match(_TOOL, name):
-        raise RuleError(f"'{name}' in '{stripped}' is not a tool name")
+        raise RuleError(_("'{name}' in '{rule}' is not a tool name").format(name=name,
+                                                                          rule=stripped))
     tool = _ALIASES.get(name, name)
     return Rule(stripped, tool, specifier, effect, source)
 

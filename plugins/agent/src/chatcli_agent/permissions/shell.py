@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from chatcli import translation
+
 from chatcli_agent._shell import (
     SimpleCommand,
     Word,
@@ -53,6 +55,8 @@ if TYPE_CHECKING:
     from chatcli_agent.permissions.policy import Policy
 
 __all__ = ["ShellReport", "inspect"]
+
+_, ngettext = translation(__name__)
 
 
 _URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
@@ -135,9 +139,10 @@ def inspect(policy: Policy, text: str, cwd: Path | None = None) -> ShellReport:
             continue
         kind = "redirect" if redirect.writes or redirect.op == "<>" else "read"
         if target.dynamic:
+            message = (_("writes a file only known when it runs ({path})") if kind == "redirect"
+                       else _("reads a file only known when it runs ({path})"))
             report.code.append((SimpleCommand([], text=text),
-                                f"{'writes' if kind == 'redirect' else 'reads'} a file "
-                                f"only known when it runs ({short(target.raw, 40)})"))
+                                message.format(path=short(target.raw, 40))))
             continue
         for real in policy.paths_of(target, where or policy.workspace):
             report.files.append((target.value, real, policy.lexical(target.value, where or
@@ -246,23 +251,23 @@ def _files(policy: Policy, command: SimpleCommand, place: _Place, report: ShellR
             not any(path_like for _, path_like in candidates)):
         candidates.append((Word(".", "."), True))
     if "xargs" in command.via and program in WRITERS:
-        report.code.append((command, "writes or deletes paths it is given on its input "
-                                     "(xargs)"))
+        report.code.append((command, _("writes or deletes paths it is given on its input "
+                                       "(xargs)")))
     elif "xargs" in command.via and program in LEAKERS:
-        report.code.append((command, "reads paths it is given on its input (xargs)"))
+        report.code.append((command, _("reads paths it is given on its input (xargs)")))
     moved = moved_words(command)
     for word, path_like in candidates:
         if word.dynamic:
             if any(word is w for w in writes):
-                report.code.append((command, f"writes or deletes a path only known when "
-                                             f"it runs ({short(word.raw, 40)})"))
+                report.code.append((command, _("writes or deletes a path only known when it "
+                                               "runs ({path})").format(path=short(word.raw, 40))))
             elif program in LEAKERS:
-                report.code.append((command, f"reads a path only known when it runs "
-                                             f"({short(word.raw, 40)})"))
+                report.code.append((command, _("reads a path only known when it runs ({path})"
+                                               ).format(path=short(word.raw, 40))))
             continue
         if base is None and not word.value.startswith(("/", "~")):
-            report.code.append((command, "uses a path after `cd` to a folder only known "
-                                         "when it runs"))
+            report.code.append((command, _("uses a path after `cd` to a folder only known "
+                                           "when it runs")))
             continue
         looks = path_like and ("/" in word.value or word.value.startswith((".", "~")) or
                                os.path.lexists(os.path.join(str(base or policy.workspace),

@@ -18,6 +18,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from chatcli import translation
+
 from chatcli_agent.permissions.cli_options import EFFECTS, MODES
 from chatcli_agent.permissions.managed import disabled_modes, mode_off, refuse_denied_allows
 
@@ -29,6 +31,8 @@ if TYPE_CHECKING:
 
 __all__ = ["PermissionState", "load_state", "project_config_file", "project_rules_path",
            "save_project_allow_rules", "saved_project_rules"]
+
+_, ngettext = translation(__name__)
 
 USER = "user config"
 PROJECT = "project config"
@@ -129,7 +133,8 @@ class PermissionState:
             try:
                 rule = parse_rule(text, effect, source)
             except RuleError as err:
-                self.notes.append(f"ignored {effect} rule {text!r} ({source}): {err}")
+                self.notes.append(_("ignored {effect} rule {rule!r} ({source}): {error}").format(
+                    effect=effect, rule=text, source=source, error=err))
                 continue
             if not any(r.text == rule.text and r.effect == effect for r in self.rules):
                 self.rules.append(rule)
@@ -157,7 +162,7 @@ def _read(path: Path | None, notes: list[str]) -> dict[str, Any]:
     except FileNotFoundError:
         return {}
     except OSError as err:
-        notes.append(f"could not read {path}: {err}")
+        notes.append(_("could not read {path}: {error}").format(path=path, error=err))
         return {}
     import tomllib  # (here: most runs have no such file to read)
 
@@ -165,7 +170,7 @@ def _read(path: Path | None, notes: list[str]) -> dict[str, Any]:
         with handle:
             data = tomllib.load(handle)
     except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError, RecursionError) as err:
-        notes.append(f"could not read {path}: {err}")
+        notes.append(_("could not read {path}: {error}").format(path=path, error=err))
         return {}
     table = data.get("permissions")
     return table if isinstance(table, dict) else {}
@@ -193,14 +198,16 @@ def _texts(value: Any, what: str, notes: list[str]) -> list[str]:
     if isinstance(value, str):
         return [value]
     if not isinstance(value, list):
-        notes.append(f"ignored {what}: it must be a list of rules, not {type(value).__name__}")
+        notes.append(_("ignored {what}: it must be a list of rules, not {kind}").format(
+            what=what, kind=type(value).__name__))
         return []
     out = []
     for item in value:
         if isinstance(item, str):
             out.append(item)
         else:
-            notes.append(f"ignored {item!r} in {what}: a rule is text such as 'exec(npm test:*)'")
+            notes.append(_("ignored {item!r} in {what}: a rule is text such as "
+                           "'exec(npm test:*)'").format(item=item, what=what))
     return out
 
 
@@ -243,8 +250,10 @@ def check_rule_kinds(texts: Iterable[str], effect: str, where: str,
             continue
         close = _closest(name, known)
         if close is not None:
-            raise ConfigError(f"[permissions] {effect} in {where}: unknown rule kind '{name}' "
-                              f"in {text.strip()!r}", f"did you mean '{close}'?")
+            raise ConfigError(_("[permissions] {effect} in {where}: unknown rule kind '{name}' "
+                                "in {rule!r}").format(effect=effect, where=where, name=name,
+                                                       rule=text.strip()),
+                              _("did you mean '{close}'?").format(close=close))
 
 
 def load_state(settings: Settings, workspace: Path, allow: frozenset[str] | set[str] = frozenset(),
@@ -272,7 +281,7 @@ def load_state(settings: Settings, workspace: Path, allow: frozenset[str] | set[
         for effect in EFFECTS:
             for texts, where in ((user.get(effect), str(user_path)),
                                  (project.get(effect), str(project_path)),
-                                 (merged.get(effect), "the settings")):
+                                 (merged.get(effect), _("the settings"))):
                 check_rule_kinds(_texts(texts, effect, []), effect, where, tools)
         check_rule_kinds(sorted(a for a in allow if a not in _RISK_CLASSES), "allow",
                          "--allow", tools)
@@ -280,8 +289,10 @@ def load_state(settings: Settings, workspace: Path, allow: frozenset[str] | set[
     if saved:
         state.add_rules(saved, "allow", SAVED)
     for effect in EFFECTS:
-        state.add_rules(_texts(user.get(effect), f"{effect} in {user_path}", notes), effect, USER)
-        project_rules = _texts(project.get(effect), f"{effect} in {project_path}", notes)
+        state.add_rules(_texts(user.get(effect), _("{effect} in {path}").format(
+            effect=effect, path=user_path), notes), effect, USER)
+        project_rules = _texts(project.get(effect), _("{effect} in {path}").format(
+            effect=effect, path=project_path), notes)
         if effect == "allow" and project_rules:
             # the kernel's settings keep a project's allow rules only once it is trusted, and
             # only reads and edits inside it (register_setting_rules): take those
@@ -289,15 +300,17 @@ def load_state(settings: Settings, workspace: Path, allow: frozenset[str] | set[
             taken = [rule for rule in project_rules if rule in kept]
             state.add_rules(taken, effect, PROJECT)
             if len(taken) < len(project_rules):
-                notes.append(f"ignored {len(project_rules) - len(taken)} allow rule(s) in the "
-                             f"project config {project_path}: a project allows only reads and "
-                             f"edits inside it, once trusted (`chatcli trust`); put others in "
-                             f"{user_path}")
+                notes.append(_("ignored {count} allow rule(s) in the project config {path}: a "
+                               "project allows only reads and edits inside it, once trusted "
+                               "(`chatcli trust`); put others in {user_path}").format(
+                                   count=len(project_rules) - len(taken), path=project_path,
+                                   user_path=user_path))
         else:
             state.add_rules(project_rules, effect, PROJECT)
         value = merged.get(effect)
         if value is not None and value != user.get(effect) and value != project.get(effect):
-            state.add_rules(_texts(value, f"{effect} in the settings", notes), effect, SETTINGS)
+            state.add_rules(_texts(value, _("{effect} in the settings").format(effect=effect),
+                                   notes), effect, SETTINGS)
     state.add_rules(sorted(a for a in allow if a not in _RISK_CLASSES), "allow", FLAG)
     state.disabled = disabled_modes(merged)
     if permission_mode:  # (not a settings layer: the kernel has not seen it)
@@ -323,14 +336,16 @@ def _check_mode(flag: str | None, merged: dict[str, Any], user: dict[str, Any],
     from chatcli import ConfigError
 
     for value, where in ((flag, "--permission-mode"), (user.get("mode"), str(user_path)),
-                         (merged.get("mode"), "the settings")):
+                         (merged.get("mode"), _("the settings"))):
         if value is None or value in MODES:
             continue
         shown = value if isinstance(value, str) else repr(value)
         close = _closest(shown, MODES) if isinstance(value, str) else None
-        choose = f"choose {', '.join(MODES)}"
-        raise ConfigError(f"[permissions] mode in {where}: unknown mode {shown!r}",
-                          f"did you mean '{close}'? ({choose})" if close else choose)
+        modes = ", ".join(MODES)
+        raise ConfigError(_("[permissions] mode in {where}: unknown mode {mode!r}").format(
+            where=where, mode=shown),
+            _("did you mean '{close}'? (choose {modes})").format(close=close, modes=modes)
+            if close else _("choose {modes}").format(modes=modes))
 
 
 def _mode(flag: str | None, merged: dict[str, Any], user: dict[str, Any],
@@ -339,17 +354,20 @@ def _mode(flag: str | None, merged: dict[str, Any], user: dict[str, Any],
     if flag:
         if flag in MODES:
             return flag, "--permission-mode"
-        notes.append(f"ignored --permission-mode {flag!r} (choose {', '.join(MODES)})")
+        notes.append(_("ignored --permission-mode {mode!r} (choose {modes})").format(
+            mode=flag, modes=", ".join(MODES)))
     value = merged.get("mode")
     if value is None:
         return "default", "default"
     if value not in MODES:
-        notes.append(f"ignored [permissions] mode = {value!r} (choose {', '.join(MODES)})")
+        notes.append(_("ignored [permissions] mode = {mode!r} (choose {modes})").format(
+            mode=value, modes=", ".join(MODES)))
         return "default", "default"
     if "mode" in project and value == project.get("mode") and value != user.get("mode"):
         if value not in _PROJECT_MODES:
-            notes.append(f"ignored mode = {value!r} in the project config {project_path}: a "
-                         "project may only choose default or plan")
+            notes.append(_("ignored mode = {mode!r} in the project config {path}: a project "
+                           "may only choose default or plan").format(mode=value,
+                                                                     path=project_path))
             fallback = user.get("mode")
             if fallback in MODES:
                 return fallback, USER

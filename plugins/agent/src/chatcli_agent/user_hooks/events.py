@@ -23,9 +23,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from chatcli import translation
+
 from chatcli_agent.user_hooks import runner
 from chatcli_agent.user_hooks.settings import CHATCLI_TO_CLAUDE, TOOL_EVENTS, Hook, load
 from chatcli_agent.user_hooks.state import CONFIG, State
+
+_, ngettext = translation(__name__)
 
 #: Characters of hook output added to the model's context, per hook.
 CONTEXT_LIMIT = 10_000
@@ -41,7 +45,7 @@ class Ran:
 
 def say(text: str) -> None:
     """One line on stderr (above the input line in the chat)."""
-    print(f"chatcli: {text}", file=sys.stderr, flush=True)
+    print(f"chatcli: {text}", file=sys.stderr, flush=True)  # untranslated: the name
 
 
 # ------------------------------------------------------------------------------ set-up
@@ -57,7 +61,7 @@ def configure(host: Any, settings: Any, workspace: Path, loaded: Any = None) -> 
     runner.use_settings(settings)  # the secrets kept from hooks' environment
     CONFIG.hooks, CONFIG.workspace = loaded.hooks, workspace
     for problem in loaded.problems:
-        say(f"hooks: {problem}")
+        say(_("hooks: {problem}").format(problem=problem))
     # (an untrusted project's hooks: the kernel's one line at session start names its files)
 
 
@@ -115,16 +119,20 @@ def _report(ran: Ran) -> None:
     event (it is an answer, not a failure)."""
     outcome, label = ran.outcome, ran.hook.label
     if outcome.timed_out:
-        say(f"hook {label} timed out after {ran.hook.timeout:g}s and was killed")
+        say(_("hook {label} timed out after {seconds:g}s and was killed").format(
+            label=label, seconds=ran.hook.timeout))
     elif outcome.error:
-        say(f"hook {label} could not run: {outcome.error}")
+        say(_("hook {label} could not run: {error}").format(label=label, error=outcome.error))
     elif outcome.code not in (0, 2):
         why = outcome.first_error_line
         if outcome.code is not None and outcome.code < 0:
-            what = f"was killed by signal {-outcome.code}"
+            line = (_("hook {label} was killed by signal {signal}: {why}") if why else
+                    _("hook {label} was killed by signal {signal}"))
         else:
-            what = f"failed (exit {outcome.code})"
-        say(f"hook {label} {what}{': ' + why if why else ''}")
+            line = (_("hook {label} failed (exit {code}): {why}") if why else
+                    _("hook {label} failed (exit {code})"))
+        code = outcome.code if outcome.code is not None else 0
+        say(line.format(label=label, signal=-code, code=outcome.code, why=why))
 
 
 def _blocking_reason(ran: Ran) -> str | None:
@@ -169,7 +177,8 @@ def session_start(state: State, conversation: Any) -> None:
         state.turn_context, state.feedback, state.blocked = [], [], None
     for ran in results:
         if ran.outcome.code == 2:
-            say(f"hook {ran.hook.label}: {ran.outcome.first_error_line or 'exit 2'}")
+            say(_("hook {label}: {why}").format(label=ran.hook.label,
+                                                why=ran.outcome.first_error_line or "exit 2"))
 
 
 def session_end(state: State, conversation: Any) -> None:
@@ -186,9 +195,9 @@ def user_prompt_submitted(state: State, conversation: Any, message: Any) -> None
         state.turn_context = context
         state.blocked = blocked
     if blocked is not None:
-        say(f"a UserPromptSubmit hook blocked the prompt: {blocked.splitlines()[0][:200]} — "
-            "chatcli cannot hold a prompt back yet, so it was sent, but the model is told it "
-            "was blocked and no tool runs in this turn")
+        say(_("a UserPromptSubmit hook blocked the prompt: {why} — chatcli cannot hold a "
+              "prompt back yet, so it was sent, but the model is told it was blocked and no "
+              "tool runs in this turn").format(why=blocked.splitlines()[0][:200]))
 
 
 def sections(state: State) -> list[Any] | None:
@@ -328,9 +337,9 @@ def after_response(state: State, message: Any, error: Any, conversation: Any) ->
     for ran in results:
         why = _blocking_reason(ran)
         if why is not None:
-            say(f"hook {ran.hook.label} asked the model to go on ({why.splitlines()[0][:160]})"
-                " — chatcli cannot continue a finished turn yet; send it as your next message "
-                "if you want")
+            say(_("hook {label} asked the model to go on ({why}) — chatcli cannot continue a "
+                  "finished turn yet; send it as your next message if you want").format(
+                      label=ran.hook.label, why=why.splitlines()[0][:160]))
 
 
 def before_compaction(conversation: Any, strategy: str) -> None:

@@ -34,7 +34,11 @@ from pathlib import Path
 from typing import Any
 
 # the project's files whose hooks run once it is trusted (in .state: the entry module needs them)
+from chatcli import translation
+
 from chatcli_agent.user_hooks.state import PROJECT_CLAUDE_FILES, PROJECT_CONFIG
+
+_, ngettext = translation(__name__)
 
 #: The events a hook may be attached to.
 EVENTS = (
@@ -148,7 +152,8 @@ def load(settings: Any, workspace: Path, user_file: Path | None,
         if trusted:
             hooks += found
         elif found:
-            untrusted.append(f"{path} ({len(found)} hook{'s' if len(found) != 1 else ''})")
+            untrusted.append(ngettext("{path} ({count} hook)", "{path} ({count} hooks)",
+                                      len(found)).format(path=path, count=len(found)))
     return Loaded(_unique(hooks), problems, untrusted)
 
 
@@ -181,7 +186,8 @@ def _read_toml_hooks(path: Path, problems: list[str]) -> dict[str, Any]:
     except FileNotFoundError:  # (most runs: tomllib is not imported for nothing)
         return {}
     except OSError as err:
-        problems.append(f"{path}: cannot read its [hooks] ({err})")
+        problems.append(_("{path}: cannot read its [hooks] ({error})").format(path=path,
+                                                                            error=err))
         return {}
     import tomllib
 
@@ -189,11 +195,12 @@ def _read_toml_hooks(path: Path, problems: list[str]) -> dict[str, Any]:
         with handle:
             data = tomllib.load(handle)
     except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
-        problems.append(f"{path}: cannot read its [hooks] ({err})")
+        problems.append(_("{path}: cannot read its [hooks] ({error})").format(path=path,
+                                                                            error=err))
         return {}
     table = data.get("hooks", {})
     if not isinstance(table, dict):
-        problems.append(f"{path}: 'hooks' must be a table ([hooks])")
+        problems.append(_("{path}: 'hooks' must be a table ([hooks])").format(path=path))
         return {}
     return table
 
@@ -218,8 +225,8 @@ def _seconds(value: Any, where: str, problems: list[str]) -> float | None:
         with contextlib.suppress(ValueError):
             value = float(value)
     if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= 86_400:
-        problems.append(f"{where}: the timeout must be a number of seconds above 0, "
-                        f"not {value!r:.40}")
+        problems.append(_("{where}: the timeout must be a number of seconds above 0, not "
+                          "{value!r:.40}").format(where=where, value=value))
         return None
     return float(value)
 
@@ -232,19 +239,23 @@ def _from_toml(table: dict[str, Any], origin: str, timeout: float, problems: lis
             continue
         if event not in EVENTS:
             close = [name for name in EVENTS if name.lower() == str(event).lower()]
-            hint = f" (did you mean {close[0]}?)" if close else f" (one of {', '.join(EVENTS)})"
-            problems.append(f"{origin}: [hooks] has an unknown event '{event}'{hint}")
+            problems.append((_("{origin}: [hooks] has an unknown event '{event}' (did you mean "
+                               "{close}?)") if close else
+                             _("{origin}: [hooks] has an unknown event '{event}' (one of "
+                               "{events})")).format(origin=origin, event=event,
+                                                    close=close[0] if close else "",
+                                                    events=", ".join(EVENTS)))
             continue
         if isinstance(entries, dict):
             entries = [entries]
         if not isinstance(entries, list):
-            problems.append(f"{origin}: hooks.{event} must be an array of tables "
-                            f"([[hooks.{event}]])")
+            problems.append(_("{origin}: hooks.{event} must be an array of tables "
+                              "([[hooks.{event}]])").format(origin=origin, event=event))
             continue
         for index, entry in enumerate(entries):
             where = f"{origin}: hooks.{event}[{index}]"
             if not isinstance(entry, dict):
-                problems.append(f"{where} must be a table with a command")
+                problems.append(_("{where} must be a table with a command").format(where=where))
                 continue
             if isinstance(entry.get("hooks"), list):  # Claude's nesting, written in TOML
                 hooks += _entry_hooks(event, entry, origin, timeout, problems, claude=False)
@@ -262,25 +273,27 @@ def _from_claude(path: Path, timeout: float, problems: list[str]) -> list[Hook]:
     except FileNotFoundError:
         return []
     except (OSError, UnicodeDecodeError) as err:
-        problems.append(f"{path}: cannot read it ({err})")
+        problems.append(_("{path}: cannot read it ({error})").format(path=path, error=err))
         return []
     try:
         data = json.loads(text)
     except ValueError as err:
-        problems.append(f"{path}: not valid JSON ({err}); its hooks are not used")
+        problems.append(_("{path}: not valid JSON ({error}); its hooks are not used").format(
+            path=path, error=err))
         return []
     table = data.get("hooks") if isinstance(data, dict) else None
     if table is None:
         return []
     if not isinstance(table, dict):
-        problems.append(f"{path}: 'hooks' must be an object")
+        problems.append(_("{path}: 'hooks' must be an object").format(path=path))
         return []
     hooks: list[Hook] = []
     for event, groups in table.items():
         if event not in EVENTS:
             continue  # Claude Code has events chatcli does not (Notification, SubagentStop…)
         if not isinstance(groups, list):
-            problems.append(f"{path}: hooks.{event} must be a list")
+            problems.append(_("{path}: hooks.{event} must be a list").format(path=path,
+                                                                              event=event))
             continue
         for group in groups:
             if isinstance(group, dict):
@@ -296,11 +309,12 @@ def _entry_hooks(event: str, group: dict[str, Any], origin: str, timeout: float,
     for index, entry in enumerate(group.get("hooks") or []):
         where = f"{origin}: hooks.{event} ({matcher or 'all'}) #{index + 1}"
         if not isinstance(entry, dict):
-            problems.append(f"{where} must be an object with a command")
+            problems.append(_("{where} must be an object with a command").format(where=where))
             continue
         kind = entry.get("type", "command")
         if kind != "command":
-            problems.append(f"{where}: type '{kind}' is not supported (only 'command')")
+            problems.append(_("{where}: type '{kind}' is not supported (only 'command')").format(
+                where=where, kind=kind))
             continue
         hook = _hook(event, matcher, entry, where, origin, timeout, problems, claude=claude)
         if hook is not None:
@@ -312,18 +326,20 @@ def _hook(event: str, matcher: Any, entry: dict[str, Any], where: str, origin: s
           timeout: float, problems: list[str], *, claude: bool) -> Hook | None:
     command = entry.get("command")
     if not isinstance(command, str) or not command.strip():
-        problems.append(f"{where} has no command")
+        problems.append(_("{where} has no command").format(where=where))
         return None
     if matcher is None:
         matcher = ""
     if not isinstance(matcher, str):
-        problems.append(f"{where}: the matcher must be text (a regex of tool names)")
+        problems.append(_("{where}: the matcher must be text (a regex of tool names)").format(
+            where=where))
         return None
     if matcher.strip() not in ("", "*"):
         try:
             re.compile(matcher)
         except re.error as err:
-            problems.append(f"{where}: the matcher {matcher!r} is not a valid regex ({err})")
+            problems.append(_("{where}: the matcher {matcher!r} is not a valid regex ({error})"
+                              ).format(where=where, matcher=matcher, error=err))
             return None
     seconds = timeout
     if "timeout" in entry:
