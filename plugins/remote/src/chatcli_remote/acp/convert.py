@@ -21,6 +21,7 @@ from acp import (
     update_tool_call,
     update_user_message_text,
 )
+from chatcli import translation
 
 if TYPE_CHECKING:
     from acp.helpers import SessionUpdate, ToolCallContentVariant
@@ -37,6 +38,8 @@ __all__ = [
     "tool_locations",
     "tool_title",
 ]
+
+_, ngettext = translation(__name__)
 
 ToolKindName = Literal["read", "edit", "delete", "move", "search", "execute", "think", "fetch",
                        "switch_mode", "other"]
@@ -111,8 +114,10 @@ def plan_entries(items: Iterable[Any]) -> list[PlanEntry]:
     for item in items:
         state = str(getattr(item, "state", ""))
         title = str(getattr(item, "title", "")) or str(getattr(item, "id", ""))
-        if state in ("failed", "cancelled"):
-            title = f"{title} ({state})"
+        if state == "failed":
+            title = _("{title} (failed)").format(title=title)
+        elif state == "cancelled":
+            title = _("{title} (cancelled)").format(title=title)
         status: Literal["pending", "in_progress", "completed"] = (
             "pending" if state == "queued" else
             "in_progress" if state == "running" else "completed")
@@ -125,7 +130,7 @@ def plan_entries(items: Iterable[Any]) -> list[PlanEntry]:
 
 def _counts(spec: str) -> tuple[int, int]:
     """``-12,3`` -> (12, 3); ``-12`` -> (12, 1)."""
-    first, _, length = spec[1:].partition(",")
+    first, _sep, length = spec[1:].partition(",")
     return (int(first) if first.isdigit() else 0), (int(length) if length.isdigit() else 1)
 
 
@@ -211,8 +216,8 @@ def diff_contents(diff: str | None, workspace: Path, read: Callable[[Path], str 
         if new is None:  # a deleted file
             after = ""
         if after is None:  # the hunks alone
-            before = "".join(r[1:] for _, body in hunks for r in body if r[:1] in (" ", "-"))
-            after = "".join(r[1:] for _, body in hunks for r in body if r[:1] in (" ", "+"))
+            before = "".join(r[1:] for _start, body in hunks for r in body if r[:1] in (" ", "-"))
+            after = "".join(r[1:] for _start, body in hunks for r in body if r[:1] in (" ", "+"))
         out.append(tool_diff_content(str(full), after, before if old is not None else None))
     return out
 

@@ -164,7 +164,8 @@ class LiveSession(ChatApp):
             try:
                 reason = self._handle(text, images or [])
             except Exception as err:  # a failing command or plugin: its one line, as the CLI
-                self.say(f"\n\nchatcli: error: {_one_line(err)}\n")
+                self.say("\n\n" + _("chatcli: error: {message}").format(message=_one_line(err))
+                         + "\n")
             finally:
                 if self.cancel_event.is_set():
                     reason = "cancelled"
@@ -239,7 +240,8 @@ class LiveSession(ChatApp):
             self.usage = finished.usage
             self._context_use()
         if finished is not None and finished.error is not None:
-            self.say(f"\n\nchatcli: error: {_one_line(finished.error)}\n")
+            self.say("\n\n" + _("chatcli: error: {message}").format(
+                message=_one_line(finished.error)) + "\n")
         return finished
 
     def _context_use(self) -> None:
@@ -277,7 +279,8 @@ class LiveSession(ChatApp):
                 self._progress()
             elif isinstance(event, Retrying):
                 self.send(update_agent_thought_text(
-                    f"{event.error}; retrying in {event.delay:.1f} s\n"))
+                    _("{reason}; retrying in {delay:.1f} s").format(reason=event.error,
+                                                                   delay=event.delay) + "\n"))
             elif isinstance(event, Compacted):
                 self.send(update_agent_thought_text(f"{event.report.line()}\n"))
             elif isinstance(event, TurnFinished):
@@ -371,7 +374,8 @@ class LiveSession(ChatApp):
 
     def prefill(self, text: str) -> None:
         """The editor's input cannot be filled: show the text instead."""
-        self.say(f"(your message, to send again if you want: {text[:200]})\n")
+        self.say(_("(your message, to send again if you want: {text})").format(text=text[:200])
+                 + "\n")
 
     def exit(self) -> None:
         """An editor session ends when the editor closes it."""
