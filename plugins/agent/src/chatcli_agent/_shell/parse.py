@@ -19,7 +19,11 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
+from chatcli import translation
+
 __all__ = ["Redirect", "Script", "SimpleCommand", "Word", "expand_braces", "parse"]
+
+_, ngettext = translation(__name__)
 
 #: Longer commands are not parsed (the policy asks instead).
 MAX_LENGTH = 100_000
@@ -329,14 +333,15 @@ class _Walker:
         """Record everything under ``node``; returns its top-level simple commands (for the
         pipeline that contains it)."""
         if depth > MAX_DEPTH:
-            self.error("the command is nested too deeply to check")
+            self.error(_("the command is nested too deeply to check"))
             return []
         kind = node.type
         if node.is_missing:
-            self.error(f"the command is incomplete (a missing '{kind}')")
+            self.error(_("the command is incomplete (a missing '{kind}')").format(kind=kind))
             return []
         if kind == "ERROR":
-            self.error(f"the command has a syntax error near '{_text(node)[:40]}'")
+            self.error(_("the command has a syntax error near '{text}'").format(
+                text=_text(node)[:40]))
             return []
         if kind == "comment":
             return []
@@ -368,7 +373,7 @@ class _Walker:
     def nested(self, node: Any, depth: int) -> None:
         """Walk the commands hidden inside a word (substitutions), the word itself included."""
         if depth > MAX_DEPTH:
-            self.error("the command is nested too deeply to check")
+            self.error(_("the command is nested too deeply to check"))
             return
         if node.type in ("command_substitution", "process_substitution"):
             for inner in node.children:
@@ -450,7 +455,7 @@ class _Walker:
                 named = [c for c in node.children if c.is_named and c.type != "file_descriptor"]
                 target = named[-1] if named else None
             if target is None:
-                self.error("a redirection without a target")
+                self.error(_("a redirection without a target"))
             else:
                 found.append(Redirect(op, self.word(target), fd))
                 self.nested(node, depth)
@@ -536,27 +541,29 @@ def parse(text: str, home: str | None = None) -> Script:
     """Parse ``text`` (a shell command line); never raises. ``home`` is what ``$HOME`` is."""
     script = Script(text)
     if len(text) > MAX_LENGTH:
-        script.errors.append(f"the command is longer than {MAX_LENGTH:,} characters")
+        script.errors.append(_("the command is longer than {count:,} characters").format(
+            count=MAX_LENGTH))
         return script
     if "\x00" in text:
-        script.errors.append("the command holds a NUL character")
+        script.errors.append(_("the command holds a NUL character"))
         return script
     source = text.encode("utf-8", "surrogateescape")
     try:
         tree = _parser().parse(source.translate(_ASCII_ONLY))
     except Exception as err:
-        script.errors.append(f"the command could not be parsed ({type(err).__name__})")
+        script.errors.append(_("the command could not be parsed ({kind})").format(
+            kind=type(err).__name__))
         return script
     if tree is None:
-        script.errors.append("the command could not be parsed")
+        script.errors.append(_("the command could not be parsed"))
         return script
     _local.source = source
     try:
         _Walker(script, home).walk(tree.root_node)
     except RecursionError:
-        script.errors.append("the command is nested too deeply to check")
+        script.errors.append(_("the command is nested too deeply to check"))
     finally:
         _local.source = None
     if tree.root_node.has_error and not script.errors:
-        script.errors.append("the command has a syntax error")
+        script.errors.append(_("the command has a syntax error"))
     return script

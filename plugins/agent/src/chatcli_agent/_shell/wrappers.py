@@ -16,9 +16,13 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
+from chatcli import translation
+
 from chatcli_agent._shell.parse import Redirect, Script, SimpleCommand, Word, parse
 
 __all__ = ["SHELLS", "WRAPPERS", "Expanded", "expand", "shell_code"]
+
+_, ngettext = translation(__name__)
 
 #: Shells whose ``-c`` string (or static here-document) is parsed as a command line.
 SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "ash", "mksh", "fish", "busybox"})
@@ -261,7 +265,7 @@ def _add(command: SimpleCommand, out: Expanded, home: str | None, depth: int) ->
             text = None if code_word.dynamic else code_word.value
         if text is not None:
             if depth >= MAX_NESTING:
-                out.errors.append("the command nests shells too deeply to check")
+                out.errors.append(_("the command nests shells too deeply to check"))
             else:
                 inner_script = parse(text, home)
                 for inner in inner_script.commands:

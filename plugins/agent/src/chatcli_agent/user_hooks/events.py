@@ -139,10 +139,12 @@ def _blocking_reason(ran: Ran) -> str | None:
     """The reason a hook blocks with: exit 2 (its stderr), or a JSON ``decision: block``."""
     outcome = ran.outcome
     if outcome.code == 2:
-        return outcome.stderr.strip() or f"blocked by the {ran.hook.event} hook {ran.hook.label}"
+        return outcome.stderr.strip() or _("blocked by the {event} hook {label}").format(
+            event=ran.hook.event, label=ran.hook.label)
     reply = outcome.reply
     if reply is not None and str(reply.get("decision", "")).lower() == "block":
-        return str(reply.get("reason") or f"blocked by the hook {ran.hook.label}")
+        return str(reply.get("reason") or _("blocked by the hook {label}").format(
+            label=ran.hook.label))
     return None
 
 
@@ -237,8 +239,8 @@ def pre_tool_use(state: State, call: Any, tool: Any, context: Any) -> Any:
     from chatcli import Decision, Verdict
 
     if state.blocked is not None:
-        return Verdict(Decision.DENY, "the user's UserPromptSubmit hook blocked this turn's "
-                                      "prompt; no tool runs in this turn")
+        return Verdict(Decision.DENY, _("the user's UserPromptSubmit hook blocked this turn's "
+                                        "prompt; no tool runs in this turn"))
     results = fire("PreToolUse", context.conversation, {
         "tool_name": call.name, "tool_input": dict(call.arguments), "tool_use_id": call.id,
     }, subject=call.name, tool=call.name)
@@ -251,13 +253,15 @@ def pre_tool_use(state: State, call: Any, tool: Any, context: Any) -> Any:
         if reply is None:
             continue
         if reply.get("continue") is False:
-            return Verdict(Decision.DENY, str(reply.get("stopReason") or
-                                              f"stopped by the hook {ran.hook.label}"))
+            return Verdict(Decision.DENY, str(reply.get("stopReason") or _(
+                "stopped by the hook {label}").format(label=ran.hook.label)))
         decision, reason = _permission(reply)
         if decision == "deny":
-            return Verdict(Decision.DENY, reason or f"denied by the hook {ran.hook.label}")
+            return Verdict(Decision.DENY, reason or _("denied by the hook {label}").format(
+                label=ran.hook.label))
         if decision == "ask" and ask is None:
-            ask = reason or f"the hook {ran.hook.label} asks for your approval"
+            ask = reason or _("the hook {label} asks for your approval").format(
+                label=ran.hook.label)
     return Verdict(Decision.ASK, ask) if ask is not None else None
 
 
