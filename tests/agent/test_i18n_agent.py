@@ -91,3 +91,22 @@ def test_the_command_line_options_in_portuguese(tmp_path):
     assert "'tudo' não é uma classe de risco" in " ".join(bad.stderr.split())
     english = run_process([CHATCLI, "-p", "hi", "--allow", "everything"], tmp_path)
     assert "'everything' is neither a risk class" in " ".join(english.stderr.split())
+
+
+def test_slash_commands_of_a_real_run_in_portuguese(tmp_path):
+    shown = run_process([CHATCLI, "-p", "/permissions", "--permission-mode", "plan"], tmp_path,
+                        CHATCLI_LANG="pt_BR")
+    assert shown.returncode == 0, shown.stderr
+    assert shown.stdout.splitlines()[0] == (
+        "modo de permissão: plan (somente leitura: só leituras rodam, nada é mudado; de "
+        "--permission-mode)")
+    cycled = run_process([CHATCLI, "-p", "/permissions cycle"], tmp_path, CHATCLI_LANG="pt_BR")
+    assert cycled.stdout.strip() == ("modo de permissão: accept-edits (edições de arquivos dentro "
+                                     "do espaço de trabalho também rodam sem perguntar)")
+    no_task = run_process([CHATCLI, "-p", "/agent"], tmp_path, CHATCLI_LANG="pt_BR")
+    assert no_task.returncode == 2
+    assert ("/agent precisa de uma tarefa — use /agent [--max-steps N] TASK, por exemplo /agent "
+            "corrija o teste que falha") in no_task.stderr
+    english = run_process([CHATCLI, "-p", "/permissions cycle"], tmp_path)
+    assert english.stdout.strip() == ("permission mode: accept-edits (file edits inside the "
+                                      "workspace run without asking too)")
