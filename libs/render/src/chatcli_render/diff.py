@@ -1,7 +1,8 @@
 """Unified diffs for people: made (``difflib``), read back into per-file ``+N −M`` counts,
 folded to a number of lines, coloured for a terminal.
 
-Pure standard library but for :func:`render` (rich, imported when called). The reader follows
+The standard library (and chatcli's translations of the few words people read) but for
+:func:`render` (rich, imported when called). The reader follows
 the ``@@ -a,b +c,d @@`` counts, so a removed line that reads ``-- x`` (``--- x`` in the diff) is
 a removed line, not a file header; any text is accepted (what is not a diff counts nothing).
 """
@@ -12,11 +13,15 @@ import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Literal, NamedTuple
 
+from chatcli import translation
+
 if TYPE_CHECKING:
     from rich.text import Text
 
 __all__ = ["FileStat", "classify", "fold", "plus_minus", "render", "stat_lines", "stats",
            "unified"]
+
+_, ngettext = translation(__name__)
 
 #: one difflib opcode: what to do, and the ranges of both sides it covers
 _Op = tuple[Literal["replace", "delete", "insert", "equal"], int, int, int, int]
@@ -274,8 +279,10 @@ def stat_lines(found: list[FileStat]) -> list[str]:
     rows = [f"{s.path.ljust(width)} | {plus_minus(s.added, s.removed)}" for s in found]
     added = sum(s.added for s in found)
     removed = sum(s.removed for s in found)
-    files = f"{len(found)} file{'s' * (len(found) != 1)} changed"
-    return [*rows, f"{files}, {plus_minus(added, removed)}"]
+    # i18n: {counts} is "+5 −1" (lines added and removed)
+    total = ngettext("{count} file changed, {counts}", "{count} files changed, {counts}",
+                     len(found)).format(count=len(found), counts=plus_minus(added, removed))
+    return [*rows, total]
 
 
 def fold(diff: str, limit: int) -> tuple[str, int]:

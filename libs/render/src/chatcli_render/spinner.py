@@ -13,19 +13,24 @@ import shutil
 import threading
 from typing import TextIO
 
+from chatcli import translation
+
 __all__ = ["Spinner", "activity"]
+
+_, ngettext = translation(__name__)
 
 #: Arguments that name the file a tool works on, by the names tools give them.
 _PATH_KEYS = ("path", "file_path", "filename", "file", "notebook_path")
 
 
 def activity(name: str, arguments: object = None, limit: int = 40,
-             running: str = "running {tool}") -> str:
+             running: str | None = None) -> str:
     """What a running tool call does, in a few words: ``edit calc.py`` for a call naming a
-    file, else ``running exec``. Control characters are dropped and a long path keeps its end
-    (the model writes the arguments: they are shown, never obeyed). ``running`` is the words
-    for a call naming no file, with ``{tool}`` (a front end passes them in its language)."""
-    tool = _printable(name) or "tool"
+    file, else ``running exec`` (in the user's language). Control characters are dropped and a
+    long path keeps its end (the model writes the arguments: they are shown, never obeyed).
+    ``running`` is the words for a call naming no file, with ``{tool}``: a front end may pass
+    its own; None is chatcli-render's, translated."""
+    tool = _printable(name) or _("tool")
     if isinstance(arguments, dict):
         for key in _PATH_KEYS:
             value = arguments.get(key)
@@ -34,7 +39,7 @@ def activity(name: str, arguments: object = None, limit: int = 40,
                 if len(path) > limit:
                     path = "…" + path[-(limit - 1):]
                 return f"{tool} {path}"
-    return running.format(tool=tool)
+    return (running if running is not None else _("running {tool}")).format(tool=tool)
 
 
 def _printable(text: str) -> str:
