@@ -78,3 +78,13 @@ def test_trust_list_and_plugins_new_error_in_portuguese(tmp_path):
                       CHATCLI_LANG="pt_BR")
     assert bad.returncode == 2
     assert "nome de plugin inválido 'Bad Name'" in bad.stderr
+
+
+def test_config_set_language_in_a_project_says_it_has_no_effect(tmp_path):
+    (tmp_path / ".chatcli").mkdir()
+    done = run_process([CHATCLI, "config", "set", "language", "pt_BR", "--project"], tmp_path,
+                       **NO_LOCALE)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[1] == (
+        "note: chatcli reads its language from the user settings only; run `chatcli config set "
+        "language pt_BR` without --project")

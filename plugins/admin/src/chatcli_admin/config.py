@@ -124,7 +124,7 @@ def config_set(key: str, value: str, project: bool) -> int:
     if key == "language":
         from chatcli_admin.language import language_note
 
-        note = language_note(str(stored))
+        note = language_note(str(stored), project)
         if note:
             click.echo(note)
     return 0

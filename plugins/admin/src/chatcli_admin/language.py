@@ -34,9 +34,14 @@ def deciding_variable() -> tuple[str, str] | None:
     return None
 
 
-def language_note(code: str) -> str | None:
+def language_note(code: str, project: bool = False) -> str | None:
     """One line when the ``language`` just set to ``code`` has no effect now: the variable that
-    decides instead, and the fix; None when the setting decides (or the variable agrees)."""
+    decides instead, and the fix; None when the setting decides (or the variable agrees). A
+    project's file never decides it (chatcli's language is read before any project's
+    settings, from the user's file alone)."""
+    if project:
+        return _("note: chatcli reads its language from the user settings only; run `chatcli "
+                 "config set language {code}` without --project").format(code=code)
     found = deciding_variable()
     if found is None or _code(found[1]) == _code(code):
         return None
