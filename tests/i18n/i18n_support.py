@@ -17,8 +17,9 @@ a user reads that no ``_()``/``ngettext()`` wraps:
 - a click command's docstring used as its help (a command needs ``help=_(…)``).
 
 Text without a word once placeholders, markup, code spans and options are taken out
-(``f"{key} = {value}"``, ``"$ "``) is not a message. A line holding ``# untranslated`` (with
-the reason after it: model-facing text, a protocol's words) is left alone, as is an f-string
+(``f"{key} = {value}"``, ``"$ "``) is not a message. Text on a line holding ``# untranslated``
+(with the reason after it: model-facing text, a protocol's words), or just below one, is left
+alone, as is an f-string
 inside ``_()`` never (it cannot be extracted: a placeholder and ``.format`` instead).
 """
 
@@ -98,7 +99,7 @@ class _Finder(ast.NodeVisitor):
     def _report(self, node: ast.AST, why: str) -> None:
         lineno = getattr(node, "lineno", 0)
         end = getattr(node, "end_lineno", lineno) or lineno
-        if not any("# untranslated" in self.lines[i - 1] for i in range(lineno, end + 1)
+        if not any("# untranslated" in self.lines[i - 1] for i in range(lineno - 1, end + 1)
                    if 0 < i <= len(self.lines)):
             self.found.append((lineno, why))
 
@@ -111,7 +112,7 @@ class _Finder(ast.NodeVisitor):
 
     def visit_Call(self, node: ast.Call) -> None:
         name = _name(node.func)
-        if name in _MARKERS:
+        if name in _MARKERS and isinstance(node.func, ast.Name):
             for argument in node.args[:2 if name == "ngettext" else 1]:
                 if isinstance(argument, ast.JoinedStr) or not (
                         isinstance(argument, ast.Constant) and isinstance(argument.value, str)):

@@ -8,11 +8,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NamedTuple
 
+from chatcli import translation
+
 if TYPE_CHECKING:
     from chatcli import Compaction, Message, Settings
 
 __all__ = ["CompactionJob", "CompactionReport", "CompactionStrategy", "check_compaction",
            "describe_messages"]
+
+_, ngettext = translation(__name__)
 
 
 @dataclass
@@ -98,11 +102,12 @@ class CompactionReport:
     def line(self) -> str:
         """One line for the person."""
         if not self.compactions:
-            why = f" ({self.notes[-1]})" if self.notes else ""
-            return f"nothing to compact{why}"
+            if self.notes:
+                return _("nothing to compact ({note})").format(note=self.notes[-1])
+            return _("nothing to compact")
         names = ", ".join(dict.fromkeys(c.strategy for c in self.compactions))
-        return (f"compacted with {names}: ~{self.tokens_before:,} → ~{self.tokens_after:,} "
-                f"tokens")
+        return _("compacted with {names}: ~{before:,} → ~{after:,} tokens").format(
+            names=names, before=self.tokens_before, after=self.tokens_after)
 
 
 def describe_messages(messages: Sequence[Message], limit: int = 400) -> str:
@@ -115,6 +120,7 @@ def describe_messages(messages: Sequence[Message], limit: int = 400) -> str:
         if message.text:
             lines.append(f"[{role}] {message.text[:limit]}")
         for call in message.tool_calls:
+            # untranslated: the model that summarizes reads it
             lines.append(f"[{role} calls {call.name}] {str(call.arguments)[:limit]}")
         for result in message.tool_results:
             flag = " (error)" if result.is_error else ""
@@ -131,16 +137,16 @@ def check_compaction(view: list[Message], compaction: Compaction) -> str | None:
 
     ids = [m.id for m in view]
     if compaction.first not in ids or compaction.last not in ids:
-        return "its range is not on the view"
+        return _("its range is not on the view")
     start, end = ids.index(compaction.first), ids.index(compaction.last)
     if end < start:
-        return "its range ends before it starts"
+        return _("its range ends before it starts")
     kept = {m.id: m for m in compaction.replacement}
     for message in view[start:end + 1]:
         if message.pinned and kept.get(message.id) != message:
-            return f"it changes the pinned message {message.id}"
+            return _("it changes the pinned message {id}").format(id=message.id)
     if not _pairs_hold(apply_compactions(view, [compaction])):
-        return "it separates a tool call from its result"
+        return _("it separates a tool call from its result")
     return None
 
 
