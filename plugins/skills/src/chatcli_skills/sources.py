@@ -15,7 +15,9 @@ inode), in memory and in ``<cache dir>/skills/loaded.json`` (so a fresh ``chatcl
 imports PyYAML nor parses the frontmatter of skills it read before): re-reading the sources
 before every model call costs a directory listing and a ``stat`` per skill — which is also how
 an edited SKILL.md is noticed at once. A skill whose frontmatter holds what JSON cannot carry
-as it is (dates, non-text keys) is kept in memory only.
+as it is (dates, non-text keys) is kept in memory only. A skill's warnings and a skipped file's
+line are in the user's language: a language other than English has its own entries (English
+ones are keyed as they always were).
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from dataclasses import field
 from pathlib import Path
 from typing import Any
 
-from chatcli import translation
+from chatcli import language, translation
 from chatcli_records_lite import dataclass
 
 from chatcli_skills.skill import Loaded, Skill, load_skill, skill_file
@@ -283,6 +285,9 @@ def _load(folder: Path, source: Source) -> Loaded:
     if path is None:
         return Loaded(None, None)
     key = "\0".join((str(folder), str(path), source.scope, source.label))
+    lang = language()
+    if lang != "en":  # warnings and skip lines are in the user's language: each kept apart
+        key += "\0" + lang
     status = _status(path)
     if status is not None:
         hit = _cached(key, status, path)
