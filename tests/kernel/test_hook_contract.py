@@ -430,7 +430,7 @@ def test_the_typed_hook_calls_name_every_kernel_hook() -> None:
     for node in typed.body:
         if isinstance(node, ast.Assign):
             target = node.targets[0].id  # type: ignore[attr-defined]
-            assert ast.unparse(node.value) == f"staticmethod(_.{target})", target
+            assert ast.unparse(node.value) == f"staticmethod(_hs.{target})", target
             named.add(target)
         elif isinstance(node, ast.FunctionDef):
             named.add(node.name)

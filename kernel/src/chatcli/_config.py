@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.fields import FieldInfo
 
 from chatcli._errors import ConfigError
+from chatcli._i18n import translation
 from chatcli._layers import ENV_SOURCE, MAX_DEPTH, layers, merge_layers, origin_of
 from chatcli._types import _new_dict, _new_list
 
@@ -31,28 +32,29 @@ __all__ = [
     "unknown_setting",
     "validate_setting",
 ]
+_, ngettext = translation(__name__)
 
 class ProviderSettings(BaseModel):
     """Per-provider settings, under ``[providers.NAME]``."""
 
     model_config = ConfigDict(extra="allow")
 
-    model: str | None = Field(None, description="Default model for this provider.")
-    base_url: str | None = Field(None, description="Override the service URL.")
-    api_key_env: str | None = Field(None, description="Variable to read the API key from.")
-    timeout: float = Field(120.0, gt=0, description="Seconds to wait for a response.")
-    max_retries: int = Field(3, ge=0, le=10, description="Retries on 429/5xx/network errors.")
+    model: str | None = Field(None, description=_("Default model for this provider."))
+    base_url: str | None = Field(None, description=_("Override the service URL."))
+    api_key_env: str | None = Field(None, description=_("Variable to read the API key from."))
+    timeout: float = Field(120.0, gt=0, description=_("Seconds to wait for a response."))
+    max_retries: int = Field(3, ge=0, le=10, description=_("Retries on 429/5xx/network errors."))
     tool_calls: Literal["auto", "native", "text"] = Field(
-        "auto", description="How tools are offered: native (the API's tool calls), text "
-                            "(described in the prompt, for servers without tool support), "
-                            "auto (what the provider supports).")
+        "auto", description=_("How tools are offered: native (the API's tool calls), text "
+                              "(described in the prompt, for servers without tool support), "
+                              "auto (what the provider supports)."))
     tools: bool | Literal["auto"] = Field(
-        "auto", description="Whether the model is offered tools at all: true; false (a lean "
-                            "request: no tools, only the essential prompt sections); auto (the "
-                            "provider's uses_tools capability: off for the offline model).")
+        "auto", description=_("Whether the model is offered tools at all: true; false (a lean "
+                              "request: no tools, only the essential prompt sections); auto (the "
+                              "provider's uses_tools capability: off for the offline model)."))
     context_window: int | None = Field(
         None, ge=1_000, le=10_000_000,
-        description="Tokens the model's context holds (overrides what the provider says).")
+        description=_("Tokens the model's context holds (overrides what the provider says)."))
 
 
 class ModelSettings(BaseModel):
@@ -68,14 +70,15 @@ class ModelSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     context_window: int | None = Field(
-        None, ge=1_000, le=10_000_000, description="Tokens the model's context holds.")
-    input: float | None = Field(None, ge=0, description="USD per million fresh input tokens.")
-    output: float | None = Field(None, ge=0, description="USD per million output tokens.")
-    cache_read: float | None = Field(None, ge=0, description="USD per million cached tokens read.")
+        None, ge=1_000, le=10_000_000, description=_("Tokens the model's context holds."))
+    input: float | None = Field(None, ge=0, description=_("USD per million fresh input tokens."))
+    output: float | None = Field(None, ge=0, description=_("USD per million output tokens."))
+    cache_read: float | None = Field(
+        None, ge=0, description=_("USD per million cached tokens read."))
     cache_write: float | None = Field(
-        None, ge=0, description="USD per million tokens written to the cache (5 minutes).")
+        None, ge=0, description=_("USD per million tokens written to the cache (5 minutes)."))
     cache_write_1h: float | None = Field(
-        None, ge=0, description="USD per million tokens written to the cache for an hour.")
+        None, ge=0, description=_("USD per million tokens written to the cache for an hour."))
 
 
 def model_pattern_score(pattern: str, provider: str, model: str) -> int | None:
@@ -99,63 +102,63 @@ class Settings(BaseModel):
 
     model_config = ConfigDict(extra="allow", validate_assignment=True)
 
-    provider: str | None = Field(None, description="Provider to use (see `chatcli models`).")
-    model: str | None = Field(None, description="Model to use with that provider.")
-    system: str | None = Field(None, description="Extra system prompt text.")
+    provider: str | None = Field(None, description=_("Provider to use (see `chatcli models`)."))
+    model: str | None = Field(None, description=_("Model to use with that provider."))
+    system: str | None = Field(None, description=_("Extra system prompt text."))
     language: str | None = Field(
         None, pattern=r"^[a-zA-Z]{2,3}([_-]([a-zA-Z]{2}|[0-9]{3}))?$",
-        description="chatcli's language (pt_BR, en) when CHATCLI_LANG and the locale "
-                    "(LC_ALL, LC_MESSAGES, LANG) name none.")
+        description=_("chatcli's language (pt_BR, en) when CHATCLI_LANG and the locale "
+                      "(LC_ALL, LC_MESSAGES, LANG) name none."))
     answer_language: str = Field(
         "auto", pattern=r"^(auto|off|[a-zA-Z]{2,3}([_-]([a-zA-Z]{2}|[0-9]{3}))?)$",
-        description="The language the model is asked to answer in: auto (the user's), off, "
-                    "or a language code.")
-    max_turns: int = Field(20, ge=1, le=500, description="Model calls allowed in one turn.")
-    max_tokens: int | None = Field(None, gt=0, description="Limit on output tokens per call.")
-    temperature: float | None = Field(None, ge=0, le=2, description="Sampling temperature.")
-    markdown: bool = Field(True, description="Render answers as markdown on a terminal.")
-    max_checkpoints: int = Field(20, ge=1, le=1000, description="Rewind checkpoints kept.")
+        description=_("The language the model is asked to answer in: auto (the user's), off, "
+                      "or a language code."))
+    max_turns: int = Field(20, ge=1, le=500, description=_("Model calls allowed in one turn."))
+    max_tokens: int | None = Field(None, gt=0, description=_("Limit on output tokens per call."))
+    temperature: float | None = Field(None, ge=0, le=2, description=_("Sampling temperature."))
+    markdown: bool = Field(True, description=_("Render answers as markdown on a terminal."))
+    max_checkpoints: int = Field(20, ge=1, le=1000, description=_("Rewind checkpoints kept."))
     response_timeout: float = Field(
         120.0, gt=0, le=86_400,
-        description="Seconds an answer may take to start (retries included), and the longest "
-                    "silence in the middle of one.")
+        description=_("Seconds an answer may take to start (retries included), and the longest "
+                      "silence in the middle of one."))
     tool_output_max: int = Field(
         30_000, ge=1_000, le=1_000_000,
-        description="Characters one tool result may send to the model (head and tail kept).")
+        description=_("Characters one tool result may send to the model (head and tail kept)."))
     turn_tool_output_max: int = Field(
         150_000, ge=1_000, le=10_000_000,
-        description="Characters all tool results of one turn may send to the model.")
+        description=_("Characters all tool results of one turn may send to the model."))
     max_repeated_calls: int = Field(
         3, ge=2, le=100,
-        description="A turn stops when the model makes the same tool calls this many times "
-                    "in a row.")
+        description=_("A turn stops when the model makes the same tool calls this many times "
+                      "in a row."))
     allowed_dirs: list[str] = Field(
-        default_factory=_new_list, json_schema_extra={"kind": 'a list of folders (["~/notes"])'},
-        description="Folders outside the workspace that tools may read and write (from a "
-                    "project's config only inside the project, and only once it is trusted).")
+        default_factory=_new_list, json_schema_extra={"kind": _('a list of folders (["~/notes"])')},
+        description=_("Folders outside the workspace that tools may read and write (from a "
+                      "project's config only inside the project, and only once it is trusted)."))
     max_calls_per_step: int = Field(
-        16, ge=1, le=256, description="Tool calls one model answer may make (more are refused).")
+        16, ge=1, le=256, description=_("Tool calls one model answer may make (more are refused)."))
     compact_threshold: float = Field(
         0.75, ge=0, le=1,
-        description="Compact the chat's view when it fills this share of the context window "
-                    "(0: never by itself).")
+        description=_("Compact the chat's view when it fills this share of the context window "
+                      "(0: never by itself)."))
     agent_compact_threshold: float = Field(
         0.6, ge=0, le=1,
-        description="The same for agent runs, checked before every step (0: never).")
+        description=_("The same for agent runs, checked before every step (0: never)."))
     compact_keep_recent: int = Field(
-        8, ge=0, le=200, description="Newest messages a compaction keeps verbatim.")
+        8, ge=0, le=200, description=_("Newest messages a compaction keeps verbatim."))
     compact_timeout: float = Field(
         600.0, gt=0, le=86_400,
-        description="Seconds a model-written summary may take before compaction falls back.")
+        description=_("Seconds a model-written summary may take before compaction falls back."))
     context_window: int | None = Field(
         None, ge=1_000, le=10_000_000,
-        description="Tokens the model's context holds (default: what the provider says, "
-                    "else 128,000).")
+        description=_("Tokens the model's context holds (default: what the provider says, "
+                      "else 128,000)."))
     providers: dict[str, ProviderSettings] = Field(default_factory=_new_dict)
     models: dict[str, ModelSettings] = Field(
         default_factory=_new_dict,
-        description='The model table: [models."provider/model"] context_window, input, '
-                    'output… (glob patterns allowed).')
+        description=_('The model table: [models."provider/model"] context_window, input, '
+                      'output… (glob patterns allowed).'))
 
     def provider_settings(self, name: str) -> ProviderSettings:
         """The ``[providers.NAME]`` table, or defaults when absent."""
@@ -186,8 +189,10 @@ def unknown_setting(key: str, where: str = "") -> ConfigError:
     import difflib
 
     close = difflib.get_close_matches(key, list(Settings.model_fields), n=1)
-    hint = f"did you mean '{close[0]}'?" if close else "see `chatcli config list`"
-    return ConfigError(f"{where}{': ' if where else ''}unknown setting '{key}'", hint)
+    hint = (_("did you mean '{name}'?").format(name=close[0]) if close else
+            _("see `chatcli config list`"))
+    message = _("unknown setting '{key}'").format(key=key)
+    return ConfigError(f"{where}: {message}" if where else message, hint)
 
 
 def _reject_unknown_values(data: dict[str, Any], source: str) -> None:
@@ -197,9 +202,8 @@ def _reject_unknown_values(data: dict[str, Any], source: str) -> None:
             raise unknown_setting(key, source)
 
 
-_KINDS: dict[Any, str] = {int: "a whole number", float: "a number", bool: "true or false",
-                          str: "text"}
-_BOUNDS = (("gt", "above"), ("ge", "at least"), ("lt", "below"), ("le", "at most"))
+_KINDS = (int, float, bool, str)
+_BOUNDS = ("gt", "ge", "lt", "le")
 
 
 def _field(loc: tuple[Any, ...]) -> FieldInfo | None:
@@ -224,13 +228,16 @@ def _expected(error: Any) -> str:
     if len(kinds) != 1 or kinds[0] not in _KINDS:
         return str(error["msg"]).removeprefix("Input should be ")
     assert field is not None
-    bounds = {name: getattr(item, name) for item in field.metadata for name, _ in _BOUNDS
+    bounds = {name: getattr(item, name) for item in field.metadata for name in _BOUNDS
               if getattr(item, name, None) is not None}
-    words = _KINDS[kinds[0]]
+    words = {int: _("a whole number"), float: _("a number"), bool: _("true or false"),
+             str: _("text")}[kinds[0]]
     if "ge" in bounds and "le" in bounds:
-        return f"{words} from {bounds['ge']} to {bounds['le']}"
-    limits = [f"{label} {bounds[name]}" for name, label in _BOUNDS if name in bounds]
-    return " ".join([words, " and ".join(limits)]).strip()
+        return _("{kind} from {low} to {high}").format(kind=words, low=bounds["ge"],
+                                                       high=bounds["le"])
+    labels = {"gt": _("above"), "ge": _("at least"), "lt": _("below"), "le": _("at most")}
+    limits = [f"{labels[name]} {bounds[name]}" for name in _BOUNDS if name in bounds]
+    return " ".join([words, " {} ".format(_("and")).join(limits)]).strip()
 
 
 def _unknown_entry_key(error: Any, where: str) -> ConfigError | None:
@@ -243,9 +250,9 @@ def _unknown_entry_key(error: Any, where: str) -> ConfigError | None:
     loc = [str(p) for p in error["loc"]]
     fields = list(ModelSettings.model_fields)
     close = difflib.get_close_matches(loc[-1], fields, n=1)
-    return ConfigError(f"{where}unknown setting '{'.'.join(loc)}'",
-                       f"did you mean '{close[0]}'?" if close else
-                       f"a model entry takes {', '.join(fields)}")
+    return ConfigError(where + _("unknown setting '{key}'").format(key=".".join(loc)),
+                       _("did you mean '{name}'?").format(name=close[0]) if close else
+                       _("a model entry takes {keys}").format(keys=", ".join(fields)))
 
 
 def _validate(data: dict[str, Any], source: str) -> Settings:
@@ -261,11 +268,12 @@ def _validate(data: dict[str, Any], source: str) -> Settings:
             raise unknown from None
         if source == ENV_SOURCE:
             variable = "CHATCLI_" + "__".join(str(p).upper() for p in first["loc"])
-            fix = f"fix or unset {variable}"
+            fix = _("fix or unset {variable}").format(variable=variable)
         else:
-            fix = f"fix it with `chatcli config set {key} VALUE` or edit the file"
-        raise ConfigError(f"{source}: invalid value for '{key}': it must be "
-                          f"{_expected(first)}, not {first['input']!r:.60}", fix) from None
+            fix = _("fix it with `chatcli config set {key} VALUE` or edit the file").format(key=key)
+        raise ConfigError(_("{source}: invalid value for '{key}': it must be {kind}, not "
+                            "{value!r:.60}").format(source=source, key=key, kind=_expected(first),
+                                                    value=first["input"]), fix) from None
 
 
 def load_settings(
@@ -284,8 +292,8 @@ def load_settings(
             _validate(layer, source)  # name the layer that holds the bad value
         return _validate(merge_layers(found), "configuration")
     except RecursionError:
-        raise ConfigError("the configuration is nested too deeply to read",
-                          "flatten the tables in your config files (`chatcli config path`)"
+        raise ConfigError(_("the configuration is nested too deeply to read"),
+                          _("flatten the tables in your config files (`chatcli config path`)")
                           ) from None
 
 
@@ -314,13 +322,15 @@ def validate_setting(data: dict[str, Any], key: str, raw: str, source: str) -> A
     """
     parts = key.split(".")
     if len(parts) > MAX_DEPTH:
-        raise ConfigError(f"'{key[:40]}…' is nested more than {MAX_DEPTH} levels deep",
-                          "no setting is nested that deep; see `chatcli config list`")
+        raise ConfigError(_("'{key}…' is nested more than {depth} levels deep").format(
+            key=key[:40], depth=MAX_DEPTH), _("no setting is nested that deep; see `chatcli "
+                                              "config list`"))
     cursor = data
     for part in parts[:-1]:
         nxt = cursor.setdefault(part, {})
         if not isinstance(nxt, dict):
-            raise ConfigError(f"'{part}' in '{key}' is a value, not a table")
+            raise ConfigError(_("'{part}' in '{key}' is a value, not a table").format(
+                part=part, key=key))
         cursor = nxt
     cursor[parts[-1]] = toml_value(raw)
     _reject_unknown_values(data, source)
@@ -354,13 +364,15 @@ def _bad_value(key: str, raw: str, error: Any) -> ConfigError:
     loc = [str(p) for p in error["loc"]]
     if len(loc) < len(key.split(".")):
         name = ".".join(loc)
-        return ConfigError(f"'{name}' is a setting, not a table",
-                           f"set it directly: chatcli config set {name} VALUE")
+        return ConfigError(_("'{name}' is a setting, not a table").format(name=name),
+                           _("set it directly: chatcli config set {name} VALUE").format(name=name))
     field = _field(tuple(loc))
     default = None if field is None else field.get_default()
     if default is not None and not isinstance(default, dict | list):
         text = ("true" if default else "false") if isinstance(default, bool) else str(default)
-        hint = f"e.g. `chatcli config set {key} {text}` (the default)"
+        hint = _("e.g. `chatcli config set {key} {value}` (the default)").format(key=key,
+                                                                                value=text)
     else:
-        hint = f"`chatcli config unset {key}` goes back to the default"
-    return ConfigError(f"{key} must be {_expected(error)}; you gave {raw!r:.60}", hint)
+        hint = _("`chatcli config unset {key}` goes back to the default").format(key=key)
+    return ConfigError(_("{key} must be {kind}; you gave {value!r:.60}").format(
+        key=key, kind=_expected(error), value=raw), hint)

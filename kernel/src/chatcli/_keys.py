@@ -12,12 +12,14 @@ import os
 import stat
 
 from chatcli._errors import ConfigError, register_secret
+from chatcli._i18n import translation
 from chatcli._paths import directory
 
 __all__ = ["KEY_FILE", "check_key", "lookup_key", "stored_keys"]
 
 #: The key file's name in :func:`chatcli.config_dir` (chatcli-admin writes it, 0600).
 KEY_FILE = "keys.toml"
+_, ngettext = translation(__name__)
 
 
 def _key_path() -> str:
@@ -34,8 +36,9 @@ def stored_keys() -> dict[str, str]:
     except FileNotFoundError:
         return {}
     except OSError as err:  # e.g. CHATCLI_CONFIG_DIR names a file
-        raise ConfigError(f"{path}: cannot read the key file ({err.strerror})",
-                          "check CHATCLI_CONFIG_DIR and the folder's permissions") from None
+        raise ConfigError(_("{path}: cannot read the key file ({reason})").format(
+            path=path, reason=err.strerror), _("check CHATCLI_CONFIG_DIR and the folder's "
+                                                "permissions")) from None
     if mode & (stat.S_IRWXG | stat.S_IRWXO):
         os.chmod(path, 0o600)  # repair permissions before reading secrets
     import tomllib  # (not at start-up: most runs find no key file)
@@ -44,15 +47,16 @@ def stored_keys() -> dict[str, str]:
         with open(path, encoding="utf-8") as handle:
             data = tomllib.loads(handle.read())
     except (tomllib.TOMLDecodeError, UnicodeDecodeError, RecursionError) as err:
-        why = ("nested too deeply" if isinstance(err, RecursionError) else
-               "not UTF-8" if isinstance(err, UnicodeDecodeError) else str(err))
+        why = (_("nested too deeply") if isinstance(err, RecursionError) else
+               _("not UTF-8") if isinstance(err, UnicodeDecodeError) else str(err))
         raise ConfigError(  # never quote the file: it holds secrets
-            f"{path}: the key file is not valid TOML ({why})",
-            "fix it in an editor, or remove it and store the keys again with `chatcli keys set`",
-        ) from None
+            _("{path}: the key file is not valid TOML ({reason})").format(path=path, reason=why),
+            _("fix it in an editor, or remove it and store the keys again with "
+              "`chatcli keys set`")) from None
     except OSError as err:
-        raise ConfigError(f"{path}: cannot read the key file ({err.strerror})",
-                          "check its owner and permissions (it should be 0600 and yours)") from None
+        raise ConfigError(_("{path}: cannot read the key file ({reason})").format(
+            path=path, reason=err.strerror),
+            _("check its owner and permissions (it should be 0600 and yours)")) from None
     return {k: v for k, v in data.items() if isinstance(v, str)}
 
 
@@ -85,11 +89,12 @@ def check_key(key: str, where: str, provider: str) -> str:
             register_secret(stripped)
         return stripped
     undecodable = any("\udc80" <= c <= "\udcff" for c in key)  # os.environ's surrogateescape
-    what = ("holds bytes that are not valid UTF-8" if undecodable else
-            "contains spaces, line breaks, control or non-ASCII characters")
+    what = (_("holds bytes that are not valid UTF-8") if undecodable else
+            _("contains spaces, line breaks, control or non-ASCII characters"))
     if where == "keys.toml":
-        raise ConfigError(f"{_key_path()}: the key of '{provider}' {what}",
-                          f"store it again with `chatcli keys set {provider}`")
-    raise ConfigError(f"the API key in {where} {what}",
-                      f"set {where} to the key alone, or unset it and run "
-                      f"`chatcli keys set {provider}`")
+        raise ConfigError(_("{path}: the key of '{provider}' {problem}").format(
+            path=_key_path(), provider=provider, problem=what),
+            _("store it again with `chatcli keys set {provider}`").format(provider=provider))
+    raise ConfigError(_("the API key in {where} {problem}").format(where=where, problem=what),
+                      _("set {where} to the key alone, or unset it and run "
+                        "`chatcli keys set {provider}`").format(where=where, provider=provider))

@@ -11,6 +11,7 @@ import os
 from typing import TYPE_CHECKING, Any
 
 from chatcli._errors import ConfigError
+from chatcli._i18n import translation
 from chatcli._paths import project_directory
 from chatcli._tomlfile import MAX_DEPTH, read_toml, user_config_path, user_file
 
@@ -29,6 +30,7 @@ __all__ = [
     "read_toml",
     "user_config_path",
 ]
+_, ngettext = translation(__name__)
 
 #: How errors name the ``CHATCLI_*`` layer.
 ENV_SOURCE = "environment (CHATCLI_*)"
@@ -82,20 +84,20 @@ def _env_layer(environ: dict[str, str]) -> dict[str, Any]:
                 text.encode("utf-8")
             except UnicodeEncodeError:  # bytes the OS could not decode (kept as surrogates)
                 shown = name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
-                raise ConfigError(f"the variable {shown} is not valid UTF-8",
-                                  "set it again in UTF-8 text, or unset it") from None
+                raise ConfigError(_("the variable {name} is not valid UTF-8").format(name=shown),
+                                  _("set it again in UTF-8 text, or unset it")) from None
         path = [p.lower() for p in name[len("CHATCLI_") :].split("__") if p]
         if not path:
             continue
         if len(path) > MAX_DEPTH:
-            raise ConfigError(f"{name[:60]}…: more than {MAX_DEPTH} levels of __",
-                              "unset it; no setting is nested that deep")
+            raise ConfigError(_("{name}…: more than {depth} levels of __").format(
+                name=name[:60], depth=MAX_DEPTH), _("unset it; no setting is nested that deep"))
         cursor = layer
         for part in path[:-1]:
             cursor = cursor.setdefault(part, {})
             if not isinstance(cursor, dict):  # CHATCLI_A=1 beside CHATCLI_A__B=2
-                raise ConfigError(f"{name} sets a key inside a setting that is not a table",
-                                  "unset one of the two variables")
+                raise ConfigError(_("{name} sets a key inside a setting that is not a table"
+                                    ).format(name=name), _("unset one of the two variables"))
         cursor[path[-1]] = value
     return layer
 
@@ -131,8 +133,8 @@ def layers(flags: dict[str, Any] | None = None, cwd: Path | None = None,
             from chatcli._trust import filter_project_layer, project_trust, setting_rules
 
             root = os.path.dirname(os.path.dirname(project_path))
-            data, _, _ = filter_project_layer(data, root, layers[0][1],
-                                              project_trust(root).trusted, setting_rules())
+            data = filter_project_layer(data, root, layers[0][1], project_trust(root).trusted,
+                                        setting_rules())[0]
         layers.append((project_path, data))
     layers.append((ENV_SOURCE, _env_layer(environ)))
     layers.append(("command line", {k: v for k, v in (flags or {}).items() if v is not None}))

@@ -18,6 +18,7 @@ import os
 from typing import Any
 
 from chatcli._errors import ConfigError
+from chatcli._i18n import translation
 
 __all__ = ["MANAGED_ENV", "SYSTEM_FILE", "check_managed", "managed_error", "managed_layer",
            "managed_list", "managed_policy"]
@@ -25,6 +26,7 @@ __all__ = ["MANAGED_ENV", "SYSTEM_FILE", "check_managed", "managed_error", "mana
 SYSTEM_FILE = "/etc/chatcli/managed.toml"
 MANAGED_ENV = "CHATCLI_MANAGED_CONFIG"
 _cache: dict[str, tuple[tuple[int, ...], dict[str, Any]]] = {}
+_, ngettext = translation(__name__)
 
 
 def managed_policy() -> tuple[str, dict[str, Any]] | None:
@@ -36,8 +38,9 @@ def managed_policy() -> tuple[str, dict[str, Any]] | None:
     try:
         info = os.stat(path)
     except OSError as err:
-        raise ConfigError(f"{path}: the managed policy cannot be read ({err.strerror})",
-                          "restore the file, or ask your administrator") from None
+        raise ConfigError(_("{path}: the managed policy cannot be read ({reason})").format(
+            path=path, reason=err.strerror), _("restore the file, or ask your administrator")
+        ) from None
     sig = (info.st_mtime_ns, info.st_size, info.st_ino, info.st_ctime_ns)
     cached = _cache.get(path)
     if cached is None or cached[0] != sig:
@@ -49,8 +52,9 @@ def managed_policy() -> tuple[str, dict[str, Any]] | None:
 
 def managed_error(key: str, where: str, path: str) -> ConfigError:
     """The error for ``where`` (a file, variable, flag or command) loosening ``key``."""
-    return ConfigError(f"{where}: {key} is set by the managed policy {path} and cannot be "
-                       "loosened", "remove that setting, or ask your administrator")
+    return ConfigError(_("{where}: {key} is set by the managed policy {path} and cannot be "
+                         "loosened").format(where=where, key=key, path=path),
+                       _("remove that setting, or ask your administrator"))
 
 
 def managed_list(key: str) -> tuple[str, list[str]] | None:
@@ -62,8 +66,9 @@ def managed_list(key: str) -> tuple[str, list[str]] | None:
     if policy is None or value is None:
         return None
     if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
-        raise ConfigError(f"{policy[0]}: {key} must be a list of text, not {value!r:.60}",
-                          "fix the managed file, or ask your administrator")
+        raise ConfigError(_("{path}: {key} must be a list of text, not {value!r:.60}").format(
+            path=policy[0], key=key, value=value),
+            _("fix the managed file, or ask your administrator"))
     return policy[0], value
 
 

@@ -46,6 +46,7 @@ from chatcli._discovery import (
     remember_hooks,
 )
 from chatcli._guard import ResultCheck, current_plugin, describe, guard
+from chatcli._i18n import translation
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -71,6 +72,7 @@ __all__ = [
 ]
 
 hookimpl = pluggy.HookimplMarker("chatcli")
+_, ngettext = translation(__name__)
 T = TypeVar("T")
 
 #: An import that takes longer is named on stderr (once: a plugin is imported once a run).
@@ -86,6 +88,12 @@ _REGISTRY_HOOKS = {"provider": "register_providers", "tool": "register_tools",
                    "slash command": "register_slash_commands"}
 
 
+def _kind(kind: str) -> str:
+    """A registry's kind in the user's language (a plugin's own kinds as they are)."""
+    return {"provider": _("provider"), "tool": _("tool"),
+            "slash command": _("slash command")}.get(kind, kind)
+
+
 class PluginFailure(NamedTuple):
     """A plugin that misbehaved: which one, during what, and why (one line).
 
@@ -98,8 +106,9 @@ class PluginFailure(NamedTuple):
     fatal: bool = True
 
     def __str__(self) -> str:
-        verb = "failed" if self.fatal else "misbehaved"
-        return f"plugin {self.name!r} {verb} {self.stage}: {self.reason}"
+        text = (_("plugin {name!r} failed {stage}: {reason}") if self.fatal else
+                _("plugin {name!r} misbehaved {stage}: {reason}"))
+        return text.format(name=self.name, stage=self.stage, reason=self.reason)
 
 
 def _names_from_env(variable: str) -> set[str] | None:
@@ -246,7 +255,8 @@ class PluginHost:
         #: The run's settings and workspace, once :meth:`configure` ran.
         self.settings: Settings | None = None
         self.workspace: Path | None = None
-        self._warn = warn or (lambda line: print(f"chatcli: warning: {line}", file=sys.stderr))
+        self._warn = warn or (lambda line: print(_("chatcli: warning: {message}").format(
+            message=line), file=sys.stderr))
         self._reported: set[tuple[str, str]] = set()
         self._registries: dict[str, dict[str, Any]] = {}
         #: the hook each registry of ``collect`` comes from, by kind
@@ -309,8 +319,9 @@ class PluginHost:
         for variable, wanted in (("CHATCLI_PLUGINS", allowed),
                                  ("CHATCLI_DISABLE_PLUGINS", blocked)):
             for name in sorted((wanted or set()) - installed):
-                self._warn(f"{variable} names '{name}', which is not installed "
-                           f"(installed: {', '.join(sorted(installed)) or 'none'})")
+                self._warn(_("{variable} names '{name}', which is not installed (installed: "
+                             "{names})").format(variable=variable, name=name,
+                                                names=", ".join(sorted(installed)) or _("none")))
 
     def load_all(self) -> None:
         """Import every plugin still waiting for one of its hooks (``plugins list`` does)."""
@@ -339,9 +350,11 @@ class PluginHost:
         for entry_point in entry_points:
 
             def printed(text: str, name: str = entry_point.name) -> None:
-                self._fail(name, "while importing",
-                           f"wrote {len(text):,} characters to stdout (kept out of chatcli's "
-                           "output; report it to the plugin's authors)", fatal=False)
+                self._fail(name, _("while importing"), ngettext(
+                    "wrote {count:,} character to stdout (kept out of chatcli's output; report "
+                    "it to the plugin's authors)", "wrote {count:,} characters to stdout (kept out "
+                    "of chatcli's output; report it to the plugin's authors)", len(text)).format(
+                    count=len(text)), fatal=False)
 
             with CtrlC() as ctrl_c:
                 started = perf_counter()
@@ -350,13 +363,14 @@ class PluginHost:
                 except BaseException as err:  # a plugin must not end chatcli, sys.exit() included
                     if isinstance(err, KeyboardInterrupt) and ctrl_c.pressed:
                         raise  # the user's Ctrl+C
-                    self._fail(entry_point.name, "to import", _one_line(err))
+                    self._fail(entry_point.name, _("to import"), _one_line(err))
                     continue
                 finally:
                     seconds = perf_counter() - started
             if seconds >= SLOW_IMPORT_SECONDS:
-                self._warn(f"plugin {entry_point.name!r} took {seconds:.1f} s to import; "
-                           f"CHATCLI_DISABLE_PLUGINS={entry_point.name} skips it")
+                self._warn(_("plugin {name!r} took {seconds:.1f} s to import; "
+                             "CHATCLI_DISABLE_PLUGINS={name} skips it").format(
+                    name=entry_point.name, seconds=seconds))
         if not imported:
             return {}
         registered = self._register_in_order(
@@ -507,7 +521,7 @@ class PluginHost:
         except Exception as err:  # pluggy.PluginValidationError and friends
             if self.pm.is_registered(plugin):
                 self.pm.unregister(plugin)
-            self._fail(name, "validation", _one_line(err))
+            self._fail(name, _("validation"), _one_line(err))
             return False
         finally:
             for caller, history in held:
@@ -550,9 +564,9 @@ class PluginHost:
             if all(impl.optionalhook for impl in caller.get_hookimpls() if impl.plugin is plugin):
                 continue
             self.pm.unregister(plugin)
-            self._fail(name, "validation",
-                       f"unknown hook {caller.name!r}: neither chatcli nor an installed plugin "
-                       f"declares it (misspelt, or the plugin offering it is not installed)")
+            self._fail(name, _("validation"), _(
+                "unknown hook {hook!r}: neither chatcli nor an installed plugin declares it "
+                "(misspelt, or the plugin offering it is not installed)").format(hook=caller.name))
             return False
         return True
 
@@ -595,9 +609,9 @@ class PluginHost:
             extra = sorted(set(impl.argnames) - accepted)
             if extra:
                 self.pm.unregister(impl.plugin)
-                self._fail(impl.plugin_name, "validation",
-                           f"hook {hook!r} (declared by plugin {declarer!r}) has no argument "
-                           f"{', '.join(extra)}")
+                self._fail(impl.plugin_name, _("validation"), _(
+                    "hook {hook!r} (declared by plugin {plugin!r}) has no argument {names}").format(
+                    hook=hook, plugin=declarer, names=", ".join(extra)))
 
     def _replay(self, plugin: object, name: str, only: str | None = None) -> None:
         """Call ``plugin``'s implementations of historic hooks with the calls it has not seen."""
@@ -664,14 +678,15 @@ class PluginHost:
         return check
 
     def _report(self, plugin: str, hook: str, reason: str) -> None:
-        self._fail(plugin, f"in hook {hook}", reason)
+        self._fail(plugin, _("in hook {hook}").format(hook=hook), reason)
 
     def _fail(self, name: str, stage: str, reason: str, fatal: bool = True) -> None:
         failure = PluginFailure(name, stage, reason, fatal)
         self.failures.append(failure)
         if (name, stage) not in self._reported:
             self._reported.add((name, stage))
-            self._warn(f"{failure} (disable it with CHATCLI_DISABLE_PLUGINS={name})")
+            self._warn(_("{failure} (disable it with CHATCLI_DISABLE_PLUGINS={name})").format(
+                failure=failure, name=name))
 
     def enable_tracing(self, write: Callable[[str], None] | None = None) -> None:
         """Print every hook call, its arguments and its results (pluggy's tracing)."""
@@ -707,14 +722,16 @@ class PluginHost:
             def register(item: Any) -> None:
                 plugin = current_plugin.get() or "?"
                 if not isinstance(item, expected):
-                    self._fail(plugin, f"registering a {kind}",
-                               f"got {describe(item)}, expected {expected.__name__}")
+                    self._fail(plugin, _("registering a {kind}").format(kind=_kind(kind)), _(
+                        "got {value}, expected {kind}").format(value=describe(item),
+                                                               kind=expected.__name__))
                     return
                 name = key(item)
                 if name in found and owner[name] != plugin:
                     # pluggy calls the later-registered (or tryfirst) plugin first: it wins
-                    self._warn(f"{kind} {name!r} from plugin {owner[name]!r} replaces the one "
-                               f"from plugin {plugin!r}")
+                    self._warn(_("{kind} {name!r} from plugin {winner!r} replaces the one from "
+                                 "plugin {plugin!r}").format(kind=_kind(kind), name=name,
+                                                             winner=owner[name], plugin=plugin))
                     return
                 found[name], owner[name] = item, plugin
 
@@ -840,7 +857,7 @@ def _kernel_hooks() -> list[str]:
 
 
 if TYPE_CHECKING:
-    _ = hookspecs
+    _hs = hookspecs
 
     class HookCalls(_HookCalls):
         """What mypy sees: each kernel hook with its hookspec's own signature (no copy of it;
@@ -848,30 +865,30 @@ if TYPE_CHECKING:
         result differs from what one implementation returns: ``prompt_sections`` gives the
         flattened sections."""
 
-        add_hookspecs = staticmethod(_.add_hookspecs)
-        configure = staticmethod(_.configure)
-        register_providers = staticmethod(_.register_providers)
-        register_tools = staticmethod(_.register_tools)
-        compact_view = staticmethod(_.compact_view)
-        register_setting_rules = staticmethod(_.register_setting_rules)
-        register_cli_options = staticmethod(_.register_cli_options)
-        register_commands = staticmethod(_.register_commands)
-        register_slash_commands = staticmethod(_.register_slash_commands)
-        cmdline_main = staticmethod(_.cmdline_main)
-        open_conversation = staticmethod(_.open_conversation)
-        session_start = staticmethod(_.session_start)
-        session_end = staticmethod(_.session_end)
-        user_prompt_submitted = staticmethod(_.user_prompt_submitted)
-        before_request = staticmethod(_.before_request)
-        after_response = staticmethod(_.after_response)
-        answer_author = staticmethod(_.answer_author)
-        authorize_tool_call = staticmethod(_.authorize_tool_call)
-        tool_call_decided = staticmethod(_.tool_call_decided)
-        after_tool_call = staticmethod(_.after_tool_call)
-        message_appended = staticmethod(_.message_appended)
-        checkpoint_created = staticmethod(_.checkpoint_created)
-        head_moved = staticmethod(_.head_moved)
-        view_changed = staticmethod(_.view_changed)
+        add_hookspecs = staticmethod(_hs.add_hookspecs)
+        configure = staticmethod(_hs.configure)
+        register_providers = staticmethod(_hs.register_providers)
+        register_tools = staticmethod(_hs.register_tools)
+        compact_view = staticmethod(_hs.compact_view)
+        register_setting_rules = staticmethod(_hs.register_setting_rules)
+        register_cli_options = staticmethod(_hs.register_cli_options)
+        register_commands = staticmethod(_hs.register_commands)
+        register_slash_commands = staticmethod(_hs.register_slash_commands)
+        cmdline_main = staticmethod(_hs.cmdline_main)
+        open_conversation = staticmethod(_hs.open_conversation)
+        session_start = staticmethod(_hs.session_start)
+        session_end = staticmethod(_hs.session_end)
+        user_prompt_submitted = staticmethod(_hs.user_prompt_submitted)
+        before_request = staticmethod(_hs.before_request)
+        after_response = staticmethod(_hs.after_response)
+        answer_author = staticmethod(_hs.answer_author)
+        authorize_tool_call = staticmethod(_hs.authorize_tool_call)
+        tool_call_decided = staticmethod(_hs.tool_call_decided)
+        after_tool_call = staticmethod(_hs.after_tool_call)
+        message_appended = staticmethod(_hs.message_appended)
+        checkpoint_created = staticmethod(_hs.checkpoint_created)
+        head_moved = staticmethod(_hs.head_moved)
+        view_changed = staticmethod(_hs.view_changed)
 
         def prompt_sections(self, *, settings: Settings, workspace: Path,
                             messages: list[Message], provider: str, model: str,

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from chatcli._errors import ChatcliError, ConfigError, ProviderError, UsageError
 from chatcli._guard import current_plugin
+from chatcli._i18n import translation
 from chatcli._keys import check_key, lookup_key
 from chatcli._specs import Provider, ProviderConfig, ProviderOption, ProviderSpec
 
@@ -25,6 +26,7 @@ __all__ = [
     "has_key",
     "provider_key",
 ]
+_, ngettext = translation(__name__)
 
 def provider_key(spec: ProviderSpec, settings: Settings) -> tuple[str | None, str | None]:
     """The API key of ``spec`` and where it came from (variable name or ``keys.toml``)."""
@@ -49,11 +51,10 @@ def find_provider(host: PluginHost, name: str) -> ProviderSpec:
         import difflib
 
         close = difflib.get_close_matches(name, list(specs), n=1)
-        hint = f"did you mean '{close[0]}'?" if close else (
-            f"installed: {', '.join(sorted(specs)) or 'none'}; or pip install "
-            f"chatcli-provider-{name}"
-        )
-        raise UsageError(f"unknown provider '{name}'", hint)
+        hint = _("did you mean '{name}'?").format(name=close[0]) if close else _(
+            "installed: {names}; or pip install chatcli-provider-{name}").format(
+            names=", ".join(sorted(specs)) or _("none"), name=name)
+        raise UsageError(_("unknown provider '{name}'").format(name=name), hint)
     return spec
 
 
@@ -68,14 +69,14 @@ def choose_provider(host: PluginHost, settings: Settings) -> ProviderSpec:
     specs = host.providers()
     if not specs:
         if host.skipped:
-            raise UsageError(
-                f"no provider is loaded: CHATCLI_PLUGINS or CHATCLI_DISABLE_PLUGINS leaves out "
-                f"{', '.join(sorted(host.skipped))}",
-                "add a provider plugin's name to CHATCLI_PLUGINS (see `chatcli plugins list`)")
-        raise UsageError("no provider is installed",
-                         "install one: pip install chatcli-provider-local (offline), "
-                         "chatcli-provider-openai, chatcli-provider-anthropic or "
-                         "chatcli-provider-ollama")
+            raise UsageError(_("no provider is loaded: CHATCLI_PLUGINS or CHATCLI_DISABLE_PLUGINS "
+                               "leaves out {names}").format(names=", ".join(sorted(host.skipped))),
+                             _("add a provider plugin's name to CHATCLI_PLUGINS (see `chatcli "
+                               "plugins list`)"))
+        raise UsageError(_("no provider is installed"),
+                         _("install one: pip install chatcli-provider-local (offline), "
+                           "chatcli-provider-openai, chatcli-provider-anthropic or "
+                           "chatcli-provider-ollama"))
     if settings.provider:
         return find_provider(host, settings.provider)
     from chatcli._managed import managed_list
@@ -90,15 +91,9 @@ def choose_provider(host: PluginHost, settings: Settings) -> ProviderSpec:
     if keyless:
         return max(keyless, key=lambda s: s.priority)
     first = specs[min(specs)]
-    raise UsageError(
-        "no provider has an API key",
-        f"set one with `chatcli keys set {first.name}` or export "
-        f"{(first.env_keys or ['its key'])[0]}",
-    )
-
-
-_TYPE_NAMES = {str: "text", int: "a whole number", float: "a number", bool: "true or false",
-               list: "an array", dict: "a table"}
+    raise UsageError(_("no provider has an API key"), _(
+        "set one with `chatcli keys set {name}` or export {variable}").format(
+        name=first.name, variable=(first.env_keys or [_("its key")])[0]))
 
 
 def _is(value: Any, kind: type | tuple[type, ...]) -> bool:
@@ -113,8 +108,10 @@ def _is(value: Any, kind: type | tuple[type, ...]) -> bool:
 
 def _type_name(kind: type | tuple[type, ...]) -> str:
     if isinstance(kind, tuple):
-        return " or ".join(_type_name(one) for one in kind)
-    return _TYPE_NAMES.get(kind, kind.__name__)
+        return " {} ".format(_("or")).join(_type_name(one) for one in kind)
+    return {str: _("text"), int: _("a whole number"), float: _("a number"),
+            bool: _("true or false"), list: _("an array"), dict: _("a table")}.get(
+        kind, kind.__name__)
 
 
 def _coerce(value: Any, kind: type | tuple[type, ...]) -> Any:
@@ -131,7 +128,8 @@ def _describe(option: ProviderOption) -> str:
     what = _type_name(option.type)
     if option.items is not None:
         item = _type_name(option.items)
-        what += f" of {item}" if option.type is list else f" whose values are {item}"
+        what = (_("{kind} of {item}") if option.type is list else
+                _("{kind} whose values are {item}")).format(kind=what, item=item)
     return what
 
 
@@ -152,19 +150,20 @@ def check_provider_options(spec: ProviderSpec, table: ProviderSettings) -> dict[
             import difflib
 
             close = difflib.get_close_matches(key, known, n=1)
-            raise ConfigError(
-                f"{where}: unknown setting 'providers.{spec.name}.{key}'",
-                f"did you mean '{close[0]}'?" if close else
-                f"{spec.display_name} accepts: {', '.join(sorted(known))}")
+            raise ConfigError(_("{where}: unknown setting 'providers.{name}.{key}'").format(
+                where=where, name=spec.name, key=key),
+                _("did you mean '{name}'?").format(name=close[0]) if close else _(
+                    "{provider} accepts: {keys}").format(provider=spec.display_name,
+                                                         keys=", ".join(sorted(known))))
         value = extra[key] = _coerce(value, option.type)
         items = value.values() if isinstance(value, dict) else value
         if not _is(value, option.type) or (option.items is not None and not all(
                 _is(item, option.items) for item in items)):
-            raise ConfigError(
-                f"{where}: 'providers.{spec.name}.{key}' must be {_describe(option)}, "
-                f"not {value!r:.60}",
-                f"fix it with `chatcli config unset providers.{spec.name}.{key}` or edit "
-                "the file")
+            raise ConfigError(_("{where}: 'providers.{name}.{key}' must be {kind}, not "
+                                "{value!r:.60}").format(where=where, name=spec.name, key=key,
+                                                        kind=_describe(option), value=value),
+                              _("fix it with `chatcli config unset providers.{name}.{key}` or "
+                                "edit the file").format(name=spec.name, key=key))
     return extra
 
 
@@ -186,10 +185,9 @@ def build_provider(
     if key and where:
         key = check_key(key, where, spec.name)
     if spec.requires_key and not key:  # set-up, not a failure of the service: exit code 2
-        raise ConfigError(
-            f"no API key for {spec.display_name}",
-            f"run `chatcli keys set {spec.name}` or export {' or '.join(spec.env_keys) or 'a key'}",
-        )
+        raise ConfigError(_("no API key for {provider}").format(provider=spec.display_name), _(
+            "run `chatcli keys set {name}` or export {variables}").format(name=spec.name,
+            variables=" {} ".format(_("or")).join(spec.env_keys) or _("a key")))
     base_url = table.base_url or (os.environ.get(spec.base_url_env) if spec.base_url_env else None)
     _check_policy(spec.name, base_url or spec.base_url)
     config = ProviderConfig(
@@ -217,9 +215,12 @@ def _check_policy(name: str, url: str | None) -> None:
                 fnmatchcase(value, pattern) for pattern in found[1]):
             from chatcli._errors import redact
 
-            what = f"provider '{name}'" if key == "policy.providers" else f"URL {redact(value)}"
-            raise ConfigError(f"{what} is not allowed by the managed policy {found[0]}",
-                              f"use one of {key.split('.')[1]} {', '.join(found[1]) or '(none)'}")
+            what = (_("provider '{name}' is not allowed by the managed policy {path}")
+                    if key == "policy.providers" else
+                    _("URL {name} is not allowed by the managed policy {path}"))
+            raise ConfigError(what.format(name=name if key == "policy.providers" else redact(value),
+                                          path=found[0]), _("use one of {key} {values}").format(
+                key=key.split(".")[1], values=", ".join(found[1]) or _("(none)")))
 
 
 def native_tools(spec: ProviderSpec, settings: Settings) -> bool:

@@ -24,6 +24,7 @@ from chatcli._config import Settings
 from chatcli._conversation import Conversation
 from chatcli._engine import Approver, Engine, EngineEvent, attach_hooks
 from chatcli._errors import ConfigError, UsageError
+from chatcli._i18n import translation
 from chatcli._plugins import PluginHost
 from chatcli._providers import (
     build_provider,
@@ -39,6 +40,7 @@ from chatcli._streaming import Retrying
 from chatcli._types import Message, Role
 
 __all__ = ["Session", "SessionOptions", "resumed_model"]
+_, ngettext = translation(__name__)
 
 
 @dataclass(frozen=True)
@@ -199,8 +201,8 @@ class Session:
             settings=self.settings, resume=options.resume, continue_last=options.continue_last)
         if conversation is None:
             flag = "--resume" if options.resume is not None else "--continue"
-            raise UsageError(f"{flag} needs a session store, and none is installed",
-                             "pip install chatcli-sessions (or run without it)")
+            raise UsageError(_("{flag} needs a session store, and none is installed").format(
+                flag=flag), _("pip install chatcli-sessions (or run without it)"))
         return conversation
 
     def _settings_for(self, conversation: Conversation) -> Settings:
@@ -289,7 +291,8 @@ class Session:
         except ValidationError as err:
             first = err.errors()[0]
             key = ".".join(str(part) for part in first["loc"])
-            raise ConfigError(f"invalid value for '{key}': {first['msg']}") from None
+            raise ConfigError(_("invalid value for '{key}': {reason}").format(
+                key=key, reason=first["msg"])) from None
         self.settings = settings
         self.engine.settings = settings
         return settings

@@ -27,6 +27,7 @@ from typing import Any, TypeVar
 from chatcli_records_lite import dataclass
 
 from chatcli._errors import ChatcliError, ProviderError, ProviderTimeoutError, StreamCutError
+from chatcli._i18n import translation
 
 __all__ = [
     "MAX_RETRY_AFTER",
@@ -38,6 +39,7 @@ __all__ = [
 ]
 
 T = TypeVar("T")
+_, ngettext = translation(__name__)
 
 #: A Retry-After longer than this is not waited for: the error is shown instead.
 MAX_RETRY_AFTER = 60.0
@@ -163,15 +165,18 @@ def threaded(
                 now = time.monotonic()
                 if last is None and first_deadline is not None and now >= first_deadline:
                     error = ProviderTimeoutError(
-                        f"{who} sent no answer in {now - started_at:.0f}s",
-                        "try again, or raise response_timeout (`chatcli config set "
-                        "response_timeout 300`)")
+                        _("{who} sent no answer in {seconds:.0f}s").format(
+                            who=who, seconds=now - started_at),
+                        _("try again, or raise response_timeout (`chatcli config set "
+                          "response_timeout 300`)"))
                     error.retryable = False  # the wait for the answer to start is spent
                     raise error from None
                 if last is not None and idle_timeout is not None and now - last >= idle_timeout:
                     raise StreamCutError(
-                        f"{who} went silent for {idle_timeout:g}s in the middle of the answer",
-                        "the part that arrived is kept; /retry or run the command again") from None
+                        _("{who} went silent for {seconds:g}s in the middle of the answer").format(
+                            who=who, seconds=idle_timeout),
+                        _("the part that arrived is kept; /retry or run the command again")
+                    ) from None
                 continue
             if item is _END:
                 return

@@ -10,12 +10,28 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from chatcli._errors import ConfigError
+from chatcli._i18n import translation
 from chatcli._paths import directory
 
 if TYPE_CHECKING:
     from pathlib import Path
 
 __all__ = ["MAX_DEPTH", "read_toml", "user_config_path", "user_file"]
+
+_gettext, ngettext = translation(__name__)
+_busy: list[str] = []
+
+
+def _(message: str) -> str:
+    """``message`` translated; English while the language is being read from the user's file
+    (whose own error would otherwise look the language up again)."""
+    if _busy:
+        return message
+    _busy.append(message)
+    try:
+        return _gettext(message)
+    finally:
+        _busy.pop()
 
 
 def user_config_path() -> Path:
@@ -54,8 +70,8 @@ def read_toml(path: str | Path) -> dict[str, Any]:
 
     try:
         if not stat.S_ISREG(os.stat(path).st_mode):
-            raise ConfigError(f"{path}: not a regular file",
-                              "replace it with a TOML file, or remove it")
+            raise ConfigError(_("{path}: not a regular file").format(path=path),
+                              _("replace it with a TOML file, or remove it"))
     except FileNotFoundError:
         return {}
     except OSError:
@@ -71,22 +87,23 @@ def read_toml(path: str | Path) -> dict[str, Any]:
         text = str(err)
         where = re.search(r" \(at line (\d+), column (\d+)\)$", text)
         if where is None:
-            raise ConfigError(f"{path}: invalid TOML ({text})", "fix it in an editor") from None
+            raise ConfigError(_("{path}: invalid TOML ({reason})").format(path=path, reason=text),
+                              _("fix it in an editor")) from None
         line, column = where.groups()
-        raise ConfigError(f"{path}, line {line}, column {column}: invalid TOML: "
-                          f"{text[: where.start()]}",
-                          f"fix line {line} of the file in an editor") from None
+        raise ConfigError(_("{path}, line {line}, column {column}: invalid TOML: {reason}").format(
+            path=path, line=line, column=column, reason=text[: where.start()]),
+            _("fix line {line} of the file in an editor").format(line=line)) from None
     except RecursionError:  # tomllib recurses on nested arrays and inline tables
         data = None
     except UnicodeDecodeError as err:
-        raise ConfigError(
-            f"{path}: not UTF-8 text (byte 0x{err.object[err.start]:02x} at offset {err.start})",
-            "save the file as UTF-8, or remove it",
-        ) from None
+        raise ConfigError(_("{path}: not UTF-8 text (byte 0x{byte:02x} at offset {offset})").format(
+            path=path, byte=err.object[err.start], offset=err.start),
+            _("save the file as UTF-8, or remove it")) from None
     except OSError as err:
-        raise ConfigError(f"{path}: cannot read ({err.strerror})",
-                          "make it a readable file (e.g. chmod 644 it), or remove it") from None
+        raise ConfigError(_("{path}: cannot read ({reason})").format(
+            path=path, reason=err.strerror),
+            _("make it a readable file (e.g. chmod 644 it), or remove it")) from None
     if data is None or _too_deep(data):
-        raise ConfigError(f"{path}: tables or arrays nested more than {MAX_DEPTH} levels deep",
-                          "flatten them in an editor")
+        raise ConfigError(_("{path}: tables or arrays nested more than {depth} levels deep").format(
+            path=path, depth=MAX_DEPTH), _("flatten them in an editor"))
     return data

@@ -37,6 +37,8 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from chatcli_records_lite import NamedTuple, dataclass
 
+from chatcli._i18n import translation
+
 if TYPE_CHECKING:
     import re
     from pathlib import Path
@@ -56,6 +58,7 @@ __all__ = [
     "setting_rules",
     "trusted_projects",
 ]
+_, ngettext = translation(__name__)
 
 #: The kernel's own control file, relative to the project root.
 CONFIG_FILE = ".chatcli/config.toml"
@@ -219,13 +222,14 @@ def _registrations(host: PluginHost | None
                 rules.append(item)
                 return
             if not isinstance(item, ControlFile):
-                host.warn(f"plugin {current_plugin.get() or '?'!r} registered {describe(item)} "
-                          "as a setting rule, expected SettingRule (ignored)")
+                host.warn(_("plugin {name!r} registered {value} as a setting rule, expected "
+                            "SettingRule (ignored)").format(name=current_plugin.get() or "?",
+                                                            value=describe(item)))
                 return
             text = item.pattern.replace("\\", "/") if isinstance(item.pattern, str) else ""
             if not text or text.startswith("/") or ".." in text.split("/") or "\x00" in text:
-                host.warn(f"ignored the project control file pattern {item.pattern!r}: it must "
-                          "be a relative glob such as '.mcp.json'")
+                host.warn(_("ignored the project control file pattern {pattern!r}: it must be a "
+                            "relative glob such as '.mcp.json'").format(pattern=item.pattern))
             elif text not in patterns:
                 patterns.append(text)
 
@@ -670,7 +674,7 @@ def filter_project_layer(data: dict[str, Any], root: Path | str, lower: dict[str
                 except Exception:  # a keep that fails takes nothing
                     taken = None
                 if taken != value:  # part of it (or all) is what no project may set
-                    part = " (in part)" if taken not in (None, []) else ""
+                    part = " " + _("(in part)") if taken not in (None, []) else ""
                     never.extend(leaf + part for leaf in _leaves(value, here))
             if taken is not None and taken != []:
                 taken = _merged(rule, taken, _at(lower, here), here)

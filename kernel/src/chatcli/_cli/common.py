@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from chatcli._i18n import translation
+
 if TYPE_CHECKING:
     from chatcli._plugins import PluginHost
 
@@ -25,6 +27,7 @@ __all__ = [
     "get_state",
     "require_utf8",
 ]
+_, ngettext = translation(__name__)
 
 
 class AppState:
@@ -58,7 +61,8 @@ def error_line(message: str) -> None:
     from chatcli._errors import redact
 
     text = redact(" ".join(str(message).split("\n")).strip())
-    print(f"chatcli: error: {text}", file=sys.stderr, flush=True)
+    print(_("chatcli: error: {message}").format(message=text),
+          file=sys.stderr, flush=True)
 
 
 class Utf8Text(click.types.StringParamType):
@@ -86,12 +90,12 @@ class Utf8Text(click.types.StringParamType):
         if isinstance(param, click.Option):
             name = max(param.opts, key=len)
         else:
-            name = param.human_readable_name if param is not None else "an argument"
+            name = param.human_readable_name if param is not None else _("an argument")
         if len(shown) > 60:
             shown = shown[:59] + "…"
-        raise UsageError(f"{name} is not valid UTF-8: '{shown}'",
-                         "type it again as UTF-8 text (check the terminal's encoding and "
-                         "`locale`)")
+        raise UsageError(_("{name} is not valid UTF-8: '{text}'").format(name=name, text=shown),
+                         _("type it again as UTF-8 text (check the terminal's encoding and "
+                           "`locale`)"))
 
 
 #: The type :func:`require_utf8` gives plain text parameters.
