@@ -128,3 +128,20 @@ def test_any_text_is_read_or_refused_with_the_readers_own_one_line_error(
     else:
         assert isinstance(doc.fields, dict) and isinstance(doc.body, str)
     assert all(isinstance(v, (str, list)) for v in read_lines(text).values())
+
+
+def test_the_errors_and_warnings_in_portuguese(chatcli_language) -> None:
+    with pytest.raises(FrontmatterError, match=r"^no frontmatter: the file must start"):
+        read("body only\n")
+    chatcli_language("pt_BR")
+    with pytest.raises(FrontmatterError) as caught:
+        read("body only\n")
+    assert (caught.value.kind, str(caught.value)) == (
+        "missing", "sem frontmatter: o arquivo deve começar com uma linha '---'")
+    with pytest.raises(FrontmatterError, match=r"^o frontmatter não é fechado"):
+        read("---\nname: x\n")
+    with pytest.raises(FrontmatterError, match=r"^linha 3: o frontmatter não é YAML válido: "):
+        read("---\nname: x\n  - bad: [\n---\n")
+    doc = read("---\ndescription: a: b\n---\n", repair=True)
+    assert doc.warnings == ("linha 2: dois-pontos sem aspas no valor de 'description'; lido "
+                            "como texto (ponha o valor entre aspas)",)

@@ -23,10 +23,12 @@ import json
 import re
 from typing import Any
 
+from chatcli import translation
 from chatcli_records_lite import dataclass
 
 __all__ = ["Frontmatter", "FrontmatterError", "load", "read", "read_lines", "repair_colons",
            "scalar", "split", "split_list"]
+_, ngettext = translation(__name__)
 
 
 class FrontmatterError(ValueError):
@@ -96,7 +98,7 @@ def _loader(duplicates: list[str], text_only: bool) -> type:
         def construct_mapping(self, node: Any, deep: bool = False) -> Any:
             if self.depth == 0:
                 seen: set[Any] = set()
-                for key_node, _ in node.value:
+                for key_node, _value in node.value:
                     key = getattr(key_node, "value", None)
                     if key in seen:
                         duplicates.append(str(key))
@@ -113,7 +115,7 @@ def _loader(duplicates: list[str], text_only: bool) -> type:
 def _friendly(problem: str) -> str:
     """PyYAML's problem in words that do not depend on its C or Python parser."""
     if "mapping values are not allowed" in problem:
-        return "a colon followed by a space inside an unquoted value (quote the value)"
+        return _("a colon followed by a space inside an unquoted value (quote the value)")
     return problem
 
 
@@ -129,14 +131,19 @@ def load(front: str, *, text_only: bool = False) -> tuple[Any, list[str]]:
         mark = getattr(err, "problem_mark", None)
         problem = str(getattr(err, "problem", None) or str(err).splitlines()[0])
         line = mark.line + 2 if mark is not None else None
+        message = _("the frontmatter is not valid YAML: {problem}").format(
+            problem=_friendly(problem))
+        if line is not None:
+            message = _("line {line}: {message}").format(line=line, message=message)
         raise FrontmatterError(
-            "yaml", f"{f'line {line}: ' if line is not None else ''}the frontmatter is not valid "
-                    f"YAML: {_friendly(problem)}", front=front, line=line, problem=problem,
-        ) from None
+            "yaml",  # untranslated: the error's kind
+            message, front=front, line=line, problem=problem) from None
     except (RecursionError, ValueError, OverflowError) as err:  # absurd nesting, bad numbers
         problem = f"{type(err).__name__}: {err}"
-        raise FrontmatterError("yaml", f"the frontmatter is not valid YAML: {problem}",
-                               front=front, problem=problem) from None
+        raise FrontmatterError(
+            "yaml",  # untranslated: the error's kind
+            _("the frontmatter is not valid YAML: {problem}").format(problem=problem),
+            front=front, problem=problem) from None
     return value, duplicates
 
 
@@ -161,8 +168,8 @@ def repair_colons(front: str) -> tuple[str, list[str]]:
             continue
         ending = line[len(line.rstrip("\r\n")):]
         lines[index] = f"{match.group('key')}: {json.dumps(value, ensure_ascii=False)}{ending}"
-        warnings.append(f"line {index + 2}: unquoted colon in the value of "
-                        f"{match.group('key')!r}; read it as text (quote the value)")
+        warnings.append(_("line {line}: unquoted colon in the value of {key!r}; read it as text "
+                          "(quote the value)").format(line=index + 2, key=match.group("key")))
     return "".join(lines), warnings
 
 
@@ -173,8 +180,11 @@ def read(text: str, *, repair: bool = False, text_only: bool = False,
     YAML, or it is empty or not a mapping."""
     front, body, body_line, error = split(text, max_lines)
     if front is None:
-        raise FrontmatterError("missing" if error == NO_FRONTMATTER else "unclosed",
-                               error or NO_FRONTMATTER, body=body, body_line=body_line)
+        missing = error != NOT_CLOSED
+        raise FrontmatterError(
+            "missing" if missing else "unclosed",  # untranslated: the error's kind
+            _("no frontmatter: the file must start with a '---' line") if missing else
+            _("the frontmatter is not closed by a '---' line"), body=body, body_line=body_line)
     warnings: list[str] = []
     try:
         try:
@@ -188,10 +198,11 @@ def read(text: str, *, repair: bool = False, text_only: bool = False,
         err.front, err.body, err.body_line = front, body, body_line
         raise
     if not isinstance(value, dict):
-        kind, shown = ("empty", "empty") if value is None else (
-            "not-mapping", f"a {type(value).__name__}, not a mapping")
-        raise FrontmatterError(kind, f"the frontmatter is {shown}", front=front, body=body,
-                               body_line=body_line, value=value)
+        kind, shown = ("empty", _("the frontmatter is empty")) if value is None else (
+            "not-mapping", _("the frontmatter is a {kind}, not a mapping").format(
+                kind=type(value).__name__))
+        raise FrontmatterError(kind, shown, front=front, body=body, body_line=body_line,
+                               value=value)
     return Frontmatter(value, body, body_line, tuple(duplicates), tuple(warnings))
 
 
