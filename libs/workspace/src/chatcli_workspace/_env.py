@@ -20,8 +20,11 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from chatcli import translation
+
 __all__ = ["KNOWN_SECRETS", "is_secret_variable", "pass_env_names", "scrubbed_env",
            "secret_names_in_settings"]
+_, ngettext = translation(__name__)
 
 #: Variables that hold keys or credentials though their names may not say so.
 KNOWN_SECRETS = frozenset({
@@ -87,12 +90,13 @@ def pass_env_names(value: Any, where: str = "[coder] pass_env") -> tuple[str, ..
     if value is None:
         return ()
     if not isinstance(value, list | tuple) or not all(isinstance(v, str) for v in value):
-        raise ValueError(f"{where} must be a list of environment variable names, such as "
-                         "[\"NPM_TOKEN\"]")
+        raise ValueError(_("{where} must be a list of environment variable names, such as "
+                           "[\"NPM_TOKEN\"]").format(where=where))
     for name in value:
         if not _compiled()[2].match(name):
-            raise ValueError(f"{where}: {name!r} is not an environment variable name (letters, "
-                             "digits and '_', not starting with a digit)")
+            raise ValueError(_("{where}: {name!r} is not an environment variable name (letters, "
+                               "digits and '_', not starting with a digit)").format(
+                where=where, name=name))
     return tuple(value)
 
 

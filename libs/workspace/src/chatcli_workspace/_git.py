@@ -37,9 +37,12 @@ import subprocess
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
+from chatcli import translation
+
 from chatcli_workspace._env import scrubbed_env
 
 __all__ = ["BASELINE", "RULES", "GitMissing", "neutral_config", "safe_git", "safe_git_env"]
+_, ngettext = translation(__name__)
 
 #: Keys that name a program, as ``(section, subsection, variable)`` — lower case; ``"*"`` in the
 #: subsection means any name (the key must have one), ``None`` means none; ``"*"`` as variable
@@ -136,7 +139,7 @@ class GitMissing(FileNotFoundError):
     """git is not installed (not on ``PATH``)."""
 
     def __init__(self) -> None:
-        super().__init__("git is not installed: install git, or put it on PATH")
+        super().__init__(_("git is not installed: install git, or put it on PATH"))
 
 
 def _split(key: str) -> tuple[str, str | None, str] | None:

@@ -12,7 +12,10 @@ import json
 from pathlib import Path
 from typing import Any
 
+from chatcli import translation
+
 __all__ = ["MAX_LINE", "MAX_PROGRAMS", "control_file_programs", "printable"]
+_, ngettext = translation(__name__)
 
 #: Programs shown per file, at most (then "… and N more").
 MAX_PROGRAMS = 6
@@ -40,7 +43,8 @@ def control_file_programs(path: Path | str) -> list[str]:
     found: list[str] = []
     _walk(data, [], found)
     if len(found) > MAX_PROGRAMS:
-        found = [*found[:MAX_PROGRAMS], f"… and {len(found) - MAX_PROGRAMS} more"]
+        found = [*found[:MAX_PROGRAMS], _("… and {count} more").format(
+            count=len(found) - MAX_PROGRAMS)]
     return found
 
 
@@ -56,9 +60,9 @@ def _walk(node: Any, where: list[str], found: list[str], depth: int = 0) -> None
         if isinstance(command, str) and command.strip():
             args = node.get("args")
             words = [str(a) for a in args] if isinstance(args, list) else []
-            found.append(_line("runs:", " ".join([command, *_quoted(words)]), label))
+            found.append(_line(_("runs:"), " ".join([command, *_quoted(words)]), label))
         elif isinstance(url, str) and url.strip():
-            found.append(_line("connects to:", url, label))
+            found.append(_line(_("connects to:"), url, label))
         for key, value in node.items():
             if isinstance(value, dict | list):
                 _walk(value, [*where, str(key)], found, depth + 1)

@@ -15,10 +15,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from chatcli import translation
+
 if TYPE_CHECKING:
     from chatcli import PluginHost, ProjectTrust
 
 __all__ = ["TRUST_FILE", "trust_project", "untrust_project"]
+_, ngettext = translation(__name__)
 
 #: The record's name in chatcli's data folder (the kernel reads the same file).
 TRUST_FILE = "trusted-projects.json"
@@ -34,12 +37,13 @@ def _locked_record() -> Iterator[dict[str, Any]]:
     from chatcli import ConfigError, atomic_write, data_dir, trusted_projects
 
     path = data_dir() / TRUST_FILE
-    fix = "check the permissions of the folder, or set CHATCLI_DATA_DIR"
+    fix = _("check the permissions of the folder, or set CHATCLI_DATA_DIR")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(str(path) + ".lock", os.O_RDWR | os.O_CREAT, 0o600)
     except OSError as err:
-        raise ConfigError(f"{path.parent}: cannot write ({err.strerror})", fix) from None
+        raise ConfigError(_("{path}: cannot write ({reason})").format(
+            path=path.parent, reason=err.strerror), fix) from None
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         projects = trusted_projects()
@@ -51,7 +55,8 @@ def _locked_record() -> Iterator[dict[str, Any]]:
             try:
                 atomic_write(path, text + "\n", mode=0o600)
             except OSError as err:
-                raise ConfigError(f"{path}: cannot write ({err.strerror})", fix) from None
+                raise ConfigError(_("{path}: cannot write ({reason})").format(
+                    path=path, reason=err.strerror), fix) from None
     finally:
         os.close(fd)
 
@@ -71,9 +76,9 @@ def trust_project(workspace: Path | str, host: PluginHost | None = None, *,
 
     state = project_trust(workspace, host)
     if expected is not None and state.digest != expected:
-        raise ConfigError("the project's files changed while you looked at them; nothing "
-                          "was recorded", "run `chatcli trust` again to see them as they "
-                          "are now")
+        raise ConfigError(_("the project's files changed while you looked at them; nothing was "
+                            "recorded"), _("run `chatcli trust` again to see them as they are "
+                                           "now"))
     if state.root is None or not state.files:
         return state
     with _locked_record() as projects:

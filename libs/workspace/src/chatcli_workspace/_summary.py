@@ -12,10 +12,13 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from chatcli import translation
+
 if TYPE_CHECKING:
     from chatcli import PluginHost, ProjectTrust
 
 __all__ = ["trust_notice", "trust_summary", "trust_waiting"]
+_, ngettext = translation(__name__)
 
 #: The kernel's own control file, relative to the project root (``chatcli._trust.CONFIG_FILE``).
 CONFIG_FILE = ".chatcli/config.toml"
@@ -59,28 +62,33 @@ def trust_summary(workspace: Path | str, host: PluginHost | None = None) -> list
         data = read_toml(os.path.join(str(state.root), name))
         user = read_toml(user_config_path())
         rules = setting_rules(host)
-        _, untrusted, _ = filter_project_layer(data, state.root, user, False, rules)
-        _, _, never = filter_project_layer(data, state.root, user, True, rules)
+        untrusted = filter_project_layer(data, state.root, user, False, rules)[1]
+        never = filter_project_layer(data, state.root, user, True, rules)[2]
         waiting = list(dict.fromkeys(_shown(key) for key in untrusted))
         refused = list(dict.fromkeys(_shown(key) for key in never))
         already = [key for key in dict.fromkeys(_shown(key) for key in _leaves(data, ()))
                    if key not in waiting and key not in refused and key]
         parts = []
         if waiting:
-            parts.append(f"trusting applies {', '.join(waiting)}")
+            parts.append(_("trusting applies {keys}").format(keys=", ".join(waiting)))
         if already:
-            parts.append(f"applied already (they only tighten): {', '.join(already)}")
+            parts.append(_("applied already (they only tighten): {keys}").format(
+                keys=", ".join(already)))
         if refused:
-            parts.append(f"never from a project: {', '.join(refused)} (set "
-                         f"{'it' if len(refused) == 1 else 'them'} in {user_config_path()})")
-        lines.append(f"{name}: {'; '.join(parts) if parts else 'empty'}")
+            parts.append(ngettext("never from a project: {keys} (set it in {path})",
+                                  "never from a project: {keys} (set them in {path})",
+                                  len(refused)).format(keys=", ".join(refused),
+                                                       path=user_config_path()))
+        lines.append(f"{name}: " + ("; ".join(parts) if parts else _("empty")))
     return lines
 
 
 def _names(keys: list[str], limit: int = 6) -> str:
     unique = list(dict.fromkeys(_shown(key) for key in keys))
     shown = ", ".join(unique[:limit])
-    return shown + (f" and {len(unique) - limit} more" if len(unique) > limit else "")
+    if len(unique) <= limit:
+        return shown
+    return _("{names} and {count} more").format(names=shown, count=len(unique) - limit)
 
 
 def _dropped(state: ProjectTrust, host: PluginHost | None) -> tuple[list[str], list[str]]:
@@ -95,8 +103,8 @@ def _dropped(state: ProjectTrust, host: PluginHost | None) -> tuple[list[str], l
         data = read_toml(os.path.join(str(state.root), CONFIG_FILE))
     except Exception:  # the settings themselves report a file that cannot be read
         return [], []
-    _, untrusted, never = filter_project_layer(data, str(state.root), user, state.trusted,
-                                               setting_rules(host))
+    _kept, untrusted, never = filter_project_layer(data, str(state.root), user, state.trusted,
+                                                   setting_rules(host))
     return untrusted, never
 
 
@@ -111,7 +119,7 @@ def trust_waiting(workspace: Path | str, host: PluginHost | None = None) -> list
     state = project_trust(workspace, host)
     if state.root is None or state.trusted:
         return []
-    untrusted, _ = _dropped(state, host)
+    untrusted = _dropped(state, host)[0]
     return [name if name != CONFIG_FILE else f"{name} ({_names(untrusted)})"
             for name in state.files if name != CONFIG_FILE or untrusted]
 
@@ -130,14 +138,17 @@ def trust_notice(workspace: Path | str, host: PluginHost | None = None) -> str |
     state = project_trust(workspace, host)
     if state.root is None or not state.files:
         return None
-    _, never = _dropped(state, host)
+    never = _dropped(state, host)[1]
     parts = []
     ignored = trust_waiting(workspace, host)
     if ignored:
-        verb = "changed since you trusted it" if state.changed else "not trusted"
-        parts.append(f"this project is {verb}: ignored {', '.join(ignored)} — run "
-                     "`chatcli trust` to use them")
+        parts.append((_("this project is changed since you trusted it: ignored {files} — run "
+                         "`chatcli trust` to use them") if state.changed else
+                       _("this project is not trusted: ignored {files} — run `chatcli trust` "
+                         "to use them")).format(files=", ".join(ignored)))
     if never:
-        parts.append(f"a project cannot set {_names(never)}; set "
-                     f"{'it' if len(set(never)) == 1 else 'them'} in {user_config_path()}")
+        parts.append(ngettext("a project cannot set {keys}; set it in {path}",
+                              "a project cannot set {keys}; set them in {path}",
+                              len(set(never))).format(keys=_names(never),
+                                                      path=user_config_path()))
     return "; ".join(parts) or None
