@@ -36,7 +36,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from chatcli import ChatcliError
+from chatcli import ChatcliError, translation
 
 from chatcli_sessions_api.markers import HERE, UNCHECKED, Here, Unchecked
 
@@ -56,6 +56,7 @@ __all__ = [
     "StoreError",
     "Unchecked",
 ]
+_, ngettext = translation(__name__)
 
 
 class StoreError(ChatcliError):
@@ -76,10 +77,10 @@ class HeadMoved(ChatcliError):
 
     def __init__(self, session_id: str, current: str | None, wanted: str | None) -> None:
         super().__init__(
-            f"session {session_id} was moved on by another chatcli (its head is now "
-            f"{current or 'empty'})",
-            f"resume it again to see the other turns: chatcli --resume {session_id}",
-        )
+            _("session {id} was moved on by another chatcli (its head is now {head})").format(
+                id=session_id, head=current or _("empty")),
+            _("resume it again to see the other turns: chatcli --resume {id}").format(
+                id=session_id))
         self.session_id = session_id
         self.current = current
         self.wanted = wanted

@@ -11,6 +11,8 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any
 
+from chatcli import translation
+
 if TYPE_CHECKING:
     from chatcli import Checkpoint, Compaction, Conversation, Message
 
@@ -38,6 +40,7 @@ __all__ = [
     "worker_dict",
     "worker_json",
 ]
+_, ngettext = translation(__name__)
 
 #: What a tool call's arguments become in the store when JSON cannot hold them.
 UNSTORABLE_ARGUMENTS = "(arguments not stored: nested too deeply to write as JSON)"
@@ -219,10 +222,13 @@ def repair(session_id: str, messages: list[Message], head: str | None,
     checkpoints = [c for c in checkpoints if c.head is None or c.head not in gone]
     shown = ", ".join(m.id for m in dropped[:3]) + (" …" if len(dropped) > 3 else "")
     roles = ", ".join(sorted({m.role.value for m in dropped}))
-    print(f"chatcli: warning: session {session_id}: dropped {len(dropped)} saved "
-          f"message{'s' if len(dropped) != 1 else ''} ({roles}: {shown}) whose earlier "
-          "message was never saved (a fault of an older chatcli); the rest of the "
-          "session is kept", file=sys.stderr, flush=True)
+    print(ngettext("chatcli: warning: session {id}: dropped {count} saved message ({roles}: "
+                   "{shown}) whose earlier message was never saved (a fault of an older "
+                   "chatcli); the rest of the session is kept",
+                   "chatcli: warning: session {id}: dropped {count} saved messages ({roles}: "
+                   "{shown}) whose earlier message was never saved (a fault of an older "
+                   "chatcli); the rest of the session is kept", len(dropped)).format(
+        id=session_id, count=len(dropped), roles=roles, shown=shown), file=sys.stderr, flush=True)
     return kept, head, checkpoints
 
 
