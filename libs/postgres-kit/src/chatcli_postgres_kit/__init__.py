@@ -10,12 +10,13 @@ from collections.abc import Callable
 from typing import TypeVar
 
 import psycopg
-from chatcli import ChatcliError, ConfigError, redact, register_secret
+from chatcli import ChatcliError, ConfigError, redact, register_secret, translation
 from psycopg.conninfo import conninfo_to_dict
 
 __all__ = ["Target", "connection_error", "query_error"]
 
 E = TypeVar("E", bound=ChatcliError)
+_, ngettext = translation(__name__)
 
 
 class Target:
@@ -37,8 +38,9 @@ class Target:
         except psycopg.ProgrammingError as err:
             register_secret(_password_of(url))
             raise ConfigError(
-                f"{feature}: {source} is not a PostgreSQL URL ({_detail(err)})",
-                "use postgresql://USER@HOST:5432/DBNAME") from None
+                _("{feature}: {source} is not a PostgreSQL URL ({reason})").format(
+                    feature=feature, source=source, reason=_detail(err)),
+                _("use postgresql://USER@HOST:5432/DBNAME")) from None
         register_secret(str(params.get("password") or "") or None)
         self.params = params
 
@@ -53,7 +55,7 @@ class Target:
 
 def _password_of(url: str) -> str | None:
     """The password of a URL's userinfo, best effort (to hide it even from a bad URL)."""
-    head, at, _ = url.rpartition("@")
+    head, at, _rest = url.rpartition("@")
     if not at or ":" not in head.partition("://")[2]:
         return None
     return head.partition("://")[2].partition(":")[2] or None
@@ -81,19 +83,23 @@ def connection_error(err: BaseException, target: Target, *, readme: str,
     """
     detail = _detail(err)
     low = detail.lower()
-    fix = f"fix {target.source}"
+    source = target.source
     if "password authentication failed" in low or "no password supplied" in low:
-        hint = f"check the user and password, then {fix}"
+        hint = _("check the user and password, then fix {source}").format(source=source)
     elif "does not exist" in low and "database" in low:
         name = target.params.get("dbname", "")
-        hint = f"create it on the server (createdb {name}) or {fix}" if name else fix
+        hint = (_("create it on the server (createdb {name}) or fix {source}") if name else
+                _("fix {source}")).format(name=name, source=source)
     elif "role" in low and "does not exist" in low:
-        hint = f"create the role on the server (see {readme}'s README) or {fix}"
+        hint = _("create the role on the server (see {readme}'s README) or fix {source}").format(
+            readme=readme, source=source)
     elif "timeout" in low or "timed out" in low:
-        hint = f"check that the server is up and reachable from here, or {fix}"
+        hint = _("check that the server is up and reachable from here, or fix {source}").format(
+            source=source)
     else:
-        hint = f"start the server, or {fix} to one that answers"
-    return make(f"{target.feature}: cannot use PostgreSQL at {target}: {detail}", hint)
+        hint = _("start the server, or fix {source} to one that answers").format(source=source)
+    return make(_("{feature}: cannot use PostgreSQL at {server}: {reason}").format(
+        feature=target.feature, server=target, reason=detail), hint)
 
 
 def query_error(err: BaseException, target: Target, action: str, *, readme: str, tables: str,
@@ -105,8 +111,10 @@ def query_error(err: BaseException, target: Target, action: str, *, readme: str,
     """
     detail = _detail(err)
     if isinstance(err, psycopg.errors.InsufficientPrivilege):
-        hint = ("grant the role CREATE on the database and USAGE, SELECT, INSERT, UPDATE, "
-                f"DELETE on {tables} (see {readme}'s README)")
+        hint = _("grant the role CREATE on the database and USAGE, SELECT, INSERT, UPDATE, "
+                 "DELETE on {tables} (see {readme}'s README)").format(tables=tables, readme=readme)
     else:
-        hint = f"check the server's log; {tables} may have been changed by hand"
-    return make(f"{target.feature}: PostgreSQL at {target} refused to {action}: {detail}", hint)
+        hint = _("check the server's log; {tables} may have been changed by hand").format(
+            tables=tables)
+    return make(_("{feature}: PostgreSQL at {server} refused to {action}: {reason}").format(
+        feature=target.feature, server=target, action=action, reason=detail), hint)
