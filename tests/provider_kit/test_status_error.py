@@ -141,3 +141,15 @@ def test_any_error_status_gives_one_line_without_the_secret(status, secret, befo
     assert err.status == status
     assert "\n" not in text and "\r" not in text
     assert secret not in text
+
+
+def test_the_errors_in_portuguese(chatcli_language) -> None:
+    chatcli_language("pt_BR")
+    assert str(make(429, "slow down", retry_after=5.0)) == (
+        "Acme: limite de requisições atingido (HTTP 429): slow down — o serviço pede para "
+        "esperar 5s antes de tentar de novo, ou reduza o ritmo das requisições")
+    found = make(404, "no such model", model="m1")
+    assert isinstance(found, ModelNotFoundError)
+    assert str(found).startswith("Acme não conhece o modelo 'm1' (HTTP 404): no such model — "
+                                 "escolha um modelo de `chatcli models`")
+    assert str(make(401, "")).startswith("Acme recusou a chave de API (HTTP 401) — ")

@@ -8,10 +8,13 @@ from __future__ import annotations
 import contextlib
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
+from chatcli import translation
+
 if TYPE_CHECKING:
     from chatcli import ProviderSpec, Settings
 
 __all__ = ["ModelLister", "remote_models"]
+_, ngettext = translation(__name__)
 
 
 @runtime_checkable
@@ -46,14 +49,16 @@ def remote_models(spec: ProviderSpec, settings: Settings, *, timeout: float = 15
     from chatcli import ChatcliError, ProviderError, UsageError, build_provider
 
     if not spec.capabilities.model_list:
-        raise UsageError(f"{spec.display_name} does not list the models it serves",
-                         f"`chatcli models` shows the ones chatcli knows for {spec.name}")
+        raise UsageError(_("{provider} does not list the models it serves").format(
+            provider=spec.display_name), _("`chatcli models` shows the ones chatcli knows for "
+                                           "{name}").format(name=spec.name))
     provider, _config = build_provider(spec, settings, timeout=timeout)
     try:
         if not isinstance(provider, ModelLister):
             raise ProviderError(
-                f"the {spec.display_name} provider says it lists models but has no list_models()",
-                "update the plugin that provides it (`chatcli plugins list` names it)",
+                _("the {provider} provider says it lists models but has no list_models()").format(
+                    provider=spec.display_name),
+                _("update the plugin that provides it (`chatcli plugins list` names it)"),
                 provider=spec.name)
         try:
             return [str(m) for m in provider.list_models()]
@@ -61,8 +66,8 @@ def remote_models(spec: ProviderSpec, settings: Settings, *, timeout: float = 15
             raise
         except Exception as err:
             raise ProviderError.unexpected(
-                f"listing the {spec.display_name} models failed", err,
-                "report it to the plugin's authors (`chatcli plugins list` names it)",
+                _("listing the {provider} models failed").format(provider=spec.display_name), err,
+                _("report it to the plugin's authors (`chatcli plugins list` names it)"),
                 spec.name) from err
     finally:
         close = getattr(provider, "close", None)

@@ -40,6 +40,7 @@ from chatcli import (
     RateLimitError,
     ServerError,
     redact,
+    translation,
 )
 
 __all__ = [
@@ -55,6 +56,7 @@ __all__ = [
     "retry_after_from_headers",
     "status_error",
 ]
+_, ngettext = translation(__name__)
 
 #: Images larger than this are refused before upload (every major API rejects them anyway).
 MAX_IMAGE_BYTES = 20 * 1024 * 1024
@@ -142,14 +144,14 @@ def check_base_url(url: str | None, who: str, setting: str) -> None:
         parts = urlsplit(url.strip())
         ok = parts.scheme in ("http", "https") and bool(parts.hostname)
         if ok:
-            _ = parts.port  # raises ValueError for a port that is not a number
+            parts.port  # noqa: B018 (raises ValueError for a port that is not a number)
     except ValueError:
         ok = False
     if not ok:
         raise ConfigError(
-            f"the {who} base URL '{url}' is not an http:// or https:// URL",
-            f"fix {setting}, e.g. http://localhost:8000/v1",
-        )
+            _("the {who} base URL '{url}' is not an http:// or https:// URL").format(
+                who=who, url=url),
+            _("fix {setting}, e.g. http://localhost:8000/v1").format(setting=setting))
 
 
 def is_url(source: str) -> bool:
@@ -166,24 +168,25 @@ def read_image(source: str, media_type: str | None = None) -> tuple[str, str]:
     """
     path = Path(source).expanduser()
     if not path.is_file():
-        raise BadRequestError(f"image not found: {source}", "check the path of the attached image")
+        raise BadRequestError(_("image not found: {source}").format(source=source),
+                              _("check the path of the attached image"))
     kind = media_type or _IMAGE_TYPES.get(path.suffix.lower()) or mimetypes.guess_type(path)[0]
     if not kind or not kind.startswith("image/"):
-        raise BadRequestError(
-            f"not an image file: {source}", "attach a .png, .jpg, .gif or .webp file"
-        )
+        raise BadRequestError(_("not an image file: {source}").format(source=source),
+                              _("attach a .png, .jpg, .gif or .webp file"))
     try:
         size = path.stat().st_size
         if size > MAX_IMAGE_BYTES:
             raise BadRequestError(
-                f"image too large: {source} ({size // (1024 * 1024)} MB)",
-                f"shrink it below {MAX_IMAGE_BYTES // (1024 * 1024)} MB",
-            )
+                _("image too large: {source} ({size} MB)").format(source=source,
+                                                                  size=size // (1024 * 1024)),
+                _("shrink it below {size} MB").format(size=MAX_IMAGE_BYTES // (1024 * 1024)))
         data = path.read_bytes()
     except OSError as err:
         raise BadRequestError(
-            f"cannot read image {source}: {err.strerror or err}", "check the file's permissions"
-        ) from None
+            _("cannot read image {source}: {reason}").format(source=source,
+                                                             reason=err.strerror or err),
+            _("check the file's permissions")) from None
     return kind, base64.b64encode(data).decode("ascii")
 
 
@@ -309,40 +312,42 @@ def status_error(
     said = f": {text}" if text else ""
     kw: dict[str, Any] = {"provider": provider, "status": status}
     if status in (401, 403):
-        what = "rejected the API key" if status == 401 else "denied access"
-        return AuthError(f"{who} {what} (HTTP {status}){said}", key_hint, **kw)
+        what = (_("{who} rejected the API key (HTTP {status})") if status == 401 else
+                _("{who} denied access (HTTP {status})"))
+        return AuthError(what.format(who=who, status=status) + said, key_hint, **kw)
     if status == 429:
         if code == "insufficient_quota":
-            return AuthError(f"{who} quota exhausted (HTTP 429){said}",
-                             "check the plan and billing of this API key", **kw)
-        wait = (f"the service asks to wait {retry_after:.0f}s before retrying"
-                if retry_after is not None and retry_after >= 1 else "wait a moment and retry")
-        return RateLimitError(f"{who} rate limit reached (HTTP 429){said}",
-                              f"{wait}, or lower the request rate",
-                              retry_after=retry_after, **kw)
+            return AuthError(_("{who} quota exhausted (HTTP 429)").format(who=who) + said,
+                             _("check the plan and billing of this API key"), **kw)
+        wait = (_("the service asks to wait {seconds:.0f}s before retrying, or lower the "
+                  "request rate").format(seconds=retry_after)
+                if retry_after is not None and retry_after >= 1 else
+                _("wait a moment and retry, or lower the request rate"))
+        return RateLimitError(_("{who} rate limit reached (HTTP 429)").format(who=who) + said,
+                              wait, retry_after=retry_after, **kw)
     if status == 404:
-        what = f"does not know model '{model}'" if model else "found nothing"
-        where = f" {base_url}" if base_url else ""
-        return ModelNotFoundError(
-            f"{who} {what} (HTTP 404){said}",
-            f"pick a model from `chatcli models` (--model or [providers.{provider}].model), "
-            f"or check the base URL{where}",
-            **kw,
-        )
+        what = (_("{who} does not know model '{model}' (HTTP 404)") if model else
+                _("{who} found nothing (HTTP 404)"))
+        hint = (_("pick a model from `chatcli models` (--model or [providers.{provider}].model), "
+                  "or check the base URL {url}") if base_url else
+                _("pick a model from `chatcli models` (--model or [providers.{provider}].model), "
+                  "or check the base URL"))
+        return ModelNotFoundError(what.format(who=who, model=model) + said,
+                                  hint.format(provider=provider, url=base_url), **kw)
     if status == 408:
-        return ProviderTimeoutError(f"{who} timed out (HTTP 408){said}", "try again", **kw)
+        return ProviderTimeoutError(_("{who} timed out (HTTP 408)").format(who=who) + said,
+                                    _("try again"), **kw)
     if status == 413 or (status in (400, 422) and (
         code == "context_length_exceeded" or looks_like_context_overflow(detail)
     )):
-        name = f"'{model}'" if model else "the model"
-        return ContextTooLongError(
-            f"{who}: the conversation is too long for {name} (HTTP {status}){said}",
-            "start a new conversation, rewind, or compact it",
-            **kw,
-        )
+        what = (_("{who}: the conversation is too long for '{model}' (HTTP {status})") if model
+                else _("{who}: the conversation is too long for the model (HTTP {status})"))
+        return ContextTooLongError(what.format(who=who, model=model, status=status) + said,
+                                   _("start a new conversation, rewind, or compact it"), **kw)
     if status >= 500:
-        return ServerError(f"{who} server error (HTTP {status}){said}",
-                           server_hint or "the service has a problem; try again later",
+        return ServerError(_("{who} server error (HTTP {status})").format(who=who, status=status)
+                           + said, server_hint or _("the service has a problem; try again later"),
                            retry_after=retry_after, **kw)
-    return BadRequestError(f"{who} rejected the request (HTTP {status}){said}",
-                           f"check the model and options in [providers.{provider}]", **kw)
+    return BadRequestError(
+        _("{who} rejected the request (HTTP {status})").format(who=who, status=status) + said,
+        _("check the model and options in [providers.{provider}]").format(provider=provider), **kw)

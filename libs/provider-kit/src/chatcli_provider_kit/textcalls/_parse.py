@@ -1134,5 +1134,7 @@ def catalog_section(tools: Iterable[ToolSpec]) -> PromptSection:
     ]
     for spec in tools:
         params = json.dumps(_schema(spec)[0], ensure_ascii=False, default=str)
-        lines.append(f"- {spec.name}: {spec.description} Arguments (JSON schema): {params}")
+        # untranslated: the catalog is model-facing
+        line = f"- {spec.name}: {spec.description} Arguments (JSON schema): {params}"
+        lines.append(line)
     return PromptSection(name=CATALOG_SECTION, text="\n".join(lines), order=50)
