@@ -108,7 +108,8 @@ def allowed_dirs(context: ToolContext) -> list[Path]:
 def resolve_path(path: str, context: ToolContext) -> Path:
     """``path`` resolved and confined to the workspace and the allowed folders."""
     if not path.strip():
-        raise ToolError("the path is empty; give a path relative to the workspace root")
+        raise ToolError(
+            "the path is empty; give a path relative to the workspace root")  # untranslated
     # OutsideWorkspace (a ValueError) reaches the model as it is: it names the workspace
     return resolve(path, context.workspace, allowed=allowed_dirs(context))
 

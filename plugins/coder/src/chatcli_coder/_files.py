@@ -117,7 +117,8 @@ def read_file(args: Any, context: ToolContext) -> str:
         first = (args.offset or 1) - 1
         wanted = args.limit or DEFAULT_LINES
     if first >= total:
-        raise ToolError(f"'{shown}' has {total:,} lines; offset {first + 1:,} is past its end")
+        raise ToolError(f"'{shown}' has {total:,} lines; offset {first + 1:,} is past its "
+                        "end")  # untranslated: model-facing
     budget = max(context.max_output - _RESERVE, 1_000)
     out: list[str] = []
     used = 0
@@ -457,7 +458,7 @@ def _plan_patch(args: Any, context: ToolContext) -> _PatchPlan:
         if target in state:
             text = state[target]
             if text is None:
-                raise PatchError(f"'{shown}' is deleted earlier in this patch")
+                raise PatchError(f"'{shown}' is deleted earlier in this patch")  # untranslated
             return text
         if not target.exists():
             raise missing(path, target, context, " to update (add a new file with *** Add "
@@ -475,13 +476,13 @@ def _plan_patch(args: Any, context: ToolContext) -> _PatchPlan:
             exists = state[target] is not None if target in state else target.exists()
             if exists:
                 raise PatchError(f"'{shown}' already exists: change it with *** Update File: "
-                                 "(or a --- a/ +++ b/ diff) instead of adding it")
+                                 "(or a --- a/ +++ b/ diff) instead of adding it")  # untranslated
             state[target] = patch.content
             done.append(f"added {shown}")
         elif patch.action == "delete":
             if (target in state and state[target] is None) or (
                     target not in state and not target.is_file()):
-                raise PatchError(f"no file '{shown}' to delete")
+                raise PatchError(f"no file '{shown}' to delete")  # untranslated: model-facing
             state[target] = None
             done.append(f"deleted {shown}")
         else:
@@ -495,7 +496,8 @@ def _plan_patch(args: Any, context: ToolContext) -> _PatchPlan:
                 moved = shown_of[destination] = display(destination, context)
                 if destination != target and (state.get(destination) is not None or (
                         destination not in state and destination.exists())):
-                    raise PatchError(f"cannot move '{shown}' to '{moved}': it exists")
+                    raise PatchError(
+                        f"cannot move '{shown}' to '{moved}': it exists")  # untranslated
                 first_touch(destination, moved)
                 state[target] = None
                 state[destination] = text

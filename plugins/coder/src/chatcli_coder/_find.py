@@ -208,9 +208,10 @@ def _search_rg(binary: str, args: Any, context: ToolContext, top: Path, results:
     if process.returncode == 2 and not results.matches:
         first = error.replace("\n", " ").strip()
         if "regex parse error" in error or "error:" in error:
-            raise ToolError(f"the pattern is not a valid regular expression (Rust syntax): "
-                            f"{first[:400]}; set literal=true to search for the text as it is")
-        raise ToolError(f"rg failed: {first[:400]}")
+            raise ToolError(
+                f"the pattern is not a valid regular expression (Rust syntax): "  # untranslated
+                f"{first[:400]}; set literal=true to search for the text as it is")
+        raise ToolError(f"rg failed: {first[:400]}")  # untranslated: model-facing
 
 
 def _rg_text(value: Any) -> str:
@@ -232,7 +233,7 @@ def _search_python(args: Any, context: ToolContext, top: Path, results: _Results
         regex = re.compile(re.escape(args.pattern) if args.literal else args.pattern, flags)
     except re.error as err:
         raise ToolError(f"the pattern is not a valid regular expression: {err}; set "
-                        "literal=true to search for the text as it is") from None
+                        "literal=true to search for the text as it is") from None  # untranslated
     hidden = _hidden(context)
     walker = Walker(top if top.is_dir() else top.parent, ignore=not args.include_ignored,
                     credentials=True, hidden=hidden)
@@ -310,7 +311,8 @@ def glob_files(args: Any, context: ToolContext) -> str:
         raise NotAFile(f"'{shown}' is a file, not a folder: give the folder to look in")
     settings = coder_settings(context.settings)
     if not args.pattern.strip():
-        raise ToolError("the pattern is empty: give a glob such as '**/*.py' or '*.md'")
+        raise ToolError(
+            "the pattern is empty: give a glob such as '**/*.py' or '*.md'")  # untranslated
     matches = _glob_spec(args.pattern)
     hidden = _hidden(context)
     walker = Walker(top, ignore=not args.include_ignored, credentials=True, hidden=hidden)

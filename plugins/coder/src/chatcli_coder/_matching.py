@@ -235,9 +235,9 @@ def plan_edit(text: str, old: str, new: str, replace_all: bool = False,
     "line endings", …). Raises :class:`NoMatch` or :class:`AmbiguousMatch`."""
     if old == "":
         raise ToolError("old is empty: give the exact text to replace (to create a file or "
-                        "replace all of it, use the write tool)")
+                        "replace all of it, use the write tool)")  # untranslated: model-facing
     if old == new:
-        raise ToolError("old and new are the same text: nothing would change")
+        raise ToolError("old and new are the same text: nothing would change")  # untranslated
     spans = _exact(text, old, new, replace_all, shown)
     if spans:
         return spans, "exact"

@@ -101,7 +101,7 @@ def parse_patch(text: str) -> list[FilePatch]:
     """The file changes ``text`` describes; :class:`PatchError` when it describes none or is
     malformed."""
     if not isinstance(text, str):
-        raise PatchError("the patch must be text")
+        raise PatchError("the patch must be text")  # untranslated: model-facing
     lines = text.replace("\r\n", "\n").split("\n")
     if any(line.strip() == "*** Begin Patch" for line in lines):
         files = _parse_begin_patch(lines)
@@ -111,12 +111,12 @@ def parse_patch(text: str) -> list[FilePatch]:
         raise PatchError(
             "no file changes found: write a unified diff (--- a/path, +++ b/path, @@ hunks) "
             "or the *** Begin Patch format (*** Update File: path, @@, -/+ lines, "
-            "*** End Patch)")
+            "*** End Patch)")  # untranslated: model-facing
     for patch in files:
         if not patch.path.strip() or (patch.move_to is not None and not patch.move_to.strip()):
-            raise PatchError("a file header names no path")
+            raise PatchError("a file header names no path")  # untranslated: model-facing
         if patch.action == "update" and not patch.hunks and patch.move_to is None:
-            raise PatchError(f"the change to '{patch.path}' has no hunks")
+            raise PatchError(f"the change to '{patch.path}' has no hunks")  # untranslated
     return files
 
 
@@ -156,27 +156,29 @@ def _parse_begin_patch(lines: list[str]) -> list[FilePatch]:
             continue
         if current is None:
             if stripped:
-                raise PatchError(f"patch line {number}: expected *** Add File:, *** Update "
-                                 f"File: or *** Delete File:, found {one_line(line, 120)}")
+                raise PatchError(
+                    f"patch line {number}: expected *** Add File:, *** Update "
+                    f"File: or *** Delete File:, found {one_line(line, 120)}")  # untranslated
             continue
         if current.action == "add":
             if line.startswith("+"):
                 added.append(line[1:])
             elif stripped:
                 raise PatchError(f"patch line {number}: every line of an added file starts "
-                                 f"with '+', found {one_line(line, 120)}")
+                                 f"with '+', found {one_line(line, 120)}")  # untranslated
             continue
         if current.action == "delete":
             if stripped:
                 raise PatchError(f"patch line {number}: *** Delete File: takes no lines, "
-                                 f"found {one_line(line, 120)}")
+                                 f"found {one_line(line, 120)}")  # untranslated: model-facing
             continue
         if line.startswith("*** Move to:"):
             current.move_to = line[len("*** Move to:"):].strip()
             continue
         if stripped == "*** End of File":
             if hunk is None:
-                raise PatchError(f"patch line {number}: *** End of File before any hunk")
+                raise PatchError(
+                    f"patch line {number}: *** End of File before any hunk")  # untranslated
             hunk.at_end = True
             continue
         if line.startswith("@@"):
@@ -199,7 +201,7 @@ def _parse_begin_patch(lines: list[str]) -> list[FilePatch]:
             hunk.add(line[0], line[1:])
         else:
             raise PatchError(f"patch line {number}: a hunk line starts with ' ', '-' or '+', "
-                             f"found {one_line(line, 120)}")
+                             f"found {one_line(line, 120)}")  # untranslated: model-facing
     close()
     return files
 
@@ -264,7 +266,8 @@ def _parse_unified(lines: list[str]) -> list[FilePatch]:
             end_hunk()
             old, new = _strip_prefixes(_header_path(line), _header_path(following))
             if old == _NULL and new == _NULL:
-                raise PatchError(f"patch line {index + 1}: both sides are /dev/null")
+                raise PatchError(
+                    f"patch line {index + 1}: both sides are /dev/null")  # untranslated
             rename.clear()
             if old == _NULL:
                 current = FilePatch(action="add", path=new)
@@ -292,7 +295,7 @@ def _parse_unified(lines: list[str]) -> list[FilePatch]:
             end_hunk()
             if current is None:
                 raise PatchError(f"patch line {index + 1}: a hunk before any --- / +++ "
-                                 "file header")
+                                 "file header")  # untranslated: model-facing
             start, old_count, _new, new_count = header.groups()
             hunk = Hunk(line=int(start))
             counts = [int(old_count) if old_count is not None else 1,
@@ -378,7 +381,7 @@ def apply_hunks(text: str, hunks: list[Hunk], shown: str) -> tuple[str, list[str
     for (first, count, _n, _h), (next_first, _c, _n2, _h2) in itertools.pairwise(edits):
         if first + count > next_first:
             raise PatchError(f"two hunks of {shown} change the same lines (near line "
-                             f"{next_first + 1}); merge them into one")
+                             f"{next_first + 1}); merge them into one")  # untranslated
     out: list[tuple[str, str]] = []
     at = 0
     #: whether the new text ends with a line ending: as the old one did, unless a hunk that
@@ -432,8 +435,9 @@ def _hunk_error(lines: list[Line], old: list[str], shown: str, number: int, what
     near = closest_lines([line.text for line in lines], old)
     tried = "exactly, ignoring trailing whitespace, or with the indentation adjusted"
     if near is None:
-        return PatchError(f"hunk {number} of {shown} does not apply: {what} are not in the "
-                          f"file ({tried}) and no line looks like them; read the file again")
+        return PatchError(
+            f"hunk {number} of {shown} does not apply: {what} are not in the "
+            f"file ({tried}) and no line looks like them; read the file again")  # untranslated
     first, last, ratio, quoted = near
     where = f"line {first}" if first == last else f"lines {first}-{last}"
     alike = ("the same but for whitespace, tabs or spaces" if whitespace_only(
@@ -441,4 +445,4 @@ def _hunk_error(lines: list[Line], old: list[str], shown: str, number: int, what
     return PatchError(f"hunk {number} of {shown} does not apply: {what} are not in the file "
                       f"({tried}); the closest is {where} ({alike}): "
                       f"{one_line(quoted, 1_200)} — nothing was changed; fix the hunk or "
-                      "read the file again")
+                      "read the file again")  # untranslated: model-facing

@@ -7,10 +7,14 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
+from chatcli import translation
+
 if TYPE_CHECKING:
     from chatcli import Settings
 
 __all__ = ["CoderSettings", "SandboxMode", "coder_settings", "parse_coder_settings"]
+
+_, ngettext = translation(__name__)
 
 #: The kinds of sandbox ``[coder] sandbox`` may name.
 SandboxMode = Literal["auto", "bwrap", "off"]
@@ -44,28 +48,30 @@ def parse_coder_settings(table: dict[str, Any]) -> CoderSettings:
         import difflib  # only to name a misspelt key
 
         close = difflib.get_close_matches(unknown[0], sorted(known), n=1)
-        hint = f" (did you mean '{close[0]}'?)" if close else ""
-        raise ValueError(f"[coder] has no setting '{unknown[0]}'{hint}; "
-                         f"known: {', '.join(sorted(known))}")
+        message = (_("[coder] has no setting '{key}' (did you mean '{close}'?); known: {known}")
+                   if close else _("[coder] has no setting '{key}'; known: {known}"))
+        raise ValueError(message.format(key=unknown[0], close=close[0] if close else "",
+                                        known=", ".join(sorted(known))))
     values: dict[str, Any] = {}
     sandbox = table.get("sandbox", "auto")
     if sandbox not in ("auto", "bwrap", "off"):
-        raise ValueError(f"[coder] sandbox must be \"auto\", \"bwrap\" or \"off\", not {sandbox!r}")
+        raise ValueError(_('[coder] sandbox must be "auto", "bwrap" or "off", not {value!r}')
+                         .format(value=sandbox))
     values["sandbox"] = sandbox
     for name in ("exec_timeout", "exec_timeout_max"):
         if name in table:
             value = table[name]
             if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
-                raise ValueError(f"[coder] {name} must be a positive number of seconds, "
-                                 f"not {value!r}")
+                raise ValueError(_("[coder] {key} must be a positive number of seconds, not "
+                                   "{value!r}").format(key=name, value=value))
             values[name] = float(value)
     writable = table.get("sandbox_writable", [])
     if not isinstance(writable, list) or not all(isinstance(w, str) for w in writable):
-        raise ValueError("[coder] sandbox_writable must be a list of folder paths")
+        raise ValueError(_("[coder] sandbox_writable must be a list of folder paths"))
     values["sandbox_writable"] = tuple(writable)
     credentials = table.get("list_credentials", False)
     if not isinstance(credentials, bool):
-        raise ValueError("[coder] list_credentials must be true or false")
+        raise ValueError(_("[coder] list_credentials must be true or false"))
     values["list_credentials"] = credentials
     pass_env = table.get("pass_env")
     if pass_env in (None, [], ()):  # (most runs: chatcli_workspace is not imported for nothing)

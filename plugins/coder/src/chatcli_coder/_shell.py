@@ -311,7 +311,7 @@ class _ControlGuard:
                              f"approval: moved to {os.path.relpath(target, workspace)}]")
         if len(moved) > _MOVED_SHOWN:
             lines.append(f"[… and {len(moved) - _MOVED_SHOWN:,} more control files it created, "
-                         "each moved to NAME.refused]")
+                         "each moved to NAME.refused]")  # untranslated: model-facing
         return lines
 
 
@@ -369,7 +369,7 @@ def describe(outcome: Outcome, timeout: float, how: str, label: str = "") -> str
     lines = [*outcome.notes, head]
     if outcome.killed_leftovers:
         lines.append("[processes it left running in the background were killed]")
-    lines.append(outcome.output if outcome.output else "(no output)")
+    lines.append(outcome.output if outcome.output else "(no output)")  # untranslated: model-facing
     lines.extend(outcome.hints)
     return "\n".join(lines)
 
@@ -377,7 +377,7 @@ def describe(outcome: Outcome, timeout: float, how: str, label: str = "") -> str
 def exec_command(args: Any, context: ToolContext) -> str:
     """The ``exec`` tool."""
     if not args.command.strip():
-        raise ToolError("the command is empty")
+        raise ToolError("the command is empty")  # untranslated: model-facing
     cwd = _cwd(args.cwd, context)
     timeout, note = _timeout(args.timeout, context)
     outcome, how = run_shell(args.command, cwd, timeout, args.network, context)
@@ -399,7 +399,7 @@ def run_tests(args: Any, context: ToolContext) -> str:
         if found is None:
             raise ToolError("no test command found (looked for pytest configuration or a "
                             "tests folder, package.json's test script, go.mod, Cargo.toml and "
-                            "a Makefile test target): pass command")
+                            "a Makefile test target): pass command")  # untranslated: model-facing
         command, why = found
     timeout, note = _timeout(args.timeout, context)
     outcome, how = run_shell(command, cwd, timeout, args.network, context)
@@ -422,15 +422,16 @@ def _git(arguments: list[str], cwd: Path, timeout: float = 30.0) -> str:
     try:
         done = safe_git(arguments, cwd, timeout=timeout)
     except GitMissing:
-        raise ToolError("git is not installed") from None
+        raise ToolError("git is not installed") from None  # untranslated: model-facing
     except subprocess.TimeoutExpired:
-        raise ToolError(f"git {arguments[0]} took more than {timeout:g} s") from None
+        raise ToolError(
+            f"git {arguments[0]} took more than {timeout:g} s") from None  # untranslated
     if done.returncode != 0:
         message = done.stderr.decode("utf-8", errors="replace").strip().splitlines()
         first = message[0] if message else f"exit code {done.returncode}"
         if "not a git repository" in first:
-            raise ToolError("the workspace is not in a git repository")
-        raise ToolError(f"git {arguments[0]} failed: {first}")
+            raise ToolError("the workspace is not in a git repository")  # untranslated
+        raise ToolError(f"git {arguments[0]} failed: {first}")  # untranslated: model-facing
     return done.stdout.decode("utf-8", errors="replace")
 
 
@@ -487,7 +488,8 @@ def git_tool(args: Any, context: ToolContext) -> str:
         current = _git(["branch", "--show-current"], root).strip() or "(detached HEAD)"
         listing = _git(["branch", "--list", "-vv", "--no-color"], root).rstrip()
         return _fit(f"current branch: {current}\n{listing}", budget, "the branches")
-    raise ToolError(f"unknown action '{action}': use status, diff, log, changed or branch")
+    raise ToolError(
+        f"unknown action '{action}': use status, diff, log, changed or branch")  # untranslated
 
 
 def _excluded(root: Path, hidden: tuple[str, ...]) -> list[str]:

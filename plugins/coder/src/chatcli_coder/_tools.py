@@ -153,7 +153,7 @@ def make_tools(settings: Settings, workspace: Path) -> list[Tool]:
                 "left out and the offset to continue with. Lines over 2000 characters are cut. "
                 "Binary files are refused. Read a file before editing it: edit, multiedit, "
                 "apply_patch and write refuse files not read in this conversation, or changed "
-                "since."),
+                "since."),  # untranslated: model-facing
         ),
         CoderTool(
             name="write", args="WriteArgs", risk=Risk.WRITE, subject="path",
@@ -162,7 +162,7 @@ def make_tools(settings: Settings, workspace: Path) -> list[Tool]:
             description=(
                 "Create a file, or replace all of an existing one (read it first), atomically "
                 "(a temporary file, then a rename; permissions kept). Prefer edit for changes "
-                "to part of a file."),
+                "to part of a file."),  # untranslated: model-facing
         ),
         CoderTool(
             name="edit", args="EditArgs", risk=Risk.WRITE, subject="path",
@@ -173,7 +173,7 @@ def make_tools(settings: Settings, workspace: Path) -> list[Tool]:
                 "replace_all). When old is not found as it is, it is looked for ignoring line "
                 "endings, then trailing whitespace, then a different indentation of whole "
                 "lines (new is re-indented the same way); otherwise the error quotes the "
-                "closest lines. Returns the changed lines."),
+                "closest lines. Returns the changed lines."),  # untranslated: model-facing
         ),
         CoderTool(
             name="multiedit", args="MultiEditArgs", risk=Risk.WRITE, subject=None,
@@ -181,7 +181,8 @@ def make_tools(settings: Settings, workspace: Path) -> list[Tool]:
             preview=_lazy("chatcli_coder._files", "preview_multiedit"),
             description=(
                 "Several edits (like the edit tool's) to one or more files you have read, all "
-                "or nothing: if one fails, no file changes and the error names it."),
+                "or nothing: if one fails, no file changes and the error "
+                "names it."),  # untranslated: model-facing
         ),
         CoderTool(
             name="apply_patch", args="PatchArgs", risk=Risk.WRITE, subject=None,
@@ -192,7 +193,7 @@ def make_tools(settings: Settings, workspace: Path) -> list[Tool]:
                 "Patch' format; adds, deletes, renames and updates files, all or nothing. "
                 "Hunks are found by their lines (exact, else ignoring trailing whitespace or "
                 "a different indentation), near the line numbers given; line counts in @@ "
-                "headers need not be right."),
+                "headers need not be right."),  # untranslated: model-facing
         ),
         CoderTool(
             name="search", args="SearchArgs", risk=Risk.READ, subject="path",
@@ -203,7 +204,7 @@ def make_tools(settings: Settings, workspace: Path) -> list[Tool]:
                 "context lines. Output 'path:line:text' (context lines 'path-line-text'). "
                 "Skips .git, .gitignored files (unless include_ignored), binary files and "
                 "credential files (.env, keys). Shows up to max_results matching lines and "
-                "says how many more there are."),
+                "says how many more there are."),  # untranslated: model-facing
         ),
         CoderTool(
             name="glob", args="GlobArgs", risk=Risk.READ, subject="path",
@@ -212,7 +213,7 @@ def make_tools(settings: Settings, workspace: Path) -> list[Tool]:
                 "List files whose path matches a glob, sorted by path: '*.py' at any depth, "
                 "'src/*.py' directly in src, 'tests/**/test_*.py'. Skips .git, .gitignored "
                 "files (unless include_ignored) and credential files; files only, not "
-                "folders."),
+                "folders."),  # untranslated: model-facing
         ),
         CoderTool(
             name="tree", args="TreeArgs", risk=Risk.READ, subject="path",
@@ -221,7 +222,7 @@ def make_tools(settings: Settings, workspace: Path) -> list[Tool]:
                 "Show a folder's layout as an indented tree (folders first, 'name/'; symbolic "
                 "links as 'name -> target'), down to depth levels; deeper folders show their "
                 "entry count. Honours .gitignore, skips .git and credential files; at most "
-                "max_entries entries and 100 per folder."),
+                "max_entries entries and 100 per folder."),  # untranslated: model-facing
         ),
         CoderTool(
             name="exec", args="ExecArgs", risk=Risk.EXECUTE, subject="command",
@@ -231,7 +232,8 @@ def make_tools(settings: Settings, workspace: Path) -> list[Tool]:
                 "Run a shell command with bash -c in the workspace (or cwd inside it); stdin "
                 "is empty, so it must not wait for input. Returns the exit code and the "
                 f"output. {limits} Background processes are killed when the command ends. "
-                f"{sandbox} Use the dedicated tools to read, search and edit files."),
+                f"{sandbox} Use the dedicated tools to read, search and edit "
+                "files."),  # untranslated: model-facing
         ),
         CoderTool(
             name="git", args="GitArgs", risk=Risk.READ, subject=None,
@@ -240,7 +242,7 @@ def make_tools(settings: Settings, workspace: Path) -> list[Tool]:
                 "Look at the workspace's git repository, read-only: status, diff (or staged "
                 "diff), log, changed files, branches; optionally for one path. It never "
                 "commits, checks out or changes anything (use exec for that, with the user's "
-                "approval)."),
+                "approval)."),  # untranslated: model-facing
         ),
         CoderTool(
             name="test", args="TestArgs", risk=Risk.EXECUTE, subject="command",
@@ -250,6 +252,7 @@ def make_tools(settings: Settings, workspace: Path) -> list[Tool]:
                 "Run the project's tests and report pass or fail with the output. Without "
                 "command it detects the test command: pytest (the project's .venv python, "
                 "uv run, or python3 -m pytest), npm test, go test ./..., cargo test, make "
-                f"test.{test_hint(Path(workspace))} Runs like exec: {limits} {sandbox}"),
+                f"test.{test_hint(Path(workspace))} Runs like exec: {limits} "
+                f"{sandbox}"),  # untranslated: model-facing
         ),
     ]
