@@ -225,3 +225,21 @@ def test_any_page_reads_back_as_written_or_is_refused(tmp_path_factory, text: st
         assert cache.read(str(kept), key + "!") is None
         used.write_text("changed!")
         assert cache.read(str(kept), key) is None
+
+
+def test_the_language_setting_chooses_the_page(help_home: Home) -> None:
+    """The user's ``language`` setting decides the page when no variable names a language:
+    a page made in English is never served once the setting says Portuguese (the settings
+    file is among the files the page was made from, even before it exists)."""
+    no_language = {"CHATCLI_LANG": "", "LANG": "C.UTF-8", "LC_ALL": "", "LC_MESSAGES": "",
+                   "LANGUAGE": ""}
+    english = help_home.run("--help", **no_language).stdout
+    assert english.startswith("Usage: chatcli") and "Show this message and exit." in english
+    assert help_home.served(**no_language) == (english, False)
+    done = help_home.run("config", "set", "language", "pt_BR", **no_language)
+    assert done.returncode == 0, done.stderr
+    page, _ = help_home.served(**no_language)
+    assert page.startswith("Uso: chatcli") and "Opções:" in page
+    assert "Mostra esta mensagem e sai." in page and "Usage:" not in page
+    assert "um assistente de IA no seu terminal" in page
+    assert help_home.served(**{**no_language, "CHATCLI_LANG": "en"})[0] == english

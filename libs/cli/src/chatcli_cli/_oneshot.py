@@ -13,13 +13,14 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING, Any
 
+from chatcli import translation
+
 if TYPE_CHECKING:
     from chatcli import PluginHost, SessionOptions
 
 __all__ = ["main_command"]
 
-REPL_HINT = "interactive chat needs chatcli-repl: pip install chatcli-repl"
-PRINT_HINT = "answering a prompt needs chatcli-print: pip install chatcli-print"
+_, ngettext = translation(__name__)
 
 
 def _stdin_is_tty() -> bool:
@@ -57,11 +58,11 @@ def main_command(host: PluginHost, options: dict[str, Any]) -> int:
     from chatcli import UsageError, clean_text, load_settings
 
     if options.get("continue_last") and options.get("resume") is not None:
-        raise UsageError("-c and --resume both choose the session to go on with",
-                         "give one: -c for the most recent session, --resume ID for another")
+        raise UsageError(_("-c and --resume both choose the session to go on with"),
+                         _("give one: -c for the most recent session, --resume ID for another"))
     if sys.stdout is None:  # started with stdout closed (`>&-`): the answer has nowhere to go
-        raise UsageError("stdout is closed, so the answer has nowhere to go",
-                         "redirect it instead, e.g. `> answer.txt` or `> /dev/null`")
+        raise UsageError(_("stdout is closed, so the answer has nowhere to go"),
+                         _("redirect it instead, e.g. `> answer.txt` or `> /dev/null`"))
     prompt: str | None = options.get("prompt")
     if prompt is not None:
         prompt = clean_text(prompt)
@@ -72,10 +73,15 @@ def main_command(host: PluginHost, options: dict[str, Any]) -> int:
                                      options=_session_options(options))
     if result is None:
         chat = prompt is None and _stdin_is_tty()
-        name, hint = ("repl", REPL_HINT) if chat else ("print", PRINT_HINT)
+        name = "repl" if chat else "print"
         if name in host.skipped:  # installed, left out by the selection: not a pip matter
-            raise UsageError(f"{hint.partition(':')[0]}, which CHATCLI_PLUGINS or "
-                             "CHATCLI_DISABLE_PLUGINS leaves out",
-                             f"add {name} to CHATCLI_PLUGINS (or take it out of the other)")
-        raise UsageError(hint)
+            raise UsageError((_("interactive chat needs chatcli-repl, which CHATCLI_PLUGINS or "
+                                "CHATCLI_DISABLE_PLUGINS leaves out") if chat else
+                              _("answering a prompt needs chatcli-print, which CHATCLI_PLUGINS "
+                                "or CHATCLI_DISABLE_PLUGINS leaves out")),
+                             _("add {name} to CHATCLI_PLUGINS (or take it out of the other)"
+                               ).format(name=name))
+        raise UsageError(_("interactive chat needs chatcli-repl: pip install chatcli-repl")
+                         if chat else
+                         _("answering a prompt needs chatcli-print: pip install chatcli-print"))
     return int(result)

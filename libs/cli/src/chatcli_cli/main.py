@@ -18,7 +18,7 @@ def main() -> int:
     if args == ["--version"] or args == ["-V"]:
         from chatcli import __version__
 
-        print(f"chatcli {__version__}")
+        print(f"chatcli {__version__}")  # untranslated: the program and its version
         return 0
     if args == ["--help"] or args == ["-h"]:
         return _help(args[0])
@@ -44,10 +44,13 @@ def _run() -> int:
 
 
 def _entry_files() -> list[str]:
-    """Each installed plugin's entry module: the page lists what they add."""
+    """Each installed plugin's entry module (the page lists what they add) and the user's
+    settings file, even when there is none yet: its ``language`` chooses the page's language
+    when no variable names one."""
     from chatcli._discovery import find_entry_points
+    from chatcli._tomlfile import user_file
 
-    return [ep.file for ep in find_entry_points() if ep.file]
+    return [*(ep.file for ep in find_entry_points() if ep.file), user_file()]
 
 
 def _write_page(path: str, data: bytes) -> None:

@@ -21,10 +21,11 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 import click
-from chatcli import __version__, error_line, require_utf8
+from chatcli import __version__, error_line, require_utf8, translation
 from chatcli._cli import set_running_host
 from chatcli._cli.common import AppState, get_state
 
+from chatcli_cli._clicktext import speak_the_user_language
 from chatcli_cli._startup import start_command
 from chatcli_cli.help_cache import help_width
 
@@ -36,6 +37,7 @@ if TYPE_CHECKING:
 __all__ = ["build_cli", "run"]
 
 EXIT_OK, EXIT_PROVIDER, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+_, ngettext = translation(__name__)
 
 
 class FreeText(click.types.StringParamType):
@@ -96,49 +98,48 @@ class _RootGroup(click.Group):
             if args and not args[0].startswith("-") and (len(args) > 1 or " " in args[0]):
                 words = " ".join(args)
                 # (click declares message Final, yet it is a plain attribute its show() reads)
-                err.message += f' To ask a question: chatcli -p "{words[:60]}"'  # type: ignore[misc]
+                err.message += " " + _('To ask a question: chatcli -p "{words}"').format(  # type: ignore[misc]
+                    words=words[:60])
             raise
 
     def format_epilog(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         super().format_epilog(ctx, formatter)
         formatter.write_paragraph()
-        formatter.write_text(
-            "Exit codes: 0 ok, 1 provider error, 2 usage or config error, 130 interrupted."
-        )
+        formatter.write_text(_("Exit codes: 0 ok, 1 provider error, 2 usage or config error, "
+                               "130 interrupted."))
 
 
 @click.group(
     cls=_RootGroup,
     invoke_without_command=True,
     context_settings={"help_option_names": ["-h", "--help"]},
+    # i18n: keep the three example command lines as they are, the columns aligned
+    help=_("chatcli: an AI assistant in your terminal.\n\n\b\n"
+           "chatcli                       interactive chat (needs chatcli-repl)\n"
+           "chatcli -p \"question\"         answer once and exit\n"
+           "git diff | chatcli -p review  send piped text along with the prompt"),
 )
 @click.option("-p", "--prompt", metavar="TEXT", type=FreeText(),
-              help="Answer TEXT and exit ('-' reads the prompt from stdin). Piped stdin is "
-                   "appended to the prompt.")
-@click.option("--provider", metavar="NAME", help="Provider to use (see `chatcli models`).")
-@click.option("-m", "--model", metavar="NAME", help="Model to use.")
+              help=_("Answer TEXT and exit ('-' reads the prompt from stdin). Piped stdin is "
+                     "appended to the prompt."))
+@click.option("--provider", metavar="NAME", help=_("Provider to use (see `chatcli models`)."))
+@click.option("-m", "--model", metavar="NAME", help=_("Model to use."))
 @click.option("-s", "--system", metavar="TEXT", type=FreeText(),
-              help="Extra system prompt text.")
+              help=_("Extra system prompt text."))
 @click.option("--json", "as_json", is_flag=True, is_eager=True, callback=_json_mode,
-              help="Print one JSON object: text, provider, model, usage, stop_reason.")
-@click.option("--raw", is_flag=True, help="Print the answer as plain text (no markdown).")
+              help=_("Print one JSON object: text, provider, model, usage, stop_reason."))
+@click.option("--raw", is_flag=True, help=_("Print the answer as plain text (no markdown)."))
 @click.option("-c", "--continue", "continue_last", is_flag=True,
-              help="Continue this project's most recent session.")
+              help=_("Continue this project's most recent session."))
 @click.option("--resume", metavar="[ID]", is_flag=False, flag_value="",
-              help="Resume the session ID; without ID, choose one of this project's.")
+              help=_("Resume the session ID; without ID, choose one of this project's."))
 @click.option("--trace-hooks", is_flag=True,
-              help="Print every plugin hook call and its result on stderr.")
+              help=_("Print every plugin hook call and its result on stderr."))
 @click.version_option(__version__, "-V", "--version", prog_name="chatcli",
-                      message="%(prog)s %(version)s")
+                      message="%(prog)s %(version)s", help=_("Show the version and exit."))
 @click.pass_context
 def cli(ctx: click.Context, /, **options: Any) -> int | None:
-    """chatcli: an AI assistant in your terminal.
-
-    \b
-    chatcli                       interactive chat (needs chatcli-repl)
-    chatcli -p "question"         answer once and exit
-    git diff | chatcli -p review  send piped text along with the prompt
-    """
+    """The root command: a sub-command, or the chat or a prompt (``-p``)."""
     state = get_state(ctx)
     if options.pop("trace_hooks"):
         state.host.enable_tracing()
@@ -187,14 +188,15 @@ def _plugin_options(host: PluginHost, taken: list[click.Parameter]) -> list[clic
         plugin = current_plugin.get() or "?"
         if not isinstance(option, click.Option):
             shown = repr(option) if len(repr(option)) <= 60 else repr(option)[:59] + "…"
-            host.warn(f"plugin {plugin!r} registered {type(option).__name__} {shown} as a "
-                      "command-line option, expected click.Option (ignored)")
+            host.warn(_("plugin {plugin!r} registered {kind} {value} as a command-line option, "
+                        "expected click.Option (ignored)").format(
+                plugin=plugin, kind=type(option).__name__, value=shown))
             return
         clash = sorted(flags.intersection((*option.opts, *option.secondary_opts)))
         if option.name in names or clash:
-            host.warn(f"plugin {plugin!r} registered the option "
-                      f"{clash[0] if clash else option.name!r}, which another option has "
-                      "(ignored)")
+            host.warn(_("plugin {plugin!r} registered the option {option}, which another option "
+                        "has (ignored)").format(plugin=plugin,
+                                                option=repr(clash[0] if clash else option.name)))
             return
         names.add(option.name)
         flags.update((*option.opts, *option.secondary_opts))
@@ -212,6 +214,7 @@ def run(argv: list[str] | None = None, host: PluginHost | None = None) -> int:
     """
     args = list(sys.argv[1:] if argv is None else argv)
     state: AppState | None = None
+    speak_the_user_language()
     try:
         if host is None:
             from chatcli import PluginHost
@@ -254,15 +257,15 @@ def _failure(err: BaseException) -> tuple[int, str | None]:
     if isinstance(err, click.exceptions.Abort | KeyboardInterrupt):  # click printed a newline
         if isinstance(err, KeyboardInterrupt):
             print(file=sys.stderr)
-        return EXIT_INTERRUPTED, "interrupted before the answer started"
+        return EXIT_INTERRUPTED, _("interrupted before the answer started")
     if isinstance(err, click.ClickException):
         usage = isinstance(err, click.UsageError)
         where = err.ctx.command_path if isinstance(err, click.UsageError) and err.ctx else "chatcli"
-        hint = f" (see `{where} --help`)" if usage else ""
+        hint = " " + _("(see `{command} --help`)").format(command=where) if usage else ""
         return EXIT_USAGE if usage else err.exit_code, err.format_message() + hint
     if isinstance(err, OSError) and err.errno in _DISK_FULL:
-        return EXIT_PROVIDER, (f"cannot write: {os.strerror(err.errno)}"
-                               " — free some space, or send the output to another disk")
+        return EXIT_PROVIDER, _("cannot write: {reason} — free some space, or send the output to "
+                                "another disk").format(reason=os.strerror(err.errno))
     if debug_enabled():
         import traceback
 
@@ -270,8 +273,8 @@ def _failure(err: BaseException) -> tuple[int, str | None]:
     if isinstance(err, ChatcliError):
         return err.exit_code, str(err)
     first = (str(err).splitlines() or [""])[0]
-    return EXIT_PROVIDER, (f"unexpected {type(err).__name__}: {first}"
-                           " (set CHATCLI_DEBUG=1 for the traceback)")
+    return EXIT_PROVIDER, _("unexpected {kind}: {message} (set CHATCLI_DEBUG=1 for the "
+                            "traceback)").format(kind=type(err).__name__, message=first)
 
 
 #: errno values that mean the output (or a file chatcli writes) has no room left.
