@@ -89,6 +89,13 @@ def distributions(workspace: Path) -> list[Distribution]:
     return sorted(found, key=lambda d: d.name)
 
 
+def _walked(folder: str) -> bool:
+    """Every source folder but hidden ones and bytecode (Babel's default also skips ``_*``
+    folders, which are private packages here: ``chatcli._cli``, ``chatcli_agent._shell``)."""
+    name = os.path.basename(folder)
+    return not name.startswith(".") and name != "__pycache__"
+
+
 def extract(dist: Distribution) -> Catalog:
     """Every message the distribution's Python sources mark (``_``, ``ngettext`` …), with
     ``# i18n:`` comments above a message as notes for translators."""
@@ -98,7 +105,7 @@ def extract(dist: Distribution) -> Catalog:
                                      "(`chatcli-catalogs update` writes this file).")
     for filename, lineno, message, comments, context in extract_from_dir(
             str(dist.package), method_map=[("**.py", "python")], keywords=DEFAULT_KEYWORDS,
-            comment_tags=("i18n:",), strip_comment_tags=True):
+            comment_tags=("i18n:",), strip_comment_tags=True, directory_filter=_walked):
         if message and (message[0] if isinstance(message, tuple) else message):
             catalog.add(message, None, [(filename, lineno)], auto_comments=comments,
                         context=context)
