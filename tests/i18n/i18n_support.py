@@ -45,7 +45,7 @@ _BUILTIN_ERRORS = {name for name in dir(builtins) if name.endswith(("Error", "Ex
 _BUILTIN_ERRORS |= {"ValueError", "TypeError", "KeyError", "RuntimeError", "OSError",
                     "AssertionError", "NotImplementedError", "AttributeError", "IndexError",
                     "LookupError", "ImportError", "Exception", "BaseException"}
-_NOT_WORDS = re.compile(r"\{[^{}]*\}|`[^`]*`|\[/?[a-z][^\]]*\]|(?<![\w-])--?[a-zA-Z][\w-]*|"
+_NOT_WORDS = re.compile(r"\{[^{}]*\}|`[^`]*`|\[/?[a-z][^\]]*\]|(?<![\w}-])--?[a-zA-Z][\w-]*|"
                         r"https?://\S+|[A-Z_]{2,}=?\S*")
 
 

@@ -47,7 +47,7 @@ _CREATED = datetime(2026, 1, 1, tzinfo=UTC)
 _WIDTH = 100
 _PLURALS = {"pt_BR": "nplurals=2; plural=(n > 1);"}
 #: What a translation must keep of its message: placeholders, code, options, rich markup.
-_KEPT = re.compile(r"\{[^{}\s]*\}|`[^`]+`|(?<![\w-])--?[a-zA-Z][\w-]*|\[/?[a-z]+(?: [a-z]+)*\]")
+_KEPT = re.compile(r"\{[^{}\s]*\}|`[^`]+`|(?<![\w}-])--?[a-zA-Z][\w-]*|\[/?[a-z]+(?: [a-z]+)*\]")
 
 
 @dataclass(frozen=True)
