@@ -10,7 +10,7 @@ from cli_support import CHATCLI, run_process
 
 def test_the_root_help_page_is_portuguese(home: Path) -> None:
     page = run_process([CHATCLI, "--help"], home, CHATCLI_LANG="pt_BR").stdout
-    assert page.startswith("Uso: chatcli [OPTIONS]")
+    assert page.startswith("Uso: chatcli [OPÇÕES] [COMANDO] [ARGS]...")
     for line in ("chatcli: um assistente de IA no seu terminal.", "Opções:", "Comandos:",
                  "Mostra esta mensagem e sai.", "Mostra a versão e sai.",
                  "Continua a sessão mais recente deste projeto.",

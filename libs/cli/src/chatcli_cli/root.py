@@ -113,18 +113,19 @@ class _RootGroup(click.Group):
     cls=_RootGroup,
     invoke_without_command=True,
     context_settings={"help_option_names": ["-h", "--help"]},
+    options_metavar=_("[OPTIONS]"), subcommand_metavar=_("[COMMAND] [ARGS]..."),
     # i18n: keep the three example command lines as they are, the columns aligned
     help=_("chatcli: an AI assistant in your terminal.\n\n\b\n"
            "chatcli                       interactive chat (needs chatcli-repl)\n"
            "chatcli -p \"question\"         answer once and exit\n"
            "git diff | chatcli -p review  send piped text along with the prompt"),
 )
-@click.option("-p", "--prompt", metavar="TEXT", type=FreeText(),
+@click.option("-p", "--prompt", metavar=_("TEXT"), type=FreeText(),
               help=_("Answer TEXT and exit ('-' reads the prompt from stdin). Piped stdin is "
                      "appended to the prompt."))
-@click.option("--provider", metavar="NAME", help=_("Provider to use (see `chatcli models`)."))
-@click.option("-m", "--model", metavar="NAME", help=_("Model to use."))
-@click.option("-s", "--system", metavar="TEXT", type=FreeText(),
+@click.option("--provider", metavar=_("NAME"), help=_("Provider to use (see `chatcli models`)."))
+@click.option("-m", "--model", metavar=_("NAME"), help=_("Model to use."))
+@click.option("-s", "--system", metavar=_("TEXT"), type=FreeText(),
               help=_("Extra system prompt text."))
 @click.option("--json", "as_json", is_flag=True, is_eager=True, callback=_json_mode,
               help=_("Print one JSON object: text, provider, model, usage, stop_reason."))
