@@ -17,9 +17,7 @@ _BY_MODULE: dict[str, str] = {
         "Approval ChatRequest Confinement FailedAttempt FileAccess PromptSection StopEvent "
         "StreamEvent TextDelta Tool ToolCallEvent ToolContext ToolSpec UsageEvent Verdict"
     ),
-    "_compaction": (
-        "Compaction CompactionOutcome TokenCounter apply_compactions"
-    ),
+    "_compaction": "Compaction CompactionOutcome TokenCounter apply_compactions",
     "_config": (
         "ModelSettings ProviderSettings Settings load_settings unknown_setting validate_setting"
     ),

@@ -27,23 +27,9 @@ if TYPE_CHECKING:
     from chatcli._engine import Engine
     from chatcli._types import Message, ToolCallPart, Usage
 
-__all__ = [
-    "TOOL_NAME_PATTERN",
-    "Approval",
-    "ChatRequest",
-    "FailedAttempt",
-    "FileAccess",
-    "PromptSection",
-    "StopEvent",
-    "StreamEvent",
-    "TextDelta",
-    "Tool",
-    "ToolCallEvent",
-    "ToolContext",
-    "ToolSpec",
-    "UsageEvent",
-    "Verdict",
-]
+__all__ = ["TOOL_NAME_PATTERN", "Approval", "ChatRequest", "FailedAttempt", "FileAccess",
+           "PromptSection", "StopEvent", "StreamEvent", "TextDelta", "Tool", "ToolCallEvent",
+           "ToolContext", "ToolSpec", "UsageEvent", "Verdict"]
 
 #: What providers accept as a tool name (OpenAI's and Anthropic's rule).
 TOOL_NAME_PATTERN = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")

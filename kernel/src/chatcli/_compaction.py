@@ -31,13 +31,7 @@ from chatcli._types import (
     new_id,
 )
 
-__all__ = [
-    "Compaction",
-    "CompactionOutcome",
-    "TokenCounter",
-    "applied_view",
-    "apply_compactions",
-]
+__all__ = ["Compaction", "CompactionOutcome", "TokenCounter", "applied_view", "apply_compactions"]
 
 #: Characters per token of the local estimate before any provider count corrects it.
 CHARS_PER_TOKEN = 4.0

@@ -22,16 +22,8 @@ from chatcli._i18n import translation
 from chatcli._layers import ENV_SOURCE, MAX_DEPTH, layers, merge_layers, origin_of
 from chatcli._types import _new_dict, _new_list
 
-__all__ = [
-    "ModelSettings",
-    "ProviderSettings",
-    "Settings",
-    "load_settings",
-    "origin_of",
-    "toml_value",
-    "unknown_setting",
-    "validate_setting",
-]
+__all__ = ["ModelSettings", "ProviderSettings", "Settings", "load_settings", "origin_of",
+           "toml_value", "unknown_setting", "validate_setting"]
 _, ngettext = translation(__name__)
 
 class ProviderSettings(BaseModel):

@@ -38,16 +38,8 @@ from typing import Any
 
 from chatcli_records_lite import NamedTuple
 
-__all__ = [
-    "ENTRY_POINT_GROUP",
-    "CtrlC",
-    "EntryPoint",
-    "find_entry_points",
-    "is_known",
-    "load_entry_point",
-    "module_file",
-    "remember_hooks",
-]
+__all__ = ["ENTRY_POINT_GROUP", "CtrlC", "EntryPoint", "find_entry_points", "is_known",
+           "load_entry_point", "module_file", "remember_hooks"]
 
 ENTRY_POINT_GROUP = "chatcli.plugins"
 

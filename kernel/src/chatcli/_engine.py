@@ -54,15 +54,8 @@ from chatcli._specs import Decision, Provider, Risk, StopReason
 from chatcli._streaming import Retrying, read_answer
 from chatcli._types import Message, Role, TextPart, ToolCallPart, ToolResultPart, Usage
 
-__all__ = [
-    "Approver",
-    "Engine",
-    "EngineEvent",
-    "ToolFinished",
-    "ToolStarted",
-    "TurnFinished",
-    "attach_hooks",
-]
+__all__ = ["Approver", "Engine", "EngineEvent", "ToolFinished", "ToolStarted", "TurnFinished",
+           "attach_hooks"]
 
 #: ``approver(call, tool, verdict)`` asks the person and returns an :class:`Approval` (or a
 #: bool: yes once / no); None means nobody can be asked.

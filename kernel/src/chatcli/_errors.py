@@ -14,22 +14,9 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from chatcli._calls import FailedAttempt
 
-__all__ = [
-    "AuthError",
-    "BadRequestError",
-    "ChatcliError",
-    "ConfigError",
-    "ContextTooLongError",
-    "ModelNotFoundError",
-    "NetworkError",
-    "ProviderError",
-    "ProviderTimeoutError",
-    "RateLimitError",
-    "ServerError",
-    "StreamCutError",
-    "UsageError",
-    "redact",
-]
+__all__ = ["AuthError", "BadRequestError", "ChatcliError", "ConfigError", "ContextTooLongError",
+           "ModelNotFoundError", "NetworkError", "ProviderError", "ProviderTimeoutError",
+           "RateLimitError", "ServerError", "StreamCutError", "UsageError", "redact"]
 
 EXIT_PROVIDER = 1
 EXIT_USAGE = 2

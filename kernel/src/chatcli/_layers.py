@@ -18,18 +18,8 @@ from chatcli._tomlfile import MAX_DEPTH, read_toml, user_config_path, user_file
 if TYPE_CHECKING:
     from pathlib import Path
 
-__all__ = [
-    "ENV_SOURCE",
-    "MAX_DEPTH",
-    "layers",
-    "merge_layers",
-    "origin_of",
-    "parse_bool",
-    "project_config_path",
-    "raw_settings",
-    "read_toml",
-    "user_config_path",
-]
+__all__ = ["ENV_SOURCE", "MAX_DEPTH", "layers", "merge_layers", "origin_of", "parse_bool",
+           "project_config_path", "raw_settings", "read_toml", "user_config_path"]
 _, ngettext = translation(__name__)
 
 #: How errors name the ``CHATCLI_*`` layer.

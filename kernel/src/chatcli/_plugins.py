@@ -51,25 +51,13 @@ from chatcli._i18n import translation
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from chatcli._calls import (
-        PromptSection,
-        Tool,
-    )
+    from chatcli._calls import PromptSection, Tool
     from chatcli._config import Settings
     from chatcli._conversation import Conversation
-    from chatcli._specs import (
-        ProviderSpec,
-        SlashCommand,
-    )
+    from chatcli._specs import ProviderSpec, SlashCommand
     from chatcli._types import Message
 
-__all__ = [
-    "ENTRY_POINT_GROUP",
-    "HookCalls",
-    "PluginFailure",
-    "PluginHost",
-    "hookimpl",
-]
+__all__ = ["ENTRY_POINT_GROUP", "HookCalls", "PluginFailure", "PluginHost", "hookimpl"]
 
 hookimpl = pluggy.HookimplMarker("chatcli")
 _, ngettext = translation(__name__)

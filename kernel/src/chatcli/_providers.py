@@ -18,14 +18,8 @@ if TYPE_CHECKING:  # settings are validated with pydantic: imported where a prov
     from chatcli._config import ProviderSettings, Settings
     from chatcli._plugins import PluginHost
 
-__all__ = [
-    "build_provider",
-    "check_provider_options",
-    "choose_provider",
-    "find_provider",
-    "has_key",
-    "provider_key",
-]
+__all__ = ["build_provider", "check_provider_options", "choose_provider", "find_provider",
+           "has_key", "provider_key"]
 _, ngettext = translation(__name__)
 
 def provider_key(spec: ProviderSpec, settings: Settings) -> tuple[str | None, str | None]:

@@ -19,18 +19,8 @@ from chatcli_records_lite import NamedTuple
 if TYPE_CHECKING:
     from chatcli._calls import ChatRequest, StreamEvent
 
-__all__ = [
-    "Author",
-    "Capabilities",
-    "Decision",
-    "Provider",
-    "ProviderConfig",
-    "ProviderOption",
-    "ProviderSpec",
-    "Risk",
-    "SlashCommand",
-    "StopReason",
-]
+__all__ = ["Author", "Capabilities", "Decision", "Provider", "ProviderConfig", "ProviderOption",
+           "ProviderSpec", "Risk", "SlashCommand", "StopReason"]
 
 _NOTHING: Mapping[str, Any] = MappingProxyType({})
 

@@ -29,14 +29,8 @@ from chatcli_records_lite import dataclass
 from chatcli._errors import ChatcliError, ProviderError, ProviderTimeoutError, StreamCutError
 from chatcli._i18n import translation
 
-__all__ = [
-    "MAX_RETRY_AFTER",
-    "Retrying",
-    "backoff_delay",
-    "read_answer",
-    "retrying_stream",
-    "threaded",
-]
+__all__ = ["MAX_RETRY_AFTER", "Retrying", "backoff_delay", "read_answer", "retrying_stream",
+           "threaded"]
 
 T = TypeVar("T")
 _, ngettext = translation(__name__)

@@ -45,19 +45,9 @@ if TYPE_CHECKING:
 
     from chatcli._plugins import PluginHost
 
-__all__ = [
-    "CONFIG_FILE",
-    "ControlFile",
-    "ProjectTrust",
-    "SettingRule",
-    "filter_project_layer",
-    "forget",
-    "kernel_rules",
-    "project_root",
-    "project_trust",
-    "setting_rules",
-    "trusted_projects",
-]
+__all__ = ["CONFIG_FILE", "ControlFile", "ProjectTrust", "SettingRule", "filter_project_layer",
+           "forget", "kernel_rules", "project_root", "project_trust", "setting_rules",
+           "trusted_projects"]
 _, ngettext = translation(__name__)
 
 #: The kernel's own control file, relative to the project root.

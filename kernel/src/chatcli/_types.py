@@ -16,17 +16,8 @@ from pydantic import BaseModel, Field
 
 from chatcli._specs import StopReason
 
-__all__ = [
-    "ImagePart",
-    "Message",
-    "Part",
-    "Role",
-    "TextPart",
-    "ToolCallPart",
-    "ToolResultPart",
-    "Usage",
-    "new_id",
-]
+__all__ = ["ImagePart", "Message", "Part", "Role", "TextPart", "ToolCallPart", "ToolResultPart",
+           "Usage", "new_id"]
 
 
 def _new_list() -> list[Any]:

@@ -53,12 +53,7 @@ if TYPE_CHECKING:
     from chatcli._errors import ChatcliError
     from chatcli._plugins import PluginHost
     from chatcli._session import Session, SessionOptions
-    from chatcli._specs import (
-        Author,
-        Decision,
-        ProviderSpec,
-        SlashCommand,
-    )
+    from chatcli._specs import Author, Decision, ProviderSpec, SlashCommand
     from chatcli._trust import ControlFile, SettingRule
     from chatcli._types import Message, ToolCallPart, ToolResultPart
 

@@ -17,16 +17,8 @@ from chatcli._i18n import translation
 if TYPE_CHECKING:
     from chatcli._plugins import PluginHost
 
-__all__ = [
-    "UTF8_TEXT",
-    "AppState",
-    "Utf8Text",
-    "clean_text",
-    "cli_host",
-    "error_line",
-    "get_state",
-    "require_utf8",
-]
+__all__ = ["UTF8_TEXT", "AppState", "Utf8Text", "clean_text", "cli_host", "error_line", "get_state",
+           "require_utf8"]
 _, ngettext = translation(__name__)
 
 
