@@ -12,5 +12,5 @@ def test_another_writer_in_both_languages(chatcli_language) -> None:
         "to see the other turns: chatcli --resume s1")
     chatcli_language("pt_BR")
     assert str(HeadMoved("s1", "m3", "m2")) == (
-        "a sessão s1 foi levada adiante por outro chatcli (a ponta dela agora é m3) — retome-a "
-        "de novo para ver os outros turnos: chatcli --resume s1")
+        "a sessão s1 foi levada adiante por outro chatcli (a posição atual dela agora é m3) — "
+        "retome-a de novo para ver os outros turnos: chatcli --resume s1")
