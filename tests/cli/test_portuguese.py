@@ -34,7 +34,7 @@ def test_one_shot_errors_are_portuguese(home: Path) -> None:
     assert "-c e --resume escolhem, os dois, a sessão a continuar" in done.stderr
     assert "use só um: -c para a sessão mais recente" in done.stderr
     done = run_process([CHATCLI, "--frob"], home, CHATCLI_LANG="pt_BR")
-    assert "A opção '--frob' não existe. (veja `chatcli --help`)" in done.stderr
+    assert done.stderr == "chatcli: erro: A opção '--frob' não existe. (veja `chatcli --help`)\n"
     done = run_process([CHATCLI, "--frob"], home)
     assert done.stderr == "chatcli: error: No such option '--frob'. (see `chatcli --help`)\n"
 
