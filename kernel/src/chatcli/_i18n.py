@@ -52,6 +52,7 @@ def language() -> str:
             from chatcli._errors import ChatcliError
             from chatcli._tomlfile import read_toml, user_file
 
+            _state["language"] = "en"  # while the file is read: its errors are English
             try:
                 found = _code(read_toml(user_file()).get("language"))
             except ChatcliError:  # the settings' own load reports a broken file

@@ -18,20 +18,7 @@ if TYPE_CHECKING:
 
 __all__ = ["MAX_DEPTH", "read_toml", "user_config_path", "user_file"]
 
-_gettext, ngettext = translation(__name__)
-_busy: list[str] = []
-
-
-def _(message: str) -> str:
-    """``message`` translated; English while the language is being read from the user's file
-    (whose own error would otherwise look the language up again)."""
-    if _busy:
-        return message
-    _busy.append(message)
-    try:
-        return _gettext(message)
-    finally:
-        _busy.pop()
+_, ngettext = translation(__name__)
 
 
 def user_config_path() -> Path:

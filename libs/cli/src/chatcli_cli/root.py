@@ -25,7 +25,7 @@ from chatcli import __version__, error_line, require_utf8, translation
 from chatcli._cli import set_running_host
 from chatcli._cli.common import AppState, get_state
 
-from chatcli_cli._clicktext import speak_the_user_language
+from chatcli_cli._click_words import install as speak_the_user_language
 from chatcli_cli._startup import start_command
 from chatcli_cli.help_cache import help_width
 
