@@ -73,11 +73,11 @@ def refuse_denied_allows(rules: list[Rule]) -> None:
     rule would win anyway: saying so beats a rule that silently does nothing)."""
     from chatcli import managed_error, managed_list
 
-    from chatcli_agent.permissions.rules import shown_source
-
     managed = managed_list("permissions.deny")
     if managed is None:
         return
+    from chatcli_agent.permissions.rules import shown_source  # a managed file: rules to name
+
     for rule in rules:
         if rule.effect == "allow" and rule.text in managed[1]:
             raise managed_error(f"permissions.deny ({rule.text})",
