@@ -28,12 +28,16 @@ EXPECTED_FILES = {
         "src/chatcli_provider_weather/__init__.py",
         "src/chatcli_provider_weather/plugin.py",
         "src/chatcli_provider_weather/client.py",
+        "src/chatcli_provider_weather/locale/messages.pot",
+        "src/chatcli_provider_weather/locale/pt_BR/LC_MESSAGES/messages.po",
     },
     "tool": {
         "pyproject.toml", "README.md", ".gitignore", "tests/test_tool.py",
         "src/chatcli_weather/__init__.py",
         "src/chatcli_weather/plugin.py",
         "src/chatcli_weather/tool.py",
+        "src/chatcli_weather/locale/messages.pot",
+        "src/chatcli_weather/locale/pt_BR/LC_MESSAGES/messages.po",
     },
     "command": {
         "pyproject.toml", "README.md", ".gitignore", "tests/test_commands.py",
@@ -48,6 +52,8 @@ EXPECTED_FILES = {
         "src/chatcli_skills_weather/__init__.py",
         "src/chatcli_skills_weather/plugin.py",
         "src/chatcli_skills_weather/skills/weather/SKILL.md",
+        "src/chatcli_skills_weather/locale/messages.pot",
+        "src/chatcli_skills_weather/locale/pt_BR/LC_MESSAGES/messages.po",
     },
 }
 
@@ -79,20 +85,36 @@ def test_each_kind_renders_a_complete_package(kind, tmp_path):
     assert not list(tmp_path.glob(".*")), "no staging folder is left behind"
 
 
-def test_the_command_plugin_ships_a_complete_catalog_of_its_own(tmp_path):
-    """The command kind shows a plugin author translations: its messages are marked, its
-    template (messages.pot) matches its sources once rendered, the pt_BR catalog translates
-    every message keeping its placeholders, and the wheel build compiles it (hatch-babel)."""
+#: Per kind: how many messages it marks at least, and one translation its pt_BR catalog holds.
+CATALOGS = {
+    "provider": (10, 'msgstr "confira a chave de API (`chatcli keys set {name}`)"'),
+    "tool": (3, 'msgstr "nenhum arquivo \'{path}\' no espaço de trabalho"'),
+    "command": (5, 'msgstr "Olá, {who}, do plugin Weather!"'),
+    "skills": (2, 'msgstr "reinstale chatcli-skills-weather"'),
+}
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_each_kind_ships_a_complete_catalog_of_its_own(kind, tmp_path):
+    """Every kind shows a plugin author translations: its messages are marked, its template
+    (messages.pot) matches its sources once rendered, the pt_BR catalog translates every message
+    keeping its placeholders, the wheel build compiles it (hatch-babel), and the compiled
+    catalogs are not committed (.gitignore)."""
     catalogs = pytest.importorskip("chatcli_catalogs")
-    folder = render_plugin("weather", "command", tmp_path)
-    dist = catalogs.Distribution("chatcli-weather", folder, folder / "src" / "chatcli_weather")
+    folder = render_plugin("weather", kind, tmp_path)
+    values = placeholders("weather", kind)
+    package = values["package"]
+    dist = catalogs.Distribution(values["distribution"], folder, folder / "src" / package)
     assert catalogs.problems(dist, "pt_BR") == []
-    assert len(catalogs.extract(dist)) >= 5
+    least, translated = CATALOGS[kind]
+    assert len(catalogs.extract(dist)) >= least
     pyproject = (folder / "pyproject.toml").read_text()
     assert '"hatch-babel>=' in pyproject
-    assert 'locale_dir = "src/chatcli_weather/locale"' in pyproject
-    po = (folder / "src/chatcli_weather/locale/pt_BR/LC_MESSAGES/messages.po").read_text()
-    assert 'msgstr "Olá, {who}, do plugin Weather!"' in po
+    assert f'locale_dir = "src/{package}/locale"' in pyproject
+    po = (folder / f"src/{package}/locale/pt_BR/LC_MESSAGES/messages.po").read_text()
+    assert translated in po
+    assert "*.mo" in (folder / ".gitignore").read_text().splitlines()
+    assert "## Translations" in (folder / "README.md").read_text()
 
 
 def test_placeholders_follow_the_naming_rules():

@@ -3,7 +3,8 @@
 The ``openai_server`` and ``chatcli_home`` fixtures come from chatcli's pytest plugin, which
 chatcli-kernel installs: ``openai_server.script(...)`` queues replies or faults,
 ``openai_server.requests`` records what the provider sent, and ``chatcli_home`` keeps chatcli's
-config and data folders (and API-key variables) away from the real ones.
+config and data folders (and API-key variables) away from the real ones. The last test reads the
+errors in Brazilian Portuguese (``CHATCLI_LANG=pt_BR``), from the package's catalog.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from chatcli import (
     Engine,
     Message,
     ModelNotFoundError,
+    NetworkError,
     PluginHost,
     PromptSection,
     ProviderConfig,
@@ -28,6 +30,7 @@ from chatcli import (
     Settings,
     StopEvent,
     StopReason,
+    StreamCutError,
     TextDelta,
     ToolCallEvent,
     ToolCallPart,
@@ -40,6 +43,7 @@ from chatcli import (
 from chatcli_testing import Fault, ProviderContract, Reply, ToolCall
 
 from {{package}} import plugin
+from {{package}}.client import parse_stream
 
 API_KEY = "test-key-for-{{name}}"
 
@@ -203,3 +207,39 @@ def test_the_engine_runs_a_turn_and_retries_through_this_provider(
     assert finished.text == "Answer after a retry."
     assert [m.text for m in conversation.messages()] == ["Hello?", "Answer after a retry."]
     assert len(openai_server.requests) == 2
+
+
+# ------------------------------------------------------------------------------ translations
+# The package's catalog, locale/pt_BR/LC_MESSAGES/messages.po, is compiled into messages.mo
+# by hatch-babel when the package is built or installed (`pip install -e` too).
+
+
+def test_errors_speak_brazilian_portuguese(provider, openai_server, chatcli_language):
+    chatcli_language("pt_BR")  # CHATCLI_LANG=pt_BR for the rest of the test
+    with pytest.raises(StreamCutError) as caught:
+        list(parse_stream(["data: {not json"]))
+    assert caught.value.message == (
+        "{{title}} enviou um trecho que não é JSON: '{not json'")
+    assert caught.value.hint == "tente de novo"
+
+    openai_server.script(Fault(status=401, message="invalid api key"))
+    with pytest.raises(AuthError) as caught:
+        collect(provider, ChatRequest(model="m", messages=[Message.user("oi")]))
+    assert caught.value.hint == (
+        "confira a chave de API (`chatcli keys set {{name}}`)")
+
+    unreachable = plugin.create_provider(ProviderConfig(
+        name=plugin.NAME, model="m", api_key=API_KEY, base_url="http://127.0.0.1:9/v1",
+        timeout=5.0,
+    ))
+    with pytest.raises(NetworkError) as caught:
+        collect(unreachable, ChatRequest(model="m", messages=[Message.user("oi")]))
+    assert caught.value.message.startswith(
+        "não foi possível alcançar {{title}} em ")
+    assert caught.value.hint == "confira se o serviço está no ar e se a URL base está certa"
+
+    chatcli_language("en")
+    with pytest.raises(StreamCutError) as caught:
+        list(parse_stream([]))
+    assert caught.value.message == (
+        "the answer from {{title}} ended early")

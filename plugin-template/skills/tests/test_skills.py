@@ -2,7 +2,8 @@
 
 A skill's ``SKILL.md`` starts with YAML front matter between ``---`` lines. The Agent Skills
 format requires ``name`` (lowercase letters, digits and dashes, at most 64 characters, equal to
-the folder name) and ``description`` (at most 1024 characters).
+the folder name) and ``description`` (at most 1024 characters). The last test reads the pack's
+own error in Brazilian Portuguese (``CHATCLI_LANG=pt_BR``), from the package's catalog.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import re
 from pathlib import Path
 
 import pytest
-from chatcli import PluginHost
+from chatcli import ConfigError, PluginHost
 from chatcli_plugin_records import SkillSource
 
 from {{package}} import plugin
@@ -60,3 +61,25 @@ def test_each_skill_has_valid_front_matter(folder):
     assert NAME_RULE.match(fields["name"]) and len(fields["name"]) <= 64
     assert fields.get("description")
     assert len(fields["description"]) <= 1024
+
+
+# ------------------------------------------------------------------------------ translations
+# The package's catalog, locale/pt_BR/LC_MESSAGES/messages.po, is compiled into messages.mo
+# by hatch-babel when the package is built or installed (`pip install -e` too).
+
+
+def test_a_missing_skills_folder_is_reported_in_brazilian_portuguese(
+    chatcli_language, monkeypatch, tmp_path
+):
+    monkeypatch.setattr(plugin, "SKILLS_DIR", tmp_path / "missing")
+    expected = {
+        "pt_BR": ("o pacote de habilidades {{title}} "
+                  "não tem a pasta de habilidades"),
+        "en": "the {{title}} skill pack has no skills folder",
+    }
+    for language, words in expected.items():
+        chatcli_language(language)  # CHATCLI_LANG for the rest of the test
+        # chatcli (with chatcli-skills) reports the failing hook in one line and goes on
+        with pytest.raises(ConfigError) as caught:
+            plugin.register_skill_sources(register=lambda source: None)
+        assert str(caught.value).startswith(words), caught.value

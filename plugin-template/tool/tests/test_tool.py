@@ -2,7 +2,8 @@
 
 ``ScriptedProvider`` (from chatcli's pytest plugin package ``chatcli_testing``) plays the model:
 each ``Reply`` is one answer, so a test scripts "call the tool", then "answer in words", and
-checks what the engine did with the call.
+checks what the engine did with the call. The last test reads the tool's errors in Brazilian
+Portuguese (``CHATCLI_LANG=pt_BR``), from the package's catalog.
 """
 
 from __future__ import annotations
@@ -101,3 +102,28 @@ def test_missing_files_and_bad_arguments_become_error_results(chatcli_home, tmp_
     invalid, _, _ = run_turn(tmp_path, {"file": "nope.txt"})
     assert invalid.result.is_error
     assert "path" in invalid.result.content
+
+
+# ------------------------------------------------------------------------------ translations
+# The package's catalog, locale/pt_BR/LC_MESSAGES/messages.po, is compiled into messages.mo
+# by hatch-babel when the package is built or installed (`pip install -e` too).
+
+
+def test_the_errors_speak_brazilian_portuguese(chatcli_home, chatcli_language, tmp_path):
+    chatcli_language("pt_BR")  # CHATCLI_LANG=pt_BR for the rest of the test
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    (workspace / "notes.txt").write_text("one two three\n")
+
+    refused, _, _ = run_turn(workspace, {"path": "../outside.txt"})
+    assert refused.result.is_error
+    assert "'../outside.txt' está fora do espaço de trabalho" in refused.result.content
+    missing, _, _ = run_turn(workspace, {"path": "nope.txt"})
+    assert "nenhum arquivo 'nope.txt' no espaço de trabalho" in missing.result.content
+    # what the model parses stays as written, in any language
+    counted, _, _ = run_turn(workspace, {"path": "notes.txt"})
+    assert counted.result.content == "notes.txt: 1 lines, 3 words, 14 characters"
+
+    chatcli_language("en")
+    missing, _, _ = run_turn(workspace, {"path": "nope.txt"})
+    assert "no file 'nope.txt' in the workspace" in missing.result.content

@@ -8,6 +8,10 @@ as ``choices[0].delta.content``; tool calls arrive as fragments in
 
 It never retries: chatcli's engine retries retryable errors (honouring ``Retry-After``), so every
 failure is raised once as the matching :mod:`chatcli` errors exception.
+
+Every message a user reads (the errors and their fixes) is marked with ``_()``: chatcli shows it
+in the user's language from this package's own catalog, in its ``locale`` folder (see
+README.md, "Translations"). What goes over the wire stays as it is.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from chatcli import (
     StreamCutError,
     StreamEvent,
     register_secret,
+    translation,
 )
 from chatcli_provider_kit import (
     ChunkAssembler,
@@ -38,11 +43,16 @@ from chatcli_provider_kit import (
 
 __all__ = ["OpenAICompatibleProvider", "parse_stream", "request_body"]
 
+#: This package's messages in the user's language (English when its catalog lacks one).
+_, ngettext = translation(__name__)
+
 
 class OpenAICompatibleProvider:
     """A chatcli :class:`~chatcli.Provider` for one OpenAI-compatible service."""
 
-    def __init__(self, config: ProviderConfig, display_name: str = "the service") -> None:
+    def __init__(
+        self, config: ProviderConfig, display_name: str = "{{title}}"
+    ) -> None:
         self.config = config
         self.display_name = display_name
         register_secret(config.api_key)  # chatcli.redact hides it from every message
@@ -65,20 +75,23 @@ class OpenAICompatibleProvider:
                     raise self._status_error(response)
                 yield from parse_stream(response.iter_lines(), self.display_name)
         except httpx.TimeoutException as err:
+            # placeholders are named and filled with .format(): never an f-string inside _()
             raise ProviderTimeoutError(
-                f"{self.display_name} did not answer in time ({type(err).__name__})",
-                f"raise [providers.{self.config.name}].timeout or try again",
+                _("{who} did not answer in time ({error})").format(
+                    who=self.display_name, error=type(err).__name__),
+                _("raise [providers.{name}].timeout or try again").format(name=self.config.name),
             ) from None
         except (httpx.RemoteProtocolError, httpx.ReadError) as err:
             raise StreamCutError(
-                f"the connection to {self.display_name} broke mid-answer ({type(err).__name__})",
-                "try again",
+                _("the connection to {who} broke mid-answer ({error})").format(
+                    who=self.display_name, error=type(err).__name__),
+                _("try again"),
             ) from None
         except httpx.TransportError as err:
             raise NetworkError(
-                f"cannot reach {self.display_name} at {self.config.base_url} "
-                f"({type(err).__name__})",
-                "check that the service runs and the base URL is right",
+                _("cannot reach {who} at {url} ({error})").format(
+                    who=self.display_name, url=self.config.base_url, error=type(err).__name__),
+                _("check that the service runs and the base URL is right"),
             ) from None
 
     def close(self) -> None:
@@ -94,7 +107,8 @@ class OpenAICompatibleProvider:
             provider=self.config.name,
             model=self.config.model,
             base_url=self.config.base_url,
-            key_hint=f"check the API key (`chatcli keys set {self.config.name}`)",
+            key_hint=_("check the API key (`chatcli keys set {name}`)").format(
+                name=self.config.name),
             retry_after=retry_after_from_headers(response.headers),
         )
 
@@ -129,7 +143,9 @@ def request_body(request: ChatRequest) -> dict[str, Any]:
 # ------------------------------------------------------------------------------------------------
 
 
-def parse_stream(lines: Iterable[str], display_name: str = "the service") -> Iterator[StreamEvent]:
+def parse_stream(
+    lines: Iterable[str], display_name: str = "{{title}}"
+) -> Iterator[StreamEvent]:
     """Turn the SSE lines of a chat-completions stream into chatcli stream events.
 
     Text is yielded as it arrives; tool calls, usage and the stop event come at the end of the
@@ -149,17 +165,22 @@ def parse_stream(lines: Iterable[str], display_name: str = "the service") -> Ite
             chunk = json.loads(data)
         except json.JSONDecodeError:
             raise StreamCutError(
-                f"{display_name} sent a chunk that is not JSON: {data[:80]!r}", "try again"
+                _("{who} sent a chunk that is not JSON: {data!r}").format(
+                    who=display_name, data=data[:80]),
+                _("try again"),
             ) from None
         if not isinstance(chunk, dict):
-            raise StreamCutError(f"{display_name} sent an unexpected chunk: {data[:80]!r}")
+            raise StreamCutError(_("{who} sent an unexpected chunk: {data!r}").format(
+                who=display_name, data=data[:80]))
         if "error" in chunk:
             error = chunk["error"]
             detail = error.get("message") if isinstance(error, dict) else str(error)
-            raise ServerError(f"{display_name} failed mid-answer: {detail}", "try again")
+            raise ServerError(_("{who} failed mid-answer: {detail}").format(
+                who=display_name, detail=detail), _("try again"))
         yield from assembler.feed(chunk)
     if not done and not assembler.finished:
-        raise StreamCutError(f"the answer from {display_name} ended early", "try again")
+        raise StreamCutError(_("the answer from {who} ended early").format(who=display_name),
+                             _("try again"))
     yield from assembler.finish()
 
 

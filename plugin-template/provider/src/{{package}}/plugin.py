@@ -9,10 +9,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from chatcli import hookimpl
+from chatcli import hookimpl, translation
 
 if TYPE_CHECKING:
     from chatcli import Provider, ProviderConfig, ProviderSpec
+
+#: This package's messages in the user's language (its catalog is read on the first one, not
+#: when chatcli imports this module).
+_, ngettext = translation(__name__)
 
 #: The provider's name: ``chatcli -p … --provider NAME``, ``[providers.NAME]`` in the
 #: config file.
@@ -49,6 +53,6 @@ def register_providers(register: Callable[[ProviderSpec], None]) -> None:
             base_url_env="{{env}}_BASE_URL",
             models=[DEFAULT_MODEL],
             capabilities=Capabilities(streaming=True, native_tools=True),
-            description="{{title}} (an OpenAI-compatible endpoint)",
+            description=_("{{title}} (an OpenAI-compatible endpoint)"),
         )
     )
