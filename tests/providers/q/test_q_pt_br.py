@@ -24,7 +24,7 @@ def test_the_install_hint_is_in_portuguese(home: Path, fake_q: FakeQ) -> None:
     done = run(home, {**env, "CHATCLI_LANG": "pt_BR"}, "-p", "x", "--provider", "q")
     assert done.returncode == 1
     assert done.stderr.strip().splitlines() == [
-        "chatcli: error: a CLI do Amazon Q (q) não está instalada ou não está no PATH — "
+        "chatcli: erro: a CLI do Amazon Q (q) não está instalada ou não está no PATH — "
         f"instale-a ({URL}) e rode `q login`, ou defina o caminho com "
         "`chatcli config set providers.q.command /path/to/q`"]
     english = run(home, {**env, "CHATCLI_LANG": "en"}, "-p", "x", "--provider", "q")
