@@ -243,3 +243,15 @@ def test_the_language_setting_chooses_the_page(help_home: Home) -> None:
     assert "Mostra esta mensagem e sai." in page and "Usage:" not in page
     assert "um assistente de IA no seu terminal" in page
     assert help_home.served(**{**no_language, "CHATCLI_LANG": "en"})[0] == english
+
+
+def test_each_language_keeps_its_own_page(help_home: Home) -> None:
+    """Pages in two languages are kept side by side: switching back and forth makes each once
+    (a user of two terminals, one in each language, pays click's page twice, not every run)."""
+    english, made = help_home.served(CHATCLI_LANG="en")
+    portuguese, made_too = help_home.served(CHATCLI_LANG="pt_BR")
+    assert made and made_too and portuguese.startswith("Uso: chatcli")
+    for _ in range(2):
+        assert help_home.served(CHATCLI_LANG="en") == (english, False)
+        assert help_home.served(CHATCLI_LANG="pt_BR") == (portuguese, False)
+    assert len(help_home.pages()) == 2

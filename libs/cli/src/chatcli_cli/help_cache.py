@@ -98,9 +98,13 @@ class HelpCache:
         return "\n".join(parts).replace("\0", "\\0")
 
     def page_file(self, flag: str) -> str:
-        """One file per interpreter, flag and width: runs that differ in anything else (a
-        variable, ``sys.path``) replace each other's copy rather than pile up."""
-        data = f"{sys.executable}\n{flag}\n{self.width}".encode("utf-8", "surrogateescape")
+        """One file per interpreter, flag, width and language variable (the first of
+        ``CHATCLI_LANG``, ``LC_ALL``, ``LC_MESSAGES``, ``LANG`` set): runs that differ in anything
+        else (another variable, ``sys.path``) replace each other's copy rather than pile up."""
+        language = next((os.environ[name].split(".")[0] for name in (
+            "CHATCLI_LANG", "LC_ALL", "LC_MESSAGES", "LANG") if os.environ.get(name)), "")
+        data = f"{sys.executable}\n{flag}\n{self.width}\n{language}".encode(
+            "utf-8", "surrogateescape")
         digest = (len(data) * 65_537 + sum(data) * 31 + sum(data[::7])) % 2**32
         return os.path.join(self.folder, f"help-{digest:08x}.txt")
 
