@@ -217,7 +217,8 @@ class Verdict(NamedTuple):
     (``exec(npm test:*)``), shown in the question so the person knows what they allow.
     ``confinement`` is what the call may reach when it runs (after a yes, for ``ASK``); None
     gives :class:`Confinement`'s defaults. ``preview`` is what the tool's ``preview`` said the
-    call would change (set by the engine before it asks).
+    call would change (set by the engine before it asks). ``by``: who decided, for records —
+    ``rule`` (a refusal's in ``rule``), ``mode``, ``unattended``, ``hook``, ``managed``, ``policy``.
     """
 
     decision: Decision
@@ -225,6 +226,7 @@ class Verdict(NamedTuple):
     rule: str | None = None
     confinement: Confinement | None = None
     preview: str | None = None
+    by: str | None = None
 
 
 class Approval(NamedTuple):

@@ -16,8 +16,10 @@ The values of ``decided_by``:
 - ``policy``: the policy's own judgement (reads inside the workspace run; a tool the policy
   refuses for another reason).
 
-The permission policy's allowed verdicts carry no reason, so for an allowed call the mode and
-the tool's risk class tell ``mode`` from ``rule``: the same way the policy itself decides
+chatcli-agent's permission policy says who decided in the verdict (``Verdict.by``), whatever the
+language of its reasons. Other policies' verdicts are read from their English reasons; an
+allowed one carries no reason, so the mode and the tool's risk class tell ``mode`` from
+``rule``: the same way the permission policy decides
 (:mod:`chatcli_agent.permissions.policy`: reads run in every mode but plan's refusals;
 ``accept-edits`` runs edits, ``auto`` everything but what is dangerous).
 """
@@ -45,8 +47,9 @@ class Decided(NamedTuple):
 
 def decided_by(decision: str, reason: str, rule: str | None, approved: bool | None,
                risk: str, mode: str, tool: str = "",
-               allow_rules: Iterable[str] | None = None) -> Decided:
-    """Who decided a call.
+               allow_rules: Iterable[str] | None = None, by: str | None = None) -> Decided:
+    """Who decided a call: a person's answer, else the verdict's ``by`` when the policy says
+    (:attr:`chatcli.Verdict.by`, in every language), else what its English reason tells.
 
     :param decision: the verdict's decision (``allow``, ``deny``, ``ask``).
     :param reason: the verdict's reason.
@@ -59,9 +62,12 @@ def decided_by(decision: str, reason: str, rule: str | None, approved: bool | No
         allowed call that is not a read is put down to a rule only when one of them could
         cover it (it names the tool, ``exec`` for a command, the risk class or ``all``), else
         to the policy (a read-only command, ``ls``, runs without a rule).
+    :param by: the verdict's ``by`` (for an allowed or denied call).
     """
     if approved is not None:
         return Decided("user", rule)
+    if by is not None and decision != "ask":  # (an ask nobody answered: refused unasked)
+        return Decided(by, rule)
     found = _DENY_RULE.search(reason)
     if (rule is not None and rule.lower().startswith("managed")) or _MANAGED.search(reason):
         return Decided("managed", found.group("rule") if found else rule)

@@ -288,7 +288,7 @@ class Recorder:
         risk = _value(tool.risk)
         who = decided_by(decision, verdict.reason or "", verdict.rule,
                          approval.allow if approval is not None else None, risk, mode,
-                         tool.name, self._allow_rules(state))
+                         tool.name, self._allow_rules(state), verdict.by)
         who, managed_file = managed(who)
         fields: dict[str, Any] = {
             "call": call.id, "tool": tool.name, "risk": risk,

@@ -128,7 +128,8 @@ def tool_start(call: ToolCallPart, tool: ToolSpec, allowed: bool, approval: Appr
         OPERATION: "execute_tool", TOOL_NAME: call.name, "gen_ai.tool.call.id": call.id,
         "gen_ai.tool.type": "function", "chatcli.tool.risk": str(tool.risk),
         "chatcli.tool.decision": "allowed" if allowed else "denied",
-        "chatcli.tool.decided_by": "user" if approval is not None else "policy",
+        "chatcli.tool.decided_by": "user" if approval is not None else (
+            verdict.by if verdict.by and str(verdict.decision) != "ask" else "policy"),
         "chatcli.tool.verdict": str(verdict.decision),
         "gen_ai.conversation.id": session_id, "session.id": session_id,
     }

@@ -93,6 +93,8 @@ class Part:
     rules: list[str] = field(default_factory=list)
     #: how a non-interactive run could allow it
     fix: str = ""
+    #: the deny rule that refuses it
+    rule: str | None = None
 
 
 @dataclass
@@ -116,6 +118,13 @@ class _Grant:
     writes: bool = False
     #: a rule that names a protected file let a write to it through
     protected: bool = False
+    #: what let it through, for :attr:`chatcli.Verdict.by`: ``rule``, ``mode``, ``policy``
+    by: str = "policy"
+
+    def allowed_by(self, by: str) -> None:
+        """Something let a write through: ``rule`` or ``mode`` (the mode wins)."""
+        self.writes = True
+        self.by = "mode" if "mode" in (self.by, by) else by
 
 
 # ------------------------------------------------------------------------------------ places
@@ -239,11 +248,11 @@ class Policy:
             parts = self._judge_files(call, tool, kind, grant)
             grant.writes = kind == "edit"
         else:
-            parts = self._judge_other(call, tool)
+            parts = self._judge_other(call, tool, grant)
             grant.writes = Risk(tool.risk) != Risk.READ
         judgement = self._verdict(parts, call, tool)
         judgement.verdict = judgement.verdict._replace(
-            confinement=self._confinement(judgement, grant))
+            confinement=self._confinement(judgement, grant), by=judgement.verdict.by or grant.by)
         return judgement
 
     def _confinement(self, judgement: Judgement, grant: _Grant) -> Confinement:
@@ -314,13 +323,14 @@ class Policy:
         deny = self.matching("deny", rule_tool, path=real, lexical=lexical)
         if deny is not None:
             return [Part(DENY, _("{what}, which the rule {rule} ({source}) denies").format(
-                what=what, rule=deny.text, source=shown_source(deny.source)))]
+                what=what, rule=deny.text, source=shown_source(deny.source)), rule=deny.text)]
         if recursive and access == "read":
             whole = self._denies_contents(rule_tool, real)
             if whole is not None:
                 return [Part(DENY, _("{what}, a folder whose files the rule {rule} ({source}) "
                                      "denies").format(what=what, rule=whole.text,
-                                                      source=shown_source(whole.source)))]
+                                                      source=shown_source(whole.source)),
+                             rule=whole.text)]
             for rule in self.deny_inside(rule_tool, real):
                 parts.append(Part(ASK_RULE, _("{what}, a folder holding what the rule {rule} "
                                               "({source}) denies").format(
@@ -368,10 +378,10 @@ class Policy:
             return []  # covered by the decision on the command itself
         if self.mode == "plan":
             return [Part(PLAN, what)]
-        if (self.matching("allow", rule_tool, path=real) is not None or
-                self.mode in ("accept-edits", "auto") or "write" in self.classes):
+        if self.mode in ("accept-edits", "auto") or "write" in self.classes or (
+                self.matching("allow", rule_tool, path=real) is not None):
             if grant is not None:
-                grant.writes = True
+                grant.allowed_by("mode" if self.mode in ("accept-edits", "auto") else "rule")
             return []
         return [Part(NEED, _("{what} (edits ask in {mode} mode)").format(what=what,
                                                                         mode=self.mode),
@@ -413,7 +423,7 @@ class Policy:
 
     # ---------------------------------------------------------------- other tools
 
-    def _judge_other(self, call: ToolCallPart, tool: ToolSpec) -> list[Part]:
+    def _judge_other(self, call: ToolCallPart, tool: ToolSpec, grant: _Grant) -> list[Part]:
         subject = tool_subject(tool, call.arguments)
         name = tool.name
         paths: list[Part] = []
@@ -423,26 +433,30 @@ class Policy:
                 paths.extend(self._judge_path(name, "read", value, self.workspace))
         if any(p.level == DENY for p in paths):
             return paths
-        return paths + self._judge_other_tool(call, tool, subject, name)
+        return paths + self._judge_other_tool(call, tool, subject, name, grant)
 
     def _judge_other_tool(self, call: ToolCallPart, tool: ToolSpec, subject: str | None,
-                          name: str) -> list[Part]:
+                          name: str, grant: _Grant) -> list[Part]:
         deny = self.matching("deny", name, subject=subject)
         if deny is not None:
             return [Part(DENY, _("{name} is denied by the rule {rule} ({source})").format(
-                name=name, rule=deny.text, source=shown_source(deny.source)))]
+                name=name, rule=deny.text, source=shown_source(deny.source)), rule=deny.text)]
         ask = self.matching("ask", name, subject=subject)
         if ask is not None:
             return [Part(ASK_RULE, _("{name}: the rule {rule} ({source}) asks").format(
                 name=name, rule=ask.text, source=shown_source(ask.source)), fix=_always_asks(ask))]
-        if self.matching("allow", name, subject=subject) is not None:
-            return []
         risk = Risk(tool.risk)
+        if self.matching("allow", name, subject=subject) is not None:
+            if risk != Risk.READ:
+                grant.allowed_by("mode" if self.mode == "auto" or (
+                    self.mode == "accept-edits" and risk == Risk.WRITE) else "rule")
+            return []
         if risk == Risk.READ:
             return []
         if self.mode == "plan":
             return [Part(PLAN, f"{name} ({risk.value})")]
         if self.mode == "auto" or risk.value in self.classes:
+            grant.allowed_by("mode" if self.mode == "auto" else "rule")
             return []
         rule = f"{name}({subject})" if subject else name
         mode = "accept-edits" if risk == Risk.WRITE else "auto"
@@ -514,7 +528,8 @@ class Policy:
                 parts.append(Part(DENY, _("{command} reads {folder}, a folder whose files the "
                                           "rule {rule} ({source}) denies").format(
                                               command=shown, folder=self.show(folder),
-                                              rule=whole.text, source=shown_source(whole.source))))
+                                              rule=whole.text, source=shown_source(whole.source)),
+                             rule=whole.text))
                 continue
             if grant.confined:
                 continue  # the sandbox hides what the rule denies
@@ -561,7 +576,8 @@ class Policy:
             if deny is not None:
                 parts.append(Part(DENY, _("`{command}` is denied by the rule {rule} ({source})"
                                           ).format(command=short(words), rule=deny.text,
-                                                   source=shown_source(deny.source))))
+                                                   source=shown_source(deny.source)),
+                             rule=deny.text))
                 continue
             ask = self._command_rule("ask", tool.name, texts)
             if ask is not None:
@@ -580,7 +596,7 @@ class Policy:
                     parts.append(Part(CODE, f"`{short(words)}` {code}", [exact], _allow(exact)))
                 continue
             if allowed:
-                grant.writes = True
+                grant.allowed_by("mode" if self.mode == "auto" else "rule")
                 continue
             if read_only(command):
                 continue
@@ -588,7 +604,7 @@ class Policy:
                 parts.append(Part(PLAN, f"`{short(words)}`"))
                 continue
             if self.mode == "auto" or "execute" in self.classes:
-                grant.writes = True
+                grant.allowed_by("mode" if self.mode == "auto" else "rule")
                 continue
             suggested = suggest_rule(tool.name, command)
             if suggested in seen:
@@ -663,13 +679,14 @@ class Policy:
         parts = sorted(parts, key=lambda p: p.level)
         top = parts[0]
         if top.level == DENY:
-            return Judgement(Verdict(Decision.DENY, top.reason), parts=parts)
+            return Judgement(Verdict(Decision.DENY, top.reason, top.rule, by=_rule_by(top.rule)),
+                             parts=parts)
         if top.level == PLAN:
             what = "; ".join(dict.fromkeys(p.reason for p in parts if p.level == PLAN))
             reason = _("plan mode is read-only, so {tool} ({what}) was not run; finish the plan "
                        "and present it — the user leaves plan mode (/permissions default, or "
                        "Shift+Tab) to carry it out").format(tool=tool.name, what=short(what, 100))
-            return Judgement(Verdict(Decision.DENY, reason), parts=parts)
+            return Judgement(Verdict(Decision.DENY, reason, by="mode"), parts=parts)
         hard = any(p.level in (DANGER, PROTECTED, ASK_RULE) for p in parts)
         rules: list[str] = []
         if not hard:
@@ -685,7 +702,8 @@ class Policy:
             reason = _("{first}; also {second} (and {count} more)").format(
                 first=reasons[0], second=reasons[1], count=len(reasons) - 2)
         shown_rule = ", ".join(rules) if rules else None
-        verdict = Verdict(Decision.ASK, reason, shown_rule)
+        verdict = Verdict(Decision.ASK, reason, shown_rule, by="rule" if any(
+            p.level == ASK_RULE for p in parts) else "policy")
         return Judgement(verdict, rules, hard, parts)
 
     def unattended(self, judgement: Judgement) -> Verdict:
@@ -718,7 +736,17 @@ class Policy:
             fix = top.fix or _("run it in an interactive chat")
         reason = _("{reason}; it needs the user's approval and nobody can be asked in this run "
                    "({fix})").format(reason=verdict.reason, fix=fix)
-        return Verdict(Decision.DENY, " ".join(reason.split()), verdict.rule)
+        return Verdict(Decision.DENY, " ".join(reason.split()), verdict.rule, by="unattended")
+
+
+def _rule_by(rule: str | None) -> str:
+    """Who refused: ``policy`` (no rule), ``rule``, or ``managed`` (the managed file's rule)."""
+    if rule is None:
+        return "policy"
+    from chatcli import managed_list
+
+    denied = managed_list("permissions.deny")
+    return "managed" if denied is not None and rule in denied[1] else "rule"
 
 
 def _danger(reason: str, what: str) -> str:

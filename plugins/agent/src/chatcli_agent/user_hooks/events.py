@@ -240,7 +240,7 @@ def pre_tool_use(state: State, call: Any, tool: Any, context: Any) -> Any:
 
     if state.blocked is not None:
         return Verdict(Decision.DENY, _("the user's UserPromptSubmit hook blocked this turn's "
-                                        "prompt; no tool runs in this turn"))
+                                        "prompt; no tool runs in this turn"), by="hook")
     results = fire("PreToolUse", context.conversation, {
         "tool_name": call.name, "tool_input": dict(call.arguments), "tool_use_id": call.id,
     }, subject=call.name, tool=call.name)
@@ -248,21 +248,21 @@ def pre_tool_use(state: State, call: Any, tool: Any, context: Any) -> Any:
     for ran in results:
         why = _blocking_reason(ran)
         if why is not None:
-            return Verdict(Decision.DENY, why)
+            return Verdict(Decision.DENY, why, by="hook")
         reply = ran.outcome.reply
         if reply is None:
             continue
         if reply.get("continue") is False:
             return Verdict(Decision.DENY, str(reply.get("stopReason") or _(
-                "stopped by the hook {label}").format(label=ran.hook.label)))
+                "stopped by the hook {label}").format(label=ran.hook.label)), by="hook")
         decision, reason = _permission(reply)
         if decision == "deny":
             return Verdict(Decision.DENY, reason or _("denied by the hook {label}").format(
-                label=ran.hook.label))
+                label=ran.hook.label), by="hook")
         if decision == "ask" and ask is None:
             ask = reason or _("the hook {label} asks for your approval").format(
                 label=ran.hook.label)
-    return Verdict(Decision.ASK, ask) if ask is not None else None
+    return Verdict(Decision.ASK, ask, by="hook") if ask is not None else None
 
 
 def _permission(reply: dict[str, Any]) -> tuple[str | None, str]:
@@ -292,7 +292,7 @@ def combine(mine: Any, theirs: Any) -> Any:
     if isinstance(theirs, Verdict) and policy == Decision.ASK:
         # the policy's question, with the hook's reason beside its own (and its rule kept)
         reason = "; ".join(part for part in (theirs.reason, mine.reason) if part)
-        return Verdict(Decision.ASK, reason, theirs.rule)
+        return Verdict(Decision.ASK, reason, theirs.rule, by=theirs.by)
     return mine
 
 
