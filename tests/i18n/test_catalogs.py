@@ -9,6 +9,7 @@ import gettext
 import tomllib
 
 import pytest
+from chatcli._i18n import _Catalog
 from chatcli_catalogs import extract, problems
 from i18n_support import translated_distributions
 
@@ -43,12 +44,17 @@ def test_compiled_catalog_matches_its_source(dist):
     mo = po.with_suffix(".mo")
     assert mo.exists(), f"{mo}: not compiled; run `chatcli-catalogs compile` (uv sync does)"
     with mo.open("rb") as handle:
-        compiled = gettext.GNUTranslations(handle)
-    for message in catalog:
-        if not message.id:
-            continue
-        if isinstance(message.id, tuple):
-            for n, form in ((1, message.string[0]), (2, message.string[1])):
-                assert compiled.ngettext(*message.id, n) == form
-        else:
-            assert compiled.gettext(message.id) == message.string
+        standard = gettext.GNUTranslations(handle)
+    ours = _Catalog(mo.read_bytes())  # chatcli's own reader of what the wheel carries
+    for compiled in (standard, ours):
+        for message in catalog:
+            if not message.id:
+                continue
+            if isinstance(message.id, tuple):
+                for n, form in ((0, message.string[0]), (1, message.string[0]),
+                                (2, message.string[1]), (1000, message.string[1])):
+                    assert compiled.ngettext(*message.id, n) == form
+            else:
+                assert compiled.gettext(message.id) == message.string
+    assert ours.gettext("no such message") == "no such message"
+    assert ours.ngettext("no such message", "no such messages", 2) == "no such messages"

@@ -14,7 +14,6 @@ catalog matches. A domain's catalog is read on its first message, never at start
 from __future__ import annotations
 
 import os
-import re
 import sys
 from typing import TYPE_CHECKING, Any
 
@@ -23,7 +22,6 @@ if TYPE_CHECKING:
 
 __all__ = ["Translation", "answer_instruction", "language", "translation"]
 
-_CODE = re.compile(r"([a-zA-Z]{2,3})(?:[_-]([a-zA-Z]{2}|[0-9]{3}))?")
 _NAMES = {"pt_BR": "Brazilian Portuguese", "pt_PT": "European Portuguese", "pt": "Portuguese",
           "es": "Spanish", "fr": "French", "de": "German", "it": "Italian", "nl": "Dutch",
           "pl": "Polish", "ru": "Russian", "uk": "Ukrainian", "tr": "Turkish", "ja": "Japanese",
@@ -35,11 +33,13 @@ _translations: dict[str, Translation] = {}
 
 def _code(value: object) -> str:
     """``pt_BR.UTF-8`` → ``pt_BR``; ``""`` for C, POSIX, nothing or something else."""
-    match = _CODE.fullmatch(str(value or "").split(".")[0].split("@")[0].strip())
-    if not match:
+    lang, _, region = str(value or "").split(".")[0].split("@")[0].strip().replace(
+        "-", "_").partition("_")
+    if not (2 <= len(lang) <= 3 and lang.isascii() and lang.isalpha()) or (region and not (
+            region.isascii() and (region.isalpha() or region.isdigit())
+            and len(region) == (2 if region.isalpha() else 3))):
         return ""
-    lang, region = match.group(1).lower(), match.group(2)
-    return f"{lang}_{region.upper()}" if region else lang
+    return f"{lang.lower()}_{region.upper()}" if region else lang.lower()
 
 
 def language() -> str:
@@ -82,6 +82,42 @@ class _Untranslated:
         return singular if n == 1 else plural
 
 
+class _Catalog(_Untranslated):
+    """A compiled catalog (``.mo``, UTF-8) read in one pass of C-level slicing: its messages as
+    bytes, decoded when asked for (gettext's reader decodes them all, several times slower)."""
+
+    def __init__(self, data: bytes) -> None:
+        import struct
+
+        order = "<" if data[:4] == b"\xde\x12\x04\x95" else ">"
+        magic, _version, count, originals, translations = struct.unpack_from(order + "5I", data)
+        if magic != 0x950412DE:
+            raise ValueError("not a compiled catalog")
+        keys, values = ([data[o:o + n] for n, o in zip(table[::2], table[1::2], strict=True)]
+                        for table in (struct.unpack_from(f"{order}{2 * count}I", data, at)
+                                      for at in (originals, translations)))
+        self.messages = dict(zip(keys, values, strict=True))
+        header = self.messages.get(b"", b"").decode()
+        self.plural_rule = header.partition("plural=")[2].partition(";")[0].strip() or "n != 1"
+        self.plurals: Any = None
+
+    def gettext(self, message: str) -> str:
+        found = self.messages.get(message.encode())
+        return message if found is None else found.decode()
+
+    def ngettext(self, singular: str, plural: str, n: int) -> str:
+        if self.plurals is None:  # (gettext's reader of C plural rules, imported by click)
+            from gettext import c2py
+
+            self.plurals = {k.split(b"\0")[0]: v.split(b"\0")
+                            for k, v in self.messages.items() if b"\0" in k}
+            self.index = c2py(self.plural_rule)
+        forms = self.plurals.get(singular.encode())
+        if forms is None:
+            return super().ngettext(singular, plural, n)
+        return str(forms[min(self.index(n), len(forms) - 1)].decode())
+
+
 class Translation:
     """The messages of one distribution (its import package's catalogs) in the user's language.
 
@@ -96,28 +132,30 @@ class Translation:
         self._catalog: Any = None
 
     def _load(self) -> Any:
-        code = language()
-        catalog: Any = _Untranslated()
+        code, catalog = language(), _Untranslated()
         module = sys.modules.get(self.package)
-        if code != "en" and module is not None and getattr(module, "__file__", None):
-            import gettext
-
+        if not code.startswith("en") and module is not None and getattr(module, "__file__", None):
             folder = os.path.join(os.path.dirname(str(module.__file__)), "locale")
-            tried = [code, code.split("_")[0]] + (["pt_BR"] if code.startswith("pt") else [])
-            try:
-                catalog = gettext.translation("messages", folder, tried, fallback=True)
-            except Exception:  # a damaged catalog (any error of its reader): English
-                catalog = _Untranslated()
+            for tried in (code, code.split("_")[0], *(["pt_BR"] if code.startswith("pt") else [])):
+                try:
+                    with open(os.path.join(folder, tried, "LC_MESSAGES", "messages.mo"), "rb") as f:
+                        catalog = _Catalog(f.read())
+                    break
+                except FileNotFoundError:
+                    continue
+                except Exception:  # a damaged catalog (any error reading it): English
+                    break
         self._catalog = catalog
         return catalog
 
     def gettext(self, message: str) -> str:
         """``message`` in the user's language (as written when the catalog lacks it)."""
-        return str((self._catalog or self._load()).gettext(message))
+        return (self._catalog or self._load()).gettext(message)  # type: ignore[no-any-return]
 
     def ngettext(self, singular: str, plural: str, n: int) -> str:
         """The form of a message for the count ``n`` (the language's plural rules)."""
-        return str((self._catalog or self._load()).ngettext(singular, plural, n))
+        return (self._catalog or self._load()).ngettext(  # type: ignore[no-any-return]
+            singular, plural, n)
 
 
 def _forget() -> None:

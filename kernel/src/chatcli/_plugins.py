@@ -140,6 +140,8 @@ def _surely_unmarked(namespace: object, name: str, marker: str) -> bool:
         return False
     if not isinstance(value, _HOOKABLE):
         return value is not None or isinstance(namespace, ModuleType)
+    if isinstance(value, MethodType):  # a module's bound method (its ``_`` translator)
+        value = value.__func__
     return isinstance(value, FunctionType) and getattr(value, marker, None) is None
 
 

@@ -21,11 +21,10 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 import click
-from chatcli import __version__, error_line, require_utf8, translation
+from chatcli import __version__, error_line, language, require_utf8, translation
 from chatcli._cli import set_running_host
 from chatcli._cli.common import AppState, get_state
 
-from chatcli_cli._click_words import install as speak_the_user_language
 from chatcli_cli._startup import start_command
 from chatcli_cli.help_cache import help_width
 
@@ -215,7 +214,10 @@ def run(argv: list[str] | None = None, host: PluginHost | None = None) -> int:
     """
     args = list(sys.argv[1:] if argv is None else argv)
     state: AppState | None = None
-    speak_the_user_language()
+    if not language().startswith("en"):  # click's own words in the user's language
+        from chatcli_cli._click_words import install
+
+        install()
     try:
         if host is None:
             from chatcli import PluginHost
