@@ -2,7 +2,9 @@
 
 ``chatcli --help`` imports every plugin's entry module and lists every command; a plugin with a
 big command group registers ``LazyGroup("sessions", "Saved conversations…",
-"chatcli_sessions.cli:sessions")`` instead, so only ``chatcli sessions …`` pays for it.
+"chatcli_sessions.cli:sessions")`` instead, so only ``chatcli sessions …`` pays for it. The help
+line may be a function giving it (``lambda: _("Saved conversations…")``): then a run that never
+shows it (``chatcli models``) reads no catalog for it.
 """
 
 from __future__ import annotations
@@ -33,15 +35,31 @@ def _load(command: LazyGroup | LazyCommand, target: str) -> None:
         command.after_load(command)
 
 
-class LazyGroup(click.Group):
+class _LazyHelp:
+    """``help`` given as a function is called when something reads it (once)."""
+
+    _help: str | Callable[[], str] | None
+
+    @property
+    def help(self) -> str | None:
+        if callable(self._help):
+            self._help = self._help()
+        return self._help
+
+    @help.setter
+    def help(self, value: str | Callable[[], str] | None) -> None:
+        self._help = value
+
+
+class LazyGroup(_LazyHelp, click.Group):
     """A sub-command group whose code is imported only when it is used: ``target`` is
     ``module:attribute`` naming the real :class:`click.Group`; ``help`` is the line the root
-    help shows (keep it the real group's first docstring line)."""
+    help shows, or a function giving it (keep it the real group's first help line)."""
 
     #: called with the group once its real commands are in (the kernel's UTF-8 check)
     after_load: Callable[[click.Command], None] | None = None
 
-    def __init__(self, name: str, help: str, target: str) -> None:
+    def __init__(self, name: str, help: str | Callable[[], str], target: str) -> None:
         super().__init__(name=name, help=help)
         self._target = target
         self._loaded = False
@@ -64,7 +82,7 @@ class LazyGroup(click.Group):
         return super().list_commands(ctx)
 
 
-class LazyCommand(click.Command):
+class LazyCommand(_LazyHelp, click.Command):
     """A command whose module is imported only when it runs (as :class:`LazyGroup` does for
     groups): ``target`` is ``module:attribute``; ``help`` and ``short_help`` are what the root
     help lists (keep them the real command's)."""
@@ -72,10 +90,11 @@ class LazyCommand(click.Command):
     #: called with the command once its real parameters are in (the kernel's UTF-8 check)
     after_load: Callable[[click.Command], None] | None = None
 
-    def __init__(self, name: str, help: str, target: str, short_help: str | None = None) -> None:
+    def __init__(self, name: str, help: str | Callable[[], str], target: str,
+                 short_help: str | None = None) -> None:
         self._target = target
         self._loaded = False
-        super().__init__(name=name, help=help, short_help=short_help)
+        super().__init__(name=name, help=help, short_help=short_help)  # type: ignore[arg-type]
 
     @property
     def callback(self) -> Callable[..., Any] | None:

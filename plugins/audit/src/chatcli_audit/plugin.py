@@ -34,12 +34,10 @@ if TYPE_CHECKING:
 
     from chatcli_audit.recorder import Recorder
 
-__all__ = ["AUDIT_HELP", "recorder"]
+__all__ = ["recorder"]
 
 _, ngettext = translation(__name__)
 
-#: The ``audit`` command's first help line, as ``chatcli --help`` lists it.
-AUDIT_HELP = _("The audit log: tool calls and who decided them, commands, files, model calls.")
 
 _recorder: Recorder | None = None
 
@@ -76,7 +74,10 @@ def register_commands(cli: click.Group) -> None:
     """``chatcli audit`` (imported when it runs)."""
     from chatcli_cli import LazyCommand
 
-    cli.add_command(LazyCommand("audit", AUDIT_HELP, "chatcli_audit.cli:audit"))
+    cli.add_command(LazyCommand("audit",
+        lambda: _("The audit log: tool calls and who decided them, commands, files, "
+                  "model calls."),
+        "chatcli_audit.cli:audit"))
 
 
 @hookimpl

@@ -22,8 +22,6 @@ __all__ = ["configure", "register_commands", "register_providers", "register_sla
 
 _, ngettext = translation(__name__)
 
-PROVIDERS_HELP = _("Health of the fallback chain and the provider pools.")
-
 
 @hookimpl
 def configure(host: PluginHost, settings: Settings, workspace: Path) -> None:
@@ -55,7 +53,9 @@ def register_commands(cli: click.Group) -> None:
     """``chatcli providers status|reset`` (imported when used)."""
     from chatcli_cli import LazyGroup
 
-    cli.add_command(LazyGroup("providers", PROVIDERS_HELP, "chatcli_fallback.cli:providers"))
+    cli.add_command(LazyGroup("providers",
+        lambda: _("Health of the fallback chain and the provider pools."),
+                  "chatcli_fallback.cli:providers"))
 
 
 @hookimpl

@@ -63,8 +63,6 @@ __all__ = ["McpPlugin"]
 
 _, ngettext = translation(__name__)
 
-MCP_HELP = _("MCP servers: list, add, remove and test them; serve chatcli's tools over MCP.")
-
 
 class McpPlugin:
     """MCP servers' tools, prompts and resources in chatcli, for one plugin host."""
@@ -174,7 +172,10 @@ class McpPlugin:
     def register_commands(self, cli: click.Group) -> None:
         from chatcli_cli import LazyGroup
 
-        cli.add_command(LazyGroup("mcp", MCP_HELP, "chatcli_mcp.cli:mcp"))
+        cli.add_command(LazyGroup("mcp",
+            lambda: _("MCP servers: list, add, remove and test them; serve chatcli's "
+                      "tools over MCP."),
+            "chatcli_mcp.cli:mcp"))
 
     # ------------------------------------------------------------------ sessions
 

@@ -34,12 +34,9 @@ if TYPE_CHECKING:
 
     from chatcli_memory.runtime import Runtime
 
-__all__ = ["MEMORY_HELP", "MemoryPlugin"]
+__all__ = ["MemoryPlugin"]
 
 _, ngettext = translation(__name__)
-
-#: The ``memory`` group's first help line, as ``chatcli --help`` lists it.
-MEMORY_HELP = _("Long-term memory: list, search, add, forget, edit, export and import it.")
 
 
 class MemoryPlugin:
@@ -117,7 +114,10 @@ class MemoryPlugin:
     def register_commands(self, cli: click.Group) -> None:
         from chatcli_cli import LazyGroup
 
-        cli.add_command(LazyGroup("memory", MEMORY_HELP, "chatcli_memory.cli:memory"))
+        cli.add_command(LazyGroup("memory",
+            lambda: _("Long-term memory: list, search, add, forget, edit, export and "
+                      "import it."),
+            "chatcli_memory.cli:memory"))
 
     # ------------------------------------------------------------------ sessions and turns
 

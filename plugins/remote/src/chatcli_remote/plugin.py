@@ -22,10 +22,6 @@ if TYPE_CHECKING:
 
 _, ngettext = translation(__name__)
 
-#: ``chatcli --help``'s lines for the two commands (the real commands' first help lines)
-SERVE_HELP = _("Serve chatcli over HTTP: an API with SSE streams, tokens and a web page.")
-ACP_HELP = _("Run as an Agent Client Protocol agent on stdin/stdout (for editors such as Zed).")
-
 
 @hookimpl
 def add_hookspecs(add: Callable[[object], None]) -> None:
@@ -41,11 +37,17 @@ def register_commands(cli: click.Group) -> None:
     """``chatcli serve`` and ``chatcli acp`` (imported when used)."""
     from chatcli_cli import LazyCommand, LazyGroup
 
-    serve = LazyGroup("serve", SERVE_HELP, "chatcli_remote.serve.cli:serve")
+    serve = LazyGroup("serve",
+        lambda: _("Serve chatcli over HTTP: an API with SSE streams, tokens and a web "
+                  "page."),
+        "chatcli_remote.serve.cli:serve")
     # `chatcli serve` alone runs the server (LazyGroup copies no group flags from the real one)
     serve.invoke_without_command, serve.no_args_is_help = True, False
     cli.add_command(serve)
-    cli.add_command(LazyCommand("acp", ACP_HELP, "chatcli_remote.acp.cli:acp"))
+    cli.add_command(LazyCommand("acp",
+        lambda: _("Run as an Agent Client Protocol agent on stdin/stdout (for editors "
+                  "such as Zed)."),
+        "chatcli_remote.acp.cli:acp"))
 
 
 def _remote_target(_ctx: Any, _param: Any, value: str | None) -> Any:

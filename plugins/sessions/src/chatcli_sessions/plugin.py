@@ -208,10 +208,10 @@ def register_commands(cli: click.Group) -> None:
     """``chatcli sessions list|show|export|import|delete|search`` (imported when used)."""
     from chatcli_cli import LazyGroup
 
-    cli.add_command(LazyGroup("sessions", sessions_help(), "chatcli_sessions.cli:sessions"))
+    cli.add_command(LazyGroup("sessions", sessions_help, "chatcli_sessions.cli:sessions"))
 
 
 def sessions_help() -> str:
-    """The ``sessions`` group's first help line, as ``chatcli --help`` lists it (made when the
-    command line is built, not when this module is imported)."""
+    """The ``sessions`` group's first help line, as ``chatcli --help`` lists it (made when a
+    help page shows it, not when this module is imported)."""
     return _("Saved conversations: list, show, export, import, delete and search them.")

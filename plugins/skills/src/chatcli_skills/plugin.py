@@ -36,9 +36,6 @@ __all__ = ["SkillsPlugin"]
 
 _, ngettext = translation(__name__)
 
-SKILLS_HELP = _("Agent Skills (SKILL.md folders): list, show, validate them, and where they "
-                "live.")
-
 
 class SkillsPlugin:
     """The hooks of chatcli-skills for one plugin host."""
@@ -81,7 +78,10 @@ class SkillsPlugin:
     def register_commands(self, cli: click.Group) -> None:
         from chatcli_cli import LazyGroup
 
-        cli.add_command(LazyGroup("skills", SKILLS_HELP, "chatcli_skills.cli:skills"))
+        cli.add_command(LazyGroup("skills",
+            lambda: _("Agent Skills (SKILL.md folders): list, show, validate them, and "
+                      "where they live."),
+            "chatcli_skills.cli:skills"))
 
     @hookimpl(trylast=True)
     def register_slash_commands(self, register: Callable[[SlashCommand], None]) -> None:
