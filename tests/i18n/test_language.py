@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from babel.messages.catalog import Catalog
 from babel.messages.mofile import write_mo
-from chatcli._i18n import _forget, answer_instruction, language, translation
+from chatcli import answer_instruction, forget_language, language, translation
 from chatcli_testing import Reply
 from hypothesis import given
 from hypothesis import strategies as st
@@ -27,9 +27,9 @@ def environment(home: Path, monkeypatch: pytest.MonkeyPatch):
     """A clean slate: no language variable, the language resolved again on first use."""
     for name in _LOCALE_VARIABLES:
         monkeypatch.delenv(name, raising=False)
-    _forget()
+    forget_language()
     yield monkeypatch
-    _forget()
+    forget_language()
 
 
 @pytest.mark.parametrize(("variables", "expected"), [
@@ -53,7 +53,7 @@ def test_the_setting_decides_when_no_variable_names_a_language(environment, home
     (home / "config" / "config.toml").write_text('language = "pt_BR"\n')
     environment.setenv("LANG", "C.UTF-8")
     assert language() == "pt_BR"
-    _forget()
+    forget_language()
     environment.setenv("LANG", "en_US.UTF-8")
     assert language() == "en_US"
 
@@ -71,9 +71,9 @@ def test_any_variable_value_gives_a_language_code_or_english(value):
         patch.setenv("CHATCLI_CONFIG_DIR", "/nonexistent-chatcli-config")
         if "\0" not in value:
             patch.setenv("CHATCLI_LANG", value)
-        _forget()
+        forget_language()
         code = language()
-        _forget()
+        forget_language()
     assert code == "en" or code.replace("_", "").isalnum()
 
 
@@ -119,7 +119,7 @@ def test_english_and_languages_without_a_catalog_keep_the_message(packages, envi
 
     for code in ("en", "en_GB", "de_DE", "ja"):
         environment.setenv("CHATCLI_LANG", code)
-        _forget()
+        forget_language()
         gettext, ngettext = translation("i18n_demo_en")
         assert (gettext("session"), ngettext("a file", "files", 2)) == ("session", "files")
 

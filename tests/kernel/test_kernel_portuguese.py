@@ -7,9 +7,16 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from chatcli import ConfigError, PluginHost, Settings, UsageError, load_settings
+from chatcli import (
+    ConfigError,
+    PluginHost,
+    Settings,
+    UsageError,
+    forget_language,
+    language,
+    load_settings,
+)
 from chatcli._config import validate_setting
-from chatcli._i18n import _forget, language
 from chatcli._providers import find_provider
 from chatcli._tomlfile import read_toml
 
@@ -49,15 +56,15 @@ def test_the_setting_chooses_the_language_and_a_broken_file_means_english(
     user = home / "config" / "config.toml"
     user.parent.mkdir(parents=True, exist_ok=True)
     user.write_text('language = "pt_BR"\n')
-    _forget()
+    forget_language()
     try:
         assert language() == "pt_BR"
         assert Settings.model_fields["max_turns"].description  # (made at import: any language)
         user.write_text("language = 1 2\n")
-        _forget()
+        forget_language()
         assert language() == "en"
         with pytest.raises(ConfigError, match=r"invalid TOML: .* — fix line 1 of the file"):
             read_toml(user)
     finally:
         monkeypatch.setenv("CHATCLI_LANG", "en")
-        _forget()
+        forget_language()

@@ -30,7 +30,7 @@ _BY_MODULE: dict[str, str] = {
         "ModelNotFoundError NetworkError ProviderError ProviderTimeoutError RateLimitError "
         "ServerError StreamCutError UsageError redact register_secret"
     ),
-    "_i18n": "Translation answer_instruction language translation",
+    "_i18n": "Translation answer_instruction forget_language language translation",
     "_keys": "stored_keys",
     "_layers": "parse_bool project_config_path raw_settings",
     "_managed": "check_managed managed_error managed_list managed_policy",
@@ -122,6 +122,7 @@ if TYPE_CHECKING:
     from chatcli._errors import register_secret as register_secret
     from chatcli._i18n import Translation as Translation
     from chatcli._i18n import answer_instruction as answer_instruction
+    from chatcli._i18n import forget_language as forget_language
     from chatcli._i18n import language as language
     from chatcli._i18n import translation as translation
     from chatcli._keys import stored_keys as stored_keys

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-__all__ = ["Translation", "answer_instruction", "language", "translation"]
+__all__ = ["Translation", "answer_instruction", "forget_language", "language", "translation"]
 
 _NAMES = {"pt_BR": "Brazilian Portuguese", "pt_PT": "European Portuguese", "pt": "Portuguese",
           "es": "Spanish", "fr": "French", "de": "German", "it": "Italian", "nl": "Dutch",
@@ -48,14 +48,17 @@ def language() -> str:
     if "language" not in _state:
         found = next((c for v in ("CHATCLI_LANG", "LC_ALL", "LC_MESSAGES", "LANG")
                       if (c := _code(os.environ.get(v)))), "")
-        if not found:
-            from chatcli._errors import ChatcliError
-            from chatcli._tomlfile import read_toml, user_file
+        if not found:  # the user's settings file (its own load reports what is wrong in it)
+            from chatcli._paths import directory
 
-            _state["language"] = "en"  # while the file is read: its errors are English
+            path = os.path.join(directory("config"), "config.toml")
             try:
-                found = _code(read_toml(user_file()).get("language"))
-            except ChatcliError:  # the settings' own load reports a broken file
+                import tomllib
+
+                if os.path.isfile(path):  # not a FIFO or a folder
+                    with open(path, "rb") as file:
+                        found = _code(tomllib.load(file).get("language"))
+            except Exception:  # unreadable, not TOML, too deep: English until it is fixed
                 found = ""
         _state["language"] = found or "en"
     return _state["language"]
@@ -175,9 +178,10 @@ class Translation:
             singular, plural, n)
 
 
-def _forget() -> None:
-    """Resolve the language again and reread catalogs on the next message (the test kit's
-    ``chatcli_language`` fixture; text made at import keeps its language)."""
+def forget_language() -> None:
+    """Resolve the language again, and read catalogs again, on the next message: for a
+    long-running process whose user changed the ``language`` setting, and for tests (the test
+    kit's ``chatcli_language`` fixture). Text made at import keeps the language it was made in."""
     _state.clear()
     for found in _translations.values():
         found._catalog = None

@@ -76,15 +76,15 @@ def chatcli_language(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[str]
     (``CHATCLI_LANG`` set, catalogs read again). Text made when a module was imported (click's
     help, constants) keeps the language it was made in: run the command line in a subprocess
     with ``CHATCLI_LANG`` to see those."""
-    from chatcli._i18n import _forget
+    from chatcli import forget_language
 
     def use(code: str) -> None:
         monkeypatch.setenv("CHATCLI_LANG", code)
-        _forget()
+        forget_language()
 
     yield use
     monkeypatch.setenv("CHATCLI_LANG", "en")
-    _forget()
+    forget_language()
 
 
 @pytest.fixture
