@@ -121,3 +121,26 @@ def test_hub_errors_in_portuguese(chatcli_language) -> None:
     busy = TurnBusy()
     assert busy.message == "um turno já está em andamento nesta sessão"
     assert busy.hint == "acompanhe-o (GET …/events) ou cancele-o (POST …/cancel)"
+
+
+@pytest.mark.slow
+def test_the_web_pages_words_without_a_token(home: Path, root: Path, token: str, wire) -> None:
+    from chatcli_remote.web_words import web_words
+
+    english = web_words()
+    assert english["Connect"] == "Connect" and all(k == v for k, v in english.items())
+    server = ServeProcess(home, serve_env(home, wire, CHATCLI_LANG="pt_BR"), root).start()
+    try:
+        with server.client() as client:  # no token: fixed words of the page, no data
+            words = client.get("/words.json")
+    finally:
+        assert server.stop() == 0, server.log()
+    assert words.status_code == 200, words.text
+    assert words.headers["content-type"].startswith("application/json")
+    assert "default-src 'self'" in words.headers["content-security-policy"]
+    data = words.json()
+    assert set(data) == set(english)
+    assert data["Connect"] == "Conectar"
+    assert data["allow {tool}?"] == "permitir {tool}?"
+    assert data["Message, or /command — Enter sends, Shift+Enter is a new line"] == (
+        "Mensagem ou /comando — Enter envia, Shift+Enter quebra a linha")

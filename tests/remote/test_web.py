@@ -365,3 +365,77 @@ def test_a_slash_command_from_the_page_asks_its_menu_and_redraws_the_history(
     severe = [entry["message"] for entry in driver.get_log("browser")
               if entry["level"] == "SEVERE"]
     assert not severe, severe
+
+
+def _page_words(driver: Any) -> dict[str, Any]:
+    """The token view's texts as drawn (after the page's words are loaded)."""
+    _wait(driver, "the token field", lambda d: _css(d, "#token")[0].is_displayed())
+    return {"connect": driver.find_element("id", "token-save").text,
+            "label": driver.find_element("css selector", "label[for='token']").text,
+            "hint": driver.find_element("css selector", "#token-form p.muted").text,
+            "codes": [c.text for c in _css(driver, "#token-form p.muted code")],
+            "placeholder": driver.find_element("id", "prompt").get_attribute("placeholder"),
+            "sessions": driver.find_element("css selector", "nav.sidebar"
+                                            ).get_attribute("aria-label")}
+
+
+def test_the_page_speaks_the_servers_language(server: ServeProcess, home: Path, root: Path,
+                                              token: str, wire: OpenAIServer, browser: Any,
+                                              tmp_path: Path) -> None:
+    from remote_support import serve_env
+
+    driver = browser
+    # English: exactly as before
+    driver.get(server.url + "/")
+    assert _page_words(driver) == {
+        "connect": "Connect", "label": "Server token",
+        "hint": "Made with chatcli serve token create. Kept in this tab only (sessionStorage), "
+                "sent as Authorization: Bearer.",
+        "codes": ["chatcli serve token create", "Authorization: Bearer"],
+        "placeholder": "Message, or /command — Enter sends, Shift+Enter is a new line",
+        "sessions": "Sessions"}
+
+    # a server started in Brazilian Portuguese: its page too
+    wire.script(Reply(text="Vou escrever.", tool_calls=[ToolCall("write", {
+        "path": "bye.txt", "content": "bye\n"})]), Reply(text="Não escrevi."))
+    portuguese = ServeProcess(tmp_path, serve_env(home, wire, CHATCLI_LANG="pt_BR"),
+                              root).start()
+    try:
+        driver.get(portuguese.url + "/")
+        words = _page_words(driver)
+        assert words == {
+            "connect": "Conectar", "label": "Token do servidor",
+            "hint": "Criado com chatcli serve token create. Fica só nesta aba (sessionStorage) "
+                    "e é enviado como Authorization: Bearer.",
+            "codes": ["chatcli serve token create", "Authorization: Bearer"],
+            "placeholder": "Mensagem ou /comando — Enter envia, Shift+Enter quebra a linha",
+            "sessions": "Sessões"}, words
+        # a refused token, said in Portuguese
+        driver.find_element("id", "token").send_keys("not-a-token")
+        driver.find_element("id", "token-save").click()
+        _wait(driver, "the refusal", lambda d: d.find_element("id", "token-error").text)
+        assert driver.find_element("id", "token-error").text == (
+            "O servidor recusou o token (expirado ou revogado?).")
+        _sign_in(driver, portuguese, token)
+        assert driver.find_element("id", "new-session").text == "Nova sessão"
+        assert driver.find_element("id", "session-title").text == "Nenhuma sessão aberta"
+        driver.find_element("id", "new-session").click()
+        _wait(driver, "the prompt", lambda d: d.find_element("id", "prompt").is_enabled())
+        assert driver.find_element("id", "send").text == "Enviar"
+        driver.find_element("id", "prompt").send_keys("write bye.txt")
+        driver.find_element("id", "send").click()
+        card = _wait(driver, "the approval card",
+                     lambda d: (_css(d, ".card.approval") or [None])[0])
+        assert card.find_element("css selector", ".card-title").text == "permitir write?"
+        assert [b.text for b in card.find_elements("css selector", "button")] == [
+            "Permitir uma vez", "Nesta sessão", "Sempre", "Não"]
+        card.find_element("css selector", "button[data-scope='no']").click()
+        _wait(driver, "the turn's end", lambda d: _css(d, ".turn-end"))
+        assert card.find_element("css selector", ".answer").text == "negada por tests"
+        assert "denied" in card.get_attribute("class")  # the classes stay the page's
+        assert not (root / "bye.txt").exists()
+        severe = [entry["message"] for entry in driver.get_log("browser")
+                  if entry["level"] == "SEVERE" and "/api/sessions" not in entry["message"]]
+        assert not severe, severe
+    finally:
+        assert portuguese.stop() == 0, portuguese.log()

@@ -1,5 +1,6 @@
 """The Starlette application of ``chatcli serve``: the JSON API under ``/api`` (bearer tokens,
-SSE streams of a session's events), ``/openapi.json`` and the web page (``/``, ``/static/…``).
+SSE streams of a session's events), ``/openapi.json`` and the web page (``/``, ``/static/…``,
+its words in the server's language ``/words.json``).
 
 Every ``/api`` route needs ``Authorization: Bearer <token>``; a token sees only the sessions
 whose project is inside its root (others are 404, as if they did not exist). Errors are
@@ -455,6 +456,15 @@ async def index(request: Request) -> Response:
                         headers={"Cache-Control": "no-cache"})
 
 
+async def words(request: Request) -> Response:
+    """``GET /words.json``: the page's words in the server's language (``{english:
+    translated}``); fixed UI words, no data, so no token is needed (the page asks it first)."""
+    from chatcli_remote.web_words import web_words
+
+    return Response(json.dumps(web_words(), ensure_ascii=False), media_type="application/json",
+                    headers={"Cache-Control": "no-cache"})
+
+
 class SecurityHeaders:
     """``Content-Security-Policy: default-src 'self'`` and friends on every response."""
 
@@ -527,6 +537,7 @@ def routes(api: Api) -> list[BaseRoute]:
     return [
         Route("/", index, methods=["GET"]),
         Route("/openapi.json", openapi, methods=["GET"]),
+        Route("/words.json", words, methods=["GET"]),
         Mount("/static", app=StaticFiles(directory=WEB_DIR, check_dir=False), name="static"),
         Route("/api/commands", a(api.commands), methods=["GET"]),
         _by_method("/api/sessions", GET=a(api.list_sessions), POST=a(api.create_session)),

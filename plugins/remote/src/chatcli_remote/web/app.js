@@ -6,6 +6,43 @@
 const TOKEN_KEY = "chatcli.token";
 const $ = (id) => document.getElementById(id);
 
+// ---------------------------------------------------------------- words
+// The page's texts are English; GET /words.json gives their translations in the server's
+// language ({english: translated}, chatcli_remote/web_words.py), loaded before the page starts.
+
+let WORDS = {};
+
+// `english` in the server's language (itself when it has no translation), its `{name}`
+// placeholders filled from `values`.
+export function t(english, values = {}) {
+  const text = Object.hasOwn(WORDS, english) ? WORDS[english] : english;
+  return text.replace(/\{(\w+)\}/g, (whole, name) => (Object.hasOwn(values, name) ? String(values[name]) : whole));
+}
+
+async function loadWords() {
+  try {
+    const response = await fetch("words.json", { headers: { Accept: "application/json" } });
+    if (response.ok) WORDS = await response.json();
+  } catch (_) { /* no words: English */ }
+}
+
+// The static texts of index.html: data-words (the text; its {slot}s are the element's children
+// marked data-slot), data-words-placeholder, data-words-aria-label. Untouched while English.
+function translatePage() {
+  for (const node of document.querySelectorAll("[data-words]")) {
+    const english = node.dataset.words;
+    if (t(english) === english) continue;
+    const slots = new Map([...node.querySelectorAll("[data-slot]")].map((s) => [s.dataset.slot, s]));
+    const parts = t(english).split(/\{(\w+)\}/);
+    node.replaceChildren(...parts.map((part, i) => (i % 2 && slots.has(part) ? slots.get(part) : i % 2 ? `{${part}}` : part)));
+  }
+  for (const [attribute, key] of [["placeholder", "wordsPlaceholder"], ["aria-label", "wordsAriaLabel"]]) {
+    for (const node of document.querySelectorAll(`[data-words-${attribute}]`)) {
+      node.setAttribute(attribute, t(node.dataset[key]));
+    }
+  }
+}
+
 const state = {
   token: "",
   session: null,          // id of the open session
@@ -35,7 +72,7 @@ async function api(method, path, body, extra = {}) {
   }
   const response = await fetch(path, init);
   if (response.status === 401) {
-    forgetToken("The server refused the token (expired or revoked?).");
+    forgetToken(t("The server refused the token (expired or revoked?)."));
     throw new HttpError(401, "unauthorized");
   }
   if (!response.ok) {
@@ -131,17 +168,17 @@ async function watch(sessionId) {
       const headers = state.lastId ? { "Last-Event-ID": state.lastId } : {};
       const response = await api("GET", `/api/sessions/${enc(sessionId)}/events`, undefined,
         { headers, signal: controller.signal });
-      setServerState("connected");
+      setServerState(t("connected"));
       delay = 500;
       await readEvents(response, dispatch);
     } catch (err) {
       if (controller.signal.aborted || (err instanceof HttpError && err.status !== 429 && err.status < 500)) {
-        if (err instanceof HttpError && err.status === 404) notice("This session is gone.", "error");
+        if (err instanceof HttpError && err.status === 404) notice(t("This session is gone."), "error");
         return;
       }
     }
     if (controller.signal.aborted) return;
-    setServerState("reconnecting…");
+    setServerState(t("reconnecting…"));
     await sleep(delay);
     delay = Math.min(delay * 2, 10000);
   }
@@ -405,7 +442,7 @@ function toolCard(data) {
   if (!node) {
     node = card("tool", data.name || data.tool || "tool");
     node.dataset.callId = id;
-    node.querySelector(".card-head").append(el("span", "card-state muted", "running"));
+    node.querySelector(".card-head").append(el("span", "card-state muted", t("running")));
     state.tools.set(id, node);
   }
   return node;
@@ -421,6 +458,7 @@ function answerQuestion(qid, body, buttons) {
 }
 
 const SCOPES = [
+  // the labels are English; shown through t()
   ["once", "Allow once", { allow: true, scope: "once" }],
   ["session", "This session", { allow: true, scope: "session" }],
   ["always", "Always", { allow: true, scope: "always" }],
@@ -443,7 +481,7 @@ const HANDLERS = {
     state.answer.append(data.delta || "");
   },
   retrying(data) {
-    notice(`retrying in ${data.delay}s: ${data.reason}`, "muted");
+    notice(t("retrying in {delay}s: {reason}", { delay: data.delay, reason: data.reason }), "muted");
   },
   tool_started(data) {
     const node = toolCard(data);
@@ -451,7 +489,7 @@ const HANDLERS = {
     const args = argsText(data.args);
     if (args && !data.preview) {
       const details = node.appendChild(el("details", "args"));
-      details.append(el("summary", "", "arguments"), el("pre", "", args));
+      details.append(el("summary", "", t("arguments")), el("pre", "", args));
     }
     if (data.preview) node.append(renderDiff(data.preview));
     scrollDown();
@@ -466,7 +504,7 @@ const HANDLERS = {
   tool_finished(data) {
     const node = toolCard(data);
     node.classList.add(data.is_error ? "failed" : "ok");
-    let summary = data.is_error ? "failed" : "done";
+    let summary = data.is_error ? t("failed") : t("done");
     if (data.added !== undefined || data.removed !== undefined) {
       summary += ` +${data.added ?? 0} −${data.removed ?? 0}`;
     }
@@ -474,12 +512,13 @@ const HANDLERS = {
     if (data.content) {
       const details = node.appendChild(el("details", "result"));
       details.open = Boolean(data.is_error);
-      details.append(el("summary", "", "result"), el("pre", "", data.content));
+      details.append(el("summary", "", t("result")), el("pre", "", data.content));
     }
     scrollDown();
   },
   approval(data) {
-    const title = `${data.label ? `${data.label}: ` : ""}allow ${data.tool}?`;
+    const title = data.label ? t("{label}: allow {tool}?", { label: data.label, tool: data.tool })
+      : t("allow {tool}?", { tool: data.tool });
     const node = card("approval", title);
     node.dataset.qid = data.qid;
     if (data.risk) node.querySelector(".card-head").append(el("span", `risk ${data.risk}`, data.risk));
@@ -494,7 +533,7 @@ const HANDLERS = {
     const buttons = [];
     for (const [scope, label, body] of SCOPES) {
       if (!offered.has(scope)) continue;
-      const button = el("button", scope === "no" ? "deny" : "allow", label);
+      const button = el("button", scope === "no" ? "deny" : "allow", t(label));
       button.type = "button";
       button.dataset.scope = scope;
       button.addEventListener("click", () => answerQuestion(data.qid, body, buttons));
@@ -505,7 +544,7 @@ const HANDLERS = {
     scrollDown();
   },
   question(data) {
-    const node = card("question", data.title || "choose");
+    const node = card("question", data.title || t("choose"));
     node.dataset.qid = data.qid;
     const row = node.appendChild(el("div", "buttons vertical"));
     const buttons = [];
@@ -516,7 +555,7 @@ const HANDLERS = {
       buttons.push(button);
       row.append(button);
     });
-    const none = el("button", "deny", "Cancel");
+    const none = el("button", "deny", t("Cancel"));
     none.type = "button";
     none.addEventListener("click", () => answerQuestion(data.qid, { choice: null }, buttons));
     buttons.push(none);
@@ -532,7 +571,7 @@ const HANDLERS = {
     else if (data.allow === false) what = "denied";
     else if (data.choice !== undefined) what = data.choice === null ? "dismissed" : "chosen";
     node.classList.add("answered", what);
-    node.append(el("div", "answer muted", `${what}${data.by ? ` by ${data.by}` : ""}`));
+    node.append(el("div", "answer muted", data.by ? t("{what} by {name}", { what: t(what), name: data.by }) : t(what)));
   },
   output(data) {
     endAnswer();
@@ -543,7 +582,7 @@ const HANDLERS = {
   compacted(data) { notice(data.line, "muted"); },
   log(data) {
     // the head moved (/rewind, undo… by any client): shown again from a snapshot at the end
-    notice(`history changed: ${data.reason || ""}`, "muted");
+    notice(t("history changed: {reason}", { reason: data.reason || "" }), "muted");
     state.stale = true;
   },
   prefill(data) {
@@ -557,14 +596,14 @@ const HANDLERS = {
   },
   usage(data) {
     if (data.input_tokens !== undefined) {
-      $("session-model").title = `${data.input_tokens} in, ${data.output_tokens} out`;
+      $("session-model").title = t("{input} in, {output} out", { input: data.input_tokens, output: data.output_tokens });
     }
   },
   done(data) {
     endAnswer();
     if (data.error_line) notice(data.error_line, "error");
     if (data.model) $("session-model").textContent = [data.provider, data.model].filter(Boolean).join(" / ");
-    const end = $("log").appendChild(el("div", "turn-end muted", data.stop_reason || "done"));
+    const end = $("log").appendChild(el("div", "turn-end muted", data.stop_reason || t("done")));
     end.dataset.stopReason = data.stop_reason || "";
     setTurn("idle");
     scrollDown();
@@ -600,7 +639,7 @@ function setServerState(text) { $("server-state").textContent = text; }
 function setTurn(turn) {
   document.body.dataset.turn = turn;
   const running = turn === "running";
-  $("turn-state").textContent = running ? "working…" : "";
+  $("turn-state").textContent = running ? t("working…") : "";
   $("cancel").disabled = !running;
   $("send").disabled = running || !state.session;
 }
@@ -671,7 +710,7 @@ async function reloadSnapshot() {
       showSnapshot(await apiJson("GET", `/api/sessions/${enc(state.session)}`));
       return;
     } catch (err) {
-      if (pause === 4000) notice(`the history could not be reloaded: ${err.message || err}`, "error");
+      if (pause === 4000) notice(t("the history could not be reloaded: {error}", { error: err.message || err }), "error");
     }
   }
 }
@@ -686,11 +725,12 @@ async function loadSessions() {
     button.type = "button";
     button.dataset.id = s.id;
     if (s.id === state.session) button.classList.add("current");
-    const meta = [s.messages !== undefined ? `${s.messages} messages` : "", s.running ? "running" : s.live ? "live" : ""];
+    const meta = [s.messages !== undefined ? t("{count} messages", { count: s.messages }) : "",
+      s.running ? t("running") : s.live ? t("live") : ""];
     item.append(el("span", "muted small", meta.filter(Boolean).join(" · ")));
     button.addEventListener("click", () => openSession(s.id));
   }
-  setServerState("connected");
+  setServerState(t("connected"));
 }
 
 async function openSession(id) {
@@ -744,7 +784,7 @@ async function connect(token) {
     await loadSessions();
   } catch (err) {
     if (!(err instanceof HttpError && err.status === 401)) {
-      $("token-error").textContent = `Cannot reach the server: ${err.message}`;
+      $("token-error").textContent = t("Cannot reach the server: {error}", { error: err.message });
     }
     return;
   }
@@ -754,7 +794,9 @@ async function connect(token) {
   show("main");
 }
 
-function init() {
+async function init() {
+  await loadWords();
+  translatePage();
   state.token = sessionStorage.getItem(TOKEN_KEY) || "";
   $("token-form").addEventListener("submit", (event) => {
     event.preventDefault();
