@@ -107,7 +107,9 @@ def _loosens(merge: str, managed: Any, value: Any) -> bool:
         return False  # the managed items are added whatever the value is
     value = _read(value, managed)
     if merge == "min" and isinstance(value, int | float) and not isinstance(value, bool):
-        return managed is not None and value > managed
+        if not isinstance(managed, int | float) or isinstance(managed, bool):
+            return True  # a cap that is no number (`cost.limit = ""`): nothing gets under it
+        return value > managed
     return bool(value != managed)
 
 
