@@ -141,6 +141,9 @@ def test_the_web_pages_words_without_a_token(home: Path, root: Path, token: str,
     data = words.json()
     assert set(data) == set(english)
     assert data["Connect"] == "Conectar"
+    assert words.headers["content-language"] == "pt-BR"  # the page's <html lang>, its plurals
+    assert (data["{count} message"], data["{count} messages"]) == (
+        "{count} mensagem", "{count} mensagens")
     assert data["allow {tool}?"] == "permitir {tool}?"
     assert data["Message, or /command — Enter sends, Shift+Enter is a new line"] == (
         "Mensagem ou /comando — Enter envia, Shift+Enter quebra a linha")

@@ -12,6 +12,7 @@ colour — text was drawn there — and the approval card the diff's green and r
 from __future__ import annotations
 
 import json
+import re
 import struct
 import zlib
 from collections.abc import Iterator
@@ -394,6 +395,7 @@ def test_the_page_speaks_the_servers_language(server: ServeProcess, home: Path, 
         "codes": ["chatcli serve token create", "Authorization: Bearer"],
         "placeholder": "Message, or /command — Enter sends, Shift+Enter is a new line",
         "sessions": "Sessions"}
+    assert driver.find_element("css selector", "html").get_attribute("lang") == "en"
 
     # a server started in Brazilian Portuguese: its page too
     wire.script(Reply(text="Vou escrever.", tool_calls=[ToolCall("write", {
@@ -410,6 +412,7 @@ def test_the_page_speaks_the_servers_language(server: ServeProcess, home: Path, 
             "codes": ["chatcli serve token create", "Authorization: Bearer"],
             "placeholder": "Mensagem ou /comando — Enter envia, Shift+Enter quebra a linha",
             "sessions": "Sessões"}, words
+        assert driver.find_element("css selector", "html").get_attribute("lang") == "pt-BR"
         # a refused token, said in Portuguese
         driver.find_element("id", "token").send_keys("not-a-token")
         driver.find_element("id", "token-save").click()
@@ -434,6 +437,12 @@ def test_the_page_speaks_the_servers_language(server: ServeProcess, home: Path, 
         assert card.find_element("css selector", ".answer").text == "negada por tests"
         assert "denied" in card.get_attribute("class")  # the classes stay the page's
         assert not (root / "bye.txt").exists()
+        # the sessions list counts in Portuguese, the count's form by the language's rule
+        driver.find_element("id", "refresh-sessions").click()
+        counts = _wait(driver, "the sessions' counts", lambda d: [
+            m.text for m in _css(d, "#sessions .muted") if "mensage" in m.text])
+        assert all(re.fullmatch(r"(0|1) mensagem|([2-9]|\d\d+) mensagens", c.split(" · ")[0])
+                   for c in counts), counts
         severe = [entry["message"] for entry in driver.get_log("browser")
                   if entry["level"] == "SEVERE" and "/api/sessions" not in entry["message"]]
         assert not severe, severe

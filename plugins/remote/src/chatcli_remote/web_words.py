@@ -10,9 +10,16 @@ from __future__ import annotations
 
 from chatcli import translation
 
-__all__ = ["web_words"]
+__all__ = ["page_language", "web_words"]
 
 _, ngettext = translation(__name__)
+
+
+def page_language() -> str:
+    """The language tag (BCP 47: ``en``, ``pt-BR``) of the page's words, sent as
+    ``Content-Language``: the page puts it in ``<html lang>`` and chooses plural forms by it."""
+    # not a word of the page: this translation's own language tag (BCP 47, e.g. pt-BR)
+    return _("en")
 
 
 def web_words() -> dict[str, str]:
@@ -41,7 +48,10 @@ def web_words() -> dict[str, str]:
         "reconnecting…": _("reconnecting…"),
         # app.js: sessions and turns
         "This session is gone.": _("This session is gone."),
-        "{count} messages": _("{count} messages"),
+        # a count's two forms (English and Portuguese have two; the page picks one with
+        # Intl.PluralRules for the Content-Language)
+        "{count} message": ngettext("{count} message", "{count} messages", 1),
+        "{count} messages": ngettext("{count} message", "{count} messages", 2),
         "running": _("running"),
         "live": _("live"),
         "working…": _("working…"),

@@ -458,11 +458,12 @@ async def index(request: Request) -> Response:
 
 async def words(request: Request) -> Response:
     """``GET /words.json``: the page's words in the server's language (``{english:
-    translated}``); fixed UI words, no data, so no token is needed (the page asks it first)."""
-    from chatcli_remote.web_words import web_words
+    translated}``, their language tag in ``Content-Language``); fixed UI words, no data, so no
+    token is needed (the page asks it first)."""
+    from chatcli_remote.web_words import page_language, web_words
 
     return Response(json.dumps(web_words(), ensure_ascii=False), media_type="application/json",
-                    headers={"Cache-Control": "no-cache"})
+                    headers={"Cache-Control": "no-cache", "Content-Language": page_language()})
 
 
 class SecurityHeaders:

@@ -11,6 +11,7 @@ const $ = (id) => document.getElementById(id);
 // language ({english: translated}, chatcli_remote/web_words.py), loaded before the page starts.
 
 let WORDS = {};
+let PLURALS = new Intl.PluralRules("en");
 
 // `english` in the server's language (itself when it has no translation), its `{name}`
 // placeholders filled from `values`.
@@ -19,10 +20,23 @@ export function t(english, values = {}) {
   return text.replace(/\{(\w+)\}/g, (whole, name) => (Object.hasOwn(values, name) ? String(values[name]) : whole));
 }
 
+// A count's text: the English singular and plural are both keys of WORDS (in the server's
+// language); which one a count takes is the language's plural rule (the browser's Intl).
+export function tn(one, other, count, values = {}) {
+  return t(PLURALS.select(count) === "one" ? one : other, { count, ...values });
+}
+
 async function loadWords() {
   try {
     const response = await fetch("words.json", { headers: { Accept: "application/json" } });
-    if (response.ok) WORDS = await response.json();
+    if (response.ok) {
+      WORDS = await response.json();
+      const language = response.headers.get("Content-Language");
+      if (language) {
+        document.documentElement.lang = language;
+        PLURALS = new Intl.PluralRules(language);
+      }
+    }
   } catch (_) { /* no words: English */ }
 }
 
@@ -725,7 +739,7 @@ async function loadSessions() {
     button.type = "button";
     button.dataset.id = s.id;
     if (s.id === state.session) button.classList.add("current");
-    const meta = [s.messages !== undefined ? t("{count} messages", { count: s.messages }) : "",
+    const meta = [s.messages !== undefined ? tn("{count} message", "{count} messages", s.messages) : "",
       s.running ? t("running") : s.live ? t("live") : ""];
     item.append(el("span", "muted small", meta.filter(Boolean).join(" · ")));
     button.addEventListener("click", () => openSession(s.id));
