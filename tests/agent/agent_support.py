@@ -1,9 +1,11 @@
-"""Helpers the chatcli-agent tests import: an approver that records its questions and a tool
-call paired with its stand-in spec (the fixtures are in conftest.py)."""
+"""Helpers the chatcli-agent tests import: an approver that records its questions, a tool
+call paired with its stand-in spec, and the permission tests' workspace (the fixtures are in
+conftest.py)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from chatcli import Approval, Risk
@@ -35,3 +37,58 @@ def call(name: str, **arguments: Any) -> tuple[Any, Any]:
     spec = ToolSpec(name, f"stand-in {name}", risk=risks.get(name, Risk.EXECUTE),
                     subject=subjects.get(name, "path") if name in risks else None)
     return ToolCallPart(name=name, arguments=arguments), spec
+
+
+@dataclass
+class Workspace:
+    """A workspace folder, a home folder, and something outside both."""
+
+    root: Path
+    home: Path
+    outside: Path
+
+    def file(self, relative: str, text: str = "x\n") -> Path:
+        path = self.root / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+        return path
+
+    @property
+    def user_config(self) -> Path:
+        from chatcli import user_config_path
+
+        return user_config_path()
+
+
+def make_workspace(base: Path) -> Workspace:
+    """The ``ws`` fixture's folders under ``base`` (``ws``, ``home``, ``outside``) with their
+    files: sources, a secret, ``.env``, a README, a file outside, ``~/.ssh/id_rsa`` and
+    ``~/.bashrc``. ``HOME`` and the current folder are the caller's to set."""
+    root, home, outside = base / "ws", base / "home", base / "outside"
+    for folder in (root, home, outside):
+        folder.mkdir()
+    space = Workspace(root, home, outside)
+    space.file("src/app.py", "print('hi')\n")
+    space.file("secrets/key.txt", "top secret\n")
+    space.file(".env", "TOKEN=abc\n")
+    space.file("README.md", "# demo\n")
+    (outside / "data.txt").write_text("outside\n")
+    (home / ".ssh").mkdir()
+    (home / ".ssh" / "id_rsa").write_text("PRIVATE\n")
+    (home / ".bashrc").write_text("# rc\n")
+    return space
+
+
+def policy_for(space: Workspace) -> Any:
+    """``make(mode=…, rules=[(effect, text)…], allowed_dirs=…, classes=…)`` → a
+    :class:`Policy` for ``space`` (the ``policy`` fixture)."""
+    from chatcli_agent.permissions.policy import Policy
+    from chatcli_agent.permissions.rules import parse_rule
+
+    def make(mode: str = "default", rules: tuple[tuple[str, str], ...] = (),
+             allowed_dirs: tuple[str, ...] = (), classes: tuple[str, ...] = ()) -> Policy:
+        return Policy(space.root, mode=mode, home=space.home, allowed_dirs=allowed_dirs,
+                      classes=classes,
+                      rules=[parse_rule(text, effect, "test") for effect, text in rules])
+
+    return make

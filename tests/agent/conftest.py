@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from agent_support import Recorder
+from agent_support import Recorder, Workspace, make_workspace, policy_for
 from chatcli import (
     Message,
     PluginHost,
@@ -38,44 +38,11 @@ def _isolated(home: Path) -> None:
     """Every test here in tests/conftest.py's ``home``: no keys or CHATCLI_* leak in."""
 
 
-@dataclass
-class Workspace:
-    """A workspace folder, a home folder, and something outside both."""
-
-    root: Path
-    home: Path
-    outside: Path
-
-    def file(self, relative: str, text: str = "x\n") -> Path:
-        path = self.root / relative
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-        return path
-
-    @property
-    def user_config(self) -> Path:
-        from chatcli import user_config_path
-
-        return user_config_path()
-
-
 @pytest.fixture
 def ws(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Workspace:
-    base = Path(os.path.realpath(tmp_path))
-    root, home, outside = base / "ws", base / "home", base / "outside"
-    for folder in (root, home, outside):
-        folder.mkdir()
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.chdir(root)
-    space = Workspace(root, home, outside)
-    space.file("src/app.py", "print('hi')\n")
-    space.file("secrets/key.txt", "top secret\n")
-    space.file(".env", "TOKEN=abc\n")
-    space.file("README.md", "# demo\n")
-    (outside / "data.txt").write_text("outside\n")
-    (home / ".ssh").mkdir()
-    (home / ".ssh" / "id_rsa").write_text("PRIVATE\n")
-    (home / ".bashrc").write_text("# rc\n")
+    space = make_workspace(Path(os.path.realpath(tmp_path)))
+    monkeypatch.setenv("HOME", str(space.home))
+    monkeypatch.chdir(space.root)
     return space
 
 
@@ -259,13 +226,4 @@ def driver(ws: Workspace):
 def policy(ws: Workspace):
     """``policy(mode=…, rules=[(effect, text)…], allowed_dirs=…, classes=…)`` → a
     :class:`Policy` for the test's workspace."""
-    from chatcli_agent.permissions.policy import Policy
-    from chatcli_agent.permissions.rules import parse_rule
-
-    def make(mode: str = "default", rules: tuple[tuple[str, str], ...] = (),
-             allowed_dirs: tuple[str, ...] = (), classes: tuple[str, ...] = ()) -> Policy:
-        return Policy(ws.root, mode=mode, home=ws.home, allowed_dirs=allowed_dirs,
-                      classes=classes,
-                      rules=[parse_rule(text, effect, "test") for effect, text in rules])
-
-    return make
+    return policy_for(ws)

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from agent_support import Recorder, call
+from agent_support import Recorder, call, make_workspace, policy_for
 from chatcli import Approval, Decision, Risk, Tool, ToolCallPart, ToolSpec, hookimpl
 from chatcli_agent.permissions.policy import CREDENTIAL, PROTECTED, Policy
 from pydantic import BaseModel
@@ -27,16 +27,48 @@ def shell(command: str, confined: bool = False) -> tuple[ToolCallPart, ToolSpec]
     return ToolCallPart(name="exec", arguments={"command": command}), spec
 
 
-@pytest.fixture
-def repo(ws: Any) -> Any:
-    """The test workspace as a git repository, with a folder holding a ``.mcp.json``, a link
-    to ``.git/hooks`` and a file a bare-name deny rule names."""
-    subprocess.run(["git", "init", "-q", str(ws.root)], check=True)
+def _make_repo(ws: Any) -> Any:
+    """The workspace as a git repository, with a folder holding a ``.mcp.json``, a link to
+    ``.git/hooks`` and a file a bare-name deny rule names."""
+    subprocess.run(["git", "init", "-q", str(ws.root)], check=True,
+                   env={**os.environ, "HOME": str(ws.home)})
     ws.file("sub/.mcp.json", "{}")
     ws.file("deep/er/api.secret", "BARE\n")
     ws.file("notes.txt", "notes\n")
     (ws.root / "hooks-link").symlink_to(".git/hooks")
     return ws
+
+
+@pytest.fixture(scope="module")
+def _module_repo(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    return _make_repo(make_workspace(Path(os.path.realpath(tmp_path_factory.mktemp("repo")))))
+
+
+@pytest.fixture
+def repo(_module_repo: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """The ``ws`` workspace made a git repository (:func:`_make_repo`), ``HOME`` and the current
+    folder, built once for the module: only for tests that judge and change no file (a
+    test that writes asks for ``own_repo``)."""
+    monkeypatch.setenv("HOME", str(_module_repo.home))
+    monkeypatch.chdir(_module_repo.root)
+    return _module_repo
+
+
+@pytest.fixture
+def policy(repo: Any) -> Any:
+    """conftest's ``policy`` for the module's repository."""
+    return policy_for(repo)
+
+
+@pytest.fixture
+def own_repo(ws: Any) -> Any:
+    """The test's own ``ws`` made a repository as ``repo`` is, for tests that change files."""
+    return _make_repo(ws)
+
+
+@pytest.fixture
+def own_policy(own_repo: Any) -> Any:
+    return policy_for(own_repo)
 
 
 def judge(policy: Policy, command: str, confined: bool = False) -> Any:
@@ -126,9 +158,10 @@ def test_the_file_tools_ask_too_even_with_a_broad_rule(repo: Any, policy: Any, p
     "echo x > .claude/notes.md", "cat .git/config", "git status", "git config --get user.name",
     "git config list", "cp notes.txt copy.txt", "tar -xf missing.tar -C build",
 ])
-def test_near_misses_are_not_control_files(repo: Any, policy: Any, command: str) -> None:
-    (repo.root / "build").mkdir(exist_ok=True)
-    judgement = judge(policy("auto"), command)
+def test_near_misses_are_not_control_files(own_repo: Any, own_policy: Any,
+                                           command: str) -> None:
+    (own_repo.root / "build").mkdir(exist_ok=True)
+    judgement = judge(own_policy("auto"), command)
     assert not any(p.level == PROTECTED for p in judgement.parts), judgement.verdict.reason
     assert judgement.verdict.decision == Decision.ALLOW, judgement.verdict.reason
 
@@ -145,18 +178,19 @@ def test_a_rule_naming_the_control_file_allows_it(repo: Any, policy: Any) -> Non
         Decision.ASK
 
 
-def test_archives_and_patches_are_read_for_control_files(repo: Any, policy: Any) -> None:
+def test_archives_and_patches_are_read_for_control_files(own_repo: Any, own_policy: Any) -> None:
     import tarfile
     import zipfile
 
-    with tarfile.open(repo.root / "hooks.tar", "w") as archive:
-        archive.add(repo.root / "notes.txt", arcname=".git/hooks/post-checkout")
-    with tarfile.open(repo.root / "plain.tar", "w") as archive:
-        archive.add(repo.root / "notes.txt", arcname="docs/notes.txt")
-    with zipfile.ZipFile(repo.root / "mcp.zip", "w") as archive:
+    with tarfile.open(own_repo.root / "hooks.tar", "w") as archive:
+        archive.add(own_repo.root / "notes.txt", arcname=".git/hooks/post-checkout")
+    with tarfile.open(own_repo.root / "plain.tar", "w") as archive:
+        archive.add(own_repo.root / "notes.txt", arcname="docs/notes.txt")
+    with zipfile.ZipFile(own_repo.root / "mcp.zip", "w") as archive:
         archive.writestr(".mcp.json", "{}")
-    (repo.root / "p.patch").write_text("--- /dev/null\n+++ b/.gitattributes\n@@ -0,0 +1 @@\n+x\n")
-    made = policy("auto")
+    (own_repo.root / "p.patch").write_text(
+        "--- /dev/null\n+++ b/.gitattributes\n@@ -0,0 +1 @@\n+x\n")
+    made = own_policy("auto")
     for command in ("tar -xf hooks.tar", "tar xf hooks.tar", "unzip mcp.zip", "git apply p.patch",
                     "patch -p1 < p.patch", "tar -xzf - < /dev/null"):
         assert judge(made, command).verdict.decision == Decision.ASK, command
@@ -214,11 +248,12 @@ def test_a_recursive_read_elsewhere_runs(repo: Any, policy: Any, command: str) -
     assert judge(made, command).verdict.decision == Decision.ALLOW, judge(made, command).verdict
 
 
-def test_a_glob_past_200_matches_still_finds_the_denied_file(repo: Any, policy: Any) -> None:
+def test_a_glob_past_200_matches_still_finds_the_denied_file(own_repo: Any,
+                                                             own_policy: Any) -> None:
     for index in range(250):
-        repo.file(f"aaa/f{index:03}.txt")
-    repo.file("zzz/key.secret", "BARE\n")
-    made = policy("auto", rules=(("deny", "read(*.secret)"),))
+        own_repo.file(f"aaa/f{index:03}.txt")
+    own_repo.file("zzz/key.secret", "BARE\n")
+    made = own_policy("auto", rules=(("deny", "read(*.secret)"),))
     assert judge(made, "cat */*").verdict.decision == Decision.DENY
 
 
@@ -345,7 +380,7 @@ class Probe:
                       risk=Risk.EXECUTE, subject="command", run=run, confined=self.confined))
 
 
-def test_the_tool_runs_with_the_confinement_of_its_verdict(repo: Any, driver: Any) -> None:
+def test_the_tool_runs_with_the_confinement_of_its_verdict(own_repo: Any, driver: Any) -> None:
     probe = Probe(confined=True)
     approver = Recorder([Approval(True), Approval(True)])
     chat = driver(interactive=True, approver=approver, plugins=(probe,),
@@ -355,7 +390,7 @@ def test_the_tool_runs_with_the_confinement_of_its_verdict(repo: Any, driver: An
               ("sandboxed", {"command": "echo x > .git/config"}))
     reads, built, protected = probe.seen
     assert (reads.writable, reads.protected_writable) == (False, False)
-    assert reads.hidden == (f"{repo.root}/**/*.secret",)
+    assert reads.hidden == (f"{own_repo.root}/**/*.secret",)
     assert (built.writable, built.protected_writable) == (True, False)
     assert (protected.writable, protected.protected_writable) == (True, True)
     assert len(approver.questions) == 2  # the recursive read did not ask: the sandbox hides
@@ -407,7 +442,7 @@ def test_a_projects_mode_is_never_used_so_its_spelling_stops_nothing(tmp_path: P
     assert "unknown mode" not in done.stderr and done.returncode != 2, done.stderr
 
 
-def test_permissions_names_the_protected_files(repo: Any, driver: Any) -> None:
+def test_permissions_names_the_protected_files(own_repo: Any, driver: Any) -> None:
     from chatcli_agent.permissions.command import describe
 
     chat = driver()
