@@ -146,6 +146,18 @@ SLOW: dict[str, tuple[str, ...]] = {
         "trust/test_setting_rules.py::test_nothing_a_never_rule_names_gets_through",
         "checkpoints/test_checkpoints_cli.py::test_rewind_last_and_undo_from_the_shell",
         "providers/cli/test_cli_provider_failures.py",
+        "coder/test_tool_schemas.py::test_a_stale_or_damaged_cache_is_made_again",
+        "cli/test_keys_set.py::test_config_set_refuses_to_write_an_api_key_in_plain_text",
+        "cli/test_non_utf8_arguments.py::test_config_set_with_a_non_utf8_value_writes_nothing",
+        "cli/test_config_faults.py"
+        "::test_config_set_and_keys_set_on_an_unwritable_disk_fail_in_one_line",
+        "cli/test_config_faults.py::test_deep_nesting_in_a_real_process",
+        "managed/test_managed_loosening.py"
+        "::test_a_lower_min_value_is_taken_and_an_equal_fixed_one_is_fine",
+        "managed/test_managed_loosening.py"
+        "::test_deny_rules_keep_their_items_whatever_the_layers_below_say",
+        "providers/openai/test_openai_azure.py"
+        "::test_chatcli_p_without_an_endpoint_is_one_line_exit_2",
         # the language tests: the real command line in Portuguese and in English
         "context/test_context_language.py",
         "mcp/test_mcp_language.py",
@@ -165,6 +177,15 @@ SLOW: dict[str, tuple[str, ...]] = {
         "cli/test_i18n_print.py",
         "i18n/test_language.py::test_the_model_is_asked_to_answer_in_the_users_language",
         "i18n/test_click_words.py::test_click_speaks_portuguese",
+        "checkpoints/test_checkpoints_cli.py::test_rewind_undo_and_diff_in_brazilian_portuguese",
+        "providers/openai/test_openai_pt_br.py::test_a_missing_azure_endpoint_is_told_in_portuguese",
+        "providers/q/test_q_pt_br.py::test_q_failures_name_their_fix_in_portuguese",
+        "providers/ollama/test_ollama_pt_br.py::test_a_bad_ollama_host_is_told_in_portuguese",
+        "providers/local/test_local_pt_br.py::test_an_unknown_local_model_is_told_in_portuguese",
+        "providers/cli/test_cli_provider_pt_br.py"
+        "::test_a_missing_claude_names_its_install_in_portuguese",
+        "memory_postgres/test_postgres_pt_br.py::test_the_command_line_says_it_in_portuguese",
+        "sessions/test_pt_br.py::test_the_command_line_speaks_portuguese",
     ),
     "runs commands in the bubblewrap sandbox": (
         "agent/test_policy_classes.py"
@@ -273,6 +294,20 @@ SLOW: dict[str, tuple[str, ...]] = {
         "providers/local/test_local_repetition.py::test_any_piece_repeated_far_enough_is_caught",
         "render/test_stream.py::test_any_chunking_gives_the_same_output",
         "workspace/test_paths.py::test_whatever_resolves_is_inside_or_refused",
+        "agent/test_shell.py::test_the_parser_never_raises",
+        "agent/test_shell.py::test_the_policy_never_raises_on_shell_like_text",
+        "coder/test_edit.py::test_a_block_shifted_by_one_indentation_is_found_and_new_shifted_alike",
+        "coder/test_edit.py::test_the_cascade_never_raises_anything_but_a_tool_error",
+        "diff/test_diff_text.py::test_any_text_is_read_without_failing",
+        "diff/test_diff_text.py::test_the_full_context_diff_holds_both_texts",
+        "diff/test_diff_text.py::test_the_anchored_diff_of_long_changes_holds_both_texts",
+        "diff/test_diff_text.py::test_counts_read_back_balance_the_line_counts",
+        "provider_kit/test_textcalls_parse.py::test_formatted_calls_round_trip_inside_any_prose",
+        "provider_kit/test_textcalls_properties.py"
+        "::test_characters_examined_stay_a_small_multiple_of_the_text",
+        "memory/test_extraction_parsing.py::test_any_text_parses_or_is_an_extraction_error",
+        "providers/q/test_q_clean.py::test_never_crashes_and_removes_every_control",
+        "providers/q/test_q_clean.py::test_the_split_into_reads_does_not_matter",
     ),
     "feeds inputs large enough to show a cost that grows too fast": (
         "render/test_stream.py::test_a_long_growing_code_block_is_not_parsed_again_on_every_line",

@@ -57,7 +57,12 @@ LEFT_OUT = [
 ]
 
 
-@pytest.mark.parametrize("argv, env, stdin, name", LEFT_OUT)
+#: a process per selection (one loads every plugin): the quick selection keeps the first
+LEFT_OUT_PARAMS = [pytest.param(*case, marks=() if index == 0 else pytest.mark.slow)
+                   for index, case in enumerate(LEFT_OUT)]
+
+
+@pytest.mark.parametrize("argv, env, stdin, name", LEFT_OUT_PARAMS)
 def test_a_selection_without_the_front_end_names_it_and_asks_nothing(tmp_path, openai_server,
                                                                       argv, env, stdin, name):
     """chatcli-print is installed here: the fix is the selection, not `pip install`."""

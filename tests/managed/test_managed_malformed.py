@@ -12,15 +12,21 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from managed_support import World, one_line_error
 
-
-@pytest.mark.parametrize("text", [
+BROKEN = [
     "max_turns = \n",            # not TOML
     "[policy\nproviders = []\n",  # an unclosed table
     'max_turns = "many"\n',      # a value the setting does not take
     "[policy]\nproviders = \"openai\"\n",  # a list that is not one
     "[permissions]\ndisabled_modes = [\"sometimes\"]\n",
     b"max_turns = 5 # \xff\n",   # not UTF-8
-], ids=["syntax", "table", "type", "policy list", "mode", "bytes"])
+]
+BROKEN_IDS = ["syntax", "table", "type", "policy list", "mode", "bytes"]
+
+
+#: a process per file: the quick selection keeps two (not TOML, a wrong value), the others are slow
+@pytest.mark.parametrize("text", [
+    pytest.param(text, id=name, marks=() if name in ("syntax", "type") else pytest.mark.slow)
+    for text, name in zip(BROKEN, BROKEN_IDS, strict=True)])
 def test_a_broken_managed_file_is_one_line_naming_it(world: World, text: str | bytes) -> None:
     if isinstance(text, bytes):
         world.managed.write_bytes(text)
