@@ -137,15 +137,15 @@ def test_the_quick_look_agrees_with_pluggy() -> None:
 
 
 def test_the_quick_look_skips_what_surely_is_no_hook() -> None:
-    from chatcli._plugins import _surely_unmarked
+    from chatcli._plugins import _quick_marker
 
     module, instance, *_ = _shapes()
-    assert all(_surely_unmarked(module, name, "chatcli_impl")
+    assert all(_quick_marker(module, name, "chatcli_impl") is None
                for name in ("plain", "number", "value", "klass", "sub", "spec", "__name__"))
-    assert not _surely_unmarked(module, "marked", "chatcli_impl")
-    assert all(_surely_unmarked(instance, name, "chatcli_impl")
+    assert _quick_marker(module, "marked", "chatcli_impl") is not None
+    assert all(_quick_marker(instance, name, "chatcli_impl") is None
                for name in ("answer", "prop", "unmarked", "__init__"))
-    assert not any(_surely_unmarked(instance, name, "chatcli_impl")
+    assert not any(_quick_marker(instance, name, "chatcli_impl") is None
                    for name in ("method", "inherited", "own", "static_below", "klass"))
 
 

@@ -20,6 +20,7 @@ from pydantic.fields import FieldInfo
 from chatcli._errors import ConfigError
 from chatcli._i18n import translation
 from chatcli._layers import ENV_SOURCE, MAX_DEPTH, layers, merge_layers, origin_of
+from chatcli._tomlfile import toml_value
 from chatcli._types import _new_dict, _new_list
 
 __all__ = ["ModelSettings", "ProviderSettings", "Settings", "load_settings", "origin_of",
@@ -268,12 +269,8 @@ def _validate(data: dict[str, Any], source: str) -> Settings:
                                                     value=first["input"]), fix) from None
 
 
-def load_settings(
-    flags: dict[str, Any] | None = None,
-    *,
-    cwd: Path | None = None,
-    environ: dict[str, str] | None = None,
-) -> Settings:
+def load_settings(flags: dict[str, Any] | None = None, *, cwd: Path | None = None,
+                  environ: dict[str, str] | None = None) -> Settings:
     """Build the effective :class:`Settings` from every layer (flags win).
 
     ``flags`` holds only options given on the command line (None values are ignored).
@@ -290,16 +287,6 @@ def load_settings(
 
 
 # ------------------------------------------------------------------------------ editing
-
-
-def toml_value(raw: str) -> Any:
-    """Read ``raw`` as a TOML value when it is one (numbers, booleans, arrays), else a string."""
-    import tomllib  # (not at start-up: a run that edits no setting never needs it)
-
-    try:
-        return tomllib.loads(f"v = {raw}")["v"]
-    except tomllib.TOMLDecodeError:
-        return raw
 
 
 def validate_setting(data: dict[str, Any], key: str, raw: str, source: str) -> Any:

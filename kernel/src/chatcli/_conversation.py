@@ -40,14 +40,9 @@ class Checkpoint(BaseModel):
 class Conversation:
     """An append-only message log with a head pointer and checkpoints."""
 
-    def __init__(
-        self,
-        id: str | None = None,
-        title: str = "",
-        max_checkpoints: int = 20,
-        metadata: dict[str, Any] | None = None,
-        parent: Conversation | None = None,
-    ) -> None:
+    def __init__(self, id: str | None = None, title: str = "", max_checkpoints: int = 20,
+                 metadata: dict[str, Any] | None = None, parent: Conversation | None = None
+                 ) -> None:
         self.id = id or new_id("s_")
         #: The conversation this one branched from for a child run (a subagent's work, which
         #: plugins keeping per-conversation state may carry over from it); None for a root.
@@ -216,15 +211,9 @@ class Conversation:
 
     @classmethod
     def restore(
-        cls,
-        id: str,
-        messages: list[Message],
-        head: str | None,
-        checkpoints: list[Checkpoint] | None = None,
-        title: str = "",
-        max_checkpoints: int = 20,
-        head_history: list[str | None] | None = None,
-        metadata: dict[str, Any] | None = None,
+        cls, id: str, messages: list[Message], head: str | None,
+        checkpoints: list[Checkpoint] | None = None, title: str = "", max_checkpoints: int = 20,
+        head_history: list[str | None] | None = None, metadata: dict[str, Any] | None = None,
         compactions: list[Compaction] | None = None,
     ) -> Conversation:
         """Rebuild a conversation from stored messages (parents before children, or any order)
@@ -242,8 +231,7 @@ class Conversation:
             conversation._log[message.id] = message
         conversation.head = head if head in conversation._log else None
         conversation.checkpoints = list(checkpoints or [])
-        conversation._head_history = [
-            h for h in (head_history or []) if h is None or h in conversation._log
-        ]
+        conversation._head_history = [h for h in (head_history or [])
+                                      if h is None or h in conversation._log]
         conversation.compactions = list(compactions or [])
         return conversation

@@ -260,24 +260,13 @@ class Engine:
     """Runs conversation turns against one provider and model (switched with :meth:`use`)."""
 
     def __init__(
-        self,
-        host: PluginHost,
-        settings: Settings,
-        provider: Provider,
-        provider_name: str,
-        model: str,
-        *,
-        workspace: Path | None = None,
-        approver: Approver | None = None,
-        interactive: bool = False,
-        max_retries: int = 3,
-        context_window: int | None = None,
-        tools: bool = True,
-        sleep: Callable[[float], None] | None = None,
+        self, host: PluginHost, settings: Settings, provider: Provider, provider_name: str,
+        model: str, *, workspace: Path | None = None, approver: Approver | None = None,
+        interactive: bool = False, max_retries: int = 3, context_window: int | None = None,
+        tools: bool = True, sleep: Callable[[float], None] | None = None,
         on_retry: Callable[[Retrying], None] | None = None,
         on_tool_output: Callable[[str], None] | None = None,
-        tool_names: Collection[str] | None = None,
-        files: FileAccess | None = None,
+        tool_names: Collection[str] | None = None, files: FileAccess | None = None,
     ) -> None:
         self.host = host
         #: where the file tools read and write text (see :class:`~chatcli.FileAccess`)
@@ -383,14 +372,8 @@ class Engine:
             specs = [tool.spec() for tool in tools]
         else:  # lean: no tools (their schemas are not even made), earlier calls as text
             messages, specs = self._plain_view(messages), []
-        return ChatRequest(
-            model=use.model,
-            system=sections,
-            messages=messages,
-            tools=specs,
-            max_tokens=settings.max_tokens,
-            temperature=settings.temperature,
-        )
+        return ChatRequest(model=use.model, system=sections, messages=messages, tools=specs,
+                           max_tokens=settings.max_tokens, temperature=settings.temperature)
 
     def _plain_view(self, messages: list[Message]) -> list[Message]:
         """``messages`` for a request that offers no tools, each converted once (messages are
@@ -410,12 +393,8 @@ class Engine:
 
     # ------------------------------------------------------------------ the turn
 
-    def run(
-        self,
-        conversation: Conversation,
-        prompt: Message | None = None,
-        cancel: threading.Event | None = None,
-    ) -> Generator[EngineEvent, None, None]:
+    def run(self, conversation: Conversation, prompt: Message | None = None,
+            cancel: threading.Event | None = None) -> Generator[EngineEvent, None, None]:
         """Run one turn; yields :data:`EngineEvent` objects, the last one a :class:`TurnFinished`.
 
         ``prompt`` (a user message) is appended first; pass None to answer what is already there
@@ -724,8 +703,7 @@ class Engine:
         except KeyboardInterrupt:
             raise
         except (Exception, SystemExit) as err:  # SystemExit too: a tool must not end chatcli
-            first = (str(err).splitlines() or [""])[0]
-            return _error(call, safe_text(f"{call.name} failed: {type(err).__name__}: {first}"))
+            return _error(call, _failed(call, err))
         text = output if isinstance(output, str) else str(output)
         return ToolResultPart(call_id=call.id, name=call.name, content=safe_text(text))
 
@@ -749,8 +727,12 @@ def _preview(call: ToolCallPart, tool: Tool, args: Any, context: ToolContext
     try:
         return (tool.preview(args, context) if tool.preview and args is not None else None), ""
     except Exception as err:  # the call would fail as it runs: nobody is asked about it
-        first = (str(err).splitlines() or [""])[0]
-        return None, safe_text(f"{call.name} failed: {type(err).__name__}: {first}")
+        return None, _failed(call, err)
+
+
+def _failed(call: ToolCallPart, err: BaseException) -> str:
+    first = (str(err).splitlines() or [""])[0]
+    return safe_text(f"{call.name} failed: {type(err).__name__}: {first}")
 
 
 def _error(call: ToolCallPart, text: str) -> ToolResultPart:

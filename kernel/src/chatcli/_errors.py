@@ -58,15 +58,8 @@ class ProviderError(ChatcliError):
     #: call: :class:`chatcli.FailedAttempt` records (empty for a provider that answers itself)
     failed: tuple[FailedAttempt, ...] = ()
 
-    def __init__(
-        self,
-        message: str,
-        hint: str | None = None,
-        *,
-        provider: str | None = None,
-        status: int | None = None,
-        retry_after: float | None = None,
-    ) -> None:
+    def __init__(self, message: str, hint: str | None = None, *, provider: str | None = None,
+                 status: int | None = None, retry_after: float | None = None) -> None:
         super().__init__(message, hint)
         self.provider = provider
         self.status = status

@@ -135,14 +135,8 @@ def _one_line(err: BaseException) -> str:
     return redact(lines[0] if lines else type(err).__name__)
 
 
-def guard(
-    impl: HookImpl,
-    hook: str,
-    check: ResultCheck,
-    report: Report,
-    passthrough: tuple[type[BaseException], ...] = (),
-    firstresult: bool = False,
-) -> None:
+def guard(impl: HookImpl, hook: str, check: ResultCheck, report: Report,
+          passthrough: tuple[type[BaseException], ...] = (), firstresult: bool = False) -> None:
     """Replace ``impl.function`` with a guard (see the module docstring).
 
     ``check`` is the hook's declared result type; a wrapper of a hook that collects results

@@ -26,16 +26,9 @@ _, ngettext = translation(__name__)
 ENV_SOURCE = "environment (CHATCLI_*)"
 
 # Variables that look like settings but belong to other parts of chatcli.
-_NOT_SETTINGS = {
-    "CHATCLI_CONFIG_DIR",
-    "CHATCLI_DATA_DIR",
-    "CHATCLI_CACHE_DIR",
-    "CHATCLI_PLUGINS",
-    "CHATCLI_DISABLE_PLUGINS",
-    "CHATCLI_TRACE_HOOKS",
-    "CHATCLI_DEBUG",
-    "CHATCLI_MANAGED_CONFIG",
-}
+_NOT_SETTINGS = {"CHATCLI_CONFIG_DIR", "CHATCLI_DATA_DIR", "CHATCLI_CACHE_DIR", "CHATCLI_PLUGINS",
+                 "CHATCLI_DISABLE_PLUGINS", "CHATCLI_TRACE_HOOKS", "CHATCLI_DEBUG",
+                 "CHATCLI_MANAGED_CONFIG"}
 
 
 def project_config_path(start: Path | None = None) -> Path | None:

@@ -62,20 +62,18 @@ def managed_list(key: str) -> tuple[str, list[str]] | None:
     None when the file does not set it; a value that is not a list of text is a
     :class:`~chatcli.ConfigError` naming the file."""
     policy = managed_policy()
-    value = _at(policy[1], tuple(key.split("."))) if policy else None
-    if policy is None or value is None:
+    if policy is None:
+        return None
+    from chatcli._trust import _at
+
+    value = _at(policy[1], tuple(key.split(".")))
+    if value is None:
         return None
     if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
         raise ConfigError(_("{path}: {key} must be a list of text, not {value!r:.60}").format(
             path=policy[0], key=key, value=value),
             _("fix the managed file, or ask your administrator"))
     return policy[0], value
-
-
-def _at(data: Any, path: tuple[str, ...]) -> Any:
-    for part in path:
-        data = data.get(part) if isinstance(data, dict) else None
-    return data
 
 
 def _leaves(data: dict[str, Any], path: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
@@ -90,16 +88,12 @@ def _read(value: Any, like: Any) -> Any:
     """A variable's text read as the managed value's type (``"5"`` as 5, ``"on"`` as True)."""
     if not isinstance(value, str) or isinstance(like, str):
         return value
-    word = value.strip().lower()
     if isinstance(like, bool):
         return {"1": True, "true": True, "yes": True, "on": True, "0": False, "false": False,
-                "no": False, "off": False}.get(word, value)
-    import tomllib
+                "no": False, "off": False}.get(value.strip().lower(), value)
+    from chatcli._tomlfile import toml_value
 
-    try:
-        return tomllib.loads(f"v = {value}")["v"]
-    except tomllib.TOMLDecodeError:
-        return value
+    return toml_value(value)
 
 
 def _loosens(merge: str, managed: Any, value: Any) -> bool:
@@ -120,7 +114,7 @@ def check_managed(where: str, data: dict[str, Any], rules: Any = None) -> None:
     policy = managed_policy()
     if policy is None or not data:
         return
-    from chatcli._trust import _rule_for, setting_rules
+    from chatcli._trust import _at, _rule_for, setting_rules
 
     kernel, plugins = rules or setting_rules()
     for key in _leaves(policy[1]):
@@ -135,7 +129,7 @@ def check_managed(where: str, data: dict[str, Any], rules: Any = None) -> None:
 def managed_layer(path: str, data: dict[str, Any], below: dict[str, Any]) -> dict[str, Any]:
     """The managed file's layer over the merged layers ``below`` (checked already): a ``union``
     list holds their items and the managed ones; a ``min`` number they lowered stays theirs."""
-    from chatcli._trust import _rule_for, setting_rules
+    from chatcli._trust import _at, _put, _rule_for, setting_rules
 
     kernel, plugins = setting_rules()
     layer: dict[str, Any] = {}
@@ -148,8 +142,5 @@ def managed_layer(path: str, data: dict[str, Any], below: dict[str, Any]) -> dic
             lower = _read(lower, value)  # a variable's '["a"]'
             base = lower if isinstance(lower, list) else [lower]
             value = [*base, *(item for item in value if item not in base)]
-        cursor = layer
-        for part in key[:-1]:
-            cursor = cursor.setdefault(part, {})
-        cursor[key[-1]] = value
+        _put(layer, key, value)
     return layer

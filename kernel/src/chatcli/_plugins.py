@@ -71,11 +71,6 @@ SLOW_IMPORT_SECONDS = 1.0
 _RAISING_HOOKS = frozenset({"open_conversation"})
 
 
-#: The hook each of the kernel's registries comes from, by kind (see ``PluginHost._collect``).
-_REGISTRY_HOOKS = {"provider": "register_providers", "tool": "register_tools",
-                   "slash command": "register_slash_commands"}
-
-
 def _kind(kind: str) -> str:
     """A registry's kind in the user's language (a plugin's own kinds as they are)."""
     return {"provider": _("provider"), "tool": _("tool"),
@@ -106,8 +101,8 @@ def _names_from_env(variable: str) -> set[str] | None:
     return {n.strip() for n in raw.split(",") if n.strip()}
 
 
-def _trace_from_env() -> bool:
-    return os.environ.get("CHATCLI_TRACE_HOOKS", "") not in ("", "0", "false", "no")
+def _env_flag(variable: str) -> bool:
+    return os.environ.get(variable, "") not in ("", "0", "false", "no")
 
 
 def _type_namespace() -> dict[str, Any]:
@@ -124,14 +119,15 @@ def _type_namespace() -> dict[str, Any]:
 _HOOKABLE = (FunctionType, staticmethod, classmethod, MethodType)
 
 
-def _surely_unmarked(namespace: object, name: str, marker: str) -> bool:
-    """Whether ``namespace.name`` surely carries no pluggy ``marker``, told from the raw value
-    without ``inspect.getattr_static`` (pluggy's own look, about 30 µs an attribute, for every
-    name ``dir()`` gives: the imports of a module plugin included). False when unsure: then
-    pluggy looks as usual."""
+def _quick_marker(namespace: object, name: str, marker: str) -> Any:
+    """The pluggy ``marker`` options of ``namespace.name`` told from the raw value, without
+    ``inspect.getattr_static`` (pluggy's own look, about 30 µs an attribute, for every name
+    ``dir()`` gives: the imports of a module plugin included): None when it surely has none,
+    the options of a module's plain function, else False (unsure: pluggy looks as usual)."""
     if name.startswith("__") and name.endswith("__"):
-        return True  # no hook is a dunder name
-    if isinstance(namespace, ModuleType):
+        return None  # no hook is a dunder name
+    module = isinstance(namespace, ModuleType)
+    if module:
         value = namespace.__dict__.get(name)
     elif not isinstance(namespace, type) and name not in _own_dict(namespace, name):
         value = next((vars(cls)[name] for cls in type(namespace).__mro__ if name in vars(cls)),
@@ -139,10 +135,12 @@ def _surely_unmarked(namespace: object, name: str, marker: str) -> bool:
     else:
         return False
     if not isinstance(value, _HOOKABLE):
-        return value is not None or isinstance(namespace, ModuleType)
-    if isinstance(value, MethodType):  # a module's bound method (its ``_`` translator)
-        value = value.__func__
-    return isinstance(value, FunctionType) and getattr(value, marker, None) is None
+        return None if value is not None or module else False
+    function = value.__func__ if isinstance(value, MethodType) else value  # (a bound ``_``)
+    options = getattr(function, marker, None) if isinstance(function, FunctionType) else False
+    if options is None or (module and isinstance(value, FunctionType)):
+        return options if isinstance(options, dict) else None
+    return False
 
 
 def _own_dict(namespace: object, name: str) -> Any:
@@ -153,19 +151,6 @@ def _own_dict(namespace: object, name: str) -> Any:
     except AttributeError:
         return (name,)
     return own if isinstance(own, dict) else (name,)
-
-
-def _module_function_marker(namespace: object, name: str, marker: str) -> Any:
-    """The ``marker`` options of a plain function in a module, read as pluggy reads them (the
-    module's own value, no ``getattr``) without its ``inspect.getattr_static``; ``False`` when
-    ``namespace.name`` is no module's plain function (then pluggy looks as usual)."""
-    if not isinstance(namespace, ModuleType):
-        return False
-    value = namespace.__dict__.get(name)
-    if not isinstance(value, FunctionType):
-        return False
-    options = getattr(value, marker, None)
-    return options if isinstance(options, dict) else None
 
 
 class _PluginManager(pluggy.PluginManager):
@@ -181,10 +166,9 @@ class _PluginManager(pluggy.PluginManager):
         self._implemented: list[str] | None = None
 
     def parse_hookimpl_opts(self, plugin: object, name: str) -> Any:
-        if _surely_unmarked(plugin, name, "chatcli_impl"):
-            return None
-        found = _module_function_marker(plugin, name, "chatcli_impl")
-        options = super().parse_hookimpl_opts(plugin, name) if found is False else found
+        options = _quick_marker(plugin, name, "chatcli_impl")
+        if options is False:
+            options = super().parse_hookimpl_opts(plugin, name)
         if options is not None and self._implemented is not None:
             self._implemented.append(options.get("specname") or name)
         return options
@@ -207,9 +191,7 @@ class _PluginManager(pluggy.PluginManager):
         return removed
 
     def parse_hookspec_opts(self, module_or_class: Any, name: str) -> Any:
-        if _surely_unmarked(module_or_class, name, "chatcli_spec"):
-            return None
-        found = _module_function_marker(module_or_class, name, "chatcli_spec")
+        found = _quick_marker(module_or_class, name, "chatcli_spec")
         return super().parse_hookspec_opts(module_or_class, name) if found is False else found
 
 
@@ -249,7 +231,7 @@ class PluginHost:
             message=line), file=sys.stderr))
         self._reported: set[tuple[str, str]] = set()
         self._registries: dict[str, dict[str, Any]] = {}
-        #: the hook each registry of ``collect`` comes from, by kind
+        #: the hook each registry comes from, by kind
         self._registry_hooks: dict[str, str] = {}
         self._checks: dict[str, ResultCheck] = {}
         self._lock = threading.RLock()
@@ -263,7 +245,7 @@ class PluginHost:
         #: (plugin, historic hook) → how many of the hook's historic calls the plugin had
         self._seen: dict[tuple[str, str], int] = {}
         self._tracing = False
-        if _trace_from_env() if trace is None else trace:
+        if _env_flag("CHATCLI_TRACE_HOOKS") if trace is None else trace:
             self.enable_tracing()
         self._call_historic("add_hookspecs", {"add": self._add_hookspecs})
 
@@ -286,7 +268,7 @@ class PluginHost:
                                                  "refused_plugins"),
                                     f"CHATCLI_PLUGINS ({', '.join(sorted(loose))})", chosen[0])
         refusing = blocked | set(refused[1] if refused else ())
-        eager = os.environ.get("CHATCLI_EAGER_PLUGINS", "") not in ("", "0", "false", "no")
+        eager = _env_flag("CHATCLI_EAGER_PLUGINS")
         found = find_entry_points()
         installed = {ep.name for ep in found}
         now = []
@@ -432,12 +414,10 @@ class PluginHost:
             names = frozenset(added.get(impl.plugin_name, ()))
             if entry_point is None or entry_point.hooks is None or impl.plugin_name in failed:
                 continue
-            if any(c in text for text in names for c in "\t\n,"):
-                names_or_none: frozenset[str] | None = None
-            else:
-                names_or_none = names
-            if entry_point.commands != names_or_none:
-                learned[impl.plugin_name] = entry_point._replace(commands=names_or_none)
+            # a name the cache file cannot hold: the commands are not known
+            kept = None if any(c in text for text in names for c in "\t\n,") else names
+            if entry_point.commands != kept:
+                learned[impl.plugin_name] = entry_point._replace(commands=kept)
         if learned:
             self._known.update(learned)
             remember_hooks(learned)
@@ -536,7 +516,7 @@ class PluginHost:
         be registered again, the coder's tools and their schemas included)."""
         implemented = {caller.name for caller in self._callers(plugin)}
         for kind in list(self._registries):
-            hook = _REGISTRY_HOOKS.get(kind) or self._registry_hooks.get(kind)
+            hook = self._registry_hooks.get(kind)
             if hook is None or hook in implemented:
                 del self._registries[kind]
 
@@ -700,9 +680,11 @@ class PluginHost:
 
     # ------------------------------------------------------------------ what plugins registered
 
-    def _collect(self, kind: str, expected: type, key: Callable[[Any], str],
-                 call: Callable[[Callable[[Any], None]], None]) -> dict[str, Any]:
+    def _collect(self, kind: str, hook: str, expected: type,
+                 call: Callable[[Callable[[Any], None]], None],
+                 key: Callable[[Any], str] = lambda item: item.name) -> dict[str, Any]:
         with self._lock:
+            self._registry_hooks[kind] = hook
             found = self._registries.get(kind)
             if found is not None:
                 return found
@@ -733,7 +715,7 @@ class PluginHost:
         """The registered :class:`~chatcli.ProviderSpec` objects, by name."""
         from chatcli._specs import ProviderSpec
 
-        return self._collect("provider", ProviderSpec, lambda spec: spec.name,
+        return self._collect("provider", "register_providers", ProviderSpec,
                              lambda register: self.hooks.register_providers(register=register))
 
     def tools(self) -> dict[str, Tool]:
@@ -745,7 +727,7 @@ class PluginHost:
 
         settings = self.settings if self.settings is not None else Settings()
         workspace = self.workspace if self.workspace is not None else Path.cwd()
-        return self._collect("tool", Tool, lambda tool: tool.name,
+        return self._collect("tool", "register_tools", Tool,
                              lambda register: self.hooks.register_tools(
                                  register=register, settings=settings, workspace=workspace))
 
@@ -763,9 +745,8 @@ class PluginHost:
         """The registered :class:`~chatcli.SlashCommand` objects, by name."""
         from chatcli._specs import SlashCommand
 
-        return self._collect("slash command", SlashCommand, lambda command: command.name,
-                             lambda register: self.hooks.register_slash_commands(
-                                 register=register))
+        return self._collect("slash command", "register_slash_commands", SlashCommand,
+                             lambda register: self.hooks.register_slash_commands(register=register))
 
     @property
     def declared_hooks(self) -> dict[str, str]:
@@ -781,14 +762,12 @@ class PluginHost:
         items with one key, the one pluggy calls first (registered later, or ``tryfirst``)
         wins and the other is reported. Kept until a plugin is registered or unregistered.
         """
-        self._registry_hooks[kind] = hook
-
         def call(register: Callable[[Any], None]) -> None:
             caller = getattr(self.hook, hook, None)  # None: nobody declares or implements it
             if caller is not None:
                 caller(register=register)
 
-        return self._collect(kind, expected, key, call)
+        return self._collect(kind, hook, expected, call, key)
 
     def warn(self, line: str) -> None:
         """Report ``line`` where this host's one-line warnings go."""
@@ -836,14 +815,9 @@ class _HookCalls:
                                      for section in group]
         return getattr(self._hook, name)
 
-    def __dir__(self) -> list[str]:
-        return _kernel_hooks()
-
-
-def _kernel_hooks() -> list[str]:
-    """The names of the kernel's hooks, sorted."""
-    return sorted(name for name, value in vars(hookspecs).items()
-                  if hasattr(value, "chatcli_spec"))
+    def __dir__(self) -> list[str]:  # the kernel's hooks
+        return sorted(name for name, value in vars(hookspecs).items()
+                      if hasattr(value, "chatcli_spec"))
 
 
 if TYPE_CHECKING:

@@ -113,7 +113,7 @@ def _coerce(value: Any, kind: type | tuple[type, ...]) -> Any:
     what the option takes (``false``, ``3``, ``["a"]``)."""
     if not isinstance(value, str) or _is(value, kind):
         return value
-    from chatcli._config import toml_value
+    from chatcli._tomlfile import toml_value
 
     return toml_value(value)
 
@@ -161,10 +161,8 @@ def check_provider_options(spec: ProviderSpec, table: ProviderSettings) -> dict[
     return extra
 
 
-def build_provider(
-    spec: ProviderSpec, settings: Settings, model: str | None = None, *,
-    timeout: float | None = None,
-) -> tuple[Provider, ProviderConfig]:
+def build_provider(spec: ProviderSpec, settings: Settings, model: str | None = None, *,
+                   timeout: float | None = None) -> tuple[Provider, ProviderConfig]:
     """Call ``spec.factory`` with the resolved key, URL and model; returns the provider and config.
 
     The model is ``model``, else the settings' model (when the settings name this provider or no
@@ -185,15 +183,9 @@ def build_provider(
     base_url = table.base_url or (os.environ.get(spec.base_url_env) if spec.base_url_env else None)
     _check_policy(spec.name, base_url or spec.base_url)
     config = ProviderConfig(
-        name=spec.name,
-        model=chosen,
-        api_key=key,
-        base_url=base_url or spec.base_url,
+        name=spec.name, model=chosen, api_key=key, base_url=base_url or spec.base_url,
         timeout=min(table.timeout, timeout) if timeout else table.timeout,
-        max_retries=table.max_retries,
-        options=options,
-        native_tools=native_tools(spec, settings),
-    )
+        max_retries=table.max_retries, options=options, native_tools=native_tools(spec, settings))
     return _start(spec, config), config
 
 

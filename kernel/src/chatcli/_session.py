@@ -97,19 +97,12 @@ class Session:
     """
 
     def __init__(
-        self,
-        host: PluginHost,
-        settings: Settings,
-        options: SessionOptions | None = None,
-        *,
-        interactive: bool = False,
-        approver: Approver | None = None,
-        workspace: Path | None = None,
-        on_retry: Callable[[Retrying], None] | None = None,
+        self, host: PluginHost, settings: Settings, options: SessionOptions | None = None, *,
+        interactive: bool = False, approver: Approver | None = None,
+        workspace: Path | None = None, on_retry: Callable[[Retrying], None] | None = None,
         sleep: Callable[[float], None] | None = None,
         wrap_provider: Callable[[Provider], Provider] | None = None,
-        on_tool_output: Callable[[str], None] | None = None,
-        files: FileAccess | None = None,
+        on_tool_output: Callable[[str], None] | None = None, files: FileAccess | None = None,
     ) -> None:
         self.host = host
         self.settings = settings
@@ -184,12 +177,9 @@ class Session:
         self._engine = Engine(
             self.host, settings, self._wrap(provider), spec.name, config.model,
             workspace=self.workspace, approver=self._approver, interactive=self.interactive,
-            max_retries=config.max_retries,
-            context_window=context_window(spec, settings, config.model),
-            tools=uses_tools(spec, settings),
-            sleep=self._sleep, on_retry=self._on_retry, on_tool_output=self._on_tool_output,
-            files=self._files,
-        )
+            max_retries=config.max_retries, tools=uses_tools(spec, settings),
+            context_window=context_window(spec, settings, config.model), sleep=self._sleep,
+            on_retry=self._on_retry, on_tool_output=self._on_tool_output, files=self._files)
         self._begin(conversation)
         return self
 

@@ -65,13 +65,9 @@ def backoff_delay(attempt: int, retry_after: float | None, base: float = 0.5) ->
     return delay * random.uniform(0.75, 1.25)
 
 
-def retrying_stream(
-    open_stream: Callable[[], Iterator[T]],
-    max_retries: int,
-    *,
-    sleep: Callable[[float], None] = time.sleep,
-    deadline: float | None = None,
-) -> Iterator[T | Retrying]:
+def retrying_stream(open_stream: Callable[[], Iterator[T]], max_retries: int, *,
+                    sleep: Callable[[float], None] = time.sleep, deadline: float | None = None
+                    ) -> Iterator[T | Retrying]:
     """Yield from ``open_stream()``, reopening it after retryable errors raised before any item.
 
     Before each wait a :class:`Retrying` notice is yielded, so a front end can show
@@ -98,22 +94,14 @@ def retrying_stream(
                 raise
             notice = Retrying(attempt, delay, err)
         finally:
-            close = getattr(stream, "close", None)
-            if close:
-                close()
+            _close(stream)
         yield notice
         sleep(delay)
 
 
-def threaded(
-    events: Callable[[], Iterator[T]],
-    *,
-    cancel: threading.Event | None,
-    first_deadline: float | None,
-    idle_timeout: float | None,
-    who: str,
-    on_abandon: Callable[[], None] | None = None,
-) -> Iterator[T]:
+def threaded(events: Callable[[], Iterator[T]], *, cancel: threading.Event | None,
+             first_deadline: float | None, idle_timeout: float | None, who: str,
+             on_abandon: Callable[[], None] | None = None) -> Iterator[T]:
     """``events()`` iterated on a helper thread; this generator hands its items over.
 
     Raises ``KeyboardInterrupt`` within :data:`POLL_SECONDS` of ``cancel`` being set, a
@@ -141,9 +129,7 @@ def threaded(
         except BaseException as err:  # handed to the consumer, raised there
             handed.put(err)
         finally:
-            close = getattr(stream, "close", None)
-            if close is not None:
-                close()
+            _close(stream)
 
     helper = threading.Thread(target=pump, name="chatcli-stream", daemon=True)
     helper.start()
@@ -185,16 +171,10 @@ def threaded(
                 on_abandon()
 
 
-def read_answer(
-    open_stream: Callable[[], Iterator[Any]],
-    *,
-    who: str,
-    max_retries: int,
-    response_timeout: float | None,
-    cancel: threading.Event | None = None,
-    sleep: Callable[[float], None] | None = None,
-    on_retry: Callable[[Retrying], None] | None = None,
-) -> Iterator[Any]:
+def read_answer(open_stream: Callable[[], Iterator[Any]], *, who: str, max_retries: int,
+                response_timeout: float | None, cancel: threading.Event | None = None,
+                sleep: Callable[[float], None] | None = None,
+                on_retry: Callable[[Retrying], None] | None = None) -> Iterator[Any]:
     """One model call's events (and :class:`Retrying` notices), as the engine reads them.
 
     ``open_stream`` starts the provider's stream; it runs on a helper thread for every attempt.
@@ -254,6 +234,11 @@ def _guarded(open_stream: Callable[[], Iterator[Any]], who: str, opened: list[An
             who,
         ) from err
     finally:
-        close = getattr(events, "close", None)
-        if close is not None:
-            close()
+        _close(events)
+
+
+def _close(stream: Any) -> None:
+    """Close ``stream`` when it can be closed (a generator, an SDK's stream)."""
+    close = getattr(stream, "close", None)
+    if close is not None:
+        close()

@@ -16,7 +16,7 @@ from chatcli._paths import directory
 if TYPE_CHECKING:
     from pathlib import Path
 
-__all__ = ["MAX_DEPTH", "read_toml", "user_config_path", "user_file"]
+__all__ = ["MAX_DEPTH", "read_toml", "toml_value", "user_config_path", "user_file"]
 
 _, ngettext = translation(__name__)
 
@@ -94,3 +94,13 @@ def read_toml(path: str | Path) -> dict[str, Any]:
         raise ConfigError(_("{path}: tables or arrays nested more than {depth} levels deep").format(
             path=path, depth=MAX_DEPTH), _("flatten them in an editor"))
     return data
+
+
+def toml_value(raw: str) -> Any:
+    """Read ``raw`` as a TOML value when it is one (numbers, booleans, arrays), else a string."""
+    import tomllib  # (not at start-up: a run that edits no setting never needs it)
+
+    try:
+        return tomllib.loads(f"v = {raw}")["v"]
+    except tomllib.TOMLDecodeError:
+        return raw
