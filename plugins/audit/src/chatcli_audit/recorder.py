@@ -149,8 +149,9 @@ class Recorder:
     def _table(self) -> Any:
         """The PostgreSQL sink, where sessions live in PostgreSQL (and ``[audit] postgres``
         is not false), else None."""
-        if not self.config.postgres:
-            return None
+        if not self.config.postgres or self.settings is None \
+                or self.settings.plugin_table("sessions").get("backend") != "postgres":
+            return None  # (the table's place needs sessions in PostgreSQL: see table_config)
         from chatcli_audit.postgres import PostgresSink, table_config
 
         place = table_config(self.settings)

@@ -8,6 +8,7 @@ half would no longer be recognised.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from datetime import UTC, datetime
@@ -21,15 +22,25 @@ KINDS = ("session", "tool_call", "command", "file_change", "model_call")
 
 #: The first lines of a shell tool's result: "exit code 0 (1.2 s, bwrap)", "tests failed,
 #: exit code 1 (…)", "timed out after 30 s…", "killed by SIGKILL after…", "stopped by the user…"
-_EXIT = re.compile(r"^(?:tests (?:passed|failed), )?exit code (-?\d+)\b", re.MULTILINE)
-_TIMED_OUT = re.compile(r"^timed out after\b", re.MULTILINE)
-_KILLED = re.compile(r"^killed by (\S+)", re.MULTILINE)
-_STOPPED = re.compile(r"^stopped by the user\b", re.MULTILINE)
-#: the file names of a unified diff or of the "*** Begin Patch" format
-_PATCH_FILE = re.compile(r"^(?:\*\*\* (?P<verb>Add|Update|Delete) File: (?P<path>.+)"
-                         r"|\+\+\+ (?:b/)?(?P<new>\S.*)"
-                         r"|--- (?:a/)?(?P<old>\S.*)"
-                         r"|\*\*\* Move to: (?P<moved>.+))$", re.MULTILINE)
+#: — and the file names of a unified diff or of the "*** Begin Patch" format. Compiled when a
+#: tool call first needs them (a run without tool calls compiles none).
+_PATTERNS = {
+    "exit": r"^(?:tests (?:passed|failed), )?exit code (-?\d+)\b",
+    "timed_out": r"^timed out after\b",
+    "killed": r"^killed by (\S+)",
+    "stopped": r"^stopped by the user\b",
+    "patch_file": r"^(?:\*\*\* (?P<verb>Add|Update|Delete) File: (?P<path>.+)"
+                  r"|\+\+\+ (?:b/)?(?P<new>\S.*)"
+                  r"|--- (?:a/)?(?P<old>\S.*)"
+                  r"|\*\*\* Move to: (?P<moved>.+))$",
+}
+
+
+@functools.cache
+def _pattern(name: str) -> re.Pattern[str]:
+    return re.compile(_PATTERNS[name], re.MULTILINE)
+
+
 #: the lines of a result looked at for the exit status (notes come before the status line)
 _HEAD = 6
 
@@ -79,15 +90,15 @@ def exit_status(content: str, is_error: bool) -> tuple[int | None, str]:
     (with the code), ``timeout``, ``killed`` (the signal's name after a colon), ``stopped``
     (the user stopped it), ``error`` (the tool failed before running it), ``unknown``."""
     head = "\n".join(content.splitlines()[:_HEAD])
-    found = _EXIT.search(head)
+    found = _pattern("exit").search(head)
     if found is not None:
         return int(found.group(1)), "exit"
-    if _TIMED_OUT.search(head):
+    if _pattern("timed_out").search(head):
         return None, "timeout"
-    killed = _KILLED.search(head)
+    killed = _pattern("killed").search(head)
     if killed is not None:
         return None, f"killed:{killed.group(1)}"
-    if _STOPPED.search(head):
+    if _pattern("stopped").search(head):
         return None, "stopped"
     return None, "error" if is_error else "unknown"
 
@@ -108,7 +119,7 @@ def changed_paths(arguments: dict[str, Any], tool: str = "") -> list[tuple[str, 
                 found.append((edit["path"], "edit"))
     patch = arguments.get("patch") or arguments.get("input")
     if isinstance(patch, str):
-        for match in _PATCH_FILE.finditer(patch):
+        for match in _pattern("patch_file").finditer(patch):
             if match.group("verb"):
                 found.append((match.group("path").strip(), match.group("verb").lower()))
             elif match.group("moved"):

@@ -26,10 +26,10 @@ from typing import TYPE_CHECKING
 
 from chatcli import translation
 
-from chatcli_personas.persona import Persona, load_persona
-
 if TYPE_CHECKING:
     from chatcli import PluginHost
+
+    from chatcli_personas.persona import Persona
 
 __all__ = ["CLAUDE_AGENTS", "CONTROL_PATTERNS", "Catalog", "project_folders", "project_root"]
 
@@ -78,6 +78,13 @@ class Catalog:
         self._claude_folder = claude_folder
         self._files: dict[Path, tuple[tuple[int, int], Persona | None]] = {}
         self._warned: set[str] = set()
+        #: the lines said, in order, while a list is given (:mod:`chatcli_personas.typecache`)
+        self.said: list[str] | None = None
+
+    @property
+    def untouched(self) -> bool:
+        """Whether this catalog has read no file and said nothing yet."""
+        return not self._files and not self._warned
 
     def folders(self) -> list[tuple[str, Path]]:
         """``(source, folder)`` pairs in precedence order."""
@@ -151,6 +158,8 @@ class Catalog:
     def _say_once(self, line: str) -> None:
         if line not in self._warned:
             self._warned.add(line)
+            if self.said is not None:
+                self.said.append(line)
             self._warn(line)
 
     def get(self, name: str) -> Persona | None:
@@ -169,6 +178,8 @@ class Catalog:
         cached = self._files.get(path)
         if cached is not None and cached[0] == stamp:
             return cached[1]
+        from chatcli_personas.persona import load_persona
+
         persona, problems = load_persona(path, source, claude=claude)
         self._files[path] = (stamp, persona)
         for problem in problems:

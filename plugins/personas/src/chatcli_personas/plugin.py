@@ -176,10 +176,10 @@ class PersonasPlugin:
     @hookimpl(optionalhook=True)  # chatcli-subagents declares it, when installed
     def register_agent_types(self, register: Callable[[AgentType], None]) -> None:
         """Every persona is an agent type (a worker a delegation can start)."""
-        from chatcli_personas.agents import agent_type
+        from chatcli_personas.typecache import agent_types
 
-        for persona in self.catalog().personas().values():
-            register(agent_type(persona))
+        for agent in agent_types(self.catalog(), self.warn):
+            register(agent)
 
     @hookimpl
     def register_slash_commands(self, register: Callable[[SlashCommand], None]) -> None:

@@ -13,7 +13,9 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from chatcli import StashKey, translation
+from chatcli import translation
+
+from chatcli_subagents.keys import REGISTRY, WORKER, root_of
 
 if TYPE_CHECKING:
     from chatcli import Conversation
@@ -150,19 +152,7 @@ class Registry:
             return list(self.workers.values())
 
 
-REGISTRY: StashKey[Registry] = StashKey()
-WORKER: StashKey[Worker] = StashKey()
-#: the tools the conversation's last request offered (after plugins trimmed them: a persona's
-#: list): a worker it starts gets none other
-OFFERED: StashKey[frozenset[str]] = StashKey()
 _made = threading.Lock()
-
-
-def root_of(conversation: Conversation) -> Conversation:
-    """The conversation at the top of ``conversation``'s parents."""
-    while conversation.parent is not None:
-        conversation = conversation.parent
-    return conversation
 
 
 def registry(conversation: Conversation) -> Registry:

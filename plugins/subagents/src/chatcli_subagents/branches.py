@@ -6,29 +6,20 @@ changes nothing: both lines of work are kept, never resolved silently."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 from chatcli import translation
-from pydantic import BaseModel, Field
 
 if TYPE_CHECKING:
     from chatcli import Conversation, Tool, ToolContext
 
-__all__ = ["BranchArgs", "settle", "worker_branch_tool"]
+    from chatcli_subagents._args import BranchArgs
+
+__all__ = ["settle", "worker_branch_tool"]
 
 NAME = "worker_branch"
 
 _, ngettext = translation(__name__)
-
-
-class BranchArgs(BaseModel):
-    """The arguments of ``worker_branch``."""
-
-    worker: str = Field(min_length=1, description="the worker's id (w1, w2…) whose report "
-                                                  "named a branch")  # untranslated: model-facing
-    action: Literal["merge", "discard"] = Field(
-        description="merge: bring its commits into the current branch (a conflict changes "
-                    "nothing and names the files); discard: drop its branch")  # untranslated: model
 
 
 def settle(conversation: Conversation, workspace: Path, worker_ref: str, action: str) -> str:
@@ -59,15 +50,17 @@ def settle(conversation: Conversation, workspace: Path, worker_ref: str, action:
 
 
 def worker_branch_tool() -> Tool:
-    from chatcli import Risk, Tool
+    from chatcli import Risk
+
+    from chatcli_subagents.argstool import ArgsTool
 
     def run(args: BranchArgs, context: ToolContext) -> str:
         if context.conversation is None:
             raise RuntimeError("worker_branch runs only inside a model turn")
         return settle(context.conversation, context.workspace, args.worker, args.action)
 
-    return Tool(name=NAME, args_model=BranchArgs, run=run, risk=Risk.WRITE, subject="worker",
-                description="Merge or discard the branch of a worker that ran in its own git "
-                            "worktree (isolation=\"worktree\"): its report names the branch "
-                            "and the files. A conflict changes nothing and names the "
-                            "files.")  # untranslated: model-facing
+    return ArgsTool(name=NAME, args="BranchArgs", run=run, risk=Risk.WRITE, subject="worker",
+                    description="Merge or discard the branch of a worker that ran in its own "
+                                "git worktree (isolation=\"worktree\"): its report names the "
+                                "branch and the files. A conflict changes nothing and names "
+                                "the files.")  # untranslated: model-facing

@@ -54,7 +54,7 @@ _PATH_KEYS = ("path", "file_path", "file", "filename")
 def _worker(conversation: Conversation | None) -> Worker | None:
     if conversation is None:
         return None
-    from chatcli_subagents.board import WORKER
+    from chatcli_subagents.keys import WORKER
 
     return conversation.stash.get(WORKER, None)
 
@@ -145,7 +145,7 @@ def before_request(request: ChatRequest, conversation: Conversation) -> None:
     the guide. Last (``trylast``), so that the tools recorded as offered are those left after
     the other plugins trimmed them (a persona's list)."""
     if request.tools:
-        from chatcli_subagents.board import OFFERED
+        from chatcli_subagents.keys import OFFERED
 
         conversation.stash[OFFERED] = frozenset(tool.name for tool in request.tools)
     worker = _worker(conversation)
@@ -201,7 +201,7 @@ def after_tool_call(call: ToolCallPart, result: ToolResultPart,
 @hookimpl(optionalhook=True)
 def json_report(payload: dict[str, Any], conversation: Conversation) -> None:
     """``chatcli -p --json`` (chatcli-print's hook): the run's workers."""
-    from chatcli_subagents.board import REGISTRY, root_of
+    from chatcli_subagents.keys import REGISTRY, root_of
 
     board = root_of(conversation).stash.get(REGISTRY, None)
     payload["workers"] = [worker.as_json() for worker in board.listed()] if board else []
@@ -210,7 +210,7 @@ def json_report(payload: dict[str, Any], conversation: Conversation) -> None:
 @hookimpl(optionalhook=True)
 def status_items(session: Session) -> dict[str, str] | None:
     """The chat's status line (chatcli-repl's hook): workers running and queued, if any."""
-    from chatcli_subagents.board import REGISTRY, root_of
+    from chatcli_subagents.keys import REGISTRY, root_of
 
     if not session.is_open:
         return None
@@ -237,7 +237,7 @@ def progress_items(conversation: Conversation) -> list[ProgressItem] | None:
     of the conversation's board, ``w1`` with ``explore: find the loader`` and its state."""
     from chatcli_plugin_records import ProgressItem
 
-    from chatcli_subagents.board import REGISTRY, root_of
+    from chatcli_subagents.keys import REGISTRY, root_of
 
     board = root_of(conversation).stash.get(REGISTRY, None)
     if board is None:

@@ -7,39 +7,19 @@ run side by side, bounded by ``[agents] max_workers``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
-
-from pydantic import BaseModel, Field
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from chatcli import PluginHost, Tool, ToolContext
     from chatcli_plugin_records import AgentType
 
-__all__ = ["NAME", "DelegateArgs", "delegate_tool", "describe"]
+    from chatcli_subagents._args import DelegateArgs
+
+__all__ = ["NAME", "delegate_tool", "describe"]
 
 NAME = "delegate"
 #: the most types the description lists, and the characters of each one's description
 _MOST_TYPES, _TYPE_CHARS = 40, 200
-
-
-class DelegateArgs(BaseModel):
-    """The arguments of ``delegate``."""
-
-    agent: str = Field(min_length=1, description="the worker type: one of the types "
-                                                 "listed")  # untranslated: model-facing
-    task: str = Field(
-        min_length=1,
-        description="the whole task for the worker, self-contained: it sees nothing of this "
-                    "conversation (goal, files, constraints, what to report "
-                    "back)")  # untranslated: model-facing
-    description: str = Field(min_length=1, max_length=120,
-                             description="3-8 words naming the task, for the "
-                                         "board")  # untranslated: model-facing
-    isolation: Literal["worktree"] | None = Field(
-        default=None,
-        description="\"worktree\": the worker edits its own git worktree and branch, "
-                    "merged later (for workers editing files other workers may "
-                    "edit)")  # untranslated: model-facing
 
 
 def describe(types: dict[str, AgentType]) -> str:
@@ -56,13 +36,14 @@ def describe(types: dict[str, AgentType]) -> str:
 
 def delegate_tool(host: PluginHost) -> Tool:
     """The tool, describing the types of ``host`` as they are now."""
-    from chatcli import Risk, Tool
+    from chatcli import Risk
 
+    from chatcli_subagents.argstool import ArgsTool
     from chatcli_subagents.types import agent_types
 
-    return Tool(name=NAME, description=describe(agent_types(host)),
-                run=lambda args, context: delegate(args, context), args_model=DelegateArgs,
-                risk=Risk.READ, concurrent=True)
+    return ArgsTool(name=NAME, description=describe(agent_types(host)),
+                    run=lambda args, context: delegate(args, context), args="DelegateArgs",
+                    risk=Risk.READ, concurrent=True)
 
 
 def delegate(args: DelegateArgs, context: ToolContext) -> str:

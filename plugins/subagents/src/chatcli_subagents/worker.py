@@ -22,7 +22,8 @@ from typing import TYPE_CHECKING, Any
 
 from chatcli import StashKey, translation
 
-from chatcli_subagents.board import OFFERED, WORKER, Worker, depth_of, registry, state_name
+from chatcli_subagents.board import WORKER, Worker, depth_of, registry, state_name
+from chatcli_subagents.keys import OFFERED
 
 if TYPE_CHECKING:
     from chatcli import (

@@ -14,10 +14,11 @@ out).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING
 
 from chatcli import Message, Usage
+from chatcli_records_lite import dataclass
 
 from chatcli_context.cost.prices import Price, PriceTable, fresh_input, money
 from chatcli_context.cost.ttl import answers

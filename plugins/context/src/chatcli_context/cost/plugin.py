@@ -256,6 +256,18 @@ class CostPlugin:
                       purpose_of=lambda message: purposes.get(message.id, "chat"),
                       workers=workers)
 
+    def counted_any(self, conversation: Conversation) -> bool:
+        """Whether :meth:`ledger` of ``conversation`` has a line: a model call answered with
+        usage, a side call or a worker's call."""
+        from chatcli import Role
+
+        state = self.state(conversation)
+        with self._lock:
+            if state.calls.side or state.calls.workers:
+                return True
+        return any(message.role == Role.ASSISTANT and message.usage is not None
+                   for message in conversation.all_messages())
+
     # ------------------------------------------------------------------ hooks
 
     @hookimpl
@@ -413,6 +425,8 @@ def register_setting_rules(register: Callable[[Any], None]) -> None:
 def status_items(session: Session) -> dict[str, str] | None:
     """What the session spent so far, for the chat's status line (``$0.0123``; ``+ ?`` when a
     call had no known price); nothing before the first call."""
+    if not plugin.counted_any(session.conversation):
+        return None  # (an empty ledger has no lines: neither made nor imported)
     from chatcli_context.cost.command import usd
 
     ledger = plugin.ledger(session.conversation)

@@ -9,14 +9,13 @@ we last read them: approximate, not a bill — a price in the config always wins
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from fnmatch import fnmatchcase
 from typing import Any
 
 from chatcli import Usage, translation
 from chatcli_records_lite import NamedTuple
 
-__all__ = ["BUILTIN_PRICES", "ModelTable", "Price", "PriceTable", "fresh_input", "money",
-           "parse_price"]
+__all__ = ["BUILTIN_PRICES", "ModelTable", "Price", "PriceTable", "fresh_input",
+           "matches_pattern", "money", "parse_price"]
 
 _, ngettext = translation(__name__)
 
@@ -118,8 +117,31 @@ def _literal(pattern: str) -> int:
 def _best(table: Mapping[str, Price], name: str) -> Price | None:
     if name in table:
         return table[name]
-    matches = [p for p in table if fnmatchcase(name, p)]
+    matches = [p for p in table if matches_pattern(name, p)]
     return table[max(matches, key=_literal)] if matches else None
+
+
+def matches_pattern(name: str, pattern: str) -> bool:
+    """``fnmatch.fnmatchcase(name, pattern)``, without compiling a regular expression for a
+    pattern whose only wildcard is ``*`` (every built-in one: a run prices its model without
+    compiling the whole list)."""
+    if "?" in pattern or "[" in pattern:
+        from fnmatch import fnmatchcase
+
+        return fnmatchcase(name, pattern)
+    if "*" not in pattern:
+        return name == pattern
+    first, *middle, last = pattern.split("*")
+    if len(name) < len(first) + len(last) or not name.startswith(first) \
+            or not name.endswith(last):
+        return False
+    start, end = len(first), len(name) - len(last)
+    for part in middle:  # each piece at its leftmost place: what is left is the most room
+        found = name.find(part, start, end)
+        if found < 0:
+            return False
+        start = found + len(part)
+    return True
 
 
 #: Looks a model up in the kernel's model table (``[models."provider/model"]``): its price, or
