@@ -3,7 +3,7 @@
 A :class:`Hub` maps session ids to :class:`LiveSession` objects: a ``chatcli.Session`` opened for
 a workspace, an event log, and its subscribers. One turn (a message or a slash command) runs at
 a time, on a thread of its own; each event is appended to the log under a lock and handed to
-every subscriber's bounded asyncio queue with ``loop.call_soon_threadsafe`` — a subscriber too
+every subscriber's bounded backlog with ``loop.call_soon_threadsafe`` — a subscriber too
 slow to keep up is dropped (it reconnects with Last-Event-ID and replays from the log), the
 engine never waits for one. Tool approvals become ``approval`` events answered by any client
 (the first answer wins); a slash command's menus become ``question`` events.
@@ -63,7 +63,7 @@ __all__ = ["Event", "Hub", "LiveSession", "MessageSent", "QuestionClosed", "Turn
 
 _, ngettext = translation(__name__)
 
-#: How many events a subscriber's queue holds before the subscriber is dropped.
+#: How many events may wait for a subscriber before it is dropped.
 QUEUE_SIZE = 1_000
 #: The answers an approval offers (``always`` only with a rule to save).
 APPROVAL_SCOPES = ("once", "session", "always")
@@ -148,24 +148,52 @@ class _Question:
 
 
 class _Subscriber:
-    """A client's bounded queue on its event loop; ``None`` in the queue ends it."""
+    """A client's backlog of events on its event loop, taken a batch at a time: every event
+    waiting when the client's task runs goes out in one write. ``size`` events waiting drop the
+    client (it reconnects with Last-Event-ID and replays from the log)."""
 
     def __init__(self, loop: asyncio.AbstractEventLoop, size: int) -> None:
         self.loop = loop
-        self.queue: asyncio.Queue[Event | None] = asyncio.Queue(size)
-        self.dropped = False
+        self.size = size
+        self.pending: list[Event] = []
+        #: no more events: the session closed, or the client fell ``size`` events behind
+        self.ended = False
+        self._waiter: asyncio.Future[None] | None = None
 
     def deliver(self, event: Event) -> None:
-        """(On the subscriber's loop.) Queue ``event``; a full queue drops the subscriber."""
-        if self.dropped:
+        """(On the subscriber's loop.) Add ``event`` to the backlog; a full one drops the
+        subscriber (what waited is discarded: the log has it)."""
+        if self.ended:
             return
-        try:
-            self.queue.put_nowait(event)
-        except asyncio.QueueFull:
-            self.dropped = True
-            while not self.queue.empty():
-                self.queue.get_nowait()
-            self.queue.put_nowait(None)
+        if len(self.pending) >= self.size:
+            self.pending.clear()
+            self.end()
+            return
+        self.pending.append(event)
+        self._wake()
+
+    def end(self) -> None:
+        """(On the subscriber's loop.) No event after those waiting."""
+        self.ended = True
+        self._wake()
+
+    def _wake(self) -> None:
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+    async def batch(self) -> list[Event] | None:
+        """The events waiting (at least one; waits for one), or None once ended and drained."""
+        while not self.pending:
+            if self.ended:
+                return None
+            self._waiter = self.loop.create_future()
+            try:
+                await self._waiter
+            finally:
+                self._waiter = None
+        batch, self.pending = self.pending, []
+        return batch
 
 
 def _deliver_all(subscribers: list[_Subscriber], event: Event) -> None:
@@ -296,23 +324,12 @@ class LiveSession:
             if reset:
                 events = []
             self._subscribers.append(subscriber)
-        queue = subscriber.queue
         try:
             replay = [self.reset_event()] if reset else []
             replay.extend(events)
             if replay:
                 yield replay
-            while True:
-                item = await queue.get()
-                if item is None:
-                    return
-                batch = [item]
-                while not queue.empty():
-                    waiting = queue.get_nowait()
-                    if waiting is None:
-                        yield batch
-                        return
-                    batch.append(waiting)
+            while (batch := await subscriber.batch()) is not None:
                 yield batch
         finally:
             with self._lock, contextlib.suppress(ValueError):
@@ -813,7 +830,7 @@ class LiveSession:
             subscribers, self._subscribers = self._subscribers, []
         for subscriber in subscribers:
             with contextlib.suppress(RuntimeError):
-                subscriber.loop.call_soon_threadsafe(subscriber.queue.put_nowait, None)
+                subscriber.loop.call_soon_threadsafe(subscriber.end)
         self.session.close()
 
     @property
