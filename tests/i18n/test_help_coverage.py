@@ -1,6 +1,7 @@
 """Every help text of the real command line — each command's help and summary, each option's
 help, the plugins' root options included — is a message of some distribution's catalog, so it
-has a Portuguese translation (test_catalogs checks the catalogs are complete)."""
+has a Portuguese translation (test_catalogs checks the catalogs are complete, their templates
+included: each is what its distribution's sources mark)."""
 
 from __future__ import annotations
 
@@ -11,15 +12,22 @@ import click
 from chatcli import PluginHost
 from chatcli._cli import set_running_host
 from chatcli._cli.common import AppState
-from chatcli_catalogs import extract
 from chatcli_cli.root import build_cli
 from i18n_support import translated_distributions
 
 
 def _messages() -> set[str]:
+    from babel.messages.pofile import read_po
+
     found = set()
     for dist in translated_distributions():
-        for message in extract(dist):
+        if not dist.template.exists():
+            continue
+        with dist.template.open("rb") as handle:
+            template = read_po(handle)
+        for message in template:
+            if not message.id:
+                continue
             for text in message.id if isinstance(message.id, tuple) else (message.id,):
                 found.add(inspect.cleandoc(str(text)))
     return found

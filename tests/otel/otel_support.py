@@ -155,7 +155,9 @@ def receiver() -> Iterator[Receiver]:
     received = Receiver()
     server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(received))
     received.url = f"http://127.0.0.1:{server.server_address[1]}"
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    # polled every 50 ms, not the default 500: shutdown() waits for the next poll
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05},
+                              daemon=True)
     thread.start()
     try:
         yield received
