@@ -17,7 +17,7 @@ from typing import Any, Literal, get_args
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.fields import FieldInfo
 
-from chatcli._errors import ConfigError
+from chatcli._errors import ConfigError, did_you_mean
 from chatcli._i18n import translation
 from chatcli._layers import ENV_SOURCE, MAX_DEPTH, layers, merge_layers, origin_of
 from chatcli._tomlfile import toml_value
@@ -179,11 +179,7 @@ class Settings(BaseModel):
 
 def unknown_setting(key: str, where: str = "") -> ConfigError:
     """The error for a top-level ``key`` that is no setting, suggesting the closest one."""
-    import difflib
-
-    close = difflib.get_close_matches(key, list(Settings.model_fields), n=1)
-    hint = (_("did you mean '{name}'?").format(name=close[0]) if close else
-            _("see `chatcli config list`"))
+    hint = did_you_mean(key, Settings.model_fields, _("see `chatcli config list`"))
     message = _("unknown setting '{key}'").format(key=key)
     return ConfigError(f"{where}: {message}" if where else message, hint)
 
@@ -238,14 +234,10 @@ def _unknown_entry_key(error: Any, where: str) -> ConfigError | None:
     closest one; None for any other error."""
     if error.get("type") != "extra_forbidden":
         return None
-    import difflib
-
     loc = [str(p) for p in error["loc"]]
     fields = list(ModelSettings.model_fields)
-    close = difflib.get_close_matches(loc[-1], fields, n=1)
-    return ConfigError(where + _("unknown setting '{key}'").format(key=".".join(loc)),
-                       _("did you mean '{name}'?").format(name=close[0]) if close else
-                       _("a model entry takes {keys}").format(keys=", ".join(fields)))
+    return ConfigError(where + _("unknown setting '{key}'").format(key=".".join(loc)), did_you_mean(
+        loc[-1], fields, _("a model entry takes {keys}").format(keys=", ".join(fields))))
 
 
 def _validate(data: dict[str, Any], source: str) -> Settings:

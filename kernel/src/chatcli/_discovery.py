@@ -21,8 +21,8 @@ at start-up.
 Importing a plugin is isolated: whatever it raises (``SystemExit``, failing ``assert``, any
 ``BaseException`` and a ``KeyboardInterrupt`` the user did not cause included — :class:`CtrlC`
 tells a real Ctrl+C, which still ends chatcli, from one the plugin raised) becomes a one-line
-failure, and whatever it prints to stdout is kept away from
-chatcli's own output (``--json`` must stay parseable) and reported.
+failure, and whatever it prints to stdout is kept away from chatcli's own output (``--json``
+must stay parseable) and reported.
 """
 
 from __future__ import annotations

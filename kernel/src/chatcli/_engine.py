@@ -636,10 +636,8 @@ class Engine:
         return ToolContext(
             workspace=self.workspace, settings=settings, interactive=self.interactive,
             conversation=turn.conversation if turn is not None else None, cancel=cancel,
-            output=self.on_tool_output or ignore_output,
-            max_output=_result_limit(turn) if turn is not None else settings.tool_output_max,
-            engine=self, files=self.files,
-        )
+            output=self.on_tool_output or ignore_output, engine=self, files=self.files,
+            max_output=_result_limit(turn) if turn is not None else settings.tool_output_max)
 
     def authorize(self, call: ToolCallPart, tool: Tool, context: ToolContext, args: Any = None
                   ) -> tuple[bool, str]:

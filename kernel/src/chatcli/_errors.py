@@ -11,12 +11,18 @@ import os
 import re
 from typing import TYPE_CHECKING
 
+from chatcli._i18n import translation
+
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from chatcli._calls import FailedAttempt
 
 __all__ = ["AuthError", "BadRequestError", "ChatcliError", "ConfigError", "ContextTooLongError",
            "ModelNotFoundError", "NetworkError", "ProviderError", "ProviderTimeoutError",
            "RateLimitError", "ServerError", "StreamCutError", "UsageError", "redact"]
+
+_, ngettext = translation(__name__)
 
 EXIT_PROVIDER = 1
 EXIT_USAGE = 2
@@ -121,9 +127,15 @@ class BadRequestError(ProviderError):
     """The service rejected the request as malformed (400/422)."""
 
 
-# --------------------------------------------------------------------------------------------
-# Secret redaction
-# --------------------------------------------------------------------------------------------
+def did_you_mean(word: str, choices: Iterable[str], otherwise: str) -> str:
+    """The hint for an unknown ``word``: the closest of ``choices``, else ``otherwise``."""
+    import difflib
+
+    close = difflib.get_close_matches(word, list(choices), n=1)
+    return _("did you mean '{name}'?").format(name=close[0]) if close else otherwise
+
+
+# ------------------------------------------------------------------------------ Secret redaction
 
 #: Key-shaped strings (compiled on first use, by ``re``'s cache: not at start-up).
 _KEY_PATTERNS = (

@@ -175,8 +175,8 @@ def origin_of(key: tuple[str, ...], *, cwd: Path | None = None,
     return "configuration"
 
 
-_TRUE = frozenset({"1", "true", "yes", "on"})
-_FALSE = frozenset({"0", "false", "no", "off"})
+_WORDS = {"1": True, "true": True, "yes": True, "on": True,
+          "0": False, "false": False, "no": False, "off": False}
 
 
 def parse_bool(value: Any) -> bool | None:
@@ -188,10 +188,4 @@ def parse_bool(value: Any) -> bool | None:
         return value
     if isinstance(value, int) and value in (0, 1):
         return bool(value)
-    if isinstance(value, str):
-        word = value.strip().lower()
-        if word in _TRUE:
-            return True
-        if word in _FALSE:
-            return False
-    return None
+    return _WORDS.get(value.strip().lower()) if isinstance(value, str) else None

@@ -2,16 +2,15 @@
 
 Plugins are modules named by entry points in the group ``chatcli.plugins``
 (:mod:`chatcli._discovery`). A plugin whose hooks are known from an earlier start-up is imported
-when one of its hooks is first called, and registered in the place it would have had, so the
-order pluggy calls plugins in never depends on what was imported when. ``CHATCLI_PLUGINS=a,b``
-loads only those names;
-``CHATCLI_DISABLE_PLUGINS=x,y`` blocks some. A plugin that fails to import, declares an unknown
-hook, raises inside a hook or returns the wrong type is recorded as a :class:`PluginFailure`,
-reported in one line on stderr, and skipped: everything else keeps working. At import that
-covers every ``BaseException`` (``SystemExit``, a ``KeyboardInterrupt`` the plugin raised itself);
-only the user's Ctrl+C (a real SIGINT, :class:`chatcli._discovery.CtrlC`) ends chatcli. A plugin
-whose import takes a second or more (:data:`SLOW_IMPORT_SECONDS`) is named with its time and
-the ``CHATCLI_DISABLE_PLUGINS`` setting that skips it.
+when one of its hooks is first called, and registered in the place it would have had, so the order
+pluggy calls plugins in never depends on what was imported when. ``CHATCLI_PLUGINS=a,b`` loads only
+those names; ``CHATCLI_DISABLE_PLUGINS=x,y`` blocks some. A plugin that fails to import, declares an
+unknown hook, raises inside a hook or returns the wrong type is recorded as a
+:class:`PluginFailure`, reported in one line on stderr, and skipped: everything else keeps working.
+At import that covers every ``BaseException`` (``SystemExit``, a ``KeyboardInterrupt`` the plugin
+raised itself); only the user's Ctrl+C (a real SIGINT, :class:`chatcli._discovery.CtrlC`) ends
+chatcli. A plugin whose import takes a second or more (:data:`SLOW_IMPORT_SECONDS`) is named with
+its time and the ``CHATCLI_DISABLE_PLUGINS`` setting that skips it.
 
 Every hook call goes through pluggy, by way of :attr:`PluginHost.hooks` (:class:`HookCalls`) for
 the kernel's hooks: ``host.hooks.prompt_sections(...)`` is where the kernel asks for prompt

@@ -6,7 +6,7 @@ import os
 import threading
 from typing import TYPE_CHECKING, Any, cast
 
-from chatcli._errors import ChatcliError, ConfigError, ProviderError, UsageError
+from chatcli._errors import ChatcliError, ConfigError, ProviderError, UsageError, did_you_mean
 from chatcli._guard import current_plugin
 from chatcli._i18n import translation
 from chatcli._keys import check_key, lookup_key
@@ -42,12 +42,9 @@ def find_provider(host: PluginHost, name: str) -> ProviderSpec:
     specs = host.providers()
     spec = specs.get(name)
     if spec is None:
-        import difflib
-
-        close = difflib.get_close_matches(name, list(specs), n=1)
-        hint = _("did you mean '{name}'?").format(name=close[0]) if close else _(
+        hint = did_you_mean(name, specs, _(
             "installed: {names}; or pip install chatcli-provider-{name}").format(
-            names=", ".join(sorted(specs)) or _("none"), name=name)
+            names=", ".join(sorted(specs)) or _("none"), name=name))
         raise UsageError(_("unknown provider '{name}'").format(name=name), hint)
     return spec
 
@@ -141,14 +138,10 @@ def check_provider_options(spec: ProviderSpec, table: ProviderSettings) -> dict[
         where = origin_of(("providers", spec.name, key))
         option = spec.options.get(key)
         if option is None:
-            import difflib
-
-            close = difflib.get_close_matches(key, known, n=1)
             raise ConfigError(_("{where}: unknown setting 'providers.{name}.{key}'").format(
-                where=where, name=spec.name, key=key),
-                _("did you mean '{name}'?").format(name=close[0]) if close else _(
+                where=where, name=spec.name, key=key), did_you_mean(key, known, _(
                     "{provider} accepts: {keys}").format(provider=spec.display_name,
-                                                         keys=", ".join(sorted(known))))
+                                                         keys=", ".join(sorted(known)))))
         value = extra[key] = _coerce(value, option.type)
         items = value.values() if isinstance(value, dict) else value
         if not _is(value, option.type) or (option.items is not None and not all(
@@ -255,9 +248,7 @@ def _start(spec: ProviderSpec, config: ProviderConfig) -> Provider:
         raise ProviderError.unexpected(
             f"the {spec.display_name} provider cannot start", err,
             "reinstall the plugin that provides it (`chatcli plugins list` names it), "
-            "or pick another with --provider",
-            spec.name,
-        ) from err
+            "or pick another with --provider", spec.name) from err
 
 
 def _on_fresh_stack(factory: Callable[[ProviderConfig], Provider], config: ProviderConfig

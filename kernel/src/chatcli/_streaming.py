@@ -230,9 +230,7 @@ def _guarded(open_stream: Callable[[], Iterator[Any]], who: str, opened: list[An
         raise ProviderError.unexpected(
             f"the {who} provider failed", err,
             "try again; if it persists, report it to the provider plugin's authors "
-            "(CHATCLI_DEBUG=1 shows the traceback)",
-            who,
-        ) from err
+            "(CHATCLI_DEBUG=1 shows the traceback)", who) from err
     finally:
         _close(events)
 

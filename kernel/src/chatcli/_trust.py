@@ -1,12 +1,11 @@
 """Workspace trust: which files of a project change chatcli, whether the user trusted them, and
 which settings a project's ``.chatcli/config.toml`` may set.
 
-A repository someone else wrote must not turn chatcli against its user. So the files a project
-holds that change chatcli's behaviour (its *control files*: ``.chatcli/config.toml``, and what
-plugins declare as :class:`ControlFile` through ``register_setting_rules`` — ``.mcp.json``,
-project skills…)
-take effect only once the user trusted the project (``chatcli trust``): the record keeps a
-digest of those files, and any change to them asks again.
+A repository someone else wrote must not turn chatcli against its user. So the files a project holds
+that change chatcli's behaviour (its *control files*: ``.chatcli/config.toml``, and what plugins
+declare as :class:`ControlFile` through ``register_setting_rules`` — ``.mcp.json``, project skills…)
+take effect only once the user trusted the project (``chatcli trust``): the record keeps a digest of
+those files, and any change to them asks again.
 
 Settings of the project layer follow :class:`SettingRule` (the kernel's own, and those plugins
 register through ``register_setting_rules``):

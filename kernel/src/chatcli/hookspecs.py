@@ -60,9 +60,7 @@ if TYPE_CHECKING:
 hookspec = pluggy.HookspecMarker("chatcli")
 
 
-# =============================================================================================
-# Set-up
-# =============================================================================================
+# ------------------------------------------------------------------------------ Set-up
 
 
 @hookspec(historic=True)
@@ -125,9 +123,7 @@ def register_providers(register: Callable[[ProviderSpec], None]) -> None:
 
 
 @hookspec
-def register_tools(
-    register: Callable[[Tool], None], settings: Settings, workspace: Path
-) -> None:
+def register_tools(register: Callable[[Tool], None], settings: Settings, workspace: Path) -> None:
     """Register tools the model may call.
 
     Called when a session first needs its tools (before its first model call), and again before
@@ -147,10 +143,8 @@ def register_tools(
 
 
 @hookspec(firstresult=True)
-def compact_view(
-    engine: Engine, conversation: Conversation, reason: str, instruction: str | None,
-    use: Use, settings: Settings,
-) -> CompactionOutcome | None:
+def compact_view(engine: Engine, conversation: Conversation, reason: str, instruction: str | None,
+                 use: Use, settings: Settings) -> CompactionOutcome | None:
     """Shorten ``conversation``'s *view* (what the model is sent; the log is never changed).
 
     Called by the engine on the turn's worker thread when the next request passes
@@ -256,9 +250,7 @@ def register_slash_commands(register: Callable[[SlashCommand], None]) -> None:
     """
 
 
-# =============================================================================================
-# Front ends and sessions
-# =============================================================================================
+# -------------------------------------------------------------------------- Front ends and sessions
 
 
 @hookspec(firstresult=True)
@@ -288,9 +280,8 @@ def cmdline_main(host: PluginHost, settings: Settings, options: SessionOptions,
 
 
 @hookspec(firstresult=True)
-def open_conversation(
-    settings: Settings, resume: str | None, continue_last: bool
-) -> Conversation | None:
+def open_conversation(settings: Settings, resume: str | None,
+                      continue_last: bool) -> Conversation | None:
     """Provide the conversation a session starts with. First result wins.
 
     Called from :meth:`chatcli.Session.open`, once per session, before ``session_start``, only
@@ -341,9 +332,7 @@ def session_end(session: Session, conversation: Conversation) -> None:
     """
 
 
-# =============================================================================================
-# A turn: the prompt, the model call, the answer
-# =============================================================================================
+# --------------------------------------------------- A turn: the prompt, the model call, the answer
 
 
 @hookspec
@@ -358,10 +347,8 @@ def user_prompt_submitted(conversation: Conversation, message: Message) -> None:
 
 
 @hookspec
-def prompt_sections(
-    settings: Settings, workspace: Path, messages: list[Message], provider: str, model: str,
-    conversation: Conversation | None,
-) -> list[PromptSection] | None:
+def prompt_sections(settings: Settings, workspace: Path, messages: list[Message], provider: str,
+                    model: str, conversation: Conversation | None) -> list[PromptSection] | None:
     """Contribute sections of the system prompt for the next model call.
 
     Called from the engine before every model call of a turn (after tool results too), on the
@@ -405,10 +392,8 @@ def before_request(request: ChatRequest, conversation: Conversation) -> None:
 
 
 @hookspec
-def after_response(
-    message: Message | None, error: ChatcliError | None, conversation: Conversation,
-    purpose: str,
-) -> None:
+def after_response(message: Message | None, error: ChatcliError | None,
+                   conversation: Conversation, purpose: str) -> None:
     """A model call ended, however it ended.
 
     Called from the engine once for every ``before_request``: after a complete answer, an
@@ -449,9 +434,8 @@ def answer_author(conversation: Conversation) -> Author | None:
 
 
 @hookspec(firstresult=True)
-def authorize_tool_call(
-    call: ToolCallPart, tool: ToolSpec, context: ToolContext
-) -> Decision | Verdict | None:
+def authorize_tool_call(call: ToolCallPart, tool: ToolSpec,
+                        context: ToolContext) -> Decision | Verdict | None:
     """Decide whether a tool call may run. First result wins.
 
     Called from the engine before each tool call whose arguments validated, in the order the
@@ -471,10 +455,8 @@ def authorize_tool_call(
 
 
 @hookspec
-def tool_call_decided(
-    call: ToolCallPart, tool: ToolSpec, allowed: bool, approval: Approval | None,
-    verdict: Verdict, conversation: Conversation | None,
-) -> None:
+def tool_call_decided(call: ToolCallPart, tool: ToolSpec, allowed: bool, approval: Approval | None,
+                      verdict: Verdict, conversation: Conversation | None) -> None:
     """A tool call was decided: ``allowed`` says whether it runs or is refused.
 
     Called from the engine for every call whose arguments validated, once its decision is made
@@ -497,9 +479,7 @@ def tool_call_decided(
 
 
 @hookspec
-def after_tool_call(
-    call: ToolCallPart, result: ToolResultPart, conversation: Conversation
-) -> None:
+def after_tool_call(call: ToolCallPart, result: ToolResultPart, conversation: Conversation) -> None:
     """A tool call produced ``result`` (``result.is_error`` for failures, denials, bad arguments).
 
     Called from the engine for every tool call the model made, whether it ran or not, before the
@@ -509,9 +489,7 @@ def after_tool_call(
     """
 
 
-# =============================================================================================
-# The conversation log: observers (persistence, audit)
-# =============================================================================================
+# --------------------------------------------- The conversation log: observers (persistence, audit)
 
 
 @hookspec
