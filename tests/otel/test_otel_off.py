@@ -61,7 +61,14 @@ def test_without_configuration_nothing_is_imported_or_sent(home, project, openai
     assert done.returncode == 0, done.stderr[-2000:]
     assert "chatcli_otel.plugin" in modules  # the plugin ran its hooks…
     assert _opentelemetry(modules) == []  # …and loaded nothing of OpenTelemetry
+    assert "chatcli_otel.config" not in modules  # (nor its settings: nothing to read)
     assert len(openai_server.requests) == 2  # the tool call and the answer: a real turn
+
+
+def test_the_plugin_knows_the_variables_that_turn_telemetry_on() -> None:
+    from chatcli_otel import config, plugin
+
+    assert plugin._ENDPOINT_VARIABLES == config.ENDPOINT_VARIABLES
 
 
 @pytest.mark.parametrize("off", ["user-config", "sdk-disabled", "project-config"])

@@ -45,6 +45,10 @@ __all__ = ["OtelPlugin", "plugin"]
 
 _, ngettext = translation(__name__)
 
+#: :data:`chatcli_otel.config.ENDPOINT_VARIABLES`: with an empty ``[otel]`` table and none of
+#: them set, telemetry is off, which a session knows without reading the configuration
+_ENDPOINT_VARIABLES = ("OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
+
 
 def _only_off(value: object, project_root: Path) -> object:
     """What a project may say of ``[otel] enabled``: false (telemetry off), never true."""
@@ -78,9 +82,15 @@ class OtelPlugin:
     @hookimpl
     def session_start(self, session: Session, conversation: Conversation,
                       settings: Settings) -> None:
+        import os
+
+        table = settings.plugin_table("otel")
+        if not table and not any(os.environ.get(name, "").strip()
+                                 for name in _ENDPOINT_VARIABLES):
+            return  # (read_config would say: off)
         from chatcli_otel.config import read_config
 
-        config = read_config(settings.plugin_table("otel"))
+        config = read_config(table)
         if not config.enabled:
             return
         with self._lock:  # a session ending on another thread never shuts this one's down
