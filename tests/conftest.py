@@ -186,6 +186,9 @@ SLOW: dict[str, tuple[str, ...]] = {
         "::test_a_missing_claude_names_its_install_in_portuguese",
         "memory_postgres/test_postgres_pt_br.py::test_the_command_line_says_it_in_portuguese",
         "sessions/test_pt_br.py::test_the_command_line_speaks_portuguese",
+        "sessions_postgres/test_pg_pt_br.py::test_the_command_line_says_it_in_portuguese",
+        "skills/test_skills_portuguese.py::test_help_and_errors_speak_portuguese",
+        "providers/q/test_q_pt_br.py::test_the_install_hint_is_in_portuguese",
     ),
     "runs commands in the bubblewrap sandbox": (
         "agent/test_policy_classes.py"
@@ -256,6 +259,7 @@ SLOW: dict[str, tuple[str, ...]] = {
         "sessions_postgres/test_pg_same_as_sqlite.py",
         "sessions_postgres/test_pg_smoke.py",
         "audit/test_audit_postgres.py",
+        "memory/test_sqlite.py::test_two_processes_writing_at_once_lose_nothing",
     ),
     "draws hundreds of property-test examples": (
         "coder/test_edit.py::test_an_exact_unique_edit_changes_exactly_that_text",
@@ -308,6 +312,10 @@ SLOW: dict[str, tuple[str, ...]] = {
         "memory/test_extraction_parsing.py::test_any_text_parses_or_is_an_extraction_error",
         "providers/q/test_q_clean.py::test_never_crashes_and_removes_every_control",
         "providers/q/test_q_clean.py::test_the_split_into_reads_does_not_matter",
+        "providers/q/test_q_clean.py::test_cleaning_is_idempotent",
+        "render/test_stream.py::test_any_chunking_on_a_terminal_leaves_the_same_screen",
+        "security/test_scrubbed_env.py"
+        "::test_scrubbing_only_removes_and_never_keeps_a_secret_unasked",
     ),
     "feeds inputs large enough to show a cost that grows too fast": (
         "render/test_stream.py::test_a_long_growing_code_block_is_not_parsed_again_on_every_line",
