@@ -4,15 +4,17 @@ user's language.
 click marks its messages for gettext (each of its modules does ``from gettext import gettext
 as _``) but reads them from the process-wide default domain, which chatcli does not own and whose
 language comes from the locale only. :func:`install` gives click's modules chatcli-cli's catalog
-instead when chatcli does not speak English; :func:`messages` lists click's messages so they are
-extracted into that catalog (tests/i18n holds the list to what the installed click marks).
+instead (in English too: its messages as written, where gettext's lookup looked for catalogs of
+the locale's language on every message and imported :mod:`locale` for the first); :func:`messages`
+lists click's messages so they are extracted into that catalog (tests/i18n holds the list to what
+the installed click marks).
 """
 
 from __future__ import annotations
 
 import sys
 
-from chatcli import language, translation
+from chatcli import translation
 
 __all__ = ["install", "messages"]
 
@@ -25,10 +27,8 @@ _MODULES = ("core", "decorators", "exceptions", "formatting", "parser", "shell_c
 
 
 def install() -> None:
-    """Make click's modules read their messages from chatcli-cli's catalog (nothing to do in
-    English: click's own words are English)."""
-    if language().startswith("en"):
-        return
+    """Make click's modules loaded so far read their messages from chatcli-cli's catalog, in
+    the language chatcli speaks when a message is shown (so the language may still change)."""
     for name in _MODULES:
         module = sys.modules.get(f"click.{name}")
         if module is not None:

@@ -1,7 +1,11 @@
 """What the console script and the command line share at start-up, importing nothing of
-chatcli: the garbage collector held off until a command starts."""
+chatcli: the garbage collector held off until a command starts, and the width help is wrapped at
+(the help cache's and click's)."""
 
 from __future__ import annotations
+
+import os
+import sys
 
 #: Whether :func:`chatcli_cli.main.main` holds the garbage collector off until a command starts.
 _collector_held = False
@@ -36,3 +40,18 @@ def start_command() -> None:
         gc.freeze()
         gc.enable()
 
+
+def help_width() -> int:
+    """The width the program wraps help at (its click context's ``terminal_width``), found
+    without importing ``shutil`` (and the compression modules it pulls in): ``COLUMNS``, else
+    the terminal's, at most 78."""
+    try:
+        columns = int(os.environ.get("COLUMNS", "0"))
+    except ValueError:
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            columns = 80
+    return max(min(columns, 80) - 2, 50)

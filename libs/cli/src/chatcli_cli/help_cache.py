@@ -27,6 +27,8 @@ from __future__ import annotations
 import os
 import sys
 
+from chatcli_cli._startup import help_width
+
 TYPE_CHECKING = False  # not `from typing import ...`: typing costs as much as starting Python
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
@@ -186,22 +188,6 @@ class HelpCache:
         with contextlib.suppress(OSError):  # a read-only home still works, just uncached
             self.write(path, f"{key}\0{chr(0).join(listing)}\0\0\0{len(text)}\0{text}"
                        .encode("utf-8", "surrogateescape"))
-
-
-def help_width() -> int:
-    """The width the program wraps help at (its click context's ``terminal_width``), found
-    without importing ``shutil`` (and the compression modules it pulls in): ``COLUMNS``, else
-    the terminal's, at most 78."""
-    try:
-        columns = int(os.environ.get("COLUMNS", "0"))
-    except ValueError:
-        columns = 0
-    if columns <= 0:
-        try:
-            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
-        except (AttributeError, ValueError, OSError):
-            columns = 80
-    return max(min(columns, 80) - 2, 50)
 
 
 def _state(path: str) -> str:

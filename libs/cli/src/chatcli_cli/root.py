@@ -21,12 +21,12 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 import click
-from chatcli import __version__, error_line, language, require_utf8, translation
+from chatcli import __version__, error_line, require_utf8, translation
 from chatcli._cli import set_running_host
 from chatcli._cli.common import AppState, get_state
 
-from chatcli_cli._startup import start_command
-from chatcli_cli.help_cache import help_width
+from chatcli_cli._click_words import install as install_click_words
+from chatcli_cli._startup import help_width, start_command
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -37,6 +37,7 @@ __all__ = ["build_cli", "run"]
 
 EXIT_OK, EXIT_PROVIDER, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 _, ngettext = translation(__name__)
+install_click_words()  # before the options below: click's defaults (--version's help) are words
 
 
 class FreeText(click.types.StringParamType):
@@ -141,7 +142,7 @@ class _RootGroup(click.Group):
 def cli(ctx: click.Context, /, **options: Any) -> int | None:
     """The root command: a sub-command, or the chat or a prompt (``-p``)."""
     state = get_state(ctx)
-    if options.pop("trace_hooks"):
+    if options.pop("trace_hooks", False):  # (no root option before a sub-command: build_cli)
         state.host.enable_tracing()
     # the values of the options plugins added (register_cli_options), by name
     options["plugin_options"] = {name: options.pop(name) for name in state.plugin_options}
@@ -158,18 +159,23 @@ def build_cli(host: PluginHost, state: AppState | None = None,
     """A fresh root group with the options and commands ``host``'s plugins add (``config``,
     ``keys``, ``models``, ``plugins`` and ``trust`` come from chatcli-admin); ``state`` learns
     the names of the plugins' options. With ``args`` starting with a sub-command (``chatcli
-    models``), which takes no root option, the plugins are not asked for their options (nor
-    imported for them), and only those known to add that command are asked for commands
-    (:meth:`PluginHost.add_commands`; the others when click looks up another command)."""
+    models``), which takes no root option, the group has none (click would parse each to its
+    default, and the root callback needs none of them for a sub-command), the plugins are not
+    asked for theirs (nor imported for them), and only those known to add that command are asked
+    for commands (:meth:`PluginHost.add_commands`; the others when click looks up another
+    command)."""
     group = object.__new__(type(cli))  # a shallow copy of the root command
     group.__dict__.update(cli.__dict__)
     group.commands = {}
     sub_command = args is not None and len(args) > 0 and not args[0].startswith("-")
-    added = [] if sub_command else _plugin_options(host, group.params)
-    if state is not None:
-        state.plugin_options = tuple(option.name for option in added if option.name)
-    where = next(i for i, param in enumerate(group.params) if param.name == "continue_last")
-    group.params = [*group.params[:where], *added, *group.params[where:]]
+    if sub_command:
+        group.params = []
+    else:
+        added = _plugin_options(host, group.params)
+        if state is not None:
+            state.plugin_options = tuple(option.name for option in added if option.name)
+        where = next(i for i, param in enumerate(group.params) if param.name == "continue_last")
+        group.params = [*group.params[:where], *added, *group.params[where:]]
     group.more_commands = host.add_commands(group, args[0] if sub_command and args else None)
     require_utf8(group)  # plugins' commands too: argv can hold bytes that are not UTF-8
     return group
@@ -214,10 +220,6 @@ def run(argv: list[str] | None = None, host: PluginHost | None = None) -> int:
     """
     args = list(sys.argv[1:] if argv is None else argv)
     state: AppState | None = None
-    if not language().startswith("en"):  # click's own words in the user's language
-        from chatcli_cli._click_words import install
-
-        install()
     try:
         if host is None:
             from chatcli import PluginHost

@@ -6,7 +6,7 @@ Light on purpose: the ``openai`` SDK is imported only when a provider is built (
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
 from chatcli import hookimpl, translation
@@ -69,8 +69,9 @@ def options(preset: Preset | None = None) -> dict[str, ProviderOption]:
     }
 
 
-def spec_for(preset: Preset) -> ProviderSpec:
-    """The :class:`ProviderSpec` a preset registers."""
+def spec_for(preset: Preset, shared: Mapping[str, ProviderOption] | None = None) -> ProviderSpec:
+    """The :class:`ProviderSpec` a preset registers; ``shared`` is its :func:`options` when the
+    caller made them already (one table serves every preset of a kind)."""
     from chatcli import Capabilities, ProviderSpec
 
     return ProviderSpec(
@@ -88,13 +89,19 @@ def spec_for(preset: Preset) -> ProviderSpec:
         priority=preset.priority,
         auto_select=preset.auto_select,
         description=_translate(preset.description) if preset.description else "",
-        options=options(preset),
+        options=options(preset) if shared is None else shared,
         context_windows=dict(preset.context_windows),
     )
 
 
 @hookimpl
 def register_providers(register: Callable[[ProviderSpec], None]) -> None:
-    """Register ``openai`` and every OpenAI-compatible preset of :data:`PRESETS`."""
+    """Register ``openai`` and every OpenAI-compatible preset of :data:`PRESETS`. The presets
+    of a kind share one options table (the specs only read it), so its descriptions are made,
+    and translated, once rather than for each of the twenty presets."""
+    tables: dict[str, Mapping[str, ProviderOption]] = {}
     for preset in PRESETS:
-        register(spec_for(preset))
+        shared = tables.get(preset.kind)
+        if shared is None:
+            shared = tables[preset.kind] = options(preset)
+        register(spec_for(preset, shared))
