@@ -39,6 +39,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import tomllib
 from pathlib import Path
 
 GOAL_MS = 100.0
@@ -86,8 +87,19 @@ def _installed_python() -> str:
         import shutil
 
         uv = [found] if (found := shutil.which("uv")) else ["python3", "-m", "uv"]
+        # uv keeps the wheel it built of a workspace member under its version and pyproject
+        # (not its sources): without --reinstall-package a changed plugin would be installed
+        # as it was when first built
+        members: list[str] = []
+        projects = [*sorted(ROOT.glob("*/*/pyproject.toml")), ROOT / "kernel" / "pyproject.toml"]
+        for project in projects:
+            if "plugin-template" in project.parts:
+                continue
+            name = tomllib.loads(project.read_text()).get("project", {}).get("name")
+            if isinstance(name, str):
+                members += ["--reinstall-package", name]
         done = subprocess.run(
-            [*uv, "sync", "-q", "--frozen", "--no-editable", "--no-dev"],
+            [*uv, "sync", "-q", "--frozen", "--no-editable", "--no-dev", *members],
             cwd=ROOT, env={**os.environ, "UV_PROJECT_ENVIRONMENT": str(folder)},
             capture_output=True, text=True)
         if done.returncode != 0 or not python.exists():
