@@ -6,10 +6,6 @@ row to :data:`PRESETS`; nothing else changes. This module imports no SDK.
 
 from __future__ import annotations
 
-# records-lite's NamedTuple keeps the annotations as text (typing's would compile each into a
-# ForwardRef, a fifth of this module's import, which ``chatcli models`` pays).
-from chatcli_records_lite import NamedTuple
-
 __all__ = ["AUTO_MODEL", "AZURE_API_VERSION", "PRESETS", "Preset"]
 
 #: A default model meaning "ask the server (``GET /models``) and use the first model it lists";
@@ -27,8 +23,8 @@ def N_(message: str) -> str:
     return message
 
 
-class Preset(NamedTuple):
-    """One OpenAI-compatible service.
+class Preset:
+    """One OpenAI-compatible service (read-only by convention).
 
     :param name: provider name (``--provider NAME``, ``[providers.NAME]``).
     :param display_name: how messages and ``chatcli models`` name it.
@@ -58,24 +54,63 @@ class Preset(NamedTuple):
         nine-character digest of themselves.
     """
 
+    # A plain class, not a NamedTuple: ``collections.namedtuple`` builds 18 field properties
+    # and compiles a constructor, a third of this module's import, which ``chatcli models`` pays.
+    #: the fields in the order the constructor takes them
+    _FIELDS = (
+        "name", "display_name", "base_url", "default_model", "env_keys", "requires_key",
+        "base_url_env", "priority", "auto_select", "max_tokens_param", "vision", "models",
+        "description", "context_windows", "native_tools", "models_path", "kind", "short_tool_ids")
+    __slots__ = _FIELDS
+
     name: str
     display_name: str
     base_url: str
     default_model: str
-    env_keys: tuple[str, ...] = ()
-    requires_key: bool = True
-    base_url_env: str | None = None
-    priority: int = 40
-    auto_select: bool = True
-    max_tokens_param: str = "max_tokens"
-    vision: bool = False
-    models: tuple[str, ...] = ()
-    description: str = ""
-    context_windows: tuple[tuple[str, int], ...] = ()
-    native_tools: bool = True
-    models_path: str = "models"
-    kind: str = "openai"
-    short_tool_ids: bool = False
+    env_keys: tuple[str, ...]
+    requires_key: bool
+    base_url_env: str | None
+    priority: int
+    auto_select: bool
+    max_tokens_param: str
+    vision: bool
+    models: tuple[str, ...]
+    description: str
+    context_windows: tuple[tuple[str, int], ...]
+    native_tools: bool
+    models_path: str
+    kind: str
+    short_tool_ids: bool
+
+    def __init__(self, name: str, display_name: str, base_url: str, default_model: str, env_keys:
+                 tuple[str, ...] = (), requires_key: bool = True, base_url_env: str | None = None,
+                 priority: int = 40, auto_select: bool = True, max_tokens_param: str =
+                 "max_tokens", vision: bool = False, models: tuple[str, ...] = (), description: str
+                 = "", context_windows: tuple[tuple[str, int], ...] = (), native_tools: bool =
+                 True, models_path: str = "models", kind: str = "openai", short_tool_ids: bool =
+                 False) -> None:
+        self.name = name
+        self.display_name = display_name
+        self.base_url = base_url
+        self.default_model = default_model
+        self.env_keys = env_keys
+        self.requires_key = requires_key
+        self.base_url_env = base_url_env
+        self.priority = priority
+        self.auto_select = auto_select
+        self.max_tokens_param = max_tokens_param
+        self.vision = vision
+        self.models = models
+        self.description = description
+        self.context_windows = context_windows
+        self.native_tools = native_tools
+        self.models_path = models_path
+        self.kind = kind
+        self.short_tool_ids = short_tool_ids
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._FIELDS)
+        return f"Preset({fields})"
 
 
 # Context windows of the model families, as their vendors' model pages gave them (late 2025),
