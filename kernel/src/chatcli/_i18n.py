@@ -91,15 +91,22 @@ class _Catalog(_Untranslated):
     costs no work per message (gettext's reader decodes them all first, ~10 µs a message)."""
 
     def __init__(self, data: bytes) -> None:
-        import struct
-
-        order = "<" if data[:4] == b"\xde\x12\x04\x95" else ">"
-        magic, _version, count, originals, translations = struct.unpack_from(order + "5I", data)
-        if magic != 0x950412DE:
+        order: Any = "little" if data[:4] == b"\xde\x12\x04\x95" else "big"
+        if int.from_bytes(data[:4], order) != 0x950412DE:
             raise ValueError("not a compiled catalog")
+        count, originals, translations = (int.from_bytes(data[at:at + 4], order)
+                                          for at in (8, 12, 16))
+        if order == sys.byteorder:  # the tables as machine words (struct costs 0.8 M to import)
+            view = memoryview(data)
+            self.originals, self.translations = (view[at:at + 8 * count].cast("I").tolist()
+                                                 for at in (originals, translations))
+        else:
+            import struct
+
+            self.originals, self.translations = (
+                list(struct.unpack_from(f">{2 * count}I", data, at))
+                for at in (originals, translations))
         self.data = data
-        self.originals, self.translations = (struct.unpack_from(f"{order}{2 * count}I", data, at)
-                                             for at in (originals, translations))
         self.index = dict(zip(self.originals[1::2], range(count), strict=True))
         self.start = min(self.index, default=len(data))  # where the strings begin
         header = self.text(0) if count and self.originals[0] == 0 else ""

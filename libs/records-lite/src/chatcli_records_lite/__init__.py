@@ -29,7 +29,6 @@ if TYPE_CHECKING:
     from dataclasses import dataclass as dataclass
     from typing import NamedTuple as NamedTuple
 else:
-    import dataclasses
     from _thread import get_ident
     from collections import namedtuple
     from operator import attrgetter
@@ -66,6 +65,8 @@ else:
 
     def _methods(cls: type) -> dict[str, Any]:
         """``__repr__``, ``__eq__`` and ``__hash__`` as ``dataclasses`` writes them for ``cls``."""
+        import dataclasses  # (only here: a start-up that defines no dataclass never imports it)
+
         fields = dataclasses.fields(cls)
         shown = tuple(f.name for f in fields if f.repr)
         compared = _getter(tuple(f.name for f in fields if f.compare))
@@ -102,6 +103,8 @@ else:
         and ``__hash__`` shared instead of compiled (see the module's docstring)."""
 
         def wrap(cls: type) -> type:
+            import dataclasses
+
             body = dict(cls.__dict__)
             class_hash = body.get("__hash__", dataclasses.MISSING)
             explicit_hash = not (class_hash is dataclasses.MISSING
