@@ -20,8 +20,9 @@ crowd). The bench process runs the wire server and every client, so its own load
 the baseline and the served figures. The 70 clients read 7,000 events a second between them, so they
 run on uvloop when it is installed: their own queueing then weighs less in what they measure
 (on an idle machine, p95 under the crowd +24 to +26 ms with uvloop's loop, +33 ms with
-asyncio's; ``--client-loop asyncio`` measures with asyncio's, to compare). Printed, never asserted. Loopback only; a hard timeout
-(``--timeout``, 300 s) stops everything; the temporary home and the server go away at the end.
+asyncio's; ``--client-loop asyncio`` measures with asyncio's, to compare). Printed, never
+asserted. Loopback only; a hard timeout (``--timeout``, 300 s) stops everything; the temporary
+home and the server go away at the end.
 
 Run: .venv/bin/python bench/server.py [--tokens 2000] [--delay 0.01] [--sessions 20]
 [--watchers 50] [--idle 200] [--client-loop uvloop|asyncio]
