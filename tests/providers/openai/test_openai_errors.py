@@ -6,6 +6,7 @@ OpenAI's wording, hints, presets and the faults only OpenAI-compatible services 
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import socket
@@ -166,6 +167,7 @@ class WrongShapeServer(OpenAIServer):
 def test_a_chunk_of_the_wrong_shape_is_one_line_and_no_warnings(chatcli_home, chunk):
     from chatcli_provider_openai.provider import OpenAIProvider
 
+    gc.collect()  # an earlier test's unclosed socket is not this test's warning
     with WrongShapeServer(chunk) as server, warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         server.script(Fault(malformed_after=1, reply=Reply(text="abcdefgh")))
@@ -174,7 +176,8 @@ def test_a_chunk_of_the_wrong_shape_is_one_line_and_no_warnings(chatcli_home, ch
                                   preset=preset("openai"))
         err, seen = fail(provider)
         provider.close()
-    assert [str(w.message) for w in caught] == []  # pydantic printed serializer warnings
+    # pydantic printed serializer warnings (a finalizer's ResourceWarning may land here too)
+    assert [str(w.message) for w in caught if w.category is not ResourceWarning] == []
     assert isinstance(err, StreamCutError)
     assert err.message.startswith("OpenAI sent a stream chunk of an unexpected shape: ")
     assert json.dumps(chunk) in err.message
