@@ -45,6 +45,11 @@ def test_audit_speaks_portuguese(tmp_path: Path) -> None:
     assert wrong.returncode == 2
     assert "--since: não é um horário: 'yesterday-ish'" in wrong.stderr, wrong.stderr
     assert "informe um horário ISO" in wrong.stderr
+    assert "'3 dias atrás', 'há 2 horas', agora" in wrong.stderr  # forms it takes in Portuguese
+    ago = chatcli(tmp_path, env, "audit", "--json", "--since", "há 99999 dias",
+                  "--until", "2026-12-07T11:30")
+    assert ago.returncode == 0, ago.stderr
+    assert json.loads(ago.stdout) == RECORDS[:1]
     as_json = chatcli(tmp_path, env, "audit", "--json")
     assert json.loads(as_json.stdout) == RECORDS  # the records keep their English keys
 

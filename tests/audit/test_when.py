@@ -27,13 +27,23 @@ NOW = datetime(2026, 12, 7, 12, 0, tzinfo=UTC)
     ("2026-12-07T10:00:00Z", datetime(2026, 12, 7, 10, 0, tzinfo=UTC)),
     ("2026-12-07", datetime(2026, 12, 7, tzinfo=UTC)),
     ("2026-12-07T11:00:00+01:00", datetime(2026, 12, 7, 10, 0, tzinfo=UTC)),
+    # Brazilian Portuguese words, whatever the language chatcli speaks
+    ("3 dias atrás", NOW - timedelta(days=3)),
+    ("3 dias atras", NOW - timedelta(days=3)),
+    ("há 2 horas", NOW - timedelta(hours=2)),
+    ("Há 90 minutos", NOW - timedelta(minutes=90)),
+    ("1 dia, 12 horas", NOW - timedelta(days=1, hours=12)),
+    ("2sem", NOW - timedelta(weeks=2)),
+    ("1 semana", NOW - timedelta(weeks=1)),
+    ("30 segundos", NOW - timedelta(seconds=30)),
+    ("agora", NOW),
 ])
 def test_the_forms(text: str, expected: datetime) -> None:
     assert parse_when(text, NOW) == expected
 
 
 @pytest.mark.parametrize("text", ["", "yesterday-ish", "2x", "h", "-2h", "2h -1m", "2026-13-01",
-                                  "99999999999w"])
+                                  "99999999999w", "há", "ontem", "2 horas e 3 minutos"])
 def test_anything_else_is_a_usage_error_with_the_forms(text: str) -> None:
     with pytest.raises(UsageError) as caught:
         parse_when(text, NOW)

@@ -1,5 +1,6 @@
 """``--since`` and ``--until``: an ISO 8601 time or a relative one (``2h``, ``90m``, ``1d12h``,
-``3 days ago``, ``now``).
+``3 days ago``, ``now``), the words in English or Brazilian Portuguese whatever the language
+(``3 dias atrás``, ``há 2 horas``, ``1sem``, ``agora``).
 
 Times without an offset are UTC, as the log's are. Anything else is a
 :class:`chatcli.UsageError` naming the text and the forms accepted.
@@ -18,11 +19,13 @@ _, ngettext = translation(__name__)
 
 #: Seconds per unit, by every spelling accepted.
 UNITS: dict[str, int] = {}
-for _names, _seconds in ((("s", "sec", "secs", "second", "seconds"), 1),
-                         (("m", "min", "mins", "minute", "minutes"), 60),
-                         (("h", "hr", "hrs", "hour", "hours"), 3600),
-                         (("d", "day", "days"), 86400),
-                         (("w", "wk", "wks", "week", "weeks"), 604800)):
+for _names, _seconds in ((("s", "sec", "secs", "second", "seconds",
+                           "seg", "segs", "segundo", "segundos"), 1),
+                         (("m", "min", "mins", "minute", "minutes", "minuto", "minutos"), 60),
+                         (("h", "hr", "hrs", "hour", "hours", "hora", "horas"), 3600),
+                         (("d", "day", "days", "dia", "dias"), 86400),
+                         (("w", "wk", "wks", "week", "weeks", "sem", "semana", "semanas"),
+                          604800)):
     for _name in _names:
         UNITS[_name] = _seconds
 
@@ -43,9 +46,10 @@ def parse_when(text: str, now: datetime | None = None) -> datetime:
     text = text.strip().lower()
     if not text:
         raise UsageError(_("an empty time"), _HINT)
-    if text == "now":
+    if text in ("now", "agora"):
         return now
-    relative = _relative(text.removesuffix("ago").strip())
+    ago = text.removesuffix("ago").removesuffix("atrás").removesuffix("atras").strip()
+    relative = _relative(ago.removeprefix("há ").removeprefix("ha ").strip())
     if relative is not None:
         try:
             return now - relative
