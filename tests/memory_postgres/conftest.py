@@ -1,91 +1,16 @@
-"""Fixtures for chatcli-memory-postgres: one throwaway PostgreSQL server per xdist worker
-(started from the installed binaries), a fresh database per test.
-
-Without PostgreSQL's binaries the tests are skipped with a message saying that ``.ci/run``
-installs them; with ``CHATCLI_REQUIRE_POSTGRES=1`` (set by ``.ci/run``) they fail instead, so CI
-cannot pass by skipping them.
-"""
+"""Fixtures for chatcli-memory-postgres: backends opened on the PostgreSQL server of
+chatcli-testing's ``pg_server`` (one per xdist worker), a fresh database per test."""
 
 from __future__ import annotations
 
-import os
-import shutil
-import tempfile
-import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 from chatcli_memory_postgres.backend import PostgresMemoryBackend
 from chatcli_memory_postgres.settings import PostgresConfig
-from chatcli_testing.postgres_server import PostgresServer, PostgresUnavailable
 
 OpenBackend = Callable[..., PostgresMemoryBackend]
-
-
-#: Where the servers keep their files when it has room: memory (/dev/shm). A database is some
-#: 300 files and a test makes one; on a disk mounted with ``discard`` each unlink takes
-#: milliseconds (removing the server's folder took 21 s at the end of a quick run).
-MEMORY = Path("/dev/shm")
-
-
-def _in_memory() -> bool:
-    return MEMORY.is_dir() and os.access(MEMORY, os.W_OK) and \
-        shutil.disk_usage(MEMORY).free > 2 * 1024**3
-
-
-@pytest.fixture(scope="session")
-def pg_server() -> Iterator[PostgresServer]:
-    """A PostgreSQL server for this worker's tests (removed at the end), its files in memory
-    when there is room (``MEMORY``)."""
-    saved = tempfile.tempdir  # where PostgresServer.start's mkdtemp makes the server's folder
-    try:
-        if _in_memory():
-            tempfile.tempdir = str(MEMORY)
-        server = PostgresServer().start()
-    except PostgresUnavailable as err:
-        if os.environ.get("CHATCLI_REQUIRE_POSTGRES") == "1":
-            pytest.fail(str(err))
-        pytest.skip(str(err))
-    finally:
-        tempfile.tempdir = saved
-    yield server
-    server.stop()
-
-
-@pytest.fixture
-def pg_database(pg_server: PostgresServer) -> str:
-    """A new, empty database owned by the team role (as a team's administrator would make)."""
-    from chatcli_testing.postgres_server import PASSWORD_ROLE
-
-    return pg_server.create_database(owner=PASSWORD_ROLE)
-
-
-@pytest.fixture
-def pg_url(pg_server: PostgresServer, pg_database: str) -> str:
-    """The team member's URL (password included) to the test's database."""
-    return pg_server.team_url(pg_database)
-
-
-@pytest.fixture(scope="session")
-def pg_shared_database(pg_server: PostgresServer) -> str:
-    """One database for this worker's tests that each take a fresh schema in it."""
-    from chatcli_testing.postgres_server import PASSWORD_ROLE
-
-    return pg_server.create_database(owner=PASSWORD_ROLE)
-
-
-@pytest.fixture
-def pg_schema_url(pg_server: PostgresServer, pg_shared_database: str) -> str:
-    """A URL whose ``search_path`` is a new, empty schema of the shared database: the backend's
-    unqualified tables land there, as they land in ``public`` by default (and far cheaper
-    than a database per test)."""
-    from chatcli_testing.postgres_server import PASSWORD_ROLE
-
-    schema = f"t_{uuid.uuid4().hex[:12]}"
-    pg_server.psql(f"CREATE SCHEMA {schema} AUTHORIZATION {PASSWORD_ROLE}",
-                   dbname=pg_shared_database)
-    return f"{pg_server.team_url(pg_shared_database)}?options=-csearch_path%3D{schema}"
 
 
 @pytest.fixture

@@ -8,42 +8,17 @@ binaries missing skips the PostgreSQL half, or fails it with ``CHATCLI_REQUIRE_P
 
 from __future__ import annotations
 
-import os
-import shutil
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from chatcli_testing.postgres_server import PostgresServer, PostgresUnavailable
+from chatcli_testing.postgres_server import PostgresServer
 from team_support import FAKE_KEY, EchoModel, Team, nginx_binary, start_team, stop_team
-
-#: Where the PostgreSQL server keeps its files when it has room (as tests/memory_postgres).
-MEMORY = Path("/dev/shm")
 
 
 @pytest.fixture(autouse=True)
 def _isolated(user_home: Path) -> None:
     """No real key, setting or session leaks in."""
-
-
-@pytest.fixture(scope="session")
-def team_pg_server() -> Iterator[PostgresServer]:
-    """A PostgreSQL server for this worker's team tests (removed at the end)."""
-    saved = tempfile.tempdir
-    try:
-        if MEMORY.is_dir() and os.access(MEMORY, os.W_OK) and \
-                shutil.disk_usage(MEMORY).free > 2 * 1024**3:
-            tempfile.tempdir = str(MEMORY)
-        server = PostgresServer().start()
-    except PostgresUnavailable as err:
-        if os.environ.get("CHATCLI_REQUIRE_POSTGRES") == "1":
-            pytest.fail(str(err))
-        pytest.skip(str(err))
-    finally:
-        tempfile.tempdir = saved
-    yield server
-    server.stop()
 
 
 @pytest.fixture
@@ -66,7 +41,7 @@ def store_config(request: pytest.FixtureRequest) -> str:
         return ""
     from chatcli_testing.postgres_server import PASSWORD_ROLE
 
-    server: PostgresServer = request.getfixturevalue("team_pg_server")
+    server: PostgresServer = request.getfixturevalue("pg_server")
     url = server.team_url(server.create_database(owner=PASSWORD_ROLE))
     return f'[sessions]\nbackend = "postgres"\npostgres_url = "{url}"\n'
 
