@@ -16,12 +16,14 @@ create it exactly once, and a role without CREATE can use tables someone else cr
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import psycopg
 from chatcli import translation
+from chatcli_postgres_kit.schema import ensure_schema as migrate
 from chatcli_sessions_api import StoreError
 from psycopg import sql
 
@@ -155,49 +157,14 @@ def _migration_1(n: Names) -> list[sql.Composed]:
 _MIGRATIONS: dict[int, Callable[[Names], list[sql.Composed]]] = {1: _migration_1}
 
 
-def _first(row: dict[str, Any] | Sequence[Any]) -> Any:
-    """The first column of a row, whichever row factory made it."""
-    return next(iter(row.values())) if isinstance(row, dict) else row[0]
-
-
-def _version(conn: psycopg.Connection[Any], names: Names) -> int | None:
-    """The stored schema version, or None when the tables do not exist yet."""
-    qualified = names.meta.as_string(conn)
-    row = conn.execute("SELECT to_regclass(%s) IS NOT NULL AS present", [qualified]).fetchone()
-    if not row or not _first(row):
-        return None
-    row = conn.execute(sql.SQL("SELECT value FROM {meta} WHERE name = 'schema_version'")
-                       .format(meta=names.meta)).fetchone()
-    return int(_first(row)) if row else None
-
-
 def ensure_schema(conn: psycopg.Connection[Any], names: Names) -> int:
     """Create or upgrade the tables; returns the schema version now in place.
 
     :raises StoreError: the database holds a newer schema than this package knows.
     """
-    version = _version(conn, names)
-    if version == SCHEMA_VERSION:
-        return version
-    _refuse_newer(version)
-    with conn.transaction():
-        lock_key = f"chatcli-sessions:{names.meta.as_string(conn)}"
-        conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", [lock_key])
-        if names.schema:
-            conn.execute(sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(
-                sql.Identifier(names.schema)))
-        conn.execute(sql.SQL("CREATE TABLE IF NOT EXISTS {meta} "
-                             "(name text PRIMARY KEY, value text NOT NULL)").format(
-                                 meta=names.meta))
-        version = _version(conn, names) or 0  # another replica may have just done it
-        _refuse_newer(version)
-        for step in range(version + 1, SCHEMA_VERSION + 1):
-            for statement in _MIGRATIONS[step](names):
-                conn.execute(statement)
-        conn.execute(sql.SQL("INSERT INTO {meta} (name, value) VALUES ('schema_version', %s) "
-                             "ON CONFLICT (name) DO UPDATE SET value = excluded.value").format(
-                                 meta=names.meta), [str(SCHEMA_VERSION)])
-    return SCHEMA_VERSION
+    return migrate(conn, meta=names.meta, schema=names.schema, lock="chatcli-sessions",
+                   migrations={step: partial(make, names) for step, make in _MIGRATIONS.items()},
+                   refuse_newer=_refuse_newer)
 
 
 def _refuse_newer(version: int | None) -> None:
