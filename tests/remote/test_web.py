@@ -87,9 +87,10 @@ def _wait(driver: Any, what: str, check: Any, timeout: float = 60) -> Any:
     from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.support.ui import WebDriverWait
 
-    try:  # an element the page redrew between finding and reading it: look again
+    try:  # an element the page redrew between finding and reading it, or one not drawn yet
+        # (`_css(d, "#token")[0]` while the page loads): look again
         return WebDriverWait(driver, timeout, poll_frequency=0.1,
-                             ignored_exceptions=[StaleElementReferenceException]
+                             ignored_exceptions=[StaleElementReferenceException, IndexError]
                              ).until(lambda d: check(d))
     except Exception as err:  # TimeoutException: say what was awaited and what the page shows
         body = driver.find_element("tag name", "body").text
